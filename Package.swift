@@ -1,0 +1,90 @@
+// swift-tools-version: 6.0
+// FlowMatrix: a distributed configuration-matrix orchestrator for declarative UI scenarios.
+// Only the toolchain and system C libraries (Debian packages named in each module map's target).
+import PackageDescription
+
+/// One settings list for every Swift target: Swift 6 language mode with complete strict concurrency.
+let swiftSettings: [SwiftSetting] = [
+    .swiftLanguageMode(.v6),
+]
+
+let package = Package(
+    name: "FlowMatrix",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "FlowSpec", targets: ["FlowSpec"]),
+        .library(name: "FlowMatrixWorker", targets: ["Worker"]),
+        .executable(name: "flowmatrix", targets: ["flowmatrix"]),
+        .executable(name: "catalog-worker", targets: ["catalog-worker"]),
+    ],
+    targets: [
+        // C boundary: one two-file module map per system library.
+        .systemLibrary(name: "CLibUV", pkgConfig: "libuv", providers: [.apt(["libuv1-dev"])]),
+        .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
+        .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CCairo", pkgConfig: "cairo", providers: [.apt(["libcairo2-dev"])]),
+
+        // Pure layers, lowest first.
+        .target(name: "FlowSpec", swiftSettings: swiftSettings),
+        .target(name: "MatrixPlan", dependencies: ["FlowSpec", "FlowCrypto"], swiftSettings: swiftSettings),
+        .target(name: "RunConditions", dependencies: ["MatrixPlan"], swiftSettings: swiftSettings),
+        .target(name: "FlowCrypto", dependencies: ["CCrypto"], swiftSettings: swiftSettings),
+        .target(name: "Wireframe", dependencies: ["CCairo"], swiftSettings: swiftSettings),
+        .target(name: "Wire", dependencies: ["MatrixPlan", "FlowCrypto"], swiftSettings: swiftSettings),
+        .target(name: "UVTransport", dependencies: ["Wire", "CLibUV"], swiftSettings: swiftSettings),
+        .target(name: "Artifacts", dependencies: ["CZlib", "FlowCrypto"], swiftSettings: swiftSettings),
+        .target(name: "Journal", dependencies: ["CSQLite"], swiftSettings: swiftSettings),
+        .target(
+            name: "Coordinator",
+            dependencies: ["Wire", "UVTransport", "Artifacts", "Journal", "MatrixPlan"],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "Worker",
+            dependencies: ["Wire", "UVTransport", "Artifacts", "FlowSpec", "RunConditions"],
+            swiftSettings: swiftSettings
+        ),
+        .target(name: "Reports", dependencies: ["Journal", "Artifacts", "MatrixPlan"], swiftSettings: swiftSettings),
+        .target(name: "FlowMatrixTestKit", dependencies: ["FlowSpec", "Worker"], swiftSettings: swiftSettings),
+
+        // The sample app's headless worker (a pre-UI model and its registry) and its executable.
+        .target(
+            name: "CatalogApp",
+            dependencies: ["FlowSpec", "RunConditions", "Artifacts", "Wireframe"],
+            path: "Workers/Catalog/Sources/CatalogApp",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "catalog-worker",
+            dependencies: ["CatalogApp", "Worker"],
+            path: "Workers/Catalog/Sources/catalog-worker",
+            swiftSettings: swiftSettings
+        ),
+
+        // The CLI: commands live in a library so tests can reach them; main.swift only dispatches.
+        .target(
+            name: "FlowMatrixCLI",
+            dependencies: [
+                "FlowSpec", "MatrixPlan", "RunConditions", "Wire", "UVTransport", "Artifacts", "Journal",
+                "Coordinator", "Worker", "Reports", "CatalogApp", "FlowMatrixTestKit",
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(name: "flowmatrix", dependencies: ["FlowMatrixCLI"], swiftSettings: swiftSettings),
+
+        // Tests: one target per module, plus end-to-end tests that start real processes.
+        .testTarget(name: "CLibrariesTests", dependencies: ["CLibUV", "CZlib", "CSQLite", "CCrypto", "CCairo"], swiftSettings: swiftSettings),
+        .testTarget(name: "FlowSpecTests", dependencies: ["FlowSpec"], resources: [.copy("Fixtures")], swiftSettings: swiftSettings),
+        .testTarget(name: "MatrixPlanTests", dependencies: ["MatrixPlan"], swiftSettings: swiftSettings),
+        .testTarget(name: "RunConditionsTests", dependencies: ["RunConditions"], swiftSettings: swiftSettings),
+        .testTarget(name: "WireTests", dependencies: ["Wire"], swiftSettings: swiftSettings),
+        .testTarget(name: "UVTransportTests", dependencies: ["UVTransport"], swiftSettings: swiftSettings),
+        .testTarget(name: "ArtifactsTests", dependencies: ["Artifacts"], swiftSettings: swiftSettings),
+        .testTarget(name: "JournalTests", dependencies: ["Journal"], swiftSettings: swiftSettings),
+        .testTarget(name: "CoordinatorTests", dependencies: ["Coordinator", "FlowMatrixTestKit"], swiftSettings: swiftSettings),
+        .testTarget(name: "CatalogTests", dependencies: ["CatalogApp"], swiftSettings: swiftSettings),
+        .testTarget(name: "ReportsTests", dependencies: ["Reports"], swiftSettings: swiftSettings),
+        .testTarget(name: "EndToEndTests", dependencies: ["FlowMatrixCLI"], swiftSettings: swiftSettings),
+    ]
+)

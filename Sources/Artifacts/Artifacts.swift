@@ -1,0 +1,2 @@
+/// Namespace of the Artifacts module (see docs/ARCHITECTURE.md).
+public enum ArtifactsModule {}

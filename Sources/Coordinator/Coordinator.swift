@@ -1,0 +1,2 @@
+/// Namespace of the Coordinator module (see docs/ARCHITECTURE.md).
+public enum CoordinatorModule {}

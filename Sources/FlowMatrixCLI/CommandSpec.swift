@@ -1,0 +1,162 @@
+import Foundation
+
+/// Exit codes shared by every subcommand (documented in README and docs/CLI.md).
+public enum ExitCode {
+    public static let success: Int32 = 0
+    /// Findings, failed jobs, or a failed check.
+    public static let failures: Int32 = 1
+    /// An input file could not be read or a run could not start (I/O, port in use, missing run).
+    public static let ioError: Int32 = 2
+    /// The run was interrupted (Ctrl-C twice) before it completed.
+    public static let interrupted: Int32 = 130
+    /// A usage error: unknown flag, missing argument, bad value (sysexits EX_USAGE).
+    public static let usage: Int32 = 64
+}
+
+/// A usage error: printed as `Error: …` then the command's usage line, exit 64.
+public struct UsageError: Error, Sendable {
+    public var message: String
+    public init(_ message: String) { self.message = message }
+}
+
+/// A runtime failure with a user-facing message and exit code (not a usage error).
+public struct CommandFailure: Error, Sendable {
+    public var message: String
+    public var exitCode: Int32
+    public init(_ message: String, exitCode: Int32 = ExitCode.ioError) {
+        self.message = message
+        self.exitCode = exitCode
+    }
+}
+
+/// A subcommand: its help text and what it does.
+public struct CommandSpec: Sendable {
+    public var name: String
+    public var overview: String
+    /// The usage line after `flowmatrix `, e.g. `validate [--json] <path> ...`.
+    public var usage: String
+    public var arguments: [(String, String)]
+    public var options: [(String, String)]
+    public var subcommands: [(String, String)]
+    public var discussion: String?
+    public var run: @Sendable (inout ArgumentList) async throws -> Int32
+
+    public init(
+        name: String, overview: String, usage: String, arguments: [(String, String)] = [],
+        options: [(String, String)] = [], subcommands: [(String, String)] = [], discussion: String? = nil,
+        run: @escaping @Sendable (inout ArgumentList) async throws -> Int32
+    ) {
+        self.name = name
+        self.overview = overview
+        self.usage = usage
+        self.arguments = arguments
+        self.options = options
+        self.subcommands = subcommands
+        self.discussion = discussion
+        self.run = run
+    }
+
+    /// The full `--help` text: OVERVIEW / USAGE / ARGUMENTS / OPTIONS / SUBCOMMANDS.
+    public var helpText: String {
+        var out = "OVERVIEW: \(overview)\n\nUSAGE: flowmatrix \(usage)\n"
+        func section(_ title: String, _ rows: [(String, String)]) {
+            guard !rows.isEmpty else { return }
+            out += "\n\(title):\n"
+            let width = min(28, rows.map(\.0.count).max() ?? 0)
+            for (name, text) in rows {
+                if name.count > width {
+                    out += "  \(name)\n" + String(repeating: " ", count: width + 4) + text + "\n"
+                } else {
+                    out += "  " + name.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + text + "\n"
+                }
+            }
+        }
+        section("ARGUMENTS", arguments)
+        section("OPTIONS", options + [("-h, --help", "Show help information.")])
+        section("SUBCOMMANDS", subcommands)
+        if let discussion { out += "\n\(discussion)\n" }
+        return out
+    }
+}
+
+/// Hand-written argument list: flags and options are taken out by name, what remains is positional.
+///
+/// Both `--name value` and `--name=value` are accepted; `--` ends option parsing.
+public struct ArgumentList: Sendable {
+    private var items: [String]
+    private var afterDashDash: [String] = []
+
+    public init(_ arguments: [String]) {
+        if let i = arguments.firstIndex(of: "--") {
+            items = Array(arguments[..<i])
+            afterDashDash = Array(arguments[(i + 1)...])
+        } else {
+            items = arguments
+        }
+    }
+
+    /// True when any of `names` is present (and removes it).
+    public mutating func flag(_ names: String...) -> Bool {
+        var found = false
+        items.removeAll { item in
+            if names.contains(item) { found = true; return true }
+            return false
+        }
+        return found
+    }
+
+    /// Every value of a repeatable option.
+    public mutating func options(_ name: String) throws -> [String] {
+        var values: [String] = []
+        var rest: [String] = []
+        var i = 0
+        while i < items.count {
+            let item = items[i]
+            if item == name {
+                guard i + 1 < items.count else { throw UsageError("missing value for '\(name)'") }
+                values.append(items[i + 1])
+                i += 2
+                continue
+            }
+            if item.hasPrefix(name + "=") {
+                values.append(String(item.dropFirst(name.count + 1)))
+            } else {
+                rest.append(item)
+            }
+            i += 1
+        }
+        items = rest
+        return values
+    }
+
+    /// The value of a single-valued option, or nil when absent; given twice is a usage error.
+    public mutating func option(_ name: String) throws -> String? {
+        let values = try options(name)
+        guard values.count <= 1 else { throw UsageError("'\(name)' given more than once") }
+        return values.first
+    }
+
+    /// An integer option within `range`.
+    public mutating func intOption(_ name: String, in range: ClosedRange<Int>) throws -> Int? {
+        guard let text = try option(name) else { return nil }
+        guard let value = Int(text), range.contains(value) else {
+            throw UsageError("'\(name)' takes a whole number from \(range.lowerBound) to \(range.upperBound), not '\(text)'")
+        }
+        return value
+    }
+
+    /// Takes the remaining positional arguments; an unknown `-flag` left over is a usage error.
+    public mutating func positionals() throws -> [String] {
+        if let unknown = items.first(where: { $0.hasPrefix("-") && $0 != "-" }) {
+            throw UsageError("unknown option '\(unknown)'")
+        }
+        defer { items = []; afterDashDash = [] }
+        return items + afterDashDash
+    }
+
+    /// Fails when anything is left unconsumed.
+    public mutating func finish() throws {
+        let rest = try positionals()
+        if let first = rest.first { throw UsageError("unexpected argument '\(first)'") }
+    }
+}

@@ -1,0 +1,86 @@
+import Foundation
+
+/// The `flowmatrix` command line: dispatch, help and error reporting.
+public enum FlowMatrixCLI {
+    public static let version = "0.1.0"
+
+    /// Every subcommand, in the order `--help` lists them. Add a command by adding its spec here.
+    public static var commands: [CommandSpec] {
+        [
+            ValidateCommand.spec,
+        ]
+    }
+
+    static var topHelp: String {
+        var out = """
+            OVERVIEW: FlowMatrix runs a FlowSpec scenario corpus across a configuration matrix
+            (locale, direction, orientation, window, network, custom axes) on local or remote workers.
+
+            USAGE: flowmatrix <subcommand> [options]
+
+            OPTIONS:
+              --version               Show the version.
+              -h, --help              Show help information.
+
+            SUBCOMMANDS:
+
+            """
+        for c in commands {
+            out += "  " + c.name.padding(toLength: 22, withPad: " ", startingAt: 0) + "  " + c.overview + "\n"
+        }
+        out += "\n  See 'flowmatrix help <subcommand>' for detailed help.\n"
+        return out
+    }
+
+    /// Runs the CLI with `arguments` (without the program name) and returns the exit code.
+    public static func main(_ arguments: [String]) async -> Int32 {
+        guard let first = arguments.first else {
+            writeError("Error: missing subcommand\nUsage: flowmatrix <subcommand> [options]\n  See 'flowmatrix --help' for more information.\n")
+            return ExitCode.usage
+        }
+        switch first {
+        case "-h", "--help":
+            print(topHelp, terminator: "")
+            return ExitCode.success
+        case "--version":
+            print(version)
+            return ExitCode.success
+        case "help":
+            guard arguments.count > 1 else { print(topHelp, terminator: ""); return ExitCode.success }
+            guard let spec = commands.first(where: { $0.name == arguments[1] }) else {
+                writeError("Error: unknown subcommand '\(arguments[1])'\nUsage: flowmatrix help <subcommand>\n  See 'flowmatrix --help' for more information.\n")
+                return ExitCode.usage
+            }
+            print(spec.helpText, terminator: "")
+            return ExitCode.success
+        default:
+            break
+        }
+        guard let spec = commands.first(where: { $0.name == first }) else {
+            writeError("Error: unknown subcommand '\(first)'\nUsage: flowmatrix <subcommand> [options]\n  See 'flowmatrix --help' for more information.\n")
+            return ExitCode.usage
+        }
+        var list = ArgumentList(Array(arguments.dropFirst()))
+        if list.flag("-h", "--help") {
+            print(spec.helpText, terminator: "")
+            return ExitCode.success
+        }
+        do {
+            return try await spec.run(&list)
+        } catch let error as UsageError {
+            writeError("Error: \(error.message)\nUsage: flowmatrix \(spec.usage)\n  See 'flowmatrix \(spec.name) --help' for more information.\n")
+            return ExitCode.usage
+        } catch let failure as CommandFailure {
+            writeError("Error: \(failure.message)\n")
+            return failure.exitCode
+        } catch {
+            writeError("Error: \(error)\n")
+            return ExitCode.ioError
+        }
+    }
+
+    /// Writes to standard error, unbuffered.
+    public static func writeError(_ text: String) {
+        FileHandle.standardError.write(Data(text.utf8))
+    }
+}

@@ -1,0 +1,2 @@
+/// Namespace of the FlowMatrixTestKit module (see docs/ARCHITECTURE.md).
+public enum FlowMatrixTestKitModule {}

@@ -1,0 +1,2 @@
+/// Namespace of the Journal module (see docs/ARCHITECTURE.md).
+public enum JournalModule {}

@@ -1,0 +1,2 @@
+/// Namespace of the MatrixPlan module (see docs/ARCHITECTURE.md).
+public enum MatrixPlanModule {}

@@ -1,0 +1,2 @@
+/// Namespace of the Reports module (see docs/ARCHITECTURE.md).
+public enum ReportsModule {}

@@ -1,0 +1,2 @@
+/// Namespace of the RunConditions module (see docs/ARCHITECTURE.md).
+public enum RunConditionsModule {}

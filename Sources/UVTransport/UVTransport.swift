@@ -1,0 +1,2 @@
+/// Namespace of the UVTransport module (see docs/ARCHITECTURE.md).
+public enum UVTransportModule {}

@@ -1,0 +1,2 @@
+/// Namespace of the Wire module (see docs/ARCHITECTURE.md).
+public enum WireModule {}

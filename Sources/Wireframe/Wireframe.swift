@@ -1,0 +1,2 @@
+/// Namespace of the Wireframe module (see docs/ARCHITECTURE.md).
+public enum WireframeModule {}

@@ -1,0 +1,2 @@
+/// Namespace of the Worker module (see docs/ARCHITECTURE.md).
+public enum WorkerModule {}

@@ -1,0 +1,4 @@
+import FlowMatrixCLI
+import Foundation
+
+exit(await FlowMatrixCLI.main(Array(CommandLine.arguments.dropFirst())))

@@ -1,0 +1,2 @@
+/// Namespace of the Catalog sample app.
+public enum CatalogModule {}

@@ -1,0 +1,5 @@
+import CatalogApp
+import Foundation
+
+print("catalog-worker: not yet wired")
+exit(1)
