@@ -8,6 +8,7 @@ public enum FlowMatrixCLI {
     public static var commands: [CommandSpec] {
         [
             ValidateCommand.spec,
+            BenchCommand.spec,
         ]
     }
 

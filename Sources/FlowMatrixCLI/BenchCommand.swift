@@ -1,0 +1,44 @@
+import Foundation
+
+/// A benchmark suite run by `flowmatrix bench <name>`; it prints figures and ratios, never asserts time.
+struct BenchSuite: Sendable {
+    var name: String
+    var overview: String
+    /// Runs the suite; `quick` shrinks the workload (used by tests to prove the suite works).
+    var run: @Sendable (_ quick: Bool) async throws -> Void
+}
+
+/// `flowmatrix bench <suite>`: performance figures of a release build.
+enum BenchCommand {
+    /// Every suite. Add one by adding it here (one file per suite: `Bench+<Name>.swift`).
+    static var suites: [BenchSuite] {
+        []
+    }
+
+    static let spec = CommandSpec(
+        name: "bench",
+        overview: "Run a benchmark suite and print its figures (build with -c release).",
+        usage: "bench [--quick] <suite> | all",
+        arguments: [("<suite>", "One of the suites below, or 'all'.")],
+        options: [("--quick", "A small workload, to check that the suite runs (figures are not meaningful).")],
+        discussion: "SUITES:\n" + suites.map { "  \($0.name.padding(toLength: 12, withPad: " ", startingAt: 0))\($0.overview)" }
+            .joined(separator: "\n"),
+        run: { args in
+            let quick = args.flag("--quick")
+            let names = try args.positionals()
+            guard let name = names.first, names.count == 1 else { throw UsageError("name one suite, or 'all'") }
+            let chosen = name == "all" ? suites : suites.filter { $0.name == name }
+            guard !chosen.isEmpty else {
+                throw UsageError("unknown suite '\(name)'; suites: \(suites.map(\.name).joined(separator: ", "))")
+            }
+            #if DEBUG
+            print("note: this is a debug build; build with 'swift build -c release' for meaningful figures")
+            #endif
+            for suite in chosen {
+                print("== bench \(suite.name): \(suite.overview)")
+                try await suite.run(quick)
+            }
+            return ExitCode.success
+        }
+    )
+}
