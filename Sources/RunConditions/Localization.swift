@@ -46,6 +46,12 @@ public struct StringTables: Sendable {
         public var table: String?
         /// True when a less specific table than the requested tag answered.
         public var isFallback: Bool
+
+        public init(text: String, table: String?, isFallback: Bool) {
+            self.text = text
+            self.table = table
+            self.isFallback = isFallback
+        }
     }
 
     /// Resolves `key` for `tag` along `fallbackChain(for:)`. A key missing everywhere resolves to itself

@@ -150,7 +150,8 @@ public enum CatalogID {
         Settings.title, Settings.back, Settings.account, Settings.signIn, Settings.signOut, Settings.notificationsLabel,
         Settings.notifications, Settings.languageLabel, Settings.language, Settings.version,
         Alert.permission, Alert.permissionAllow, Alert.permissionDeny, Alert.rate, Alert.rateNow, Alert.rateNotNow,
-        Banner.push,
+        Banner.push, "catalog.item.#.image", "item.image", "catalog.loading.label", "catalog.refreshing.label",
+        "cart.submitting.label", "signin.submitting.label",
     ]
 
     /// Elements a user can tap.
