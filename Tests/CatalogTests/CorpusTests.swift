@@ -21,24 +21,4 @@ struct CorpusTests {
             #expect(result.passed, "\(scenario.id): \(result.failure?.description ?? "")")
         }
     }
-
-    @Test("sweep (diagnostic)")
-    func sweep() async throws {
-        let configs: [[String: String]] = [
-            [:], ["locale": "de", "window": "narrow-portrait"], ["locale": "de"], ["locale": "ar", "direction": "auto"],
-            ["locale": "he", "direction": "auto", "window": "narrow-portrait"], ["direction": "pseudo-rtl"],
-            ["direction": "pseudo-double", "window": "narrow-portrait"], ["direction": "pseudo-accented"],
-            ["locale": "ja", "window": "small-floating"], ["locale": "fr", "window": "short-wide"], ["network": "edge"],
-            ["network": "3g"], ["network": "flaky"], ["network": "offline"], ["orientation": "landscape", "window": "narrow-landscape"],
-        ]
-        for config in configs {
-            var failed: [String] = []
-            for scenario in try Corpus.scenarios() {
-                let registry = try CatalogWorkerKit.makeRegistry(configuration: Corpus.configuration(config), seed: 7)
-                let result = await AsyncScenarioRunner(registry: registry).run(scenario)
-                if let f = result.failure { failed.append("  \(f)") }
-            }
-            print("== \(config): \(failed.count) failed\n" + failed.joined(separator: "\n"))
-        }
-    }
 }
