@@ -70,6 +70,13 @@ public struct FlakinessStats: Sendable, Hashable {
     public var failed: Int
     public var flaky: Int
 
+    public init(runs: Int, passed: Int, failed: Int, flaky: Int) {
+        self.runs = runs
+        self.passed = passed
+        self.failed = failed
+        self.flaky = flaky
+    }
+
     /// Share of runs that were flaky or mixed pass/fail over the window (0…1).
     public var flakeRate: Double { runs == 0 ? 0 : Double(flaky) / Double(runs) }
 }

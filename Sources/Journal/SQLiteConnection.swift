@@ -63,6 +63,10 @@ final class SQLiteConnection {
                 try execute("PRAGMA journal_mode = WAL")
             }
             try execute("PRAGMA foreign_keys = ON")
+        } catch var error as JournalError {
+            sqlite3_close_v2(db)
+            if !error.operation.hasPrefix("open ") { error.operation = "open \(path) (\(error.operation))" }
+            throw error
         } catch {
             sqlite3_close_v2(db)
             throw error
