@@ -1,4 +1,5 @@
 import FlowSpec
+import Journal
 
 /// A worker connection, as the scheduler knows it (the shell maps connections to these ids).
 public struct WorkerID: Hashable, Sendable, Comparable, CustomStringConvertible {
@@ -17,10 +18,10 @@ public enum AttemptStatus: String, Sendable, Hashable, Codable {
     case cancelled
 }
 
-/// The final outcome of a job in a run.
-public enum JobOutcome: String, Sendable, Hashable, Codable, CaseIterable {
-    case passed, failed, flaky, timedOut, quarantined, cancelled, notRun
+/// The final outcome of a job in a run (the journal's vocabulary, so nothing is translated twice).
+public typealias JobOutcome = Journal.JobOutcome
 
+extension JobOutcome {
     /// True for outcomes that fail a run (flaky fails it only under `--strict`).
     public var isFailure: Bool { self == .failed || self == .timedOut || self == .quarantined }
 }

@@ -49,7 +49,7 @@ public struct JobExecutor: Sendable {
             onStep: { record in
                 emit([.step(StepEvent(job: job, attempt: attempt, index: UInt32(record.index), status: Status(record.outcome),
                                       durationMicros: record.duration.microseconds,
-                                      message: StepEventText.encode(message: record.message, interruptions: record.interruptions)))])
+                                      message: StepText.encode(message: record.message, interruptions: record.interruptions)))])
             }
         )
         let result = await runner.run(scenario)
@@ -63,26 +63,6 @@ public struct JobExecutor: Sendable {
             let index = UInt32(max(0, result.steps.count - 1))
             return finish(.cancelled, failure: Failure(step: index, message: "cancelled"), duration: result.duration)
         }
-    }
-}
-
-/// The STEP message text: the failure message, then one line per interruption handled (`interruption: name`).
-public enum StepEventText {
-    public static func encode(message: String?, interruptions: [String]) -> String {
-        ([message ?? ""] + interruptions.map { "interruption: \($0)" }).joined(separator: "\n")
-            .trimmingCharacters(in: .newlines)
-    }
-
-    public static func decode(_ text: String) -> (message: String?, interruptions: [String]) {
-        var message: [String] = []
-        var interruptions: [String] = []
-        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
-            if line.hasPrefix("interruption: ") { interruptions.append(String(line.dropFirst("interruption: ".count))) } else {
-                message.append(String(line))
-            }
-        }
-        let joined = message.joined(separator: "\n")
-        return (joined.isEmpty ? nil : joined, interruptions)
     }
 }
 
