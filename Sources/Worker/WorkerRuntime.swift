@@ -74,7 +74,6 @@ public final class WorkerRuntime: Sendable {
                    wire.code == .authenticationFailed || wire.code == .unsupportedVersion {
                     return .rejected(wire.message)
                 }
-                if case .rejected(let reject) = error.reason { return .rejected(reject.reason) }
                 if let limit = settings.giveUpAfter, ContinuousClock.now - unreachableSince > limit {
                     return .gaveUp("\(error)")
                 }
