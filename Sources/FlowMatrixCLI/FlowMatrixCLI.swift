@@ -7,6 +7,11 @@ public enum FlowMatrixCLI {
     /// Every subcommand, in the order `--help` lists them. Add a command by adding its spec here.
     public static var commands: [CommandSpec] {
         [
+            RunCommand.spec,
+            RunCommand.serveSpec,
+            WorkerCommand.spec,
+            RunsCommand.spec,
+            RunsCommand.showSpec,
             ValidateCommand.spec,
             BenchCommand.spec,
         ]
