@@ -85,6 +85,12 @@ public enum FlowMatrixCLI {
         }
     }
 
+    /// Prints a line to standard output and flushes it, so progress reaches files and pipes as it happens.
+    public static func say(_ line: String) {
+        print(line)
+        fflush(nil)
+    }
+
     /// Writes to standard error, unbuffered.
     public static func writeError(_ text: String) {
         FileHandle.standardError.write(Data(text.utf8))

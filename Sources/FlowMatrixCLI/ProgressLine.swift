@@ -38,14 +38,14 @@ final class ProgressLine: Sendable {
                 last = now
                 return true
             }
-            if due { print(Self.text(p, total: total, elapsed: elapsed)) }
+            if due { FlowMatrixCLI.say(Self.text(p, total: total, elapsed: elapsed)) }
         }
     }
 
     func finish(_ p: RunProgress, elapsed: Duration) {
         guard enabled else { return }
-        if isTTY { print("\r\u{1B}[2K" + Self.text(p, total: total, elapsed: elapsed)) } else {
-            print(Self.text(p, total: total, elapsed: elapsed))
+        if isTTY { FlowMatrixCLI.say("\r\u{1B}[2K" + Self.text(p, total: total, elapsed: elapsed)) } else {
+            FlowMatrixCLI.say(Self.text(p, total: total, elapsed: elapsed))
         }
     }
 }

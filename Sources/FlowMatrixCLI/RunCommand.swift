@@ -84,7 +84,7 @@ enum RunCommand {
                     throw CommandFailure("cannot write the token file \(path)")
                 }
                 options.token = Array(token.utf8)
-                print("token written to \(path)")
+                FlowMatrixCLI.say("token written to \(path)")
             } else {
                 throw UsageError("listening on \(host) (not loopback) needs --token-file: network peers must authenticate")
             }

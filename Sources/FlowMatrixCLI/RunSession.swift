@@ -69,7 +69,7 @@ enum RunSession {
         if let resumeState {
             try writer.submit(.runResumed(runID: runID, at: Date()))
             if !options.quiet {
-                print("resuming run \(runID): \(resumeState.done.count) job(s) already final, \(resumeState.pending.count) to run")
+                FlowMatrixCLI.say("resuming run \(runID): \(resumeState.done.count) job(s) already final, \(resumeState.pending.count) to run")
             }
         } else {
             try writer.submit([
@@ -97,7 +97,7 @@ enum RunSession {
         let started = ContinuousClock.now
         if !options.quiet {
             let mode = options.localWorkers > 0 ? "\(options.localWorkers) local worker(s)" : "workers connecting to \(options.host):\(server.port)"
-            print("run \(runID): \(plan.matrix.name), \(definition.jobs.count) job(s), \(mode)")
+            FlowMatrixCLI.say("run \(runID): \(plan.matrix.name), \(definition.jobs.count) job(s), \(mode)")
         }
         let workers = options.localWorkers > 0
             ? try LocalWorkers(count: options.localWorkers, slots: options.slotsPerWorker, port: server.port,
@@ -139,12 +139,12 @@ enum RunSession {
         let notRun = final.count(.notRun) + final.count(.cancelled)
         if !options.quiet {
             let seconds = max(elapsed.milliseconds / 1000, 0.001)
-            print(String(format: "run %@ %@ in %.2fs: %d passed, %d failed, %d flaky, %d timed out, %d quarantined, %d not run (%.0f jobs/s)",
+            FlowMatrixCLI.say(String(format: "run %@ %@ in %.2fs: %d passed, %d failed, %d flaky, %d timed out, %d quarantined, %d not run (%.0f jobs/s)",
                          runID, status.rawValue, seconds, final.count(.passed), final.count(.failed), final.count(.flaky),
                          final.count(.timedOut), final.count(.quarantined), notRun, Double(final.done) / seconds))
-            if final.supersededResults > 0 { print("  \(final.supersededResults) late or duplicate result(s) ignored") }
-            if let reportNote { print("  \(reportNote)") }
-            print("  details: flowmatrix show \(runID)  (store: \(options.store.root.path))")
+            if final.supersededResults > 0 { FlowMatrixCLI.say("  \(final.supersededResults) late or duplicate result(s) ignored") }
+            if let reportNote { FlowMatrixCLI.say("  \(reportNote)") }
+            FlowMatrixCLI.say("  details: flowmatrix show \(runID)  (store: \(options.store.root.path))")
         }
         if status != .completed { return ExitCode.interrupted }
         if failures > 0 || (options.strict && final.count(.flaky) > 0) { return ExitCode.failures }

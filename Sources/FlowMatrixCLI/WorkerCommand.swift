@@ -14,6 +14,7 @@ enum WorkerCommand {
             ("--name <name>", "The name shown in reports (default: <hostname>-<pid>)."),
             ("--give-up-after <seconds>", "Exit (code 2) when no coordinator answered for this long."),
             ("--exit-after-drain", "Exit when the coordinator drains this worker instead of reconnecting."),
+            ("--registry <name>", "Host only this built-in registry (repeatable; default: all)."),
         ],
         discussion: """
             Built-in registries: \(BuiltInRegistries.all.map(\.name).joined(separator: ", ")).
@@ -22,8 +23,16 @@ enum WorkerCommand {
             or protocol version), 64 usage error.
             """,
         run: { args in
-            let rest = args.takeAll()
-            return await WorkerMain.run(registries: BuiltInRegistries.all, arguments: rest)
+            let names = try args.options("--registry")
+            var registries = BuiltInRegistries.all
+            if !names.isEmpty {
+                let unknown = names.filter { n in !registries.contains { $0.name == n } }
+                guard unknown.isEmpty else {
+                    throw UsageError("unknown registry '\(unknown[0])'; built in: \(registries.map(\.name).joined(separator: ", "))")
+                }
+                registries = registries.filter { names.contains($0.name) }
+            }
+            return await WorkerMain.run(registries: registries, arguments: args.takeAll())
         }
     )
 }
