@@ -1,5 +1,6 @@
 import Foundation
 import MatrixPlan
+import Synchronization
 
 /// An app's string tables: locale tag → key → translated string, with a base (development) language.
 ///
@@ -74,21 +75,41 @@ public struct Localizer: Sendable {
     public let locale: String
     public let pseudo: PseudoMode
     public let formatting: LocaleFormatting
+    /// The tables consulted, most specific first (resolved once).
+    private let chain: [[String: String]]
 
     public init(tables: StringTables, locale: String, pseudo: PseudoMode = .none) {
         self.tables = tables
         self.locale = LocaleTag.canonicalize(locale) ?? locale
         self.pseudo = pseudo
         self.formatting = LocaleFormatting(locale: self.locale)
+        self.chain = tables.fallbackChain(for: self.locale).compactMap { tables.tables[$0] }
     }
 
     /// The string for `key` with `{name}` placeholders replaced by `arguments`, then pseudolocalized.
     /// Arguments are inserted as given (format numbers with `formatting` first); they are not pseudolocalized.
     public func string(_ key: String, _ arguments: [String: String] = [:]) -> String {
-        let template = Pseudolocalizer.transform(tables.resolve(key, locale: locale).text, mode: pseudo)
+        var text = key
+        for table in chain {
+            if let found = table[key] { text = found; break }
+        }
+        let template = Pseudolocalizer.transform(text, mode: pseudo)
         guard !arguments.isEmpty else { return template }
-        var out = template
-        for (name, value) in arguments { out = out.replacingOccurrences(of: "{\(name)}", with: value) }
+        return Self.fill(template, arguments)
+    }
+
+    /// Replaces each `{name}` whose name is in `arguments`; other braces stay as written.
+    static func fill(_ template: String, _ arguments: [String: String]) -> String {
+        var out = ""
+        var rest = template[...]
+        while let open = rest.firstIndex(of: "{") {
+            out += rest[..<open]
+            guard let close = rest[open...].firstIndex(of: "}") else { break }
+            let name = String(rest[rest.index(after: open)..<close])
+            if let value = arguments[name] { out += value } else { out += rest[open...close] }
+            rest = rest[rest.index(after: close)...]
+        }
+        out += rest
         return out
     }
 }
@@ -109,10 +130,26 @@ public struct LocaleFormatting: Sendable {
     }
 
     /// An amount of money given in minor units (cents), e.g. `8900, "EUR"` → `89,00 €` in German.
+    /// Results are memoised per locale, currency and amount (formatting is pure).
     public func currency(minorUnits: Int, code: String) -> String {
+        let key = CurrencyKey(locale: locale.identifier, code: code, minorUnits: minorUnits)
+        if let cached = Self.currencyCache.withLock({ $0[key] }) { return cached }
         let amount = Decimal(minorUnits) / 100
-        return amount.formatted(Decimal.FormatStyle.Currency(code: code, locale: locale))
+        let text = amount.formatted(Decimal.FormatStyle.Currency(code: code, locale: locale))
+        Self.currencyCache.withLock { cache in
+            if cache.count > 10_000 { cache.removeAll() }
+            cache[key] = text
+        }
+        return text
     }
+
+    private struct CurrencyKey: Hashable {
+        var locale: String
+        var code: String
+        var minorUnits: Int
+    }
+
+    private static let currencyCache = Mutex<[CurrencyKey: String]>([:])
 
     /// A date with the day, the month's name and the year, in UTC (`2. März 2026`).
     public func date(_ date: Date) -> String {
