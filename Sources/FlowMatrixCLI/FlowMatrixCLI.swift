@@ -8,6 +8,11 @@ public enum FlowMatrixCLI {
     public static var commands: [CommandSpec] {
         [
             PlanCommand.spec,
+            RunCommand.spec,
+            RunCommand.serveSpec,
+            WorkerCommand.spec,
+            RunsCommand.spec,
+            RunsCommand.showSpec,
             ValidateCommand.spec,
             BenchCommand.spec,
         ]
@@ -79,6 +84,12 @@ public enum FlowMatrixCLI {
             writeError("Error: \(error)\n")
             return ExitCode.ioError
         }
+    }
+
+    /// Prints a line to standard output and flushes it, so progress reaches files and pipes as it happens.
+    public static func say(_ line: String) {
+        print(line)
+        fflush(nil)
     }
 
     /// Writes to standard error, unbuffered.

@@ -1,0 +1,137 @@
+/// The journal's SQL schema and its migrations (documented in docs/ARCHITECTURE.md, section "Journal").
+///
+/// `schema_version` holds one row: the number of migrations applied. A migration is appended, never edited;
+/// the writer applies the missing ones in one transaction when it opens the file.
+enum JournalSchema {
+    /// Migration `i` brings the schema from version `i` to `i + 1`.
+    static let migrations: [String] = [
+        // 1: the initial schema.
+        """
+        CREATE TABLE runs (
+            run_id        TEXT PRIMARY KEY,
+            matrix_name   TEXT NOT NULL,
+            matrix_path   TEXT NOT NULL,
+            seed          INTEGER NOT NULL,
+            started_at    REAL NOT NULL,
+            finished_at   REAL,
+            status        TEXT NOT NULL CHECK (status IN ('running', 'completed', 'interrupted', 'aborted')),
+            settings_json TEXT NOT NULL DEFAULT '{}'
+        );
+        CREATE INDEX runs_by_start ON runs (started_at DESC, run_id DESC);
+
+        CREATE TABLE jobs (
+            run_id             TEXT NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,
+            job_id             TEXT NOT NULL,
+            ordinal            INTEGER NOT NULL,
+            scenario_id        TEXT NOT NULL,
+            scenario_title     TEXT NOT NULL,
+            configuration      TEXT NOT NULL,
+            configuration_json TEXT NOT NULL,
+            registry           TEXT NOT NULL,
+            state              TEXT NOT NULL DEFAULT 'queued' CHECK (state IN ('queued', 'running', 'done')),
+            outcome            TEXT CHECK (outcome IN
+                ('passed', 'failed', 'flaky', 'timedOut', 'quarantined', 'cancelled', 'notRun')),
+            attempts           INTEGER NOT NULL DEFAULT 0,
+            duration_s         REAL,
+            failure_step       INTEGER,
+            failure_message    TEXT,
+            finished_at        REAL,
+            PRIMARY KEY (run_id, job_id)
+        ) WITHOUT ROWID;
+
+        CREATE TABLE attempts (
+            run_id       TEXT NOT NULL,
+            job_id       TEXT NOT NULL,
+            attempt      INTEGER NOT NULL CHECK (attempt >= 1),
+            worker       TEXT NOT NULL,
+            started_at   REAL,
+            finished_at  REAL,
+            outcome      TEXT CHECK (outcome IN
+                ('passed', 'failed', 'flaky', 'timedOut', 'quarantined', 'cancelled', 'notRun')),
+            failure_step INTEGER,
+            message      TEXT,
+            duration_s   REAL,
+            superseded   INTEGER NOT NULL DEFAULT 0 CHECK (superseded IN (0, 1)),
+            PRIMARY KEY (run_id, job_id, attempt),
+            FOREIGN KEY (run_id, job_id) REFERENCES jobs (run_id, job_id) ON DELETE CASCADE
+        ) WITHOUT ROWID;
+
+        CREATE TABLE steps (
+            run_id        TEXT NOT NULL,
+            job_id        TEXT NOT NULL,
+            attempt       INTEGER NOT NULL,
+            step_index    INTEGER NOT NULL CHECK (step_index >= 0),
+            key           TEXT NOT NULL,
+            outcome       TEXT NOT NULL CHECK (outcome IN ('passed', 'failed', 'skipped', 'timedOut', 'cancelled')),
+            duration_s    REAL NOT NULL,
+            message       TEXT,
+            interruptions TEXT,
+            PRIMARY KEY (run_id, job_id, attempt, step_index),
+            FOREIGN KEY (run_id, job_id, attempt) REFERENCES attempts (run_id, job_id, attempt) ON DELETE CASCADE
+        ) WITHOUT ROWID;
+
+        CREATE TABLE artifacts (
+            run_id          TEXT NOT NULL,
+            job_id          TEXT NOT NULL,
+            attempt         INTEGER NOT NULL,
+            step_index      INTEGER NOT NULL,
+            name            TEXT NOT NULL,
+            media_type      TEXT NOT NULL,
+            sha256          TEXT NOT NULL CHECK (length(sha256) = 64),
+            compressed_size INTEGER NOT NULL CHECK (compressed_size >= 0),
+            raw_size        INTEGER NOT NULL CHECK (raw_size >= 0),
+            PRIMARY KEY (run_id, job_id, attempt, step_index, name),
+            FOREIGN KEY (run_id, job_id, attempt) REFERENCES attempts (run_id, job_id, attempt) ON DELETE CASCADE
+        ) WITHOUT ROWID;
+        CREATE INDEX artifacts_by_blob ON artifacts (sha256);
+
+        CREATE TABLE history (
+            job_id      TEXT NOT NULL,
+            run_id      TEXT NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,
+            outcome     TEXT NOT NULL CHECK (outcome IN
+                ('passed', 'failed', 'flaky', 'timedOut', 'quarantined', 'cancelled', 'notRun')),
+            duration_s  REAL,
+            finished_at REAL NOT NULL,
+            PRIMARY KEY (job_id, run_id)
+        ) WITHOUT ROWID;
+        CREATE INDEX history_by_run ON history (run_id);
+        """,
+    ]
+
+    /// The schema version this build writes and reads.
+    static var currentVersion: Int { migrations.count }
+
+    /// Creates `schema_version` if needed and applies the missing migrations in one transaction.
+    static func migrate(_ connection: SQLiteConnection) throws {
+        try connection.execute("BEGIN IMMEDIATE")
+        do {
+            try connection.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
+            var version = try connection.scalarInt("SELECT version FROM schema_version") ?? -1
+            if version < 0 {
+                try connection.run("INSERT INTO schema_version (version) VALUES (0)")
+                version = 0
+            }
+            try checkSupported(version, path: connection.path)
+            for index in version..<migrations.count {
+                try connection.execute(migrations[index])
+            }
+            try connection.run("UPDATE schema_version SET version = ?", [.int(migrations.count)])
+            try connection.execute("COMMIT")
+        } catch {
+            try? connection.execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    /// Refuses a journal written by a newer build.
+    static func checkSupported(_ version: Int, path: String) throws {
+        guard version <= currentVersion else {
+            throw JournalError(
+                code: JournalError.misuse,
+                message: "the journal's schema version \(version) is newer than this build's (\(currentVersion)); "
+                    + "upgrade flowmatrix",
+                operation: "open \(path)"
+            )
+        }
+    }
+}

@@ -1,0 +1,239 @@
+import CSQLite
+import Foundation
+
+/// Applies journal records to the writer's connection: one transaction per batch, each multi-statement
+/// record inside its own savepoint so a bad record is rolled back alone. Writer-thread confined.
+final class RecordApplier {
+    struct BatchOutcome {
+        var applied = 0
+        var duplicates = 0
+        var rejections: [JournalWriter.Rejection] = []
+        /// Set when the transaction as a whole failed (nothing of the batch was committed).
+        var failure: JournalError?
+    }
+
+    private let connection: SQLiteConnection
+
+    init(connection: SQLiteConnection) {
+        self.connection = connection
+    }
+
+    /// Applies `batch` in one transaction.
+    func apply(_ batch: [JournalRecord]) -> BatchOutcome {
+        var outcome = BatchOutcome()
+        do {
+            try connection.run("BEGIN IMMEDIATE")
+        } catch {
+            outcome.failure = asJournalError(error, "begin transaction")
+            return outcome
+        }
+        do {
+            for record in batch {
+                do {
+                    if try apply(record) { outcome.applied += 1 } else { outcome.duplicates += 1 }
+                } catch let error as RecordError {
+                    outcome.rejections.append(JournalWriter.Rejection(kind: record.kind, error: error.error))
+                }
+            }
+            try connection.run("COMMIT")
+        } catch {
+            outcome.failure = asJournalError(error, "commit")
+            outcome.applied = 0
+            outcome.duplicates = 0
+            do {
+                try connection.run("ROLLBACK")
+            } catch {
+                // The transaction is already gone (SQLite rolls back on some I/O errors); the failure above
+                // is what callers need to see, and it is reported through `outcome.failure`.
+                outcome.failure = outcome.failure ?? asJournalError(error, "rollback")
+            }
+        }
+        return outcome
+    }
+
+    /// A record that could not be applied; the batch goes on.
+    private struct RecordError: Error {
+        var error: JournalError
+    }
+
+    private func asJournalError(_ error: any Error, _ operation: String) -> JournalError {
+        error as? JournalError ?? JournalError(code: SQLITE_ERROR, message: "\(error)", operation: operation)
+    }
+
+    /// Runs `body` inside a savepoint: on failure everything it did is undone and a RecordError is thrown.
+    /// An error while undoing is a transaction-level failure (rethrown as is).
+    private func atomically(_ kind: String, _ body: () throws -> Void) throws {
+        try connection.run("SAVEPOINT record")
+        do {
+            try body()
+        } catch {
+            try connection.run("ROLLBACK TO record")
+            try connection.run("RELEASE record")
+            throw RecordError(error: asJournalError(error, "apply \(kind)"))
+        }
+        try connection.run("RELEASE record")
+    }
+
+    /// Runs a single statement; SQLite undoes a failing statement by itself.
+    private func single(_ kind: String, _ body: () throws -> Void) throws {
+        do {
+            try body()
+        } catch {
+            throw RecordError(error: asJournalError(error, "apply \(kind)"))
+        }
+    }
+
+    private func requireChange(_ what: @autoclosure () -> String, _ operation: String) throws {
+        if connection.changes == 0 {
+            throw JournalError(code: SQLITE_NOTFOUND, message: "no \(what())", operation: operation)
+        }
+    }
+
+    private static func time(_ date: Date) -> SQLValue { .double(date.timeIntervalSince1970) }
+
+    /// Applies one record; false when it was a duplicate that changed nothing.
+    private func apply(_ record: JournalRecord) throws -> Bool {
+        let kind = record.kind
+        switch record {
+        case .runStarted(let run):
+            try single(kind) {
+                try connection.run(
+                    """
+                    INSERT INTO runs (run_id, matrix_name, matrix_path, seed, started_at, status, settings_json)
+                    VALUES (?, ?, ?, ?, ?, 'running', ?)
+                    """,
+                    [.text(run.runID), .text(run.matrixName), .text(run.matrixPath), .int(Int64(bitPattern: run.seed)),
+                     Self.time(run.startedAt), .text(run.settingsJSON)]
+                )
+            }
+
+        case .runResumed(let runID, let at):
+            try atomically(kind) {
+                try connection.run("UPDATE runs SET status = 'running', finished_at = NULL WHERE run_id = ?", [.text(runID)])
+                try requireChange("run \(runID)", "resume run")
+                try connection.run(
+                    """
+                    UPDATE attempts SET outcome = 'cancelled', superseded = 1, finished_at = ?,
+                        message = 'the coordinator stopped before the result arrived'
+                    WHERE run_id = ? AND outcome IS NULL
+                    """,
+                    [Self.time(at), .text(runID)]
+                )
+                try connection.run("UPDATE jobs SET state = 'queued' WHERE run_id = ? AND state = 'running'", [.text(runID)])
+            }
+
+        case .jobsPlanned(let runID, let jobs):
+            try atomically(kind) {
+                var ordinal = try connection.scalarInt("SELECT COALESCE(MAX(ordinal) + 1, 0) FROM jobs WHERE run_id = ?", [.text(runID)]) ?? 0
+                for job in jobs {
+                    try connection.run(
+                        """
+                        INSERT INTO jobs (run_id, job_id, ordinal, scenario_id, scenario_title, configuration,
+                            configuration_json, registry)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (run_id, job_id) DO NOTHING
+                        """,
+                        [.text(runID), .text(job.jobID), .int(ordinal), .text(job.scenarioID), .text(job.scenarioTitle),
+                         .text(job.configuration), .text(job.configurationJSON), .text(job.registry)]
+                    )
+                    ordinal += 1
+                }
+            }
+
+        case .attemptStarted(let runID, let jobID, let attempt, let worker, let at):
+            try atomically(kind) {
+                try connection.run(
+                    "INSERT INTO attempts (run_id, job_id, attempt, worker, started_at) VALUES (?, ?, ?, ?, ?)",
+                    [.text(runID), .text(jobID), .int(attempt), .text(worker), Self.time(at)]
+                )
+                try connection.run(
+                    """
+                    UPDATE jobs SET attempts = MAX(attempts, ?3),
+                        state = CASE state WHEN 'done' THEN 'done' ELSE 'running' END
+                    WHERE run_id = ?1 AND job_id = ?2
+                    """,
+                    [.text(runID), .text(jobID), .int(attempt)]
+                )
+            }
+
+        case .stepRecorded(let runID, let jobID, let attempt, let step):
+            try single(kind) {
+                try connection.run(
+                    """
+                    INSERT OR REPLACE INTO steps (run_id, job_id, attempt, step_index, key, outcome, duration_s, message,
+                        interruptions)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """,
+                    [.text(runID), .text(jobID), .int(attempt), .int(step.index), .text(step.key), .text(step.outcome.rawValue),
+                     .double(step.duration), .optionalText(step.message), .optionalText(step.interruptions)]
+                )
+            }
+
+        case .attemptFinished(let runID, let jobID, let attempt, let result):
+            try single(kind) {
+                try connection.run(
+                    """
+                    INSERT INTO attempts (run_id, job_id, attempt, worker, finished_at, outcome, failure_step, message,
+                        duration_s, superseded)
+                    VALUES (?, ?, ?, '', ?, ?, ?, ?, ?, ?)
+                    ON CONFLICT (run_id, job_id, attempt) DO UPDATE SET
+                        finished_at = excluded.finished_at, outcome = excluded.outcome,
+                        failure_step = excluded.failure_step, message = excluded.message,
+                        duration_s = excluded.duration_s, superseded = excluded.superseded
+                    WHERE attempts.outcome IS NULL
+                    """,
+                    [.text(runID), .text(jobID), .int(attempt), Self.time(result.finishedAt), .text(result.outcome.rawValue),
+                     .optionalInt(result.failureStep), .optionalText(result.message), .double(result.duration),
+                     .int(result.superseded ? 1 : 0)]
+                )
+            }
+            return connection.changes > 0
+
+        case .jobFinished(let runID, let jobID, let result):
+            try atomically(kind) {
+                try connection.run(
+                    """
+                    UPDATE jobs SET state = 'done', outcome = ?, attempts = MAX(attempts, ?), duration_s = ?,
+                        failure_step = ?, failure_message = ?, finished_at = ?
+                    WHERE run_id = ? AND job_id = ?
+                    """,
+                    [.text(result.outcome.rawValue), .int(result.attempts), .optionalDouble(result.duration),
+                     .optionalInt(result.failureStep), .optionalText(result.failureMessage), Self.time(result.finishedAt),
+                     .text(runID), .text(jobID)]
+                )
+                try requireChange("job \(jobID) in run \(runID)", "finish job")
+                try connection.run(
+                    """
+                    INSERT OR REPLACE INTO history (job_id, run_id, outcome, duration_s, finished_at)
+                    VALUES (?, ?, ?, ?, ?)
+                    """,
+                    [.text(jobID), .text(runID), .text(result.outcome.rawValue), .optionalDouble(result.duration),
+                     Self.time(result.finishedAt)]
+                )
+            }
+
+        case .artifactStored(let runID, let jobID, let attempt, let artifact):
+            try single(kind) {
+                try connection.run(
+                    """
+                    INSERT OR REPLACE INTO artifacts (run_id, job_id, attempt, step_index, name, media_type, sha256,
+                        compressed_size, raw_size)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """,
+                    [.text(runID), .text(jobID), .int(attempt), .int(artifact.stepIndex), .text(artifact.name),
+                     .text(artifact.mediaType), .text(artifact.sha256.lowercased()), .int(artifact.compressedSize),
+                     .int(artifact.rawSize)]
+                )
+            }
+
+        case .runFinished(let runID, let status, let at):
+            try single(kind) {
+                try connection.run(
+                    "UPDATE runs SET status = ?, finished_at = ? WHERE run_id = ?",
+                    [.text(status.rawValue), Self.time(at), .text(runID)]
+                )
+                try requireChange("run \(runID)", "finish run")
+            }
+        }
+        return true
+    }
+}
