@@ -183,7 +183,7 @@ extension Plan {
         let containing = configurations.indices.filter { i in assignment.pairs.allSatisfy { configurations[i][$0.key] == $0.value } }
         if !containing.isEmpty {
             let list = containing.prefix(10).map { "#\($0 + 1)" }.joined(separator: ", ") + (containing.count > 10 ? ", …" : "")
-            return "\(assignment.canonicalString) is valid; \(containing.count) planned configuration\(containing.count == 1 ? "" : "s") contain it: \(list)"
+            return "\(assignment.canonicalString) is valid; \(containing.count) planned configuration\(containing.count == 1 ? " contains" : "s contain") it: \(list)"
         }
         switch matrix.reduction {
         case .full:
