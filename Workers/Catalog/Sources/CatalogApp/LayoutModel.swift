@@ -29,7 +29,7 @@ public struct LayoutLeaf: Sendable, Hashable {
     /// Horizontal padding inside a button on each side.
     public var padding: Double
 
-    init(_ element: SurfaceElement, font: TextMetrics.Font = .body, sizing: Sizing = .hug,
+    public init(_ element: SurfaceElement, font: TextMetrics.Font = .body, sizing: Sizing = .hug,
          alignment: HorizontalAlignment = .leading, maxLines: Int = 1, height: Double? = nil, padding: Double = 16) {
         self.element = element
         self.font = font
@@ -57,7 +57,7 @@ public struct LayoutRow: Sendable, Hashable {
     public var spacing: Double
     public var overflow: Overflow
 
-    init(_ leaves: [LayoutLeaf], spacing: Double = 12, overflow: Overflow = .shrink) {
+    public init(_ leaves: [LayoutLeaf], spacing: Double = 12, overflow: Overflow = .shrink) {
         self.leaves = leaves
         self.spacing = spacing
         self.overflow = overflow
@@ -68,6 +68,11 @@ public struct LayoutRow: Sendable, Hashable {
 public struct ContainerSpec: Sendable, Hashable {
     public var element: SurfaceElement
     public var rows: Range<Int>
+
+    public init(element: SurfaceElement, rows: Range<Int>) {
+        self.element = element
+        self.rows = rows
+    }
 }
 
 /// A screen's layout description: what a view hierarchy would declare.
@@ -94,7 +99,7 @@ public struct ScreenSpec: Sendable, Hashable {
         var buttons: [SurfaceElement]
     }
 
-    init(screen: String) { self.screen = screen }
+    public init(screen: String) { self.screen = screen }
 }
 
 /// Lays screens out by simple, honest rules and reports what the rules find.

@@ -56,7 +56,8 @@ public struct SurfaceElement: Sendable, Hashable, Codable {
     /// The text does not fit its frame (drawn with an ellipsis).
     public var isTruncated: Bool
 
-    init(id: String, role: ElementRole, label: String, value: String? = nil, isEnabled: Bool = true,
+    /// An element before layout (frame zero, not visible); `LayoutEngine` places it.
+    public init(id: String, role: ElementRole, label: String, value: String? = nil, isEnabled: Bool = true,
          isSelected: Bool = false, isContent: Bool = false) {
         self.id = id
         self.role = role
