@@ -8,7 +8,8 @@ enum JournalSchema {
         // 1: the initial schema.
         """
         CREATE TABLE runs (
-            run_id        TEXT PRIMARY KEY,
+            run_key       INTEGER PRIMARY KEY,
+            run_id        TEXT NOT NULL UNIQUE,
             matrix_name   TEXT NOT NULL,
             matrix_path   TEXT NOT NULL,
             seed          INTEGER NOT NULL,
@@ -20,9 +21,9 @@ enum JournalSchema {
         CREATE INDEX runs_by_start ON runs (started_at DESC, run_id DESC);
 
         CREATE TABLE jobs (
-            run_id             TEXT NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,
+            job_key            INTEGER PRIMARY KEY,
+            run_key            INTEGER NOT NULL REFERENCES runs (run_key) ON DELETE CASCADE,
             job_id             TEXT NOT NULL,
-            ordinal            INTEGER NOT NULL,
             scenario_id        TEXT NOT NULL,
             scenario_title     TEXT NOT NULL,
             configuration      TEXT NOT NULL,
@@ -36,12 +37,11 @@ enum JournalSchema {
             failure_step       INTEGER,
             failure_message    TEXT,
             finished_at        REAL,
-            PRIMARY KEY (run_id, job_id)
-        ) WITHOUT ROWID;
+            UNIQUE (run_key, job_id)
+        );
 
         CREATE TABLE attempts (
-            run_id       TEXT NOT NULL,
-            job_id       TEXT NOT NULL,
+            job_key      INTEGER NOT NULL REFERENCES jobs (job_key) ON DELETE CASCADE,
             attempt      INTEGER NOT NULL CHECK (attempt >= 1),
             worker       TEXT NOT NULL,
             started_at   REAL,
@@ -52,13 +52,11 @@ enum JournalSchema {
             message      TEXT,
             duration_s   REAL,
             superseded   INTEGER NOT NULL DEFAULT 0 CHECK (superseded IN (0, 1)),
-            PRIMARY KEY (run_id, job_id, attempt),
-            FOREIGN KEY (run_id, job_id) REFERENCES jobs (run_id, job_id) ON DELETE CASCADE
+            PRIMARY KEY (job_key, attempt)
         ) WITHOUT ROWID;
 
         CREATE TABLE steps (
-            run_id        TEXT NOT NULL,
-            job_id        TEXT NOT NULL,
+            job_key       INTEGER NOT NULL,
             attempt       INTEGER NOT NULL,
             step_index    INTEGER NOT NULL CHECK (step_index >= 0),
             key           TEXT NOT NULL,
@@ -66,13 +64,12 @@ enum JournalSchema {
             duration_s    REAL NOT NULL,
             message       TEXT,
             interruptions TEXT,
-            PRIMARY KEY (run_id, job_id, attempt, step_index),
-            FOREIGN KEY (run_id, job_id, attempt) REFERENCES attempts (run_id, job_id, attempt) ON DELETE CASCADE
+            PRIMARY KEY (job_key, attempt, step_index),
+            FOREIGN KEY (job_key, attempt) REFERENCES attempts (job_key, attempt) ON DELETE CASCADE
         ) WITHOUT ROWID;
 
         CREATE TABLE artifacts (
-            run_id          TEXT NOT NULL,
-            job_id          TEXT NOT NULL,
+            job_key         INTEGER NOT NULL,
             attempt         INTEGER NOT NULL,
             step_index      INTEGER NOT NULL,
             name            TEXT NOT NULL,
@@ -80,21 +77,21 @@ enum JournalSchema {
             sha256          TEXT NOT NULL CHECK (length(sha256) = 64),
             compressed_size INTEGER NOT NULL CHECK (compressed_size >= 0),
             raw_size        INTEGER NOT NULL CHECK (raw_size >= 0),
-            PRIMARY KEY (run_id, job_id, attempt, step_index, name),
-            FOREIGN KEY (run_id, job_id, attempt) REFERENCES attempts (run_id, job_id, attempt) ON DELETE CASCADE
+            PRIMARY KEY (job_key, attempt, step_index, name),
+            FOREIGN KEY (job_key, attempt) REFERENCES attempts (job_key, attempt) ON DELETE CASCADE
         ) WITHOUT ROWID;
         CREATE INDEX artifacts_by_blob ON artifacts (sha256);
 
         CREATE TABLE history (
             job_id      TEXT NOT NULL,
-            run_id      TEXT NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,
+            run_key     INTEGER NOT NULL REFERENCES runs (run_key) ON DELETE CASCADE,
             outcome     TEXT NOT NULL CHECK (outcome IN
                 ('passed', 'failed', 'flaky', 'timedOut', 'quarantined', 'cancelled', 'notRun')),
             duration_s  REAL,
             finished_at REAL NOT NULL,
-            PRIMARY KEY (job_id, run_id)
+            PRIMARY KEY (job_id, run_key)
         ) WITHOUT ROWID;
-        CREATE INDEX history_by_run ON history (run_id);
+        CREATE INDEX history_by_run ON history (run_key);
         """,
     ]
 

@@ -102,6 +102,9 @@ final class SQLiteConnection {
         try check(sqlite3_exec(db, sql, nil, nil, nil), sql)
     }
 
+    /// The rowid of the last row inserted.
+    var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(db) }
+
     /// The number of rows changed by the last statement.
     var changes: Int { Int(sqlite3_changes(db)) }
 
@@ -154,6 +157,11 @@ final class SQLiteConnection {
             out.append(try row(SQLRow(statement: statement)))
         }
         return out
+    }
+
+    /// The first column of the first row as an Int64, or nil when there is no row.
+    func scalarInt64(_ sql: String, _ values: [SQLValue] = []) throws -> Int64? {
+        try query(sql, values) { $0.isNull(0) ? nil : Int64($0.int(0)) }.first ?? nil
     }
 
     /// The first column of the first row, or nil when there is no row.
