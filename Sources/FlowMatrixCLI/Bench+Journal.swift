@@ -13,6 +13,13 @@ enum JournalBench {
         Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
     }
 
+    /// CPU seconds used by the process so far (user + system, all threads): robust when the machine is shared.
+    private static func processCPU() -> Double {
+        var t = timespec()
+        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t)
+        return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
+    }
+
     static func run(jobs jobCount: Int) async throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("flowmatrix-bench-journal-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
@@ -45,6 +52,7 @@ enum JournalBench {
         // Results: per job one submit of attempt start + 3 steps + attempt finish + job finish, as the
         // coordinator's loop would hand them over per result.
         let start = clock.now
+        let cpuStart = processCPU()
         for (i, id) in ids.enumerated() {
             var records: [JournalRecord] = [.attemptStarted(runID: runID, jobID: id, attempt: 1, worker: "worker-\(i % 8)", at: now)]
             for step in 0..<3 {
@@ -62,6 +70,7 @@ enum JournalBench {
         let submitted = seconds(clock.now - start)
         try await writer.flush()
         let elapsed = seconds(clock.now - start)
+        let cpu = processCPU() - cpuStart
         let stats = writer.statistics
         try writer.close()
 
@@ -72,6 +81,8 @@ enum JournalBench {
                      records, jobCount, elapsed, Double(records) / elapsed, Double(jobCount) / elapsed))
         print(String(format: "          submit returned after %.2f s; %d transactions, %.0f records per transaction",
                      submitted, transactions, Double(records) / Double(max(1, transactions))))
+        print(String(format: "          CPU (submitter + writer): %.2f s = %.1f µs per record → %.0f records per CPU-second",
+                     cpu, cpu / Double(records) * 1e6, Double(records) / cpu))
         print("          rejected: \(stats.recordsRejected)")
 
         let reader = try JournalReader(path: path)

@@ -5,6 +5,7 @@
 enum JournalSchema {
     /// Migration `i` brings the schema from version `i` to `i + 1`.
     static let migrations: [String] = [
+        // Frozen: a released migration is never edited (the outcome lists below are literal, not `allCases`).
         // 1: the initial schema.
         """
         CREATE TABLE runs (
@@ -15,7 +16,7 @@ enum JournalSchema {
             seed          INTEGER NOT NULL,
             started_at    REAL NOT NULL,
             finished_at   REAL,
-            status        TEXT NOT NULL CHECK (status IN ('running', 'completed', 'interrupted', 'aborted')),
+            status        TEXT NOT NULL CHECK (\(oneOf("status", ["running", "completed", "interrupted", "aborted"]))),
             settings_json TEXT NOT NULL DEFAULT '{}'
         );
         CREATE INDEX runs_by_start ON runs (started_at DESC, run_id DESC);
@@ -29,9 +30,8 @@ enum JournalSchema {
             configuration      TEXT NOT NULL,
             configuration_json TEXT NOT NULL,
             registry           TEXT NOT NULL,
-            state              TEXT NOT NULL DEFAULT 'queued' CHECK (state IN ('queued', 'running', 'done')),
-            outcome            TEXT CHECK (outcome IN
-                ('passed', 'failed', 'flaky', 'timedOut', 'quarantined', 'cancelled', 'notRun')),
+            state              TEXT NOT NULL DEFAULT 'queued' CHECK (\(oneOf("state", ["queued", "running", "done"]))),
+            outcome            TEXT CHECK (\(jobOutcomes)),
             attempts           INTEGER NOT NULL DEFAULT 0,
             duration_s         REAL,
             failure_step       INTEGER,
@@ -46,12 +46,11 @@ enum JournalSchema {
             worker       TEXT NOT NULL,
             started_at   REAL,
             finished_at  REAL,
-            outcome      TEXT CHECK (outcome IN
-                ('passed', 'failed', 'flaky', 'timedOut', 'quarantined', 'cancelled', 'notRun')),
+            outcome      TEXT CHECK (\(jobOutcomes)),
             failure_step INTEGER,
             message      TEXT,
             duration_s   REAL,
-            superseded   INTEGER NOT NULL DEFAULT 0 CHECK (superseded IN (0, 1)),
+            superseded   INTEGER NOT NULL DEFAULT 0 CHECK (superseded = 0 OR superseded = 1),
             PRIMARY KEY (job_key, attempt)
         ) WITHOUT ROWID;
 
@@ -60,7 +59,7 @@ enum JournalSchema {
             attempt       INTEGER NOT NULL,
             step_index    INTEGER NOT NULL CHECK (step_index >= 0),
             key           TEXT NOT NULL,
-            outcome       TEXT NOT NULL CHECK (outcome IN ('passed', 'failed', 'skipped', 'timedOut', 'cancelled')),
+            outcome       TEXT NOT NULL CHECK (\(oneOf("outcome", ["passed", "failed", "skipped", "timedOut", "cancelled"]))),
             duration_s    REAL NOT NULL,
             message       TEXT,
             interruptions TEXT,
@@ -85,8 +84,7 @@ enum JournalSchema {
         CREATE TABLE history (
             job_id      TEXT NOT NULL,
             run_key     INTEGER NOT NULL REFERENCES runs (run_key) ON DELETE CASCADE,
-            outcome     TEXT NOT NULL CHECK (outcome IN
-                ('passed', 'failed', 'flaky', 'timedOut', 'quarantined', 'cancelled', 'notRun')),
+            outcome     TEXT NOT NULL CHECK (\(jobOutcomes)),
             duration_s  REAL,
             finished_at REAL NOT NULL,
             PRIMARY KEY (job_id, run_key)
@@ -94,6 +92,16 @@ enum JournalSchema {
         CREATE INDEX history_by_run ON history (run_key);
         """,
     ]
+
+    private static let jobOutcomes = oneOf(
+        "outcome", ["passed", "failed", "flaky", "timedOut", "quarantined", "cancelled", "notRun"]
+    )
+
+    /// `(column = 'a' OR column = 'b' …)`: a CHECK for an enumerated text column. SQLite evaluates `IN (…)`
+    /// with more than a few constants through a temporary table built on every row written; OR does not.
+    private static func oneOf(_ column: String, _ values: [String]) -> String {
+        "(" + values.map { "\(column) = '\($0)'" }.joined(separator: " OR ") + ")"
+    }
 
     /// The schema version this build writes and reads.
     static var currentVersion: Int { migrations.count }

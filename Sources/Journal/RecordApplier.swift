@@ -1,8 +1,10 @@
 import CSQLite
 import Foundation
 
-/// Applies journal records to the writer's connection: one transaction per batch, each multi-statement
-/// record inside its own savepoint so a bad record is rolled back alone. Writer-thread confined.
+/// Applies journal records to the writer's connection: one transaction per batch. A bad record is rolled
+/// back alone: either the statement that refuses it is its first change (SQLite undoes a failed statement),
+/// or, for records that change many rows (`jobsPlanned`, `runResumed`), the record runs in a savepoint.
+/// Writer-thread confined.
 final class RecordApplier {
     struct BatchOutcome {
         var applied = 0
@@ -173,29 +175,34 @@ final class RecordApplier {
             }
 
         case .attemptStarted(let runID, let jobID, let attempt, let worker, let at):
-            try atomically(kind) {
-                let job = try jobKey(runID, jobID)
+            // The insert is the statement that can refuse the record (unknown job, duplicate attempt); the update
+            // after it can only fail with the database itself, which fails the whole transaction.
+            var job: Int64 = 0
+            try single(kind) {
+                job = try jobKey(runID, jobID)
                 try connection.run(
                     "INSERT INTO attempts (job_key, attempt, worker, started_at) VALUES (?, ?, ?, ?)",
                     [.int(job), .int(attempt), .text(worker), Self.time(at)]
                 )
-                try connection.run(
-                    """
-                    UPDATE jobs SET attempts = MAX(attempts, ?1),
-                        state = CASE state WHEN 'done' THEN 'done' ELSE 'running' END
-                    WHERE job_key = ?2
-                    """,
-                    [.int(attempt), .int(job)]
-                )
             }
+            try connection.run(
+                """
+                UPDATE jobs SET attempts = MAX(attempts, ?1),
+                    state = CASE state WHEN 'done' THEN 'done' ELSE 'running' END
+                WHERE job_key = ?2
+                """,
+                [.int(attempt), .int(job)]
+            )
 
         case .stepRecorded(let runID, let jobID, let attempt, let step):
             try single(kind) {
                 try connection.run(
                     """
-                    INSERT OR REPLACE INTO steps (job_key, attempt, step_index, key, outcome, duration_s, message,
-                        interruptions)
+                    INSERT INTO steps (job_key, attempt, step_index, key, outcome, duration_s, message, interruptions)
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                    ON CONFLICT (job_key, attempt, step_index) DO UPDATE SET
+                        key = excluded.key, outcome = excluded.outcome, duration_s = excluded.duration_s,
+                        message = excluded.message, interruptions = excluded.interruptions
                     """,
                     [.int(try jobKey(runID, jobID)), .int(attempt), .int(step.index), .text(step.key),
                      .text(step.outcome.rawValue), .double(step.duration), .optionalText(step.message),
@@ -224,8 +231,11 @@ final class RecordApplier {
             return connection.changes > 0
 
         case .jobFinished(let runID, let jobID, let result):
-            try atomically(kind) {
+            // As for attemptStarted: only the first statement can refuse the record.
+            var run: Int64 = 0
+            try single(kind) {
                 let job = try jobKey(runID, jobID)
+                run = try runKey(runID)
                 try connection.run(
                     """
                     UPDATE jobs SET state = 'done', outcome = ?, attempts = MAX(attempts, ?), duration_s = ?,
@@ -236,23 +246,27 @@ final class RecordApplier {
                      .optionalInt(result.failureStep), .optionalText(result.failureMessage), Self.time(result.finishedAt),
                      .int(job)]
                 )
-                try connection.run(
-                    """
-                    INSERT OR REPLACE INTO history (job_id, run_key, outcome, duration_s, finished_at)
-                    VALUES (?, ?, ?, ?, ?)
-                    """,
-                    [.text(jobID), .int(try runKey(runID)), .text(result.outcome.rawValue),
-                     .optionalDouble(result.duration), Self.time(result.finishedAt)]
-                )
             }
+            try connection.run(
+                """
+                INSERT INTO history (job_id, run_key, outcome, duration_s, finished_at) VALUES (?, ?, ?, ?, ?)
+                ON CONFLICT (job_id, run_key) DO UPDATE SET
+                    outcome = excluded.outcome, duration_s = excluded.duration_s, finished_at = excluded.finished_at
+                """,
+                [.text(jobID), .int(run), .text(result.outcome.rawValue), .optionalDouble(result.duration),
+                 Self.time(result.finishedAt)]
+            )
 
         case .artifactStored(let runID, let jobID, let attempt, let artifact):
             try single(kind) {
                 try connection.run(
                     """
-                    INSERT OR REPLACE INTO artifacts (job_key, attempt, step_index, name, media_type, sha256,
-                        compressed_size, raw_size)
+                    INSERT INTO artifacts (job_key, attempt, step_index, name, media_type, sha256, compressed_size,
+                        raw_size)
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                    ON CONFLICT (job_key, attempt, step_index, name) DO UPDATE SET
+                        media_type = excluded.media_type, sha256 = excluded.sha256,
+                        compressed_size = excluded.compressed_size, raw_size = excluded.raw_size
                     """,
                     [.int(try jobKey(runID, jobID)), .int(attempt), .int(artifact.stepIndex), .text(artifact.name),
                      .text(artifact.mediaType), .text(artifact.sha256.lowercased()), .int(artifact.compressedSize),

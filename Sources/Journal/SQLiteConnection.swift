@@ -38,9 +38,15 @@ final class SQLiteConnection {
     private var statements: [String: OpaquePointer] = [:]
     let path: String
 
+    /// Turns off SQLite's allocation statistics once per process, before the first connection opens.
+    private static let configured: Int32 = csqlite_disable_memstatus()
+
     /// Opens (or creates, unless `readOnly`: then it only reads) the database at `path` and applies the journal's pragmas.
     init(path: String, readOnly: Bool) throws {
         self.path = path
+        // SQLITE_MISUSE here only means SQLite was initialised earlier by other code: statistics stay on,
+        // which costs a little speed and nothing else.
+        _ = Self.configured
         var handle: OpaquePointer?
         // A reader opens read-write without CREATE and then sets `query_only`: a read-only connection cannot
         // recover the WAL index (-shm) of a journal whose writer is gone, a query-only one can.
