@@ -104,6 +104,12 @@ public final class JournalReader: Sendable {
             throw JournalError(code: SQLITE_ERROR, message: "not a FlowMatrix journal (no schema yet)", operation: "open \(path)")
         }
         try JournalSchema.checkSupported(version, path: path)
+        if version < JournalSchema.currentVersion {
+            // A journal written by an older build: bring it up to date (the only write a reader makes).
+            try connection.execute("PRAGMA query_only = OFF")
+            try JournalSchema.migrate(connection)
+            try connection.execute("PRAGMA query_only = ON")
+        }
         self.connection = Mutex(connection)
     }
 
