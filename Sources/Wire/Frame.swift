@@ -1,0 +1,164 @@
+/// One frame: `u32 big-endian length | u8 type | payload`, where length counts the type byte and the payload.
+///
+/// The payload is a slice so that a whole read batch can share one buffer: decoding a batch allocates
+/// once, not once per frame.
+public struct Frame: Sendable, Hashable {
+    /// The size of the length field plus the type byte.
+    public static let headerSize = 5
+
+    public var type: UInt8
+    public var payload: ArraySlice<UInt8>
+
+    @inlinable
+    public init(type: UInt8, payload: ArraySlice<UInt8>) {
+        self.type = type
+        self.payload = payload
+    }
+
+    @inlinable
+    public init(type: UInt8, payload: [UInt8] = []) {
+        self.type = type
+        self.payload = payload[...]
+    }
+
+    /// The message type, when the type byte is one this version defines.
+    public var messageType: MessageType? { MessageType(rawValue: type) }
+
+    /// Header plus payload: the bytes this frame takes on the wire.
+    @inlinable
+    public var encodedSize: Int { Frame.headerSize + payload.count }
+
+    /// Appends the frame's wire bytes.
+    @inlinable
+    public func encode(into bytes: inout [UInt8]) {
+        let length = UInt32(truncatingIfNeeded: payload.count + 1)
+        bytes.append(UInt8(truncatingIfNeeded: length >> 24))
+        bytes.append(UInt8(truncatingIfNeeded: length >> 16))
+        bytes.append(UInt8(truncatingIfNeeded: length >> 8))
+        bytes.append(UInt8(truncatingIfNeeded: length))
+        bytes.append(type)
+        bytes.append(contentsOf: payload)
+    }
+
+    /// The frame's wire bytes.
+    public func encoded() -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(encodedSize)
+        encode(into: &out)
+        return out
+    }
+}
+
+/// A growable byte buffer with a reader index: bytes are appended at the end and consumed from the front.
+public struct ByteBuffer: Sendable {
+    public private(set) var storage: [UInt8]
+    public private(set) var readerIndex: Int
+
+    public init(_ bytes: [UInt8] = []) {
+        storage = bytes
+        readerIndex = 0
+    }
+
+    /// Bytes appended but not yet consumed.
+    @inlinable
+    public var readableBytes: Int { storage.count - readerIndex }
+
+    public mutating func append<C: Collection>(contentsOf bytes: C) where C.Element == UInt8 {
+        storage.append(contentsOf: bytes)
+    }
+
+    public mutating func append(_ bytes: UnsafeRawBufferPointer) {
+        storage.append(contentsOf: bytes.bindMemory(to: UInt8.self))
+    }
+
+    /// Drops consumed bytes. Cheap when little is left; when a large partial frame is pending it waits until
+    /// the consumed prefix is at least as large as the live remainder, so big frames are not moved on every read.
+    public mutating func discardReadBytes() {
+        guard readerIndex > 0 else { return }
+        if readerIndex == storage.count {
+            storage.removeAll(keepingCapacity: true)
+            readerIndex = 0
+        } else if readableBytes <= 4096 || readerIndex >= readableBytes {
+            storage.removeSubrange(0..<readerIndex)
+            readerIndex = 0
+        }
+    }
+
+    mutating func moveReaderIndex(forwardBy count: Int) { readerIndex += count }
+}
+
+/// The incremental frame decoder: one frame per call, an explicit header/body state and a hard size limit.
+///
+/// Feed bytes into a `ByteBuffer` and call `decode(buffer:)` until it returns nil (more bytes needed).
+/// Oversized or empty lengths throw as soon as the four length bytes arrive, before any body is buffered.
+/// After an error the decoder stays failed and rethrows it.
+public struct FrameDecoder: Sendable {
+    /// The default maximum frame size (length field value): 16 MiB.
+    public static let defaultMaxFrameSize = 16 << 20
+
+    public enum State: Sendable, Hashable {
+        /// Waiting for the 5 header bytes (length and type).
+        case header
+        /// The header is consumed; waiting for `length - 1` payload bytes.
+        case body(type: UInt8, payloadLength: Int)
+        /// A malformed frame was seen; the stream cannot be resynchronised.
+        case failed(WireError)
+    }
+
+    public private(set) var state: State = .header
+    /// The largest accepted length field (type byte + payload).
+    public let maxFrameSize: Int
+
+    public init(maxFrameSize: Int = FrameDecoder.defaultMaxFrameSize) {
+        self.maxFrameSize = max(1, min(maxFrameSize, Int(UInt32.max)))
+    }
+
+    /// Decodes the next frame from `buffer`, consuming its bytes; nil when more bytes are needed.
+    /// - Throws: `WireError` `.frameTooLarge` or `.emptyFrame`; the decoder then stays failed.
+    public mutating func decode(buffer: inout ByteBuffer) throws -> Frame? {
+        switch state {
+        case .failed(let error):
+            throw error
+        case .header:
+            let available = buffer.readableBytes
+            guard available >= 4 else { return nil }
+            let length = buffer.storage.withUnsafeBufferPointer { p -> Int in
+                let i = buffer.readerIndex
+                return Int(p[i]) << 24 | Int(p[i + 1]) << 16 | Int(p[i + 2]) << 8 | Int(p[i + 3])
+            }
+            if length == 0 {
+                let error = WireError(.emptyFrame, "frame length 0: a frame holds at least its type byte")
+                state = .failed(error)
+                throw error
+            }
+            if length > maxFrameSize {
+                let error = WireError(.frameTooLarge, "frame length \(length) exceeds the maximum \(maxFrameSize)")
+                state = .failed(error)
+                throw error
+            }
+            guard available >= Frame.headerSize else { return nil }
+            let type = buffer.storage[buffer.readerIndex + 4]
+            buffer.moveReaderIndex(forwardBy: Frame.headerSize)
+            state = .body(type: type, payloadLength: length - 1)
+            return try decode(buffer: &buffer)
+        case .body(let type, let payloadLength):
+            guard buffer.readableBytes >= payloadLength else { return nil }
+            let start = buffer.readerIndex
+            buffer.moveReaderIndex(forwardBy: payloadLength)
+            state = .header
+            return Frame(type: type, payload: buffer.storage[start..<start + payloadLength])
+        }
+    }
+
+    /// Decodes every complete frame in `buffer` into `frames` (one call per read batch).
+    /// - Returns: the number of frames appended.
+    @discardableResult
+    public mutating func decodeAll(buffer: inout ByteBuffer, into frames: inout [Frame]) throws -> Int {
+        var count = 0
+        while let frame = try decode(buffer: &buffer) {
+            frames.append(frame)
+            count += 1
+        }
+        return count
+    }
+}

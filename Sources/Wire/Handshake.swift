@@ -1,0 +1,237 @@
+import FlowCrypto
+
+/// What a handshake state machine asks its shell to do, in order.
+public enum HandshakeDirective: Sendable, Hashable {
+    /// Send this message to the peer.
+    case send(Message)
+    /// Server side: the peer proved the token; frames other than HELLO may flow from now on.
+    case acceptedPeer(Hello, version: UInt16)
+    /// Client side: the server proved the token; the session parameters are in the WELCOME.
+    case acceptedByServer(Welcome)
+    /// Client side: the server refused (the server closes the connection after REJECT).
+    case rejected(Reject)
+    /// Close the connection (after sending anything that precedes this directive).
+    case close(WireError)
+}
+
+extension Bytes32 {
+    /// 32 bytes from the system's secure random source.
+    public static func random() -> Bytes32 { Bytes32(unchecked: secureRandomBytes(32)) }
+}
+
+/// The MACs of the challenge–response (docs/PROTOCOL.md, "Handshake").
+public enum HandshakeMAC {
+    static let helloContext = Array("FLOWMATRIX-HELLO".utf8)
+    static let welcomeContext = Array("FLOWMATRIX-WELCOME".utf8)
+
+    /// HMAC-SHA256(token, "FLOWMATRIX-HELLO" ‖ server nonce ‖ HELLO fields before `mac`).
+    public static func hello(token: [UInt8], serverNonce: Bytes32, hello: Hello) -> Bytes32 {
+        var w = ByteWriter(capacity: 128)
+        hello.encodeSigned(into: &w)
+        return Bytes32(unchecked: HMACSHA256.mac(key: token, message: helloContext + serverNonce.bytes + w.bytes))
+    }
+
+    /// HMAC-SHA256(token, "FLOWMATRIX-WELCOME" ‖ client nonce ‖ server nonce ‖ WELCOME fields before `mac`).
+    public static func welcome(token: [UInt8], clientNonce: Bytes32, serverNonce: Bytes32, welcome: Welcome) -> Bytes32 {
+        var w = ByteWriter(capacity: 16)
+        welcome.encodeSigned(into: &w)
+        let message = welcomeContext + clientNonce.bytes + serverNonce.bytes + w.bytes
+        return Bytes32(unchecked: HMACSHA256.mac(key: token, message: message))
+    }
+}
+
+/// The coordinator's side of the handshake, as a pure state machine: CHALLENGE → HELLO → WELCOME / REJECT.
+///
+/// Before `.acceptedPeer` only HELLO is accepted; anything else is an ERROR and a close. The token never leaves
+/// this value; MACs are compared in constant time; a HELLO replayed from another connection fails because its
+/// MAC covers that connection's server nonce.
+public struct ServerHandshake: Sendable {
+    public enum State: Sendable, Hashable { case idle, awaitingHello, established, failed }
+
+    public private(set) var state: State = .idle
+    public let serverNonce: Bytes32
+    private let token: [UInt8]
+    private let versions: [UInt16]
+    private let heartbeatMillis: UInt32
+    private let maxFrameSize: UInt32
+
+    /// - Parameters:
+    ///   - token: the shared secret (never sent).
+    ///   - versions: protocol versions this server speaks.
+    ///   - heartbeatMillis / maxFrameSize: session parameters announced in WELCOME.
+    ///   - nonce: the server nonce; fresh random by default (tests pass fixed ones).
+    public init(
+        token: [UInt8], versions: [UInt16] = [ProtocolVersion.current], heartbeatMillis: UInt32 = 5000,
+        maxFrameSize: UInt32 = UInt32(FrameDecoder.defaultMaxFrameSize), nonce: Bytes32 = .random()
+    ) {
+        self.token = token
+        self.versions = versions
+        self.heartbeatMillis = heartbeatMillis
+        self.maxFrameSize = maxFrameSize
+        serverNonce = nonce
+    }
+
+    /// The connection opened: send CHALLENGE.
+    public mutating func onStart() -> [HandshakeDirective] {
+        guard state == .idle else { return [] }
+        state = .awaitingHello
+        return [.send(.challenge(Challenge(nonce: serverNonce, versions: versions)))]
+    }
+
+    /// A frame arrived before the handshake finished.
+    public mutating func onFrame(_ frame: Frame) -> [HandshakeDirective] {
+        do {
+            return onMessage(try Message(frame: frame))
+        } catch let error as WireError {
+            return fail(error)
+        } catch {
+            return fail(WireError(.internalError, "\(error)"))
+        }
+    }
+
+    /// A message arrived before the handshake finished.
+    public mutating func onMessage(_ message: Message) -> [HandshakeDirective] {
+        guard state == .awaitingHello, case .hello(let hello) = message else {
+            if state == .failed || state == .established { return [] }
+            return fail(WireError(.unexpectedMessage, "expected HELLO, got \(message.type)"))
+        }
+        guard versions.contains(hello.version) else {
+            state = .failed
+            let ours = versions.map(String.init).joined(separator: ", ")
+            let reason = "unsupported protocol version \(hello.version): this coordinator speaks version(s) \(ours)"
+            return [.send(.reject(Reject(.unsupportedVersion, reason))), .close(WireError(.unsupportedVersion, reason))]
+        }
+        let expected = HandshakeMAC.hello(token: token, serverNonce: serverNonce, hello: hello)
+        guard hello.nonce != serverNonce, constantTimeEquals(expected.bytes, hello.mac.bytes) else {
+            state = .failed
+            let reason = "authentication failed: the worker's token does not match this coordinator's"
+            return [
+                .send(.reject(Reject(.authenticationFailed, reason))),
+                .close(WireError(.authenticationFailed, reason)),
+            ]
+        }
+        var welcome = Welcome(
+            version: hello.version, heartbeatMillis: heartbeatMillis, maxFrameSize: maxFrameSize, mac: .zero)
+        welcome.mac = HandshakeMAC.welcome(
+            token: token, clientNonce: hello.nonce, serverNonce: serverNonce, welcome: welcome)
+        state = .established
+        return [.send(.welcome(welcome)), .acceptedPeer(hello, version: hello.version)]
+    }
+
+    /// The handshake deadline passed.
+    public mutating func onDeadline() -> [HandshakeDirective] {
+        guard state == .idle || state == .awaitingHello else { return [] }
+        return fail(WireError(.handshakeTimeout, "no valid HELLO before the handshake deadline"))
+    }
+
+    private mutating func fail(_ error: WireError) -> [HandshakeDirective] {
+        state = .failed
+        return [.send(.error(ErrorMessage(error))), .close(error)]
+    }
+}
+
+/// The worker's side of the handshake, as a pure state machine: it answers CHALLENGE with HELLO and verifies
+/// the WELCOME MAC, so a worker never takes jobs from a server that does not know the token.
+public struct ClientHandshake: Sendable {
+    public enum State: Sendable, Hashable { case awaitingChallenge, awaitingWelcome, established, failed }
+
+    public private(set) var state: State = .awaitingChallenge
+    public let clientNonce: Bytes32
+    public private(set) var serverNonce: Bytes32?
+    public private(set) var hello: Hello?
+    private let token: [UInt8]
+    private let versions: [UInt16]
+    private let name: String
+    private let slots: UInt32
+    private let registries: [String]
+    private let labels: [String]
+
+    public init(
+        token: [UInt8], name: String, slots: UInt32, registries: [String], labels: [String] = [],
+        versions: [UInt16] = [ProtocolVersion.current], nonce: Bytes32 = .random()
+    ) {
+        self.token = token
+        self.name = name
+        self.slots = slots
+        self.registries = registries
+        self.labels = labels
+        self.versions = versions
+        clientNonce = nonce
+    }
+
+    /// A frame arrived before the handshake finished.
+    public mutating func onFrame(_ frame: Frame) -> [HandshakeDirective] {
+        do {
+            return onMessage(try Message(frame: frame))
+        } catch let error as WireError {
+            return fail(error)
+        } catch {
+            return fail(WireError(.internalError, "\(error)"))
+        }
+    }
+
+    public mutating func onMessage(_ message: Message) -> [HandshakeDirective] {
+        switch (state, message) {
+        case (.awaitingChallenge, .challenge(let challenge)):
+            // The highest common version; with none in common, offer our highest so the server's REJECT explains.
+            let common = versions.filter { challenge.versions.contains($0) }
+            let version = common.max() ?? versions.max() ?? ProtocolVersion.current
+            var hello = Hello(
+                version: version, name: name, slots: slots, registries: registries, labels: labels,
+                nonce: clientNonce, mac: .zero)
+            hello.mac = HandshakeMAC.hello(token: token, serverNonce: challenge.nonce, hello: hello)
+            self.hello = hello
+            serverNonce = challenge.nonce
+            state = .awaitingWelcome
+            return [.send(.hello(hello))]
+        case (.awaitingWelcome, .welcome(let welcome)):
+            guard let serverNonce, let hello, welcome.version == hello.version else {
+                return fail(WireError(.unexpectedMessage, "WELCOME names a version the worker did not choose"))
+            }
+            let expected = HandshakeMAC.welcome(
+                token: token, clientNonce: clientNonce, serverNonce: serverNonce, welcome: welcome)
+            guard constantTimeEquals(expected.bytes, welcome.mac.bytes) else {
+                return fail(WireError(
+                    .authenticationFailed, "the server's WELCOME does not prove the token: not our coordinator"))
+            }
+            state = .established
+            return [.acceptedByServer(welcome)]
+        case (.awaitingChallenge, .reject(let reject)), (.awaitingWelcome, .reject(let reject)):
+            state = .failed
+            return [.rejected(reject), .close(WireError(rejectCode(reject), reject.reason))]
+        case (.awaitingChallenge, .error(let error)), (.awaitingWelcome, .error(let error)):
+            state = .failed
+            return [.close(WireError(error.knownCode ?? .internalError, error.message))]
+        case (.established, _), (.failed, _):
+            return []
+        default:
+            return fail(WireError(.unexpectedMessage, "unexpected \(message.type) during the handshake"))
+        }
+    }
+
+    private func rejectCode(_ reject: Reject) -> WireError.Code {
+        switch reject.knownCode {
+        case .authenticationFailed: .authenticationFailed
+        case .unsupportedVersion: .unsupportedVersion
+        case .notAccepting: .shuttingDown
+        case .malformedHello, nil: .unexpectedMessage
+        }
+    }
+
+    /// The handshake deadline passed.
+    public mutating func onDeadline() -> [HandshakeDirective] {
+        guard state == .awaitingChallenge || state == .awaitingWelcome else { return [] }
+        return fail(WireError(.handshakeTimeout, "the server did not complete the handshake before the deadline"))
+    }
+
+    private mutating func fail(_ error: WireError) -> [HandshakeDirective] {
+        state = .failed
+        return [.send(.error(ErrorMessage(error))), .close(error)]
+    }
+}
+
+/// Protocol versions.
+public enum ProtocolVersion {
+    /// The version this build speaks.
+    public static let current: UInt16 = 1
+}

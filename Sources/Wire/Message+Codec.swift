@@ -1,0 +1,265 @@
+extension Message {
+    /// The payload bytes (without the frame header).
+    public func encodePayload() -> [UInt8] {
+        var w = ByteWriter()
+        encode(into: &w)
+        return w.bytes
+    }
+
+    /// The message as a frame.
+    public func frame() -> Frame { Frame(type: type.rawValue, payload: encodePayload()) }
+
+    /// The message's complete wire bytes (header + payload).
+    public func encoded() -> [UInt8] { frame().encoded() }
+
+    func encode(into w: inout ByteWriter) {
+        switch self {
+        case .challenge(let m):
+            w.writeFixed32(m.nonce)
+            w.writeList(m.versions) { $0.writeVarint(UInt64($1)) }
+        case .hello(let m):
+            m.encodeSigned(into: &w)
+            w.writeFixed32(m.mac)
+        case .welcome(let m):
+            m.encodeSigned(into: &w)
+            w.writeFixed32(m.mac)
+        case .reject(let m):
+            w.writeVarint(UInt64(m.code))
+            w.writeString(m.reason)
+        case .credit(let n):
+            w.writeVarint(UInt64(n))
+        case .scenario(let m):
+            w.writeFixed32(m.hash)
+            w.writeBytes(m.bytes)
+        case .assign(let jobs):
+            w.writeList(jobs) { w, job in
+                w.writeString(job.job)
+                w.writeVarint(UInt64(job.attempt))
+                w.writeFixed32(job.scenarioHash)
+                w.writeString(job.registry)
+                w.writeList(job.configuration) { w, pair in
+                    w.writeString(pair.key)
+                    w.writeString(pair.value)
+                }
+                w.writeVarint(job.timeoutMillis)
+                w.writeU64BE(job.seed)
+            }
+        case .step(let m):
+            w.writeString(m.job)
+            w.writeVarint(UInt64(m.attempt))
+            w.writeVarint(UInt64(m.index))
+            w.writeU8(m.status.rawValue)
+            w.writeVarint(m.durationMicros)
+            w.writeString(m.message)
+        case .artifactChunk(let m):
+            w.writeString(m.job)
+            w.writeVarint(UInt64(m.attempt))
+            w.writeVarint(UInt64(m.step))
+            w.writeString(m.name)
+            w.writeString(m.mediaType)
+            w.writeFixed32(m.sha256)
+            w.writeVarint(m.offset)
+            w.writeBytes(m.bytes)
+            w.writeBool(m.last)
+        case .artifactAck(let m):
+            w.writeString(m.job)
+            w.writeVarint(UInt64(m.attempt))
+            w.writeString(m.name)
+            w.writeFixed32(m.sha256)
+            w.writeU8(m.kind.rawValue)
+            w.writeVarint(m.offset)
+        case .result(let m):
+            w.writeString(m.job)
+            w.writeVarint(UInt64(m.attempt))
+            w.writeU8(m.status.rawValue)
+            if let failure = m.failure {
+                w.writeU8(1)
+                w.writeVarint(UInt64(failure.step))
+                w.writeString(failure.message)
+            } else {
+                w.writeU8(0)
+            }
+            w.writeVarint(m.durationMicros)
+        case .heartbeat, .drain, .bye:
+            break
+        case .cancel(let m):
+            w.writeString(m.job)
+            w.writeVarint(UInt64(m.attempt))
+            w.writeString(m.reason)
+        case .error(let m):
+            w.writeVarint(UInt64(m.code))
+            w.writeString(m.message)
+        }
+    }
+
+    /// Decodes a frame.
+    /// - Throws: `WireError` (`.unknownType`, `.truncated`, `.badVarint`, `.invalidUTF8`, `.trailingBytes`,
+    ///   `.countExceedsFrame`, `.invalidValue`).
+    public init(frame: Frame) throws {
+        guard let type = MessageType(rawValue: frame.type) else {
+            throw WireError(.unknownType, "unknown frame type 0x\(String(frame.type, radix: 16))")
+        }
+        self = try frame.payload.withUnsafeBytes { raw in
+            var r = ByteReader(raw)
+            let message = try Message.decode(type, &r)
+            try r.expectEnd("\(type)")
+            return message
+        }
+    }
+
+    static func decode(_ type: MessageType, _ r: inout ByteReader) throws -> Message {
+        switch type {
+        case .challenge:
+            let nonce = try r.readFixed32("challenge.nonce")
+            let versions = try r.readList("challenge.versions") { try $0.readVarint(UInt16.self, "challenge.version") }
+            return .challenge(Challenge(nonce: nonce, versions: versions))
+        case .hello:
+            let version = try r.readVarint(UInt16.self, "hello.version")
+            let name = try r.readString("hello.name")
+            let slots = try r.readVarint(UInt32.self, "hello.slots")
+            let registries = try r.readList("hello.registries") { try $0.readString("hello.registry") }
+            let labels = try r.readList("hello.labels") { try $0.readString("hello.label") }
+            let nonce = try r.readFixed32("hello.nonce")
+            let mac = try r.readFixed32("hello.mac")
+            return .hello(Hello(
+                version: version, name: name, slots: slots, registries: registries, labels: labels, nonce: nonce,
+                mac: mac))
+        case .welcome:
+            let version = try r.readVarint(UInt16.self, "welcome.version")
+            let heartbeat = try r.readVarint(UInt32.self, "welcome.heartbeatMillis")
+            let maxFrame = try r.readVarint(UInt32.self, "welcome.maxFrameSize")
+            let mac = try r.readFixed32("welcome.mac")
+            return .welcome(Welcome(version: version, heartbeatMillis: heartbeat, maxFrameSize: maxFrame, mac: mac))
+        case .reject:
+            let code = try r.readVarint(UInt16.self, "reject.code")
+            let reason = try r.readString("reject.reason")
+            return .reject(Reject(code: code, reason: reason))
+        case .credit:
+            return .credit(try r.readVarint(UInt32.self, "credit.n"))
+        case .scenario:
+            let hash = try r.readFixed32("scenario.hash")
+            let bytes = try r.readBytes("scenario.bytes")
+            return .scenario(ScenarioBody(hash: hash, bytes: bytes))
+        case .assign:
+            // A job takes at least 1+1+32+1+1+1+8 bytes.
+            let jobs = try r.readList("assign.jobs", minimumElementSize: 45) { r in
+                let job = try r.readString("assign.job")
+                let attempt = try r.readVarint(UInt32.self, "assign.attempt")
+                let hash = try r.readFixed32("assign.scenarioHash")
+                let registry = try r.readString("assign.registry")
+                let configuration = try r.readList("assign.configuration", minimumElementSize: 2) { r in
+                    ConfigurationPair(try r.readString("assign.key"), try r.readString("assign.value"))
+                }
+                let timeout = try r.readVarint("assign.timeoutMillis")
+                let seed = try r.readU64BE("assign.seed")
+                return JobAssignment(
+                    job: job, attempt: attempt, scenarioHash: hash, registry: registry, configuration: configuration,
+                    timeoutMillis: timeout, seed: seed)
+            }
+            return .assign(jobs)
+        case .step:
+            let job = try r.readString("step.job")
+            let attempt = try r.readVarint(UInt32.self, "step.attempt")
+            let index = try r.readVarint(UInt32.self, "step.index")
+            let status = try readStatus(&r, "step.status")
+            let duration = try r.readVarint("step.durationMicros")
+            let message = try r.readString("step.message")
+            return .step(StepEvent(
+                job: job, attempt: attempt, index: index, status: status, durationMicros: duration, message: message))
+        case .artifactChunk:
+            let job = try r.readString("chunk.job")
+            let attempt = try r.readVarint(UInt32.self, "chunk.attempt")
+            let step = try r.readVarint(UInt32.self, "chunk.step")
+            let name = try r.readString("chunk.name")
+            let media = try r.readString("chunk.mediaType")
+            let sha = try r.readFixed32("chunk.sha256")
+            let offset = try r.readVarint("chunk.offset")
+            let bytes = try r.readBytes("chunk.bytes")
+            let last = try r.readBool("chunk.last")
+            return .artifactChunk(ArtifactChunk(
+                job: job, attempt: attempt, step: step, name: name, mediaType: media, sha256: sha, offset: offset,
+                bytes: bytes, last: last))
+        case .artifactAck:
+            let job = try r.readString("ack.job")
+            let attempt = try r.readVarint(UInt32.self, "ack.attempt")
+            let name = try r.readString("ack.name")
+            let sha = try r.readFixed32("ack.sha256")
+            let rawKind = try r.readU8("ack.kind")
+            guard let kind = ArtifactAck.Kind(rawValue: rawKind) else {
+                throw WireError(.invalidValue, "ack.kind \(rawKind) is not 0 (accepted-through) or 1 (resend-from)")
+            }
+            let offset = try r.readVarint("ack.offset")
+            return .artifactAck(ArtifactAck(
+                job: job, attempt: attempt, name: name, sha256: sha, kind: kind, offset: offset))
+        case .result:
+            let job = try r.readString("result.job")
+            let attempt = try r.readVarint(UInt32.self, "result.attempt")
+            let status = try readStatus(&r, "result.status")
+            var failure: Failure?
+            if try r.readBool("result.hasFailure") {
+                let step = try r.readVarint(UInt32.self, "result.failureStep")
+                let message = try r.readString("result.failureMessage")
+                failure = Failure(step: step, message: message)
+            }
+            let duration = try r.readVarint("result.durationMicros")
+            return .result(JobResult(
+                job: job, attempt: attempt, status: status, failure: failure, durationMicros: duration))
+        case .heartbeat:
+            return .heartbeat
+        case .cancel:
+            let job = try r.readString("cancel.job")
+            let attempt = try r.readVarint(UInt32.self, "cancel.attempt")
+            let reason = try r.readString("cancel.reason")
+            return .cancel(Cancel(job: job, attempt: attempt, reason: reason))
+        case .drain:
+            return .drain
+        case .bye:
+            return .bye
+        case .error:
+            let code = try r.readVarint(UInt16.self, "error.code")
+            let message = try r.readString("error.message")
+            return .error(ErrorMessage(code: code, message: message))
+        }
+    }
+
+    private static func readStatus(_ r: inout ByteReader, _ field: StaticString) throws -> Status {
+        let raw = try r.readU8(field)
+        guard let status = Status(rawValue: raw) else {
+            throw WireError(.invalidValue, "\(field) \(raw) is not a known status (0–5)")
+        }
+        return status
+    }
+
+    /// Decodes every message in a byte string of whole frames (tests, tools, the fuzz target).
+    public static func decodeAll(_ bytes: [UInt8], maxFrameSize: Int = FrameDecoder.defaultMaxFrameSize) throws -> [Message] {
+        var buffer = ByteBuffer(bytes)
+        var decoder = FrameDecoder(maxFrameSize: maxFrameSize)
+        var messages: [Message] = []
+        while let frame = try decoder.decode(buffer: &buffer) { messages.append(try Message(frame: frame)) }
+        if buffer.readableBytes > 0 {
+            throw WireError(.truncated, "input ends inside a frame (\(buffer.readableBytes) bytes left)")
+        }
+        return messages
+    }
+}
+
+extension Hello {
+    /// The fields the HELLO MAC covers: everything before `mac`, as encoded on the wire.
+    func encodeSigned(into w: inout ByteWriter) {
+        w.writeVarint(UInt64(version))
+        w.writeString(name)
+        w.writeVarint(UInt64(slots))
+        w.writeList(registries) { $0.writeString($1) }
+        w.writeList(labels) { $0.writeString($1) }
+        w.writeFixed32(nonce)
+    }
+}
+
+extension Welcome {
+    /// The fields the WELCOME MAC covers: everything before `mac`, as encoded on the wire.
+    func encodeSigned(into w: inout ByteWriter) {
+        w.writeVarint(UInt64(version))
+        w.writeVarint(UInt64(heartbeatMillis))
+        w.writeVarint(UInt64(maxFrameSize))
+    }
+}

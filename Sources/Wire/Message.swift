@@ -1,0 +1,301 @@
+/// The frame type byte of each message (docs/PROTOCOL.md, "Messages").
+public enum MessageType: UInt8, Sendable, Hashable, CaseIterable {
+    case challenge = 0x01
+    case hello = 0x02
+    case welcome = 0x03
+    case reject = 0x04
+    case credit = 0x10
+    case scenario = 0x11
+    case assign = 0x12
+    case step = 0x13
+    case artifactChunk = 0x14
+    case artifactAck = 0x15
+    case result = 0x16
+    case heartbeat = 0x20
+    case cancel = 0x21
+    case drain = 0x22
+    case bye = 0x23
+    case error = 0x7f
+}
+
+/// An ordered list of configuration (key, value) pairs, e.g. `locale=ar`, `direction=rtl`.
+public struct ConfigurationPair: Sendable, Hashable {
+    public var key: String
+    public var value: String
+    public init(_ key: String, _ value: String) {
+        self.key = key
+        self.value = value
+    }
+}
+
+/// Server → client, first frame: a fresh nonce and the versions the server speaks.
+public struct Challenge: Sendable, Hashable {
+    public var nonce: Bytes32
+    public var versions: [UInt16]
+    public init(nonce: Bytes32, versions: [UInt16]) {
+        self.nonce = nonce
+        self.versions = versions
+    }
+}
+
+/// Client → server: who the worker is, the chosen version, its nonce and the MAC that proves the token.
+public struct Hello: Sendable, Hashable {
+    public var version: UInt16
+    public var name: String
+    public var slots: UInt32
+    public var registries: [String]
+    public var labels: [String]
+    public var nonce: Bytes32
+    public var mac: Bytes32
+    public init(
+        version: UInt16, name: String, slots: UInt32, registries: [String], labels: [String], nonce: Bytes32,
+        mac: Bytes32
+    ) {
+        self.version = version
+        self.name = name
+        self.slots = slots
+        self.registries = registries
+        self.labels = labels
+        self.nonce = nonce
+        self.mac = mac
+    }
+}
+
+/// Server → client: accepted; the server's proof of the token and the session parameters.
+public struct Welcome: Sendable, Hashable {
+    public var version: UInt16
+    /// Each side sends HEARTBEAT after this long without sending anything (0 = no heartbeats).
+    public var heartbeatMillis: UInt32
+    /// The largest frame (length field) the server accepts.
+    public var maxFrameSize: UInt32
+    public var mac: Bytes32
+    public init(version: UInt16, heartbeatMillis: UInt32, maxFrameSize: UInt32, mac: Bytes32) {
+        self.version = version
+        self.heartbeatMillis = heartbeatMillis
+        self.maxFrameSize = maxFrameSize
+        self.mac = mac
+    }
+}
+
+/// Server → client: refused, with a code and a reason a person can read; the server then closes.
+public struct Reject: Sendable, Hashable {
+    public enum Code: UInt16, Sendable, Hashable, CaseIterable {
+        case authenticationFailed = 1
+        case unsupportedVersion = 2
+        case malformedHello = 3
+        case notAccepting = 4
+    }
+    /// The raw code (unknown codes from newer peers are kept).
+    public var code: UInt16
+    public var reason: String
+    public init(code: UInt16, reason: String) {
+        self.code = code
+        self.reason = reason
+    }
+    public init(_ code: Code, _ reason: String) { self.init(code: code.rawValue, reason: reason) }
+    public var knownCode: Code? { Code(rawValue: code) }
+}
+
+/// A scenario body, sent once per connection before the first ASSIGN that names its hash.
+public struct ScenarioBody: Sendable, Hashable {
+    public var hash: Bytes32
+    public var bytes: [UInt8]
+    public init(hash: Bytes32, bytes: [UInt8]) {
+        self.hash = hash
+        self.bytes = bytes
+    }
+}
+
+/// One job of an ASSIGN batch: a lease on one attempt.
+public struct JobAssignment: Sendable, Hashable {
+    public var job: String
+    public var attempt: UInt32
+    public var scenarioHash: Bytes32
+    public var registry: String
+    public var configuration: [ConfigurationPair]
+    public var timeoutMillis: UInt64
+    public var seed: UInt64
+    public init(
+        job: String, attempt: UInt32, scenarioHash: Bytes32, registry: String, configuration: [ConfigurationPair],
+        timeoutMillis: UInt64, seed: UInt64
+    ) {
+        self.job = job
+        self.attempt = attempt
+        self.scenarioHash = scenarioHash
+        self.registry = registry
+        self.configuration = configuration
+        self.timeoutMillis = timeoutMillis
+        self.seed = seed
+    }
+}
+
+/// The outcome of one step or job.
+public enum Status: UInt8, Sendable, Hashable, CaseIterable {
+    case passed = 0
+    case failed = 1
+    case skipped = 2
+    case errored = 3
+    case cancelled = 4
+    case timedOut = 5
+}
+
+/// Worker → coordinator: one step finished.
+public struct StepEvent: Sendable, Hashable {
+    public var job: String
+    public var attempt: UInt32
+    public var index: UInt32
+    public var status: Status
+    public var durationMicros: UInt64
+    public var message: String
+    public init(job: String, attempt: UInt32, index: UInt32, status: Status, durationMicros: UInt64, message: String) {
+        self.job = job
+        self.attempt = attempt
+        self.index = index
+        self.status = status
+        self.durationMicros = durationMicros
+        self.message = message
+    }
+}
+
+/// Worker → coordinator: a piece of a (compressed) artifact. `sha256` is the digest of the whole artifact.
+public struct ArtifactChunk: Sendable, Hashable {
+    public var job: String
+    public var attempt: UInt32
+    public var step: UInt32
+    public var name: String
+    public var mediaType: String
+    public var sha256: Bytes32
+    public var offset: UInt64
+    public var bytes: [UInt8]
+    public var last: Bool
+    public init(
+        job: String, attempt: UInt32, step: UInt32, name: String, mediaType: String, sha256: Bytes32, offset: UInt64,
+        bytes: [UInt8], last: Bool
+    ) {
+        self.job = job
+        self.attempt = attempt
+        self.step = step
+        self.name = name
+        self.mediaType = mediaType
+        self.sha256 = sha256
+        self.offset = offset
+        self.bytes = bytes
+        self.last = last
+    }
+}
+
+/// Coordinator → worker: chunk flow control for one artifact.
+public struct ArtifactAck: Sendable, Hashable {
+    public enum Kind: UInt8, Sendable, Hashable, CaseIterable {
+        /// Every byte before `offset` is stored; the window moves forward.
+        case acceptedThrough = 0
+        /// Bytes from `offset` on were lost or did not verify: send them again.
+        case resendFrom = 1
+    }
+    public var job: String
+    public var attempt: UInt32
+    public var name: String
+    public var sha256: Bytes32
+    public var kind: Kind
+    public var offset: UInt64
+    public init(job: String, attempt: UInt32, name: String, sha256: Bytes32, kind: Kind, offset: UInt64) {
+        self.job = job
+        self.attempt = attempt
+        self.name = name
+        self.sha256 = sha256
+        self.kind = kind
+        self.offset = offset
+    }
+}
+
+/// The step that failed a job, and why.
+public struct Failure: Sendable, Hashable {
+    public var step: UInt32
+    public var message: String
+    public init(step: UInt32, message: String) {
+        self.step = step
+        self.message = message
+    }
+}
+
+/// Worker → coordinator: one attempt finished.
+public struct JobResult: Sendable, Hashable {
+    public var job: String
+    public var attempt: UInt32
+    public var status: Status
+    public var failure: Failure?
+    public var durationMicros: UInt64
+    public init(job: String, attempt: UInt32, status: Status, failure: Failure?, durationMicros: UInt64) {
+        self.job = job
+        self.attempt = attempt
+        self.status = status
+        self.failure = failure
+        self.durationMicros = durationMicros
+    }
+}
+
+/// Coordinator → worker: stop an attempt.
+public struct Cancel: Sendable, Hashable {
+    public var job: String
+    public var attempt: UInt32
+    public var reason: String
+    public init(job: String, attempt: UInt32, reason: String) {
+        self.job = job
+        self.attempt = attempt
+        self.reason = reason
+    }
+}
+
+/// Either side: a protocol error; the sender closes after it.
+public struct ErrorMessage: Sendable, Hashable {
+    /// The raw code (see `WireError.Code`; unknown codes from newer peers are kept).
+    public var code: UInt16
+    public var message: String
+    public init(code: UInt16, message: String) {
+        self.code = code
+        self.message = message
+    }
+    public init(_ error: WireError) { self.init(code: error.code.rawValue, message: error.message) }
+    public var knownCode: WireError.Code? { WireError.Code(rawValue: code) }
+}
+
+/// Every protocol message (docs/PROTOCOL.md). `frame()` encodes; `Message(frame:)` decodes.
+public enum Message: Sendable, Hashable {
+    case challenge(Challenge)
+    case hello(Hello)
+    case welcome(Welcome)
+    case reject(Reject)
+    case credit(UInt32)
+    case scenario(ScenarioBody)
+    case assign([JobAssignment])
+    case step(StepEvent)
+    case artifactChunk(ArtifactChunk)
+    case artifactAck(ArtifactAck)
+    case result(JobResult)
+    case heartbeat
+    case cancel(Cancel)
+    case drain
+    case bye
+    case error(ErrorMessage)
+
+    public var type: MessageType {
+        switch self {
+        case .challenge: .challenge
+        case .hello: .hello
+        case .welcome: .welcome
+        case .reject: .reject
+        case .credit: .credit
+        case .scenario: .scenario
+        case .assign: .assign
+        case .step: .step
+        case .artifactChunk: .artifactChunk
+        case .artifactAck: .artifactAck
+        case .result: .result
+        case .heartbeat: .heartbeat
+        case .cancel: .cancel
+        case .drain: .drain
+        case .bye: .bye
+        case .error: .error
+        }
+    }
+}

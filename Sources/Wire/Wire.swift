@@ -1,2 +1,0 @@
-/// Namespace of the Wire module (see docs/ARCHITECTURE.md).
-public enum WireModule {}
