@@ -12,7 +12,11 @@ struct BenchSuite: Sendable {
 enum BenchCommand {
     /// Every suite. Add one by adding it here (one file per suite: `Bench+<Name>.swift`).
     static var suites: [BenchSuite] {
-        [DispatchBench.suite]
+        [
+            DispatchBench.suite,
+            JournalBench.suite,
+            ArtifactsBench.suite,
+        ]
     }
 
     static let spec = CommandSpec(
