@@ -24,7 +24,11 @@ enum CatalogBench {
 
     static func run(quick: Bool) async throws {
         let load = ScenarioLoader.loadCorpus(paths: [corpusFolder])
-        guard load.isClean else { throw CommandFailure("the Catalog corpus has findings:\n\(ScenarioLoadError(findings: load.findings))", exitCode: ExitCode.failures) }
+        guard load.isClean else {
+            throw CommandFailure(
+                "the Catalog corpus has findings:\n\(ScenarioLoadError(findings: load.findings))",
+                exitCode: ExitCode.failures)
+        }
         // Every scenario with at least 10 steps, cut to exactly 10.
         let jobs = load.scenarios.map(\.scenario).filter { $0.steps.count >= 10 }.map { s in
             Scenario(id: s.id, title: s.title, tags: s.tags, steps: Array(s.steps.prefix(10)))
@@ -38,18 +42,25 @@ enum CatalogBench {
 
         let lte = try await measure(jobs, rounds: rounds, configuration: baseline.merging(["network": "lte"]) { $1 })
         let edge = try await measure(jobs, rounds: rounds, configuration: baseline.merging(["network": "edge"]) { $1 })
-        let rtl = try await measure(jobs, rounds: max(1, rounds / 4),
-                                   configuration: ["locale": "ar", "direction": "auto", "window": "narrow-portrait", "network": "3g"])
+        let rtl = try await measure(
+            jobs, rounds: max(1, rounds / 4),
+            configuration: ["locale": "ar", "direction": "auto", "window": "narrow-portrait", "network": "3g"])
         print("scenarios cut to 10 steps: \(jobs.count) (\(jobs.map(\.id).joined(separator: ", ")))")
         print(lte.line(label: "lte (en, ltr, full-window)"))
         print(edge.line(label: "edge (en, ltr, full-window)"))
         print(rtl.line(label: "3g (ar, rtl, narrow-portrait)"))
         let ratio = edge.meanWall / max(lte.meanWall, 1e-9)
         let medianRatio = edge.percentile(0.5) / max(lte.percentile(0.5), 1e-9)
-        print(String(format: "edge/lte wall-time ratio: %.3f mean, %.3f median (target <= 1.1); simulated time edge/lte: %.1fx",
-                     ratio, medianRatio, edge.meanSimulated / max(lte.meanSimulated, 1e-9)))
-        print(String(format: "wall time per 10-step job: %.3f ms mean, %.3f ms median; CPU %.3f ms per job (target <= 2 ms on one core)",
-                     lte.meanWall * 1000, lte.percentile(0.5) * 1000, lte.cpu / Double(max(1, lte.jobs)) * 1000))
+        print(
+            String(
+                format:
+                    "edge/lte wall-time ratio: %.3f mean, %.3f median (target <= 1.1); simulated time edge/lte: %.1fx",
+                ratio, medianRatio, edge.meanSimulated / max(lte.meanSimulated, 1e-9)))
+        print(
+            String(
+                format:
+                    "wall time per 10-step job: %.3f ms mean, %.3f ms median; CPU %.3f ms per job (target <= 2 ms on one core)",
+                lte.meanWall * 1000, lte.percentile(0.5) * 1000, lte.cpu / Double(max(1, lte.jobs)) * 1000))
     }
 
     struct Figures {
@@ -70,9 +81,11 @@ enum CatalogBench {
         }
 
         func line(label: String) -> String {
-            String(format: "%@: %d jobs (%d passed), wall per job mean %.3f ms, p50 %.3f ms, p99 %.3f ms; CPU per job %.3f ms; simulated per job %.2f s",
-                   label, jobs, passed, meanWall * 1000, percentile(0.5) * 1000, percentile(0.99) * 1000,
-                   cpu / Double(max(1, jobs)) * 1000, meanSimulated)
+            String(
+                format:
+                    "%@: %d jobs (%d passed), wall per job mean %.3f ms, p50 %.3f ms, p99 %.3f ms; CPU per job %.3f ms; simulated per job %.2f s",
+                label, jobs, passed, meanWall * 1000, percentile(0.5) * 1000, percentile(0.99) * 1000,
+                cpu / Double(max(1, jobs)) * 1000, meanSimulated)
         }
     }
 

@@ -41,7 +41,8 @@ public struct DeviceArguments: Sendable, Hashable {
     init(locale: String, requestedDirection: LayoutDirection, network: NetworkSpec?, viewport: Viewport) {
         let subtags = locale.split(separator: "-").map(String.init)
         let language = subtags.first ?? "en"
-        let region = subtags.dropFirst().first { $0.count == 2 || ($0.count == 3 && $0.allSatisfy(\.isNumber)) }
+        let region =
+            subtags.dropFirst().first { $0.count == 2 || ($0.count == 3 && $0.allSatisfy(\.isNumber)) }
             ?? Self.likelyRegions[language]
         var args = ["-AppleLanguages", "(\(locale))", "-AppleLocale", region.map { "\(language)_\($0)" } ?? language]
         switch requestedDirection {

@@ -153,7 +153,8 @@ public struct LocaleFormatting: Sendable {
 
     /// A date with the day, the month's name and the year, in UTC (`2. März 2026`).
     public func date(_ date: Date) -> String {
-        var style = Date.FormatStyle(date: .long, time: .omitted, locale: locale, calendar: Calendar(identifier: .gregorian))
+        var style = Date.FormatStyle(
+            date: .long, time: .omitted, locale: locale, calendar: Calendar(identifier: .gregorian))
         style.timeZone = TimeZone(identifier: "UTC") ?? TimeZone(secondsFromGMT: 0) ?? style.timeZone
         return date.formatted(style)
     }

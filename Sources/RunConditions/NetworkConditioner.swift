@@ -37,8 +37,10 @@ public struct NetworkProfile: Sendable, Hashable, CustomStringConvertible {
     /// How failing requests fail.
     public var failure: NetworkFailure
 
-    public init(name: String, latency: Duration, jitter: Duration = .zero, bytesPerSecond: Int?,
-                failureRate: Double = 0, failure: NetworkFailure = .connectionLost) {
+    public init(
+        name: String, latency: Duration, jitter: Duration = .zero, bytesPerSecond: Int?,
+        failureRate: Double = 0, failure: NetworkFailure = .connectionLost
+    ) {
         self.name = name
         self.latency = latency
         self.jitter = jitter
@@ -48,19 +50,23 @@ public struct NetworkProfile: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// ~400 ms ± 100 ms, ~30 kB/s (about 240 kbit/s).
-    public static let edge = NetworkProfile(name: "edge", latency: .milliseconds(400), jitter: .milliseconds(100),
-                                            bytesPerSecond: 30_000)
+    public static let edge = NetworkProfile(
+        name: "edge", latency: .milliseconds(400), jitter: .milliseconds(100),
+        bytesPerSecond: 30_000)
     /// ~100 ms ± 50 ms, ~200 kB/s (about 1.6 Mbit/s).
-    public static let threeG = NetworkProfile(name: "3g", latency: .milliseconds(100), jitter: .milliseconds(50),
-                                              bytesPerSecond: 200_000)
+    public static let threeG = NetworkProfile(
+        name: "3g", latency: .milliseconds(100), jitter: .milliseconds(50),
+        bytesPerSecond: 200_000)
     /// ~50 ms, ~6.25 MB/s (about 50 Mbit/s).
     public static let lte = NetworkProfile(name: "lte", latency: .milliseconds(50), bytesPerSecond: 6_250_000)
     /// LTE figures, but 30 % of requests fail with a lost connection.
-    public static let flaky = NetworkProfile(name: "flaky", latency: .milliseconds(50), bytesPerSecond: 6_250_000,
-                                             failureRate: 0.3, failure: .connectionLost)
+    public static let flaky = NetworkProfile(
+        name: "flaky", latency: .milliseconds(50), bytesPerSecond: 6_250_000,
+        failureRate: 0.3, failure: .connectionLost)
     /// Every request fails at once: not connected.
-    public static let offline = NetworkProfile(name: "offline", latency: .zero, bytesPerSecond: nil, failureRate: 1,
-                                               failure: .notConnected)
+    public static let offline = NetworkProfile(
+        name: "offline", latency: .zero, bytesPerSecond: nil, failureRate: 1,
+        failure: .notConnected)
     /// No conditioning (a configuration without a `network` value).
     public static let unconditioned = NetworkProfile(name: "none", latency: .zero, bytesPerSecond: nil)
 
@@ -73,9 +79,10 @@ public struct NetworkProfile: Sendable, Hashable, CustomStringConvertible {
         case .named(.flaky): self = .flaky
         case .named(.offline): self = .offline
         case .custom(let c):
-            self.init(name: c.description, latency: .milliseconds(c.latencyMilliseconds),
-                      jitter: .milliseconds(c.jitterMilliseconds), bytesPerSecond: c.bytesPerSecond,
-                      failureRate: c.failureRate, failure: c.failure.map(NetworkFailure.init(code:)) ?? .connectionLost)
+            self.init(
+                name: c.description, latency: .milliseconds(c.latencyMilliseconds),
+                jitter: .milliseconds(c.jitterMilliseconds), bytesPerSecond: c.bytesPerSecond,
+                failureRate: c.failureRate, failure: c.failure.map(NetworkFailure.init(code:)) ?? .connectionLost)
         }
     }
 
@@ -122,8 +129,8 @@ public final class NetworkConditioner: Sendable {
     public func condition(requestBytes: Int, responseBytes: Int) -> ConditionedRequest {
         let p = profile
         return state.withLock { s in
-            let jitterDraw = s.generator.nextUnit() * 2 - 1   // -1 ..< 1
-            let failureDraw = s.generator.nextUnit()          // 0 ..< 1
+            let jitterDraw = s.generator.nextUnit() * 2 - 1  // -1 ..< 1
+            let failureDraw = s.generator.nextUnit()  // 0 ..< 1
             let jitterNanos = Double(p.jitter.nanoseconds) * jitterDraw
             let firstByte = max(0, Double(p.latency.nanoseconds) + jitterNanos)
             let fails = failureDraw < p.failureRate
@@ -131,8 +138,9 @@ public final class NetworkConditioner: Sendable {
             if !fails, let rate = p.bytesPerSecond, rate > 0 {
                 nanos += Double(max(0, requestBytes) + max(0, responseBytes)) / Double(rate) * 1e9
             }
-            let request = ConditionedRequest(sequence: s.sequence, delay: .nanoseconds(Int64(nanos.rounded())),
-                                             failure: fails ? p.failure : nil)
+            let request = ConditionedRequest(
+                sequence: s.sequence, delay: .nanoseconds(Int64(nanos.rounded())),
+                failure: fails ? p.failure : nil)
             s.sequence += 1
             s.history.append(request)
             return request
@@ -142,8 +150,10 @@ public final class NetworkConditioner: Sendable {
     /// Conditions a request and schedules `completion` on `clock` when its response (or failure) arrives.
     /// - Returns: the decision, for logs.
     @discardableResult
-    public func deliver(requestBytes: Int, responseBytes: Int, on clock: VirtualClock,
-                        completion: @escaping @Sendable (ConditionedRequest) async -> Void) -> ConditionedRequest {
+    public func deliver(
+        requestBytes: Int, responseBytes: Int, on clock: VirtualClock,
+        completion: @escaping @Sendable (ConditionedRequest) async -> Void
+    ) -> ConditionedRequest {
         let decision = condition(requestBytes: requestBytes, responseBytes: responseBytes)
         clock.schedule(after: decision.delay) { await completion(decision) }
         return decision

@@ -39,15 +39,17 @@ public struct RunConditions: Sendable {
         case .pseudoDouble: direction = Self.localeDirection(locale); pseudo = .double
         case .pseudoAccented: direction = Self.localeDirection(locale); pseudo = .accented
         }
-        let viewport = Viewport.resolve(window: configuration.window ?? .preset(.fullWindow),
-                                        orientation: configuration.orientation ?? .portrait)
+        let viewport = Viewport.resolve(
+            window: configuration.window ?? .preset(.fullWindow),
+            orientation: configuration.orientation ?? .portrait)
         self.viewport = viewport
         let networkSpec = configuration.network
         let profile = networkSpec.map(NetworkProfile.init) ?? .unconditioned
         self.networkProfile = profile
         self.network = NetworkConditioner(profile: profile, seed: seed)
-        self.deviceArguments = DeviceArguments(locale: locale, requestedDirection: requested, network: networkSpec,
-                                               viewport: viewport)
+        self.deviceArguments = DeviceArguments(
+            locale: locale, requestedDirection: requested, network: networkSpec,
+            viewport: viewport)
     }
 
     /// Builds the run conditions, rejecting any built-in axis value that is not valid.
@@ -56,7 +58,9 @@ public struct RunConditions: Sendable {
         var problems: [String] = []
         for axis in BuiltInAxis.allCases {
             guard let value = configuration[axis.rawValue] else { continue }
-            if case .failure(let problem) = axis.normalize(value) { problems.append("\(axis.rawValue): \(problem.message)") }
+            if case .failure(let problem) = axis.normalize(value) {
+                problems.append("\(axis.rawValue): \(problem.message)")
+            }
         }
         guard problems.isEmpty else { throw RunConditionsError(problems: problems) }
         self.init(configuration: configuration, seed: seed)

@@ -16,13 +16,13 @@ public struct Viewport: Sendable, Hashable, CustomStringConvertible {
     /// The portrait size (width × height) of each window preset; landscape swaps the axes.
     public static func portraitSize(of preset: WindowPreset) -> (width: Int, height: Int) {
         switch preset {
-        case .narrowPortrait: (320, 720)    // a one-third split on a tablet
-        case .narrowLandscape: (568, 320)   // a small landscape-shaped window
-        case .shortWide: (1024, 360)        // very short and wide
-        case .tallNarrow: (320, 1180)       // tall and narrow (a side column)
-        case .regularSquare: (744, 744)     // regular width, squarish
-        case .fullWindow: (820, 1180)       // the whole screen of an 11-inch tablet
-        case .smallFloating: (320, 480)     // a small floating window
+        case .narrowPortrait: (320, 720)  // a one-third split on a tablet
+        case .narrowLandscape: (568, 320)  // a small landscape-shaped window
+        case .shortWide: (1024, 360)  // very short and wide
+        case .tallNarrow: (320, 1180)  // tall and narrow (a side column)
+        case .regularSquare: (744, 744)  // regular width, squarish
+        case .fullWindow: (820, 1180)  // the whole screen of an 11-inch tablet
+        case .smallFloating: (320, 480)  // a small floating window
         }
     }
 

@@ -50,8 +50,10 @@ public struct WireframeBox: Sendable, Hashable {
     public var style: Style
     public var flags: Flags
 
-    public init(x: Double, y: Double, width: Double, height: Double, label: String, style: Style = .text,
-                flags: Flags = []) {
+    public init(
+        x: Double, y: Double, width: Double, height: Double, label: String, style: Style = .text,
+        flags: Flags = []
+    ) {
         self.x = x
         self.y = y
         self.width = width
@@ -77,9 +79,11 @@ public enum Wireframe {
     /// - Throws: `WireframeError` when the canvas is empty or too large, or cairo fails.
     public static func png(_ document: WireframeDocument) throws -> [UInt8] {
         guard (1...8192).contains(document.width), (1...8192).contains(document.height) else {
-            throw WireframeError(message: "a wireframe must be 1…8192 points on each side, not \(document.width)x\(document.height)")
+            throw WireframeError(
+                message: "a wireframe must be 1…8192 points on each side, not \(document.width)x\(document.height)")
         }
-        guard let surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, Int32(document.width), Int32(document.height))
+        guard
+            let surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, Int32(document.width), Int32(document.height))
         else { throw WireframeError(message: "cairo could not create a surface") }
         defer { cairo_surface_destroy(surface) }
         guard cairo_surface_status(surface) == CAIRO_STATUS_SUCCESS, let cr = cairo_create(surface) else {
@@ -92,15 +96,18 @@ public enum Wireframe {
         let sink = ByteSink()
         let context = Unmanaged.passUnretained(sink).toOpaque()
         let status = withExtendedLifetime(sink) {
-            cairo_surface_write_to_png_stream(surface, { closure, data, length in
-                guard let closure, let data else { return CAIRO_STATUS_WRITE_ERROR }
-                let sink = Unmanaged<ByteSink>.fromOpaque(closure).takeUnretainedValue()
-                sink.bytes.append(contentsOf: UnsafeBufferPointer(start: data, count: Int(length)))
-                return CAIRO_STATUS_SUCCESS
-            }, context)
+            cairo_surface_write_to_png_stream(
+                surface,
+                { closure, data, length in
+                    guard let closure, let data else { return CAIRO_STATUS_WRITE_ERROR }
+                    let sink = Unmanaged<ByteSink>.fromOpaque(closure).takeUnretainedValue()
+                    sink.bytes.append(contentsOf: UnsafeBufferPointer(start: data, count: Int(length)))
+                    return CAIRO_STATUS_SUCCESS
+                }, context)
         }
         guard status == CAIRO_STATUS_SUCCESS else {
-            throw WireframeError(message: "cairo could not encode the PNG: \(String(cString: cairo_status_to_string(status)))")
+            throw WireframeError(
+                message: "cairo could not encode the PNG: \(String(cString: cairo_status_to_string(status)))")
         }
         return sink.bytes
     }
@@ -111,11 +118,12 @@ public enum Wireframe {
         let source = ByteSource(bytes)
         let context = Unmanaged.passUnretained(source).toOpaque()
         let surface = withExtendedLifetime(source) {
-            cairo_image_surface_create_from_png_stream({ closure, data, length in
-                guard let closure, let data else { return CAIRO_STATUS_READ_ERROR }
-                let source = Unmanaged<ByteSource>.fromOpaque(closure).takeUnretainedValue()
-                return source.read(into: data, count: Int(length)) ? CAIRO_STATUS_SUCCESS : CAIRO_STATUS_READ_ERROR
-            }, context)
+            cairo_image_surface_create_from_png_stream(
+                { closure, data, length in
+                    guard let closure, let data else { return CAIRO_STATUS_READ_ERROR }
+                    let source = Unmanaged<ByteSource>.fromOpaque(closure).takeUnretainedValue()
+                    return source.read(into: data, count: Int(length)) ? CAIRO_STATUS_SUCCESS : CAIRO_STATUS_READ_ERROR
+                }, context)
         }
         guard let surface else { return nil }
         defer { cairo_surface_destroy(surface) }
@@ -140,15 +148,16 @@ public enum Wireframe {
     }
 
     private static func drawBox(_ box: WireframeBox, rightToLeft: Bool, on cr: OpaquePointer) {
-        let (fill, fillAlpha): (RGB, Double) = switch box.style {
-        case .button: ((0.80, 0.88, 1.0), 1)
-        case .field: ((0.96, 0.96, 0.96), 1)
-        case .image: ((0.85, 0.85, 0.85), 1)
-        case .control: ((0.85, 0.95, 0.85), 1)
-        case .container: ((0.97, 0.97, 0.99), 1)
-        case .overlay: ((1.0, 1.0, 0.92), 0.95)
-        case .text: ((1, 1, 1), 0)
-        }
+        let (fill, fillAlpha): (RGB, Double) =
+            switch box.style {
+            case .button: ((0.80, 0.88, 1.0), 1)
+            case .field: ((0.96, 0.96, 0.96), 1)
+            case .image: ((0.85, 0.85, 0.85), 1)
+            case .control: ((0.85, 0.95, 0.85), 1)
+            case .container: ((0.97, 0.97, 0.99), 1)
+            case .overlay: ((1.0, 1.0, 0.92), 0.95)
+            case .text: ((1, 1, 1), 0)
+            }
         var stroke: RGB = (0.55, 0.55, 0.6)
         var lineWidth = 1.0
         var dashed = false
@@ -185,11 +194,12 @@ public enum Wireframe {
         var extents = cairo_text_extents_t()
         cairo_text_extents(cr, box.label, &extents)
         let inset = 3.0
-        let x: Double = switch (box.style, rightToLeft) {
-        case (.button, _): box.x + max(inset, (box.width - extents.x_advance) / 2)
-        case (_, true): box.x + box.width - inset - extents.x_advance
-        case (_, false): box.x + inset
-        }
+        let x: Double =
+            switch (box.style, rightToLeft) {
+            case (.button, _): box.x + max(inset, (box.width - extents.x_advance) / 2)
+            case (_, true): box.x + box.width - inset - extents.x_advance
+            case (_, false): box.x + inset
+            }
         cairo_move_to(cr, x, box.y + box.height / 2 + size * 0.35)
         cairo_show_text(cr, box.label)
         cairo_restore(cr)

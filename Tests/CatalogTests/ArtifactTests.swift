@@ -12,9 +12,12 @@ struct ArtifactTests {
         return registry
     }
 
-    @Test("the wireframe is a PNG whose decoded size is the viewport",
-          arguments: [([String: String](), 820, 1180), (["window": "narrow-portrait", "orientation": "landscape"], 720, 320),
-                      (["window": "390x844", "locale": "ar", "direction": "auto"], 390, 844)])
+    @Test(
+        "the wireframe is a PNG whose decoded size is the viewport",
+        arguments: [
+            ([String: String](), 820, 1180), (["window": "narrow-portrait", "orientation": "landscape"], 720, 320),
+            (["window": "390x844", "locale": "ar", "direction": "auto"], 390, 844),
+        ])
     func pngSize(changes: [String: String], width: Int, height: Int) async throws {
         let png = try await registry(after: "cart-total-layout", changes).wireframePNG()
         #expect(png.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]))
@@ -49,7 +52,8 @@ struct ArtifactTests {
 
     @Test("truncated elements are flagged in the wireframe")
     func flagged() async throws {
-        let surface = try await registry(after: "item-detail", ["locale": "de", "window": "narrow-portrait"]).engine.surface()
+        let surface = try await registry(after: "item-detail", ["locale": "de", "window": "narrow-portrait"]).engine
+            .surface()
         let doc = CatalogRegistry.wireframe(of: surface)
         #expect(doc.boxes.contains { $0.label == "In den Warenkorb legen" && $0.flags.contains(.truncated) })
     }

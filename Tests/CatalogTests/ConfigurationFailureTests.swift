@@ -14,22 +14,30 @@ struct ConfigurationFailureTests {
         #expect(failure.message.contains("In den Warenkorb legen"))
     }
 
-    @Test("the same screen is sound in German at full width and in English when narrow",
-          arguments: [["locale": "de"], ["locale": "en", "window": "narrow-portrait"], ["locale": "fr", "window": "narrow-portrait"]])
+    @Test(
+        "the same screen is sound in German at full width and in English when narrow",
+        arguments: [
+            ["locale": "de"], ["locale": "en", "window": "narrow-portrait"],
+            ["locale": "fr", "window": "narrow-portrait"],
+        ])
     func soundWhereItFits(changes: [String: String]) async throws {
         let result = try await Corpus.run("item-detail", changes)
         #expect(result.passed, "\(result.failure?.description ?? "")")
     }
 
-    @Test("right-to-left finds the cart total's hard-coded right alignment, and only that",
-          arguments: [["locale": "ar", "direction": "auto"], ["locale": "he", "direction": "auto"], ["direction": "pseudo-rtl"]])
+    @Test(
+        "right-to-left finds the cart total's hard-coded right alignment, and only that",
+        arguments: [
+            ["locale": "ar", "direction": "auto"], ["locale": "he", "direction": "auto"], ["direction": "pseudo-rtl"],
+        ])
     func rtlMirroringDefect(changes: [String: String]) async throws {
         let result = try await Corpus.run("cart-total-layout", changes)
         let failure = try #require(result.failure)
         #expect(failure.message.contains("'cart.total.amount' is not mirrored for right-to-left"))
         let registry = try CatalogWorkerKit.makeRegistry(configuration: Corpus.configuration(changes), seed: 1)
         let steps = try Corpus.scenario("cart-total-layout").steps.dropLast()
-        let passed = await AsyncScenarioRunner(registry: registry).run(.init(id: "prefix", title: "prefix", steps: Array(steps)))
+        let passed = await AsyncScenarioRunner(registry: registry).run(
+            .init(id: "prefix", title: "prefix", steps: Array(steps)))
         #expect(passed.passed)
         let surface = await registry.engine.surface()
         #expect(surface.findings.map(\.element) == ["cart.total.amount"])
@@ -39,7 +47,8 @@ struct ConfigurationFailureTests {
     func arabicSweep() async throws {
         var failed: [String] = []
         for scenario in try Corpus.scenarios() {
-            let registry = try CatalogWorkerKit.makeRegistry(configuration: Corpus.configuration(["locale": "ar", "direction": "auto"]), seed: 3)
+            let registry = try CatalogWorkerKit.makeRegistry(
+                configuration: Corpus.configuration(["locale": "ar", "direction": "auto"]), seed: 3)
             let result = await AsyncScenarioRunner(registry: registry).run(scenario)
             if !result.passed { failed.append(scenario.id) }
         }
@@ -54,7 +63,8 @@ struct ConfigurationFailureTests {
 
     @Test("pseudo-double in a narrow window makes the sign-in bar's title overlap its cancel button")
     func doubledOverlap() async throws {
-        let failure = try #require(try await Corpus.run("sign-in-layout", ["direction": "pseudo-double", "window": "narrow-portrait"]).failure)
+        let failure = try #require(
+            try await Corpus.run("sign-in-layout", ["direction": "pseudo-double", "window": "narrow-portrait"]).failure)
         #expect(failure.message.contains("'signin.cancel' overlaps 'signin.title'"))
         #expect(try await Corpus.run("sign-in-layout", ["direction": "pseudo-double"]).passed)
     }

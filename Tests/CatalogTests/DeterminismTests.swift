@@ -9,8 +9,9 @@ struct DeterminismTests {
         r.steps.map { "\($0.index) \($0.key) \($0.outcome) \($0.duration) \($0.message ?? "") \($0.interruptions)" }
     }
 
-    @Test("the same seed gives identical outcomes and step durations, under flaky and edge",
-          arguments: ["flaky", "edge", "3g"])
+    @Test(
+        "the same seed gives identical outcomes and step durations, under flaky and edge",
+        arguments: ["flaky", "edge", "3g"])
     func sameSeed(network: String) async throws {
         for id in ["browse-catalog", "checkout-requires-sign-in", "timer-refresh"] {
             for seed in [UInt64(1), 2, 3, 99] {

@@ -8,8 +8,12 @@ struct LayoutRuleTests {
     func text(_ id: String, _ label: String) -> SurfaceElement { SurfaceElement(id: id, role: .text, label: label) }
     func button(_ id: String, _ label: String) -> SurfaceElement { SurfaceElement(id: id, role: .button, label: label) }
 
-    func findings(_ spec: ScreenSpec, width: Int = 320, rtl: Bool = false, pseudo: PseudoMode = .none) -> [LayoutFinding] {
-        LayoutEngine.layout(spec, width: width, height: 600, direction: rtl ? .rightToLeft : .leftToRight, pseudo: pseudo).findings
+    func findings(
+        _ spec: ScreenSpec, width: Int = 320, rtl: Bool = false, pseudo: PseudoMode = .none
+    ) -> [LayoutFinding] {
+        LayoutEngine.layout(
+            spec, width: width, height: 600, direction: rtl ? .rightToLeft : .leftToRight, pseudo: pseudo
+        ).findings
     }
 
     @Test("text widths follow the script: CJK glyphs are about twice as wide as Latin ones")
@@ -22,7 +26,12 @@ struct LayoutRuleTests {
     @Test("a button whose label is wider than its room is truncated, and fits when the window is wider")
     func truncation() {
         var spec = ScreenSpec(screen: "t")
-        spec.body = [LayoutRow([LayoutLeaf(text("price", "€189.00")), LayoutLeaf(button("buy", "Put this in the basket now"), sizing: .fill)])]
+        spec.body = [
+            LayoutRow([
+                LayoutLeaf(text("price", "€189.00")),
+                LayoutLeaf(button("buy", "Put this in the basket now"), sizing: .fill),
+            ])
+        ]
         let narrow = findings(spec, width: 320)
         #expect(narrow.map(\.kind) == [.truncated])
         #expect(narrow.first?.element == "buy")
@@ -31,7 +40,9 @@ struct LayoutRuleTests {
 
     @Test("a wrapping row moves items to the next line; a clipping row runs them off screen")
     func wrapAndClip() {
-        let chips = ["one", "two", "three", "four", "five", "six"].map { LayoutLeaf(button("chip.\($0)", "Category \($0)"), padding: 12) }
+        let chips = ["one", "two", "three", "four", "five", "six"].map {
+            LayoutLeaf(button("chip.\($0)", "Category \($0)"), padding: 12)
+        }
         var wrap = ScreenSpec(screen: "w")
         wrap.body = [LayoutRow(chips, spacing: 8, overflow: .wrap)]
         #expect(findings(wrap).isEmpty)
@@ -51,11 +62,19 @@ struct LayoutRuleTests {
         #expect(findings(spec, width: 800).isEmpty)
     }
 
-    @Test("leading/trailing alignments mirror in right-to-left; left/right do not and are reported",
-          arguments: [(HorizontalAlignment.trailing, false), (.leading, false), (.center, false), (.right, true), (.left, true)])
+    @Test(
+        "leading/trailing alignments mirror in right-to-left; left/right do not and are reported",
+        arguments: [
+            (HorizontalAlignment.trailing, false), (.leading, false), (.center, false), (.right, true), (.left, true),
+        ])
     func mirroring(alignment: HorizontalAlignment, reported: Bool) {
         var spec = ScreenSpec(screen: "m")
-        spec.body = [LayoutRow([LayoutLeaf(text("label", "Total")), LayoutLeaf(text("amount", "€12.00"), sizing: .fill, alignment: alignment)])]
+        spec.body = [
+            LayoutRow([
+                LayoutLeaf(text("label", "Total")),
+                LayoutLeaf(text("amount", "€12.00"), sizing: .fill, alignment: alignment),
+            ])
+        ]
         #expect(findings(spec, rtl: false).isEmpty)
         let rtl = findings(spec, rtl: true)
         #expect(rtl.map(\.element) == (reported ? ["amount"] : []))
@@ -67,8 +86,11 @@ struct LayoutRuleTests {
         var spec = ScreenSpec(screen: "p")
         var product = text("product", "Silk Scarf")
         product.isContent = true
-        spec.body = [LayoutRow([LayoutLeaf(text("copy", "[Šéţţîñĝš]"))]), LayoutRow([LayoutLeaf(text("literal", "Version 1.0"))]),
-                     LayoutRow([LayoutLeaf(product)])]
+        spec.body = [
+            LayoutRow([LayoutLeaf(text("copy", "[Šéţţîñĝš]"))]),
+            LayoutRow([LayoutLeaf(text("literal", "Version 1.0"))]),
+            LayoutRow([LayoutLeaf(product)]),
+        ]
         #expect(findings(spec, pseudo: .accented).map(\.element) == ["literal"])
         #expect(findings(spec, pseudo: .none).isEmpty)
     }

@@ -8,13 +8,15 @@ struct RegistryTests {
         try CatalogWorkerKit.makeRegistry(configuration: Corpus.baseline, seed: 1)
     }
 
-    @Test("an unwired verb:target throws unknownStep", arguments: [
-        Step(verb: .tap, target: "catalog.teleport"), Step(verb: .open, target: "moon"),
-        Step(verb: .ambient, target: "earthquake"), Step(verb: .request, target: "database.drop"),
-        Step(verb: .rotate, target: "table", arg: "landscape"), Step(verb: .wait, target: "ghost"),
-        Step(verb: .assert, target: "ghost.label"), Step(verb: .type, target: "catalog.title", arg: "x"),
-        Step(verb: .swipe, target: "item.name", arg: "up"),
-    ])
+    @Test(
+        "an unwired verb:target throws unknownStep",
+        arguments: [
+            Step(verb: .tap, target: "catalog.teleport"), Step(verb: .open, target: "moon"),
+            Step(verb: .ambient, target: "earthquake"), Step(verb: .request, target: "database.drop"),
+            Step(verb: .rotate, target: "table", arg: "landscape"), Step(verb: .wait, target: "ghost"),
+            Step(verb: .assert, target: "ghost.label"), Step(verb: .type, target: "catalog.title", arg: "x"),
+            Step(verb: .swipe, target: "item.name", arg: "up"),
+        ])
     func unknownStep(step: Step) async throws {
         let registry = try registry()
         await #expect(throws: StepError.unknownStep(step)) { try await registry.execute(step) }
@@ -22,20 +24,24 @@ struct RegistryTests {
 
     @Test("the runner stops at an unwired step and names it")
     func runnerReportsUnknownStep() async throws {
-        let scenario = Scenario(id: "typo", title: "typo", steps: [
-            Step(verb: .open, target: "catalog"), Step(verb: .tap, target: "catalog.buy-now"),
-        ])
+        let scenario = Scenario(
+            id: "typo", title: "typo",
+            steps: [
+                Step(verb: .open, target: "catalog"), Step(verb: .tap, target: "catalog.buy-now"),
+            ])
         let result = await AsyncScenarioRunner(registry: try registry()).run(scenario)
         #expect(result.failure?.stepIndex == 1)
         #expect(result.failure?.stepError == .unknownStep(scenario.steps[1]))
     }
 
-    @Test("bad arguments are invalid, not unknown", arguments: [
-        Step(verb: .request, target: "catalog.products", arg: "gigantic"),
-        Step(verb: .assert, target: "layout", arg: "pretty"),
-        Step(verb: .assert, target: "catalog.title", arg: "shiny"),
-        Step(verb: .ambient, target: "push.notification", arg: "spam"),
-    ])
+    @Test(
+        "bad arguments are invalid, not unknown",
+        arguments: [
+            Step(verb: .request, target: "catalog.products", arg: "gigantic"),
+            Step(verb: .assert, target: "layout", arg: "pretty"),
+            Step(verb: .assert, target: "catalog.title", arg: "shiny"),
+            Step(verb: .ambient, target: "push.notification", arg: "spam"),
+        ])
     func invalidArguments(step: Step) async throws {
         let registry = try registry()
         do {

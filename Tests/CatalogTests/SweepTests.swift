@@ -13,7 +13,10 @@ struct SweepTests {
         (["locale": "fr", "window": "narrow-portrait"], []),
         (["locale": "ja", "window": "small-floating"], []),
         (["locale": "he", "direction": "auto", "window": "narrow-portrait"], ["cart-total-layout"]),
-        (["locale": "ar", "direction": "auto", "orientation": "landscape", "window": "regular-square"], ["cart-total-layout"]),
+        (
+            ["locale": "ar", "direction": "auto", "orientation": "landscape", "window": "regular-square"],
+            ["cart-total-layout"]
+        ),
         (["direction": "pseudo-rtl"], ["cart-total-layout"]),
         (["direction": "pseudo-accented"], ["settings-localized"]),
         (["direction": "pseudo-double"], []),

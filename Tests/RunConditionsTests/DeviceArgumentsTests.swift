@@ -7,16 +7,22 @@ struct DeviceArgumentsTests {
     @Test("Arabic, right-to-left, on edge")
     func arabic() throws {
         let args = DeviceArguments.for(Configuration(["locale": "ar", "direction": "rtl", "network": "edge"]))
-        #expect(args.launchArguments == ["-AppleLanguages", "(ar)", "-AppleLocale", "ar_SA",
-                                         "-NSForceRightToLeftWritingDirection", "YES", "-AppleTextDirection", "YES",
-                                         "-NetworkProfile", "edge"])
+        #expect(
+            args.launchArguments == [
+                "-AppleLanguages", "(ar)", "-AppleLocale", "ar_SA",
+                "-NSForceRightToLeftWritingDirection", "YES", "-AppleTextDirection", "YES",
+                "-NetworkProfile", "edge",
+            ])
         #expect(args.xcodebuildFlags == ["-testLanguage", "ar", "-testRegion", "SA"])
     }
 
     @Test("a region in the tag wins; pseudo modes map to their user defaults")
     func regionAndPseudo() {
         let double = DeviceArguments.for(Configuration(["locale": "de-AT", "direction": "pseudo-double"]))
-        #expect(double.launchArguments == ["-AppleLanguages", "(de-AT)", "-AppleLocale", "de_AT", "-NSDoubleLocalizedStrings", "YES"])
+        #expect(
+            double.launchArguments == [
+                "-AppleLanguages", "(de-AT)", "-AppleLocale", "de_AT", "-NSDoubleLocalizedStrings", "YES",
+            ])
         #expect(double.xcodebuildFlags == ["-testLanguage", "de", "-testRegion", "AT"])
         let accented = DeviceArguments.for(Configuration(["locale": "en", "direction": "pseudo-accented"]))
         #expect(accented.launchArguments.contains("-NSAccentuateLocalizedStrings"))

@@ -4,12 +4,14 @@ import Testing
 
 @Suite("Localization: string tables with fallback, locale formats")
 struct LocalizationTests {
-    let tables = StringTables(base: "en", tables: [
-        "en": ["greeting": "Hello", "cart": "Cart", "only.base": "Base only"],
-        "de": ["greeting": "Hallo", "cart": "Warenkorb"],
-        "de-AT": ["greeting": "Servus"],
-        "zh-Hant": ["greeting": "你好"],
-    ])
+    let tables = StringTables(
+        base: "en",
+        tables: [
+            "en": ["greeting": "Hello", "cart": "Cart", "only.base": "Base only"],
+            "de": ["greeting": "Hallo", "cart": "Warenkorb"],
+            "de-AT": ["greeting": "Servus"],
+            "zh-Hant": ["greeting": "你好"],
+        ])
 
     @Test("a region falls back to its language, then to the base table")
     func regionLanguageBase() {

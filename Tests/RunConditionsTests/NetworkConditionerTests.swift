@@ -10,8 +10,9 @@ struct NetworkConditionerTests {
         return (0..<count).map { _ in c.condition(requestBytes: 400, responseBytes: 12_000) }
     }
 
-    @Test("the same seed reproduces every delay and failure; another seed does not",
-          arguments: [NetworkProfile.edge, .threeG, .flaky])
+    @Test(
+        "the same seed reproduces every delay and failure; another seed does not",
+        arguments: [NetworkProfile.edge, .threeG, .flaky])
     func determinism(profile: NetworkProfile) {
         #expect(decisions(profile, seed: 42) == decisions(profile, seed: 42))
         #expect(decisions(profile, seed: 42) != decisions(profile, seed: 43))
@@ -43,7 +44,8 @@ struct NetworkConditionerTests {
 
     @Test("custom profiles keep their figures")
     func custom() throws {
-        let spec = try #require(NetworkSpec(parsing: "custom(latency=200ms,jitter=0ms,rate=1000Bps,failure-rate=0,failure=timeout)"))
+        let spec = try #require(
+            NetworkSpec(parsing: "custom(latency=200ms,jitter=0ms,rate=1000Bps,failure-rate=0,failure=timeout)"))
         let profile = NetworkProfile(spec)
         #expect(profile.latency == .milliseconds(200))
         #expect(profile.failure.code == "timeout")
@@ -57,7 +59,8 @@ struct NetworkConditionerTests {
         let conditioner = NetworkConditioner(profile: .edge, seed: 3)
         let arrived = ChangeSignal()
         let wallStart = ContinuousClock.now
-        let decision = conditioner.deliver(requestBytes: 400, responseBytes: 300_000, on: clock) { _ in arrived.notify() }
+        let decision = conditioner.deliver(requestBytes: 400, responseBytes: 300_000, on: clock) { _ in arrived.notify()
+        }
         #expect(decision.delay > .seconds(10))
         await clock.advance(by: .seconds(20))
         #expect(arrived.generation == 1)

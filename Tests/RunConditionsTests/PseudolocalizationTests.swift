@@ -19,20 +19,21 @@ struct PseudolocalizationTests {
         #expect(Pseudolocalizer.looksLocalized("89,00 €", mode: .accented), "text without letters needs no brackets")
     }
 
-    @Test("the configuration's direction axis picks direction and pseudo mode",
-          arguments: [
-              ("en", "auto", TextDirection.leftToRight, PseudoMode.none),
-              ("ar", "auto", .rightToLeft, .none),
-              ("he-IL", "auto", .rightToLeft, .none),
-              ("fa", "auto", .rightToLeft, .none),
-              ("ur", "auto", .rightToLeft, .none),
-              ("ja", "auto", .leftToRight, .none),
-              ("en", "rtl", .rightToLeft, .none),
-              ("ar", "ltr", .leftToRight, .none),
-              ("en", "pseudo-rtl", .rightToLeft, .none),
-              ("en", "pseudo-double", .leftToRight, .double),
-              ("ar", "pseudo-accented", .rightToLeft, .accented),
-          ])
+    @Test(
+        "the configuration's direction axis picks direction and pseudo mode",
+        arguments: [
+            ("en", "auto", TextDirection.leftToRight, PseudoMode.none),
+            ("ar", "auto", .rightToLeft, .none),
+            ("he-IL", "auto", .rightToLeft, .none),
+            ("fa", "auto", .rightToLeft, .none),
+            ("ur", "auto", .rightToLeft, .none),
+            ("ja", "auto", .leftToRight, .none),
+            ("en", "rtl", .rightToLeft, .none),
+            ("ar", "ltr", .leftToRight, .none),
+            ("en", "pseudo-rtl", .rightToLeft, .none),
+            ("en", "pseudo-double", .leftToRight, .double),
+            ("ar", "pseudo-accented", .rightToLeft, .accented),
+        ])
     func direction(locale: String, direction: String, expected: TextDirection, pseudo: PseudoMode) throws {
         let c = try RunConditions(values: ["locale": locale, "direction": direction], seed: 0)
         #expect(c.direction == expected)

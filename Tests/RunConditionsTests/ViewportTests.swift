@@ -17,7 +17,9 @@ struct ViewportTests {
     @Test("named sizes")
     func namedSizes() {
         #expect(Viewport.resolve(window: .preset(.narrowPortrait), orientation: .portrait).width == 320)
-        #expect(Viewport.resolve(window: .preset(.fullWindow), orientation: .portrait) == Viewport(width: 820, height: 1180, orientation: .portrait))
+        #expect(
+            Viewport.resolve(window: .preset(.fullWindow), orientation: .portrait)
+                == Viewport(width: 820, height: 1180, orientation: .portrait))
         let shortWide = Viewport.resolve(window: .preset(.shortWide), orientation: .portrait)
         #expect(shortWide.width > shortWide.height)
     }

@@ -66,7 +66,8 @@ public final class CatalogBackend: Sendable {
         let value = arg ?? ""
         return try state.withLock { f in
             switch (target, value) {
-            case (CatalogID.Fixture.products, ""), (CatalogID.Fixture.products, "default"): f.products = ProductFixtures.standard
+            case (CatalogID.Fixture.products, ""), (CatalogID.Fixture.products, "default"):
+                f.products = ProductFixtures.standard
             case (CatalogID.Fixture.products, "empty"): f.products = []
             case (CatalogID.Fixture.products, "large"): f.products = ProductFixtures.large
             case (CatalogID.Fixture.products, "unavailable"): f.products = nil
@@ -97,7 +98,9 @@ public final class CatalogBackend: Sendable {
             return f.accountLocked ? .refused("locked") : .signedIn(email: f.accountEmail)
         case .checkout:
             if f.paymentDeclined { return .refused("declined") }
-            let n = orders.withLock { n -> Int in n += 1; return n }
+            let n = orders.withLock { n -> Int in
+                n += 1; return n
+            }
             return .orderPlaced(number: "A-\(1040 + n)")
         }
     }

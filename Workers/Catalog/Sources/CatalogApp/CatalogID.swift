@@ -131,7 +131,9 @@ public enum CatalogID {
         families.contains { family in
             guard let hole = family.range(of: "#") else { return family == id }
             let prefix = family[..<hole.lowerBound], suffix = family[hole.upperBound...]
-            guard id.hasPrefix(prefix), id.hasSuffix(suffix), id.count > prefix.count + suffix.count else { return false }
+            guard id.hasPrefix(prefix), id.hasSuffix(suffix), id.count > prefix.count + suffix.count else {
+                return false
+            }
             let middle = id.dropFirst(prefix.count).dropLast(suffix.count)
             return middle.allSatisfy(\.isASCIIDigitOrLetter)
         }
@@ -168,7 +170,9 @@ public enum CatalogID {
     /// Swipeable elements.
     static let swipeFamilies: [String] = [Catalog.list, "cart.line.#", Banner.push]
     static let ambientTargets: [String] = [Ambient.timerRefresh, Ambient.push, Ambient.networkSettle, Ambient.timePass]
-    static let fixtureTargets: [String] = [Fixture.products, Fixture.account, Fixture.session, Fixture.payment, Fixture.install]
+    static let fixtureTargets: [String] = [
+        Fixture.products, Fixture.account, Fixture.session, Fixture.payment, Fixture.install,
+    ]
 }
 
 extension Character {

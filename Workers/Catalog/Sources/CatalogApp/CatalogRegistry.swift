@@ -56,14 +56,16 @@ public final class CatalogRegistry: AsyncStepRegistry {
         self.backend = backend
         self.engine = engine
         let monitors = InterruptionMonitors()
-        monitors.register(Interruption(
-            name: "notification-permission", element: CatalogID.Alert.permission,
-            isPresent: { await engine.surface().modal == CatalogID.Alert.permission },
-            handle: { try await engine.send(.tap(CatalogID.Alert.permissionDeny)) }))
-        monitors.register(Interruption(
-            name: "rate-app-prompt", element: CatalogID.Alert.rate,
-            isPresent: { await engine.surface().modal == CatalogID.Alert.rate },
-            handle: { try await engine.send(.tap(CatalogID.Alert.rateNotNow)) }))
+        monitors.register(
+            Interruption(
+                name: "notification-permission", element: CatalogID.Alert.permission,
+                isPresent: { await engine.surface().modal == CatalogID.Alert.permission },
+                handle: { try await engine.send(.tap(CatalogID.Alert.permissionDeny)) }))
+        monitors.register(
+            Interruption(
+                name: "rate-app-prompt", element: CatalogID.Alert.rate,
+                isPresent: { await engine.surface().modal == CatalogID.Alert.rate },
+                handle: { try await engine.send(.tap(CatalogID.Alert.rateNotNow)) }))
         self.monitors = monitors
     }
 
@@ -95,7 +97,9 @@ public final class CatalogRegistry: AsyncStepRegistry {
     }
 
     private func tap(_ step: Step) async throws {
-        guard CatalogID.matches(step.target, anyOf: CatalogID.tappableFamilies) else { throw StepError.unknownStep(step) }
+        guard CatalogID.matches(step.target, anyOf: CatalogID.tappableFamilies) else {
+            throw StepError.unknownStep(step)
+        }
         try await waitUntilHittable(step.target)
         try await engine.send(.tap(step.target))
     }
@@ -117,7 +121,9 @@ public final class CatalogRegistry: AsyncStepRegistry {
     }
 
     private func wait(_ step: Step) async throws {
-        guard CatalogID.matches(step.target, anyOf: CatalogID.elementFamilies) else { throw StepError.unknownStep(step) }
+        guard CatalogID.matches(step.target, anyOf: CatalogID.elementFamilies) else {
+            throw StepError.unknownStep(step)
+        }
         let timeout: Duration
         switch StepArguments.waitTimeout(step) {
         case .success(let t): timeout = t ?? settings.defaultTimeout
@@ -159,7 +165,8 @@ public final class CatalogRegistry: AsyncStepRegistry {
         case CatalogID.Ambient.networkSettle:
             let engine = self.engine
             try await ConditionWaiter(clock: clock, signal: signal).wait(
-                for: "the network to settle", timeout: settings.settleLimit) { await engine.requestsInFlight == 0 }
+                for: "the network to settle", timeout: settings.settleLimit
+            ) { await engine.requestsInFlight == 0 }
         case CatalogID.Ambient.timePass:
             let seconds: Duration
             switch StepArguments.parseSeconds(step.arg ?? "1") {
@@ -203,11 +210,17 @@ public final class CatalogRegistry: AsyncStepRegistry {
             try await assertLayout(assertion)
             return
         }
-        guard CatalogID.matches(step.target, anyOf: CatalogID.elementFamilies) else { throw StepError.unknownStep(step) }
+        guard CatalogID.matches(step.target, anyOf: CatalogID.elementFamilies) else {
+            throw StepError.unknownStep(step)
+        }
         for clause in assertion.expectations {
             let key = clause.split(separator: "=", maxSplits: 1).first.map(String.init) ?? clause
-            guard Self.elementClauses.contains(clause) || (clause.contains("=") && Self.elementKeyedClauses.contains(key)) else {
-                throw StepError.invalidArgument("unknown expectation '\(clause)'; use absent, text=…, contains=…, key=…, value=…, enabled, disabled, selected, not-selected, hittable, visible or no-truncation")
+            guard
+                Self.elementClauses.contains(clause) || (clause.contains("=") && Self.elementKeyedClauses.contains(key))
+            else {
+                throw StepError.invalidArgument(
+                    "unknown expectation '\(clause)'; use absent, text=…, contains=…, key=…, value=…, enabled, disabled, selected, not-selected, hittable, visible or no-truncation"
+                )
             }
         }
         let id = step.target, engine = self.engine, localizer = engine.localizer
@@ -215,7 +228,9 @@ public final class CatalogRegistry: AsyncStepRegistry {
             Self.mismatch(element, id: id, assertion: assertion, localizer: localizer)
         }
         do {
-            try await waiter.wait(for: "'\(id)' to match", element: id, timeout: assertion.timeout ?? settings.defaultTimeout) {
+            try await waiter.wait(
+                for: "'\(id)' to match", element: id, timeout: assertion.timeout ?? settings.defaultTimeout
+            ) {
                 check(await engine.surface().element(id)) == nil
             }
         } catch StepError.conditionTimedOut {
@@ -225,8 +240,10 @@ public final class CatalogRegistry: AsyncStepRegistry {
     }
 
     /// Why `element` does not meet `assertion`, or nil when it does.
-    static func mismatch(_ element: SurfaceElement?, id: String, assertion: StepArguments.Assertion,
-                         localizer: Localizer) -> String? {
+    static func mismatch(
+        _ element: SurfaceElement?, id: String, assertion: StepArguments.Assertion,
+        localizer: Localizer
+    ) -> String? {
         if assertion.has("absent") {
             return element == nil ? nil : "'\(id)' is still shown (“\(element?.label ?? "")”)"
         }
@@ -244,13 +261,17 @@ public final class CatalogRegistry: AsyncStepRegistry {
             default: break
             }
         }
-        if let text = assertion.value(of: "text"), e.label != text { return "'\(id)' shows “\(e.label)”, expected “\(text)”" }
+        if let text = assertion.value(of: "text"), e.label != text {
+            return "'\(id)' shows “\(e.label)”, expected “\(text)”"
+        }
         if let part = assertion.value(of: "contains"), !e.label.contains(part) {
             return "'\(id)' shows “\(e.label)”, which does not contain “\(part)”"
         }
         if let key = assertion.value(of: "key") {
             let expected = localizer.string(key)
-            if e.label != expected { return "'\(id)' shows “\(e.label)”, expected the \(localizer.locale) string '\(key)' “\(expected)”" }
+            if e.label != expected {
+                return "'\(id)' shows “\(e.label)”, expected the \(localizer.locale) string '\(key)' “\(expected)”"
+            }
         }
         if let value = assertion.value(of: "value"), e.value != value {
             return "'\(id)' has value “\(e.value ?? "none")”, expected “\(value)”"
@@ -262,23 +283,31 @@ public final class CatalogRegistry: AsyncStepRegistry {
         var kinds: Set<LayoutFinding.Kind> = []
         for clause in assertion.expectations.isEmpty ? ["clean"] : assertion.expectations {
             guard let forbidden = Self.layoutClauses[clause] else {
-                throw StepError.invalidArgument("unknown layout expectation '\(clause)'; use \(Self.layoutClauses.keys.sorted().joined(separator: ", "))")
+                throw StepError.invalidArgument(
+                    "unknown layout expectation '\(clause)'; use \(Self.layoutClauses.keys.sorted().joined(separator: ", "))"
+                )
             }
             kinds.formUnion(forbidden)
         }
         let engine = self.engine, forbidden = kinds
-        let offending: @Sendable (Surface) -> [LayoutFinding] = { surface in surface.findings.filter { forbidden.contains($0.kind) } }
+        let offending: @Sendable (Surface) -> [LayoutFinding] = { surface in
+            surface.findings.filter { forbidden.contains($0.kind) }
+        }
         if let timeout = assertion.timeout {
             do {
-                try await waiter.wait(for: "a clean layout", timeout: timeout) { offending(await engine.surface()).isEmpty }
+                try await waiter.wait(for: "a clean layout", timeout: timeout) {
+                    offending(await engine.surface()).isEmpty
+                }
             } catch StepError.conditionTimedOut {}
         }
         let surface = await engine.surface()
         let findings = offending(surface)
         guard findings.isEmpty else {
-            let context = "\(surface.locale), \(surface.direction)\(surface.pseudo == "none" ? "" : ", pseudo-\(surface.pseudo)"), \(surface.viewportWidth)x\(surface.viewportHeight)"
-            throw StepError.assertionFailed("layout of the \(surface.screen) screen (\(context)): "
-                + findings.map(\.message).joined(separator: "; "))
+            let context =
+                "\(surface.locale), \(surface.direction)\(surface.pseudo == "none" ? "" : ", pseudo-\(surface.pseudo)"), \(surface.viewportWidth)x\(surface.viewportHeight)"
+            throw StepError.assertionFailed(
+                "layout of the \(surface.screen) screen (\(context)): "
+                    + findings.map(\.message).joined(separator: "; "))
         }
     }
 
@@ -287,8 +316,9 @@ public final class CatalogRegistry: AsyncStepRegistry {
     /// The current screen as JSON: configuration, simulated time, elements (identities, labels, values, frames,
     /// states) and layout findings. Keys are sorted, so equal screens give equal bytes.
     public func surfaceSnapshotJSON() async -> [UInt8] {
-        let snapshot = SurfaceSnapshot(configuration: conditions.configuration.canonicalString, seed: conditions.seed,
-                                       simulatedMilliseconds: clock.now().milliseconds, surface: await engine.surface())
+        let snapshot = SurfaceSnapshot(
+            configuration: conditions.configuration.canonicalString, seed: conditions.seed,
+            simulatedMilliseconds: clock.now().milliseconds, surface: await engine.surface())
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         return (try? encoder.encode(snapshot)).map { Array($0) } ?? Array("{}".utf8)
@@ -305,35 +335,40 @@ public final class CatalogRegistry: AsyncStepRegistry {
     public static func wireframe(of surface: Surface) -> WireframeDocument {
         var flags: [String: WireframeBox.Flags] = [:]
         for finding in surface.findings {
-            let flag: WireframeBox.Flags = switch finding.kind {
-            case .truncated: .truncated
-            case .overlapping: .overlapping
-            case .offScreen: .offScreen
-            case .notMirrored: .notMirrored
-            case .notLocalized: .notLocalized
-            }
+            let flag: WireframeBox.Flags =
+                switch finding.kind {
+                case .truncated: .truncated
+                case .overlapping: .overlapping
+                case .offScreen: .offScreen
+                case .notMirrored: .notMirrored
+                case .notLocalized: .notLocalized
+                }
             flags[finding.element, default: []].insert(flag)
             if let other = finding.other { flags[other, default: []].insert(flag) }
         }
         let boxes = surface.elements.filter { !$0.id.isEmpty && $0.frame.width > 0 && $0.frame.height > 0 }.map { e in
-            let style: WireframeBox.Style = switch e.role {
-            case .text: .text
-            case .button: .button
-            case .field: .field
-            case .image: .image
-            case .toggle, .indicator: .control
-            case .container: .container
-            case .alert, .banner: .overlay
-            }
-            return WireframeBox(x: e.frame.x, y: e.frame.y, width: e.frame.width, height: e.frame.height,
-                                label: e.role == .toggle ? (e.value ?? "") : (e.role == .container ? "" : e.label),
-                                style: style, flags: flags[e.id] ?? [])
+            let style: WireframeBox.Style =
+                switch e.role {
+                case .text: .text
+                case .button: .button
+                case .field: .field
+                case .image: .image
+                case .toggle, .indicator: .control
+                case .container: .container
+                case .alert, .banner: .overlay
+                }
+            return WireframeBox(
+                x: e.frame.x, y: e.frame.y, width: e.frame.width, height: e.frame.height,
+                label: e.role == .toggle ? (e.value ?? "") : (e.role == .container ? "" : e.label),
+                style: style, flags: flags[e.id] ?? [])
         }
         // Containers first, so they sit under their contents.
         let ordered = boxes.filter { $0.style == .container } + boxes.filter { $0.style != .container }
-        return WireframeDocument(width: surface.viewportWidth, height: surface.viewportHeight,
-                                 caption: "\(surface.screen) · \(surface.locale) · \(surface.pseudo) · \(surface.viewportWidth)x\(surface.viewportHeight)",
-                                 rightToLeft: surface.direction == TextDirection.rightToLeft.rawValue, boxes: ordered)
+        return WireframeDocument(
+            width: surface.viewportWidth, height: surface.viewportHeight,
+            caption:
+                "\(surface.screen) · \(surface.locale) · \(surface.pseudo) · \(surface.viewportWidth)x\(surface.viewportHeight)",
+            rightToLeft: surface.direction == TextDirection.rightToLeft.rawValue, boxes: ordered)
     }
 }
 
@@ -352,14 +387,18 @@ public enum CatalogWorkerKit {
 
     /// A fresh registry (a fresh app) for one job.
     /// - Throws: `RunConditionsError` when a built-in axis value is invalid.
-    public static func makeRegistry(configuration: Configuration, seed: UInt64,
-                                    settings: CatalogRegistrySettings = CatalogRegistrySettings()) throws -> CatalogRegistry {
+    public static func makeRegistry(
+        configuration: Configuration, seed: UInt64,
+        settings: CatalogRegistrySettings = CatalogRegistrySettings()
+    ) throws -> CatalogRegistry {
         CatalogRegistry(conditions: try RunConditions(validating: configuration, seed: seed), settings: settings)
     }
 
     /// A fresh registry from axis → value pairs.
-    public static func makeRegistry(configuration: [String: String], seed: UInt64,
-                                    settings: CatalogRegistrySettings = CatalogRegistrySettings()) throws -> CatalogRegistry {
+    public static func makeRegistry(
+        configuration: [String: String], seed: UInt64,
+        settings: CatalogRegistrySettings = CatalogRegistrySettings()
+    ) throws -> CatalogRegistry {
         try makeRegistry(configuration: Configuration(configuration), seed: seed, settings: settings)
     }
 }

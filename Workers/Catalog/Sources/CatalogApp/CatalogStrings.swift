@@ -3,9 +3,11 @@ import RunConditions
 /// The Catalog app's string tables (en is the development language). Keys are grouped by screen.
 public enum CatalogStrings {
     /// Every table, for `Localizer`.
-    public static let tables = StringTables(base: "en", tables: [
-        "en": en, "de": de, "fr": fr, "ja": ja, "ar": ar, "he": he, "en-GB": enGB, "fr-CA": frCA,
-    ])
+    public static let tables = StringTables(
+        base: "en",
+        tables: [
+            "en": en, "de": de, "fr": fr, "ja": ja, "ar": ar, "he": he, "en-GB": enGB, "fr-CA": frCA,
+        ])
 
     /// Keys with their English text, one per string the app shows.
     static let en: [String: String] = [

@@ -29,8 +29,10 @@ public struct LayoutLeaf: Sendable, Hashable {
     /// Horizontal padding inside a button on each side.
     public var padding: Double
 
-    public init(_ element: SurfaceElement, font: TextMetrics.Font = .body, sizing: Sizing = .hug,
-         alignment: HorizontalAlignment = .leading, maxLines: Int = 1, height: Double? = nil, padding: Double = 16) {
+    public init(
+        _ element: SurfaceElement, font: TextMetrics.Font = .body, sizing: Sizing = .hug,
+        alignment: HorizontalAlignment = .leading, maxLines: Int = 1, height: Double? = nil, padding: Double = 16
+    ) {
         self.element = element
         self.font = font
         self.sizing = sizing
@@ -118,8 +120,10 @@ public enum LayoutEngine {
     static let rowGap = 12.0
 
     /// The layout of `spec` for a viewport and direction, with its findings.
-    public static func layout(_ spec: ScreenSpec, width: Int, height: Int, direction: TextDirection,
-                              pseudo: PseudoMode) -> (elements: [SurfaceElement], findings: [LayoutFinding]) {
+    public static func layout(
+        _ spec: ScreenSpec, width: Int, height: Int, direction: TextDirection,
+        pseudo: PseudoMode
+    ) -> (elements: [SurfaceElement], findings: [LayoutFinding]) {
         var pass = place(spec, width: Double(width), height: Double(height), rtl: direction.isRightToLeft)
         var findings = pass.findings
         if direction.isRightToLeft {
@@ -130,24 +134,34 @@ public enum LayoutEngine {
                 guard let ltr = expected[element.id] else { continue }
                 let mirror = ltr.mirrored(inWidth: Double(width))
                 if abs(mirror.x - element.frame.x) > 0.5 {
-                    findings.append(LayoutFinding(
-                        kind: .notMirrored, element: element.id, other: nil,
-                        message: "'\(element.id)' is not mirrored for right-to-left: it is at x \(fmt(element.frame.x))–\(fmt(element.frame.maxX)) but the mirror of its left-to-right place is x \(fmt(mirror.x))–\(fmt(mirror.maxX)) (a left/right alignment where leading/trailing belongs?)"))
+                    findings.append(
+                        LayoutFinding(
+                            kind: .notMirrored, element: element.id, other: nil,
+                            message:
+                                "'\(element.id)' is not mirrored for right-to-left: it is at x \(fmt(element.frame.x))–\(fmt(element.frame.maxX)) but the mirror of its left-to-right place is x \(fmt(mirror.x))–\(fmt(mirror.maxX)) (a left/right alignment where leading/trailing belongs?)"
+                        ))
                 }
             }
         }
         if pseudo == .accented {
-            for element in pass.elements where !element.isContent && !element.label.isEmpty
+            for element in pass.elements
+            where !element.isContent && !element.label.isEmpty
                 && ![.container, .image].contains(element.role)
-                && !Pseudolocalizer.looksLocalized(element.label, mode: .accented) {
-                findings.append(LayoutFinding(
-                    kind: .notLocalized, element: element.id, other: nil,
-                    message: "'\(element.id)' shows “\(element.label)” without pseudolocalization: the string is hard-coded, not read from a string table"))
+                && !Pseudolocalizer.looksLocalized(element.label, mode: .accented)
+            {
+                findings.append(
+                    LayoutFinding(
+                        kind: .notLocalized, element: element.id, other: nil,
+                        message:
+                            "'\(element.id)' shows “\(element.label)” without pseudolocalization: the string is hard-coded, not read from a string table"
+                    ))
             }
         }
         pass.elements = pass.elements.map { e in
             var e = e
-            e.frame = Rect(x: round1(e.frame.x), y: round1(e.frame.y), width: round1(e.frame.width), height: round1(e.frame.height))
+            e.frame = Rect(
+                x: round1(e.frame.x), y: round1(e.frame.y), width: round1(e.frame.width), height: round1(e.frame.height)
+            )
             return e
         }
         return (pass.elements, findings)
@@ -212,8 +226,9 @@ public enum LayoutEngine {
             let room = width - 16
             e.isTruncated = natural > room
             let w = min(natural, room)
-            e.frame = Rect(x: (width - w) / 2, y: (navBarHeight - title.font.lineHeight) / 2, width: w,
-                           height: title.font.lineHeight)
+            e.frame = Rect(
+                x: (width - w) / 2, y: (navBarHeight - title.font.lineHeight) / 2, width: w,
+                height: title.font.lineHeight)
             add(visible(e, top: 0, bottom: navBarHeight), .nav)
             noteTruncation(e, natural: natural, into: &pass.findings)
         }
@@ -302,19 +317,26 @@ public enum LayoutEngine {
 
         // Overlaps within a layer, and elements past the window's edges.
         for i in pass.elements.indices where pass.elements[i].role != .container && pass.layers[i] != .overlay {
-            for j in pass.elements.indices where j > i && pass.layers[j] == pass.layers[i] && pass.elements[j].role != .container {
+            for j in pass.elements.indices
+            where j > i && pass.layers[j] == pass.layers[i] && pass.elements[j].role != .container {
                 let a = pass.elements[i], b = pass.elements[j]
                 if a.frame.overlapArea(with: b.frame) > 1 {
-                    pass.findings.append(LayoutFinding(
-                        kind: .overlapping, element: a.id, other: b.id,
-                        message: "'\(a.id)' overlaps '\(b.id)' (x \(fmt(a.frame.x))–\(fmt(a.frame.maxX)) and x \(fmt(b.frame.x))–\(fmt(b.frame.maxX)))"))
+                    pass.findings.append(
+                        LayoutFinding(
+                            kind: .overlapping, element: a.id, other: b.id,
+                            message:
+                                "'\(a.id)' overlaps '\(b.id)' (x \(fmt(a.frame.x))–\(fmt(a.frame.maxX)) and x \(fmt(b.frame.x))–\(fmt(b.frame.maxX)))"
+                        ))
                 }
             }
         }
         for e in pass.elements where e.role != .container && (e.frame.x < -0.5 || e.frame.maxX > width + 0.5) {
-            pass.findings.append(LayoutFinding(
-                kind: .offScreen, element: e.id, other: nil,
-                message: "'\(e.id)' is off screen: x \(fmt(e.frame.x))–\(fmt(e.frame.maxX)) runs past the \(fmt(width)) pt window"))
+            pass.findings.append(
+                LayoutFinding(
+                    kind: .offScreen, element: e.id, other: nil,
+                    message:
+                        "'\(e.id)' is off screen: x \(fmt(e.frame.x))–\(fmt(e.frame.maxX)) runs past the \(fmt(width)) pt window"
+                ))
         }
         return pass
     }
@@ -330,8 +352,10 @@ public enum LayoutEngine {
     private static func noteTruncation(_ e: SurfaceElement, natural: Double?, into findings: inout [LayoutFinding]) {
         guard e.isTruncated else { return }
         let needs = natural.map { " needs \(fmt($0)) pt but has \(fmt(e.frame.width)) pt" } ?? " does not fit"
-        findings.append(LayoutFinding(kind: .truncated, element: e.id, other: nil,
-                                      message: "'\(e.id)' is truncated: “\(e.label)”\(needs)"))
+        findings.append(
+            LayoutFinding(
+                kind: .truncated, element: e.id, other: nil,
+                message: "'\(e.id)' is truncated: “\(e.label)”\(needs)"))
     }
 
     /// The natural width of a leaf's content (text plus padding for buttons and fields).
@@ -360,8 +384,10 @@ public enum LayoutEngine {
 
     /// Lays a row out in a container; frames are relative to the row's top (y), absolute in x.
     /// - Returns: the placed elements, each leaf's natural width (for findings), and the row's height.
-    static func layoutRow(_ row: LayoutRow, containerX: Double, containerWidth: Double,
-                          rtl: Bool) -> (placed: [SurfaceElement], natural: [Double?], height: Double) {
+    static func layoutRow(
+        _ row: LayoutRow, containerX: Double, containerWidth: Double,
+        rtl: Bool
+    ) -> (placed: [SurfaceElement], natural: [Double?], height: Double) {
         let leaves = row.leaves
         let naturals = leaves.map(naturalWidth)
         var slots = Array(repeating: 0.0, count: leaves.count)
@@ -450,13 +476,14 @@ public enum LayoutEngine {
             // Physical x of the slot, then of the frame inside it.
             let slotX = rtl ? containerX + W - offsets[i] - slot : containerX + offsets[i]
             let free = max(0, slot - frameWidth)
-            let x: Double = switch leaf.alignment {
-            case .leading: rtl ? slotX + free : slotX
-            case .trailing: rtl ? slotX : slotX + free
-            case .center: slotX + free / 2
-            case .left: slotX
-            case .right: slotX + free
-            }
+            let x: Double =
+                switch leaf.alignment {
+                case .leading: rtl ? slotX + free : slotX
+                case .trailing: rtl ? slotX : slotX + free
+                case .center: slotX + free / 2
+                case .left: slotX
+                case .right: slotX + free
+                }
             e.frame = Rect(x: x, y: 0, width: frameWidth, height: h)
             placed.append(e)
             heights.append(h)

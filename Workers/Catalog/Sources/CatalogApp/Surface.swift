@@ -25,7 +25,9 @@ public struct Rect: Sendable, Hashable, Codable {
     }
 
     /// The rectangle mirrored across the vertical centre line of a canvas `width` wide.
-    public func mirrored(inWidth width: Double) -> Rect { Rect(x: width - maxX, y: y, width: self.width, height: height) }
+    public func mirrored(inWidth width: Double) -> Rect {
+        Rect(x: width - maxX, y: y, width: self.width, height: height)
+    }
 }
 
 /// What kind of thing an element is.
@@ -57,8 +59,10 @@ public struct SurfaceElement: Sendable, Hashable, Codable {
     public var isTruncated: Bool
 
     /// An element before layout (frame zero, not visible); `LayoutEngine` places it.
-    public init(id: String, role: ElementRole, label: String, value: String? = nil, isEnabled: Bool = true,
-         isSelected: Bool = false, isContent: Bool = false) {
+    public init(
+        id: String, role: ElementRole, label: String, value: String? = nil, isEnabled: Bool = true,
+        isSelected: Bool = false, isContent: Bool = false
+    ) {
         self.id = id
         self.role = role
         self.label = label
