@@ -38,24 +38,34 @@ enum CatalogBench {
         let baseline = ["locale": "en", "direction": "ltr", "orientation": "portrait", "window": "full-window"]
 
         // Warm up (formatters, tables, first-use costs).
-        _ = try await measure(jobs, rounds: 1, configuration: baseline.merging(["network": "lte"]) { $1 })
+        var warmup = Figures()
+        try await measure(jobs, round: 0, configuration: baseline.merging(["network": "lte"]) { $1 }, into: &warmup)
 
-        let lte = try await measure(jobs, rounds: rounds, configuration: baseline.merging(["network": "lte"]) { $1 })
-        let edge = try await measure(jobs, rounds: rounds, configuration: baseline.merging(["network": "edge"]) { $1 })
-        let rtl = try await measure(
-            jobs, rounds: max(1, rounds / 4),
-            configuration: ["locale": "ar", "direction": "auto", "window": "narrow-portrait", "network": "3g"])
+        // lte and edge alternate job by job, so both see the same machine (the CPU may be shared).
+        var lte = Figures(), edge = Figures()
+        for round in 0..<rounds {
+            try await measure(jobs, round: round, configuration: baseline.merging(["network": "lte"]) { $1 }, into: &lte)
+            try await measure(jobs, round: round, configuration: baseline.merging(["network": "edge"]) { $1 }, into: &edge)
+        }
+        var rtl = Figures()
+        for round in 0..<max(1, rounds / 4) {
+            try await measure(
+                jobs, round: round,
+                configuration: ["locale": "ar", "direction": "auto", "window": "narrow-portrait", "network": "3g"],
+                into: &rtl)
+        }
         print("scenarios cut to 10 steps: \(jobs.count) (\(jobs.map(\.id).joined(separator: ", ")))")
         print(lte.line(label: "lte (en, ltr, full-window)"))
         print(edge.line(label: "edge (en, ltr, full-window)"))
         print(rtl.line(label: "3g (ar, rtl, narrow-portrait)"))
         let ratio = edge.meanWall / max(lte.meanWall, 1e-9)
         let medianRatio = edge.percentile(0.5) / max(lte.percentile(0.5), 1e-9)
+        let cpuRatio = edge.cpu / max(lte.cpu, 1e-9)
         print(
             String(
-                format:
-                    "edge/lte wall-time ratio: %.3f mean, %.3f median (target <= 1.1); simulated time edge/lte: %.1fx",
-                ratio, medianRatio, edge.meanSimulated / max(lte.meanSimulated, 1e-9)))
+                format: "edge/lte wall-time ratio: %.3f mean, %.3f median, CPU %.3f (target <= 1.1); "
+                    + "simulated time edge/lte: %.1fx",
+                ratio, medianRatio, cpuRatio, edge.meanSimulated / max(lte.meanSimulated, 1e-9)))
         print(
             String(
                 format:
@@ -89,25 +99,23 @@ enum CatalogBench {
         }
     }
 
-    /// Runs every job `rounds` times, sequentially, each on a fresh registry (seed = round).
-    static func measure(_ jobs: [Scenario], rounds: Int, configuration: [String: String]) async throws -> Figures {
-        var figures = Figures()
+    /// Runs every job once on a fresh registry (seed = round), one after the other, adding to `figures`.
+    static func measure(_ jobs: [Scenario], round: Int, configuration: [String: String], into figures: inout Figures)
+        async throws
+    {
         let clock = ContinuousClock()
-        let cpuStart = processCPUSeconds()
-        for round in 0..<rounds {
-            for job in jobs {
-                let start = clock.now
-                let registry = try CatalogWorkerKit.makeRegistry(configuration: configuration, seed: UInt64(round))
-                let result = await AsyncScenarioRunner(registry: registry).run(job)
-                let wall = clock.now - start
-                figures.jobs += 1
-                if result.passed { figures.passed += 1 }
-                figures.walls.append(wall.milliseconds / 1000)
-                figures.simulated.append(result.duration.milliseconds / 1000)
-            }
+        for job in jobs {
+            let cpuStart = processCPUSeconds()
+            let start = clock.now
+            let registry = try CatalogWorkerKit.makeRegistry(configuration: configuration, seed: UInt64(round))
+            let result = await AsyncScenarioRunner(registry: registry).run(job)
+            let wall = clock.now - start
+            figures.cpu += processCPUSeconds() - cpuStart
+            figures.jobs += 1
+            if result.passed { figures.passed += 1 }
+            figures.walls.append(wall.milliseconds / 1000)
+            figures.simulated.append(result.duration.milliseconds / 1000)
         }
-        figures.cpu = processCPUSeconds() - cpuStart
-        return figures
     }
 
     /// User plus system CPU time of this process, in seconds.
