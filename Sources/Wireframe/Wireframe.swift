@@ -188,22 +188,51 @@ public enum Wireframe {
         cairo_save(cr)
         cairo_rectangle(cr, box.x, box.y, box.width, box.height)
         cairo_clip(cr)
-        let size = min(13, max(7, box.height * 0.45))
+        let size = min(13, max(7, min(box.height, 22) * 0.45))
         cairo_set_font_size(cr, size)
         cairo_set_source_rgb(cr, 0.1, 0.1, 0.1)
-        var extents = cairo_text_extents_t()
-        cairo_text_extents(cr, box.label, &extents)
         let inset = 3.0
-        let x: Double =
-            switch (box.style, rightToLeft) {
-            case (.button, _): box.x + max(inset, (box.width - extents.x_advance) / 2)
-            case (_, true): box.x + box.width - inset - extents.x_advance
-            case (_, false): box.x + inset
-            }
-        cairo_move_to(cr, x, box.y + box.height / 2 + size * 0.35)
-        cairo_show_text(cr, box.label)
+        // Word-wrap into as many lines as the box holds (tall text boxes are multi-line labels).
+        let lineHeight = size * 1.3
+        let maxLines = max(1, Int(box.height / lineHeight))
+        let lines = maxLines == 1 ? [box.label] : wrap(box.label, width: box.width - 2 * inset, maxLines: maxLines, on: cr)
+        let top = box.y + (box.height - lineHeight * Double(lines.count)) / 2
+        for (i, line) in lines.enumerated() {
+            let advance = textAdvance(line, on: cr)
+            let x: Double =
+                switch (box.style, rightToLeft) {
+                case (.button, _): box.x + max(inset, (box.width - advance) / 2)
+                case (_, true): box.x + box.width - inset - advance
+                case (_, false): box.x + inset
+                }
+            cairo_move_to(cr, x, top + lineHeight * Double(i) + lineHeight * 0.5 + size * 0.35)
+            cairo_show_text(cr, line)
+        }
         cairo_restore(cr)
     }
+}
+
+private func textAdvance(_ text: String, on cr: OpaquePointer) -> Double {
+    var extents = cairo_text_extents_t()
+    cairo_text_extents(cr, text, &extents)
+    return extents.x_advance
+}
+
+/// Greedy word wrap of `text` into at most `maxLines` lines of `width` (the last line takes the rest).
+private func wrap(_ text: String, width: Double, maxLines: Int, on cr: OpaquePointer) -> [String] {
+    var lines: [String] = []
+    var current = ""
+    for word in text.split(separator: " ", omittingEmptySubsequences: false) {
+        let candidate = current.isEmpty ? String(word) : current + " " + word
+        if !current.isEmpty, textAdvance(candidate, on: cr) > width, lines.count < maxLines - 1 {
+            lines.append(current)
+            current = String(word)
+        } else {
+            current = candidate
+        }
+    }
+    lines.append(current)
+    return lines
 }
 
 /// Collects the PNG stream (used only inside `Wireframe.png`, on one thread).

@@ -35,7 +35,16 @@ struct ArtifactTests {
         #expect(button.label == "In den Warenkorb legen")
         #expect(button.isTruncated)
         #expect(snapshot.surface.findings.contains { $0.kind == .truncated && $0.element == "item.add-to-cart" })
-        #expect(snapshot.configuration.contains("locale=de"))
+        #expect(snapshot.surface.locale == "de")
+        #expect(snapshot.surface.viewportWidth == 320)
+    }
+
+    @Test("identical screens give identical snapshot bytes, whatever the seed and network timing")
+    func deterministicSnapshot() async throws {
+        let a = try await registry(after: "browse-catalog", ["network": "edge"])
+        let b = try await registry(after: "browse-catalog", ["network": "3g"])
+        #expect(await a.surfaceSnapshotJSON() == b.surfaceSnapshotJSON())
+        #expect(await a.wireframePNG() == b.wireframePNG())
     }
 
     @Test("right-to-left mirrors the wireframe: the back button moves to the right edge and is flagged nowhere")

@@ -313,12 +313,11 @@ public final class CatalogRegistry: AsyncStepRegistry {
 
     // MARK: artifacts
 
-    /// The current screen as JSON: configuration, simulated time, elements (identities, labels, values, frames,
-    /// states) and layout findings. Keys are sorted, so equal screens give equal bytes.
+    /// The current screen as JSON: screen, locale, direction, pseudo mode, viewport, elements (identities, labels,
+    /// values, frames, states) and layout findings. It holds only what is on screen (no time, no seed) and its keys
+    /// are sorted, so identical screens give identical bytes (and deduplicate in a content-addressed store).
     public func surfaceSnapshotJSON() async -> [UInt8] {
-        let snapshot = SurfaceSnapshot(
-            configuration: conditions.configuration.canonicalString, seed: conditions.seed,
-            simulatedMilliseconds: clock.now().milliseconds, surface: await engine.surface())
+        let snapshot = SurfaceSnapshot(surface: await engine.surface())
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         return (try? encoder.encode(snapshot)).map { Array($0) } ?? Array("{}".utf8)
@@ -374,10 +373,14 @@ public final class CatalogRegistry: AsyncStepRegistry {
 
 /// The JSON artifact of one screen.
 public struct SurfaceSnapshot: Sendable, Hashable, Codable {
-    public var configuration: String
-    public var seed: UInt64
-    public var simulatedMilliseconds: Double
+    /// The snapshot format's version.
+    public var format: Int
     public var surface: Surface
+
+    public init(surface: Surface, format: Int = 1) {
+        self.format = format
+        self.surface = surface
+    }
 }
 
 /// What the worker calls once per job.
