@@ -28,7 +28,7 @@ extension BenchCommand {
         ]
         if !quick {
             axes.append(Axis(name: "font", values: ["xs", "s", "m", "l", "xl", "xxl", "ax1", "ax2"]))
-            axes.append(Axis(name: "build", values: (1...20).map { "b\($0)" }))
+            axes.append(Axis(name: "build", values: (1...100).map { "b\($0)" }))
         }
         return MatrixFile(
             name: "bench", registry: "catalog", axes: axes,
