@@ -236,7 +236,7 @@ extension Message {
         var decoder = FrameDecoder(maxFrameSize: maxFrameSize)
         var messages: [Message] = []
         while let frame = try decoder.decode(buffer: &buffer) { messages.append(try Message(frame: frame)) }
-        if buffer.readableBytes > 0 {
+        if buffer.readableBytes > 0 || decoder.state != .header {
             throw WireError(.truncated, "input ends inside a frame (\(buffer.readableBytes) bytes left)")
         }
         return messages
