@@ -151,10 +151,41 @@ public struct FrameDecoder: Sendable {
     }
 
     /// Decodes every complete frame in `buffer` into `frames` (one call per read batch).
+    ///
+    /// Same result as calling `decode(buffer:)` until it returns nil, but the headers of whole frames are walked
+    /// in one pass over the bytes; the frames share the buffer's storage (no copy per frame).
     /// - Returns: the number of frames appended.
     @discardableResult
     public mutating func decodeAll(buffer: inout ByteBuffer, into frames: inout [Frame]) throws -> Int {
         var count = 0
+        // Finish a frame whose header an earlier call consumed.
+        if case .body = state {
+            guard let frame = try decode(buffer: &buffer) else { return 0 }
+            frames.append(frame)
+            count += 1
+        }
+        guard case .header = state else {
+            if case .failed(let error) = state { throw error }
+            return count
+        }
+        let storage = buffer.storage
+        let end = storage.count
+        let limit = maxFrameSize
+        var index = buffer.readerIndex
+        frames.reserveCapacity(frames.count + min(16384, (end - index) / 16 + 1))
+        storage.withUnsafeBufferPointer { p in
+            while end - index >= Frame.headerSize {
+                let length = Int(p[index]) << 24 | Int(p[index + 1]) << 16 | Int(p[index + 2]) << 8 | Int(p[index + 3])
+                if length == 0 || length > limit { break }
+                guard end - index - 4 >= length else { break }
+                let start = index + Frame.headerSize
+                index = start + length - 1
+                frames.append(Frame(type: p[start - 1], payload: storage[start..<index]))
+                count += 1
+            }
+        }
+        buffer.moveReaderIndex(forwardBy: index - buffer.readerIndex)
+        // The rest (a partial frame or a bad length) takes the single-step path, which owns the errors.
         while let frame = try decode(buffer: &buffer) {
             frames.append(frame)
             count += 1

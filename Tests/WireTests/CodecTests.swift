@@ -105,13 +105,17 @@ struct FrameDecoderTests {
     static var stream: [UInt8] { Vectors.messages.flatMap { $0.message.encoded() } }
     static var expected: [Frame] { Vectors.messages.map { $0.message.frame() } }
 
-    func decode(chunks: [[UInt8]]) throws -> [Frame] {
+    func decode(chunks: [[UInt8]], batched: Bool = false) throws -> [Frame] {
         var buffer = ByteBuffer()
         var decoder = FrameDecoder()
         var frames: [Frame] = []
         for chunk in chunks {
             buffer.append(contentsOf: chunk)
-            while let frame = try decoder.decode(buffer: &buffer) { frames.append(frame) }
+            if batched {
+                try decoder.decodeAll(buffer: &buffer, into: &frames)
+            } else {
+                while let frame = try decoder.decode(buffer: &buffer) { frames.append(frame) }
+            }
             buffer.discardReadBytes()
         }
         #expect(buffer.readableBytes == 0)
@@ -138,6 +142,22 @@ struct FrameDecoderTests {
         #expect(byteByByte == Self.expected)
         #expect(frameByFrame == Self.expected)
         #expect(oddChunks == Self.expected)
+        // The batch decoder (the transport's path) agrees in every shape.
+        #expect(try decode(chunks: [stream], batched: true) == Self.expected)
+        #expect(try decode(chunks: stream.map { [$0] }, batched: true) == Self.expected)
+        #expect(try decode(chunks: odd, batched: true) == Self.expected)
+    }
+
+    @Test("the batch decoder reports the same errors as the single-step one, after the good frames")
+    func batchErrors() throws {
+        let good = Message.credit(1).encoded()
+        for bad: [UInt8] in [[0, 0, 0, 0], [0xff, 0, 0, 0, 1], [0, 0x20, 0, 0]] {
+            var buffer = ByteBuffer(good + good + bad)
+            var decoder = FrameDecoder(maxFrameSize: 1 << 20)
+            var frames: [Frame] = []
+            #expect(throws: WireError.self) { try decoder.decodeAll(buffer: &buffer, into: &frames) }
+            #expect(frames.count == 2)
+        }
     }
 
     @Test("the decoder's state is explicit: header, then body, then header again")
