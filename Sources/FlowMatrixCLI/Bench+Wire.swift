@@ -30,25 +30,35 @@ enum WireBench {
         let bulk = Frame(type: MessageType.scenario.rawValue, payload: [UInt8](repeating: 0x5a, count: 1 << 20))
         let bulkCount = quick ? 64 : 3072
 
+        // FLOWMATRIX_BENCH_WIRE_PART=small|bulk|codec runs one part (for profiling).
+        let part = ProcessInfo.processInfo.environment["FLOWMATRIX_BENCH_WIRE_PART"]
+        if part == nil || part == "small" { try await smallRun(frame: small, count: smallCount) }
+        if part == nil || part == "bulk" { try await bulkRun(frame: bulk, count: bulkCount) }
+        if part == nil || part == "codec" { codecRun(count: quick ? 100_000 : 2_000_000) }
+    }
+
+    static func smallRun(frame small: Frame, count smallCount: Int) async throws {
         print("pipelined ASSIGN frames (\(small.encodedSize) B each), one connection, \(smallCount) frames:")
         var smallSettings = ConnectionSettings()
-        smallSettings.outboundHighWater = 1 << 20
-        smallSettings.outboundLowWater = 512 << 10
-        let ours = try await transportRun(frame: small, count: smallCount, batch: 1024, settings: smallSettings)
+        smallSettings.outboundHighWater = 2 << 20
+        smallSettings.outboundLowWater = 1 << 20
+        let ours = try await transportRun(frame: small, count: smallCount, batch: 4096, settings: smallSettings)
         let raw = try rawRun(frame: small, count: smallCount)
         report("frames/s", ours: Double(smallCount) / ours, raw: Double(smallCount) / raw, scale: 1e6, unit: "M")
+    }
+
+    static func bulkRun(frame bulk: Frame, count bulkCount: Int) async throws {
 
         print("bulk frames (1 MiB each), one connection, \(bulkCount) frames:")
         var bulkSettings = ConnectionSettings()
         bulkSettings.outboundHighWater = 8 << 20
         bulkSettings.outboundLowWater = 4 << 20
         bulkSettings.maxOutboundBytes = 64 << 20
+        bulkSettings.readBufferSize = 1 << 20
         let bulkOurs = try await transportRun(frame: bulk, count: bulkCount, batch: 1, settings: bulkSettings)
         let bulkRaw = try rawRun(frame: bulk, count: bulkCount)
         let bytes = Double(bulkCount * bulk.encodedSize)
         report("GB/s", ours: bytes / bulkOurs, raw: bytes / bulkRaw, scale: 1e9, unit: "")
-
-        codecRun(count: quick ? 100_000 : 2_000_000)
     }
 
     static func report(_ what: String, ours: Double, raw: Double, scale: Double, unit: String) {

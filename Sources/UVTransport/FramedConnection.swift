@@ -76,11 +76,74 @@ extension FramedConnectionHandler {
     public func onWritabilityChanged(_ connection: FramedConnection) {}
 }
 
-/// Bytes waiting to be written: raw memory, so `uv_write` can keep a pointer until its callback.
+/// Bytes waiting to be written: raw memory, so `uv_write` can keep a pointer until its callback, plus large
+/// payloads attached by reference (written with `writev`, never copied).
 final class OutboundStore {
+    /// Payloads at least this large are attached instead of copied.
+    static let attachThreshold = 64 << 10
+
     private(set) var base: UnsafeMutableRawPointer
+    /// Raw bytes in `base`.
     var count = 0
     private var capacity: Int
+    /// Large payloads, each logically inserted at raw offset `at`; kept alive here until written.
+    private(set) var attachments: [(at: Int, payload: ArraySlice<UInt8>)] = []
+    private(set) var attachedBytes = 0
+
+    /// Every byte queued, raw and attached.
+    var total: Int { count + attachedBytes }
+
+    func clear() {
+        count = 0
+        if !attachments.isEmpty {
+            attachments.removeAll(keepingCapacity: true)
+            attachedBytes = 0
+        }
+    }
+
+    /// Queues a frame whose (large) payload is written from its own storage.
+    func appendAttached(type: UInt8, payload: ArraySlice<UInt8>) {
+        append(type: type, payloadLength: payload.count)
+        attachments.append((count, payload))
+        attachedBytes += payload.count
+    }
+
+    private func append(type: UInt8, payloadLength: Int) {
+        reserve(5)
+        let p = base + count
+        p.storeBytes(of: UInt32(truncatingIfNeeded: payloadLength + 1).bigEndian, as: UInt32.self)
+        p.storeBytes(of: type, toByteOffset: 4, as: UInt8.self)
+        count += 5
+    }
+
+    /// The queued bytes from byte `skip` on, as `uv_buf_t`s in stream order.
+    ///
+    /// Attached payload pointers stay valid until `clear()`: the slices are held in `attachments`, never
+    /// mutated, so their storage neither moves nor is freed while a write uses it.
+    func buffers(skipping skip: Int) -> [uv_buf_t] {
+        var out: [uv_buf_t] = []
+        out.reserveCapacity(attachments.count * 2 + 1)
+        var toSkip = skip
+        func add(_ pointer: UnsafeRawPointer, _ length: Int) {
+            if toSkip >= length {
+                toSkip -= length
+                return
+            }
+            let start = UnsafeMutableRawPointer(mutating: pointer) + toSkip
+            out.append(uv_buf_init(start.assumingMemoryBound(to: CChar.self), UInt32(length - toSkip)))
+            toSkip = 0
+        }
+        var rawStart = 0
+        for attachment in attachments {
+            if attachment.at > rawStart { add(base + rawStart, attachment.at - rawStart) }
+            rawStart = attachment.at
+            attachment.payload.withUnsafeBytes { raw in
+                if let pointer = raw.baseAddress, raw.count > 0 { add(pointer, raw.count) }
+            }
+        }
+        if count > rawStart { add(base + rawStart, count - rawStart) }
+        return out
+    }
 
     init(capacity: Int) {
         self.capacity = max(capacity, 64)
@@ -163,6 +226,10 @@ public final class FramedConnection {
     private var userPaused = false
     private var pausedForWritability = false
     var markedDirty = false
+    /// A large frame body being read straight into its payload array (no intermediate copy).
+    private var largeBody: (type: UInt8, payload: [UInt8], filled: Int)?
+    /// Bodies at least this large are read directly into their own array.
+    static let directReadThreshold = 256 << 10
     private var lingerTimer: ScheduledTimer?
     private var heartbeatTimer: ScheduledTimer?
     private var sentSinceTick = false
@@ -200,23 +267,42 @@ public final class FramedConnection {
     // MARK: Sending
 
     /// Bytes queued and not yet written.
-    public var outboundBytes: Int { pending.count + inflight.count - inflightOffset }
+    public var outboundBytes: Int { pending.total + inflight.total - inflightOffset }
 
     /// Queues one frame. Dropped (returns false) once the connection is closing or closed.
     @discardableResult
     public func send(_ frame: Frame) -> Bool {
         guard state == .open || state == .connecting else { return false }
-        frame.payload.withUnsafeBytes { pending.append(type: frame.type, payload: $0) }
+        if frame.payload.count >= OutboundStore.attachThreshold {
+            pending.appendAttached(type: frame.type, payload: frame.payload)
+        } else {
+            frame.payload.withUnsafeBytes { pending.append(type: frame.type, payload: $0) }
+        }
         didEnqueue()
         return true
     }
 
     /// Queues many frames with one bookkeeping pass.
     @discardableResult
-    public func send<Frames: Sequence>(contentsOf frames: Frames) -> Bool where Frames.Element == Frame {
+    public func send(contentsOf frames: [Frame]) -> Bool { send(contentsOf: frames[...]) }
+
+    /// Queues many frames with one bookkeeping pass.
+    @discardableResult
+    public func send(contentsOf frames: ArraySlice<Frame>) -> Bool {
         guard state == .open || state == .connecting else { return false }
         let store = pending
-        for frame in frames { frame.payload.withUnsafeBytes { store.append(type: frame.type, payload: $0) } }
+        var bytes = 0
+        for frame in frames { bytes &+= min(frame.payload.count, OutboundStore.attachThreshold) &+ Frame.headerSize }
+        store.reserve(bytes)
+        frames.withUnsafeBufferPointer { p in
+            for i in p.indices {
+                if p[i].payload.count >= OutboundStore.attachThreshold {
+                    store.appendAttached(type: p[i].type, payload: p[i].payload)
+                } else {
+                    p[i].payload.withUnsafeBytes { store.append(type: p[i].type, payload: $0) }
+                }
+            }
+        }
         didEnqueue()
         return true
     }
@@ -262,14 +348,15 @@ public final class FramedConnection {
     func flushFromLoop() {
         markedDirty = false
         guard state == .open || state == .closing, !writeInFlight else { return }
-        guard pending.count > 0 else {
+        let total = pending.total
+        guard total > 0 else {
             if state == .closing { finishGracefulClose() }
             return
         }
-        var buffer = uv_buf_init(pending.base.assumingMemoryBound(to: CChar.self), UInt32(pending.count))
-        let written = Int(uv_try_write(stream, &buffer, 1))
-        if written == pending.count {
-            pending.count = 0
+        var buffers = pending.buffers(skipping: 0)
+        let written = Int(uv_try_write(stream, &buffers, UInt32(buffers.count)))
+        if written == total {
+            pending.clear()
             updateWritability()
             if state == .closing { finishGracefulClose() }
             return
@@ -280,11 +367,10 @@ public final class FramedConnection {
         }
         let offset = max(0, written)
         swap(&pending, &inflight)
-        pending.count = 0
+        pending.clear()
         inflightOffset = offset
-        buffer = uv_buf_init(
-            (inflight.base + offset).assumingMemoryBound(to: CChar.self), UInt32(inflight.count - offset))
-        let result = uv_write(writeRequest, stream, &buffer, 1) { request, status in
+        var rest = inflight.buffers(skipping: offset)
+        let result = uv_write(writeRequest, stream, &rest, UInt32(rest.count)) { request, status in
             guard let request, let handle = request.pointee.handle, let data = handle.pointee.data else { return }
             Unmanaged<FramedConnection>.fromOpaque(data).takeUnretainedValue().onWriteCompleted(status: status)
         }
@@ -298,7 +384,7 @@ public final class FramedConnection {
 
     private func onWriteCompleted(status: Int32) {
         writeInFlight = false
-        inflight.count = 0
+        inflight.clear()
         inflightOffset = 0
         if status < 0 {
             if status != cuv_ecanceled() { abort(.ioError(UVError(code: status, operation: "write"))) }
@@ -349,8 +435,7 @@ public final class FramedConnection {
                 guard let handle, let buf, let data = handle.pointee.data else { return }
                 let connection = Unmanaged<FramedConnection>.fromOpaque(data).takeUnretainedValue()
                 buf.pointee = uv_buf_init(
-                    connection.readBuffer.assumingMemoryBound(to: CChar.self),
-                    UInt32(max(4096, connection.settings.readBufferSize)))
+                    connection.readBuffer.assumingMemoryBound(to: CChar.self), UInt32(connection.readSize))
             }, { stream, nread, _ in
                 guard let stream, let data = stream.pointee.data else { return }
                 Unmanaged<FramedConnection>.fromOpaque(data).takeUnretainedValue().onRead(nread)
@@ -364,6 +449,14 @@ public final class FramedConnection {
             uv_read_stop(stream)
             reading = false
         }
+    }
+
+    /// How much the next libuv read may take: while a large body is pending, never past its end (and little,
+    /// since the rest is read directly into the body).
+    private var readSize: Int {
+        let size = max(4096, settings.readBufferSize)
+        guard let body = largeBody else { return size }
+        return min(64 << 10, size, body.payload.count - body.filled)
     }
 
     private func onRead(_ nread: Int) {
@@ -380,6 +473,7 @@ public final class FramedConnection {
 
     private func onBytes(_ bytes: UnsafeRawBufferPointer) {
         receivedSinceTick = true
+        if largeBody != nil { return continueLargeBody(with: bytes) }
         inbound.discardReadBytes()
         inbound.append(bytes)
         var frames: [Frame] = []
@@ -392,7 +486,64 @@ public final class FramedConnection {
             failure = WireError(.internalError, "\(error)")
         }
         if !frames.isEmpty, state == .open { handler?.onFrames(self, frames) }
-        if let failure { fail(failure) }
+        if let failure { return fail(failure) }
+        if state == .open, case .body(_, let length) = decoder.state, length >= FramedConnection.directReadThreshold {
+            startLargeBody()
+        }
+    }
+
+    /// Moves a pending large body out of the decoder into its own array and reads the rest straight into it.
+    private func startLargeBody() {
+        guard let (type, length) = decoder.detachBody() else { return }
+        let have = min(inbound.readableBytes, length)
+        let start = inbound.readerIndex
+        let payload = inbound.storage.withUnsafeBufferPointer { source in
+            // The bytes after `have` are written by `recv` before the frame is delivered.
+            [UInt8](unsafeUninitializedCapacity: length) { target, initialized in
+                if have > 0, let from = source.baseAddress, let to = target.baseAddress {
+                    to.update(from: from + start, count: have)
+                }
+                initialized = length
+            }
+        }
+        inbound.moveReaderIndex(forwardBy: have)
+        largeBody = (type, payload, have)
+        continueLargeBody(with: UnsafeRawBufferPointer(start: nil, count: 0))
+    }
+
+    private func continueLargeBody(with bytes: UnsafeRawBufferPointer) {
+        guard var body = largeBody else { return }
+        largeBody = nil  // so the payload array is uniquely referenced while it is filled
+        let length = body.payload.count
+        var failure: CloseReason?
+        body.payload.withUnsafeMutableBytes { target in
+            guard let base = target.baseAddress else { return }
+            if let source = bytes.baseAddress, bytes.count > 0 {
+                let n = min(bytes.count, length - body.filled)
+                (base + body.filled).copyMemory(from: source, byteCount: n)
+                body.filled += n
+            }
+            while body.filled < length {
+                let n = cuv_recv_nonblocking(stream, base + body.filled, length - body.filled)
+                if n > 0 {
+                    body.filled += n
+                } else if n == 0 {
+                    failure = .peerClosed
+                    return
+                } else if n == cuv_eagain_errno() {
+                    return
+                } else {
+                    failure = .ioError(UVError(code: Int32(truncatingIfNeeded: n), operation: "recv"))
+                    return
+                }
+            }
+        }
+        if let failure { return abort(failure) }
+        if body.filled < length {
+            largeBody = body
+            return
+        }
+        if state == .open { handler?.onFrames(self, [Frame(type: body.type, payload: body.payload)]) }
     }
 
     // MARK: Heartbeats
@@ -435,7 +586,7 @@ public final class FramedConnection {
         remoteAddress = peerAddress()
         updateReading()
         handler?.onOpen(self)
-        if pending.count > 0, !markedDirty {
+        if pending.total > 0, !markedDirty {
             markedDirty = true
             loop.registry.dirty.append(self)
         }
@@ -491,7 +642,7 @@ public final class FramedConnection {
     }
 
     private func finishGracefulClose() {
-        guard state == .closing, shutdownRequest == nil, !writeInFlight, pending.count == 0 else { return }
+        guard state == .closing, shutdownRequest == nil, !writeInFlight, pending.total == 0 else { return }
         let request = UnsafeMutablePointer<uv_shutdown_t>.allocate(capacity: 1)
         shutdownRequest = request
         let result = uv_shutdown(request, stream) { request, _ in

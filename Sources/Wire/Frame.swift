@@ -84,7 +84,8 @@ public struct ByteBuffer: Sendable {
         }
     }
 
-    mutating func moveReaderIndex(forwardBy count: Int) { readerIndex += count }
+    /// Consumes `count` readable bytes (clamped to what is readable).
+    public mutating func moveReaderIndex(forwardBy count: Int) { readerIndex += max(0, min(count, readableBytes)) }
 }
 
 /// The incremental frame decoder: one frame per call, an explicit header/body state and a hard size limit.
@@ -148,6 +149,15 @@ public struct FrameDecoder: Sendable {
             state = .header
             return Frame(type: type, payload: buffer.storage[start..<start + payloadLength])
         }
+    }
+
+    /// For a transport that reads a large body itself (straight into the payload's final array): when the
+    /// decoder has consumed a header and waits for its body, returns the frame's type and payload length and goes
+    /// back to `.header`. The caller then owns exactly `payloadLength` bytes of the stream.
+    public mutating func detachBody() -> (type: UInt8, payloadLength: Int)? {
+        guard case .body(let type, let length) = state else { return nil }
+        state = .header
+        return (type, length)
     }
 
     /// Decodes every complete frame in `buffer` into `frames` (one call per read batch).

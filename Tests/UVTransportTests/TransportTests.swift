@@ -83,6 +83,43 @@ extension TransportTests {
             shutdownAndCheck(loop)
         }
 
+        @Test("large frames (attached on send, read straight into their payload) interleave with small ones in order")
+        func largeFrames() async throws {
+            let loop = EventLoop()
+            let server = try await TCPServer.listen(on: loop, host: "127.0.0.1", port: 0) {
+                RecordingHandler(log: EventLog())
+            }
+            let client = try await AsyncFramedClient.connect(host: "127.0.0.1", port: server.port, loop: loop)
+            var sent: [Frame] = []
+            for i in 0..<12 {
+                let size = [3, 70_000, 300_000, 3 << 20][i % 4]
+                var payload = [UInt8](repeating: UInt8(i), count: size)
+                for j in stride(from: 0, to: size, by: 4093) { payload[j] = UInt8(truncatingIfNeeded: j / 4093) }
+                sent.append(Frame(type: UInt8(i), payload: payload))
+            }
+            client.send(sent)
+            let received = try await withTimeout(20, "12 echoed frames") {
+                var got: [Frame] = []
+                for await batch in client.inbound {
+                    got += batch
+                    if got.count >= 12 { break }
+                }
+                return got
+            }
+            #expect(received.count == sent.count)
+            for (a, b) in zip(received, sent) {
+                #expect(a.type == b.type)
+                #expect(a.payload.count == b.payload.count)
+                let same = a.payload.withUnsafeBytes { x in
+                    b.payload.withUnsafeBytes { y in x.count == y.count && (x.count == 0 || memcmp(x.baseAddress, y.baseAddress, x.count) == 0) }
+                }
+                #expect(same)
+            }
+            await client.close()
+            server.close()
+            shutdownAndCheck(loop)
+        }
+
         @Test("connecting to a closed port fails with connect-failed")
         func refused() async throws {
             let loop = EventLoop()
