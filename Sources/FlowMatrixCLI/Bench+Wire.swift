@@ -54,7 +54,6 @@ enum WireBench {
         bulkSettings.outboundHighWater = 8 << 20
         bulkSettings.outboundLowWater = 4 << 20
         bulkSettings.maxOutboundBytes = 64 << 20
-        bulkSettings.readBufferSize = 1 << 20
         let bulkOurs = try await transportRun(frame: bulk, count: bulkCount, batch: 1, settings: bulkSettings)
         let bulkRaw = try rawRun(frame: bulk, count: bulkCount)
         let bytes = Double(bulkCount * bulk.encodedSize)
@@ -109,7 +108,7 @@ enum WireBench {
         var received = 0
         init(finish: FinishLine) { self.finish = finish }
         func onOpen(_ connection: FramedConnection) {}
-        func onFrames(_ connection: FramedConnection, _ frames: [Frame]) {
+        func onFrames(_ connection: FramedConnection, _ frames: FrameBatch) {
             received += frames.count
             if received >= finish.expected { finish.done() }
         }
@@ -131,13 +130,21 @@ enum WireBench {
             finish.start()
             pump(connection)
         }
-        func onFrames(_ connection: FramedConnection, _ frames: [Frame]) {}
+        func onFrames(_ connection: FramedConnection, _ frames: FrameBatch) {}
         func onWritabilityChanged(_ connection: FramedConnection) { pump(connection) }
         func onClose(_ connection: FramedConnection, _ reason: CloseReason) {}
         func pump(_ connection: FramedConnection) {
             while connection.isWritable && sent < total {
                 let n = min(frames.count, total - sent)
-                if n == frames.count {
+                if let first = frames.first, first.payload.count < 4096 {
+                    // Small frames: framed one by one from the payload bytes, inside one access to the
+                    // connection's outbound buffer.
+                    first.payload.withUnsafeBytes { payload in
+                        connection.withOutboundBuffer { out in
+                            for _ in 0..<n { out.write(type: first.type, payload: payload) }
+                        }
+                    }
+                } else if n == frames.count {
                     connection.send(contentsOf: frames)
                 } else {
                     connection.send(contentsOf: frames[..<n])

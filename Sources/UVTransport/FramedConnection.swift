@@ -65,7 +65,7 @@ public protocol FramedConnectionHandler: AnyObject {
     /// The connection is open (for servers with a handshake: authenticated) and may send.
     func onOpen(_ connection: FramedConnection)
     /// Every frame that one read produced, in order.
-    func onFrames(_ connection: FramedConnection, _ frames: [Frame])
+    func onFrames(_ connection: FramedConnection, _ frames: FrameBatch)
     /// `connection.isWritable` changed (outbound queue crossed a water mark).
     func onWritabilityChanged(_ connection: FramedConnection)
     /// The connection closed; its handle is freed.
@@ -78,7 +78,11 @@ extension FramedConnectionHandler {
 
 /// Bytes waiting to be written: raw memory, so `uv_write` can keep a pointer until its callback, plus large
 /// payloads attached by reference (written with `writev`, never copied).
-final class OutboundStore {
+///
+/// A struct (not a class) so the per-frame append is an in-place access, not a reference-count round trip;
+/// its owner calls `free()` exactly once (the connection's `deinit`). Applications reach it only inside
+/// `FramedConnection.withOutboundBuffer`, as an `inout` parameter, so it is never copied.
+public struct OutboundBuffer {
     /// Payloads at least this large are attached instead of copied.
     static let attachThreshold = 64 << 10
 
@@ -93,7 +97,7 @@ final class OutboundStore {
     /// Every byte queued, raw and attached.
     var total: Int { count + attachedBytes }
 
-    func clear() {
+    mutating func clear() {
         count = 0
         if !attachments.isEmpty {
             attachments.removeAll(keepingCapacity: true)
@@ -102,13 +106,13 @@ final class OutboundStore {
     }
 
     /// Queues a frame whose (large) payload is written from its own storage.
-    func appendAttached(type: UInt8, payload: ArraySlice<UInt8>) {
+    mutating func appendAttached(type: UInt8, payload: ArraySlice<UInt8>) {
         append(type: type, payloadLength: payload.count)
         attachments.append((count, payload))
         attachedBytes += payload.count
     }
 
-    private func append(type: UInt8, payloadLength: Int) {
+    private mutating func append(type: UInt8, payloadLength: Int) {
         reserve(5)
         let p = base + count
         p.storeBytes(of: UInt32(truncatingIfNeeded: payloadLength + 1).bigEndian, as: UInt32.self)
@@ -150,10 +154,29 @@ final class OutboundStore {
         base = .allocate(byteCount: self.capacity, alignment: 16)
     }
 
-    deinit { base.deallocate() }
+    func free() { base.deallocate() }
+
+    /// Appends one frame: header, then the payload bytes.
+    @inline(__always)
+    public mutating func write(type: UInt8, payload: UnsafeRawBufferPointer) { append(type: type, payload: payload) }
+
+    /// Appends one frame (large payloads are attached, not copied).
+    public mutating func write(_ frame: Frame) {
+        if frame.payload.count >= OutboundBuffer.attachThreshold {
+            appendAttached(type: frame.type, payload: frame.payload)
+        } else {
+            frame.payload.withUnsafeBytes { append(type: frame.type, payload: $0) }
+        }
+    }
+
+    /// Appends one message.
+    public mutating func write(_ message: Message) { write(message.frame()) }
+
+    /// Bytes queued in this buffer.
+    public var queuedBytes: Int { total }
 
     @inline(__always)
-    func reserve(_ extra: Int) {
+    mutating func reserve(_ extra: Int) {
         let needed = count + extra
         guard needed > capacity else { return }
         var newCapacity = capacity * 2
@@ -166,7 +189,7 @@ final class OutboundStore {
     }
 
     @inline(__always)
-    func append(type: UInt8, payload: UnsafeRawBufferPointer) {
+    mutating func append(type: UInt8, payload: UnsafeRawBufferPointer) {
         let length = payload.count + 1
         reserve(length + 4)
         let p = base + count
@@ -178,7 +201,7 @@ final class OutboundStore {
         count += length + 4
     }
 
-    func append(raw: UnsafeRawBufferPointer) {
+    mutating func append(raw: UnsafeRawBufferPointer) {
         guard let source = raw.baseAddress, raw.count > 0 else { return }
         reserve(raw.count)
         (base + count).copyMemory(from: source, byteCount: raw.count)
@@ -216,8 +239,8 @@ public final class FramedConnection {
     private var decoder: FrameDecoder
     private var inbound = ByteBuffer()
     private let readBuffer: UnsafeMutableRawPointer
-    private var pending: OutboundStore
-    private var inflight: OutboundStore
+    private var pending: OutboundBuffer
+    private var inflight: OutboundBuffer
     private var inflightOffset = 0
     private var writeInFlight = false
     private let writeRequest: UnsafeMutablePointer<uv_write_t>
@@ -230,6 +253,7 @@ public final class FramedConnection {
     private var largeBody: (type: UInt8, payload: [UInt8], filled: Int)?
     /// Bodies at least this large are read directly into their own array.
     static let directReadThreshold = 256 << 10
+    private var lastFrameWasLarge = false
     private var lingerTimer: ScheduledTimer?
     private var heartbeatTimer: ScheduledTimer?
     private var sentSinceTick = false
@@ -244,8 +268,8 @@ public final class FramedConnection {
         id = loop.registry.makeConnectionID()
         decoder = FrameDecoder(maxFrameSize: settings.maxFrameSize)
         readBuffer = .allocate(byteCount: max(4096, settings.readBufferSize), alignment: 16)
-        pending = OutboundStore(capacity: 64 << 10)
-        inflight = OutboundStore(capacity: 64 << 10)
+        pending = OutboundBuffer(capacity: 64 << 10)
+        inflight = OutboundBuffer(capacity: 64 << 10)
         writeRequest = .allocate(capacity: 1)
         tcp = .allocate(capacity: 1)
         let result = uv_tcp_init(loop.uvLoop, tcp)
@@ -262,6 +286,8 @@ public final class FramedConnection {
 
     deinit {
         readBuffer.deallocate()
+        pending.free()
+        inflight.free()
     }
 
     // MARK: Sending
@@ -273,7 +299,7 @@ public final class FramedConnection {
     @discardableResult
     public func send(_ frame: Frame) -> Bool {
         guard state == .open || state == .connecting else { return false }
-        if frame.payload.count >= OutboundStore.attachThreshold {
+        if frame.payload.count >= OutboundBuffer.attachThreshold {
             pending.appendAttached(type: frame.type, payload: frame.payload)
         } else {
             frame.payload.withUnsafeBytes { pending.append(type: frame.type, payload: $0) }
@@ -290,17 +316,33 @@ public final class FramedConnection {
     @discardableResult
     public func send(contentsOf frames: ArraySlice<Frame>) -> Bool {
         guard state == .open || state == .connecting else { return false }
-        let store = pending
         var bytes = 0
-        for frame in frames { bytes &+= min(frame.payload.count, OutboundStore.attachThreshold) &+ Frame.headerSize }
-        store.reserve(bytes)
-        frames.withUnsafeBufferPointer { p in
-            for i in p.indices {
-                if p[i].payload.count >= OutboundStore.attachThreshold {
-                    store.appendAttached(type: p[i].type, payload: p[i].payload)
-                } else {
-                    p[i].payload.withUnsafeBytes { store.append(type: p[i].type, payload: $0) }
+        for frame in frames { bytes &+= min(frame.payload.count, OutboundBuffer.attachThreshold) &+ Frame.headerSize }
+        // One access to the store for the whole batch.
+        withPending { store in
+            store.reserve(bytes)
+            frames.withUnsafeBufferPointer { p in
+                for i in p.indices {
+                    if p[i].payload.count >= OutboundBuffer.attachThreshold {
+                        store.appendAttached(type: p[i].type, payload: p[i].payload)
+                    } else {
+                        p[i].payload.withUnsafeBytes { store.append(type: p[i].type, payload: $0) }
+                    }
                 }
+            }
+        }
+        didEnqueue()
+        return true
+    }
+
+    /// Queues a received batch (e.g. an echo) straight from its shared buffer.
+    @discardableResult
+    public func send(contentsOf frames: FrameBatch) -> Bool {
+        guard state == .open || state == .connecting else { return false }
+        withPending { store in
+            for i in frames.indices {
+                let type = frames.type(at: i)
+                frames.withPayload(at: i) { store.append(type: type, payload: $0) }
             }
         }
         didEnqueue()
@@ -327,6 +369,20 @@ public final class FramedConnection {
         pending.append(raw: bytes)
         didEnqueue()
         return true
+    }
+
+    @inline(__always)
+    private func withPending<R>(_ body: (inout OutboundBuffer) -> R) -> R { body(&pending) }
+
+    /// Queues many frames with one access to the outbound buffer: the fastest way to send small frames one by
+    /// one (a per-frame `send` pays a dynamic exclusivity check and reference counting on every call).
+    /// Do not call other `send` methods of this connection inside `body` (that is an exclusivity violation).
+    /// Returns nil, without calling `body`, once the connection is closing or closed.
+    @discardableResult
+    public func withOutboundBuffer<R>(_ body: (inout OutboundBuffer) throws -> R) rethrows -> R? {
+        guard state == .open || state == .connecting else { return nil }
+        defer { didEnqueue() }
+        return try body(&pending)
     }
 
     @inline(__always)
@@ -455,7 +511,10 @@ public final class FramedConnection {
     /// since the rest is read directly into the body).
     private var readSize: Int {
         let size = max(4096, settings.readBufferSize)
-        guard let body = largeBody else { return size }
+        guard let body = largeBody else {
+            // Right after a large frame, expect another: read little, so its body goes the direct way.
+            return lastFrameWasLarge ? min(size, 64 << 10) : size
+        }
         return min(64 << 10, size, body.payload.count - body.filled)
     }
 
@@ -476,19 +535,13 @@ public final class FramedConnection {
         if largeBody != nil { return continueLargeBody(with: bytes) }
         inbound.discardReadBytes()
         inbound.append(bytes)
-        var frames: [Frame] = []
-        var failure: WireError?
-        do {
-            try decoder.decodeAll(buffer: &inbound, into: &frames)
-        } catch let error as WireError {
-            failure = error
-        } catch {
-            failure = WireError(.internalError, "\(error)")
-        }
+        let (frames, failure) = decoder.decodeBatch(buffer: &inbound)
         if !frames.isEmpty, state == .open { handler?.onFrames(self, frames) }
         if let failure { return fail(failure) }
         if state == .open, case .body(_, let length) = decoder.state, length >= FramedConnection.directReadThreshold {
             startLargeBody()
+        } else {
+            lastFrameWasLarge = false
         }
     }
 
@@ -543,7 +596,8 @@ public final class FramedConnection {
             largeBody = body
             return
         }
-        if state == .open { handler?.onFrames(self, [Frame(type: body.type, payload: body.payload)]) }
+        lastFrameWasLarge = true
+        if state == .open { handler?.onFrames(self, FrameBatch(CollectionOfOne(Frame(type: body.type, payload: body.payload)))) }
     }
 
     // MARK: Heartbeats

@@ -21,8 +21,8 @@ extension TransportTests {
             #expect(log.events.contains { if case .opened(_, let peer) = $0 { peer == "worker-1" } else { false } })
             client.send(.credit(8))
             let echoed = try await withTimeout(10, "echo") {
-                for await batch in client.inbound { return batch }
-                return []
+                for await batch in client.inbound { return Array(batch) }
+                return [Frame]()
             }
             #expect(try echoed.map { try Message(frame: $0) } == [.credit(8)])
             await client.close()
@@ -144,8 +144,8 @@ extension TransportTests {
             func stillServed() async throws {
                 good.send(.credit(3))
                 let echoed = try await withTimeout(10, "echo to the good client") { [good] in
-                    for await batch in good.inbound { return batch }
-                    return []
+                    for await batch in good.inbound { return Array(batch) }
+                    return [Frame]()
                 }
                 #expect(try echoed.map { try Message(frame: $0) } == [.credit(3)])
             }

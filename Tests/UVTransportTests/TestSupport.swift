@@ -94,12 +94,12 @@ enum ServerEvent: Sendable, Equatable {
 final class RecordingHandler: FramedConnectionHandler {
     let log: EventLog<ServerEvent>
     let onOpenAction: (FramedConnection) -> Void
-    let onFramesAction: (FramedConnection, [Frame]) -> Void
+    let onFramesAction: (FramedConnection, FrameBatch) -> Void
     let onWritableAction: (FramedConnection) -> Void
 
     init(
         log: EventLog<ServerEvent>, onOpen: @escaping (FramedConnection) -> Void = { _ in },
-        onFrames: @escaping (FramedConnection, [Frame]) -> Void = { c, frames in c.send(contentsOf: frames) },
+        onFrames: @escaping (FramedConnection, FrameBatch) -> Void = { c, frames in c.send(contentsOf: frames) },
         onWritable: @escaping (FramedConnection) -> Void = { _ in }
     ) {
         self.log = log
@@ -113,7 +113,7 @@ final class RecordingHandler: FramedConnectionHandler {
         onOpenAction(connection)
     }
 
-    func onFrames(_ connection: FramedConnection, _ frames: [Frame]) {
+    func onFrames(_ connection: FramedConnection, _ frames: FrameBatch) {
         log.append(.frames(connection.id, count: frames.count))
         onFramesAction(connection, frames)
     }

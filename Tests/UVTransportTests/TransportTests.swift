@@ -111,7 +111,7 @@ extension TransportTests {
                 #expect(a.type == b.type)
                 #expect(a.payload.count == b.payload.count)
                 let same = a.payload.withUnsafeBytes { x in
-                    b.payload.withUnsafeBytes { y in x.count == y.count && (x.count == 0 || memcmp(x.baseAddress, y.baseAddress, x.count) == 0) }
+                    b.payload.withUnsafeBytes { y in x.count == y.count && (x.count == 0 || memcmp(x.baseAddress!, y.baseAddress!, x.count) == 0) }
                 }
                 #expect(same)
             }

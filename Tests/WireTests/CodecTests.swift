@@ -105,13 +105,23 @@ struct FrameDecoderTests {
     static var stream: [UInt8] { Vectors.messages.flatMap { $0.message.encoded() } }
     static var expected: [Frame] { Vectors.messages.map { $0.message.frame() } }
 
-    func decode(chunks: [[UInt8]], batched: Bool = false) throws -> [Frame] {
+    func decode(chunks: [[UInt8]], batched: Bool = false, viaBatch: Bool = false) throws -> [Frame] {
         var buffer = ByteBuffer()
         var decoder = FrameDecoder()
         var frames: [Frame] = []
         for chunk in chunks {
             buffer.append(contentsOf: chunk)
-            if batched {
+            if viaBatch {
+                let (batch, error) = decoder.decodeBatch(buffer: &buffer)
+                if let error { throw error }
+                // Both views of a batch agree: materialised frames, and type + payload without a Frame.
+                for i in batch.indices {
+                    #expect(batch.type(at: i) == batch[i].type)
+                    #expect(batch.withPayload(at: i) { Array($0) } == Array(batch[i].payload))
+                    #expect(try Message(batch: batch, at: i) == Message(frame: batch[i]))
+                }
+                frames += batch
+            } else if batched {
                 try decoder.decodeAll(buffer: &buffer, into: &frames)
             } else {
                 while let frame = try decoder.decode(buffer: &buffer) { frames.append(frame) }
@@ -146,6 +156,11 @@ struct FrameDecoderTests {
         #expect(try decode(chunks: [stream], batched: true) == Self.expected)
         #expect(try decode(chunks: stream.map { [$0] }, batched: true) == Self.expected)
         #expect(try decode(chunks: odd, batched: true) == Self.expected)
+        // And the zero-refcount batch view the transport delivers.
+        #expect(try decode(chunks: [stream], viaBatch: true) == Self.expected)
+        #expect(try decode(chunks: stream.map { [$0] }, viaBatch: true) == Self.expected)
+        #expect(try decode(chunks: odd, viaBatch: true) == Self.expected)
+        #expect(FrameBatch(Self.expected).suffix(from: 3).count == Self.expected.count - 3)
     }
 
     @Test("the batch decoder reports the same errors as the single-step one, after the good frames")
@@ -157,6 +172,11 @@ struct FrameDecoderTests {
             var frames: [Frame] = []
             #expect(throws: WireError.self) { try decoder.decodeAll(buffer: &buffer, into: &frames) }
             #expect(frames.count == 2)
+            var buffer2 = ByteBuffer(good + good + bad)
+            var decoder2 = FrameDecoder(maxFrameSize: 1 << 20)
+            let (batch, error) = decoder2.decodeBatch(buffer: &buffer2)
+            #expect(batch.count == 2)
+            #expect(error != nil)
         }
     }
 
