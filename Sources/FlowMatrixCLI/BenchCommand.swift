@@ -14,6 +14,9 @@ enum BenchCommand {
     static var suites: [BenchSuite] {
         [
             WireBench.suite,
+            DispatchBench.suite,
+            JournalBench.suite,
+            ArtifactsBench.suite,
         ]
     }
 

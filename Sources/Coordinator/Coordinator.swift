@@ -1,2 +1,0 @@
-/// Namespace of the Coordinator module (see docs/ARCHITECTURE.md).
-public enum CoordinatorModule {}

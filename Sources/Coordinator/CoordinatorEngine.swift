@@ -1,0 +1,284 @@
+import Foundation
+import Journal
+import Wire
+
+/// The coordinator's shell around the scheduler, minus sockets: authenticated peers' messages in, messages to
+/// send and journal records out. Owned by one thread (the event loop's); not thread-safe by design.
+///
+/// The transport glue runs the handshake, then calls `onPeerJoined`, `onMessages` (one call per read batch),
+/// `onPeerClosed` and `onTick`, and carries out the returned `Action`s.
+public final class CoordinatorEngine {
+    /// What the engine asks the transport to do.
+    public enum Action: Sendable, Hashable {
+        case send(peer: UInt64, [Message])
+        case close(peer: UInt64, reason: String)
+    }
+
+    private struct Peer {
+        var worker: WorkerID
+        var name: String
+        var sentScenarios: Set<Bytes32> = []
+    }
+
+    private struct AttemptInfo {
+        var durationMicros: UInt64
+        var failureStep: Int?
+        var message: String?
+    }
+
+    public let definition: RunDefinition
+    private var scheduler: Scheduler
+    private var peers: [UInt64: Peer] = [:]
+    private var peerOfWorker: [WorkerID: UInt64] = [:]
+    private var nextWorker: UInt64 = 1
+    private var jobIndex: [String: Int] = [:]
+    private var lastAttempt: [Int: AttemptInfo] = [:]
+    private let journal: @Sendable ([JournalRecord]) -> Void
+    private let now: () -> Duration
+    public private(set) var isComplete = false
+    public private(set) var attemptsStarted = 0
+    public private(set) var supersededResults = 0
+    /// Called on the owning thread whenever a job reaches its final outcome.
+    public var onJobFinished: ((RunJob, JobOutcome) -> Void)?
+    /// Called once when every job is final.
+    public var onRunComplete: (() -> Void)?
+
+    /// - Parameters:
+    ///   - journal: receives records in batches (hand them to a `JournalWriter`).
+    ///   - now: time since the run began (a monotonic clock in production, a manual one in tests).
+    public init(definition: RunDefinition, journal: @escaping @Sendable ([JournalRecord]) -> Void, now: @escaping () -> Duration) {
+        self.definition = definition
+        self.journal = journal
+        self.now = now
+        scheduler = Scheduler(
+            jobs: definition.jobs.map {
+                SchedulableJob(registry: $0.registry, requiredLabels: $0.requiredLabels, expectedDuration: $0.expectedDuration)
+            },
+            finished: definition.finished, settings: definition.scheduler)
+        jobIndex.reserveCapacity(definition.jobs.count)
+        for (i, job) in definition.jobs.enumerated() { jobIndex[job.id] = i }
+        if scheduler.isComplete { isComplete = true }
+    }
+
+    public var progress: RunProgress {
+        RunProgress(total: scheduler.jobCount, done: scheduler.jobCount - scheduler.remainingCount,
+                    outcomes: scheduler.outcomeCounts, inFlight: scheduler.inFlightCount, workers: peers.count,
+                    attempts: attemptsStarted, retries: max(0, attemptsStarted - (scheduler.jobCount - scheduler.remainingCount) - scheduler.inFlightCount),
+                    supersededResults: supersededResults)
+    }
+
+    public var unservableQueuedJobs: Int { scheduler.unservableQueuedJobs }
+    public var workerNames: [String] { peers.values.map(\.name).sorted() }
+
+    // MARK: - Events from the transport
+
+    /// A peer passed the handshake; `hello` is what it advertised.
+    public func onPeerJoined(_ peer: UInt64, hello: Hello) -> [Action] {
+        let worker = WorkerID(nextWorker)
+        nextWorker += 1
+        peers[peer] = Peer(worker: worker, name: hello.name)
+        peerOfWorker[worker] = peer
+        var labels: [String: String] = [:]
+        for label in hello.labels {
+            let parts = label.split(separator: "=", maxSplits: 1)
+            labels[String(parts[0])] = parts.count > 1 ? String(parts[1]) : ""
+        }
+        let directives = scheduler.onWorkerJoined(worker, name: hello.name, registries: Set(hello.registries), labels: labels,
+                                                  slots: Int(hello.slots), now: now())
+        return interpret(directives)
+    }
+
+    /// Messages from an authenticated peer, one read batch at a time.
+    public func onMessages(_ peer: UInt64, _ messages: [Message]) -> [Action] {
+        guard let worker = peers[peer]?.worker else { return [] }
+        let t = now()
+        scheduler.onHeartbeat(worker, now: t)
+        var actions: [Action] = []
+        var results: [(Assignment, AttemptStatus)] = []
+        var records: [JournalRecord] = []
+        func flushResults() {
+            guard !results.isEmpty else { return }
+            actions += interpret(scheduler.onResults(worker, results, now: t))
+            results.removeAll(keepingCapacity: true)
+        }
+        for message in messages {
+            switch message {
+            case .credit(let n):
+                flushResults()
+                actions += interpret(scheduler.onCredit(worker, count: Int(n), now: t))
+            case .step(let step):
+                guard let index = jobIndex[step.job] else { continue }
+                let keys = definition.jobs[index].stepKeys
+                let key = Int(step.index) < keys.count ? keys[Int(step.index)] : "step-\(step.index)"
+                let text = StepText.decode(step.message)
+                records.append(.stepRecorded(runID: definition.runID, jobID: step.job, attempt: Int(step.attempt),
+                    step: StepResult(index: Int(step.index), key: key, outcome: StepOutcome(step.status),
+                                     duration: Double(step.durationMicros) / 1e6, message: text.message,
+                                     interruptions: text.interruptions.isEmpty ? nil : text.interruptions.joined(separator: ", "))))
+            case .result(let result):
+                guard let index = jobIndex[result.job] else { continue }
+                let offset = definition.attemptOffsets[index] ?? 0
+                let attempt = Int(result.attempt) - offset
+                lastAttempt[index] = AttemptInfo(durationMicros: result.durationMicros,
+                                                 failureStep: result.failure.map { Int($0.step) },
+                                                 message: result.failure?.message)
+                results.append((Assignment(job: index, attempt: attempt), AttemptStatus(result.status)))
+            case .heartbeat, .artifactChunk:
+                // Liveness is recorded above; artifact chunks are handled by the artifact path.
+                break
+            case .bye:
+                flushResults()
+                actions.append(.close(peer: peer, reason: "worker said BYE"))
+            case .error(let e):
+                flushResults()
+                actions.append(.close(peer: peer, reason: "worker reported error \(e.code): \(e.message)"))
+            default:
+                flushResults()
+                actions.append(.send(peer: peer, [.error(ErrorMessage(WireError(.unexpectedMessage,
+                    "a worker may not send \(message.type) to the coordinator")))]))
+                actions.append(.close(peer: peer, reason: "unexpected \(message.type) from worker"))
+            }
+        }
+        if !records.isEmpty { journal(records) }
+        flushResults()
+        return actions
+    }
+
+    /// A peer's connection closed (or it was closed by us).
+    public func onPeerClosed(_ peer: UInt64) -> [Action] {
+        guard let state = peers.removeValue(forKey: peer) else { return [] }
+        peerOfWorker[state.worker] = nil
+        return interpret(scheduler.onWorkerLost(state.worker, now: now()))
+    }
+
+    /// Periodic: dead-worker detection and lease expiry (the transport sends and checks heartbeats itself).
+    public func onTick() -> [Action] {
+        interpret(scheduler.onTick(now: now()))
+    }
+
+    /// Ctrl-C once: no more dispatching; in-flight jobs finish.
+    public func stopDispatching(reason: String) -> [Action] {
+        interpret(scheduler.onStopDispatching(reason: reason))
+    }
+
+    /// Ctrl-C twice: cancel everything in flight.
+    public func abort(reason: String) -> [Action] {
+        interpret(scheduler.onAbort(reason: reason))
+    }
+
+    /// Tell every worker to finish what it has and take no more.
+    public func drainAll() -> [Action] {
+        peers.keys.sorted().map { .send(peer: $0, [.drain]) }
+    }
+
+    // MARK: - Directives
+
+    private func interpret(_ directives: [SchedulerDirective]) -> [Action] {
+        var actions: [Action] = []
+        var records: [JournalRecord] = []
+        let runID = definition.runID
+        let date = Date()
+        for directive in directives {
+            switch directive {
+            case .assign(let worker, let batch):
+                guard let peer = peerOfWorker[worker] else { continue }
+                var messages: [Message] = []
+                var jobs: [JobAssignment] = []
+                jobs.reserveCapacity(batch.count)
+                let name = peers[peer]?.name ?? worker.description
+                for a in batch {
+                    let job = definition.jobs[a.job]
+                    if peers[peer]?.sentScenarios.contains(job.scenarioHash) == false {
+                        peers[peer]?.sentScenarios.insert(job.scenarioHash)
+                        messages.append(.scenario(ScenarioBody(hash: job.scenarioHash,
+                                                               bytes: definition.scenarioBodies[job.scenarioHash] ?? [])))
+                    }
+                    let attempt = a.attempt + (definition.attemptOffsets[a.job] ?? 0)
+                    jobs.append(JobAssignment(job: job.id, attempt: UInt32(attempt), scenarioHash: job.scenarioHash,
+                                              registry: job.registry, configuration: job.configuration,
+                                              timeoutMillis: UInt64(definition.scheduler.jobTimeout.milliseconds),
+                                              seed: job.seed))
+                    records.append(.attemptStarted(runID: runID, jobID: job.id, attempt: attempt, worker: name, at: date))
+                }
+                attemptsStarted += batch.count
+                messages.append(.assign(jobs))
+                actions.append(.send(peer: peer, messages))
+            case .cancel(let worker, let a, let reason):
+                guard let peer = peerOfWorker[worker] else { continue }
+                let job = definition.jobs[a.job]
+                let attempt = a.attempt + (definition.attemptOffsets[a.job] ?? 0)
+                actions.append(.send(peer: peer, [.cancel(Cancel(job: job.id, attempt: UInt32(attempt), reason: reason))]))
+            case .attemptEnded(let a, _, let status, let superseded):
+                let job = definition.jobs[a.job]
+                let attempt = a.attempt + (definition.attemptOffsets[a.job] ?? 0)
+                if superseded {
+                    supersededResults += 1
+                    records.append(.attemptFinished(runID: runID, jobID: job.id, attempt: attempt,
+                        result: AttemptResult(outcome: JobOutcome(status), finishedAt: date, duration: 0,
+                                              message: "late or duplicate result of a superseded attempt", superseded: true)))
+                    continue
+                }
+                let info = lastAttempt[a.job]
+                let message: String? = switch status {
+                case .lost: "the worker was lost while running this attempt"
+                case .timedOut where info == nil: "the lease expired: the job exceeded its timeout"
+                default: info?.message
+                }
+                records.append(.attemptFinished(runID: runID, jobID: job.id, attempt: attempt,
+                    result: AttemptResult(outcome: JobOutcome(status), finishedAt: date,
+                                          duration: Double(info?.durationMicros ?? 0) / 1e6,
+                                          failureStep: status == .passed ? nil : info?.failureStep, message: message)))
+            case .jobFinished(let index, let outcome, let attempts, let reason):
+                let job = definition.jobs[index]
+                let info = lastAttempt.removeValue(forKey: index)
+                let failing = outcome == .passed || outcome == .flaky ? nil : info
+                records.append(.jobFinished(runID: runID, jobID: job.id, result: Journal.JobResult(
+                    outcome: outcome, attempts: attempts + (definition.attemptOffsets[index] ?? 0),
+                    duration: info.map { Double($0.durationMicros) / 1e6 },
+                    failureStep: failing?.failureStep, failureMessage: reason ?? failing?.message, finishedAt: date)))
+                onJobFinished?(job, outcome)
+            case .disconnect(let worker, let reason):
+                if let peer = peerOfWorker[worker] { actions.append(.close(peer: peer, reason: reason)) }
+            case .runComplete:
+                isComplete = true
+                onRunComplete?()
+            }
+        }
+        if !records.isEmpty { journal(records) }
+        return actions
+    }
+}
+
+extension AttemptStatus {
+    init(_ status: Status) {
+        switch status {
+        case .passed: self = .passed
+        case .failed, .errored, .skipped: self = .failed
+        case .timedOut: self = .timedOut
+        case .cancelled: self = .cancelled
+        }
+    }
+}
+
+extension JobOutcome {
+    init(_ status: AttemptStatus) {
+        switch status {
+        case .passed: self = .passed
+        case .failed: self = .failed
+        case .timedOut: self = .timedOut
+        case .lost, .cancelled: self = .cancelled
+        }
+    }
+}
+
+extension StepOutcome {
+    init(_ status: Status) {
+        switch status {
+        case .passed: self = .passed
+        case .failed, .errored: self = .failed
+        case .skipped: self = .skipped
+        case .timedOut: self = .timedOut
+        case .cancelled: self = .cancelled
+        }
+    }
+}

@@ -1,0 +1,74 @@
+import Foundation
+import Journal
+import Wire
+
+/// One job of a run, as the coordinator dispatches it.
+public struct RunJob: Sendable, Hashable {
+    public var id: String
+    public var scenarioID: String
+    public var scenarioTitle: String
+    /// SHA-256 of the scenario body sent to workers (sent once per connection).
+    public var scenarioHash: Bytes32
+    /// `verb:target` of each step, for the journal.
+    public var stepKeys: [String]
+    public var registry: String
+    public var requiredLabels: [String: String]
+    public var configuration: [ConfigurationPair]
+    public var seed: UInt64
+    public var expectedDuration: Duration
+
+    public init(
+        id: String, scenarioID: String, scenarioTitle: String, scenarioHash: Bytes32, stepKeys: [String], registry: String,
+        requiredLabels: [String: String], configuration: [ConfigurationPair], seed: UInt64, expectedDuration: Duration
+    ) {
+        self.id = id
+        self.scenarioID = scenarioID
+        self.scenarioTitle = scenarioTitle
+        self.scenarioHash = scenarioHash
+        self.stepKeys = stepKeys
+        self.registry = registry
+        self.requiredLabels = requiredLabels
+        self.configuration = configuration
+        self.seed = seed
+        self.expectedDuration = expectedDuration
+    }
+}
+
+/// Everything the coordinator engine needs to drive one run.
+public struct RunDefinition: Sendable {
+    public var runID: String
+    public var jobs: [RunJob]
+    /// Scenario bodies by hash (canonical JSON of the scenario).
+    public var scenarioBodies: [Bytes32: [UInt8]]
+    public var scheduler: SchedulerSettings
+    /// Outcomes of jobs already final (resume), by job index.
+    public var finished: [Int: JobOutcome]
+    /// The highest attempt number already journaled per job index (resume): new attempts continue after it.
+    public var attemptOffsets: [Int: Int]
+
+    public init(
+        runID: String, jobs: [RunJob], scenarioBodies: [Bytes32: [UInt8]], scheduler: SchedulerSettings,
+        finished: [Int: JobOutcome] = [:], attemptOffsets: [Int: Int] = [:]
+    ) {
+        self.runID = runID
+        self.jobs = jobs
+        self.scenarioBodies = scenarioBodies
+        self.scheduler = scheduler
+        self.finished = finished
+        self.attemptOffsets = attemptOffsets
+    }
+}
+
+/// Counts for the progress line and the summary.
+public struct RunProgress: Sendable, Hashable {
+    public var total: Int
+    public var done: Int
+    public var outcomes: [JobOutcome: Int]
+    public var inFlight: Int
+    public var workers: Int
+    public var attempts: Int
+    public var retries: Int
+    public var supersededResults: Int
+
+    public func count(_ outcome: JobOutcome) -> Int { outcomes[outcome] ?? 0 }
+}

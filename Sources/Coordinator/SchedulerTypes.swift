@@ -1,0 +1,101 @@
+import FlowSpec
+import Journal
+
+/// A worker connection, as the scheduler knows it (the shell maps connections to these ids).
+public struct WorkerID: Hashable, Sendable, Comparable, CustomStringConvertible {
+    public var rawValue: UInt64
+    public init(_ rawValue: UInt64) { self.rawValue = rawValue }
+    public static func < (a: WorkerID, b: WorkerID) -> Bool { a.rawValue < b.rawValue }
+    public var description: String { "w\(rawValue)" }
+}
+
+/// How one attempt of a job ended, as reported by a worker (or decided by the coordinator).
+public enum AttemptStatus: String, Sendable, Hashable, Codable {
+    case passed, failed, timedOut
+    /// The worker died or vanished while running it; does not use up a retry.
+    case lost
+    /// Cancelled by the coordinator (fail-fast, abort, drain).
+    case cancelled
+}
+
+/// The final outcome of a job in a run (the journal's vocabulary, so nothing is translated twice).
+public typealias JobOutcome = Journal.JobOutcome
+
+extension JobOutcome {
+    /// True for outcomes that fail a run (flaky fails it only under `--strict`).
+    public var isFailure: Bool { self == .failed || self == .timedOut || self == .quarantined }
+}
+
+/// What the scheduler needs to know of a job: what can run it and how long it is expected to take.
+public struct SchedulableJob: Sendable, Hashable {
+    /// The registry that runs the job; only workers that advertise it receive it.
+    public var registry: String
+    /// Labels a worker must carry (`os=linux`, `gpu=yes`).
+    public var requiredLabels: [String: String]
+    /// From history (median of past durations); new jobs get the median over known jobs.
+    public var expectedDuration: Duration
+
+    public init(registry: String, requiredLabels: [String: String] = [:], expectedDuration: Duration = .zero) {
+        self.registry = registry
+        self.requiredLabels = requiredLabels
+        self.expectedDuration = expectedDuration
+    }
+}
+
+/// Tunables of the scheduler, with their defaults.
+public struct SchedulerSettings: Sendable, Hashable {
+    /// Extra attempts after a failed or timed-out one (the matrix's `retries`). Default 0.
+    public var retries: Int = 0
+    /// Stop dispatching after the first job fails for good. Default false.
+    public var failFast: Bool = false
+    /// A job's time limit on a worker. Default 5 minutes.
+    public var jobTimeout: Duration = .seconds(300)
+    /// Extra time on a lease beyond the job timeout before the coordinator cancels it. Default 5 s.
+    public var leaseGrace: Duration = .seconds(5)
+    /// A worker silent for this long is considered dead. Default 15 s.
+    public var heartbeatTimeout: Duration = .seconds(15)
+    /// A job whose attempts killed this many workers in a row is quarantined. Default 3.
+    public var quarantineAfterWorkerLosses: Int = 3
+    /// Most jobs in one ASSIGN batch. Default 512.
+    public var maximumBatch: Int = 512
+
+    public init(
+        retries: Int = 0, failFast: Bool = false, jobTimeout: Duration = .seconds(300), leaseGrace: Duration = .seconds(5),
+        heartbeatTimeout: Duration = .seconds(15), quarantineAfterWorkerLosses: Int = 3, maximumBatch: Int = 512
+    ) {
+        self.retries = retries
+        self.failFast = failFast
+        self.jobTimeout = jobTimeout
+        self.leaseGrace = leaseGrace
+        self.heartbeatTimeout = heartbeatTimeout
+        self.quarantineAfterWorkerLosses = quarantineAfterWorkerLosses
+        self.maximumBatch = maximumBatch
+    }
+}
+
+/// One job handed to a worker: the job's index in the run's job list and the attempt number (1-based).
+public struct Assignment: Sendable, Hashable {
+    public var job: Int
+    public var attempt: Int
+
+    public init(job: Int, attempt: Int) {
+        self.job = job
+        self.attempt = attempt
+    }
+}
+
+/// What the scheduler asks its shell to do.
+public enum SchedulerDirective: Sendable, Hashable {
+    /// Send these jobs to the worker (one ASSIGN frame).
+    case assign(WorkerID, [Assignment])
+    /// Tell the worker to stop an attempt (lease expired, fail-fast, abort).
+    case cancel(WorkerID, Assignment, reason: String)
+    /// Record an attempt's end. `superseded`: a duplicate or late result of an attempt that no longer counts.
+    case attemptEnded(Assignment, worker: WorkerID?, status: AttemptStatus, superseded: Bool)
+    /// A job reached its final outcome.
+    case jobFinished(job: Int, outcome: JobOutcome, attempts: Int, reason: String?)
+    /// Close a worker's connection (missed heartbeats).
+    case disconnect(WorkerID, reason: String)
+    /// Every job has its final outcome.
+    case runComplete
+}

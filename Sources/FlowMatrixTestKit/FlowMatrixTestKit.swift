@@ -1,2 +1,0 @@
-/// Namespace of the FlowMatrixTestKit module (see docs/ARCHITECTURE.md).
-public enum FlowMatrixTestKitModule {}

@@ -1,0 +1,64 @@
+import FlowSpec
+import Foundation
+import Worker
+
+/// A registry for end-to-end tests and benchmarks whose steps do what their target says.
+///
+/// Any verb works; the target picks the behaviour:
+/// - `pass` (or anything not listed): succeeds at once.
+/// - `fail`: fails the step.
+/// - `flaky`: fails on the job's first attempt, passes on every retry (fail-then-pass → flaky).
+/// - `hang`: waits for a change that never comes (cancellable), so the job's timeout stops it.
+/// - `crash`: ends the worker process at once (`_exit(3)`), as a native crash would.
+/// - `crash-once`: crashes on the first attempt only.
+/// - `work`: takes `arg` milliseconds of simulated time on a virtual clock (no wall time).
+/// - `busy`: takes `arg` milliseconds of real time, like a step driving a slow device (so tests can act mid-run).
+/// - `unwired`: throws `unknownStep`, as a registry does for machinery it lacks.
+public struct TestRegistry: AsyncStepRegistry {
+    public static let name = "test"
+    public let attempt: Int
+    private let clock = VirtualClock()
+
+    public init(attempt: Int) { self.attempt = attempt }
+
+    public var waitClock: any WaitClock { clock }
+
+    public func execute(_ step: Step) async throws {
+        switch step.target {
+        case "fail":
+            throw StepError.assertionFailed(step.arg ?? "the test registry was told to fail")
+        case "flaky":
+            if attempt == 1 { throw StepError.failed("flaky: fails on the first attempt") }
+        case "hang":
+            let signal = ChangeSignal()
+            await signal.waitForChange(after: signal.generation)
+            try Task.checkCancellation()
+        case "crash":
+            FileHandle.standardError.write(Data("test registry: crashing the worker on purpose\n".utf8))
+            _exit(3)
+        case "crash-once":
+            if attempt == 1 { _exit(3) }
+        case "work":
+            let ms = Int64(step.arg ?? "") ?? 10
+            await clock.advance(by: .milliseconds(ms))
+        case "busy":
+            // Simulated device work that really takes time; it is the work, not a wait for a condition.
+            try await Task.sleep(for: .milliseconds(Int64(step.arg ?? "") ?? 100))
+        case "unwired":
+            throw StepError.unknownStep(step)
+        default:
+            break
+        }
+    }
+
+    /// The factory a worker hosts.
+    public static let factory = RegistryFactory(name: name) { context in TestRegistry(attempt: context.attempt) }
+}
+
+/// A registry that does nothing, for dispatch benchmarks: every step passes at once.
+public struct NoOpRegistry: AsyncStepRegistry {
+    public static let name = "noop"
+    public init() {}
+    public func execute(_ step: Step) async throws {}
+    public static let factory = RegistryFactory(name: name) { _ in NoOpRegistry() }
+}

@@ -1,2 +1,0 @@
-/// Namespace of the Journal module (see docs/ARCHITECTURE.md).
-public enum JournalModule {}

@@ -1,0 +1,417 @@
+import CSQLite
+import Foundation
+import Synchronization
+
+/// A run as the journal holds it.
+public struct RunSummary: Sendable, Hashable {
+    public var info: RunInfo
+    public var status: RunStatus
+    public var finishedAt: Date?
+    /// Jobs planned in the run.
+    public var jobCount: Int
+    /// Jobs with a final outcome, by outcome.
+    public var outcomes: [JobOutcome: Int]
+}
+
+/// A job of a run with its state and final outcome.
+public struct JobRow: Sendable, Hashable {
+    public var job: PlannedJob
+    /// Position in the plan (0-based, in `jobsPlanned` order).
+    public var ordinal: Int
+    public var state: JobState
+    /// Set once the job is `done`.
+    public var result: JobResult?
+}
+
+/// One attempt of a job.
+public struct AttemptRow: Sendable, Hashable {
+    public var attempt: Int
+    public var worker: String
+    public var startedAt: Date?
+    /// Nil while the attempt runs.
+    public var result: AttemptResult?
+}
+
+/// A stored artifact reference with where it belongs.
+public struct ArtifactRow: Sendable, Hashable {
+    public var runID: String
+    public var jobID: String
+    public var attempt: Int
+    public var artifact: ArtifactReference
+}
+
+/// What a resumed run still has to do.
+public struct ResumeState: Sendable, Hashable {
+    /// Jobs that reached a final outcome: they stay as they are.
+    public var done: [String: JobOutcome]
+    /// Jobs that must run (again), in plan order: never started, or in flight when the coordinator stopped.
+    public var pending: [String]
+    /// The next attempt number of each pending job (attempt numbers continue after a resume).
+    public var nextAttempt: [String: Int]
+}
+
+/// Median durations from the cross-run history.
+public struct DurationEstimates: Sendable, Hashable {
+    /// Median duration (seconds) per job id, over the job's recent runs.
+    public var perJob: [String: Double]
+    /// The median of the per-job medians: the estimate for a job without history. Nil without any history.
+    public var overall: Double?
+
+    /// The expected duration of `jobID`: its own median, else the overall median, else `fallback`.
+    public func expected(_ jobID: String, fallback: Double = 1) -> Double {
+        perJob[jobID] ?? overall ?? fallback
+    }
+}
+
+/// A job's outcomes across runs.
+public struct FlakinessStats: Sendable, Hashable {
+    public var runs: Int
+    public var passed: Int
+    public var failed: Int
+    public var flaky: Int
+
+    public init(runs: Int, passed: Int, failed: Int, flaky: Int) {
+        self.runs = runs
+        self.passed = passed
+        self.failed = failed
+        self.flaky = flaky
+    }
+
+    /// Share of runs that were flaky or mixed pass/fail over the window (0…1).
+    public var flakeRate: Double { runs == 0 ? 0 : Double(flaky) / Double(runs) }
+}
+
+/// Reads the journal through its own connection (WAL lets it read while the writer writes).
+///
+/// Every method is a consistent snapshot of committed data. Thread-safe: calls are serialised on the
+/// reader's connection.
+public final class JournalReader: Sendable {
+    private let connection: Mutex<SQLiteConnection>
+
+    /// Opens the journal at `path` read-only.
+    /// - Throws: ``JournalError`` when the file is missing, not a database, has no journal schema, or a newer one.
+    public init(path: String) throws {
+        let connection = try SQLiteConnection(path: path, readOnly: true)
+        let version: Int?
+        do {
+            version = try connection.scalarInt(
+                "SELECT version FROM schema_version WHERE (SELECT COUNT(*) FROM sqlite_master WHERE name = 'schema_version') = 1"
+            )
+        } catch let error as JournalError where error.code & 0xff == SQLITE_ERROR {
+            throw JournalError(code: error.code, message: "not a FlowMatrix journal (no schema_version table)", operation: "open \(path)")
+        }
+        guard let version, version > 0 else {
+            throw JournalError(code: SQLITE_ERROR, message: "not a FlowMatrix journal (no schema yet)", operation: "open \(path)")
+        }
+        try JournalSchema.checkSupported(version, path: path)
+        if version < JournalSchema.currentVersion {
+            // A journal written by an older build: bring it up to date (the only write a reader makes).
+            try connection.execute("PRAGMA query_only = OFF")
+            try JournalSchema.migrate(connection)
+            try connection.execute("PRAGMA query_only = ON")
+        }
+        self.connection = Mutex(connection)
+    }
+
+    private func read<T: Sendable>(_ body: (SQLiteConnection) throws -> T) throws -> T {
+        try connection.withLock { connection in
+            try connection.execute("BEGIN")
+            defer {
+                do { try connection.execute("COMMIT") } catch {
+                    // A read transaction has nothing to commit; failing to end it only matters to the next read,
+                    // which reports its own error.
+                    _ = error
+                }
+            }
+            return try body(connection)
+        }
+    }
+
+    private static func date(_ row: SQLRow, _ i: Int32) -> Date? {
+        row.optionalDouble(i).map { Date(timeIntervalSince1970: $0) }
+    }
+
+    private static func outcome(_ text: String?, _ what: String) throws -> JobOutcome? {
+        guard let text else { return nil }
+        guard let value = JobOutcome(rawValue: text) else {
+            throw JournalError(code: SQLITE_CORRUPT, message: "unknown outcome '\(text)' in \(what)", operation: "read")
+        }
+        return value
+    }
+
+    // MARK: - Runs
+
+    private static let runColumns = """
+        r.run_id, r.matrix_name, r.matrix_path, r.seed, r.started_at, r.settings_json, r.status, r.finished_at,
+        (SELECT COUNT(*) FROM jobs j WHERE j.run_key = r.run_key)
+        """
+
+    private func runSummaries(_ connection: SQLiteConnection, _ sql: String, _ values: [SQLValue]) throws -> [RunSummary] {
+        var runs = try connection.query(sql, values) { row in
+            RunSummary(
+                info: RunInfo(
+                    runID: row.text(0), matrixName: row.text(1), matrixPath: row.text(2),
+                    seed: UInt64(bitPattern: Int64(row.int(3))), startedAt: Date(timeIntervalSince1970: row.double(4)),
+                    settingsJSON: row.text(5)
+                ),
+                status: RunStatus(rawValue: row.text(6)) ?? .aborted,
+                finishedAt: Self.date(row, 7),
+                jobCount: row.int(8),
+                outcomes: [:]
+            )
+        }
+        for i in runs.indices {
+            let counts = try connection.query(
+                """
+                SELECT outcome, COUNT(*) FROM jobs WHERE run_key = (SELECT run_key FROM runs WHERE run_id = ?)
+                    AND outcome IS NOT NULL GROUP BY outcome
+                """,
+                [.text(runs[i].info.runID)]
+            ) { row in (row.text(0), row.int(1)) }
+            for (text, count) in counts {
+                if let outcome = try Self.outcome(text, "run \(runs[i].info.runID)") { runs[i].outcomes[outcome] = count }
+            }
+        }
+        return runs
+    }
+
+    /// Runs, newest first.
+    public func runs(limit: Int = 100) throws -> [RunSummary] {
+        try read { c in
+            try runSummaries(c, "SELECT \(Self.runColumns) FROM runs r ORDER BY r.started_at DESC, r.run_id DESC LIMIT ?", [.int(limit)])
+        }
+    }
+
+    /// One run, or nil when the journal has no such run.
+    public func run(_ runID: String) throws -> RunSummary? {
+        try read { c in try runSummaries(c, "SELECT \(Self.runColumns) FROM runs r WHERE r.run_id = ?", [.text(runID)]).first }
+    }
+
+    /// The most recently started run (for `--baseline last`), or nil for an empty journal.
+    public func latestRunID(excluding: String? = nil) throws -> String? {
+        try read { c in
+            try c.query(
+                "SELECT run_id FROM runs WHERE run_id IS NOT ?1 ORDER BY started_at DESC, run_id DESC LIMIT 1",
+                [.optionalText(excluding)]
+            ) { $0.text(0) }.first
+        }
+    }
+
+    // MARK: - Jobs, attempts, steps
+
+    /// The jobs of a run in plan order.
+    public func jobs(run runID: String) throws -> [JobRow] {
+        try read { c in
+            try c.query(
+                """
+                SELECT job_id, scenario_id, scenario_title, configuration, configuration_json, registry,
+                    ROW_NUMBER() OVER (ORDER BY job_key) - 1, state, outcome, attempts, duration_s, failure_step,
+                    failure_message, finished_at
+                FROM jobs WHERE run_key = (SELECT run_key FROM runs WHERE run_id = ?) ORDER BY job_key
+                """,
+                [.text(runID)]
+            ) { row in
+                let job = PlannedJob(
+                    jobID: row.text(0), scenarioID: row.text(1), scenarioTitle: row.text(2), configuration: row.text(3),
+                    configurationJSON: row.text(4), registry: row.text(5)
+                )
+                var result: JobResult?
+                if let outcome = try Self.outcome(row.optionalText(8), "job \(job.jobID)") {
+                    result = JobResult(
+                        outcome: outcome, attempts: row.int(9), duration: row.optionalDouble(10),
+                        failureStep: row.optionalInt(11), failureMessage: row.optionalText(12),
+                        finishedAt: Self.date(row, 13) ?? Date(timeIntervalSince1970: 0)
+                    )
+                }
+                return JobRow(job: job, ordinal: row.int(6), state: JobState(rawValue: row.text(7)) ?? .queued, result: result)
+            }
+        }
+    }
+
+    /// The attempts of a job, in attempt order (superseded ones included, flagged).
+    public func attempts(run runID: String, job jobID: String) throws -> [AttemptRow] {
+        try read { c in
+            try c.query(
+                """
+                SELECT a.attempt, a.worker, a.started_at, a.finished_at, a.outcome, a.failure_step, a.message,
+                    a.duration_s, a.superseded
+                FROM attempts a JOIN jobs j ON j.job_key = a.job_key JOIN runs r ON r.run_key = j.run_key
+                WHERE r.run_id = ? AND j.job_id = ? ORDER BY a.attempt
+                """,
+                [.text(runID), .text(jobID)]
+            ) { row in
+                var result: AttemptResult?
+                if let outcome = try Self.outcome(row.optionalText(4), "attempt of \(jobID)") {
+                    result = AttemptResult(
+                        outcome: outcome, finishedAt: Self.date(row, 3) ?? Date(timeIntervalSince1970: 0),
+                        duration: row.optionalDouble(7) ?? 0, failureStep: row.optionalInt(5), message: row.optionalText(6),
+                        superseded: row.int(8) != 0
+                    )
+                }
+                return AttemptRow(attempt: row.int(0), worker: row.text(1), startedAt: Self.date(row, 2), result: result)
+            }
+        }
+    }
+
+    /// The steps of one attempt, in step order.
+    public func steps(run runID: String, job jobID: String, attempt: Int) throws -> [StepResult] {
+        try read { c in
+            try c.query(
+                """
+                SELECT s.step_index, s.key, s.outcome, s.duration_s, s.message, s.interruptions
+                FROM steps s JOIN jobs j ON j.job_key = s.job_key JOIN runs r ON r.run_key = j.run_key
+                WHERE r.run_id = ? AND j.job_id = ? AND s.attempt = ? ORDER BY s.step_index
+                """,
+                [.text(runID), .text(jobID), .int(attempt)]
+            ) { row in
+                StepResult(
+                    index: row.int(0), key: row.text(1), outcome: StepOutcome(rawValue: row.text(2)) ?? .failed,
+                    duration: row.double(3), message: row.optionalText(4), interruptions: row.optionalText(5)
+                )
+            }
+        }
+    }
+
+    /// Artifacts of a run, optionally narrowed to a job and an attempt, ordered by job, attempt, step, name.
+    public func artifacts(run runID: String, job jobID: String? = nil, attempt: Int? = nil) throws -> [ArtifactRow] {
+        try read { c in
+            try c.query(
+                """
+                SELECT r.run_id, j.job_id, a.attempt, a.step_index, a.name, a.media_type, a.sha256, a.compressed_size,
+                    a.raw_size
+                FROM artifacts a JOIN jobs j ON j.job_key = a.job_key JOIN runs r ON r.run_key = j.run_key
+                WHERE r.run_id = ?1 AND (?2 IS NULL OR j.job_id = ?2) AND (?3 IS NULL OR a.attempt = ?3)
+                ORDER BY j.job_id, a.attempt, a.step_index, a.name
+                """,
+                [.text(runID), .optionalText(jobID), .optionalInt(attempt)]
+            ) { row in
+                ArtifactRow(
+                    runID: row.text(0), jobID: row.text(1), attempt: row.int(2),
+                    artifact: ArtifactReference(
+                        stepIndex: row.int(3), name: row.text(4), mediaType: row.text(5), sha256: row.text(6),
+                        compressedSize: row.int(7), rawSize: row.int(8)
+                    )
+                )
+            }
+        }
+    }
+
+    /// Every blob hash any run references (what `gc` must keep).
+    public func referencedBlobs() throws -> Set<String> {
+        try read { c in Set(try c.query("SELECT DISTINCT sha256 FROM artifacts") { $0.text(0) }) }
+    }
+
+    // MARK: - Resume
+
+    /// What a run still has to do after the coordinator stopped: done jobs keep their outcome, every other job
+    /// (queued, or running when it stopped) runs again with the next attempt number.
+    /// - Throws: ``JournalError`` (`SQLITE_NOTFOUND`) when the journal has no such run.
+    public func resumeState(run runID: String) throws -> ResumeState {
+        try read { c in
+            guard try c.scalarInt("SELECT COUNT(*) FROM runs WHERE run_id = ?", [.text(runID)]) == 1 else {
+                throw JournalError(code: SQLITE_NOTFOUND, message: "no run \(runID) in the journal", operation: "resume")
+            }
+            var state = ResumeState(done: [:], pending: [], nextAttempt: [:])
+            let rows = try c.query(
+                """
+                SELECT j.job_id, j.state, j.outcome,
+                    MAX(j.attempts, COALESCE((SELECT MAX(a.attempt) FROM attempts a WHERE a.job_key = j.job_key), 0))
+                FROM jobs j WHERE j.run_key = (SELECT run_key FROM runs WHERE run_id = ?) ORDER BY j.job_key
+                """,
+                [.text(runID)]
+            ) { row in (row.text(0), row.text(1), row.optionalText(2), row.int(3)) }
+            for (jobID, jobState, outcomeText, attempts) in rows {
+                if jobState == JobState.done.rawValue, let outcome = try Self.outcome(outcomeText, "job \(jobID)") {
+                    state.done[jobID] = outcome
+                } else {
+                    state.pending.append(jobID)
+                    state.nextAttempt[jobID] = attempts + 1
+                }
+            }
+            return state
+        }
+    }
+
+    // MARK: - History
+
+    /// Median durations per job over each job's `recentRuns` most recent measured runs, and the median of
+    /// those medians. Cancelled, quarantined and not-run results do not count.
+    /// - Parameter jobIDs: restrict to these jobs (nil: every job in the history).
+    public func durationEstimates(jobIDs: Set<String>? = nil, recentRuns: Int = 10) throws -> DurationEstimates {
+        let rows = try read { c in
+            try c.query(
+                """
+                SELECT job_id, duration_s FROM (
+                    SELECT job_id, duration_s,
+                        ROW_NUMBER() OVER (PARTITION BY job_id ORDER BY finished_at DESC, run_key DESC) AS recency
+                    FROM history
+                    WHERE duration_s IS NOT NULL AND outcome IN ('passed', 'failed', 'flaky', 'timedOut')
+                ) WHERE recency <= ? ORDER BY job_id, duration_s
+                """,
+                [.int(max(1, recentRuns))]
+            ) { row in (row.text(0), row.double(1)) }
+        }
+        var perJob: [String: Double] = [:]
+        var start = 0
+        while start < rows.count {
+            var end = start
+            while end < rows.count, rows[end].0 == rows[start].0 { end += 1 }
+            let jobID = rows[start].0
+            if jobIDs?.contains(jobID) ?? true {
+                perJob[jobID] = Self.median(rows[start..<end].map(\.1))
+            }
+            start = end
+        }
+        return DurationEstimates(perJob: perJob, overall: perJob.isEmpty ? nil : Self.median(perJob.values.sorted()))
+    }
+
+    /// The median of sorted values (the mean of the middle two for an even count).
+    static func median(_ sorted: [Double]) -> Double {
+        let n = sorted.count
+        guard n > 0 else { return 0 }
+        return n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2
+    }
+
+    /// Outcome counts per job over each job's `recentRuns` most recent runs.
+    public func flakiness(jobIDs: Set<String>? = nil, recentRuns: Int = 20) throws -> [String: FlakinessStats] {
+        let rows = try read { c in
+            try c.query(
+                """
+                SELECT job_id, outcome FROM (
+                    SELECT job_id, outcome,
+                        ROW_NUMBER() OVER (PARTITION BY job_id ORDER BY finished_at DESC, run_key DESC) AS recency
+                    FROM history WHERE outcome IN ('passed', 'failed', 'flaky', 'timedOut')
+                ) WHERE recency <= ?
+                """,
+                [.int(max(1, recentRuns))]
+            ) { row in (row.text(0), row.text(1)) }
+        }
+        var stats: [String: FlakinessStats] = [:]
+        for (jobID, outcome) in rows where jobIDs?.contains(jobID) ?? true {
+            var s = stats[jobID] ?? FlakinessStats(runs: 0, passed: 0, failed: 0, flaky: 0)
+            s.runs += 1
+            switch outcome {
+            case "passed": s.passed += 1
+            case "flaky": s.flaky += 1
+            default: s.failed += 1
+            }
+            stats[jobID] = s
+        }
+        return stats
+    }
+
+    /// A job's history, newest first: (run id, outcome, duration seconds).
+    public func history(job jobID: String, limit: Int = 50) throws -> [(runID: String, outcome: JobOutcome, duration: Double?)] {
+        try read { c in
+            try c.query(
+                """
+                SELECT r.run_id, h.outcome, h.duration_s FROM history h JOIN runs r ON r.run_key = h.run_key
+                WHERE h.job_id = ? ORDER BY h.finished_at DESC, h.run_key DESC LIMIT ?
+                """,
+                [.text(jobID), .int(limit)]
+            ) { row in
+                (row.text(0), try Self.outcome(row.text(1), "history of \(jobID)") ?? .notRun, row.optionalDouble(2))
+            }
+        }
+    }
+}

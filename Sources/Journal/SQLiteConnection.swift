@@ -1,0 +1,177 @@
+import CSQLite
+import Foundation
+
+/// A value bound to a statement parameter.
+enum SQLValue {
+    case int(Int64)
+    case double(Double)
+    case text(String)
+    case null
+
+    static func int(_ v: Int) -> SQLValue { .int(Int64(v)) }
+    static func optionalInt(_ v: Int?) -> SQLValue { v.map { .int(Int64($0)) } ?? .null }
+    static func optionalDouble(_ v: Double?) -> SQLValue { v.map { .double($0) } ?? .null }
+    static func optionalText(_ v: String?) -> SQLValue { v.map { .text($0) } ?? .null }
+}
+
+/// One row of a query result; valid only inside the row closure.
+struct SQLRow {
+    fileprivate let statement: OpaquePointer
+
+    func int(_ i: Int32) -> Int { Int(sqlite3_column_int64(statement, i)) }
+    func double(_ i: Int32) -> Double { sqlite3_column_double(statement, i) }
+    func isNull(_ i: Int32) -> Bool { sqlite3_column_type(statement, i) == SQLITE_NULL }
+    func text(_ i: Int32) -> String {
+        guard let p = sqlite3_column_text(statement, i) else { return "" }
+        return String(cString: p)
+    }
+    func optionalInt(_ i: Int32) -> Int? { isNull(i) ? nil : int(i) }
+    func optionalDouble(_ i: Int32) -> Double? { isNull(i) ? nil : double(i) }
+    func optionalText(_ i: Int32) -> String? { isNull(i) ? nil : text(i) }
+}
+
+/// One SQLite connection with a cache of prepared statements.
+///
+/// Confined to one thread at a time (the writer thread, or a reader behind its mutex); never shared.
+final class SQLiteConnection {
+    private let db: OpaquePointer
+    private var statements: [String: OpaquePointer] = [:]
+    let path: String
+
+    /// Turns off SQLite's allocation statistics once per process, before the first connection opens.
+    private static let configured: Int32 = csqlite_disable_memstatus()
+
+    /// Opens (or creates, unless `readOnly`: then it only reads) the database at `path` and applies the journal's pragmas.
+    init(path: String, readOnly: Bool) throws {
+        self.path = path
+        // SQLITE_MISUSE here only means SQLite was initialised earlier by other code: statistics stay on,
+        // which costs a little speed and nothing else.
+        _ = Self.configured
+        var handle: OpaquePointer?
+        // A reader opens read-write without CREATE and then sets `query_only`: a read-only connection cannot
+        // recover the WAL index (-shm) of a journal whose writer is gone, a query-only one can.
+        let flags = SQLITE_OPEN_READWRITE | (readOnly ? 0 : SQLITE_OPEN_CREATE) | SQLITE_OPEN_NOMUTEX
+        let rc = sqlite3_open_v2(path, &handle, flags, nil)
+        guard let handle else {
+            throw JournalError(code: rc, message: String(cString: sqlite3_errstr(rc)), operation: "open \(path)")
+        }
+        db = handle
+        do {
+            try check(rc, "open \(path)")
+            sqlite3_extended_result_codes(db, 1)
+            // Readers and the writer share the file; a checkpoint may hold a lock for a moment.
+            sqlite3_busy_timeout(db, 5_000)
+            // The first statement reads the header: a file that is not a database fails here (SQLITE_NOTADB).
+            if readOnly {
+                try execute("PRAGMA query_only = ON")
+                _ = try scalarInt("PRAGMA schema_version")
+            } else {
+                try execute("PRAGMA journal_mode = WAL")
+            }
+            try execute("PRAGMA foreign_keys = ON")
+        } catch var error as JournalError {
+            sqlite3_close_v2(db)
+            if !error.operation.hasPrefix("open ") { error.operation = "open \(path) (\(error.operation))" }
+            throw error
+        } catch {
+            sqlite3_close_v2(db)
+            throw error
+        }
+    }
+
+    deinit { close() }
+
+    private var closed = false
+
+    /// Finalizes every cached statement and closes the connection (idempotent).
+    func close() {
+        guard !closed else { return }
+        closed = true
+        for (_, statement) in statements { sqlite3_finalize(statement) }
+        statements.removeAll()
+        sqlite3_close_v2(db)
+    }
+
+    /// The error funnel: any result code other than OK / ROW / DONE becomes a ``JournalError``.
+    @discardableResult
+    func check(_ rc: Int32, _ operation: @autoclosure () -> String) throws -> Int32 {
+        switch rc {
+        case SQLITE_OK, SQLITE_ROW, SQLITE_DONE:
+            return rc
+        default:
+            throw JournalError(code: rc, message: String(cString: sqlite3_errmsg(db)), operation: operation())
+        }
+    }
+
+    /// Runs one or more statements without parameters.
+    func execute(_ sql: String) throws {
+        try check(sqlite3_exec(db, sql, nil, nil, nil), sql)
+    }
+
+    /// The rowid of the last row inserted.
+    var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(db) }
+
+    /// The number of rows changed by the last statement.
+    var changes: Int { Int(sqlite3_changes(db)) }
+
+    private func prepared(_ sql: String) throws -> OpaquePointer {
+        if let cached = statements[sql] { return cached }
+        var statement: OpaquePointer?
+        try check(sqlite3_prepare_v3(db, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil), "prepare \(sql)")
+        guard let statement else {
+            throw JournalError(code: SQLITE_MISUSE, message: "empty statement", operation: "prepare \(sql)")
+        }
+        statements[sql] = statement
+        return statement
+    }
+
+    private func bind(_ statement: OpaquePointer, _ values: [SQLValue], _ sql: String) throws {
+        for (offset, value) in values.enumerated() {
+            let i = Int32(offset + 1)
+            let rc: Int32
+            switch value {
+            case .int(let v): rc = sqlite3_bind_int64(statement, i, v)
+            case .double(let v): rc = sqlite3_bind_double(statement, i, v)
+            case .text(let v): rc = sqlite3_bind_text(statement, i, v, Int32(clamping: v.utf8.count), csqlite_transient())
+            case .null: rc = sqlite3_bind_null(statement, i)
+            }
+            try check(rc, "bind parameter \(i) of \(sql)")
+        }
+    }
+
+    /// Runs a cached statement that returns no rows.
+    func run(_ sql: String, _ values: [SQLValue] = []) throws {
+        let statement = try prepared(sql)
+        defer {
+            sqlite3_reset(statement)
+            sqlite3_clear_bindings(statement)
+        }
+        try bind(statement, values, sql)
+        while try check(sqlite3_step(statement), sql) == SQLITE_ROW {}
+    }
+
+    /// Runs a cached query and maps each row.
+    func query<T>(_ sql: String, _ values: [SQLValue] = [], _ row: (SQLRow) throws -> T) throws -> [T] {
+        let statement = try prepared(sql)
+        defer {
+            sqlite3_reset(statement)
+            sqlite3_clear_bindings(statement)
+        }
+        try bind(statement, values, sql)
+        var out: [T] = []
+        while try check(sqlite3_step(statement), sql) == SQLITE_ROW {
+            out.append(try row(SQLRow(statement: statement)))
+        }
+        return out
+    }
+
+    /// The first column of the first row as an Int64, or nil when there is no row.
+    func scalarInt64(_ sql: String, _ values: [SQLValue] = []) throws -> Int64? {
+        try query(sql, values) { $0.isNull(0) ? nil : Int64($0.int(0)) }.first ?? nil
+    }
+
+    /// The first column of the first row, or nil when there is no row.
+    func scalarInt(_ sql: String, _ values: [SQLValue] = []) throws -> Int? {
+        try query(sql, values) { $0.optionalInt(0) }.first ?? nil
+    }
+}

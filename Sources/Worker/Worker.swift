@@ -1,2 +1,0 @@
-/// Namespace of the Worker module (see docs/ARCHITECTURE.md).
-public enum WorkerModule {}

@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# The test command: installs what the tests need, builds, and runs every Swift Testing suite.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH="/opt/swift/usr/bin:$PATH"
+bash scripts/install-deps.sh
+swift build --build-tests
+# Tests run in parallel within the process; end-to-end suites bound their own time and clean up.
+set +e
+swift test --skip-build 2>&1 | tee .build/test-output.txt
+status=${PIPESTATUS[0]}
+set -e
+echo "---- test counts ----"
+grep -E "^(✔|✘) Test run with|Executed [0-9]+ tests" .build/test-output.txt || true
+exit "$status"
