@@ -14,6 +14,7 @@ enum BenchCommand {
     static var suites: [BenchSuite] {
         [
             matrixSuite,
+            WireBench.suite,
             DispatchBench.suite,
             JournalBench.suite,
             ArtifactsBench.suite,

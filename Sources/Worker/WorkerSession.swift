@@ -107,7 +107,7 @@ final class WorkerSession: Sendable {
     }
 
     /// Handles one read batch. - Returns: true when the connection should be closed (protocol error, BYE).
-    func onFrames(_ frames: [Frame]) -> Bool {
+    func onFrames(_ frames: FrameBatch) -> Bool {
         var stop = false
         for frame in frames {
             let message: Message
