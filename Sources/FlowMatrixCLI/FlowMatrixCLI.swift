@@ -13,6 +13,8 @@ public enum FlowMatrixCLI {
             WorkerCommand.spec,
             RunsCommand.spec,
             RunsCommand.showSpec,
+            ArtifactsCommand.spec,
+            ArtifactsCommand.gcSpec,
             ValidateCommand.spec,
             BenchCommand.spec,
         ]

@@ -102,9 +102,14 @@ public enum CoveringArray {
                 }
             }
         }
+        // No array is smaller than the product of the t largest levels: stop once a run reaches it.
+        var lowerBound = levels.sorted(by: >).prefix(t).reduce(1, *)
+        if t == 2 && levels.allSatisfy({ $0 <= 2 }) && isCompletable == nil && seedRows.isEmpty {
+            lowerBound = kleitmanSpencer(k).count // optimal for binary pairwise (Kleitman–Spencer, Katona)
+        }
         var runs = settings.maximumRestarts
         var run = 0
-        while run < runs {
+        while run < runs && (best?.count ?? .max) > lowerBound {
             var rng = SplitMix64(seed: seed &+ UInt64(run) &* 0x2545_F491_4F6C_DD1D)
             var work = table
             let rows = greedy(&work, seedRows: seedRows, candidates: settings.candidates, rng: &rng,
@@ -118,6 +123,7 @@ public enum CoveringArray {
             run += 1
         }
         guard var result = best else { return [] }
+        if result.count <= lowerBound { return result }
         var rng = SplitMix64(seed: seed ^ 0x5DEE_CE66_D1CE_B00C)
         result = postOptimize(result, table: table, keepingFirst: seedRows.count, rng: &rng, passes: settings.optimizationPasses,
                               relevant: relevant, isCompletable: isCompletable)

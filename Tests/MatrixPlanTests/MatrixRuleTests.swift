@@ -38,6 +38,14 @@ struct MatrixRuleTests {
         #expect(Set(more.map(\.code)) == ["MX003", "MX008", "MX009", "MX006", "MX012", "MX016"])
     }
 
+    @Test("a strength whose tuples cannot fit in memory is refused")
+    func hugeStrength() {
+        let axes = (0..<100).map { "\"f\($0)\": [\"0\", \"1\"]" }.joined(separator: ", ")
+        let (matrix, findings) = MatrixFile.parse(Array(#"{"name": "h", "corpus": ".", "registry": "r", "axes": {\#(axes)}, "reduction": {"strategy": "t-wise", "t": 8}}"#.utf8), file: "h.json")
+        #expect(matrix == nil)
+        #expect(findings.map(\.code) == ["MX015"])
+    }
+
     @Test("a matrix's corpus findings come with its own (FS codes)")
     func corpusFindings() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("mx-corpus-\(UInt64.random(in: 0...UInt64.max))")
