@@ -67,3 +67,16 @@ struct ArtifactTests {
         #expect(doc.boxes.contains { $0.label == "In den Warenkorb legen" && $0.flags.contains(.truncated) })
     }
 }
+
+@Suite("Step evidence")
+struct EvidenceTests {
+    @Test("the registry hands the worker a surface snapshot and a wireframe after each step")
+    func evidence() async throws {
+        let registry = try CatalogWorkerKit.makeRegistry(configuration: Corpus.baseline, seed: 1)
+        let scenario = try Corpus.scenario("browse-catalog")
+        _ = await AsyncScenarioRunner(registry: registry).run(scenario)
+        let attachments = await registry.evidence(afterStep: scenario.steps.count - 1, step: scenario.steps[scenario.steps.count - 1])
+        #expect(attachments.map(\.name) == ["surface.json", "wireframe.png"])
+        #expect(attachments.map(\.mediaType) == ["application/json", "image/png"])
+    }
+}
