@@ -466,22 +466,21 @@ public actor CatalogEngine {
         }
         switch state.alerts.first {
         case .permission:
-            spec.alert = (
-                SurfaceElement(
+            spec.alert = ScreenSpec.AlertSpec(
+                container: SurfaceElement(
                     id: CatalogID.Alert.permission, role: .alert, label: localizer.string("alert.permission.title")),
-                [
+                buttons: [
                     button(CatalogID.Alert.permissionDeny, "alert.permission.deny"),
                     button(CatalogID.Alert.permissionAllow, "alert.permission.allow"),
-                ]
-            )
+                ])
         case .rate:
-            spec.alert = (
-                SurfaceElement(id: CatalogID.Alert.rate, role: .alert, label: localizer.string("alert.rate.title")),
-                [
+            spec.alert = ScreenSpec.AlertSpec(
+                container: SurfaceElement(
+                    id: CatalogID.Alert.rate, role: .alert, label: localizer.string("alert.rate.title")),
+                buttons: [
                     button(CatalogID.Alert.rateNotNow, "alert.rate.notNow"),
                     button(CatalogID.Alert.rateNow, "alert.rate.rate"),
-                ]
-            )
+                ])
         case nil:
             break
         }

@@ -87,18 +87,20 @@ public struct ScreenSpec: Sendable, Hashable {
     public var containers: [ContainerSpec] = []
     public var bottom: [LayoutRow] = []
     public var banner: LayoutLeaf?
-    /// A modal alert: its container element, title and buttons.
-    public var alert: (container: SurfaceElement, buttons: [SurfaceElement])? {
-        get { alertStorage.map { ($0.container, $0.buttons) } }
-        set { alertStorage = newValue.map { AlertSpec(container: $0.container, buttons: $0.buttons) } }
-    }
-    var alertStorage: AlertSpec?
+    /// A modal alert over the screen.
+    public var alert: AlertSpec?
     /// How far the body is scrolled, in points.
     public var scrollOffset: Double = 0
 
-    struct AlertSpec: Sendable, Hashable {
-        var container: SurfaceElement
-        var buttons: [SurfaceElement]
+    /// A modal alert: its element (whose label is the title) and its buttons, in leading-to-trailing order.
+    public struct AlertSpec: Sendable, Hashable {
+        public var container: SurfaceElement
+        public var buttons: [SurfaceElement]
+
+        public init(container: SurfaceElement, buttons: [SurfaceElement]) {
+            self.container = container
+            self.buttons = buttons
+        }
     }
 
     public init(screen: String) { self.screen = screen }
@@ -286,7 +288,7 @@ public enum LayoutEngine {
         }
 
         // Modal alert (covers everything).
-        if let alert = spec.alertStorage {
+        if let alert = spec.alert {
             let alertWidth = min(270, width - 40)
             let x = (width - alertWidth) / 2
             let titleLeaf = LayoutLeaf(alert.container, font: .headline, sizing: .fill, alignment: .center, maxLines: 4)
