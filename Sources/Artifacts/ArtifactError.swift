@@ -71,6 +71,12 @@ enum SystemFunnel {
         throw ArtifactError(code: .system(code), message: String(cString: strerror(code)), operation: operation())
     }
 
+    /// Throws the current `errno` for `operation`.
+    static func fail(_ operation: String) throws -> Never {
+        let code = errno
+        throw ArtifactError(code: .system(code), message: String(cString: strerror(code)), operation: operation)
+    }
+
     /// Runs a system call, retrying on EINTR.
     @discardableResult
     static func retrying<R: BinaryInteger>(_ operation: @autoclosure () -> String, _ call: () -> R) throws -> R {

@@ -64,7 +64,7 @@ public struct BlobStore: Sendable {
 
     static func makeDirectory(_ path: String) throws {
         if mkdir(path, 0o755) == 0 || errno == EEXIST { return }
-        try SystemFunnel.check(Int32(-1), "create directory \(path)")
+        try SystemFunnel.fail("create directory \(path)")
     }
 
     /// Whether `text` is a 64-character lowercase hex SHA-256.
@@ -89,9 +89,10 @@ public struct BlobStore: Sendable {
         URL(fileURLWithPath: blobPath(try Self.validated(sha256, "locate blob")))
     }
 
-    /// Whether the store holds the blob.
+    /// Whether the store holds the blob (false for text that is not a SHA-256).
     public func contains(_ sha256: String) -> Bool {
-        guard let sha = try? Self.validated(sha256, "contains") else { return false }
+        let sha = sha256.lowercased()
+        guard Self.isValidHash(sha) else { return false }
         var info = stat()
         return stat(blobPath(sha), &info) == 0
     }
@@ -155,6 +156,19 @@ public struct BlobStore: Sendable {
             out.append(contentsOf: chunk)
         }
         return out
+    }
+
+    /// Streams a blob's decompressed content to `sink` in pieces (valid only during each call).
+    /// - Parameter maxSize: the most decompressed bytes accepted (a zip bomb stops there with `.tooLarge`).
+    /// - Returns: the decompressed size.
+    @discardableResult
+    public func read(_ sha256: String, maxSize: Int, into sink: (UnsafeRawBufferPointer) throws -> Void) throws -> Int {
+        let decompressor = try GzipDecompressor(maxOutputSize: maxSize)
+        try readCompressed(sha256) { chunk in
+            try decompressor.decompress(chunk, into: sink)
+        }
+        try decompressor.finish()
+        return decompressor.totalOut
     }
 
     /// The decompressed content of a blob.
@@ -223,8 +237,7 @@ public struct BlobStore: Sendable {
     private static func entries(_ directory: String) throws -> [String] {
         guard let dir = opendir(directory) else {
             if errno == ENOENT { return [] }
-            try SystemFunnel.check(Int32(-1), "list \(directory)")
-            return []
+            try SystemFunnel.fail("list \(directory)")
         }
         defer { closedir(dir) }
         var names: [String] = []
@@ -262,7 +275,7 @@ public struct BlobStore: Sendable {
                 result.removed += 1
                 result.bytesFreed += Int(info.st_size)
             } else if errno != ENOENT {
-                try SystemFunnel.check(Int32(-1), "remove \(path)")
+                try SystemFunnel.fail("remove \(path)")
             }
         }
         for name in try Self.entries(temporaryPath) {
@@ -273,7 +286,7 @@ public struct BlobStore: Sendable {
                 result.temporariesRemoved += 1
                 result.bytesFreed += Int(info.st_size)
             } else if errno != ENOENT {
-                try SystemFunnel.check(Int32(-1), "remove \(path)")
+                try SystemFunnel.fail("remove \(path)")
             }
         }
         return result

@@ -108,6 +108,11 @@ public final class BlobWriter {
             var info = stat()
             if stat(final, &info) == 0 {
                 discard()
+                // Refresh the existing blob's time: a gc running before the journal references it again must
+                // see it as recent (inside its grace period).
+                if utimensat(AT_FDCWD, final, nil, 0) != 0, errno != ENOENT {
+                    try SystemFunnel.fail("touch \(final)")
+                }
                 return BlobCommit(sha256: actual, size: bytesAppended, stored: false)
             }
             // rename replaces atomically: a racing writer of the same content leaves one identical file.

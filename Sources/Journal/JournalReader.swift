@@ -81,6 +81,14 @@ public struct FlakinessStats: Sendable, Hashable {
     public var flakeRate: Double { runs == 0 ? 0 : Double(flaky) / Double(runs) }
 }
 
+/// One result of a job in the cross-run history.
+public struct HistoryEntry: Sendable, Hashable {
+    public var runID: String
+    public var outcome: JobOutcome
+    /// Seconds.
+    public var duration: Double?
+}
+
 /// Reads the journal through its own connection (WAL lets it read while the writer writes).
 ///
 /// Every method is a consistent snapshot of committed data. Thread-safe: calls are serialised on the
@@ -400,8 +408,8 @@ public final class JournalReader: Sendable {
         return stats
     }
 
-    /// A job's history, newest first: (run id, outcome, duration seconds).
-    public func history(job jobID: String, limit: Int = 50) throws -> [(runID: String, outcome: JobOutcome, duration: Double?)] {
+    /// A job's history, newest first.
+    public func history(job jobID: String, limit: Int = 50) throws -> [HistoryEntry] {
         try read { c in
             try c.query(
                 """
@@ -410,7 +418,10 @@ public final class JournalReader: Sendable {
                 """,
                 [.text(jobID), .int(limit)]
             ) { row in
-                (row.text(0), try Self.outcome(row.text(1), "history of \(jobID)") ?? .notRun, row.optionalDouble(2))
+                HistoryEntry(
+                    runID: row.text(0), outcome: try Self.outcome(row.text(1), "history of \(jobID)") ?? .notRun,
+                    duration: row.optionalDouble(2)
+                )
             }
         }
     }

@@ -256,7 +256,9 @@ enum JournalSchema {
         }
         try connection.execute("BEGIN IMMEDIATE")
         do {
-            try connection.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
+            if try !hasVersionTable(connection) {
+                try connection.execute("CREATE TABLE schema_version (version INTEGER NOT NULL)")
+            }
             var version = try connection.scalarInt("SELECT version FROM schema_version") ?? -1
             if version < 0 {
                 try connection.run("INSERT INTO schema_version (version) VALUES (0)")
@@ -282,6 +284,23 @@ enum JournalSchema {
                 _ = error
             }
             throw error
+        }
+    }
+
+    private static func hasVersionTable(_ connection: SQLiteConnection) throws -> Bool {
+        try connection.scalarInt("SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = 'schema_version'") == 1
+    }
+
+    /// Refuses an SQLite database that has tables but is not a journal: journal tables are never added to
+    /// somebody else's database (nor is its journal mode changed: call this before switching to WAL).
+    static func checkIsJournalOrEmpty(_ connection: SQLiteConnection) throws {
+        guard try !hasVersionTable(connection) else { return }
+        let tables = try connection.scalarInt("SELECT COUNT(*) FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'") ?? 0
+        guard tables == 0 else {
+            throw JournalError(
+                code: SQLITE_ERROR, message: "not a FlowMatrix journal (an SQLite database without schema_version)",
+                operation: "open \(connection.path)"
+            )
         }
     }
 

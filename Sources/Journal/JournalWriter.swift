@@ -216,6 +216,8 @@ private final class WriterCore: Sendable {
         let connection: SQLiteConnection
         do {
             connection = try SQLiteConnection(path: path, readOnly: false)
+            try JournalSchema.checkIsJournalOrEmpty(connection)
+            try connection.execute("PRAGMA journal_mode = WAL")
             try connection.execute("PRAGMA synchronous = \(settings.synchronousFull ? "FULL" : "NORMAL")")
             // 64 MiB of page cache: a run's jobs and attempts stay in memory while results update them.
             try connection.execute("PRAGMA cache_size = -\(settings.cacheKiB)")

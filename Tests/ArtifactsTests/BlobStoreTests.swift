@@ -24,6 +24,9 @@ struct BlobStoreTests {
         #expect(try runTool(gzipTool, ["-t", blob.path]).status == 0)
         #expect(try store.read(artifact.sha256, maxSize: raw.count) == raw)
         #expect(try store.compressedBytes(artifact.sha256, maxSize: 1 << 20) == artifact.compressed)
+        var streamed: [UInt8] = []
+        #expect(try store.read(artifact.sha256, maxSize: raw.count) { streamed.append(contentsOf: $0) } == raw.count)
+        #expect(streamed == raw)
         let out = dir.file("extracted.json")
         #expect(try store.extract(artifact.sha256, to: out, maxSize: raw.count) == raw.count)
         #expect(try [UInt8](Data(contentsOf: out)) == raw)
@@ -112,6 +115,23 @@ struct BlobStoreTests {
         #expect(try store.allHashes() == [kept.sha256])
         #expect(try store.read(kept.sha256, maxSize: 1 << 20).count == 5_000)
         abandoned.abort()
+    }
+
+    @Test("storing content that is already there refreshes it, so a gc in its grace period keeps it")
+    func dedupRefreshesTime() throws {
+        let dir = try TemporaryDirectory()
+        let store = try BlobStore(root: dir.url)
+        let artifact = try ArtifactSink().attach(name: "a", mediaType: "x", bytes: Sample.json(5_000), step: 0)
+        try store.store(artifact)
+        // Age the blob by a day.
+        let path = try store.url(for: artifact.sha256).path
+        try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(-86_400)], ofItemAtPath: path)
+        #expect(try store.gc(referenced: [], now: Date(), gracePeriod: 3600).kept == 0)  // old and unreferenced: gone
+        try store.store(artifact)
+        try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(-86_400)], ofItemAtPath: path)
+        #expect(try store.store(artifact).stored == false)  // the dedup hit refreshes the time
+        #expect(try store.gc(referenced: [], now: Date(), gracePeriod: 3600).kept == 1)
+        #expect(store.contains(artifact.sha256))
     }
 
     @Test("a 64 MiB artifact streamed in 64 KiB chunks never has more than one chunk buffered")
