@@ -11,6 +11,7 @@ enum ArtifactsBench {
         run: { quick in
             // Ingest first, so the peak RSS it prints is its own (the compression corpus is ~100 MB).
             try ingest(totalBytes: quick ? 8 << 20 : 2_000_000_000, writers: 2)
+            try ingestWithoutSync(totalBytes: quick ? 8 << 20 : 512 << 20)
             try compression(corpusBytes: quick ? 2 << 20 : 48 << 20, repeats: quick ? 1 : 3)
         }
     )
@@ -27,6 +28,19 @@ enum ArtifactsBench {
     }
 
     // MARK: - Data
+
+    /// Pseudo-random bytes (xorshift): incompressible, like compressed artifacts.
+    enum Sample {
+        static func noise(_ count: Int, seed: UInt64 = 0x9E37_79B9_7F4A_7C15) -> [UInt8] {
+            var state = seed
+            return (0..<count).map { _ in
+                state ^= state << 13
+                state ^= state >> 7
+                state ^= state << 17
+                return UInt8(truncatingIfNeeded: state)
+            }
+        }
+    }
 
     /// A step's surface snapshot: JSON of accessibility rows (labels in several scripts), ~`count` bytes.
     static func jsonSnapshot(_ count: Int, seed: Int) -> [UInt8] {
@@ -214,6 +228,37 @@ enum ArtifactsBench {
         print(String(format: "  CPU %.2f s (hash + copy into the page cache): %.0f MB per CPU-second; %d cores on this machine",
                      cpu, total / cpu / 1e6, ProcessInfo.processInfo.activeProcessorCount))
         print("  RSS: \(memoryStatus()) (target < 256 MB)")
+    }
+
+    /// The same ingest without fsync: separates the CPU cost (hash + copy) from waiting for the disk.
+    static func ingestWithoutSync(totalBytes: Int) throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("flowmatrix-bench-nosync-\(UUID().uuidString)")
+        defer {
+            do { try FileManager.default.removeItem(at: dir) } catch { print("note: could not remove \(dir.path): \(error)") }
+        }
+        let store = try BlobStore(root: dir, syncToDisk: false)
+        let blobSize = 4 << 20
+        var bytes = Sample.noise(blobSize)
+        let count = max(1, totalBytes / blobSize)
+        let hashes = (0..<count).map { n -> String in
+            withUnsafeBytes(of: UInt64(n).littleEndian) { for (i, b) in $0.enumerated() { bytes[i] = b } }
+            return SHA256.hexHash(bytes)
+        }
+        let clock = ContinuousClock()
+        let start = clock.now
+        for n in 0..<count {
+            withUnsafeBytes(of: UInt64(n).littleEndian) { for (i, b) in $0.enumerated() { bytes[i] = b } }
+            let writer = try store.makeWriter()
+            try bytes.withUnsafeBytes { raw in
+                for offset in stride(from: 0, to: raw.count, by: 64 * 1024) {
+                    try writer.append(UnsafeRawBufferPointer(rebasing: raw[offset..<min(offset + 64 * 1024, raw.count)]))
+                }
+            }
+            _ = try writer.commit(expectedSHA256: hashes[n])
+        }
+        let elapsed = seconds(clock.now - start)
+        print(String(format: "  without fsync, 1 writer: %.2f GB in %.2f s → %.0f MB/s (for comparison)",
+                     Double(count * blobSize) / 1e9, elapsed, Double(count * blobSize) / elapsed / 1e6))
     }
 
     /// VmRSS and VmHWM (peak) of this process, from /proc/self/status.

@@ -224,6 +224,7 @@ enum JournalSchema {
         ALTER TABLE artifacts_v2 RENAME TO artifacts;
         ALTER TABLE history_v2 RENAME TO history;
         CREATE INDEX runs_by_start ON runs (started_at DESC, run_id DESC);
+        CREATE INDEX jobs_by_run ON jobs (run_key);
         CREATE INDEX artifacts_by_blob ON artifacts (sha256);
         CREATE INDEX history_by_run ON history (run_key);
         """,
