@@ -142,7 +142,9 @@ public struct BlobStore: Sendable {
         }
         let actual = Hex.encode(digest.finalize())
         guard actual == sha else {
-            throw ArtifactError(code: .hashMismatch, message: "blob \(sha) is corrupt on disk (hashes to \(actual))", operation: "read blob")
+            throw ArtifactError(
+                code: .hashMismatch, message: "blob \(sha) is corrupt on disk (hashes to \(actual))",
+                operation: "read blob")
         }
     }
 
@@ -151,7 +153,8 @@ public struct BlobStore: Sendable {
         var out: [UInt8] = []
         try readCompressed(sha256) { chunk in
             guard out.count + chunk.count <= maxSize else {
-                throw ArtifactError(code: .tooLarge, message: "blob is larger than \(maxSize) bytes", operation: "read blob")
+                throw ArtifactError(
+                    code: .tooLarge, message: "blob is larger than \(maxSize) bytes", operation: "read blob")
             }
             out.append(contentsOf: chunk)
         }
@@ -188,7 +191,9 @@ public struct BlobStore: Sendable {
     @discardableResult
     public func extract(_ sha256: String, to destination: URL, maxSize: Int) throws -> Int {
         let path = destination.path
-        let fd = try SystemFunnel.retrying("create \(path)") { open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644) }
+        let fd = try SystemFunnel.retrying("create \(path)") {
+            open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        }
         var ok = false
         defer {
             close(fd)

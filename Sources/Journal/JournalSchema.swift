@@ -273,7 +273,8 @@ enum JournalSchema {
             guard violations.isEmpty else {
                 throw JournalError(
                     code: SQLITE_CONSTRAINT,
-                    message: "migration left rows without their parent in \(Set(violations).sorted().joined(separator: ", "))",
+                    message:
+                        "migration left rows without their parent in \(Set(violations).sorted().joined(separator: ", "))",
                     operation: "migrate \(connection.path) to schema \(migrations.count)"
                 )
             }
@@ -289,7 +290,8 @@ enum JournalSchema {
     }
 
     private static func hasVersionTable(_ connection: SQLiteConnection) throws -> Bool {
-        try connection.scalarInt("SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = 'schema_version'") == 1
+        try connection.scalarInt("SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = 'schema_version'")
+            == 1
     }
 
     /// Refuses an SQLite database that has tables but is not a journal: journal tables are never added to

@@ -128,7 +128,8 @@ final class SQLiteConnection {
             switch value {
             case .int(let v): rc = sqlite3_bind_int64(statement, i, v)
             case .double(let v): rc = sqlite3_bind_double(statement, i, v)
-            case .text(let v): rc = sqlite3_bind_text(statement, i, v, Int32(clamping: v.utf8.count), csqlite_transient())
+            case .text(let v):
+                rc = sqlite3_bind_text(statement, i, v, Int32(clamping: v.utf8.count), csqlite_transient())
             case .null: rc = sqlite3_bind_null(statement, i)
             }
             try check(rc, "bind parameter \(i) of \(sql)")

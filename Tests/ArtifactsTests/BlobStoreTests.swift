@@ -10,7 +10,8 @@ struct BlobStoreTests {
         let dir = try TemporaryDirectory()
         let store = try BlobStore(root: dir.url)
         let raw = Sample.json(400_000)
-        let artifact = try ArtifactSink().attach(name: "surface.json", mediaType: "application/json", bytes: raw, step: 3)
+        let artifact = try ArtifactSink().attach(
+            name: "surface.json", mediaType: "application/json", bytes: raw, step: 3)
 
         let writer = try store.makeWriter()
         for chunk in artifact.chunks(size: 16 * 1024) { try writer.append(chunk) }
@@ -125,10 +126,12 @@ struct BlobStoreTests {
         try store.store(artifact)
         // Age the blob by a day.
         let path = try store.url(for: artifact.sha256).path
-        try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(-86_400)], ofItemAtPath: path)
+        try FileManager.default.setAttributes(
+            [.modificationDate: Date().addingTimeInterval(-86_400)], ofItemAtPath: path)
         #expect(try store.gc(referenced: [], now: Date(), gracePeriod: 3600).kept == 0)  // old and unreferenced: gone
         try store.store(artifact)
-        try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(-86_400)], ofItemAtPath: path)
+        try FileManager.default.setAttributes(
+            [.modificationDate: Date().addingTimeInterval(-86_400)], ofItemAtPath: path)
         #expect(try store.store(artifact).stored == false)  // the dedup hit refreshes the time
         #expect(try store.gc(referenced: [], now: Date(), gracePeriod: 3600).kept == 1)
         #expect(store.contains(artifact.sha256))
@@ -176,7 +179,9 @@ struct BlobStoreTests {
         let writer = try store.makeWriter()
         let invalid = #expect(throws: ArtifactError.self) { try writer.commit(expectedSHA256: "abc") }
         #expect(invalid?.code == .invalidHash)
-        let missing = #expect(throws: ArtifactError.self) { try store.read(String(repeating: "0", count: 64), maxSize: 10) }
+        let missing = #expect(throws: ArtifactError.self) {
+            try store.read(String(repeating: "0", count: 64), maxSize: 10)
+        }
         #expect(missing?.code == .notFound)
 
         let artifact = try ArtifactSink().attach(name: "a", mediaType: "x", bytes: Sample.json(10_000), step: 0)
@@ -185,7 +190,9 @@ struct BlobStoreTests {
         var bytes = try [UInt8](Data(contentsOf: path))
         bytes[bytes.count / 2] ^= 0x01
         try Data(bytes).write(to: path)
-        let corrupt = #expect(throws: ArtifactError.self) { try store.compressedBytes(artifact.sha256, maxSize: 1 << 20) }
+        let corrupt = #expect(throws: ArtifactError.self) {
+            try store.compressedBytes(artifact.sha256, maxSize: 1 << 20)
+        }
         #expect(corrupt?.code == .hashMismatch)
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
-@testable import Journal
 import Testing
+
+@testable import Journal
 
 @Suite("Journal errors")
 struct JournalErrorTests {
