@@ -51,13 +51,20 @@ public struct BlobStore: Sendable {
     let blobsPath: String
     let temporaryPath: String
 
-    /// Opens the store at `root`, creating `blobs/` and `blobs/tmp/` if needed.
+    /// Opens the store at `root`, creating it, `blobs/` and `blobs/tmp/` if needed.
     public init(root: URL, syncToDisk: Bool = true) throws {
         self.root = root
         self.syncToDisk = syncToDisk
         blobsPath = root.appendingPathComponent("blobs").path
         temporaryPath = blobsPath + "/tmp"
-        for path in [root.path, blobsPath, temporaryPath] {
+        // The root's missing parents too (`.flowmatrix` inside a fresh workspace).
+        var missing: [String] = []
+        var path = root.standardizedFileURL.path
+        while !path.isEmpty, path != "/", access(path, F_OK) != 0 {
+            missing.append(path)
+            path = (path as NSString).deletingLastPathComponent
+        }
+        for path in missing.reversed() + [blobsPath, temporaryPath] {
             try Self.makeDirectory(path)
         }
     }

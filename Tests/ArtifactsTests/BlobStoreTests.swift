@@ -8,7 +8,7 @@ struct BlobStoreTests {
     @Test("sink → compressed artifact → streamed in chunks → blob → extracted bytes identical")
     func endToEnd() throws {
         let dir = try TemporaryDirectory()
-        let store = try BlobStore(root: dir.url)
+        let store = try BlobStore(root: dir.url.appendingPathComponent("workspace/.flowmatrix"))
         let raw = Sample.json(400_000)
         let artifact = try ArtifactSink().attach(
             name: "surface.json", mediaType: "application/json", bytes: raw, step: 3)
