@@ -232,12 +232,12 @@ final class PeerHandler: FramedConnectionHandler {
         core.perform { $0.onPeerJoined(peer, hello: hello) }
     }
 
-    func onFrames(_ connection: FramedConnection, _ frames: [Frame]) {
+    func onFrames(_ connection: FramedConnection, _ frames: FrameBatch) {
         var messages: [Message] = []
         messages.reserveCapacity(frames.count)
-        for frame in frames {
+        for index in frames.indices {
             do {
-                messages.append(try Message(frame: frame))
+                messages.append(try Message(batch: frames, at: index))
             } catch let error as WireError {
                 connection.fail(error)
                 break

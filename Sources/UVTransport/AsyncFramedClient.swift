@@ -6,23 +6,23 @@ import Wire
 /// Back-pressure: when `maxBufferedBatches` batches wait unconsumed, the connection stops reading; it resumes
 /// once the consumer has taken half of them. The sequence ends when the connection closes.
 public struct InboundFrames: AsyncSequence, Sendable {
-    public typealias Element = [Frame]
+    public typealias Element = FrameBatch
     let state: InboundState
 
     public func makeAsyncIterator() -> Iterator { Iterator(state: state) }
 
     public struct Iterator: AsyncIteratorProtocol {
         let state: InboundState
-        public mutating func next() async -> [Frame]? { await state.next() }
+        public mutating func next() async -> FrameBatch? { await state.next() }
     }
 }
 
 /// Shared between the loop (producer) and the consumer task.
 final class InboundState: Sendable {
     struct Storage {
-        var batches: [[Frame]] = []
+        var batches: [FrameBatch] = []
         var head = 0
-        var waiter: CheckedContinuation<[Frame]?, Never>?
+        var waiter: CheckedContinuation<FrameBatch?, Never>?
         var finished = false
         var paused = false
         var nextWaiterID: UInt64 = 0
@@ -37,7 +37,7 @@ final class InboundState: Sendable {
     init(maxBuffered: Int) { self.maxBuffered = max(1, maxBuffered) }
 
     /// On the loop: hands over a batch. - Returns: true when reading should pause.
-    func push(_ frames: [Frame]) -> Bool {
+    func push(_ frames: FrameBatch) -> Bool {
         storage.withLock { s -> Bool in
             if let waiter = s.waiter {
                 s.waiter = nil
@@ -63,8 +63,8 @@ final class InboundState: Sendable {
         }
     }
 
-    func next() async -> [Frame]? {
-        enum Taken { case value([Frame]?), wait }
+    func next() async -> FrameBatch? {
+        enum Taken { case value(FrameBatch?), wait }
         let (taken, wantResume): (Taken, Bool) = storage.withLock { s in
             if s.head < s.batches.count {
                 let batch = s.batches[s.head]
@@ -89,7 +89,7 @@ final class InboundState: Sendable {
             return s.nextWaiterID
         }
         return await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<[Frame]?, Never>) in
+            await withCheckedContinuation { (continuation: CheckedContinuation<FrameBatch?, Never>) in
                 storage.withLock { s in
                     if s.head < s.batches.count {
                         let batch = s.batches[s.head]
@@ -116,7 +116,7 @@ final class InboundState: Sendable {
 
 /// An async façade over one framed connection, for simple clients and tests.
 ///
-/// `inbound` yields once per read batch; `send` hops to the loop once per call (pass arrays to batch).
+/// `inbound` yields one `FrameBatch` per read; `send` hops to the loop once per call (pass arrays to batch).
 /// Dropping the last reference closes the connection, and shuts down the loop if the client owns it.
 public final class AsyncFramedClient: Sendable {
     public let inbound: InboundFrames
@@ -280,7 +280,7 @@ private final class ClientBridgeHandler: FramedConnectionHandler {
         continuation?.resume(returning: (UncheckedSendable(connection), connection.welcome))
     }
 
-    func onFrames(_ connection: FramedConnection, _ frames: [Frame]) {
+    func onFrames(_ connection: FramedConnection, _ frames: FrameBatch) {
         if bridge.inbound.push(frames) { connection.pauseReading() }
     }
 

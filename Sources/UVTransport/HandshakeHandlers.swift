@@ -60,13 +60,13 @@ final class ServerHandshakeHandler: FramedConnectionHandler {
         apply(machine.onStart(), on: connection)
     }
 
-    func onFrames(_ connection: FramedConnection, _ frames: [Frame]) {
+    func onFrames(_ connection: FramedConnection, _ frames: FrameBatch) {
         if established { return inner.onFrames(connection, frames) }
-        for (index, frame) in frames.enumerated() {
-            apply(machine.onFrame(frame), on: connection)
+        for index in frames.indices {
+            apply(machine.onFrame(frames[index]), on: connection)
             if established {
-                if index + 1 < frames.count, connection.state == .open {
-                    inner.onFrames(connection, Array(frames[(index + 1)...]))
+                if index + 1 < frames.endIndex, connection.state == .open {
+                    inner.onFrames(connection, frames.suffix(from: index + 1))
                 }
                 return
             }
@@ -128,13 +128,13 @@ final class ClientHandshakeHandler: FramedConnectionHandler {
         }
     }
 
-    func onFrames(_ connection: FramedConnection, _ frames: [Frame]) {
+    func onFrames(_ connection: FramedConnection, _ frames: FrameBatch) {
         if established { return inner.onFrames(connection, frames) }
-        for (index, frame) in frames.enumerated() {
-            apply(machine.onFrame(frame), on: connection)
+        for index in frames.indices {
+            apply(machine.onFrame(frames[index]), on: connection)
             if established {
-                if index + 1 < frames.count, connection.state == .open {
-                    inner.onFrames(connection, Array(frames[(index + 1)...]))
+                if index + 1 < frames.endIndex, connection.state == .open {
+                    inner.onFrames(connection, frames.suffix(from: index + 1))
                 }
                 return
             }

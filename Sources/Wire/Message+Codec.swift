@@ -96,15 +96,22 @@ extension Message {
     /// - Throws: `WireError` (`.unknownType`, `.truncated`, `.badVarint`, `.invalidUTF8`, `.trailingBytes`,
     ///   `.countExceedsFrame`, `.invalidValue`).
     public init(frame: Frame) throws {
-        guard let type = MessageType(rawValue: frame.type) else {
-            throw WireError(.unknownType, "unknown frame type 0x\(String(frame.type, radix: 16))")
+        self = try frame.payload.withUnsafeBytes { try Message(type: frame.type, payload: $0) }
+    }
+
+    /// Decodes a frame given as its type byte and payload bytes (e.g. `FrameBatch.withPayload(at:_:)`).
+    public init(type rawType: UInt8, payload: UnsafeRawBufferPointer) throws {
+        guard let type = MessageType(rawValue: rawType) else {
+            throw WireError(.unknownType, "unknown frame type 0x\(String(rawType, radix: 16))")
         }
-        self = try frame.payload.withUnsafeBytes { raw in
-            var r = ByteReader(raw)
-            let message = try Message.decode(type, &r)
-            try r.expectEnd("\(type)")
-            return message
-        }
+        var r = ByteReader(payload)
+        self = try Message.decode(type, &r)
+        try r.expectEnd("\(type)")
+    }
+
+    /// Decodes the frame at `position` of a batch without materialising a `Frame`.
+    public init(batch: FrameBatch, at position: Int) throws {
+        self = try batch.withPayload(at: position) { try Message(type: batch.type(at: position), payload: $0) }
     }
 
     static func decode(_ type: MessageType, _ r: inout ByteReader) throws -> Message {
@@ -236,7 +243,7 @@ extension Message {
         var decoder = FrameDecoder(maxFrameSize: maxFrameSize)
         var messages: [Message] = []
         while let frame = try decoder.decode(buffer: &buffer) { messages.append(try Message(frame: frame)) }
-        if buffer.readableBytes > 0 {
+        if buffer.readableBytes > 0 || decoder.state != .header {
             throw WireError(.truncated, "input ends inside a frame (\(buffer.readableBytes) bytes left)")
         }
         return messages
