@@ -66,7 +66,8 @@ final class Listener {
         accepted.insert(connection.id)
         let inner = makeHandler()
         if let handshake {
-            connection.handler = ServerHandshakeHandler(settings: handshake, inner: inner)
+            connection.handler = ServerHandshakeHandler(
+                settings: handshake, inner: inner, maxFrameSize: settings.maxFrameSize)
         } else {
             connection.handler = inner
         }
