@@ -9,6 +9,9 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
     let maxFrameSize = 1 << 16
 
+    /// A copy that does not share the decoder's buffer (so the next append does not copy the whole buffer).
+    func owned(_ frame: Frame) -> Frame { Frame(type: frame.type, payload: Array(frame.payload)) }
+
     func run(chunkSize: Int, batched: Bool, viaBatch: Bool = false) -> (frames: [Frame], error: WireError?) {
         var buffer = ByteBuffer()
         var decoder = FrameDecoder(maxFrameSize: maxFrameSize)
@@ -25,12 +28,14 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
                         precondition(batch.type(at: i) == batch[i].type, "batch type view differs")
                         precondition(batch.withPayload(at: i) { $0.count } == batch[i].payload.count, "batch payload view differs")
                     }
-                    frames += batch
+                    frames += batch.map(owned)
                     if let error { throw error }
                 } else if batched {
-                    try decoder.decodeAll(buffer: &buffer, into: &frames)
+                    var decoded: [Frame] = []
+                    defer { frames += decoded.map(owned) }
+                    try decoder.decodeAll(buffer: &buffer, into: &decoded)
                 } else {
-                    while let frame = try decoder.decode(buffer: &buffer) { frames.append(frame) }
+                    while let frame = try decoder.decode(buffer: &buffer) { frames.append(owned(frame)) }
                 }
             } catch let error as WireError {
                 return (frames, error)

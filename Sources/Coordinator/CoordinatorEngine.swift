@@ -66,10 +66,13 @@ public final class CoordinatorEngine {
     }
 
     public var progress: RunProgress {
-        RunProgress(total: scheduler.jobCount, done: scheduler.jobCount - scheduler.remainingCount,
+        var p = RunProgress(total: scheduler.jobCount, done: scheduler.jobCount - scheduler.remainingCount,
                     outcomes: scheduler.outcomeCounts, inFlight: scheduler.inFlightCount, workers: peers.count,
                     attempts: attemptsStarted, retries: max(0, attemptsStarted - (scheduler.jobCount - scheduler.remainingCount) - scheduler.inFlightCount),
                     supersededResults: supersededResults)
+        p.artifactsStored = artifactsStored
+        p.artifactResends = artifactResends
+        return p
     }
 
     public var unservableQueuedJobs: Int { scheduler.unservableQueuedJobs }

@@ -72,6 +72,8 @@ public struct RunProgress: Sendable, Hashable {
     public var attempts: Int
     public var retries: Int
     public var supersededResults: Int
+    public var artifactsStored: Int = 0
+    public var artifactResends: Int = 0
 
     public func count(_ outcome: JobOutcome) -> Int { outcomes[outcome] ?? 0 }
 }

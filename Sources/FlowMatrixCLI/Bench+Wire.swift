@@ -156,8 +156,7 @@ enum WireBench {
     }
 
     /// Start and end of one measurement, across the two loop threads.
-    final class FinishLine: @unchecked Sendable {
-        // `@unchecked Sendable`: `expected` is immutable; `startTime` and `onDone` are guarded by `lock`.
+    final class FinishLine: Sendable {
         let expected: Int
         private let lock = Mutex<(start: ContinuousClock.Instant?, fired: Bool)>((nil, false))
         var onDone: (@Sendable (Double) -> Void)? {

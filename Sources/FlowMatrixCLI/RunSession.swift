@@ -148,6 +148,10 @@ enum RunSession {
             FlowMatrixCLI.say(String(format: "run %@ %@ in %.2fs: %d passed, %d failed, %d flaky, %d timed out, %d quarantined, %d not run (%.0f jobs/s)",
                          runID, status.rawValue, seconds, final.count(.passed), final.count(.failed), final.count(.flaky),
                          final.count(.timedOut), final.count(.quarantined), notRun, Double(final.done) / seconds))
+            if final.artifactsStored > 0 || final.artifactResends > 0 {
+                FlowMatrixCLI.say("  \(final.artifactsStored) artifact(s) stored"
+                    + (final.artifactResends > 0 ? ", \(final.artifactResends) re-sent after failing verification" : ""))
+            }
             if final.supersededResults > 0 { FlowMatrixCLI.say("  \(final.supersededResults) late or duplicate result(s) ignored") }
             if let reportNote { FlowMatrixCLI.say("  \(reportNote)") }
             FlowMatrixCLI.say("  details: flowmatrix show \(runID)  (store: \(options.store.root.path))")

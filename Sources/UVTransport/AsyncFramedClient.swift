@@ -125,7 +125,7 @@ public final class AsyncFramedClient: Sendable {
     /// The server's WELCOME when the client ran the handshake.
     public let welcome: Welcome?
     private let ownsLoop: Bool
-    private let connection: UncheckedSendable<FramedConnection>
+    private let connection: LoopBound<FramedConnection>
     private let closed: Mutex<ClosedState>
 
     struct ClosedState {
@@ -134,15 +134,15 @@ public final class AsyncFramedClient: Sendable {
     }
 
     private init(
-        loop: EventLoop, ownsLoop: Bool, connection: UncheckedSendable<FramedConnection>, inbound: InboundFrames,
-        welcome: Welcome?
+        loop: EventLoop, ownsLoop: Bool, connection: LoopBound<FramedConnection>, id: ConnectionID,
+        inbound: InboundFrames, welcome: Welcome?
     ) {
         self.loop = loop
         self.ownsLoop = ownsLoop
         self.connection = connection
         self.inbound = inbound
         self.welcome = welcome
-        id = connection.value.id
+        self.id = id
         closed = Mutex(ClosedState())
     }
 
@@ -161,8 +161,8 @@ public final class AsyncFramedClient: Sendable {
         let inboundState = InboundState(maxBuffered: maxBufferedBatches)
         let bridge = ClientBridge(inbound: inboundState)
         do {
-            let (connection, welcome) = try await withCheckedThrowingContinuation {
-                (continuation: CheckedContinuation<(UncheckedSendable<FramedConnection>, Welcome?), any Error>) in
+            let (connection, id, welcome) = try await withCheckedThrowingContinuation {
+                (continuation: CheckedContinuation<(LoopBound<FramedConnection>, ConnectionID, Welcome?), any Error>) in
                 bridge.opened.withLock { $0 = continuation }
                 let accepted = loop.execute {
                     do {
@@ -170,7 +170,7 @@ public final class AsyncFramedClient: Sendable {
                         let connection = try TCPClient.connectInLoop(
                             on: loop, host: host, port: port, settings: settings, handshake: handshake,
                             handler: handler)
-                        let bound = UncheckedSendable(connection)
+                        let bound = LoopBound(connection, loop: loop)
                         inboundState.resume.withLock { $0 = { loop.execute { bound.value.resumeReading() } } }
                     } catch {
                         bridge.failOpen(error)
@@ -179,7 +179,8 @@ public final class AsyncFramedClient: Sendable {
                 if !accepted { bridge.failOpen(TransportError(.loopShutDown, "the event loop is shut down")) }
             }
             let client = AsyncFramedClient(
-                loop: loop, ownsLoop: ownsLoop, connection: connection, inbound: InboundFrames(state: inboundState),
+                loop: loop, ownsLoop: ownsLoop, connection: connection, id: id,
+                inbound: InboundFrames(state: inboundState),
                 welcome: welcome)
             bridge.client.withLock { $0 = WeakClient(client) }
             if let reason = bridge.closeReasonIfClosed() { client.didClose(reason) }
@@ -256,7 +257,7 @@ private struct WeakClient: Sendable {
 /// What the loop-side handler shares with the façade.
 private final class ClientBridge: Sendable {
     let inbound: InboundState
-    let opened = Mutex<CheckedContinuation<(UncheckedSendable<FramedConnection>, Welcome?), any Error>?>(nil)
+    let opened = Mutex<CheckedContinuation<(LoopBound<FramedConnection>, ConnectionID, Welcome?), any Error>?>(nil)
     let client = Mutex<WeakClient?>(nil)
     let early = Mutex<CloseReason?>(nil)
 
@@ -277,7 +278,7 @@ private final class ClientBridgeHandler: FramedConnectionHandler {
 
     func onOpen(_ connection: FramedConnection) {
         let continuation = bridge.opened.withLock { $0.take() }
-        continuation?.resume(returning: (UncheckedSendable(connection), connection.welcome))
+        continuation?.resume(returning: (LoopBound(connection, loop: connection.loop), connection.id, connection.welcome))
     }
 
     func onFrames(_ connection: FramedConnection, _ frames: FrameBatch) {

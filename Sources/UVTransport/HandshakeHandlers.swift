@@ -44,12 +44,14 @@ final class ServerHandshakeHandler: FramedConnectionHandler {
     private var established = false
     private var deadline: ScheduledTimer?
 
-    init(settings: ServerHandshakeSettings, inner: any FramedConnectionHandler) {
+    /// - Parameter maxFrameSize: the connection's limit, announced to the worker in WELCOME.
+    init(settings: ServerHandshakeSettings, inner: any FramedConnectionHandler, maxFrameSize: Int) {
         self.settings = settings
         self.inner = inner
         machine = ServerHandshake(
             token: settings.token, versions: settings.versions,
-            heartbeatMillis: UInt32(clamping: settings.heartbeatInterval?.milliseconds ?? 0))
+            heartbeatMillis: UInt32(clamping: settings.heartbeatInterval?.milliseconds ?? 0),
+            maxFrameSize: UInt32(clamping: maxFrameSize))
     }
 
     func onOpen(_ connection: FramedConnection) {

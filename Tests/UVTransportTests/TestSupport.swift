@@ -134,7 +134,7 @@ extension [ServerEvent] {
 }
 
 /// A blocking POSIX socket for misbehaving peers (garbage, stalls, never reading, hanging up mid-write).
-final class RawSocket: @unchecked Sendable {
+final class RawSocket: Sendable {
     let fd: Int32
 
     init(host: String = "127.0.0.1", port: Int) throws {

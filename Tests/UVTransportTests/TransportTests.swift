@@ -120,6 +120,33 @@ extension TransportTests {
             shutdownAndCheck(loop)
         }
 
+        @Test("TCPClient.connect from a task: a loop-confined client handler with the handshake")
+        func loopClient() async throws {
+            let loop = EventLoop()
+            let log = EventLog<ServerEvent>()
+            let server = try await TCPServer.listen(
+                on: loop, host: "127.0.0.1", port: 0, handshake: handshakeSettings()
+            ) { RecordingHandler(log: log) }
+            let clientLog = EventLog<ServerEvent>()
+            let connection = try await TCPClient.connect(
+                on: loop, host: "127.0.0.1", port: server.port, handshake: clientHandshake()
+            ) { RecordingHandler(log: clientLog, onFrames: { _, _ in }) }
+            loop.execute {
+                #expect(connection.value.welcome?.version == 1)
+                connection.value.send(.credit(2))
+            }
+            try await clientLog.wait("echo") { $0.contains { if case .frames = $0 { true } else { false } } }
+            loop.execute { connection.value.close() }
+            try await clientLog.wait("client close") { $0.closeReasons == [.closedLocally] }
+            await #expect(throws: ConnectionClosedError.self) {
+                _ = try await TCPClient.connect(
+                    on: loop, host: "127.0.0.1", port: server.port, handshake: clientHandshake(token: [1])
+                ) { RecordingHandler(log: EventLog()) }
+            }
+            server.close()
+            shutdownAndCheck(loop)
+        }
+
         @Test("connecting to a closed port fails with connect-failed")
         func refused() async throws {
             let loop = EventLoop()
