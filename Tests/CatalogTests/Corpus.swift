@@ -33,6 +33,7 @@ enum Corpus {
 
     /// Runs one scenario under a configuration on a fresh registry.
     static func run(_ id: String, _ changes: [String: String] = [:], seed: UInt64 = 1) async throws -> ScenarioResult {
+        await Task.yield()  // many tests run jobs in loops: let other tests run between jobs
         let registry = try CatalogWorkerKit.makeRegistry(configuration: configuration(changes), seed: seed)
         return await AsyncScenarioRunner(registry: registry).run(try scenario(id))
     }
