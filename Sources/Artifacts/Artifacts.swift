@@ -1,2 +1,0 @@
-/// Namespace of the Artifacts module (see docs/ARCHITECTURE.md).
-public enum ArtifactsModule {}

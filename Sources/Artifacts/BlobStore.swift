@@ -1,0 +1,268 @@
+import FlowCrypto
+import Foundation
+
+/// The outcome of committing a blob.
+public struct BlobCommit: Sendable, Hashable {
+    public var sha256: String
+    /// Compressed bytes.
+    public var size: Int
+    /// False when the store already had this content (the new copy was discarded).
+    public var stored: Bool
+}
+
+/// What a garbage collection removed.
+public struct GCResult: Sendable, Hashable {
+    /// Blobs removed.
+    public var removed: Int
+    /// Bytes freed by removing blobs and stale temporaries.
+    public var bytesFreed: Int
+    /// Abandoned temporary files removed (ingests that never committed).
+    public var temporariesRemoved: Int
+    /// Blobs kept.
+    public var kept: Int
+}
+
+/// A content-addressed store of gzip blobs: `<root>/blobs/<first 2 hex>/<sha256>.gz`, each a valid `.gz`.
+///
+/// A blob's name is the SHA-256 of its compressed bytes, so identical content is stored once. Blobs arrive
+/// through a ``BlobWriter`` (streamed chunks, hash verified before the blob becomes visible). Temporaries live
+/// in `<root>/blobs/tmp/` (same file system, so the final `rename` is atomic).
+///
+/// A value type holding paths only; safe to share across threads. Concurrent writers of the same content
+/// both succeed and leave one file.
+public struct BlobStore: Sendable {
+    public let root: URL
+    /// `fsync` each blob and its directory on commit (default true). Off only for throwaway stores.
+    public let syncToDisk: Bool
+
+    let blobsPath: String
+    let temporaryPath: String
+
+    /// Opens the store at `root`, creating `blobs/` and `blobs/tmp/` if needed.
+    public init(root: URL, syncToDisk: Bool = true) throws {
+        self.root = root
+        self.syncToDisk = syncToDisk
+        blobsPath = root.appendingPathComponent("blobs").path
+        temporaryPath = blobsPath + "/tmp"
+        for path in [root.path, blobsPath, temporaryPath] {
+            try Self.makeDirectory(path)
+        }
+    }
+
+    static func makeDirectory(_ path: String) throws {
+        if mkdir(path, 0o755) == 0 || errno == EEXIST { return }
+        try SystemFunnel.check(Int32(-1), "create directory \(path)")
+    }
+
+    /// Whether `text` is a 64-character lowercase hex SHA-256.
+    public static func isValidHash(_ text: String) -> Bool {
+        text.utf8.count == 64 && text.utf8.allSatisfy { (48...57).contains($0) || (97...102).contains($0) }
+    }
+
+    static func validated(_ sha256: String, _ operation: String) throws -> String {
+        let lower = sha256.lowercased()
+        guard isValidHash(lower) else {
+            throw ArtifactError(code: .invalidHash, message: "'\(sha256)' is not a hex SHA-256", operation: operation)
+        }
+        return lower
+    }
+
+    func shardPath(_ sha256: String) -> String { blobsPath + "/" + sha256.prefix(2) }
+    func blobPath(_ sha256: String) -> String { shardPath(sha256) + "/" + sha256 + ".gz" }
+
+    /// The file of a blob (whether or not it exists).
+    /// - Throws: ``ArtifactError/Code/invalidHash``.
+    public func url(for sha256: String) throws -> URL {
+        URL(fileURLWithPath: blobPath(try Self.validated(sha256, "locate blob")))
+    }
+
+    /// Whether the store holds the blob.
+    public func contains(_ sha256: String) -> Bool {
+        guard let sha = try? Self.validated(sha256, "contains") else { return false }
+        var info = stat()
+        return stat(blobPath(sha), &info) == 0
+    }
+
+    /// A writer for one streamed blob.
+    public func makeWriter() throws -> BlobWriter {
+        try BlobWriter(store: self)
+    }
+
+    /// Stores a worker's compressed artifact (one-shot ``BlobWriter``), verifying its hash.
+    @discardableResult
+    public func store(_ artifact: CompressedArtifact) throws -> BlobCommit {
+        let writer = try makeWriter()
+        try writer.append(artifact.compressed)
+        return try writer.commit(expectedSHA256: artifact.sha256)
+    }
+
+    /// Every blob hash in the store.
+    public func allHashes() throws -> [String] {
+        var hashes: [String] = []
+        try forEachBlob { sha, _, _ in hashes.append(sha) }
+        return hashes.sorted()
+    }
+
+    // MARK: - Reading
+
+    /// Streams a blob's compressed bytes to `body`, verifying its hash at the end.
+    /// - Throws: `.notFound`, or `.hashMismatch` when the file on disk is corrupt.
+    func readCompressed(_ sha256: String, _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
+        let sha = try Self.validated(sha256, "read blob")
+        let path = blobPath(sha)
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        if fd == -1, errno == ENOENT {
+            throw ArtifactError(code: .notFound, message: "no blob \(sha) in the store", operation: "read blob")
+        }
+        try SystemFunnel.check(fd, "open \(path)")
+        defer { close(fd) }
+        var digest = SHA256()
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 256 * 1024, alignment: 16)
+        defer { buffer.deallocate() }
+        while true {
+            let n = try SystemFunnel.retrying("read \(path)") { systemRead(fd, buffer) }
+            if n == 0 { break }
+            let chunk = UnsafeRawBufferPointer(rebasing: buffer[0..<n])
+            digest.update(chunk)
+            try body(chunk)
+        }
+        let actual = Hex.encode(digest.finalize())
+        guard actual == sha else {
+            throw ArtifactError(code: .hashMismatch, message: "blob \(sha) is corrupt on disk (hashes to \(actual))", operation: "read blob")
+        }
+    }
+
+    /// The compressed bytes of a blob (a `.gz` file), verified.
+    public func compressedBytes(_ sha256: String, maxSize: Int) throws -> [UInt8] {
+        var out: [UInt8] = []
+        try readCompressed(sha256) { chunk in
+            guard out.count + chunk.count <= maxSize else {
+                throw ArtifactError(code: .tooLarge, message: "blob is larger than \(maxSize) bytes", operation: "read blob")
+            }
+            out.append(contentsOf: chunk)
+        }
+        return out
+    }
+
+    /// The decompressed content of a blob.
+    /// - Parameter maxSize: the most decompressed bytes accepted (a zip bomb stops there with `.tooLarge`).
+    public func read(_ sha256: String, maxSize: Int) throws -> [UInt8] {
+        let decompressor = try GzipDecompressor(maxOutputSize: maxSize)
+        var out: [UInt8] = []
+        try readCompressed(sha256) { chunk in
+            try decompressor.decompress(chunk) { out.append(contentsOf: $0) }
+        }
+        try decompressor.finish()
+        return out
+    }
+
+    /// Decompresses a blob into the file at `destination` (replaced if present), streaming.
+    /// - Returns: the decompressed size.
+    @discardableResult
+    public func extract(_ sha256: String, to destination: URL, maxSize: Int) throws -> Int {
+        let path = destination.path
+        let fd = try SystemFunnel.retrying("create \(path)") { open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644) }
+        var ok = false
+        defer {
+            close(fd)
+            if !ok { unlink(path) }
+        }
+        let decompressor = try GzipDecompressor(maxOutputSize: maxSize)
+        try readCompressed(sha256) { chunk in
+            try decompressor.decompress(chunk) { try Self.writeAll(fd, $0, path) }
+        }
+        try decompressor.finish()
+        ok = true
+        return decompressor.totalOut
+    }
+
+    static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, _ path: String) throws {
+        var offset = 0
+        while offset < bytes.count {
+            let n = try SystemFunnel.retrying("write \(path)") {
+                write(fd, bytes.baseAddress.map { $0 + offset }, bytes.count - offset)
+            }
+            offset += n
+        }
+    }
+
+    static func syncDirectory(_ path: String) throws {
+        let fd = try SystemFunnel.retrying("open directory \(path)") { open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
+        defer { close(fd) }
+        try SystemFunnel.retrying("fsync \(path)") { fsync(fd) }
+    }
+
+    // MARK: - Garbage collection
+
+    private func forEachBlob(_ body: (_ sha: String, _ path: String, _ info: stat) throws -> Void) throws {
+        for shard in try Self.entries(blobsPath) where shard.utf8.count == 2 {
+            let shardPath = blobsPath + "/" + shard
+            for name in try Self.entries(shardPath) where name.hasSuffix(".gz") {
+                let sha = String(name.dropLast(3))
+                guard Self.isValidHash(sha), sha.hasPrefix(shard) else { continue }
+                var info = stat()
+                let path = shardPath + "/" + name
+                if stat(path, &info) == 0 { try body(sha, path, info) }
+            }
+        }
+    }
+
+    private static func entries(_ directory: String) throws -> [String] {
+        guard let dir = opendir(directory) else {
+            if errno == ENOENT { return [] }
+            try SystemFunnel.check(Int32(-1), "list \(directory)")
+            return []
+        }
+        defer { closedir(dir) }
+        var names: [String] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
+    }
+
+    private static func modified(_ info: stat) -> Date {
+        Date(timeIntervalSince1970: Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9)
+    }
+
+    /// Deletes blobs that no journal row references, and temporaries of abandoned ingests.
+    ///
+    /// Files modified within `gracePeriod` before `now` are kept: a blob just committed by a run in progress
+    /// may not be referenced yet, and a temporary may still be written.
+    /// - Parameters:
+    ///   - referenced: hashes to keep (from `JournalReader.referencedBlobs()`).
+    ///   - now: the current wall time (passed in; the store reads no clock).
+    ///   - gracePeriod: seconds.
+    public func gc(referenced: Set<String>, now: Date, gracePeriod: TimeInterval) throws -> GCResult {
+        var result = GCResult(removed: 0, bytesFreed: 0, temporariesRemoved: 0, kept: 0)
+        let cutoff = now.addingTimeInterval(-gracePeriod)
+        let keep = Set(referenced.map { $0.lowercased() })
+        try forEachBlob { sha, path, info in
+            if keep.contains(sha) || Self.modified(info) > cutoff {
+                result.kept += 1
+                return
+            }
+            if unlink(path) == 0 {
+                result.removed += 1
+                result.bytesFreed += Int(info.st_size)
+            } else if errno != ENOENT {
+                try SystemFunnel.check(Int32(-1), "remove \(path)")
+            }
+        }
+        for name in try Self.entries(temporaryPath) {
+            let path = temporaryPath + "/" + name
+            var info = stat()
+            guard stat(path, &info) == 0, Self.modified(info) <= cutoff else { continue }
+            if unlink(path) == 0 {
+                result.temporariesRemoved += 1
+                result.bytesFreed += Int(info.st_size)
+            } else if errno != ENOENT {
+                try SystemFunnel.check(Int32(-1), "remove \(path)")
+            }
+        }
+        return result
+    }
+}

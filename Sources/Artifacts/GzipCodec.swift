@@ -1,0 +1,220 @@
+import CZlib
+
+/// gzip (RFC 1952) over zlib: valid `.gz` files that `gzip -t` accepts.
+public enum GzipCodec {
+    /// The default compression level: 1, the fastest (artifacts are compressed on workers, per step).
+    public static let defaultLevel = 1
+
+    /// Compresses `bytes` into one gzip member.
+    public static func compress(_ bytes: some Collection<UInt8>, level: Int = defaultLevel) throws -> [UInt8] {
+        let compressor = try GzipCompressor(level: level)
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count / 3 + 64)
+        let append: (UnsafeRawBufferPointer) -> Void = { out.append(contentsOf: $0) }
+        if let done: Void = try bytes.withContiguousStorageIfAvailable({
+            try compressor.compress(UnsafeRawBufferPointer($0), into: append)
+        }) {
+            _ = done
+        } else {
+            try Array(bytes).withUnsafeBytes { try compressor.compress($0, into: append) }
+        }
+        try compressor.finish(into: append)
+        return out
+    }
+
+    /// Decompresses gzip data (one or more members).
+    /// - Parameter maxOutputSize: the most decompressed bytes accepted; more throws ``ArtifactError/Code/tooLarge``.
+    public static func decompress(_ bytes: [UInt8], maxOutputSize: Int) throws -> [UInt8] {
+        let decompressor = try GzipDecompressor(maxOutputSize: maxOutputSize)
+        var out: [UInt8] = []
+        try bytes.withUnsafeBytes { raw in
+            try decompressor.decompress(raw) { out.append(contentsOf: $0) }
+        }
+        try decompressor.finish()
+        return out
+    }
+}
+
+/// Streaming gzip compression: feed chunks, receive compressed chunks through a closure, then `finish`.
+///
+/// Not thread-safe: one compressor per stream.
+public final class GzipCompressor {
+    private let stream: UnsafeMutablePointer<z_stream>
+    private let output: UnsafeMutableRawBufferPointer
+    private var finished = false
+
+    /// - Parameters:
+    ///   - level: 0 (store) … 9 (smallest); default 1 (fastest).
+    ///   - outputBufferSize: bytes handed to the closure at most per call.
+    public init(level: Int = GzipCodec.defaultLevel, outputBufferSize: Int = 256 * 1024) throws {
+        guard (0...9).contains(level) else {
+            throw ArtifactError(code: .misuse, message: "compression level \(level) is not in 0…9", operation: "gzip init")
+        }
+        stream = .allocate(capacity: 1)
+        stream.initialize(to: z_stream())
+        output = .allocate(byteCount: max(1024, outputBufferSize), alignment: 16)
+        do {
+            // memLevel 9: zlib's fastest (more memory for the hash table, ~256 KiB).
+            try GzipFunnel.check(
+                czlib_deflate_init2(stream, Int32(level), czlib_gzip_window_bits(), 9, Z_DEFAULT_STRATEGY),
+                stream, "deflateInit2 (level \(level))"
+            )
+        } catch {
+            stream.deinitialize(count: 1)
+            stream.deallocate()
+            output.deallocate()
+            throw error
+        }
+    }
+
+    deinit {
+        deflateEnd(stream)
+        stream.deinitialize(count: 1)
+        stream.deallocate()
+        output.deallocate()
+    }
+
+    /// Uncompressed bytes consumed so far.
+    public var totalIn: Int { Int(stream.pointee.total_in) }
+    /// Compressed bytes produced so far.
+    public var totalOut: Int { Int(stream.pointee.total_out) }
+
+    /// Compresses `input`; compressed bytes (if any are ready) go to `sink`, valid only during the call.
+    public func compress(_ input: UnsafeRawBufferPointer, into sink: (UnsafeRawBufferPointer) throws -> Void) throws {
+        guard !finished else {
+            throw ArtifactError(code: .misuse, message: "compress after finish", operation: "gzip compress")
+        }
+        var remaining = input
+        // avail_in is 32-bit: feed huge inputs in slices.
+        while !remaining.isEmpty {
+            let slice = UnsafeRawBufferPointer(rebasing: remaining.prefix(1 << 30))
+            try run(slice, flush: Z_NO_FLUSH, sink)
+            remaining = UnsafeRawBufferPointer(rebasing: remaining.dropFirst(slice.count))
+        }
+    }
+
+    /// Writes the rest of the stream and the gzip trailer to `sink`.
+    public func finish(into sink: (UnsafeRawBufferPointer) throws -> Void) throws {
+        guard !finished else { return }
+        try run(UnsafeRawBufferPointer(start: nil, count: 0), flush: Z_FINISH, sink)
+        finished = true
+    }
+
+    private func run(_ input: UnsafeRawBufferPointer, flush: Int32, _ sink: (UnsafeRawBufferPointer) throws -> Void) throws {
+        stream.pointee.next_in = input.baseAddress?.assumingMemoryBound(to: Bytef.self)
+        stream.pointee.avail_in = UInt32(input.count)
+        defer {
+            stream.pointee.next_in = nil
+            stream.pointee.avail_in = 0
+        }
+        while true {
+            stream.pointee.next_out = output.baseAddress?.assumingMemoryBound(to: Bytef.self)
+            stream.pointee.avail_out = UInt32(output.count)
+            let rc = try GzipFunnel.check(deflate(stream, flush), stream, "deflate")
+            let produced = output.count - Int(stream.pointee.avail_out)
+            if produced > 0 { try sink(UnsafeRawBufferPointer(rebasing: output[0..<produced])) }
+            if flush == Z_FINISH {
+                if rc == Z_STREAM_END { return }
+            } else if stream.pointee.avail_out != 0 {
+                return
+            }
+        }
+    }
+}
+
+/// Streaming gzip decompression with a cap on the output size (a zip bomb cannot exhaust memory).
+///
+/// Accepts concatenated members, as `gzip -d` does. Not thread-safe: one decompressor per stream.
+public final class GzipDecompressor {
+    private let stream: UnsafeMutablePointer<z_stream>
+    private let output: UnsafeMutableRawBufferPointer
+    private let maxOutputSize: Int
+    private var produced = 0
+    private var memberEnded = false
+    private var sawInput = false
+
+    /// - Parameter maxOutputSize: the most decompressed bytes accepted in total.
+    public init(maxOutputSize: Int, outputBufferSize: Int = 256 * 1024) throws {
+        self.maxOutputSize = maxOutputSize
+        stream = .allocate(capacity: 1)
+        stream.initialize(to: z_stream())
+        output = .allocate(byteCount: max(1024, outputBufferSize), alignment: 16)
+        do {
+            try GzipFunnel.check(czlib_inflate_init2(stream, czlib_gzip_window_bits()), stream, "inflateInit2")
+        } catch {
+            stream.deinitialize(count: 1)
+            stream.deallocate()
+            output.deallocate()
+            throw error
+        }
+    }
+
+    deinit {
+        inflateEnd(stream)
+        stream.deinitialize(count: 1)
+        stream.deallocate()
+        output.deallocate()
+    }
+
+    /// Decompressed bytes produced so far.
+    public var totalOut: Int { produced }
+
+    /// Decompresses `input`; decompressed bytes go to `sink`, valid only during the call.
+    /// - Throws: ``ArtifactError`` `.zlib(Z_DATA_ERROR)` for corrupt data, `.tooLarge` past the cap.
+    public func decompress(_ input: UnsafeRawBufferPointer, into sink: (UnsafeRawBufferPointer) throws -> Void) throws {
+        var remaining = input
+        while !remaining.isEmpty {
+            let slice = UnsafeRawBufferPointer(rebasing: remaining.prefix(1 << 30))
+            try run(slice, sink)
+            remaining = UnsafeRawBufferPointer(rebasing: remaining.dropFirst(slice.count))
+        }
+    }
+
+    /// Checks that the data ended with a complete gzip member.
+    /// - Throws: ``ArtifactError/Code/truncated`` otherwise.
+    public func finish() throws {
+        guard sawInput, memberEnded else {
+            throw ArtifactError(code: .truncated, message: "the gzip stream ends before its trailer", operation: "inflate")
+        }
+    }
+
+    private func run(_ input: UnsafeRawBufferPointer, _ sink: (UnsafeRawBufferPointer) throws -> Void) throws {
+        sawInput = true
+        stream.pointee.next_in = input.baseAddress?.assumingMemoryBound(to: Bytef.self)
+        stream.pointee.avail_in = UInt32(input.count)
+        defer {
+            stream.pointee.next_in = nil
+            stream.pointee.avail_in = 0
+        }
+        while true {
+            if memberEnded {
+                guard stream.pointee.avail_in > 0 else { return }
+                // Another member follows (concatenated .gz files decompress as one).
+                try GzipFunnel.check(inflateReset(stream), stream, "inflateReset")
+                memberEnded = false
+            }
+            stream.pointee.next_out = output.baseAddress?.assumingMemoryBound(to: Bytef.self)
+            stream.pointee.avail_out = UInt32(output.count)
+            let rc = try GzipFunnel.check(inflate(stream, Z_NO_FLUSH), stream, "inflate")
+            let count = output.count - Int(stream.pointee.avail_out)
+            if count > 0 {
+                guard count <= maxOutputSize - produced else {
+                    throw ArtifactError(
+                        code: .tooLarge,
+                        message: "decompressed data exceeds the cap of \(maxOutputSize) bytes",
+                        operation: "inflate"
+                    )
+                }
+                produced += count
+                try sink(UnsafeRawBufferPointer(rebasing: output[0..<count]))
+            }
+            if rc == Z_STREAM_END {
+                memberEnded = true
+                continue
+            }
+            if rc == Z_BUF_ERROR || (stream.pointee.avail_out != 0 && stream.pointee.avail_in == 0) {
+                return  // needs more input
+            }
+        }
+    }
+}
