@@ -45,7 +45,7 @@ let package = Package(
             dependencies: ["Wire", "UVTransport", "Artifacts", "FlowSpec", "RunConditions"],
             swiftSettings: swiftSettings
         ),
-        .target(name: "Reports", dependencies: ["Journal", "Artifacts", "MatrixPlan"], swiftSettings: swiftSettings),
+        .target(name: "Reports", dependencies: ["Journal", "Artifacts", "MatrixPlan", "FlowCrypto"], swiftSettings: swiftSettings),
         .target(name: "FlowMatrixTestKit", dependencies: ["FlowSpec", "Worker"], swiftSettings: swiftSettings),
 
         // The sample app's headless worker (a pre-UI model and its registry) and its executable.
