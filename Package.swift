@@ -84,7 +84,7 @@ let package = Package(
         .testTarget(name: "JournalTests", dependencies: ["Journal"], swiftSettings: swiftSettings),
         .testTarget(name: "CoordinatorTests", dependencies: ["Coordinator", "FlowMatrixTestKit"], swiftSettings: swiftSettings),
         .testTarget(name: "CatalogTests", dependencies: ["CatalogApp"], swiftSettings: swiftSettings),
-        .testTarget(name: "ReportsTests", dependencies: ["Reports"], swiftSettings: swiftSettings),
+        .testTarget(name: "ReportsTests", dependencies: ["Reports", "Journal", "Artifacts"], exclude: ["Fixtures"], swiftSettings: swiftSettings),
         .testTarget(name: "EndToEndTests", dependencies: ["FlowMatrixCLI"], swiftSettings: swiftSettings),
     ]
 )

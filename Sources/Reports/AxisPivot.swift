@@ -1,7 +1,7 @@
 import Foundation
 
 /// Failure rates pivoted by axis: per axis value and per pair of values of different axes, ranked by how much
-/// of the failures they explain.
+/// of the failures they explain. Within a scenario, pairs are pivoted too (scenario + two axis values).
 ///
 /// Only jobs with a verdict count (passed, failed, flaky, timed out); a failure is `failed` or `timedOut`.
 /// The scenario is a pseudo-axis named ``scenarioAxis`` so "fails only in checkout + rtl" shows up too.
@@ -14,9 +14,9 @@ public struct AxisPivot: Sendable, Hashable, Codable {
     /// The pseudo-axis name under which scenario ids take part in the pivot.
     public static let scenarioAxis = "scenario"
 
-    /// One group: jobs sharing one axis value, or a pair of values of two axes.
+    /// One group: jobs sharing one axis value, a pair of values of two axes, or a scenario with a pair.
     public struct Group: Sendable, Hashable, Codable {
-        /// One or two values, in axis order.
+        /// One to three values, in axis order (the scenario pseudo-axis first).
         public var values: [AxisValue]
         /// Jobs with a verdict in the group.
         public var jobs: Int
@@ -43,7 +43,7 @@ public struct AxisPivot: Sendable, Hashable, Codable {
     public var totalFlaky: Int
     /// Per axis (sorted by name, the scenario pseudo-axis first), every value of the axis with its rate.
     public var axes: [AxisTable]
-    /// Single values and pairs with at least one failure, best score first.
+    /// Groups with at least one failure, best score first.
     public var ranked: [Group]
 
     /// The values of one axis.
@@ -73,7 +73,8 @@ public struct AxisPivot: Sendable, Hashable, Codable {
         })
     }
 
-    /// The pivot of `jobs`. Pure; pairs combine values of two different axes.
+    /// The pivot of `jobs`. Pure; pairs combine values of two different axes, and a ``scenarioAxis`` value is also
+    /// combined with every pair of the other axes.
     public static func compute(_ jobs: [Input]) -> AxisPivot {
         struct Tally { var jobs = 0, failures = 0, flaky = 0 }
         let counted = jobs.filter(\.status.isVerdict)
@@ -90,8 +91,13 @@ public struct AxisPivot: Sendable, Hashable, Codable {
             }
             for (i, v) in values.enumerated() {
                 add(&singles[v, default: Tally()])
-                for w in values[(i + 1)...] where w.axis != v.axis {
+                for (j, w) in values.enumerated() where j > i && w.axis != v.axis {
                     add(&pairs[[v, w], default: Tally()])
+                    // Within one scenario, a pair of axis values: "checkout fails only with rtl + landscape".
+                    guard v.axis == scenarioAxis else { continue }
+                    for x in values[(j + 1)...] where x.axis != w.axis && x.axis != v.axis {
+                        add(&pairs[[v, w, x], default: Tally()])
+                    }
                 }
             }
         }
@@ -145,6 +151,9 @@ public struct AxisPivot: Sendable, Hashable, Codable {
         let inGroup = "\(top.failures) of \(top.jobs) such job\(top.jobs == 1 ? "" : "s") fail"
         if top.score == 1 {
             return "Fails only with \(top.label): \(share), and every such job fails."
+        }
+        if top.rate == 1 {
+            return "Every job with \(top.label) fails (\(top.failures) of \(top.jobs)): \(share)."
         }
         if top.coverage == 1 {
             return "Every failure has \(top.label) (\(inGroup), \(Self.percent(top.rate)))."

@@ -44,7 +44,7 @@ struct HTMLReport {
         out += failingJobs()
         out += "</main>\n<div id=\"panels\">\n"
         for job in report.jobs { out += panel(job) }
-        out += "</div>\n<script>\n\(HTMLAssets.script)\n</script>\n</body>\n</html>\n"
+        out += "</div>\n<script>\(HTMLAssets.script)</script>\n</body>\n</html>\n"
         return out
     }
 
