@@ -8,6 +8,8 @@ public enum FlowMatrixCLI {
     public static var commands: [CommandSpec] {
         [
             ValidateCommand.spec,
+            ReportCommand.spec,
+            DiffCommand.spec,
             BenchCommand.spec,
         ]
     }

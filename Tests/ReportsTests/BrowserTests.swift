@@ -15,10 +15,12 @@ struct BrowserTests {
     private func dumpDOM(_ url: String) throws -> String {
         let chromium = try chromium()
         let profile = FileManager.default.temporaryDirectory.appendingPathComponent("flowmatrix-chromium-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: profile) }
+        defer { ExternalTool.removeTree(profile) }
         let result = ExternalTool.run(chromium, [
             "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
-            "--disable-extensions", "--user-data-dir=\(profile.path)", "--virtual-time-budget=5000", "--dump-dom", url,
+            "--no-default-browser-check", "--disable-extensions", "--disable-component-update", "--disable-sync",
+            "--disable-background-networking", "--disable-breakpad", "--user-data-dir=\(profile.path)",
+            "--virtual-time-budget=5000", "--dump-dom", url,
         ], timeout: 90)
         #expect(!result.timedOut, "chromium did not finish within 90 s")
         #expect(result.status == 0, "\(result.stderr.suffix(2000))")

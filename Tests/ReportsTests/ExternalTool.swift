@@ -32,6 +32,18 @@ enum ExternalTool {
         }
     }
 
+    /// Removes a directory tree; tries again when a helper process of the tool was still writing into it.
+    static func removeTree(_ url: URL) {
+        for _ in 0..<5 {
+            do {
+                try FileManager.default.removeItem(at: url)
+                return
+            } catch {
+                if !FileManager.default.fileExists(atPath: url.path) { return }
+            }
+        }
+    }
+
     static func which(_ command: String) -> String? {
         let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
         for dir in path.split(separator: ":") + ["/usr/bin", "/bin", "/usr/local/bin"] {
