@@ -60,9 +60,11 @@ enum HTMLAssets {
         .interruptions{color:#7a5a00;font-size:12.5px}
         .failure{background:#fff0f0;border:1px solid #f3c4c4;border-radius:6px;padding:8px 10px}
         figure.artifact{display:inline-block;margin:6px 12px 6px 0;vertical-align:top}
-        figure.artifact img{max-width:420px;max-height:420px;border:1px solid var(--line);background:#fff}
+        figure.artifact img{min-width:160px;max-width:420px;max-height:420px;border:1px solid var(--line);background:#fff}
         figure.artifact figcaption{font-size:12px;color:var(--muted)}
         details.artifact{margin:6px 0}
+        details.category{margin:8px 0}
+        details.category summary{cursor:pointer}
         .note{color:var(--muted);font-style:italic}
         label.toggle{font-size:12.5px;color:var(--muted)}
         table.heatmap.only-failing tbody tr[data-failing="0"]{display:none}

@@ -13,7 +13,7 @@ struct HTMLReport {
     private func h(_ s: String) -> String { Escape.html(s) }
 
     private static let symbols: [CellStatus: String] = [
-        .passed: "✓", .failed: "✗", .flaky: "≈", .timedOut: "⏱", .quarantined: "⊘", .notRun: "·",
+        .passed: "✓", .failed: "✗", .flaky: "≈", .timedOut: "T", .quarantined: "⊘", .notRun: "·",
     ]
 
     func render() -> String {
@@ -38,9 +38,9 @@ struct HTMLReport {
 
             """
         out += metadata()
-        if let diff { out += baselineSection(diff) }
         out += heatMap()
         out += pivotSection()
+        if let diff { out += baselineSection(diff) }
         out += failingJobs()
         out += "</main>\n<div id=\"panels\">\n"
         for job in report.jobs { out += panel(job) }
@@ -77,6 +77,10 @@ struct HTMLReport {
         }
         out += "</div>\n"
         out += "<p class=\"headline\(pivot.totalFailures == 0 ? " ok" : "")\" id=\"headline\">\(h(pivot.headline))</p>\n"
+        if let diff {
+            out += "<p class=\"headline\(diff.hasRegressions ? "" : " ok")\">Since <a href=\"#baseline\">run \(h(diff.base))</a>: "
+                + "\(h(diff.summaryLine))</p>\n"
+        }
         if !info.settingsJSON.isEmpty && info.settingsJSON != "{}" {
             out += "<details><summary>Settings</summary><pre>\(h(Self.pretty(info.settingsJSON)))</pre></details>\n"
         }
@@ -201,14 +205,17 @@ struct HTMLReport {
         out += "<h2>Changes since run <span class=\"mono\">\(h(diff.base))</span></h2>\n"
         out += "<p class=\"headline\(diff.hasRegressions ? "" : " ok")\">\(h(diff.summaryLine))</p>\n"
         for section in diff.sections where !section.entries.isEmpty {
-            out += "<h3>\(h(section.title)) (\(section.entries.count))</h3>\n<table class=\"grid\" data-category=\"\(section.key)\">\n"
+            // Regressions are open; the other categories fold away (a changed scenario adds and removes many jobs).
+            let open = ["newFailures", "newlyFlaky", "durationRegressions"].contains(section.key) ? " open" : ""
+            out += "<details class=\"category\"\(open)><summary><strong>\(h(section.title)) (\(section.entries.count))</strong></summary>\n"
+                + "<table class=\"grid\" data-category=\"\(section.key)\">\n"
             for e in section.entries {
                 let name = headIDs.contains(e.jobID)
                     ? "<a href=\"#job=\(h(e.jobID))\">\(h(e.scenarioTitle))</a>" : h(e.scenarioTitle)
                 out += "<tr data-job-ref=\"\(h(e.jobID))\"><td>\(name)</td><td class=\"mono\">\(h(e.configuration))</td>"
                     + "<td>\(h(RunDiff.detail(e, section: section.key)))</td></tr>\n"
             }
-            out += "</table>\n"
+            out += "</table>\n</details>\n"
         }
         return out + "</section>\n"
     }
@@ -286,7 +293,13 @@ struct HTMLReport {
 
     private func artifactRow(_ job: JobReport, _ attempt: AttemptReport, _ refs: [ArtifactReference], open: Bool) -> String {
         var out = "<tr class=\"artifacts\"><td></td><td colspan=\"5\">"
-        for ref in refs {
+        // Wireframes first: they are what a person looks at; then snapshots, logs, the rest.
+        let order: [ArtifactKind: Int] = [.image: 0, .json: 1, .text: 2, .other: 3]
+        let sorted = refs.sorted {
+            (order[ArtifactKind(mediaType: $0.mediaType, name: $0.name)] ?? 3, $0.name)
+                < (order[ArtifactKind(mediaType: $1.mediaType, name: $1.name)] ?? 3, $1.name)
+        }
+        for ref in sorted {
             let key = ArtifactExport.Key(job: job.id, attempt: attempt.attempt, step: ref.stepIndex, name: ref.name)
             let exported = artifacts[key]
             let kind = exported?.kind ?? ArtifactKind(mediaType: ref.mediaType, name: ref.name)
