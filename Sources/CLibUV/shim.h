@@ -5,6 +5,8 @@
 #include <signal.h>
 #include <string.h>
 #include <stdlib.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
 
 /// Handle casts that Swift cannot spell without unsafe pointer juggling.
 static inline uv_stream_t *cuv_tcp_as_stream(uv_tcp_t *tcp) { return (uv_stream_t *)tcp; }
@@ -19,4 +21,40 @@ static inline void cuv_ignore_sigpipe(void) { signal(SIGPIPE, SIG_IGN); }
 
 /// The size of a sockaddr_storage, for allocating address buffers from Swift.
 static inline int cuv_sockaddr_storage_size(void) { return (int)sizeof(struct sockaddr_storage); }
+static inline uv_handle_t *cuv_prepare_as_handle(uv_prepare_t *p) { return (uv_handle_t *)p; }
+
+/// libuv error constants as plain ints (the enum spelling differs between libuv versions).
+static inline int cuv_eof(void) { return UV_EOF; }
+static inline int cuv_eagain(void) { return UV_EAGAIN; }
+static inline int cuv_ecanceled(void) { return UV_ECANCELED; }
+static inline int cuv_ebadf(void) { return UV_EBADF; }
+
+/// Address family of a socket address.
+static inline int cuv_sockaddr_family(const struct sockaddr_storage *s) { return s->ss_family; }
+static inline int cuv_af_inet(void) { return AF_INET; }
+static inline int cuv_af_inet6(void) { return AF_INET6; }
+static inline const struct sockaddr *cuv_storage_as_sockaddr(const struct sockaddr_storage *s) {
+    return (const struct sockaddr *)s;
+}
+static inline struct sockaddr *cuv_storage_as_mutable_sockaddr(struct sockaddr_storage *s) {
+    return (struct sockaddr *)s;
+}
+/// The port of an IPv4 or IPv6 address, in host order.
+static inline int cuv_sockaddr_port(const struct sockaddr_storage *s) {
+    if (s->ss_family == AF_INET) return ntohs(((const struct sockaddr_in *)s)->sin_port);
+    if (s->ss_family == AF_INET6) return ntohs(((const struct sockaddr_in6 *)s)->sin6_port);
+    return -1;
+}
+/// The numeric host of an IPv4 or IPv6 address into `out`; 0 on success.
+static inline int cuv_sockaddr_name(const struct sockaddr_storage *s, char *out, size_t size) {
+    if (s->ss_family == AF_INET) return uv_ip4_name((const struct sockaddr_in *)s, out, size);
+    if (s->ss_family == AF_INET6) return uv_ip6_name((const struct sockaddr_in6 *)s, out, size);
+    return UV_EAFNOSUPPORT;
+}
+/// Parses a numeric IPv4 or IPv6 host into `out`; 0 on success.
+static inline int cuv_parse_address(const char *host, int port, struct sockaddr_storage *out) {
+    memset(out, 0, sizeof(*out));
+    if (uv_ip4_addr(host, port, (struct sockaddr_in *)out) == 0) return 0;
+    return uv_ip6_addr(host, port, (struct sockaddr_in6 *)out);
+}
 #endif

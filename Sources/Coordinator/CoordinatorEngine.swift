@@ -151,11 +151,9 @@ public final class CoordinatorEngine {
         return interpret(scheduler.onWorkerLost(state.worker, now: now()))
     }
 
-    /// Periodic: heartbeats to peers, dead-worker detection, lease expiry.
+    /// Periodic: dead-worker detection and lease expiry (the transport sends and checks heartbeats itself).
     public func onTick() -> [Action] {
-        var actions = interpret(scheduler.onTick(now: now()))
-        for peer in peers.keys.sorted() { actions.append(.send(peer: peer, [.heartbeat])) }
-        return actions
+        interpret(scheduler.onTick(now: now()))
     }
 
     /// Ctrl-C once: no more dispatching; in-flight jobs finish.

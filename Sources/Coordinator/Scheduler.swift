@@ -7,7 +7,9 @@ import FlowSpec
 /// assignment is a lease with a deadline; a worker that misses heartbeats or disconnects has its in-flight jobs
 /// re-queued (preferably to another worker). Failed attempts are retried up to `retries` times, preferably on
 /// another worker; fail-then-pass is `flaky`. A job whose attempts kill `quarantineAfterWorkerLosses` workers in a
-/// row is quarantined. Results of superseded attempts are reported as such and never counted twice.
+/// row is quarantined; to make that attribution fair, a job that was on a lost worker ("suspect") runs alone on its
+/// next worker, so innocent jobs that shared a crashing worker are not quarantined with the culprit. Results of
+/// superseded attempts are reported as such and never counted twice.
 ///
 /// Time arrives as a `Duration` since the run began (`now`), so tests drive it tick by tick.
 public struct Scheduler: Sendable {
@@ -51,6 +53,8 @@ public struct Scheduler: Sendable {
         var slots: Int
         var credit: Int = 0
         var inFlight: Set<Int32> = []
+        /// In-flight jobs that were on a worker when it was lost: they run alone, so the next loss is theirs.
+        var suspects: Set<Int32> = []
         var lastSeen: Duration
     }
 
@@ -249,6 +253,7 @@ public struct Scheduler: Sendable {
                 finish(index, .cancelled, reason: reason, into: &directives)
             }
             workers[id]?.inFlight.removeAll()
+            workers[id]?.suspects.removeAll()
         }
         directives += announceCompletionIfDone()
         return directives
@@ -270,6 +275,7 @@ public struct Scheduler: Sendable {
             return
         }
         workers[worker]?.inFlight.remove(Int32(index))
+        workers[worker]?.suspects.remove(Int32(index))
         jobs[index].live = nil
         jobs[index].lostStreak = 0
         directives.append(.attemptEnded(assignment, worker: worker, status: status, superseded: false))
@@ -324,7 +330,7 @@ public struct Scheduler: Sendable {
     }
 
     private mutating func dispatch(to worker: WorkerID, now: Duration, into directives: inout [SchedulerDirective]) {
-        guard !isDispatchStopped, var state = workers[worker], state.credit > 0 else { return }
+        guard !isDispatchStopped, var state = workers[worker], state.credit > 0, state.suspects.isEmpty else { return }
         var batch: [Assignment] = []
         let otherWorkers = workers.filter { $0.key != worker }.map(\.value)
         while state.credit > 0, batch.count < settings.maximumBatch {
@@ -338,6 +344,11 @@ public struct Scheduler: Sendable {
             state.inFlight.insert(Int32(index))
             state.credit -= 1
             batch.append(Assignment(job: index, attempt: Int(jobs[index].attempts)))
+            if jobs[index].lostStreak > 0 {
+                // A suspect runs alone on its worker: if that worker dies, the loss is attributable to it.
+                state.suspects.insert(Int32(index))
+                break
+            }
         }
         workers[worker] = state
         if !batch.isEmpty { directives.append(.assign(worker, batch)) }
@@ -350,7 +361,10 @@ public struct Scheduler: Sendable {
             var queue = queues[c]
             let anotherCanRunIt = others.contains { $0.capabilities.contains(c) }
             let pending = queue.retry[queue.retryHead...]
-            guard let position = pending.firstIndex(where: { !(anotherCanRunIt && jobs[Int($0)].avoid == worker) }) else {
+            let idle = state.inFlight.isEmpty
+            guard let position = pending.firstIndex(where: {
+                !(anotherCanRunIt && jobs[Int($0)].avoid == worker) && (idle || jobs[Int($0)].lostStreak == 0)
+            }) else {
                 continue
             }
             let job = queue.retry[position]

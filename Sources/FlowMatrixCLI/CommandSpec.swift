@@ -154,6 +154,12 @@ public struct ArgumentList: Sendable {
         return items + afterDashDash
     }
 
+    /// Every remaining argument, unparsed (for commands that hand their flags to another parser).
+    public mutating func takeAll() -> [String] {
+        defer { items = []; afterDashDash = [] }
+        return items + afterDashDash
+    }
+
     /// Fails when anything is left unconsumed.
     public mutating func finish() throws {
         let rest = try positionals()

@@ -7,6 +7,11 @@ public enum FlowMatrixCLI {
     /// Every subcommand, in the order `--help` lists them. Add a command by adding its spec here.
     public static var commands: [CommandSpec] {
         [
+            RunCommand.spec,
+            RunCommand.serveSpec,
+            WorkerCommand.spec,
+            RunsCommand.spec,
+            RunsCommand.showSpec,
             ValidateCommand.spec,
             ReportCommand.spec,
             DiffCommand.spec,
@@ -80,6 +85,12 @@ public enum FlowMatrixCLI {
             writeError("Error: \(error)\n")
             return ExitCode.ioError
         }
+    }
+
+    /// Prints a line to standard output and flushes it, so progress reaches files and pipes as it happens.
+    public static func say(_ line: String) {
+        print(line)
+        fflush(nil)
     }
 
     /// Writes to standard error, unbuffered.

@@ -12,6 +12,7 @@ import Worker
 /// - `crash`: ends the worker process at once (`_exit(3)`), as a native crash would.
 /// - `crash-once`: crashes on the first attempt only.
 /// - `work`: takes `arg` milliseconds of simulated time on a virtual clock (no wall time).
+/// - `busy`: takes `arg` milliseconds of real time, like a step driving a slow device (so tests can act mid-run).
 /// - `unwired`: throws `unknownStep`, as a registry does for machinery it lacks.
 public struct TestRegistry: AsyncStepRegistry {
     public static let name = "test"
@@ -40,6 +41,9 @@ public struct TestRegistry: AsyncStepRegistry {
         case "work":
             let ms = Int64(step.arg ?? "") ?? 10
             await clock.advance(by: .milliseconds(ms))
+        case "busy":
+            // Simulated device work that really takes time; it is the work, not a wait for a condition.
+            try await Task.sleep(for: .milliseconds(Int64(step.arg ?? "") ?? 100))
         case "unwired":
             throw StepError.unknownStep(step)
         default:

@@ -1,2 +1,3 @@
-/// Namespace of the MatrixPlan module (see docs/ARCHITECTURE.md).
+/// Namespace of the MatrixPlan module: matrix files, typed axes, include/exclude/constraints,
+/// t-wise covering arrays, job identity, plan listing and `explain` (see docs/MATRIX.md).
 public enum MatrixPlanModule {}

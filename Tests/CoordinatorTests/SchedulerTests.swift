@@ -114,10 +114,17 @@ struct SchedulerTests {
         #expect(lost.count == 2)
         h.apply(h.scheduler.onWorkerLost(WorkerID(1), now: h.now))
         h.apply(h.scheduler.onCredit(WorkerID(2), count: 4, now: h.now))
-        let rerun = h.take(2)
+        // The lost jobs are suspects: they come one at a time, each alone on the worker.
+        var rerun: [Assignment] = []
+        var pending = h.take(2)
+        while !pending.isEmpty {
+            let a = pending.removeFirst()
+            rerun.append(a)
+            h.result(2, a, .passed)
+            pending += h.take(2)
+        }
         #expect(Set(rerun.map(\.job)) == Set(0..<4))
         #expect(rerun.filter { lost.map(\.job).contains($0.job) }.allSatisfy { $0.attempt == 2 })
-        for a in rerun { h.result(2, a, .passed) }
         // The dead worker's late results arrive after all: they are superseded and change nothing.
         for a in lost { h.apply(h.scheduler.onResult(WorkerID(1), a, status: .failed, now: h.now)) }
         #expect(h.finished.count == 4)
@@ -139,6 +146,39 @@ struct SchedulerTests {
         }
         #expect(h.finished == [0: .quarantined])
         #expect(reason?.contains("lost 2 workers in a row") == true)
+    }
+
+    @Test("jobs that shared a crashing worker run alone next: only the culprit is quarantined")
+    func suspectsRunAlone() {
+        var h = SchedulerHarness(jobs(2), settings: SchedulerSettings(quarantineAfterWorkerLosses: 2))
+        var next: UInt64 = 1
+        var finishedInnocent = false
+        // Job 0 crashes every worker it runs on; job 1 is innocent.
+        while h.finished.count < 2, next < 10 {
+            h.join(next, slots: 2, credit: 2)
+            let batch = h.take(next)
+            if batch.contains(where: { $0.job == 0 }) {
+                #expect(batch.count == 1 || !batch.isEmpty && h.scheduler.inFlight(on: WorkerID(next)).count <= 2)
+                h.apply(h.scheduler.onWorkerLost(WorkerID(next), now: h.now))
+            } else {
+                for a in batch { h.result(next, a, .passed) }
+                finishedInnocent = true
+            }
+            next += 1
+        }
+        #expect(h.finished[0] == .quarantined)
+        #expect(h.finished[1] == .passed)
+        #expect(finishedInnocent)
+    }
+
+    @Test("a suspect is dispatched alone even to a worker with free slots")
+    func suspectAlone() {
+        var h = SchedulerHarness(jobs(3))
+        h.join(1, slots: 3, credit: 3)
+        #expect(h.take(1).count == 3)
+        h.apply(h.scheduler.onWorkerLost(WorkerID(1), now: h.now))
+        h.join(2, slots: 3, credit: 3)
+        #expect(h.take(2).count == 1, "three suspects, one at a time")
     }
 
     @Test("an expired lease is cancelled and the job times out")

@@ -1,0 +1,9 @@
+import FlowMatrixTestKit
+import Worker
+
+/// The registries `flowmatrix worker` hosts without any code of the user's.
+enum BuiltInRegistries {
+    static var all: [RegistryFactory] {
+        [TestRegistry.factory, NoOpRegistry.factory]
+    }
+}

@@ -1,0 +1,112 @@
+import Foundation
+import Synchronization
+
+/// The embedded default's local worker processes: started as `flowmatrix worker` children of this process,
+/// restarted when one dies while the run goes on (a crashing job must not starve the run), and stopped at the end.
+final class LocalWorkers: Sendable {
+    private struct State {
+        var processes: [Int: Process] = [:]
+        var running = true
+        var restarts = 0
+        var exitWaiters: [CheckedContinuation<Void, Never>] = []
+        var exits = 0
+    }
+
+    private let state = Mutex(State())
+    private let executable: URL
+    private let port: Int
+    private let token: String
+    private let slots: Int
+    private let maximumRestarts: Int
+
+    init(count: Int, slots: Int, port: Int, token: String, maximumRestarts: Int = 200) throws {
+        executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        self.port = port
+        self.token = token
+        self.slots = slots
+        self.maximumRestarts = maximumRestarts
+        for index in 0..<count { try spawn(index) }
+    }
+
+    var restarts: Int { state.withLock { $0.restarts } }
+
+    private func spawn(_ index: Int) throws {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = ["worker", "--connect", "127.0.0.1:\(port)", "--slots", "\(slots)", "--name", "local-\(index + 1)",
+                             "--exit-after-drain", "--give-up-after", "10"]
+        var environment = ProcessInfo.processInfo.environment
+        environment["FLOWMATRIX_TOKEN"] = token
+        process.environment = environment
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = FileHandle.nullDevice
+        process.terminationHandler = { [weak self] _ in self?.exited(index) }
+        try process.run()
+        state.withLock { $0.processes[index] = process }
+    }
+
+    private func exited(_ index: Int) {
+        defer { wakeExitWaiters() }
+        let restart = state.withLock { s -> Bool in
+            s.processes[index] = nil
+            s.exits += 1
+            guard s.running, s.restarts < maximumRestarts else { return false }
+            s.restarts += 1
+            return true
+        }
+        if restart { try? spawn(index) }
+    }
+
+    /// No more restarts; the coordinator's DRAIN makes the workers exit on their own.
+    func stopRestarting() {
+        state.withLock { $0.running = false }
+    }
+
+    /// Waits up to `grace` for every worker to exit (they exit after the coordinator's DRAIN), then kills what is
+    /// left and reaps it.
+    func waitForExit(grace: Duration) async {
+        stopRestarting()
+        let deadline = ContinuousClock.now + grace
+        while ContinuousClock.now < deadline {
+            let (alive, exits) = state.withLock { ($0.processes.count, $0.exits) }
+            if alive == 0 { break }
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask { await self.nextExit(after: exits) }
+                group.addTask { try? await Task.sleep(until: deadline, clock: .continuous) }
+                _ = await group.next()
+                group.cancelAll()
+                self.wakeExitWaiters()
+            }
+        }
+        let leftovers = state.withLock { Array($0.processes.values) }
+        for p in leftovers where p.isRunning { kill(p.processIdentifier, SIGKILL) }
+        for p in leftovers { p.waitUntilExit() }
+    }
+
+    /// Suspends until a worker exits after the `exits`-th exit (or `wakeExitWaiters` is called).
+    private func nextExit(after exits: Int) async {
+        await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
+            let resumeNow = state.withLock { s -> Bool in
+                if s.exits != exits || s.processes.isEmpty { return true }
+                s.exitWaiters.append(c)
+                return false
+            }
+            if resumeNow { c.resume() }
+        }
+    }
+
+    private func wakeExitWaiters() {
+        let waiters = state.withLock { s -> [CheckedContinuation<Void, Never>] in
+            defer { s.exitWaiters.removeAll() }
+            return s.exitWaiters
+        }
+        for w in waiters { w.resume() }
+    }
+
+    /// Kills every worker at once (abort).
+    func killAll() {
+        stopRestarting()
+        let all = state.withLock { Array($0.processes.values) }
+        for p in all where p.isRunning { kill(p.processIdentifier, SIGKILL) }
+    }
+}

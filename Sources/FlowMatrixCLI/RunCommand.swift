@@ -1,0 +1,135 @@
+import Foundation
+import FlowCrypto
+
+/// `flowmatrix run` and `flowmatrix serve`: run a matrix with local workers, or for a fleet.
+enum RunCommand {
+    static let spec = CommandSpec(
+        name: "run",
+        overview: "Run a matrix: an embedded coordinator on loopback plus local worker processes.",
+        usage: "run <matrix> [--workers <n>] [--slots <n>] [--store <dir>] [--strict] [--baseline last|<run-id>]\n"
+            + "                      | run --resume <run-id> [<matrix>]",
+        arguments: [("<matrix>", "A matrix file (see docs/MATRIX.md).")],
+        options: [
+            ("--workers <n>", "Local worker processes (default: the core count)."),
+            ("--slots <n>", "Jobs each local worker runs at once (default: 2)."),
+            ("--store <dir>", "Where the journal, blobs and reports live (default: .flowmatrix)."),
+            ("--resume <run-id>", "Finish an interrupted run: final jobs stay final, the rest run again."),
+            ("--strict", "Flaky jobs fail the run (exit 1)."),
+            ("--baseline <run>", "Compare with a run ('last' or a run id) in the report."),
+            ("--retries <n>", "Override the matrix's retry count."),
+            ("--seed <n>", "Override the matrix's seed."),
+            ("--quiet", "No progress line or summary."),
+        ],
+        discussion: """
+            Ctrl-C once stops dispatching and lets in-flight jobs finish; twice cancels them. The journal stays
+            consistent either way; 'flowmatrix run --resume <run-id>' finishes the run later.
+            EXIT CODES: 0 all jobs passed (flaky allowed unless --strict), 1 failures, 2 I/O error (store, port),
+            64 usage error, 65 the matrix or its corpus has findings, 130 interrupted.
+            """,
+        run: { args in
+            var options = try commonOptions(&args)
+            if let n = try args.intOption("--workers", in: 1...256) { options.localWorkers = n }
+            if let n = try args.intOption("--slots", in: 1...256) { options.slotsPerWorker = n }
+            let rest = try args.positionals()
+            guard rest.count <= 1 else { throw UsageError("give one matrix") }
+            options.matrixPath = rest.first
+            guard options.matrixPath != nil || options.resume != nil else { throw UsageError("missing <matrix>") }
+            return try await RunSession.execute(options)
+        }
+    )
+
+    static let serveSpec = CommandSpec(
+        name: "serve",
+        overview: "Run a matrix as a coordinator for workers on other machines (no local workers).",
+        usage: "serve <matrix> --listen <host:port> [--token-file <file>] [--store <dir>] [--resume <run-id>]",
+        arguments: [("<matrix>", "A matrix file.")],
+        options: [
+            ("--listen <host:port>", "Address to listen on (default 127.0.0.1:7700). Non-loopback needs a token."),
+            ("--token-file <file>", "The shared token workers authenticate with (required off loopback)."),
+            ("--store <dir>", "Where the journal, blobs and reports live (default: .flowmatrix)."),
+            ("--resume <run-id>", "Finish an interrupted run."),
+            ("--strict", "Flaky jobs fail the run (exit 1)."),
+            ("--baseline <run>", "Compare with a run ('last' or a run id) in the report."),
+            ("--retries <n>", "Override the matrix's retry count."),
+            ("--seed <n>", "Override the matrix's seed."),
+            ("--quiet", "No progress line or summary."),
+        ],
+        discussion: """
+            Workers: flowmatrix worker --connect <host:port> --token-file <file>. When the run completes the
+            coordinator drains its workers and exits; workers reconnect to the next coordinator on that address.
+            Without --token-file on loopback a token is generated into <store>/token (mode 0600).
+            EXIT CODES: as for 'run'.
+            """,
+        run: { args in
+            var options = try commonOptions(&args)
+            options.localWorkers = 0
+            let listen = try args.option("--listen") ?? "127.0.0.1:7700"
+            guard let (host, port) = splitListen(listen) else {
+                throw UsageError("'--listen' takes host:port (e.g. 0.0.0.0:7700 or [::]:7700), not '\(listen)'")
+            }
+            options.host = host
+            options.port = port
+            let tokenFile = try args.option("--token-file")
+            let rest = try args.positionals()
+            guard rest.count <= 1 else { throw UsageError("give one matrix") }
+            options.matrixPath = rest.first
+            guard options.matrixPath != nil || options.resume != nil else { throw UsageError("missing <matrix>") }
+            if let tokenFile {
+                options.token = try readToken(tokenFile)
+            } else if isLoopback(host) {
+                try options.store.create()
+                let path = options.store.root.appendingPathComponent("token").path
+                let token = Hex.encode(secureRandomBytes(32))
+                guard FileManager.default.createFile(atPath: path, contents: Data(token.utf8), attributes: [.posixPermissions: 0o600]) else {
+                    throw CommandFailure("cannot write the token file \(path)")
+                }
+                options.token = Array(token.utf8)
+                FlowMatrixCLI.say("token written to \(path)")
+            } else {
+                throw UsageError("listening on \(host) (not loopback) needs --token-file: network peers must authenticate")
+            }
+            return try await RunSession.execute(options)
+        }
+    )
+
+    static func commonOptions(_ args: inout ArgumentList) throws -> RunOptions {
+        var options = RunOptions()
+        options.store = StoreLayout(try args.option("--store"))
+        options.resume = try args.option("--resume")
+        options.strict = args.flag("--strict")
+        options.quiet = args.flag("--quiet")
+        options.baseline = try args.option("--baseline")
+        options.retriesOverride = try args.intOption("--retries", in: 0...100)
+        if let text = try args.option("--seed") {
+            guard let seed = UInt64(text) else { throw UsageError("'--seed' takes a whole number, not '\(text)'") }
+            options.seedOverride = seed
+        }
+        return options
+    }
+
+    static func splitListen(_ text: String) -> (String, Int)? {
+        if text.hasPrefix("["), let close = text.firstIndex(of: "]") {
+            let host = String(text[text.index(after: text.startIndex)..<close])
+            let rest = text[text.index(after: close)...]
+            guard rest.hasPrefix(":"), let port = Int(rest.dropFirst()), (0...65535).contains(port) else { return nil }
+            return (host, port)
+        }
+        guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]),
+              (0...65535).contains(port) else { return nil }
+        let host = String(text[..<colon])
+        return host.isEmpty || host.contains(":") ? nil : (host, port)
+    }
+
+    static func isLoopback(_ host: String) -> Bool {
+        host == "::1" || host.hasPrefix("127.") || host == "localhost"
+    }
+
+    static func readToken(_ path: String) throws -> [UInt8] {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw CommandFailure("cannot read the token file \(path)")
+        }
+        let token = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        guard token.count >= 16 else { throw CommandFailure("the token in \(path) is shorter than 16 characters") }
+        return Array(token.utf8)
+    }
+}

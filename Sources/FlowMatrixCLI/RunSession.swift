@@ -1,0 +1,211 @@
+import Coordinator
+import FlowCrypto
+import FlowSpec
+import Foundation
+import Journal
+import MatrixPlan
+import Wire
+
+/// How `run` and `serve` run a matrix.
+struct RunOptions: Sendable {
+    var matrixPath: String?
+    var store = StoreLayout(nil)
+    /// Local worker processes (embedded mode); 0 for `serve`.
+    var localWorkers = ProcessInfo.processInfo.activeProcessorCount
+    var slotsPerWorker = 2
+    var resume: String?
+    var strict = false
+    var baseline: String?
+    var host = "127.0.0.1"
+    var port = 0
+    var token: [UInt8]?
+    var quiet = false
+    var retriesOverride: Int?
+    var seedOverride: UInt64?
+}
+
+/// Runs one matrix end to end: plan, journal, coordinator, (local workers), progress, outcome, exit code.
+enum RunSession {
+    /// Exit code when the matrix or its corpus has findings (the run does not start).
+    static let invalidInput: Int32 = 65
+
+    static func execute(_ options: RunOptions) async throws -> Int32 {
+        try options.store.create()
+        let writer: JournalWriter
+        let reader: JournalReader
+        do {
+            writer = try JournalWriter(path: options.store.journalPath)
+            reader = try JournalReader(path: options.store.journalPath)
+        } catch {
+            throw CommandFailure("cannot open the journal: \(error)")
+        }
+        var resumeState: ResumeState?
+        var matrixPath = options.matrixPath
+        if let runID = options.resume {
+            guard let summary = try reader.run(runID) else { throw CommandFailure("no run '\(runID)' in \(options.store.journalPath)") }
+            resumeState = try reader.resumeState(run: runID)
+            if matrixPath == nil { matrixPath = summary.info.matrixPath }
+        }
+        guard let matrixPath else { throw UsageError("missing <matrix>") }
+        let (loaded, findings) = MatrixPlanner.load(matrixAt: URL(fileURLWithPath: matrixPath))
+        guard var plan = loaded, findings.isEmpty else {
+            for f in findings.sortedForDisplay() { FlowMatrixCLI.writeError("\(f)\n") }
+            FlowMatrixCLI.writeError("Error: \(matrixPath) has \(findings.count) finding(s); the run did not start\n")
+            return invalidInput
+        }
+        if let r = options.retriesOverride { plan.matrix.retries = r }
+        if let s = options.seedOverride { plan.matrix.seed = s }
+        if options.localWorkers > 0 {
+            let hosted = Set(BuiltInRegistries.all.map(\.name))
+            guard hosted.contains(plan.matrix.registry) else {
+                throw CommandFailure("the matrix needs registry '\(plan.matrix.registry)', which local workers do not host "
+                    + "(built in: \(hosted.sorted().joined(separator: ", "))); use 'flowmatrix serve' with your own workers",
+                    exitCode: invalidInput)
+            }
+        }
+
+        let runID = options.resume ?? RunID.generate(at: Date())
+        let definition = try makeDefinition(plan: plan, runID: runID, reader: reader, resume: resumeState)
+        if let resumeState {
+            try writer.submit(.runResumed(runID: runID, at: Date()))
+            if !options.quiet {
+                FlowMatrixCLI.say("resuming run \(runID): \(resumeState.done.count) job(s) already final, \(resumeState.pending.count) to run")
+            }
+        } else {
+            try writer.submit([
+                .runStarted(RunInfo(runID: runID, matrixName: plan.matrix.name, matrixPath: URL(fileURLWithPath: matrixPath).path,
+                                    seed: plan.matrix.seed, startedAt: Date(), settingsJSON: settingsJSON(plan.matrix))),
+                .jobsPlanned(runID: runID, jobs: plan.jobs.map { job in
+                    PlannedJob(jobID: job.id, scenarioID: job.scenario.id, scenarioTitle: job.scenario.title,
+                               configuration: job.configuration.canonicalString,
+                               configurationJSON: JobIdentity.canonicalJSON(job.configuration), registry: job.registry)
+                }),
+            ])
+        }
+
+        let token = options.token ?? Array(Hex.encode(secureRandomBytes(32)).utf8)
+        var settings = CoordinatorSettings(host: options.host, port: options.port, token: token)
+        settings.heartbeatInterval = .seconds(2)
+        let server: CoordinatorServer
+        do {
+            server = try await CoordinatorServer.start(definition: definition, settings: settings) { records in
+                do { try writer.submit(records) } catch { FlowMatrixCLI.writeError("journal: \(error)\n") }
+            }
+        } catch {
+            throw CommandFailure("cannot listen on \(options.host):\(options.port): \(error)")
+        }
+        let started = ContinuousClock.now
+        if !options.quiet {
+            let mode = options.localWorkers > 0 ? "\(options.localWorkers) local worker(s)" : "workers connecting to \(options.host):\(server.port)"
+            FlowMatrixCLI.say("run \(runID): \(plan.matrix.name), \(definition.jobs.count) job(s), \(mode)")
+        }
+        let workers = options.localWorkers > 0
+            ? try LocalWorkers(count: options.localWorkers, slots: options.slotsPerWorker, port: server.port,
+                               token: String(decoding: token, as: UTF8.self))
+            : nil
+
+        let interrupts = InterruptHandler { count in
+            if count == 1 {
+                FlowMatrixCLI.writeError("\ninterrupted: finishing in-flight jobs (Ctrl-C again to abort)\n")
+                server.stopDispatching(reason: "interrupted by the user")
+            } else {
+                FlowMatrixCLI.writeError("\naborting: cancelling in-flight jobs\n")
+                server.abort(reason: "aborted by the user")
+            }
+        }
+        let progress = ProgressLine(total: definition.jobs.count, enabled: !options.quiet)
+        let ticker = Task {
+            while !Task.isCancelled {
+                progress.update(server.progress, elapsed: ContinuousClock.now - started)
+                // A display refresh interval, not a wait for a condition.
+                try? await Task.sleep(for: .milliseconds(200))
+            }
+        }
+        let final = await server.waitForCompletion()
+        ticker.cancel()
+        progress.finish(final, elapsed: ContinuousClock.now - started)
+        interrupts.cancel()
+        let elapsed = ContinuousClock.now - started
+
+        await server.shutdown(grace: .seconds(5))
+        await workers?.waitForExit(grace: .seconds(5))
+        let status: RunStatus = interrupts.count == 0 ? .completed : (interrupts.count == 1 ? .interrupted : .aborted)
+        try writer.submit(.runFinished(runID: runID, status: status, at: Date()))
+        try writer.flushSync()
+        try writer.close()
+
+        let reportNote = RunArtifacts.writeReports(runID: runID, store: options.store, baseline: options.baseline)
+        let failures = final.count(.failed) + final.count(.timedOut) + final.count(.quarantined)
+        let notRun = final.count(.notRun) + final.count(.cancelled)
+        if !options.quiet {
+            let seconds = max(elapsed.milliseconds / 1000, 0.001)
+            FlowMatrixCLI.say(String(format: "run %@ %@ in %.2fs: %d passed, %d failed, %d flaky, %d timed out, %d quarantined, %d not run (%.0f jobs/s)",
+                         runID, status.rawValue, seconds, final.count(.passed), final.count(.failed), final.count(.flaky),
+                         final.count(.timedOut), final.count(.quarantined), notRun, Double(final.done) / seconds))
+            if final.supersededResults > 0 { FlowMatrixCLI.say("  \(final.supersededResults) late or duplicate result(s) ignored") }
+            if let reportNote { FlowMatrixCLI.say("  \(reportNote)") }
+            FlowMatrixCLI.say("  details: flowmatrix show \(runID)  (store: \(options.store.root.path))")
+        }
+        if status != .completed { return ExitCode.interrupted }
+        if failures > 0 || (options.strict && final.count(.flaky) > 0) { return ExitCode.failures }
+        return ExitCode.success
+    }
+
+    /// Turns a plan into the coordinator's run definition: scenario bodies by hash, seeds, expected durations.
+    static func makeDefinition(plan: Plan, runID: String, reader: JournalReader, resume: ResumeState?) throws -> RunDefinition {
+        let estimates = try reader.durationEstimates(jobIDs: Set(plan.jobs.map(\.id)))
+        var bodies: [Bytes32: [UInt8]] = [:]
+        var hashes: [String: Bytes32] = [:]
+        var jobs: [RunJob] = []
+        jobs.reserveCapacity(plan.jobs.count)
+        var finished: [Int: JobOutcome] = [:]
+        var offsets: [Int: Int] = [:]
+        for (index, job) in plan.jobs.enumerated() {
+            let body = Array(JobIdentity.canonicalJSON(job.scenario).utf8)
+            let key = job.scenario.id + "\u{0}" + String(body.count)
+            let hash: Bytes32
+            if let known = hashes[key], bodies[known] == body { hash = known } else {
+                hash = Bytes32(SHA256.hash(body)) ?? .zero
+                hashes[key] = hash
+                bodies[hash] = body
+            }
+            let seconds = estimates.expected(job.id, fallback: 1)
+            jobs.append(RunJob(
+                id: job.id, scenarioID: job.scenario.id, scenarioTitle: job.scenario.title, scenarioHash: hash,
+                stepKeys: job.scenario.steps.map(\.key), registry: job.registry, requiredLabels: plan.matrix.requiredLabels,
+                configuration: job.configuration.pairs.map { ConfigurationPair($0.key, $0.value) },
+                seed: jobSeed(plan.matrix.seed, job.id), expectedDuration: .milliseconds(Int64(seconds * 1000))))
+            if let resume {
+                if let outcome = resume.done[job.id] { finished[index] = outcome }
+                if let next = resume.nextAttempt[job.id], next > 1 { offsets[index] = next - 1 }
+            }
+        }
+        let scheduler = SchedulerSettings(retries: plan.matrix.retries, failFast: plan.matrix.failFast,
+                                          jobTimeout: plan.matrix.jobTimeout)
+        return RunDefinition(runID: runID, jobs: jobs, scenarioBodies: bodies, scheduler: scheduler, finished: finished,
+                             attemptOffsets: offsets)
+    }
+
+    /// A job's seed: the matrix seed mixed with the job id, the same on every rerun of that job.
+    static func jobSeed(_ seed: UInt64, _ jobID: String) -> UInt64 {
+        let digest = SHA256.hash(Array("\(seed):\(jobID)".utf8))
+        return digest.prefix(8).reduce(0) { $0 << 8 | UInt64($1) }
+    }
+
+    static func settingsJSON(_ m: MatrixFile) -> String {
+        let object: [String: Any] = [
+            "registry": m.registry, "retries": m.retries, "jobTimeoutSeconds": m.jobTimeout.milliseconds / 1000,
+            "failFast": m.failFast, "keep": m.keep.rawValue, "reduction": m.reduction.description,
+        ]
+        guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) else { return "{}" }
+        return String(decoding: data, as: UTF8.self)
+    }
+}
+
+/// Reports written at the end of a run (module Reports, when present).
+enum RunArtifacts {
+    /// Writes the run's reports; returns a line saying where they are, or nil.
+    static func writeReports(runID: String, store: StoreLayout, baseline: String?) -> String? {
+        nil
+    }
+}

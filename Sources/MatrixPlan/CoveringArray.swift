@@ -1,0 +1,541 @@
+/// A deterministic pseudo-random generator (SplitMix64): the same seed gives the same sequence everywhere.
+public struct SplitMix64: RandomNumberGenerator, Sendable {
+    private var state: UInt64
+
+    public init(seed: UInt64) { state = seed }
+
+    public mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+
+    /// A value in `0..<bound` (bound > 0).
+    mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
+}
+
+/// Builds t-wise covering arrays: every t-tuple of values that some valid row can hold appears in a row.
+///
+/// Greedy, AETG/density style: each new row is the best of several seeded candidates; each candidate starts
+/// from an uncovered tuple of the most frequent uncovered (factor, value) and fixes the other factors in a
+/// random order, each to the value covering the most uncovered tuples. Redundant rows are then removed, and
+/// the whole run is repeated with derived seeds, keeping the smallest array. With no constraints and t = 2,
+/// algebraic constructions compete too: Kleitman–Spencer/Katona for binary factors, orthogonal arrays
+/// OA(q², q+1, q) over GF(q) (q a prime or 4, 8, 9, 16) and their products (Stevens–Moura–Mendelsohn).
+public enum CoveringArray {
+    /// Where a row of the array comes from.
+    public enum RowOrigin: Sendable, Hashable, CustomStringConvertible {
+        /// The n-th (1-based) seed row of the matrix, completed when partial.
+        case seedRow(Int)
+        /// A greedy row that covered this many tuples no earlier row covered.
+        case greedy(newTuples: Int)
+        /// A row of an algebraic construction.
+        case construction(String)
+
+        public var description: String {
+            switch self {
+            case .seedRow(let n): "seed row #\(n)"
+            case .greedy(let n): "greedy row covering \(n) new tuple\(n == 1 ? "" : "s")"
+            case .construction(let name): "row of the \(name) construction"
+            }
+        }
+    }
+
+    public struct Row: Sendable, Hashable {
+        public var values: [Int32]
+        public var origin: RowOrigin
+    }
+
+    /// Tunables, with their defaults.
+    public struct Settings: Sendable {
+        /// Candidate rows per step.
+        public var candidates: Int = 40
+        /// Upper bound of whole greedy runs with derived seeds (the smallest array wins).
+        public var maximumRestarts: Int = 12
+        /// Work budget (tuple checks) that bounds the number of restarts.
+        public var workBudget: Double = 4e8
+        /// Refuse more tuples than this (memory guard).
+        public var maximumTuples: Int = 60_000_000
+
+        public init() {}
+    }
+
+    /// Why an array could not be built.
+    public enum Problem: Error, Sendable, Hashable {
+        case tooManyTuples(Int)
+        case badStrength
+    }
+
+    /// Builds a covering array.
+    /// - Parameters:
+    ///   - levels: values per factor (each at least 1).
+    ///   - strength: t, 2…levels.count.
+    ///   - seed: the same seed (and inputs) gives the same array.
+    ///   - seedRows: rows that must come first (`-1` = any value).
+    ///   - relevant: the factors `isCompletable` looks at (others never affect validity).
+    ///   - isCompletable: nil when every row is valid; else whether a partial row (`-1` unassigned) can be
+    ///     completed to a valid row.
+    public static func generate(
+        levels: [Int], strength t: Int, seed: UInt64, seedRows: [[Int32]] = [], relevant: Set<Int> = [],
+        settings: Settings = Settings(), isCompletable: (([Int32]) -> Bool)? = nil
+    ) throws(Problem) -> [Row] {
+        let k = levels.count
+        guard t >= 2, t <= k, levels.allSatisfy({ $0 >= 1 }) else { throw .badStrength }
+        let smallest = levels.sorted().prefix(t).reduce(1) { $0 * $1 }
+        let estimate = Double(binomial(k, t)) * Double(smallest)
+        guard estimate <= Double(settings.maximumTuples) else { throw .tooManyTuples(Int(min(estimate, 1e15))) }
+        var table = TupleTable(levels: levels, t: t)
+        guard table.total <= settings.maximumTuples else { throw .tooManyTuples(table.total) }
+        table.markRequired(relevant: relevant, isCompletable: isCompletable)
+
+        var best: [Row]?
+        if isCompletable == nil && seedRows.isEmpty && t == 2 {
+            for (name, rows) in constructions(levels: levels) {
+                var check = table
+                guard check.coverAll(rows) else { continue }
+                if best == nil || rows.count < (best?.count ?? .max) {
+                    best = rows.map { Row(values: $0, origin: .construction(name)) }
+                }
+            }
+        }
+        var runs = settings.maximumRestarts
+        var run = 0
+        while run < runs {
+            var rng = SplitMix64(seed: seed &+ UInt64(run) &* 0x2545_F491_4F6C_DD1D)
+            var work = table
+            let rows = greedy(&work, seedRows: seedRows, candidates: settings.candidates, rng: &rng,
+                              relevant: relevant, isCompletable: isCompletable)
+            let pruned = removeRedundant(rows, table: table, keepingFirst: seedRows.count)
+            if best == nil || pruned.count < (best?.count ?? .max) { best = pruned }
+            if run == 0 {
+                let perRun = Double(max(rows.count, 1)) * Double(settings.candidates) * Double(table.total)
+                runs = max(1, min(settings.maximumRestarts, Int(settings.workBudget / max(perRun, 1))))
+            }
+            run += 1
+        }
+        return best ?? []
+    }
+
+    // MARK: - Greedy
+
+    static func greedy(_ table: inout TupleTable, seedRows: [[Int32]], candidates: Int, rng: inout SplitMix64,
+                       relevant: Set<Int>, isCompletable: (([Int32]) -> Bool)?) -> [Row] {
+        var rows: [Row] = []
+        for (n, seedRow) in seedRows.enumerated() {
+            let row = complete(seedRow, table: table, rng: &rng, relevant: relevant, isCompletable: isCompletable, start: false)
+            table.cover(row.values)
+            rows.append(Row(values: row.values, origin: .seedRow(n + 1)))
+        }
+        let k = table.levels.count
+        while table.remaining > 0 {
+            var bestRow: [Int32] = []
+            var bestGain = -1
+            for _ in 0..<candidates {
+                let c = complete([Int32](repeating: -1, count: k), table: table, rng: &rng, relevant: relevant,
+                                 isCompletable: isCompletable, start: true)
+                if c.gain > bestGain { bestGain = c.gain; bestRow = c.values }
+            }
+            guard bestGain > 0 else { break }
+            table.cover(bestRow)
+            rows.append(Row(values: bestRow, origin: .greedy(newTuples: bestGain)))
+        }
+        return rows
+    }
+
+    /// Completes a partial row greedily; `start` first fixes an uncovered tuple of the most frequent
+    /// uncovered (factor, value).
+    static func complete(_ partial: [Int32], table: TupleTable, rng: inout SplitMix64, relevant: Set<Int>,
+                         isCompletable: (([Int32]) -> Bool)?, start: Bool) -> (values: [Int32], gain: Int) {
+        let k = table.levels.count
+        var row = partial
+        var fixed: [Int] = []
+        var gain = 0
+        func fix(_ f: Int, _ v: Int32) {
+            row[f] = v
+            gain += table.gain(row: row, factor: f, fixed: fixed)
+            fixed.append(f)
+        }
+        for f in 0..<k where row[f] >= 0 {
+            let v = row[f]
+            row[f] = -1
+            fix(f, v)
+        }
+        if start, let tuple = table.startTuple(rng: &rng) {
+            for (f, v) in tuple where row[f] < 0 { fix(f, v) }
+        }
+        var order = (0..<k).filter { row[$0] < 0 }
+        order.shuffle(using: &rng)
+        for f in order {
+            var bestValue: Int32 = -1
+            var bestScore = (-1, -1, 0)
+            for v in 0..<table.levels[f] {
+                row[f] = Int32(v)
+                if let isCompletable, relevant.contains(f), !isCompletable(row) { continue }
+                let score = (table.gain(row: row, factor: f, fixed: fixed), table.uncoveredPerValue[f][v], rng.below(1 << 20))
+                if score > bestScore { bestScore = score; bestValue = Int32(v) }
+            }
+            row[f] = -1
+            // A completable partial row always has a value that keeps it completable; fall back to 0 defensively.
+            fix(f, max(bestValue, 0))
+        }
+        return (row, gain)
+    }
+
+    /// Drops rows (last first) whose every tuple another row also covers; the first `keepingFirst` stay.
+    static func removeRedundant(_ rows: [Row], table: TupleTable, keepingFirst: Int) -> [Row] {
+        var counts = [UInt16](repeating: 0, count: table.total)
+        for row in rows { table.forEachIndex(row.values) { counts[$0] &+= 1 } }
+        var keep = [Bool](repeating: true, count: rows.count)
+        for i in stride(from: rows.count - 1, through: keepingFirst, by: -1) {
+            var redundant = true
+            table.forEachIndex(rows[i].values) { if counts[$0] < 2 { redundant = false } }
+            if redundant {
+                keep[i] = false
+                table.forEachIndex(rows[i].values) { counts[$0] -= 1 }
+            }
+        }
+        return rows.indices.filter { keep[$0] }.map { rows[$0] }
+    }
+
+    // MARK: - Constructions
+
+    /// Algebraic strength-2 arrays for `levels`, each with a name (values already folded into range).
+    static func constructions(levels: [Int]) -> [(String, [[Int32]])] {
+        let k = levels.count
+        let maxLevel = levels.max() ?? 1
+        var out: [(String, [[Int32]])] = []
+        if maxLevel <= 2 {
+            out.append(("Kleitman–Spencer binary", kleitmanSpencer(k)))
+        }
+        for q in [2, 3, 4, 5, 7, 8, 9, 11, 13, 16, 17, 19, 23] where q >= maxLevel {
+            guard let field = GaloisField(order: q) else { continue }
+            var columns = q + 1
+            var copies = 1
+            while columns < k { columns *= q + 1; copies += 1 }
+            if copies > 4 { continue }
+            var rows = orthogonalArray(field)
+            for _ in 1..<copies { rows = product(rows, orthogonalArray(field)) }
+            let folded = rows.map { row in (0..<k).map { Int32(Int(row[$0]) % levels[$0]) } }
+            let name = copies == 1 ? "orthogonal array OA(\(q * q); 2, \(q + 1), \(q))"
+                : "product of \(copies) orthogonal arrays OA(\(q * q); 2, \(q + 1), \(q))"
+            out.append((name, dedupe(folded)))
+            break
+        }
+        return out
+    }
+
+    static func dedupe(_ rows: [[Int32]]) -> [[Int32]] {
+        var seen = Set<[Int32]>()
+        return rows.filter { seen.insert($0).inserted }
+    }
+
+    /// Binary pairwise array with N rows for k columns, N minimal with C(N-1, ⌈N/2⌉) ≥ k: the columns are
+    /// distinct N-bit vectors with a leading 0 and ⌈N/2⌉ ones among the other N-1 bits.
+    static func kleitmanSpencer(_ k: Int) -> [[Int32]] {
+        var n = 2
+        while binomial(n - 1, (n + 1) / 2) < k { n += 1 }
+        let weight = (n + 1) / 2
+        var columns: [[Int32]] = []
+        var combo = Array(0..<weight)
+        while columns.count < k {
+            var column = [Int32](repeating: 0, count: n)
+            for i in combo { column[i + 1] = 1 }
+            columns.append(column)
+            // Next combination of `weight` out of n-1.
+            var i = weight - 1
+            while i >= 0 && combo[i] == n - 1 - weight + i { i -= 1 }
+            if i < 0 { break }
+            combo[i] += 1
+            for j in (i + 1)..<weight { combo[j] = combo[j - 1] + 1 }
+        }
+        return (0..<n).map { r in columns.map { $0[r] } }
+    }
+
+    /// OA(q²; 2, q+1, q): rows (a, b); column 0 is a, column j+1 is b + e_j·a.
+    static func orthogonalArray(_ f: GaloisField) -> [[Int32]] {
+        let q = f.order
+        var rows: [[Int32]] = []
+        for a in 0..<q {
+            for b in 0..<q {
+                var row = [Int32(a)]
+                for j in 0..<q { row.append(Int32(f.add(b, f.mul(j, a)))) }
+                rows.append(row)
+            }
+        }
+        return rows
+    }
+
+    /// The product of two strength-2 arrays: columns (i, j); A's rows give column i's value, then B's rows
+    /// give column j's value. N = N_A + N_B, k = k_A · k_B.
+    static func product(_ a: [[Int32]], _ b: [[Int32]]) -> [[Int32]] {
+        guard let ka = a.first?.count, let kb = b.first?.count else { return [] }
+        var rows: [[Int32]] = []
+        for r in a { rows.append((0..<(ka * kb)).map { r[$0 / kb] }) }
+        for r in b { rows.append((0..<(ka * kb)).map { r[$0 % kb] }) }
+        return rows
+    }
+}
+
+func binomial(_ n: Int, _ r: Int) -> Int {
+    if r < 0 || r > n { return 0 }
+    var result = 1
+    for i in 0..<min(r, n - r) {
+        result = result * (n - i) / (i + 1)
+        if result > 1 << 40 { return 1 << 40 }
+    }
+    return result
+}
+
+/// GF(q) for a prime q or q ∈ {4, 8, 9, 16} (polynomial basis over an irreducible polynomial).
+struct GaloisField {
+    let order: Int
+    private let addTable: [Int]
+    private let mulTable: [Int]
+
+    init?(order q: Int) {
+        let (p, n, poly): (Int, Int, [Int])
+        switch q {
+        case 4: (p, n, poly) = (2, 2, [1, 1])       // x² = x + 1
+        case 8: (p, n, poly) = (2, 3, [1, 1, 0])    // x³ = x + 1
+        case 9: (p, n, poly) = (3, 2, [2, 0])       // x² = -1
+        case 16: (p, n, poly) = (2, 4, [1, 1, 0, 0]) // x⁴ = x + 1
+        default:
+            guard q >= 2, (2..<q).allSatisfy({ q % $0 != 0 || $0 * $0 > q }) else { return nil }
+            (p, n, poly) = (q, 1, [])
+        }
+        order = q
+        func digits(_ x: Int) -> [Int] { (0..<n).map { (x / Int(pow(p, $0))) % p } }
+        func number(_ d: [Int]) -> Int { d.enumerated().reduce(0) { $0 + $1.element * Int(pow(p, $1.offset)) } }
+        var add = [Int](repeating: 0, count: q * q)
+        var mul = [Int](repeating: 0, count: q * q)
+        for a in 0..<q {
+            for b in 0..<q {
+                if n == 1 {
+                    add[a * q + b] = (a + b) % p
+                    mul[a * q + b] = (a * b) % p
+                    continue
+                }
+                let da = digits(a), db = digits(b)
+                add[a * q + b] = number(zip(da, db).map { ($0 + $1) % p })
+                var product = [Int](repeating: 0, count: 2 * n - 1)
+                for i in 0..<n { for j in 0..<n { product[i + j] = (product[i + j] + da[i] * db[j]) % p } }
+                // Reduce degrees ≥ n with x^n = Σ poly[i] x^i.
+                for d in stride(from: 2 * n - 2, through: n, by: -1) where product[d] != 0 {
+                    let c = product[d]
+                    product[d] = 0
+                    for i in 0..<n { product[d - n + i] = (product[d - n + i] + c * poly[i]) % p }
+                }
+                mul[a * q + b] = number(Array(product[0..<n]))
+            }
+        }
+        addTable = add
+        mulTable = mul
+    }
+
+    func add(_ a: Int, _ b: Int) -> Int { addTable[a * order + b] }
+    func mul(_ a: Int, _ b: Int) -> Int { mulTable[a * order + b] }
+}
+
+private func pow(_ base: Int, _ exponent: Int) -> Int { (0..<exponent).reduce(1) { acc, _ in acc * base } }
+
+/// Every t-tuple of a set of factors: state per tuple (0 uncovered and required, 1 covered, 2 impossible).
+struct TupleTable {
+    let levels: [Int]
+    let t: Int
+    /// binom[n][r] for n ≤ k, r ≤ t.
+    let binom: [[Int]]
+    /// Start of each t-subset's block, by colex rank.
+    let offsets: [Int]
+    let total: Int
+    var state: [UInt8]
+    var uncoveredPerValue: [[Int]]
+    var remaining: Int
+
+    init(levels: [Int], t: Int) {
+        self.levels = levels
+        self.t = t
+        let k = levels.count
+        binom = (0...k).map { n in (0...t).map { binomial(n, $0) } }
+        var total = 0
+        var offsets = [Int](repeating: 0, count: binomial(k, t))
+        var sizes = [Int](repeating: 0, count: offsets.count)
+        let binomCopy = binom
+        TupleTable.forEachSubset(k: k, t: t) { subset in
+            var rank = 0
+            var size = 1
+            for (i, f) in subset.enumerated() { rank += binomCopy[f][i + 1]; size *= levels[f] }
+            sizes[rank] = size
+        }
+        for r in 0..<sizes.count {
+            offsets[r] = total
+            total += sizes[r]
+            if total > Int(Int32.max) { break }
+        }
+        self.offsets = offsets
+        self.total = total
+        state = []
+        uncoveredPerValue = levels.map { [Int](repeating: 0, count: $0) }
+        remaining = 0
+    }
+
+    /// Calls `body` with every t-subset of 0..<k in lexicographic order.
+    static func forEachSubset(k: Int, t: Int, _ body: ([Int]) -> Void) {
+        guard t <= k else { return }
+        var combo = Array(0..<t)
+        while true {
+            body(combo)
+            var i = t - 1
+            while i >= 0 && combo[i] == k - t + i { i -= 1 }
+            if i < 0 { return }
+            combo[i] += 1
+            for j in (i + 1)..<t { combo[j] = combo[j - 1] + 1 }
+        }
+    }
+
+    @inline(__always)
+    func index(_ subset: [Int], _ row: [Int32]) -> Int {
+        var rank = 0
+        var idx = 0
+        var mult = 1
+        for (i, f) in subset.enumerated() {
+            rank += binom[f][i + 1]
+            idx += Int(row[f]) * mult
+            mult *= levels[f]
+        }
+        return offsets[rank] + idx
+    }
+
+    /// Marks which tuples some valid row can hold; all when `isCompletable` is nil.
+    mutating func markRequired(relevant: Set<Int>, isCompletable: (([Int32]) -> Bool)?) {
+        state = [UInt8](repeating: 0, count: total)
+        let k = levels.count
+        var row = [Int32](repeating: -1, count: k)
+        TupleTable.forEachSubset(k: k, t: t) { subset in
+            let touchesRelevant = isCompletable != nil && subset.contains(where: relevant.contains)
+            var values = [Int32](repeating: 0, count: t)
+            while true {
+                for (i, f) in subset.enumerated() { row[f] = values[i] }
+                if touchesRelevant, let isCompletable, !isCompletable(row) {
+                    state[index(subset, row)] = 2
+                } else {
+                    for (i, f) in subset.enumerated() { uncoveredPerValue[f][Int(values[i])] += 1 }
+                    remaining += 1
+                }
+                var i = 0
+                while i < t {
+                    values[i] += 1
+                    if Int(values[i]) < levels[subset[i]] { break }
+                    values[i] = 0
+                    i += 1
+                }
+                if i == t { break }
+            }
+            for f in subset { row[f] = -1 }
+        }
+    }
+
+    /// Calls `body` with the index of every t-tuple of a full row.
+    func forEachIndex(_ row: [Int32], _ body: (Int) -> Void) {
+        TupleTable.forEachSubset(k: levels.count, t: t) { body(index($0, row)) }
+    }
+
+    /// Marks a full row's tuples covered.
+    mutating func cover(_ row: [Int32]) {
+        var newly: [([Int], Int)] = []
+        TupleTable.forEachSubset(k: levels.count, t: t) { subset in
+            let i = index(subset, row)
+            if state[i] == 0 { newly.append((subset, i)) }
+        }
+        for (subset, i) in newly {
+            state[i] = 1
+            remaining -= 1
+            for f in subset { uncoveredPerValue[f][Int(row[f])] -= 1 }
+        }
+    }
+
+    /// Covers every row; true when afterwards no required tuple is left uncovered.
+    mutating func coverAll(_ rows: [[Int32]]) -> Bool {
+        for row in rows where row.count == levels.count { cover(row) }
+        return remaining == 0
+    }
+
+    /// How many uncovered tuples fixing `factor` (already set in `row`) completes, given the `fixed` factors.
+    func gain(row: [Int32], factor f: Int, fixed: [Int]) -> Int {
+        let need = t - 1
+        guard fixed.count >= need else { return 0 }
+        var count = 0
+        if t == 2 {
+            let vf = Int(row[f])
+            for g in fixed {
+                let (a, b) = f < g ? (f, g) : (g, f)
+                let rank = a + binom[b][2]
+                let idx = offsets[rank] + (a == f ? vf + Int(row[b]) * levels[a] : Int(row[a]) + vf * levels[a])
+                if state[idx] == 0 { count += 1 }
+            }
+            return count
+        }
+        var chosen = Array(0..<need)
+        var subset = [Int](repeating: 0, count: t)
+        while true {
+            var j = 0
+            var placed = false
+            for c in chosen {
+                let g = fixed[c]
+                if !placed && f < g { subset[j] = f; j += 1; placed = true }
+                subset[j] = g
+                j += 1
+            }
+            if !placed { subset[j] = f }
+            if state[index(subset, row)] == 0 { count += 1 }
+            var i = need - 1
+            while i >= 0 && chosen[i] == fixed.count - need + i { i -= 1 }
+            if i < 0 { break }
+            chosen[i] += 1
+            for m in (i + 1)..<need { chosen[m] = chosen[m - 1] + 1 }
+        }
+        return count
+    }
+
+    /// An uncovered tuple holding the most frequent uncovered (factor, value), chosen at random among them.
+    func startTuple(rng: inout SplitMix64) -> [(Int, Int32)]? {
+        guard remaining > 0 else { return nil }
+        var best = (f: -1, v: -1, count: 0, tie: 0)
+        for f in 0..<levels.count {
+            for v in 0..<levels[f] where uncoveredPerValue[f][v] > 0 {
+                let tie = rng.below(1 << 20)
+                if uncoveredPerValue[f][v] > best.count || (uncoveredPerValue[f][v] == best.count && tie > best.tie) {
+                    best = (f, v, uncoveredPerValue[f][v], tie)
+                }
+            }
+        }
+        guard best.f >= 0 else { return nil }
+        // Reservoir-sample one uncovered tuple with factor f = v.
+        var chosen: [(Int, Int32)]?
+        var seen = 0
+        var row = [Int32](repeating: 0, count: levels.count)
+        row[best.f] = Int32(best.v)
+        TupleTable.forEachSubset(k: levels.count, t: t) { subset in
+            guard subset.contains(best.f) else { return }
+            let others = subset.filter { $0 != best.f }
+            var values = [Int32](repeating: 0, count: others.count)
+            while true {
+                for (i, g) in others.enumerated() { row[g] = values[i] }
+                if state[index(subset, row)] == 0 {
+                    seen += 1
+                    if rng.below(seen) == 0 { chosen = [(best.f, Int32(best.v))] + zip(others, values).map { ($0, $1) } }
+                }
+                var i = 0
+                while i < others.count {
+                    values[i] += 1
+                    if Int(values[i]) < levels[others[i]] { break }
+                    values[i] = 0
+                    i += 1
+                }
+                if i == others.count { break }
+            }
+        }
+        return chosen
+    }
+}

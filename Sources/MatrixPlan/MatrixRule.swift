@@ -1,0 +1,53 @@
+/// The stable rule codes of matrix validation. Codes never change meaning; retired codes are not reused.
+/// Every code is documented, with an example and a fix, in docs/MATRIX.md.
+public enum MatrixRule: String, Sendable, CaseIterable {
+    /// The file is not well-formed JSON (the message names line and column).
+    case malformedJSON = "MX001"
+    /// The file cannot be read.
+    case unreadable = "MX002"
+    /// A member has the wrong JSON type (e.g. `axes` is an array, a value is a number where a string is needed).
+    case wrongType = "MX003"
+    /// A required member (`name`, `corpus`, `registry`, `axes`) is missing.
+    case missingMember = "MX004"
+    /// A member the matrix format does not define (usually a typo such as `axis` or `exlude`).
+    case unknownMember = "MX005"
+    /// An axis has no values, or the matrix has no axes.
+    case emptyAxis = "MX006"
+    /// A value is not in the axis' vocabulary (direction, orientation, network), or names a value that no
+    /// combination can have (an exclude, constraint or seed row value that is not among the axis' values).
+    case unknownAxisValue = "MX007"
+    /// A `locale` value is not a well-formed BCP-47 language tag.
+    case badLocale = "MX008"
+    /// A `window` value is neither a preset nor `WxH` with whole numbers in range.
+    case badWindow = "MX009"
+    /// A custom network object lacks a field or has one out of range.
+    case badNetwork = "MX010"
+    /// An axis lists the same (normalised) value twice.
+    case duplicateValue = "MX011"
+    /// An exclude, constraint or seed row names an axis the matrix does not have.
+    case unknownAxis = "MX012"
+    /// An include key is not an axis but looks like a misspelt one (include keys that are not axes add keys).
+    case suspiciousIncludeKey = "MX013"
+    /// Excludes and constraints together leave no configuration at all.
+    case nothingLeft = "MX014"
+    /// The t-wise strength is below 2 or larger than the number of axes.
+    case badStrength = "MX015"
+    /// The reduction strategy is not `full`, `pairwise` or `t-wise`.
+    case unknownStrategy = "MX016"
+    /// A corpus folder or file does not exist.
+    case missingCorpus = "MX017"
+    /// A run policy value is out of range (retries, timeout, keep, seed).
+    case badPolicy = "MX018"
+    /// A seed row violates an exclude or a constraint, so it could never run.
+    case seedRowViolates = "MX019"
+    /// A constraint is malformed: empty `if` or `then`, or an unknown operator.
+    case badConstraint = "MX020"
+    /// The tag filter selects no scenario of the corpus.
+    case noScenarioSelected = "MX021"
+    /// An axis name is empty or contains `=`, `,` or whitespace.
+    case badAxisName = "MX022"
+    /// The registry name or a label is empty.
+    case badRegistry = "MX023"
+
+    public var code: String { rawValue }
+}

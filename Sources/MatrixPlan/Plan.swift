@@ -1,0 +1,333 @@
+import FlowSpec
+import Foundation
+
+/// Why a configuration is in the plan.
+public enum ConfigurationOrigin: Sendable, Hashable, CustomStringConvertible {
+    /// Original combination number `index` (0-based mixed-radix position, first axis slowest) of the cartesian
+    /// product, extended by these includes.
+    case combination(index: Int, includes: [Int])
+    /// Row `row` (1-based) of the t-wise covering array, extended by these includes.
+    case reductionRow(row: Int, origin: CoveringArray.RowOrigin, strength: Int, includes: [Int])
+    /// Added by an include entry that extends no original combination.
+    case include(Int)
+
+    public var description: String {
+        func extended(_ includes: [Int]) -> String {
+            includes.isEmpty ? "" : ", extended by " + includes.map { "include #\($0)" }.joined(separator: ", ")
+        }
+        switch self {
+        case .combination(let index, let includes):
+            return "original combination #\(index + 1) of the cartesian product, kept by every exclude and constraint\(extended(includes))"
+        case .reductionRow(let row, let origin, let t, let includes):
+            let name = t == 2 ? "pairwise" : "\(t)-wise"
+            return "row \(row) of the \(name) reduction (\(origin))\(extended(includes))"
+        case .include(let n):
+            return "added by include #\(n), which extends no original combination (it carries only the keys it names)"
+        }
+    }
+}
+
+/// Counts at each stage of planning.
+public struct PlanCounts: Sendable, Hashable {
+    /// Stage counts of the expansion; nil when the space is too large to count.
+    public var stages: StageCounts?
+    /// Configurations in the plan (after reduction; equals `afterConstraints` for `full`).
+    public var afterReduction: Int
+    public var scenariosInCorpus: Int
+    public var scenariosSelected: Int
+    public var jobs: Int
+}
+
+/// Tunables of planning, with their defaults.
+public struct PlanSettings: Sendable {
+    /// The most configurations a `full` plan lists (a larger space needs a reduction).
+    public var maximumConfigurations = 1_000_000
+    /// Covering-array tunables.
+    public var coveringArray = CoveringArray.Settings()
+
+    public init() {}
+}
+
+/// A planned matrix: configurations, jobs, counts, and why each configuration exists.
+public struct Plan: Sendable {
+    public var matrix: MatrixFile
+    public var configurations: [Configuration]
+    /// Parallel to `configurations`.
+    public var origins: [ConfigurationOrigin]
+    public var jobs: [Job]
+    public var counts: PlanCounts
+    /// Anything the user should know (a truncated listing, a reduction that could not be built).
+    public var notes: [String]
+    let space: MatrixSpace
+    let scenarioFiles: [String: String]
+}
+
+/// Plans a matrix against a corpus (see `MatrixFile.plan(scenarios:)`).
+public func plan(_ matrix: MatrixFile, scenarios: [LoadedScenario], settings: PlanSettings = PlanSettings()) -> Plan {
+    matrix.plan(scenarios: scenarios.map { ($0.scenario, $0.file) }, settings: settings)
+}
+
+extension MatrixFile {
+    /// Expands the matrix (cartesian → exclude → include → constraints → reduction) and crosses the
+    /// configurations with the scenarios the tag filter selects, scenario by scenario.
+    /// - Parameter scenarios: the corpus, with each scenario's file.
+    public func plan(scenarios: [(scenario: Scenario, file: String)], settings: PlanSettings = PlanSettings()) -> Plan {
+        let space = MatrixSpace(self)
+        var notes: [String] = []
+        let stages = space.countStages()
+        if stages == nil { notes.append("the space is too large to count every stage exactly") }
+        var configurations: [Configuration] = []
+        var origins: [ConfigurationOrigin] = []
+        var seen = Set<Configuration>()
+        func append(_ row: [Int32], _ origin: ConfigurationOrigin) {
+            let c = space.configuration(row)
+            if seen.insert(c).inserted {
+                configurations.append(c)
+                origins.append(origin)
+            }
+        }
+        switch reduction {
+        case .full:
+            for (row, includes, index) in space.validOriginals() {
+                if configurations.count >= settings.maximumConfigurations {
+                    notes.append("listing stopped at \(settings.maximumConfigurations) configurations; use a pairwise or t-wise reduction")
+                    break
+                }
+                append(row, .combination(index: index, includes: includes))
+            }
+        case .tWise(let t):
+            let completable: (([Int32]) -> Bool)? = space.isUnconstrained ? nil : { space.canComplete($0) }
+            do {
+                let rows = try CoveringArray.generate(
+                    levels: space.levels, strength: t, seed: seed, seedRows: seedRows.map { space.partial($0) },
+                    relevant: Set(space.relevantAxes), settings: settings.coveringArray, isCompletable: completable)
+                for (i, r) in rows.enumerated() {
+                    let (full, includes) = space.extend(r.values)
+                    guard space.matchingExclude(full) == nil, space.violatedConstraint(full) == nil else { continue }
+                    append(full, .reductionRow(row: i + 1, origin: r.origin, strength: t, includes: includes))
+                }
+            } catch {
+                notes.append("the \(reduction) reduction could not be built (\(error)); no original combination is listed")
+            }
+        }
+        for (row, include) in space.addedCombinations() where space.violatedConstraint(row) == nil {
+            append(row, .include(include))
+        }
+        let selected = scenarios.filter { selects($0.scenario) }
+        var jobs: [Job] = []
+        jobs.reserveCapacity(selected.count * configurations.count)
+        for (scenario, file) in selected {
+            for c in configurations {
+                jobs.append(Job(scenario: scenario, scenarioFile: file, configuration: c, registry: registry))
+            }
+        }
+        let counts = PlanCounts(stages: stages, afterReduction: configurations.count, scenariosInCorpus: scenarios.count,
+                                scenariosSelected: selected.count, jobs: jobs.count)
+        var files: [String: String] = [:]
+        for (s, f) in scenarios { files[s.id] = f }
+        return Plan(matrix: self, configurations: configurations, origins: origins, jobs: jobs, counts: counts,
+                    notes: notes, space: space, scenarioFiles: files)
+    }
+}
+
+extension Plan {
+    // MARK: - Explain
+
+    /// Why a configuration or job exists, or why an assignment was dropped.
+    /// - Parameter query: a job id (or a prefix of at least 6 characters), `#n` (the n-th configuration), or an
+    ///   assignment `axis=value,…` (full or partial).
+    public func explain(_ query: String) -> String {
+        let q = query.trimmingSpaces
+        if q.count >= 6, !q.contains("="), let job = jobs.first(where: { $0.id.hasPrefix(q.lowercased()) }) {
+            let index = configurations.firstIndex(of: job.configuration) ?? 0
+            var out = "job \(job.id): scenario '\(job.scenario.id)' (\(job.scenarioFile)) under configuration #\(index + 1) \(job.configuration.canonicalString) on registry '\(job.registry)'\n"
+            out += "  scenario: \(scenarioReason(job.scenario))\n"
+            out += "  configuration: \(origins[index])\n"
+            out += "  id: SHA-256 of the canonical scenario, configuration and registry, first \(JobIdentity.length) hex characters"
+            return out
+        }
+        if q.hasPrefix("#"), let n = Int(q.dropFirst()) {
+            guard configurations.indices.contains(n - 1) else { return "there is no configuration #\(n); the plan has \(configurations.count)" }
+            return "configuration #\(n) \(configurations[n - 1].canonicalString): \(origins[n - 1])"
+        }
+        guard q.contains("="), let parsed = Configuration(parsing: q) else {
+            return "'\(query)' is neither a job id of this plan, '#n', nor an assignment such as 'orientation=landscape,window=tall-narrow'"
+        }
+        var values: [String: String] = [:]
+        for (key, raw) in parsed.pairs {
+            guard let kind = BuiltInAxis(rawValue: key) else { values[key] = raw; continue }
+            switch kind.normalize(raw) {
+            case .success(let v): values[key] = v
+            case .failure(let problem): return "\(key)=\(raw) is not a valid value: \(problem.message)"
+            }
+        }
+        let assignment = Configuration(values)
+        if let i = configurations.firstIndex(of: assignment) {
+            return "configuration #\(i + 1) \(assignment.canonicalString): \(origins[i])"
+        }
+        let axisNames = Set(matrix.axes.map(\.name))
+        for (key, value) in assignment.pairs {
+            guard let axis = matrix.axes.first(where: { $0.name == key }) else {
+                return "'\(key)' is not an axis of this matrix (axes: \(matrix.axes.map(\.name).joined(separator: ", ")))"
+            }
+            if !axis.values.contains(value) {
+                let added = configurations.enumerated().filter { $0.element[key] == value }.map { "#\($0.offset + 1)" }
+                if !added.isEmpty { return "\(key)=\(value) is not a value of axis '\(key)'; includes add it in configuration \(added.joined(separator: ", "))" }
+                return "\(key)=\(value) is not a value of axis '\(key)' (\(axis.values.joined(separator: ", "))), so no configuration has it"
+            }
+        }
+        let partial = space.partial(assignment.values.filter { axisNames.contains($0.key) })
+        if let reason = space.whyImpossible(partial) {
+            return "\(assignment.canonicalString) was dropped: \(reason)"
+        }
+        let containing = configurations.indices.filter { i in assignment.pairs.allSatisfy { configurations[i][$0.key] == $0.value } }
+        if !containing.isEmpty {
+            let list = containing.prefix(10).map { "#\($0 + 1)" }.joined(separator: ", ") + (containing.count > 10 ? ", …" : "")
+            return "\(assignment.canonicalString) is valid; \(containing.count) planned configuration\(containing.count == 1 ? "" : "s") contain it: \(list)"
+        }
+        switch matrix.reduction {
+        case .full:
+            return "\(assignment.canonicalString) is valid but no planned configuration contains it (the listing was truncated)"
+        case .tWise(let t):
+            var out = "\(assignment.canonicalString) is valid but was dropped by the \(matrix.reduction) reduction: it needs only every \(t)-tuple covered"
+            let keys = assignment.keys
+            if keys.count >= t {
+                var covered: [String] = []
+                forEachSubset(keys, size: t) { subset in
+                    let i = configurations.firstIndex { c in subset.allSatisfy { c[$0] == assignment[$0] } }
+                    let text = subset.map { "\($0)=\(assignment[$0] ?? "")" }.joined(separator: ",")
+                    covered.append(i.map { "\(text) by #\($0 + 1)" } ?? "\(text) by no row")
+                }
+                out += "; its tuples are covered: " + covered.prefix(12).joined(separator: "; ")
+            }
+            return out
+        }
+    }
+
+    private func scenarioReason(_ s: Scenario) -> String {
+        var parts: [String] = []
+        if matrix.includeTags.isEmpty { parts.append("no include tags (every scenario)") } else {
+            parts.append("has tag \(s.tags.filter(matrix.includeTags.contains).joined(separator: ", ")) of include tags [\(matrix.includeTags.joined(separator: ", "))]")
+        }
+        if !matrix.excludeTags.isEmpty { parts.append("none of the exclude tags [\(matrix.excludeTags.joined(separator: ", "))]") }
+        return "selected: " + parts.joined(separator: " and ")
+    }
+
+    // MARK: - Rendering
+
+    /// The stage counts as `name: value` lines.
+    public var countLines: [(String, String)] {
+        func text(_ c: BigCount?) -> String { c?.description ?? "not counted" }
+        return [
+            ("cartesian", text(counts.stages?.cartesian)),
+            ("after exclude", text(counts.stages?.afterExclude)),
+            ("after include", text(counts.stages?.afterInclude)),
+            ("after constraints", text(counts.stages?.afterConstraints)),
+            ("after reduction (\(matrix.reduction))", String(counts.afterReduction)),
+            ("scenarios selected", "\(counts.scenariosSelected) of \(counts.scenariosInCorpus)"),
+            ("jobs", String(counts.jobs)),
+        ]
+    }
+
+    /// A readable table of the configurations: `#`, one column per key, and the origin.
+    public func table(limit: Int = 500) -> String {
+        var keys = matrix.axes.map(\.name)
+        for c in configurations { for k in c.keys where !keys.contains(k) { keys.append(k) } }
+        var rows: [[String]] = [["#"] + keys + ["origin"]]
+        for (i, c) in configurations.prefix(limit).enumerated() {
+            let origin: String
+            switch origins[i] {
+            case .combination(let index, let inc): origin = "combination \(index + 1)" + (inc.isEmpty ? "" : " +include " + inc.map(String.init).joined(separator: ","))
+            case .reductionRow(let row, let o, _, let inc):
+                let what: String
+                switch o {
+                case .seedRow(let n): what = "seed row \(n)"
+                case .greedy(let n): what = "+\(n) tuples"
+                case .construction: what = "construction"
+                }
+                origin = "row \(row) (\(what))" + (inc.isEmpty ? "" : " +include " + inc.map(String.init).joined(separator: ","))
+            case .include(let n): origin = "include #\(n)"
+            }
+            rows.append([String(i + 1)] + keys.map { c[$0] ?? "-" } + [origin])
+        }
+        let widths = (0..<rows[0].count).map { col in rows.map { $0[col].count }.max() ?? 0 }
+        var out = ""
+        for (r, row) in rows.enumerated() {
+            out += row.enumerated().map { col, cell in
+                col == row.count - 1 ? cell : cell.padding(toLength: widths[col], withPad: " ", startingAt: 0)
+            }.joined(separator: "  ") + "\n"
+            if r == 0 { out += widths.map { String(repeating: "-", count: $0) }.joined(separator: "  ") + "\n" }
+        }
+        if configurations.count > limit { out += "… \(configurations.count - limit) more (use --json for all)\n" }
+        return out
+    }
+
+    /// `{"configurations": [{axis: value}], "jobs": [{"id", "scenario", "scenarioFile", "registry",
+    /// "configuration"}], "counts": {…}}`; every configuration value is a string; counts are numbers (null
+    /// when not counted).
+    public func json() -> String {
+        func config(_ c: Configuration) -> String { "{" + c.pairs.map { jsonString($0.key) + ": " + jsonString($0.value) }.joined(separator: ", ") + "}" }
+        var out = "{\n  \"configurations\": ["
+        out += configurations.map { "\n    " + config($0) }.joined(separator: ",")
+        out += configurations.isEmpty ? "],\n" : "\n  ],\n"
+        out += "  \"jobs\": ["
+        out += jobs.map { job in
+            "\n    {\"id\": \(jsonString(job.id)), \"scenario\": \(jsonString(job.scenario.id)), \"scenarioFile\": \(jsonString(job.scenarioFile)), \"registry\": \(jsonString(job.registry)), \"configuration\": \(config(job.configuration))}"
+        }.joined(separator: ",")
+        out += jobs.isEmpty ? "],\n" : "\n  ],\n"
+        func n(_ c: BigCount?) -> String { c?.description ?? "null" }
+        out += "  \"counts\": {\"cartesian\": \(n(counts.stages?.cartesian)), \"afterExclude\": \(n(counts.stages?.afterExclude)), "
+        out += "\"afterInclude\": \(n(counts.stages?.afterInclude)), \"afterConstraints\": \(n(counts.stages?.afterConstraints)), "
+        out += "\"afterReduction\": \(counts.afterReduction), \"scenarios\": \(counts.scenariosInCorpus), "
+        out += "\"scenariosSelected\": \(counts.scenariosSelected), \"jobs\": \(counts.jobs)}\n}"
+        return out
+    }
+}
+
+/// Calls `body` with every `size`-subset of `items` (in order).
+func forEachSubset(_ items: [String], size: Int, _ body: ([String]) -> Void) {
+    guard size <= items.count, size > 0 else { return }
+    var combo = Array(0..<size)
+    while true {
+        body(combo.map { items[$0] })
+        var i = size - 1
+        while i >= 0 && combo[i] == items.count - size + i { i -= 1 }
+        if i < 0 { return }
+        combo[i] += 1
+        for j in (i + 1)..<size { combo[j] = combo[j - 1] + 1 }
+    }
+}
+
+/// Loading a matrix with its corpus, for the CLI: every finding of both in one pass.
+public enum MatrixPlanner {
+    /// Loads the matrix and its corpus and plans it. The plan is nil when any finding prevents planning.
+    public static func load(matrixAt url: URL, settings: PlanSettings = PlanSettings()) -> (Plan?, [ValidationFinding]) {
+        let (matrix, findings) = validate(matrixAt: url)
+        guard let matrix, findings.isEmpty else { return (nil, findings) }
+        let corpus = ScenarioLoader.loadCorpus(paths: matrix.corpusURLs, validate: false)
+        return (matrix.plan(scenarios: corpus.scenarios.map { ($0.scenario, $0.file) }, settings: settings), findings)
+    }
+
+    /// Every finding of a matrix file and of the corpus it names (FS codes), in one pass.
+    public static func validate(matrixAt url: URL) -> (MatrixFile?, [ValidationFinding]) {
+        var (matrix, findings) = MatrixFile.load(from: url)
+        // The corpus is validated even when the matrix has findings, as long as it names one.
+        var corpusURLs = matrix?.corpusURLs ?? []
+        if matrix == nil, let data = try? Data(contentsOf: url), let root = try? JSONParser.parse(Array(data)) {
+            let entries: [String] = root["corpus"]?.array?.compactMap(\.string) ?? root["corpus"]?.string.map { [$0] } ?? []
+            let directory = url.deletingLastPathComponent()
+            corpusURLs = entries.map { $0.hasPrefix("/") ? URL(fileURLWithPath: $0) : directory.appendingPathComponent($0).standardizedFileURL }
+                .filter { FileManager.default.fileExists(atPath: $0.path) }
+        }
+        guard !corpusURLs.isEmpty else { return (matrix, findings) }
+        let corpus = ScenarioLoader.loadCorpus(paths: corpusURLs, validate: true)
+        findings += corpus.findings
+        if let m = matrix, !corpus.scenarios.isEmpty, !corpus.scenarios.contains(where: { m.selects($0.scenario) }) {
+            findings.append(ValidationFinding(
+                file: m.file, code: MatrixRule.noScenarioSelected.code, path: "$.tags", position: nil,
+                message: "the tag filter selects none of the corpus' \(corpus.scenarios.count) scenarios; check include/exclude tags"))
+            matrix = nil
+        }
+        return (matrix, findings.sortedForDisplay())
+    }
+}

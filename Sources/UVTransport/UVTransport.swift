@@ -1,2 +1,0 @@
-/// Namespace of the UVTransport module (see docs/ARCHITECTURE.md).
-public enum UVTransportModule {}

@@ -1,0 +1,135 @@
+import Foundation
+import UVTransport
+
+/// The entry point of a worker executable: parse the command line, connect, serve, exit with a documented code.
+///
+/// A worker hosting your own registries is a few lines (see Workers/README.md):
+/// ```swift
+/// import FlowMatrixWorker
+/// exit(await WorkerMain.run(registries: [RegistryFactory(name: "myapp") { job in MyRegistry(job) }]))
+/// ```
+public enum WorkerMain {
+    /// Exit codes: 0 drained or stopped, 2 gave up reconnecting, 3 rejected (token/version), 64 usage error.
+    public static let usage = """
+        USAGE: <worker> --connect <host:port> [--token-file <file>] [--slots <n>] [--label <key=value>]...
+                        [--name <name>] [--give-up-after <seconds>] [--exit-after-drain]
+
+        OPTIONS:
+          --connect <host:port>   The coordinator's address (numeric IPv4 or [IPv6]:port).
+          --token-file <file>     File holding the shared token (or set FLOWMATRIX_TOKEN).
+          --slots <n>             Jobs run at once (default: the core count).
+          --label <key=value>     A label matched against matrices' required labels (repeatable).
+          --name <name>           The name shown in reports (default: <hostname>-<pid>).
+          --give-up-after <s>     Exit (code 2) when no coordinator answered for this many seconds.
+          --exit-after-drain      Exit (code 0) when the coordinator drains this worker, instead of reconnecting.
+
+        EXIT CODES: 0 drained or stopped, 2 gave up reconnecting, 3 rejected by the coordinator, 64 usage error.
+        """
+
+    /// Parses worker flags. - Throws: a message for a usage error.
+    public static func parse(_ arguments: [String]) throws(WorkerUsageError) -> WorkerSettings {
+        var connect: String?
+        var tokenFile: String?
+        var slots = ProcessInfo.processInfo.activeProcessorCount
+        var labels: [String] = []
+        var name = "\(ProcessInfo.processInfo.hostName)-\(getpid())"
+        var giveUp: Duration?
+        var exitAfterDrain = false
+        var i = 0
+        func value(_ flag: String) throws(WorkerUsageError) -> String {
+            guard i + 1 < arguments.count else { throw WorkerUsageError("missing value for '\(flag)'") }
+            i += 1
+            return arguments[i]
+        }
+        while i < arguments.count {
+            let arg = arguments[i]
+            switch arg {
+            case "--connect": connect = try value(arg)
+            case "--token-file": tokenFile = try value(arg)
+            case "--slots":
+                let text = try value(arg)
+                guard let n = Int(text), (1...1024).contains(n) else {
+                    throw WorkerUsageError("'--slots' takes a whole number from 1 to 1024, not '\(text)'")
+                }
+                slots = n
+            case "--label":
+                let text = try value(arg)
+                guard text.contains("="), !text.hasPrefix("=") else { throw WorkerUsageError("'--label' takes key=value, not '\(text)'") }
+                labels.append(text)
+            case "--name": name = try value(arg)
+            case "--give-up-after":
+                let text = try value(arg)
+                guard let s = Double(text), s > 0 else { throw WorkerUsageError("'--give-up-after' takes seconds > 0, not '\(text)'") }
+                giveUp = .milliseconds(Int64(s * 1000))
+            case "--exit-after-drain": exitAfterDrain = true
+            default: throw WorkerUsageError("unknown option '\(arg)'")
+            }
+            i += 1
+        }
+        guard let connect else { throw WorkerUsageError("missing '--connect <host:port>'") }
+        guard let (host, port) = splitHostPort(connect) else {
+            throw WorkerUsageError("'--connect' takes host:port (e.g. 127.0.0.1:7700 or [::1]:7700), not '\(connect)'")
+        }
+        let token: [UInt8]
+        if let tokenFile {
+            guard let data = FileManager.default.contents(atPath: tokenFile) else {
+                throw WorkerUsageError("cannot read the token file '\(tokenFile)'")
+            }
+            token = Array(String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines).utf8)
+        } else if let env = ProcessInfo.processInfo.environment["FLOWMATRIX_TOKEN"] {
+            token = Array(env.utf8)
+        } else {
+            throw WorkerUsageError("no token: pass '--token-file <file>' or set FLOWMATRIX_TOKEN")
+        }
+        guard !token.isEmpty else { throw WorkerUsageError("the token is empty") }
+        var settings = WorkerSettings(host: host, port: port, token: token, name: name, slots: slots, labels: labels)
+        settings.giveUpAfter = giveUp
+        settings.exitAfterDrain = exitAfterDrain
+        return settings
+    }
+
+    /// `host:port` or `[v6]:port` → parts.
+    public static func splitHostPort(_ text: String) -> (String, Int)? {
+        if text.hasPrefix("["), let close = text.firstIndex(of: "]") {
+            let host = String(text[text.index(after: text.startIndex)..<close])
+            let rest = text[text.index(after: close)...]
+            guard rest.hasPrefix(":"), let port = Int(rest.dropFirst()), (0...65535).contains(port) else { return nil }
+            return (host, port)
+        }
+        guard let colon = text.lastIndex(of: ":") else { return nil }
+        let host = String(text[..<colon])
+        guard !host.isEmpty, !host.contains(":"), let port = Int(text[text.index(after: colon)...]), (0...65535).contains(port) else {
+            return nil
+        }
+        return (host, port)
+    }
+
+    /// Parses `arguments`, runs the worker with `registries`, and returns the process exit code.
+    public static func run(registries: [RegistryFactory], arguments: [String] = Array(CommandLine.arguments.dropFirst())) async -> Int32 {
+        if arguments.contains("-h") || arguments.contains("--help") {
+            print("OVERVIEW: A FlowMatrix worker hosting: \(registries.map(\.name).sorted().joined(separator: ", "))\n\n\(usage)")
+            return 0
+        }
+        let settings: WorkerSettings
+        do {
+            settings = try parse(arguments)
+        } catch {
+            FileHandle.standardError.write(Data("Error: \(error.message)\n\(usage)\n".utf8))
+            return 64
+        }
+        let runtime = WorkerRuntime(settings: settings, registries: registries)
+        let exit = await runtime.run()
+        FileHandle.standardError.write(Data("worker \(settings.name): \(exit) after \(runtime.jobsRun) jobs\n".utf8))
+        switch exit {
+        case .drained, .stopped: return 0
+        case .gaveUp: return 2
+        case .rejected: return 3
+        }
+    }
+}
+
+/// A worker command-line error.
+public struct WorkerUsageError: Error, Sendable {
+    public var message: String
+    public init(_ message: String) { self.message = message }
+}

@@ -1,0 +1,118 @@
+import FlowSpec
+import Foundation
+import Synchronization
+import UVTransport
+import Wire
+
+/// A worker process's runtime: connect, authenticate, advertise registries, pull jobs with credits, run up to
+/// `slots` jobs at once (a fresh registry each), stream STEP and RESULT, honour CANCEL and DRAIN, and reconnect
+/// with back-off when the coordinator goes away.
+public final class WorkerRuntime: Sendable {
+    /// Why `run()` returned.
+    public enum Exit: Sendable, Hashable, CustomStringConvertible {
+        /// The coordinator drained this worker and `exitAfterDrain` is set.
+        case drained
+        /// The coordinator refused the worker (wrong token, unsupported version).
+        case rejected(String)
+        /// No coordinator answered within `giveUpAfter`.
+        case gaveUp(String)
+        /// `stop()` was called.
+        case stopped
+
+        public var description: String {
+            switch self {
+            case .drained: "drained by the coordinator"
+            case .rejected(let why): "rejected by the coordinator: \(why)"
+            case .gaveUp(let why): "gave up reconnecting: \(why)"
+            case .stopped: "stopped"
+            }
+        }
+    }
+
+    public let settings: WorkerSettings
+    private let executor: JobExecutor
+    private let registryNames: [String]
+    private let state = Mutex(State())
+
+    private struct State {
+        var stopped = false
+        var client: AsyncFramedClient?
+        var jobsRun = 0
+    }
+
+    public init(settings: WorkerSettings, registries: [RegistryFactory]) {
+        self.settings = settings
+        executor = JobExecutor(factories: registries)
+        registryNames = registries.map(\.name).sorted()
+    }
+
+    /// Jobs this worker has finished since it started.
+    public var jobsRun: Int { state.withLock { $0.jobsRun } }
+
+    /// Stops the worker: closes the connection; `run()` returns `.stopped`.
+    public func stop() {
+        let client = state.withLock { s -> AsyncFramedClient? in
+            s.stopped = true
+            return s.client
+        }
+        if let client { Task { await client.close(graceful: false) } }
+    }
+
+    /// Connects and serves coordinators until drained, rejected, stopped, or out of reconnect time.
+    public func run() async -> Exit {
+        var backoff = settings.initialBackoff
+        var unreachableSince = ContinuousClock.now
+        while true {
+            if state.withLock({ $0.stopped }) { return .stopped }
+            let handshake = ClientHandshakeSettings(token: settings.token, name: settings.name, slots: UInt32(settings.slots),
+                                                    registries: registryNames, labels: settings.labels)
+            let client: AsyncFramedClient
+            do {
+                client = try await AsyncFramedClient.connect(host: settings.host, port: settings.port, handshake: handshake)
+            } catch let error as ConnectionClosedError {
+                if case .protocolError(let wire) = error.reason,
+                   wire.code == .authenticationFailed || wire.code == .unsupportedVersion {
+                    return .rejected(wire.message)
+                }
+                if let limit = settings.giveUpAfter, ContinuousClock.now - unreachableSince > limit {
+                    return .gaveUp("\(error)")
+                }
+                try? await Task.sleep(for: jittered(backoff))
+                backoff = min(backoff * 2, settings.maximumBackoff)
+                continue
+            } catch {
+                if let limit = settings.giveUpAfter, ContinuousClock.now - unreachableSince > limit {
+                    return .gaveUp("\(error)")
+                }
+                try? await Task.sleep(for: jittered(backoff))
+                backoff = min(backoff * 2, settings.maximumBackoff)
+                continue
+            }
+            backoff = settings.initialBackoff
+            state.withLock { $0.client = client }
+            let drained = await serve(client)
+            state.withLock { $0.client = nil }
+            unreachableSince = ContinuousClock.now
+            if drained && settings.exitAfterDrain { return .drained }
+        }
+    }
+
+    /// A back-off delay (a deliberate pause between reconnect attempts, not a wait for a condition).
+    private func jittered(_ d: Duration) -> Duration {
+        d * Double.random(in: 0.5...1.0)
+    }
+
+    /// Serves one connection until it closes. - Returns: true when the coordinator drained this worker.
+    private func serve(_ client: AsyncFramedClient) async -> Bool {
+        let session = WorkerSession(client: client, executor: executor, slots: settings.slots,
+                                    prefetch: settings.slots * settings.prefetchPerSlot)
+        session.start()
+        for await batch in client.inbound {
+            if session.onFrames(batch) { break }
+        }
+        let drained = await session.finish()
+        state.withLock { $0.jobsRun += session.jobsFinished }
+        await client.close(graceful: true)
+        return drained
+    }
+}

@@ -1,0 +1,161 @@
+import Foundation
+import Journal
+import Testing
+
+/// Real processes on loopback: `flowmatrix run`, `serve` and `worker`, killed and resumed.
+@Suite("Distributed runs end to end", .serialized, .timeLimit(.minutes(3)))
+struct DistributedRunTests {
+    @Test("a matrix runs to completion through 'flowmatrix run'; every job has exactly one final outcome")
+    func embeddedRun() async throws {
+        let ws = try E2EWorkspace()
+        defer { ws.cleanUp() }
+        try ws.scenario("passes", ["pass", "pass", "pass"])
+        try ws.scenario("fails", ["pass", "fail"])
+        try ws.scenario("flaky", ["flaky"])
+        let matrix = try ws.matrix(locales: ["en", "de", "ar"], retries: 1)
+        let (status, output) = try await ws.run(["run", matrix, "--workers", "2"], label: "run")
+        #expect(status == 1, "failures exit 1: \(output)")
+        let runID = try #require(try ws.latestRunID())
+        let reader = try JournalReader(path: ws.journalPath)
+        let rows = try reader.jobs(run: runID)
+        #expect(rows.count == 9)
+        #expect(rows.allSatisfy { $0.state == .done })
+        let byScenario = Dictionary(grouping: rows, by: \.job.scenarioID).mapValues { Set($0.compactMap { $0.result?.outcome }) }
+        #expect(byScenario == ["passes": [.passed], "fails": [.failed], "flaky": [.flaky]])
+        #expect(try reader.run(runID)?.status == .completed)
+        #expect(output.contains("3 passed, 3 failed, 3 flaky"))
+    }
+
+    @Test("kill -9 of a worker mid-run: every job still completes once, on the other worker")
+    func workerKilled() async throws {
+        let ws = try E2EWorkspace()
+        defer { ws.cleanUp() }
+        for i in 0..<6 { try ws.scenario("slow-\(i)", ["busy:150", "pass"]) }
+        let matrix = try ws.matrix(locales: ["en", "de"])
+        let port = freePort()
+        let token = "e2e-token-0123456789abcdef"
+        try Data(token.utf8).write(to: ws.root.appendingPathComponent("token"))
+        let serve = try ws.start(["serve", matrix, "--listen", "127.0.0.1:\(port)", "--token-file", "token"], label: "serve")
+        let victim = try ws.start(["worker", "--connect", "127.0.0.1:\(port)", "--token-file", "token", "--slots", "2",
+                                   "--name", "victim"], label: "victim")
+        try await waitUntil("the first jobs finish", timeout: .seconds(60)) { ws.finishedJobs() >= 2 }
+        ws.kill9(victim)
+        let survivor = try ws.start(["worker", "--connect", "127.0.0.1:\(port)", "--token-file", "token", "--slots", "2",
+                                     "--name", "survivor", "--exit-after-drain"], label: "survivor")
+        try await ws.waitForExit(serve, timeout: .seconds(90))
+        #expect(serve.terminationStatus == 0, "\(ws.output("serve"))")
+        let runID = try #require(try ws.latestRunID())
+        let outcomes = try ws.outcomes(run: runID)
+        #expect(outcomes.count == 12)
+        #expect(outcomes.values.allSatisfy { $0 == .passed })
+        let reader = try JournalReader(path: ws.journalPath)
+        var lost = 0
+        for jobID in outcomes.keys {
+            let attempts = try reader.attempts(run: runID, job: jobID)
+            #expect(attempts.filter { $0.result?.outcome == .passed && $0.result?.superseded == false }.count == 1)
+            lost += attempts.filter { $0.worker == "victim" && $0.result?.outcome == .cancelled }.count
+        }
+        #expect(lost >= 1, "the victim had jobs in flight when it was killed")
+        try await ws.waitForExit(survivor, timeout: .seconds(30))
+    }
+
+    @Test("kill -9 of the coordinator mid-run, then resume: outcomes match an uninterrupted run")
+    func coordinatorKilledAndResumed() async throws {
+        let ws = try E2EWorkspace()
+        defer { ws.cleanUp() }
+        for i in 0..<4 { try ws.scenario("slow-\(i)", ["busy:200", "pass"]) }
+        try ws.scenario("fails", ["busy:100", "fail"])
+        let matrix = try ws.matrix(locales: ["en", "de"])
+        // The reference: the same matrix, uninterrupted, in its own store.
+        let (refStatus, _) = try await ws.run(["run", matrix, "--workers", "2", "--store", "reference"], label: "reference")
+        #expect(refStatus == 1)
+        let refReader = try JournalReader(path: ws.root.appendingPathComponent("reference/journal.sqlite").path)
+        let refRun = try #require(try refReader.latestRunID())
+        var reference: [String: JobOutcome] = [:]
+        for row in try refReader.jobs(run: refRun) { reference[row.job.jobID] = row.result?.outcome }
+
+        let port = freePort()
+        try Data("resume-token-0123456789".utf8).write(to: ws.root.appendingPathComponent("token"))
+        let serve = try ws.start(["serve", matrix, "--listen", "127.0.0.1:\(port)", "--token-file", "token"], label: "serve1")
+        let worker = try ws.start(["worker", "--connect", "127.0.0.1:\(port)", "--token-file", "token", "--slots", "1"],
+                                  label: "worker")
+        try await waitUntil("some jobs finish", timeout: .seconds(60)) { ws.finishedJobs() >= 2 }
+        ws.kill9(serve)
+        let runID = try #require(try ws.latestRunID())
+        let before = try ws.outcomes(run: runID)
+        #expect(before.count < 10, "the coordinator was killed mid-run")
+        // The worker stays up and reconnects on its own to the resumed coordinator on the same address.
+        let resumed = try ws.start(["serve", "--resume", runID, "--listen", "127.0.0.1:\(port)", "--token-file", "token"],
+                                   label: "serve2")
+        try await ws.waitForExit(resumed, timeout: .seconds(90))
+        #expect(resumed.terminationStatus == 1, "\(ws.output("serve2"))")
+        let after = try ws.outcomes(run: runID)
+        #expect(after == reference)
+        for (job, outcome) in before { #expect(after[job] == outcome, "a job final before the crash stayed final") }
+        #expect(worker.isRunning, "a fleet worker outlives its coordinators")
+    }
+
+    @Test("a worker with the wrong token is rejected and exits 3")
+    func wrongToken() async throws {
+        let ws = try E2EWorkspace()
+        defer { ws.cleanUp() }
+        try ws.scenario("one", ["pass"])
+        let matrix = try ws.matrix()
+        let port = freePort()
+        try Data("the-right-token-0123456789".utf8).write(to: ws.root.appendingPathComponent("token"))
+        try Data("a-wrong-token-0123456789".utf8).write(to: ws.root.appendingPathComponent("wrong"))
+        _ = try ws.start(["serve", matrix, "--listen", "127.0.0.1:\(port)", "--token-file", "token"], label: "serve")
+        try await waitUntil("the coordinator listens", timeout: .seconds(30)) { ws.output("serve").contains("job(s)") }
+        let (status, output) = try await ws.run(["worker", "--connect", "127.0.0.1:\(port)", "--token-file", "wrong"],
+                                                label: "intruder", timeout: .seconds(30))
+        #expect(status == 3)
+        #expect(output.contains("token"))
+    }
+
+    @Test("a worker lacking the registry never receives its jobs")
+    func registryMismatch() async throws {
+        let ws = try E2EWorkspace()
+        defer { ws.cleanUp() }
+        try ws.scenario("one", ["pass"])
+        let matrix = try ws.matrix(registry: "noop")
+        let port = freePort()
+        try Data("registry-token-0123456789".utf8).write(to: ws.root.appendingPathComponent("token"))
+        let serve = try ws.start(["serve", matrix, "--listen", "127.0.0.1:\(port)", "--token-file", "token"], label: "serve")
+        let wrong = try ws.start(["worker", "--connect", "127.0.0.1:\(port)", "--token-file", "token", "--registry", "test",
+                                  "--name", "test-only"], label: "wrong")
+        try await waitUntil("the test-only worker connected", timeout: .seconds(30)) { ws.output("serve").contains("job(s)") }
+        let right = try ws.start(["worker", "--connect", "127.0.0.1:\(port)", "--token-file", "token", "--registry", "noop",
+                                  "--name", "noop-only", "--exit-after-drain"], label: "right")
+        try await ws.waitForExit(serve, timeout: .seconds(60))
+        #expect(serve.terminationStatus == 0)
+        let runID = try #require(try ws.latestRunID())
+        let reader = try JournalReader(path: ws.journalPath)
+        for row in try reader.jobs(run: runID) {
+            #expect(try reader.attempts(run: runID, job: row.job.jobID).allSatisfy { $0.worker == "noop-only" })
+        }
+        try await ws.waitForExit(right, timeout: .seconds(30))
+        #expect(wrong.isRunning)
+    }
+
+    @Test("a hanging job times out; a crashing job is retried, then quarantined")
+    func hangAndCrash() async throws {
+        let ws = try E2EWorkspace()
+        defer { ws.cleanUp() }
+        try ws.scenario("hangs", ["pass", "hang"])
+        try ws.scenario("crashes", ["crash"])
+        try ws.scenario("fine", ["pass"])
+        let matrix = try ws.matrix(locales: ["en"], retries: 1, timeout: 1)
+        let (status, output) = try await ws.run(["run", matrix, "--workers", "2"], label: "run")
+        #expect(status == 1, "\(output)")
+        let runID = try #require(try ws.latestRunID())
+        let reader = try JournalReader(path: ws.journalPath)
+        let rows = Dictionary(uniqueKeysWithValues: try reader.jobs(run: runID).map { ($0.job.scenarioID, $0) })
+        #expect(rows["hangs"]?.result?.outcome == .timedOut)
+        #expect(rows["hangs"]?.result?.failureStep == 1)
+        #expect(rows["fine"]?.result?.outcome == .passed)
+        let crash = try #require(rows["crashes"]?.result)
+        #expect(crash.outcome == .quarantined)
+        #expect(crash.failureMessage?.contains("workers in a row") == true)
+        #expect(crash.attempts >= 3)
+    }
+}

@@ -1,0 +1,145 @@
+import Foundation
+import Journal
+import Synchronization
+import Testing
+
+/// A scratch folder with a corpus and matrices, and the `flowmatrix` processes a test starts in it.
+/// Every process is killed and the folder removed when the test ends (`cleanUp`).
+final class E2EWorkspace: Sendable {
+    let root: URL
+    private let processes = Mutex<[Process]>([])
+
+    init() throws {
+        root = FileManager.default.temporaryDirectory.appendingPathComponent("fm-e2e-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: root.appendingPathComponent("corpus"), withIntermediateDirectories: true)
+    }
+
+    /// The `flowmatrix` binary built beside the test bundle.
+    static var binary: URL {
+        let besideTests = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("flowmatrix")
+        if FileManager.default.isExecutableFile(atPath: besideTests.path) { return besideTests }
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        return root.appendingPathComponent(".build/debug/flowmatrix")
+    }
+
+    /// Writes a scenario whose steps tap the given test-registry targets (`pass`, `fail`, `busy:300`, …).
+    func scenario(_ id: String, _ steps: [String], tags: [String] = ["e2e"]) throws {
+        let stepJSON = steps.map { s -> String in
+            let parts = s.split(separator: ":", maxSplits: 1)
+            let arg = parts.count > 1 ? ", \"arg\": \"\(parts[1])\"" : ""
+            return "{\"verb\": \"tap\", \"target\": \"\(parts[0])\"\(arg)}"
+        }.joined(separator: ", ")
+        let text = "{\"id\": \"\(id)\", \"title\": \"\(id)\", \"tags\": \(tags), \"steps\": [\(stepJSON)]}"
+        try Data(text.utf8).write(to: root.appendingPathComponent("corpus/\(id).json"))
+    }
+
+    /// Writes a matrix over the corpus with the test registry.
+    func matrix(_ name: String = "m.json", locales: [String] = ["en", "de"], retries: Int = 0, timeout: Int = 30,
+                registry: String = "test") throws -> String {
+        let text = """
+            {"name": "e2e", "corpus": "corpus", "registry": "\(registry)",
+             "policy": {"retries": \(retries), "timeout": \(timeout), "seed": 7},
+             "axes": {"locale": \(locales), "orientation": ["portrait"]}}
+            """
+        try Data(text.utf8).write(to: root.appendingPathComponent(name))
+        return root.appendingPathComponent(name).path
+    }
+
+    var journalPath: String { root.appendingPathComponent(".flowmatrix/journal.sqlite").path }
+
+    /// Starts `flowmatrix args…` in the workspace; output goes to files named after `label`.
+    @discardableResult
+    func start(_ args: [String], label: String, environment: [String: String] = [:]) throws -> Process {
+        let p = Process()
+        p.executableURL = Self.binary
+        p.arguments = args
+        p.currentDirectoryURL = root
+        var env = ProcessInfo.processInfo.environment
+        for (k, v) in environment { env[k] = v }
+        p.environment = env
+        FileManager.default.createFile(atPath: root.appendingPathComponent("\(label).out").path, contents: nil)
+        FileManager.default.createFile(atPath: root.appendingPathComponent("\(label).err").path, contents: nil)
+        p.standardOutput = try FileHandle(forWritingTo: root.appendingPathComponent("\(label).out"))
+        p.standardError = try FileHandle(forWritingTo: root.appendingPathComponent("\(label).err"))
+        p.standardInput = FileHandle.nullDevice
+        try p.run()
+        processes.withLock { $0.append(p) }
+        return p
+    }
+
+    func output(_ label: String) -> String {
+        let out = (try? String(contentsOf: root.appendingPathComponent("\(label).out"), encoding: .utf8)) ?? ""
+        let err = (try? String(contentsOf: root.appendingPathComponent("\(label).err"), encoding: .utf8)) ?? ""
+        return out + err
+    }
+
+    /// Runs `flowmatrix args…` to completion (bounded by `timeout`) and returns its exit status and output.
+    func run(_ args: [String], label: String, timeout: Duration = .seconds(120)) async throws -> (Int32, String) {
+        let p = try start(args, label: label)
+        try await waitForExit(p, timeout: timeout)
+        return (p.terminationStatus, output(label))
+    }
+
+    func waitForExit(_ p: Process, timeout: Duration) async throws {
+        try await waitUntil("process \(p.processIdentifier) exits", timeout: timeout) { !p.isRunning }
+    }
+
+    func kill9(_ p: Process) {
+        kill(p.processIdentifier, SIGKILL)
+        p.waitUntilExit()
+    }
+
+    /// Kills every process the test started and removes the folder.
+    func cleanUp() {
+        for p in processes.withLock({ $0 }) where p.isRunning {
+            kill(p.processIdentifier, SIGKILL)
+            p.waitUntilExit()
+        }
+        try? FileManager.default.removeItem(at: root)
+    }
+
+    /// Final outcomes per job id of a run, read from the journal.
+    func outcomes(run runID: String) throws -> [String: JobOutcome] {
+        let reader = try JournalReader(path: journalPath)
+        var out: [String: JobOutcome] = [:]
+        for row in try reader.jobs(run: runID) { if let o = row.result?.outcome { out[row.job.jobID] = o } }
+        return out
+    }
+
+    func latestRunID() throws -> String? {
+        guard FileManager.default.fileExists(atPath: journalPath) else { return nil }
+        return try JournalReader(path: journalPath).latestRunID()
+    }
+
+    /// Jobs of the latest run that reached a final outcome (0 before the run is journaled).
+    func finishedJobs() -> Int {
+        guard let id = try? latestRunID(), let o = try? outcomes(run: id) else { return 0 }
+        return o.count
+    }
+}
+
+/// Waits for `condition` to hold, checking it every 20 ms, failing after `timeout`.
+func waitUntil(_ what: String, timeout: Duration, _ condition: () async throws -> Bool) async throws {
+    let deadline = ContinuousClock.now + timeout
+    while try await !condition() {
+        guard ContinuousClock.now < deadline else {
+            Issue.record("timed out after \(timeout) waiting until \(what)")
+            throw CancellationError()
+        }
+        try await Task.sleep(for: .milliseconds(20))
+    }
+}
+
+/// A free TCP port on loopback (bound then released).
+func freePort() -> Int {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    defer { close(fd) }
+    var addr = sockaddr_in()
+    addr.sin_family = sa_family_t(AF_INET)
+    addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+    addr.sin_port = 0
+    var len = socklen_t(MemoryLayout<sockaddr_in>.size)
+    _ = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, len) } }
+    _ = withUnsafeMutablePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) } }
+    return Int(UInt16(bigEndian: addr.sin_port))
+}
