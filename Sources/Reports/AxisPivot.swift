@@ -45,6 +45,18 @@ public struct AxisPivot: Sendable, Hashable, Codable {
     public var axes: [AxisTable]
     /// Groups with at least one failure, best score first.
     public var ranked: [Group]
+    /// Patterns that together explain the failures, found by sequential covering: the best group, then the best
+    /// group of the jobs outside it, and so on (at most 4; each explains at least 2 further failures and fails in at
+    /// least 10 % of the jobs it newly covers). One pattern with score 1 means the failures are exactly that group.
+    public var explanations: [Explanation]
+    /// Failures outside every pattern.
+    public var unexplained: Int
+
+    /// A pattern with the run-wide figures of its group and how many failures it explains beyond earlier patterns.
+    public struct Explanation: Sendable, Hashable, Codable {
+        public var group: Group
+        public var explains: Int
+    }
 
     /// The values of one axis.
     public struct AxisTable: Sendable, Hashable, Codable {
@@ -76,52 +88,94 @@ public struct AxisPivot: Sendable, Hashable, Codable {
     /// The pivot of `jobs`. Pure; pairs combine values of two different axes, and a ``scenarioAxis`` value is also
     /// combined with every pair of the other axes.
     public static func compute(_ jobs: [Input]) -> AxisPivot {
-        struct Tally { var jobs = 0, failures = 0, flaky = 0 }
-        let counted = jobs.filter(\.status.isVerdict)
-        let totalFailures = counted.filter(\.status.isFailure).count
-        let totalFlaky = counted.filter { $0.status == .flaky }.count
-        var singles: [AxisValue: Tally] = [:]
-        var pairs: [[AxisValue]: Tally] = [:]
-        for job in counted {
-            let values = job.axes.sorted { order($0, $1) }
-            func add(_ tally: inout Tally) {
-                tally.jobs += 1
-                if job.status.isFailure { tally.failures += 1 }
-                if job.status == .flaky { tally.flaky += 1 }
-            }
-            for (i, v) in values.enumerated() {
-                add(&singles[v, default: Tally()])
-                for (j, w) in values.enumerated() where j > i && w.axis != v.axis {
-                    add(&pairs[[v, w], default: Tally()])
-                    // Within one scenario, a pair of axis values: "checkout fails only with rtl + landscape".
-                    guard v.axis == scenarioAxis else { continue }
-                    for x in values[(j + 1)...] where x.axis != w.axis && x.axis != v.axis {
-                        add(&pairs[[v, w, x], default: Tally()])
-                    }
-                }
-            }
+        let counted = jobs.filter(\.status.isVerdict).map { job in
+            Counted(keys: groupKeys(job.axes.sorted { order($0, $1) }), failure: job.status.isFailure,
+                    flaky: job.status == .flaky)
         }
-        func group(_ values: [AxisValue], _ t: Tally) -> Group {
-            let union = t.jobs + totalFailures - t.failures
-            return Group(
-                values: values, jobs: t.jobs, failures: t.failures, flaky: t.flaky,
-                rate: t.jobs == 0 ? 0 : Double(t.failures) / Double(t.jobs),
-                coverage: totalFailures == 0 ? 0 : Double(t.failures) / Double(totalFailures),
-                score: union == 0 || t.failures == 0 ? 0 : Double(t.failures) / Double(union)
-            )
+        let totalFailures = counted.filter(\.failure).count
+        let totalFlaky = counted.filter(\.flaky).count
+        let tallies = tally(counted)
+        func group(_ values: [AxisValue]) -> Group {
+            Self.group(values, tallies[values] ?? Tally(), totalFailures: totalFailures)
         }
-        let singleGroups = singles.map { group([$0.key], $0.value) }
         var tables: [String: [Group]] = [:]
-        for g in singleGroups { tables[g.values[0].axis, default: []].append(g) }
+        for key in tallies.keys where key.count == 1 { tables[key[0].axis, default: []].append(group(key)) }
         let axes = tables.map { axis, groups in
             AxisTable(axis: axis, values: groups.sorted { $0.values[0] < $1.values[0] },
                       bestScore: groups.map(\.score).max() ?? 0)
         }.sorted { a, b in a.axis == b.axis ? false : (a.axis == scenarioAxis || (b.axis != scenarioAxis && a.axis < b.axis)) }
-        let ranked = (singleGroups + pairs.map { group($0.key, $0.value) })
-            .filter { $0.failures > 0 }
-            .sorted(by: rankedBefore)
+        let ranked = tallies.filter { $0.value.failures > 0 }.keys.map(group).sorted(by: rankedBefore)
+
+        // Sequential covering: the best group of the jobs not yet explained, then the best of the rest, …
+        var remaining = counted
+        var explanations: [Explanation] = []
+        while explanations.count < maxExplanations {
+            let failures = remaining.filter(\.failure).count
+            guard failures >= 2 else { break }
+            let candidates = tally(remaining).filter { $0.value.failures >= 2 }
+                .map { Self.group($0.key, $0.value, totalFailures: failures) }
+                .filter { $0.rate >= minimumExplanationRate }
+            guard let best = candidates.min(by: rankedBefore) else { break }
+            explanations.append(Explanation(group: group(best.values), explains: best.failures))
+            remaining.removeAll { $0.keys.contains(best.values) }
+        }
         return AxisPivot(totalJobs: counted.count, totalFailures: totalFailures, totalFlaky: totalFlaky, axes: axes,
-                         ranked: ranked)
+                         ranked: ranked, explanations: explanations,
+                         unexplained: totalFailures - explanations.reduce(0) { $0 + $1.explains })
+    }
+
+    /// At most this many patterns in ``explanations``.
+    static let maxExplanations = 4
+    /// A pattern's failure rate among the jobs it still covers must reach this (else it is noise).
+    static let minimumExplanationRate = 0.1
+
+    private struct Tally { var jobs = 0, failures = 0, flaky = 0 }
+
+    private struct Counted {
+        /// Every group the job belongs to.
+        var keys: Set<[AxisValue]>
+        var failure: Bool
+        var flaky: Bool
+    }
+
+    /// The groups of a job with sorted values: each value, each pair of values of two axes, and each scenario value
+    /// with a pair of the other axes.
+    private static func groupKeys(_ values: [AxisValue]) -> Set<[AxisValue]> {
+        var keys = Set<[AxisValue]>()
+        for (i, v) in values.enumerated() {
+            keys.insert([v])
+            for (j, w) in values.enumerated() where j > i && w.axis != v.axis {
+                keys.insert([v, w])
+                // Within one scenario, a pair of axis values: "checkout fails only with rtl + landscape".
+                guard v.axis == scenarioAxis else { continue }
+                for x in values[(j + 1)...] where x.axis != w.axis && x.axis != v.axis {
+                    keys.insert([v, w, x])
+                }
+            }
+        }
+        return keys
+    }
+
+    private static func tally(_ jobs: [Counted]) -> [[AxisValue]: Tally] {
+        var tallies: [[AxisValue]: Tally] = [:]
+        for job in jobs {
+            for key in job.keys {
+                tallies[key, default: Tally()].jobs += 1
+                if job.failure { tallies[key, default: Tally()].failures += 1 }
+                if job.flaky { tallies[key, default: Tally()].flaky += 1 }
+            }
+        }
+        return tallies
+    }
+
+    private static func group(_ values: [AxisValue], _ t: Tally, totalFailures: Int) -> Group {
+        let union = t.jobs + totalFailures - t.failures
+        return Group(
+            values: values, jobs: t.jobs, failures: t.failures, flaky: t.flaky,
+            rate: t.jobs == 0 ? 0 : Double(t.failures) / Double(t.jobs),
+            coverage: totalFailures == 0 ? 0 : Double(t.failures) / Double(totalFailures),
+            score: union == 0 || t.failures == 0 ? 0 : Double(t.failures) / Double(union)
+        )
     }
 
     /// Scenario pseudo-axis first, then by axis name.
@@ -146,19 +200,19 @@ public struct AxisPivot: Sendable, Hashable, Codable {
         guard totalFailures > 0 else {
             return totalJobs == 0 ? "No job reached a verdict." : "No failures in \(totalJobs) jobs."
         }
-        guard let top = ranked.first else { return "\(totalFailures) failures." }
-        let share = "\(top.failures) of \(totalFailures) failure\(totalFailures == 1 ? "" : "s")"
-        let inGroup = "\(top.failures) of \(top.jobs) such job\(top.jobs == 1 ? "" : "s") fail"
-        if top.score == 1 {
-            return "Fails only with \(top.label): \(share), and every such job fails."
+        let failures = "\(totalFailures) failure\(totalFailures == 1 ? "" : "s")"
+        if explanations.count == 1, let only = explanations.first?.group, only.score == 1 {
+            return "Fails only with \(only.label): all \(failures), and every such job fails."
         }
-        if top.rate == 1 {
-            return "Every job with \(top.label) fails (\(top.failures) of \(top.jobs)): \(share)."
+        guard !explanations.isEmpty else {
+            return totalFailures == 1
+                ? "1 failure in \(totalJobs) jobs." : "\(failures) with no axis value in common beyond single jobs."
         }
-        if top.coverage == 1 {
-            return "Every failure has \(top.label) (\(inGroup), \(Self.percent(top.rate)))."
+        let patterns = explanations.map { e in
+            "\(e.group.label) (\(e.group.failures) of \(e.group.jobs) job\(e.group.jobs == 1 ? "" : "s") fail)"
         }
-        return "Failures follow \(top.label) most closely: \(share); \(inGroup) (\(Self.percent(top.rate)))."
+        let rest = unexplained == 0 ? "" : "; \(unexplained) other failure\(unexplained == 1 ? "" : "s")"
+        return "\(failures) follow " + patterns.joined(separator: "; ") + rest + "."
     }
 
     static func percent(_ rate: Double) -> String {

@@ -154,6 +154,20 @@ struct HTMLReport {
     private func pivotSection() -> String {
         var out = "<section class=\"block\" id=\"pivot\">\n<h2>Failures by axis</h2>\n"
         out += "<p class=\"headline\(pivot.totalFailures == 0 ? " ok" : "")\">\(h(pivot.headline))</p>\n"
+        if !pivot.explanations.isEmpty {
+            out += "<h3>Patterns</h3>\n<p class=\"muted\">Each pattern is the group that best matches the failures not"
+                + " explained by the patterns before it.</p>\n<table class=\"grid\" id=\"patterns\"><tr><th>#</th><th>pattern</th>"
+                + "<th>failing/jobs</th><th>failure rate</th><th></th><th>explains</th></tr>\n"
+            for (i, e) in pivot.explanations.enumerated() {
+                out += "<tr data-pattern=\"\(h(e.group.label))\"><td>\(i + 1)</td><td class=\"mono\">\(h(e.group.label))</td>"
+                    + rateCell(e.group) + "<td>\(e.explains) failure\(e.explains == 1 ? "" : "s")</td></tr>\n"
+            }
+            if pivot.unexplained > 0 {
+                out += "<tr><td></td><td class=\"muted\" colspan=\"4\">elsewhere</td><td>\(pivot.unexplained) failure"
+                    + "\(pivot.unexplained == 1 ? "" : "s")</td></tr>\n"
+            }
+            out += "</table>\n"
+        }
         if pivot.totalFailures > 0 {
             out += "<h3>What explains the failures</h3>\n<p class=\"muted\">Axis values and pairs of values, ranked by how"
                 + " closely the failing jobs match them (1 = the failures are exactly these jobs). Failures are failed or"

@@ -83,8 +83,9 @@ public struct SummaryDocument: Sendable, Hashable, Codable {
     /// Jobs per status (every status present).
     public var counts: [String: Int]
     public var total: Int
-    /// The pivot's sentence and its best groups (at most 10).
+    /// The pivot's sentence, the patterns that explain the failures, and the best groups (at most 10).
     public var headline: String
+    public var patterns: [AxisPivot.Explanation]
     public var topGroups: [AxisPivot.Group]
     public var jobs: [Job]
     public var baseline: Baseline?
@@ -103,6 +104,7 @@ public struct SummaryDocument: Sendable, Hashable, Codable {
         counts = Dictionary(uniqueKeysWithValues: report.counts.map { ($0.key.rawValue, $0.value) })
         total = report.jobs.count
         headline = pivot.headline
+        patterns = pivot.explanations
         topGroups = Array(pivot.ranked.prefix(10))
         jobs = report.jobs.map { job in
             Job(

@@ -51,7 +51,7 @@ struct AxisPivotTests {
         let pivot = AxisPivot.compute(jobs)
         #expect(pivot.ranked.first?.label == "locale=ar")
         #expect(pivot.ranked.first?.score == 1)
-        #expect(pivot.headline == "Fails only with locale=ar: 4 of 4 failures, and every such job fails.")
+        #expect(pivot.headline == "Fails only with locale=ar: all 4 failures, and every such job fails.")
     }
 
     @Test("within a scenario, a pair of values is a group: 'checkout fails only with rtl + landscape'")
@@ -69,6 +69,26 @@ struct AxisPivotTests {
         #expect(pivot.ranked.first?.score == 1)
         #expect(pivot.axes.first?.axis == "scenario")
         #expect(pivot.headline.hasPrefix("Fails only with scenario=checkout + direction=rtl + orientation=landscape"))
+    }
+
+    @Test("two independent causes are two patterns, found one after the other")
+    func twoPatterns() {
+        var jobs: [AxisPivot.Input] = []
+        for scenario in ["cart", "item", "settings"] {
+            for job in rtlLandscape {
+                let values = Dictionary(uniqueKeysWithValues: job.axes.map { ($0.axis, $0.value) })
+                let fails = (scenario == "cart" && values["locale"] == "ar")
+                    || (scenario == "item" && values["orientation"] == "landscape" && values["locale"] != "en")
+                jobs.append(input(values.merging(["scenario": scenario]) { $1 }, fails ? .failed : .passed))
+            }
+        }
+        let pivot = AxisPivot.compute(jobs)
+        #expect(pivot.totalFailures == 8)
+        #expect(pivot.explanations.map(\.group.label) == ["scenario=cart + locale=ar", "scenario=item + orientation=landscape"])
+        #expect(pivot.explanations.map(\.explains) == [4, 4])
+        #expect(pivot.unexplained == 0)
+        #expect(pivot.headline == "8 failures follow scenario=cart + locale=ar (4 of 4 jobs fail); "
+            + "scenario=item + orientation=landscape (4 of 6 jobs fail).")
     }
 
     @Test("flaky, quarantined and not-run jobs are not failures; without failures the headline says so")
@@ -93,7 +113,9 @@ struct AxisPivotTests {
         ]
         let pivot = AxisPivot.compute(jobs)
         #expect(pivot.ranked.map(\.label) == ["locale=ar", "locale=en"])
-        #expect(pivot.headline == "Failures follow locale=ar most closely: 2 of 3 failures; 2 of 3 such jobs fail (66.7%).")
+        #expect(pivot.headline == "3 failures follow locale=ar (2 of 3 jobs fail); 1 other failure.")
+        #expect(pivot.explanations.map(\.explains) == [2])
+        #expect(pivot.unexplained == 1)
     }
 }
 

@@ -62,7 +62,7 @@ struct HTMLReportTests {
     func pivot() throws {
         let written = try WrittenReport()
         #expect(written.html.contains(
-            "Every job with scenario=checkout + direction=rtl + orientation=landscape fails (3 of 3): 3 of 4 failures."))
+            "4 failures follow scenario=checkout + direction=rtl + orientation=landscape (3 of 3 jobs fail); 1 other failure."))
         #expect(written.html.contains("<tr data-group=\"scenario=checkout + direction=rtl + orientation=landscape\">"))
         #expect(written.html.contains("data-axis=\"direction\""))
         #expect(written.html.contains("data-axis=\"locale\""))

@@ -18,7 +18,8 @@ struct SummaryDocumentTests {
         #expect(summary.run.axes == ["direction", "locale", "orientation"])
         #expect(summary.run.durationSeconds.map { $0 > 0 } == true)
         #expect(summary.run.settings == .object(["retries": .number(1), "workers": .number(2)]))
-        #expect(summary.headline.hasPrefix("Every job with scenario=checkout + direction=rtl + orientation=landscape fails"))
+        #expect(summary.headline.hasPrefix("4 failures follow scenario=checkout + direction=rtl + orientation=landscape"))
+        #expect(summary.patterns.map(\.group.label) == ["scenario=checkout + direction=rtl + orientation=landscape"])
         #expect(summary.jobs.count == 36)
 
         let failedID = try written.job("checkout", "ar", "rtl", "landscape").jobID
