@@ -45,9 +45,10 @@ public struct AxisPivot: Sendable, Hashable, Codable {
     public var axes: [AxisTable]
     /// Groups with at least one failure, best score first.
     public var ranked: [Group]
-    /// Patterns that together explain the failures, found by sequential covering: the best group, then the best
-    /// group of the jobs outside it, and so on (at most 4; each explains at least 2 further failures and fails in at
-    /// least 10 % of the jobs it newly covers). One pattern with score 1 means the failures are exactly that group.
+    /// Patterns that together explain the failures, found by sequential covering: the group with the most failures
+    /// beyond what its size predicts (weighted relative accuracy), then the same among the jobs outside it, and so on
+    /// (at most 4; each explains at least 2 further failures and fails in at least 10 % of the jobs it newly covers).
+    /// One pattern with score 1 means the failures are exactly that group.
     public var explanations: [Explanation]
     /// Failures outside every pattern.
     public var unexplained: Int
@@ -106,16 +107,23 @@ public struct AxisPivot: Sendable, Hashable, Codable {
         }.sorted { a, b in a.axis == b.axis ? false : (a.axis == scenarioAxis || (b.axis != scenarioAxis && a.axis < b.axis)) }
         let ranked = tallies.filter { $0.value.failures > 0 }.keys.map(group).sorted(by: rankedBefore)
 
-        // Sequential covering: the best group of the jobs not yet explained, then the best of the rest, …
+        // Sequential covering: the best group of the jobs not yet explained, then the best of the rest, … "Best" is
+        // weighted relative accuracy, `failures − jobs × (failures left / jobs left)`: the failures a group holds
+        // beyond what its size predicts. It prefers a group that explains many failures precisely over a tiny
+        // exact one and over a broad one that merely contains them.
         var remaining = counted
         var explanations: [Explanation] = []
         while explanations.count < maxExplanations {
             let failures = remaining.filter(\.failure).count
             guard failures >= 2 else { break }
+            let base = Double(failures) / Double(remaining.count)
             let candidates = tally(remaining).filter { $0.value.failures >= 2 }
-                .map { Self.group($0.key, $0.value, totalFailures: failures) }
-                .filter { $0.rate >= minimumExplanationRate }
-            guard let best = candidates.min(by: rankedBefore) else { break }
+                .map { (gain: Double($0.value.failures) - Double($0.value.jobs) * base,
+                        group: Self.group($0.key, $0.value, totalFailures: failures)) }
+                .filter { $0.group.rate >= minimumExplanationRate }
+            guard let best = candidates.min(by: { a, b in
+                a.gain != b.gain ? a.gain > b.gain : rankedBefore(a.group, b.group)
+            })?.group else { break }
             explanations.append(Explanation(group: group(best.values), explains: best.failures))
             remaining.removeAll { $0.keys.contains(best.values) }
         }
