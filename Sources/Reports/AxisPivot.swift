@@ -105,7 +105,17 @@ public struct AxisPivot: Sendable, Hashable, Codable {
             AxisTable(axis: axis, values: groups.sorted { $0.values[0] < $1.values[0] },
                       bestScore: groups.map(\.score).max() ?? 0)
         }.sorted { a, b in a.axis == b.axis ? false : (a.axis == scenarioAxis || (b.axis != scenarioAxis && a.axis < b.axis)) }
-        let ranked = tallies.filter { $0.value.failures > 0 }.keys.map(group).sorted(by: rankedBefore)
+        // A value that does not narrow its group (every job of the smaller group has it) adds nothing: leave the
+        // larger group out ("checkout + orientation=portrait" when every checkout job is portrait).
+        func redundant(_ key: [AxisValue]) -> Bool {
+            guard key.count > 1, let jobs = tallies[key]?.jobs else { return false }
+            return key.indices.contains { i in
+                var smaller = key
+                smaller.remove(at: i)
+                return tallies[smaller]?.jobs == jobs
+            }
+        }
+        let ranked = tallies.filter { $0.value.failures > 0 && !redundant($0.key) }.keys.map(group).sorted(by: rankedBefore)
 
         // Sequential covering: the best group of the jobs not yet explained, then the best of the rest, … "Best" is
         // weighted relative accuracy, `failures − jobs × (failures left / jobs left)`: the failures a group holds

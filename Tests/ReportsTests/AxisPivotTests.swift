@@ -157,3 +157,17 @@ struct AxisValueTests {
         #expect(values == ["a", "w1", "w2", "w02x", "w10"])
     }
 }
+
+@Suite("Axis pivot redundancy")
+struct AxisPivotRedundancyTests {
+    @Test("a value that does not narrow a group (a constant axis) makes no extra group")
+    func constantAxis() {
+        let jobs = ["en", "ar", "de", "he"].map { locale in
+            AxisPivot.Input(axes: [AxisValue(axis: "locale", value: locale), AxisValue(axis: "orientation", value: "portrait")],
+                            status: locale == "ar" || locale == "he" ? .failed : .passed)
+        }
+        let pivot = AxisPivot.compute(jobs)
+        #expect(!pivot.ranked.contains { $0.label.contains("+") })
+        #expect(pivot.ranked.map(\.label) == ["locale=ar", "locale=he", "orientation=portrait"])
+    }
+}
