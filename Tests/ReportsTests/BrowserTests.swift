@@ -67,4 +67,36 @@ struct BrowserTests {
         #expect(occurrences("data-loaded=\"false\"", in: dom) == 1)
         #expect(occurrences("data-loaded=\"true\"", in: dom) == 7)
     }
+
+    @Test("a mouse click on a failed cell opens its job panel with the wireframes loaded (DevTools protocol)")
+    func clickFailedCell() throws {
+        let chromium = try chromium()
+        let pythonTool = ExternalTool.ensure("python3", package: "python3")
+        let python = try #require(pythonTool.path, "\(pythonTool.reason)")
+        let written = try WrittenReport()
+        let failed = try written.job("checkout", "ar", "rtl", "landscape")
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/click_cell.py")
+        let profile = FileManager.default.temporaryDirectory.appendingPathComponent("flowmatrix-chromium-\(UUID().uuidString)")
+        defer { ExternalTool.removeTree(profile) }
+        let result = ExternalTool.run(python, [script.path, chromium, written.files.html.absoluteString,
+                                               "a.cell[data-job=\"\(failed.jobID)\"]", profile.path], timeout: 90)
+        #expect(!result.timedOut)
+        #expect(result.status == 0, "\(result.stderr)")
+        struct State: Decodable {
+            struct Image: Decodable { var loaded: String?; var width: Int }
+            var hash: String, openPanels: Int, panel: String?, openJob: String?, panelVisible: Bool, images: [Image]
+            var failingStep: String?, clicked: String?, openBefore: Int
+        }
+        let state = try JSONDecoder().decode(State.self, from: Data(result.stdout.utf8))
+        #expect(state.openBefore == 0)
+        #expect(state.clicked == failed.jobID)
+        #expect(state.hash == "#job=\(failed.jobID)")
+        #expect(state.openPanels == 1)
+        #expect(state.panel == failed.jobID)
+        #expect(state.openJob == failed.jobID)
+        #expect(state.panelVisible)
+        #expect(state.images.count == 2)
+        #expect(state.images.allSatisfy { $0.loaded == "true" && $0.width == 24 })
+        #expect(state.failingStep?.hasPrefix("step 2 (expect 'Total' visible): expected 'Total' to be visible") == true)
+    }
 }
