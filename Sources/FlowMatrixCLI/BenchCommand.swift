@@ -12,7 +12,9 @@ struct BenchSuite: Sendable {
 enum BenchCommand {
     /// Every suite. Add one by adding it here (one file per suite: `Bench+<Name>.swift`).
     static var suites: [BenchSuite] {
-        []
+        [
+            reportsSuite,
+        ]
     }
 
     static let spec = CommandSpec(

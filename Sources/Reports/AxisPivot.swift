@@ -235,6 +235,6 @@ public struct AxisPivot: Sendable, Hashable, Codable {
 
     static func percent(_ rate: Double) -> String {
         let p = rate * 100
-        return p == p.rounded() ? "\(Int(p))%" : String(format: "%.1f%%", p)
+        return p == p.rounded() ? "\(Int(p))%" : Format.fixed(p, 1) + "%"
     }
 }

@@ -3,6 +3,10 @@
 enum Escape {
     /// Text or a double-quoted attribute value in HTML: `& < > " '` become entities.
     static func html(_ text: String) -> String {
+        // Most strings need nothing: return them as they are.
+        if !text.utf8.contains(where: { $0 == 0x26 || $0 == 0x3C || $0 == 0x3E || $0 == 0x22 || $0 == 0x27 || $0 == 0 }) {
+            return text
+        }
         var out = ""
         out.reserveCapacity(text.utf8.count)
         for scalar in text.unicodeScalars {
@@ -23,6 +27,10 @@ enum Escape {
     /// other than tab, line feed and carriage return; U+FFFE, U+FFFF) become U+FFFD. In attributes, tab, line feed
     /// and carriage return become character references so a parser keeps them.
     static func xml(_ text: String, attribute: Bool = false) -> String {
+        // Most strings need nothing: no markup character, no control character, no U+FFFE/U+FFFF (EF BF BE/BF).
+        if !text.utf8.contains(where: { $0 < 0x20 || $0 == 0x26 || $0 == 0x3C || $0 == 0x3E || $0 == 0x22 || $0 == 0x27 || $0 == 0xEF }) {
+            return text
+        }
         var out = ""
         out.reserveCapacity(text.utf8.count)
         for scalar in text.unicodeScalars {

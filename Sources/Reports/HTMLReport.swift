@@ -289,8 +289,8 @@ struct HTMLReport {
             out += "<tr class=\"step\(failing ? " failing" : "")\" data-step=\"\(step.index)\"><td>\(step.index)</td>"
                 + "<td class=\"mono\">\(h(step.key))</td><td>\(h(step.outcome.rawValue))\(failing ? " ◀" : "")</td>"
                 + "<td>\(h(Format.seconds(step.duration)))</td>"
-                + "<td><div class=\"bar time\"><span class=\"\(failing ? "failing" : "")\" style=\"left:\(String(format: "%.2f", left))%;"
-                + "width:\(String(format: "%.2f", width))%\"></span></div></td><td>"
+                + "<td><div class=\"bar time\"><span class=\"\(failing ? "failing" : "")\" style=\"left:\(Format.fixed(left, 2))%;"
+                + "width:\(Format.fixed(width, 2))%\"></span></div></td><td>"
             if let message = step.message, !message.isEmpty { out += h(message) }
             if let i = step.interruptions, !i.isEmpty {
                 out += "<div class=\"interruptions\">interruptions handled: \(h(i))</div>"
