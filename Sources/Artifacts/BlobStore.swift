@@ -8,6 +8,12 @@ public struct BlobCommit: Sendable, Hashable {
     public var size: Int
     /// False when the store already had this content (the new copy was discarded).
     public var stored: Bool
+
+    public init(sha256: String, size: Int, stored: Bool) {
+        self.sha256 = sha256
+        self.size = size
+        self.stored = stored
+    }
 }
 
 /// What a garbage collection removed.
@@ -20,6 +26,13 @@ public struct GCResult: Sendable, Hashable {
     public var temporariesRemoved: Int
     /// Blobs kept.
     public var kept: Int
+
+    public init(removed: Int, bytesFreed: Int, temporariesRemoved: Int, kept: Int) {
+        self.removed = removed
+        self.bytesFreed = bytesFreed
+        self.temporariesRemoved = temporariesRemoved
+        self.kept = kept
+    }
 }
 
 /// A content-addressed store of gzip blobs: `<root>/blobs/<first 2 hex>/<sha256>.gz`, each a valid `.gz`.

@@ -3,9 +3,9 @@ import Foundation
 import Journal
 import Reports
 
-extension BenchCommand {
-    /// `flowmatrix bench reports`: reading a large run from the journal and writing its reports and a diff.
-    static var reportsSuite: BenchSuite {
+/// `flowmatrix bench reports`: reading a large run from the journal and writing its reports and a diff.
+enum ReportsBench {
+    static var suite: BenchSuite {
         BenchSuite(name: "reports", overview: "Load a large run, pivot it, write report.html / junit.xml / summary.json, diff two runs.") { quick in
             let scenarios = quick ? 10 : 100
             let directory = FileManager.default.temporaryDirectory.appendingPathComponent("flowmatrix-bench-reports-\(UUID().uuidString)")

@@ -13,7 +13,10 @@ enum BenchCommand {
     /// Every suite. Add one by adding it here (one file per suite: `Bench+<Name>.swift`).
     static var suites: [BenchSuite] {
         [
-            reportsSuite,
+            DispatchBench.suite,
+            JournalBench.suite,
+            ArtifactsBench.suite,
+            ReportsBench.suite,
         ]
     }
 

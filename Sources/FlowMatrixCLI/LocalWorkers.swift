@@ -19,7 +19,10 @@ final class LocalWorkers: Sendable {
     private let slots: Int
     private let maximumRestarts: Int
 
-    init(count: Int, slots: Int, port: Int, token: String, maximumRestarts: Int = 200) throws {
+    private let registries: [String]
+
+    init(count: Int, slots: Int, port: Int, token: String, registries: [String] = [], maximumRestarts: Int = 200) throws {
+        self.registries = registries
         executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
         self.port = port
         self.token = token
@@ -34,7 +37,7 @@ final class LocalWorkers: Sendable {
         let process = Process()
         process.executableURL = executable
         process.arguments = ["worker", "--connect", "127.0.0.1:\(port)", "--slots", "\(slots)", "--name", "local-\(index + 1)",
-                             "--exit-after-drain", "--give-up-after", "10"]
+                             "--exit-after-drain", "--give-up-after", "10"] + registries.flatMap { ["--registry", $0] }
         var environment = ProcessInfo.processInfo.environment
         environment["FLOWMATRIX_TOKEN"] = token
         process.environment = environment

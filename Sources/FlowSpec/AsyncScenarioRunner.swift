@@ -30,8 +30,54 @@ public struct AsyncScenarioRunner: Sendable {
 
     /// Runs `scenario`; never throws: the result carries the failure (scenario id and step index).
     public func run(_ scenario: Scenario) async -> ScenarioResult {
-        guard let limit = settings.scenarioTimeout else { return await runSteps(scenario, wallDeadline: nil) }
-        return await runSteps(scenario, wallDeadline: ContinuousClock.now + limit)
+        guard let limit = settings.scenarioTimeout else { return await runSteps(scenario) }
+        // One watchdog for the whole scenario (not one per step): the steps run in a child task that the
+        // watchdog cancels when the limit passes.
+        let deadline = ContinuousClock.now + limit
+        return await withTaskGroup(of: ScenarioResult?.self) { group in
+            group.addTask { await self.runSteps(scenario) }
+            group.addTask {
+                do {
+                    try await Task.sleep(until: deadline, clock: .continuous)
+                    return nil
+                } catch {
+                    return nil
+                }
+            }
+            var result: ScenarioResult?
+            while let next = await group.next() {
+                if let next {
+                    result = next
+                    break
+                }
+                group.cancelAll()
+            }
+            group.cancelAll()
+            guard var result else { return ScenarioResult(scenarioID: scenario.id, outcome: .cancelled, steps: [], duration: .zero) }
+            if case .cancelled = result.outcome, !Task.isCancelled, ContinuousClock.now >= deadline {
+                result = Self.timedOut(result, scenario: scenario,
+                                       message: "the scenario exceeded its timeout of \(limit.secondsText) during this step")
+            }
+            return result
+        }
+    }
+
+    /// Rewrites a result cancelled by a deadline as a timeout of the step that was running (for shells that enforce
+    /// a job's deadline themselves, e.g. one watchdog for many jobs).
+    public static func timedOut(_ result: ScenarioResult, scenario: Scenario, message: String) -> ScenarioResult {
+        var result = result
+        let index = max(0, result.steps.count - 1)
+        if result.steps.isEmpty {
+            let key = scenario.steps.first?.key ?? "-"
+            result.steps.append(StepRecord(index: 0, key: key, outcome: .timedOut, duration: .zero, message: message))
+        } else {
+            result.steps[index].outcome = .timedOut
+            result.steps[index].message = message
+        }
+        let record = result.steps[index]
+        result.outcome = .failed(ScenarioFailure(scenarioID: scenario.id, stepIndex: record.index, stepKey: record.key,
+                                                 outcome: .timedOut, message: message, stepError: nil))
+        return result
     }
 
     /// Runs `scenario` and throws its failure.
@@ -46,7 +92,7 @@ public struct AsyncScenarioRunner: Sendable {
         }
     }
 
-    private func runSteps(_ scenario: Scenario, wallDeadline: ContinuousClock.Instant?) async -> ScenarioResult {
+    private func runSteps(_ scenario: Scenario) async -> ScenarioResult {
         var records: [StepRecord] = []
         var total: Duration = .zero
         let clock = registry.waitClock
@@ -56,12 +102,7 @@ public struct AsyncScenarioRunner: Sendable {
             }
             let recorder = StepRecorder()
             let started = clock.now()
-            var limit = settings.stepTimeout.map { ContinuousClock.now + $0 }
-            var limitIsScenario = false
-            if let wallDeadline, limit.map({ wallDeadline < $0 }) ?? true {
-                limit = wallDeadline
-                limitIsScenario = true
-            }
+            let limit = settings.stepTimeout.map { ContinuousClock.now + $0 }
             let outcome = await StepContext.$current.withValue(recorder) {
                 await StepContext.$stepIndex.withValue(index) {
                     await Self.execute(step, on: registry, wallLimit: limit)
@@ -81,9 +122,7 @@ public struct AsyncScenarioRunner: Sendable {
                 record.message = stepError?.description ?? String(describing: error)
             case .wallTimeout:
                 record.outcome = .timedOut
-                record.message = limitIsScenario
-                    ? "the scenario exceeded its timeout of \(settings.scenarioTimeout?.secondsText ?? "?") during this step"
-                    : "the step exceeded its timeout of \(settings.stepTimeout?.secondsText ?? "?")"
+                record.message = "the step exceeded its timeout of \(settings.stepTimeout?.secondsText ?? "?")"
             case .cancelled:
                 record.outcome = .cancelled
                 record.message = "cancelled"

@@ -104,6 +104,12 @@ public final class JournalReader: Sendable {
             throw JournalError(code: SQLITE_ERROR, message: "not a FlowMatrix journal (no schema yet)", operation: "open \(path)")
         }
         try JournalSchema.checkSupported(version, path: path)
+        if version < JournalSchema.currentVersion {
+            // A journal written by an older build: bring it up to date (the only write a reader makes).
+            try connection.execute("PRAGMA query_only = OFF")
+            try JournalSchema.migrate(connection)
+            try connection.execute("PRAGMA query_only = ON")
+        }
         self.connection = Mutex(connection)
     }
 
@@ -137,7 +143,7 @@ public final class JournalReader: Sendable {
 
     private static let runColumns = """
         r.run_id, r.matrix_name, r.matrix_path, r.seed, r.started_at, r.settings_json, r.status, r.finished_at,
-        (SELECT COUNT(*) FROM jobs j WHERE j.run_id = r.run_id)
+        (SELECT COUNT(*) FROM jobs j WHERE j.run_key = r.run_key)
         """
 
     private func runSummaries(_ connection: SQLiteConnection, _ sql: String, _ values: [SQLValue]) throws -> [RunSummary] {
@@ -156,7 +162,10 @@ public final class JournalReader: Sendable {
         }
         for i in runs.indices {
             let counts = try connection.query(
-                "SELECT outcome, COUNT(*) FROM jobs WHERE run_id = ? AND outcome IS NOT NULL GROUP BY outcome",
+                """
+                SELECT outcome, COUNT(*) FROM jobs WHERE run_key = (SELECT run_key FROM runs WHERE run_id = ?)
+                    AND outcome IS NOT NULL GROUP BY outcome
+                """,
                 [.text(runs[i].info.runID)]
             ) { row in (row.text(0), row.int(1)) }
             for (text, count) in counts {
@@ -195,9 +204,10 @@ public final class JournalReader: Sendable {
         try read { c in
             try c.query(
                 """
-                SELECT job_id, scenario_id, scenario_title, configuration, configuration_json, registry, ordinal, state,
-                    outcome, attempts, duration_s, failure_step, failure_message, finished_at
-                FROM jobs WHERE run_id = ? ORDER BY ordinal
+                SELECT job_id, scenario_id, scenario_title, configuration, configuration_json, registry,
+                    ROW_NUMBER() OVER (ORDER BY job_key) - 1, state, outcome, attempts, duration_s, failure_step,
+                    failure_message, finished_at
+                FROM jobs WHERE run_key = (SELECT run_key FROM runs WHERE run_id = ?) ORDER BY job_key
                 """,
                 [.text(runID)]
             ) { row in
@@ -223,8 +233,10 @@ public final class JournalReader: Sendable {
         try read { c in
             try c.query(
                 """
-                SELECT attempt, worker, started_at, finished_at, outcome, failure_step, message, duration_s, superseded
-                FROM attempts WHERE run_id = ? AND job_id = ? ORDER BY attempt
+                SELECT a.attempt, a.worker, a.started_at, a.finished_at, a.outcome, a.failure_step, a.message,
+                    a.duration_s, a.superseded
+                FROM attempts a JOIN jobs j ON j.job_key = a.job_key JOIN runs r ON r.run_key = j.run_key
+                WHERE r.run_id = ? AND j.job_id = ? ORDER BY a.attempt
                 """,
                 [.text(runID), .text(jobID)]
             ) { row in
@@ -246,8 +258,9 @@ public final class JournalReader: Sendable {
         try read { c in
             try c.query(
                 """
-                SELECT step_index, key, outcome, duration_s, message, interruptions FROM steps
-                WHERE run_id = ? AND job_id = ? AND attempt = ? ORDER BY step_index
+                SELECT s.step_index, s.key, s.outcome, s.duration_s, s.message, s.interruptions
+                FROM steps s JOIN jobs j ON j.job_key = s.job_key JOIN runs r ON r.run_key = j.run_key
+                WHERE r.run_id = ? AND j.job_id = ? AND s.attempt = ? ORDER BY s.step_index
                 """,
                 [.text(runID), .text(jobID), .int(attempt)]
             ) { row in
@@ -264,9 +277,11 @@ public final class JournalReader: Sendable {
         try read { c in
             try c.query(
                 """
-                SELECT run_id, job_id, attempt, step_index, name, media_type, sha256, compressed_size, raw_size
-                FROM artifacts WHERE run_id = ?1 AND (?2 IS NULL OR job_id = ?2) AND (?3 IS NULL OR attempt = ?3)
-                ORDER BY job_id, attempt, step_index, name
+                SELECT r.run_id, j.job_id, a.attempt, a.step_index, a.name, a.media_type, a.sha256, a.compressed_size,
+                    a.raw_size
+                FROM artifacts a JOIN jobs j ON j.job_key = a.job_key JOIN runs r ON r.run_key = j.run_key
+                WHERE r.run_id = ?1 AND (?2 IS NULL OR j.job_id = ?2) AND (?3 IS NULL OR a.attempt = ?3)
+                ORDER BY j.job_id, a.attempt, a.step_index, a.name
                 """,
                 [.text(runID), .optionalText(jobID), .optionalInt(attempt)]
             ) { row in
@@ -300,9 +315,8 @@ public final class JournalReader: Sendable {
             let rows = try c.query(
                 """
                 SELECT j.job_id, j.state, j.outcome,
-                    MAX(j.attempts, COALESCE((SELECT MAX(a.attempt) FROM attempts a
-                        WHERE a.run_id = j.run_id AND a.job_id = j.job_id), 0))
-                FROM jobs j WHERE j.run_id = ? ORDER BY j.ordinal
+                    MAX(j.attempts, COALESCE((SELECT MAX(a.attempt) FROM attempts a WHERE a.job_key = j.job_key), 0))
+                FROM jobs j WHERE j.run_key = (SELECT run_key FROM runs WHERE run_id = ?) ORDER BY j.job_key
                 """,
                 [.text(runID)]
             ) { row in (row.text(0), row.text(1), row.optionalText(2), row.int(3)) }
@@ -329,7 +343,7 @@ public final class JournalReader: Sendable {
                 """
                 SELECT job_id, duration_s FROM (
                     SELECT job_id, duration_s,
-                        ROW_NUMBER() OVER (PARTITION BY job_id ORDER BY finished_at DESC, run_id DESC) AS recency
+                        ROW_NUMBER() OVER (PARTITION BY job_id ORDER BY finished_at DESC, run_key DESC) AS recency
                     FROM history
                     WHERE duration_s IS NOT NULL AND outcome IN ('passed', 'failed', 'flaky', 'timedOut')
                 ) WHERE recency <= ? ORDER BY job_id, duration_s
@@ -365,7 +379,7 @@ public final class JournalReader: Sendable {
                 """
                 SELECT job_id, outcome FROM (
                     SELECT job_id, outcome,
-                        ROW_NUMBER() OVER (PARTITION BY job_id ORDER BY finished_at DESC, run_id DESC) AS recency
+                        ROW_NUMBER() OVER (PARTITION BY job_id ORDER BY finished_at DESC, run_key DESC) AS recency
                     FROM history WHERE outcome IN ('passed', 'failed', 'flaky', 'timedOut')
                 ) WHERE recency <= ?
                 """,
@@ -390,7 +404,10 @@ public final class JournalReader: Sendable {
     public func history(job jobID: String, limit: Int = 50) throws -> [(runID: String, outcome: JobOutcome, duration: Double?)] {
         try read { c in
             try c.query(
-                "SELECT run_id, outcome, duration_s FROM history WHERE job_id = ? ORDER BY finished_at DESC, run_id DESC LIMIT ?",
+                """
+                SELECT r.run_id, h.outcome, h.duration_s FROM history h JOIN runs r ON r.run_key = h.run_key
+                WHERE h.job_id = ? ORDER BY h.finished_at DESC, h.run_key DESC LIMIT ?
+                """,
                 [.text(jobID), .int(limit)]
             ) { row in
                 (row.text(0), try Self.outcome(row.text(1), "history of \(jobID)") ?? .notRun, row.optionalDouble(2))

@@ -9,9 +9,12 @@ public struct JournalSettings: Sendable, Hashable {
     /// coordinator process (what resume needs); a power loss may drop the last transactions.
     /// `true`: `synchronous = FULL`, every commit is fsynced.
     public var synchronousFull: Bool
+    /// The writer connection's page cache in KiB (default 65,536 = 64 MiB).
+    public var cacheKiB: Int
 
-    public init(synchronousFull: Bool = false) {
+    public init(synchronousFull: Bool = false, cacheKiB: Int = 65_536) {
         self.synchronousFull = synchronousFull
+        self.cacheKiB = cacheKiB
     }
 }
 
@@ -214,6 +217,8 @@ private final class WriterCore: Sendable {
         do {
             connection = try SQLiteConnection(path: path, readOnly: false)
             try connection.execute("PRAGMA synchronous = \(settings.synchronousFull ? "FULL" : "NORMAL")")
+            // 64 MiB of page cache: a run's jobs and attempts stay in memory while results update them.
+            try connection.execute("PRAGMA cache_size = -\(settings.cacheKiB)")
             try JournalSchema.migrate(connection)
         } catch {
             opened.error.withLock { $0 = error as? JournalError ?? JournalError(code: SQLITE_ERROR, message: "\(error)", operation: "open \(path)") }

@@ -38,9 +38,15 @@ final class SQLiteConnection {
     private var statements: [String: OpaquePointer] = [:]
     let path: String
 
+    /// Turns off SQLite's allocation statistics once per process, before the first connection opens.
+    private static let configured: Int32 = csqlite_disable_memstatus()
+
     /// Opens (or creates, unless `readOnly`: then it only reads) the database at `path` and applies the journal's pragmas.
     init(path: String, readOnly: Bool) throws {
         self.path = path
+        // SQLITE_MISUSE here only means SQLite was initialised earlier by other code: statistics stay on,
+        // which costs a little speed and nothing else.
+        _ = Self.configured
         var handle: OpaquePointer?
         // A reader opens read-write without CREATE and then sets `query_only`: a read-only connection cannot
         // recover the WAL index (-shm) of a journal whose writer is gone, a query-only one can.
@@ -102,6 +108,9 @@ final class SQLiteConnection {
         try check(sqlite3_exec(db, sql, nil, nil, nil), sql)
     }
 
+    /// The rowid of the last row inserted.
+    var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(db) }
+
     /// The number of rows changed by the last statement.
     var changes: Int { Int(sqlite3_changes(db)) }
 
@@ -154,6 +163,11 @@ final class SQLiteConnection {
             out.append(try row(SQLRow(statement: statement)))
         }
         return out
+    }
+
+    /// The first column of the first row as an Int64, or nil when there is no row.
+    func scalarInt64(_ sql: String, _ values: [SQLValue] = []) throws -> Int64? {
+        try query(sql, values) { $0.isNull(0) ? nil : Int64($0.int(0)) }.first ?? nil
     }
 
     /// The first column of the first row, or nil when there is no row.

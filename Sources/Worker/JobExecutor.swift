@@ -16,9 +16,13 @@ public struct JobExecutor: Sendable {
     }
 
     /// Runs `assignment` of `scenario`; returns the RESULT it emitted last.
+    /// - Parameter deadline: when set, the caller cancels the task at the deadline (one watchdog for many jobs, see
+    ///   `WorkerSession`); a run cancelled after it is reported as timed out. When nil, the runner enforces the
+    ///   assignment's timeout itself.
     @discardableResult
     public func run(
-        _ assignment: JobAssignment, scenario: Scenario, emit: @escaping @Sendable ([Message]) -> Void
+        _ assignment: JobAssignment, scenario: Scenario, deadline: ContinuousClock.Instant? = nil,
+        emit: @escaping @Sendable ([Message]) -> Void
     ) async -> JobResult {
         let timeout = Duration.milliseconds(Int64(clamping: assignment.timeoutMillis))
         var configuration: [String: String] = [:]
@@ -45,14 +49,27 @@ public struct JobExecutor: Sendable {
         let job = assignment.job
         let attempt = assignment.attempt
         let runner = AsyncScenarioRunner(
-            registry: registry, settings: RunnerSettings(scenarioTimeout: timeout > .zero ? timeout : nil),
+            registry: registry,
+            settings: RunnerSettings(scenarioTimeout: deadline == nil && timeout > .zero ? timeout : nil),
             onStep: { record in
+                // A cancelled step is reported after the run, once it is known whether a deadline cancelled it.
+                guard record.outcome != .cancelled else { return }
                 emit([.step(StepEvent(job: job, attempt: attempt, index: UInt32(record.index), status: Status(record.outcome),
                                       durationMicros: record.duration.microseconds,
                                       message: StepText.encode(message: record.message, interruptions: record.interruptions)))])
             }
         )
-        let result = await runner.run(scenario)
+        var result = await runner.run(scenario)
+        if case .cancelled = result.outcome {
+            if let deadline, ContinuousClock.now >= deadline {
+                result = AsyncScenarioRunner.timedOut(result, scenario: scenario,
+                                                      message: "the job exceeded its timeout of \(timeout.secondsText) during this step")
+            }
+            if let last = result.steps.last {
+                emit([.step(StepEvent(job: job, attempt: attempt, index: UInt32(last.index), status: Status(last.outcome),
+                                      durationMicros: last.duration.microseconds, message: last.message ?? ""))])
+            }
+        }
         switch result.outcome {
         case .passed:
             return finish(.passed, failure: nil, duration: result.duration)

@@ -57,11 +57,17 @@ final class Outbox: Sendable {
 final class WorkerSession: Sendable {
     private struct Key: Hashable { var job: String; var attempt: UInt32 }
 
+    private struct Running {
+        var task: Task<Void, Never>?
+        var deadline: ContinuousClock.Instant
+    }
+
     private struct State {
         var scenarios: [Bytes32: Scenario] = [:]
         var queue: [JobAssignment] = []
         var head = 0
-        var running: [Key: Task<Void, Never>] = [:]
+        /// Running jobs: their task (nil until it is created) and deadline.
+        var running: [Key: Running] = [:]
         var draining = false
         var closed = false
         var finished = 0
@@ -74,6 +80,7 @@ final class WorkerSession: Sendable {
     private let slots: Int
     private let prefetch: Int
     private let state = Mutex(State())
+    private let watchdog = Mutex<ScheduledTimer?>(nil)
 
     init(client: AsyncFramedClient, executor: JobExecutor, slots: Int, prefetch: Int) {
         self.client = client
@@ -85,9 +92,18 @@ final class WorkerSession: Sendable {
 
     var jobsFinished: Int { state.withLock { $0.finished } }
 
-    /// Grants the first credits: every slot plus the prefetch.
+    /// Grants the first credits (every slot plus the prefetch) and starts the one watchdog that cancels jobs past
+    /// their deadline (cheaper than a timer per job).
     func start() {
         outbox.grant(UInt32(slots + prefetch))
+        let timer = client.loop.scheduleRepeating(every: .milliseconds(50)) { [weak self] in self?.cancelOverdue() }
+        watchdog.withLock { $0 = timer }
+    }
+
+    private func cancelOverdue() {
+        let now = ContinuousClock.now
+        let overdue = state.withLock { s in s.running.values.filter { $0.deadline <= now }.compactMap(\.task) }
+        for task in overdue { task.cancel() }
     }
 
     /// Handles one read batch. - Returns: true when the connection should be closed (protocol error, BYE).
@@ -133,11 +149,12 @@ final class WorkerSession: Sendable {
     /// The connection closed: cancel what still runs (the coordinator re-queues it) and wait for it.
     /// - Returns: true when the coordinator had drained this worker.
     func finish() async -> Bool {
+        watchdog.withLock { $0?.cancel(); $0 = nil }
         let tasks = state.withLock { s -> [Task<Void, Never>] in
             s.closed = true
             s.queue.removeAll()
             s.head = 0
-            return Array(s.running.values)
+            return s.running.values.compactMap(\.task)
         }
         for task in tasks { task.cancel() }
         for task in tasks { await task.value }
@@ -146,7 +163,7 @@ final class WorkerSession: Sendable {
 
     private func cancelJob(_ key: Key, reason: String) {
         let (task, queued) = state.withLock { s -> (Task<Void, Never>?, JobAssignment?) in
-            if let task = s.running[key] { return (task, nil) }
+            if let running = s.running[key] { return (running.task, nil) }
             if let i = s.queue[s.head...].firstIndex(where: { $0.job == key.job && $0.attempt == key.attempt }) {
                 let job = s.queue.remove(at: i)
                 return (nil, job)
@@ -178,17 +195,20 @@ final class WorkerSession: Sendable {
                 s.byeSent = true
                 sayBye = true
             }
+            let now = ContinuousClock.now
             for (job, _) in starts {
                 // Reserve the slot now; the task is filled in below.
-                s.running[Key(job: job.job, attempt: job.attempt)] = Task {}
+                let limit = Duration.milliseconds(Int64(clamping: max(job.timeoutMillis, 1)))
+                s.running[Key(job: job.job, attempt: job.attempt)] = Running(task: nil, deadline: now + limit)
             }
         }
         if sayBye { outbox.emit([.bye]) }
         for (job, scenario) in starts {
             let key = Key(job: job.job, attempt: job.attempt)
+            let deadline = state.withLock { $0.running[key]?.deadline }
             let task = Task { [self] in
                 if let scenario {
-                    await executor.run(job, scenario: scenario) { [outbox] in outbox.emit($0) }
+                    await executor.run(job, scenario: scenario, deadline: deadline) { [outbox] in outbox.emit($0) }
                 } else {
                     outbox.emit([.result(JobResult(job: job.job, attempt: job.attempt, status: .errored,
                                                    failure: Failure(step: 0, message: "ASSIGN named a scenario this worker never received"),
@@ -198,7 +218,7 @@ final class WorkerSession: Sendable {
             }
             // Unless the job already finished (and removed its slot), keep its task so CANCEL can reach it.
             state.withLock { s in
-                if s.running[key] != nil { s.running[key] = task }
+                if s.running[key] != nil { s.running[key]?.task = task }
             }
         }
     }

@@ -3,11 +3,13 @@ public enum AttemptVerdict: Sendable, Hashable, CaseIterable {
     case passed, failed, timedOut, cancelled
 }
 
-/// Which attempts keep their artifacts (`--keep-artifacts failures|all|none`).
+/// Which attempts keep their artifacts: the matrix file's `keep` setting (`failures|all|none`), as the
+/// Artifacts module sees it. (`MatrixPlan.KeepPolicy` is the parsed setting; convert with
+/// `ArtifactKeepPolicy(rawValue: policy.rawValue)` — this module sits below MatrixPlan and cannot import it.)
 ///
 /// The coordinator ingests every artifact as it streams in (the outcome is not known yet), and records a
 /// journal reference only for kept attempts; `BlobStore.gc(referenced:…)` later removes the rest.
-public enum KeepPolicy: String, Sendable, Hashable, CaseIterable {
+public enum ArtifactKeepPolicy: String, Sendable, Hashable, CaseIterable {
     /// Keep artifacts of failed and timed-out attempts (the default).
     case failures
     /// Keep every attempt's artifacts.
@@ -16,7 +18,7 @@ public enum KeepPolicy: String, Sendable, Hashable, CaseIterable {
     case none
 
     /// The default policy.
-    public static let `default` = KeepPolicy.failures
+    public static let `default` = ArtifactKeepPolicy.failures
 
     /// Whether an attempt with this verdict keeps its artifacts. Cancelled attempts (drained, superseded)
     /// prove nothing and keep them only under `all`.

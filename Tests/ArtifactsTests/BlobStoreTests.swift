@@ -1,0 +1,171 @@
+import Artifacts
+import FlowCrypto
+import Foundation
+import Testing
+
+@Suite("Blob store")
+struct BlobStoreTests {
+    @Test("sink → compressed artifact → streamed in chunks → blob → extracted bytes identical")
+    func endToEnd() throws {
+        let dir = try TemporaryDirectory()
+        let store = try BlobStore(root: dir.url)
+        let raw = Sample.json(400_000)
+        let artifact = try ArtifactSink().attach(name: "surface.json", mediaType: "application/json", bytes: raw, step: 3)
+
+        let writer = try store.makeWriter()
+        for chunk in artifact.chunks(size: 16 * 1024) { try writer.append(chunk) }
+        #expect(!store.contains(artifact.sha256))
+        let commit = try writer.commit(expectedSHA256: artifact.sha256)
+        #expect(commit == BlobCommit(sha256: artifact.sha256, size: artifact.compressedSize, stored: true))
+        #expect(store.contains(artifact.sha256))
+
+        let blob = try store.url(for: artifact.sha256)
+        #expect(blob.path.hasSuffix("/blobs/\(artifact.sha256.prefix(2))/\(artifact.sha256).gz"))
+        #expect(try runTool(gzipTool, ["-t", blob.path]).status == 0)
+        #expect(try store.read(artifact.sha256, maxSize: raw.count) == raw)
+        #expect(try store.compressedBytes(artifact.sha256, maxSize: 1 << 20) == artifact.compressed)
+        let out = dir.file("extracted.json")
+        #expect(try store.extract(artifact.sha256, to: out, maxSize: raw.count) == raw.count)
+        #expect(try [UInt8](Data(contentsOf: out)) == raw)
+        // The read cap holds.
+        let capped = #expect(throws: ArtifactError.self) { try store.read(artifact.sha256, maxSize: 1000) }
+        #expect(capped?.code == .tooLarge)
+    }
+
+    @Test("a corrupted chunk is rejected at commit and nothing becomes visible")
+    func hashMismatch() throws {
+        let dir = try TemporaryDirectory()
+        let store = try BlobStore(root: dir.url)
+        let artifact = try ArtifactSink().attach(name: "a", mediaType: "x", bytes: Sample.json(100_000), step: 0)
+        let writer = try store.makeWriter()
+        for (i, chunk) in artifact.chunks(size: 4096).enumerated() {
+            var bytes = Array(chunk)
+            if i == 3 { bytes[10] ^= 0x01 }
+            try writer.append(bytes)
+        }
+        let error = #expect(throws: ArtifactError.self) { try writer.commit(expectedSHA256: artifact.sha256) }
+        #expect(error?.code == .hashMismatch)
+        #expect(!store.contains(artifact.sha256))
+        #expect(try store.allHashes().isEmpty)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.url.path + "/blobs/tmp").isEmpty)
+        #expect(throws: ArtifactError.self) { try writer.append([1]) }
+    }
+
+    @Test("identical content is stored once")
+    func dedup() throws {
+        let dir = try TemporaryDirectory()
+        let store = try BlobStore(root: dir.url)
+        let sink = ArtifactSink()
+        let a = try sink.attach(name: "a", mediaType: "x", bytes: Sample.json(30_000), step: 0)
+        let b = try sink.attach(name: "b", mediaType: "x", bytes: Sample.json(30_000), step: 1)
+        #expect(a.sha256 == b.sha256)
+        #expect(try store.store(a).stored)
+        #expect(try store.store(b).stored == false)
+        #expect(try store.allHashes() == [a.sha256])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.url.path + "/blobs/tmp").isEmpty)
+    }
+
+    @Test("writers racing to commit the same blob all succeed and leave one file")
+    func concurrentSameHash() async throws {
+        let dir = try TemporaryDirectory()
+        let store = try BlobStore(root: dir.url)
+        let artifact = try ArtifactSink().attach(name: "a", mediaType: "x", bytes: Sample.noise(300_000), step: 0)
+        let commits = try await withThrowingTaskGroup(of: BlobCommit.self) { group in
+            for _ in 0..<8 {
+                group.addTask {
+                    let writer = try store.makeWriter()
+                    for chunk in artifact.chunks(size: 8192) { try writer.append(chunk) }
+                    return try writer.commit(expectedSHA256: artifact.sha256)
+                }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(commits.count == 8)
+        #expect(commits.allSatisfy { $0.sha256 == artifact.sha256 })
+        #expect(try store.allHashes() == [artifact.sha256])
+        #expect(try store.compressedBytes(artifact.sha256, maxSize: 1 << 20) == artifact.compressed)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.url.path + "/blobs/tmp").isEmpty)
+    }
+
+    @Test("gc removes only unreferenced blobs and stale temporaries, and respects the grace period")
+    func gc() throws {
+        let dir = try TemporaryDirectory()
+        let store = try BlobStore(root: dir.url)
+        let sink = ArtifactSink()
+        let kept = try sink.attach(name: "kept", mediaType: "x", bytes: Sample.json(5_000), step: 0)
+        let dropped = try sink.attach(name: "dropped", mediaType: "x", bytes: Sample.noise(5_000), step: 0)
+        try store.store(kept)
+        try store.store(dropped)
+        let abandoned = try store.makeWriter()
+        try abandoned.append(Sample.noise(100_000))  // larger than the gather buffer: on disk
+
+        // Within the grace period nothing goes.
+        let early = try store.gc(referenced: [kept.sha256], now: Date(), gracePeriod: 3600)
+        #expect(early == GCResult(removed: 0, bytesFreed: 0, temporariesRemoved: 0, kept: 2))
+
+        let later = Date().addingTimeInterval(7200)
+        let result = try store.gc(referenced: [kept.sha256.uppercased()], now: later, gracePeriod: 3600)
+        #expect(result.removed == 1)
+        #expect(result.temporariesRemoved == 1)
+        #expect(result.kept == 1)
+        #expect(result.bytesFreed == dropped.compressedSize + 100_000)
+        #expect(try store.allHashes() == [kept.sha256])
+        #expect(try store.read(kept.sha256, maxSize: 1 << 20).count == 5_000)
+        abandoned.abort()
+    }
+
+    @Test("a 64 MiB artifact streamed in 64 KiB chunks never has more than one chunk buffered")
+    func boundedMemory() throws {
+        let dir = try TemporaryDirectory()
+        let store = try BlobStore(root: dir.url, syncToDisk: false)
+        let chunkSize = 64 * 1024
+        var chunk = Sample.noise(chunkSize)
+        var senderHash = SHA256()
+        let writer = try store.makeWriter()
+        for i in 0..<1024 {  // generated on the fly: the test holds one chunk too
+            chunk[0] = UInt8(truncatingIfNeeded: i)
+            chunk[1] = UInt8(truncatingIfNeeded: i >> 8)
+            senderHash.update(chunk)
+            try writer.append(chunk)
+        }
+        #expect(writer.bytesAppended == 64 << 20)
+        #expect(writer.bufferedHighWaterMark <= chunkSize)
+        let commit = try writer.commit(expectedSHA256: Hex.encode(senderHash.finalize()))
+        #expect(commit.size == 64 << 20)
+        let attributes = try FileManager.default.attributesOfItem(atPath: try store.url(for: commit.sha256).path)
+        #expect((attributes[.size] as? NSNumber)?.intValue == 64 << 20)
+    }
+
+    @Test("small chunks are gathered and the high-water mark stays within the gather buffer")
+    func smallChunks() throws {
+        let dir = try TemporaryDirectory()
+        let store = try BlobStore(root: dir.url, syncToDisk: false)
+        let artifact = try ArtifactSink().attach(name: "a", mediaType: "x", bytes: Sample.noise(500_000), step: 0)
+        let writer = try store.makeWriter()
+        for chunk in artifact.chunks(size: 1000) { try writer.append(chunk) }
+        #expect(writer.bufferedHighWaterMark <= BlobWriter.bufferCapacity)
+        #expect(try writer.commit(expectedSHA256: artifact.sha256).stored)
+        #expect(try store.compressedBytes(artifact.sha256, maxSize: 1 << 20) == artifact.compressed)
+    }
+
+    @Test("bad hashes, missing blobs and blobs corrupted on disk give clear errors")
+    func errors() throws {
+        let dir = try TemporaryDirectory()
+        let store = try BlobStore(root: dir.url)
+        #expect(throws: ArtifactError.self) { try store.url(for: "../../etc/passwd") }
+        let writer = try store.makeWriter()
+        let invalid = #expect(throws: ArtifactError.self) { try writer.commit(expectedSHA256: "abc") }
+        #expect(invalid?.code == .invalidHash)
+        let missing = #expect(throws: ArtifactError.self) { try store.read(String(repeating: "0", count: 64), maxSize: 10) }
+        #expect(missing?.code == .notFound)
+
+        let artifact = try ArtifactSink().attach(name: "a", mediaType: "x", bytes: Sample.json(10_000), step: 0)
+        try store.store(artifact)
+        let path = try store.url(for: artifact.sha256)
+        var bytes = try [UInt8](Data(contentsOf: path))
+        bytes[bytes.count / 2] ^= 0x01
+        try Data(bytes).write(to: path)
+        let corrupt = #expect(throws: ArtifactError.self) { try store.compressedBytes(artifact.sha256, maxSize: 1 << 20) }
+        #expect(corrupt?.code == .hashMismatch)
+    }
+}
