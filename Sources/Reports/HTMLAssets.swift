@@ -68,6 +68,10 @@ enum HTMLAssets {
         .note{color:var(--muted);font-style:italic}
         label.toggle{font-size:12.5px;color:var(--muted)}
         table.heatmap.only-failing tbody tr[data-failing="0"]{display:none}
+        tr[data-values]{cursor:pointer}
+        tr[data-values]:hover,tr[data-values].active{background:#eef4ff}
+        table.heatmap.highlighting a.cell:not(.match){opacity:.18}
+        table.heatmap.highlighting a.cell.match{outline:2px solid #1d232b}
         """
 
     static let script = """
@@ -106,6 +110,44 @@ enum HTMLAssets {
               if (map) map.classList.toggle('only-failing', toggle.checked);
             });
           }
+          function configOf(cell) {
+            var values = {};
+            var text = cell.getAttribute('data-config') || '';
+            var parts = text ? text.split(',') : [];
+            for (var i = 0; i < parts.length; i++) {
+              var eq = parts[i].indexOf('=');
+              if (eq > 0) values[parts[i].slice(0, eq)] = parts[i].slice(eq + 1);
+            }
+            var row = cell.closest('tr[data-scenario]');
+            if (row) values.scenario = row.getAttribute('data-scenario');
+            return values;
+          }
+          var activeRow = null;
+          function highlight(row) {
+            var map = document.getElementById('heatmap-table');
+            var cells = document.querySelectorAll('a.cell[data-job]');
+            if (activeRow) activeRow.classList.remove('active');
+            if (!map || row === activeRow) {
+              activeRow = null;
+              if (map) map.classList.remove('highlighting');
+              for (var i = 0; i < cells.length; i++) cells[i].classList.remove('match');
+              return;
+            }
+            var wanted;
+            try { wanted = JSON.parse(row.getAttribute('data-values')); } catch (e) { return; }
+            activeRow = row;
+            row.classList.add('active');
+            map.classList.add('highlighting');
+            for (var j = 0; j < cells.length; j++) {
+              var config = configOf(cells[j]);
+              var match = wanted.every(function (pair) { return config[pair[0]] === pair[1]; });
+              cells[j].classList.toggle('match', match);
+            }
+          }
+          document.addEventListener('click', function (e) {
+            var row = e.target.closest ? e.target.closest('tr[data-values]') : null;
+            if (row) highlight(row);
+          });
           function mark(img, ok) { img.setAttribute('data-loaded', ok ? 'true' : 'false'); }
           var images = document.querySelectorAll('img[data-artifact]');
           for (var n = 0; n < images.length; n++) {

@@ -122,7 +122,8 @@ struct HTMLReport {
         }
         out += "</thead>\n<tbody>\n"
         for row in layout.rows {
-            out += "<tr data-failing=\"\(row.failing ? 1 : 0)\"><th title=\"\(h(row.scenarioID))\">\(h(row.title))"
+            out += "<tr data-failing=\"\(row.failing ? 1 : 0)\" data-scenario=\"\(h(row.scenarioID))\">"
+                + "<th title=\"\(h(row.scenarioID))\">\(h(row.title))"
                 + " <span class=\"muted mono\">\(h(row.scenarioID))</span></th>"
             for jobs in row.cells {
                 guard !jobs.isEmpty else {
@@ -135,6 +136,7 @@ struct HTMLReport {
                     let tip = "\(job.job.scenarioTitle) · \(job.job.configuration.isEmpty ? "default" : job.job.configuration) · \(job.status.label)"
                     out += "<a class=\"cell s-\(job.status.rawValue)\(newIDs.contains(job.id) ? " new" : "")\""
                         + " data-job=\"\(h(job.id))\" data-status=\"\(job.status.rawValue)\" href=\"#job=\(h(job.id))\""
+                        + " data-config=\"\(h(job.job.configuration))\""
                         + " title=\"\(h(tip))\">\(Self.symbols[job.status] ?? "")</a>"
                 }
                 out += "</td>"
@@ -151,15 +153,26 @@ struct HTMLReport {
             + "<span style=\"width:\(Int((g.rate * 100).rounded()))%\"></span></div></td><td>\(AxisPivot.percent(g.rate))</td>"
     }
 
+    /// A group's values as an escaped JSON array of `[axis, value]` pairs, for the script that highlights the
+    /// group's cells on the heat map.
+    static func values(_ group: AxisPivot.Group) -> String {
+        let pairs = group.values.map { [$0.axis, $0.value] }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.withoutEscapingSlashes]
+        // An array of string pairs always encodes.
+        let data = (try? encoder.encode(pairs)) ?? Data("[]".utf8)
+        return Escape.html(String(decoding: data, as: UTF8.self))
+    }
+
     private func pivotSection() -> String {
         var out = "<section class=\"block\" id=\"pivot\">\n<h2>Failures by axis</h2>\n"
         out += "<p class=\"headline\(pivot.totalFailures == 0 ? " ok" : "")\">\(h(pivot.headline))</p>\n"
         if !pivot.explanations.isEmpty {
             out += "<h3>Patterns</h3>\n<p class=\"muted\">Each pattern is the group that best matches the failures not"
-                + " explained by the patterns before it.</p>\n<table class=\"grid\" id=\"patterns\"><tr><th>#</th><th>pattern</th>"
+                + " explained by the patterns before it. Click any row below to light up its jobs on the matrix.</p>\n<table class=\"grid\" id=\"patterns\"><tr><th>#</th><th>pattern</th>"
                 + "<th>failing/jobs</th><th>failure rate</th><th></th><th>explains</th></tr>\n"
             for (i, e) in pivot.explanations.enumerated() {
-                out += "<tr data-pattern=\"\(h(e.group.label))\"><td>\(i + 1)</td><td class=\"mono\">\(h(e.group.label))</td>"
+                out += "<tr data-pattern=\"\(h(e.group.label))\" data-values=\"\(Self.values(e.group))\"><td>\(i + 1)</td><td class=\"mono\">\(h(e.group.label))</td>"
                     + rateCell(e.group) + "<td>\(e.explains) failure\(e.explains == 1 ? "" : "s")</td></tr>\n"
             }
             if pivot.unexplained > 0 {
@@ -175,7 +188,7 @@ struct HTMLReport {
             out += "<table class=\"grid\" id=\"pivot-ranked\"><tr><th>group</th><th>failing/jobs</th><th>failure rate</th><th></th>"
                 + "<th>share of failures</th><th>score</th></tr>\n"
             for g in pivot.ranked.prefix(25) {
-                out += "<tr data-group=\"\(h(g.label))\"><td class=\"mono\">\(h(g.label))</td>" + rateCell(g)
+                out += "<tr data-group=\"\(h(g.label))\" data-values=\"\(Self.values(g))\"><td class=\"mono\">\(h(g.label))</td>" + rateCell(g)
                     + "<td>\(AxisPivot.percent(g.coverage))</td><td>\(Format.rate(g.score))</td></tr>\n"
             }
             out += "</table>\n"
@@ -185,7 +198,7 @@ struct HTMLReport {
             out += "<table class=\"grid axis-table\" data-axis=\"\(h(table.axis))\"><tr><th>\(h(table.axis))</th><th>failing/jobs</th>"
                 + "<th>failure rate</th><th></th><th>flaky</th></tr>\n"
             for g in table.values {
-                out += "<tr><td class=\"mono\">\(h(g.values.first?.value ?? ""))</td>" + rateCell(g) + "<td>\(g.flaky)</td></tr>\n"
+                out += "<tr data-values=\"\(Self.values(g))\"><td class=\"mono\">\(h(g.values.first?.value ?? ""))</td>" + rateCell(g) + "<td>\(g.flaky)</td></tr>\n"
             }
             out += "</table>\n"
         }

@@ -68,26 +68,33 @@ struct BrowserTests {
         #expect(occurrences("data-loaded=\"true\"", in: dom) == 7)
     }
 
-    @Test("a mouse click on a failed cell opens its job panel with the wireframes loaded (DevTools protocol)")
-    func clickFailedCell() throws {
+    /// What `Fixtures/click_cell.py` saw after its click.
+    struct ClickState: Decodable {
+        struct Image: Decodable { var loaded: String?; var width: Int }
+        var hash: String, openPanels: Int, panel: String?, openJob: String?, panelVisible: Bool, images: [Image]
+        var failingStep: String?, clicked: String?, openBefore: Int, matches: [String]
+    }
+
+    /// Sends a real mouse click to the element `selector` of `written`'s report over the DevTools protocol.
+    private func click(_ selector: String, in written: WrittenReport) throws -> ClickState {
         let chromium = try chromium()
         let pythonTool = ExternalTool.ensure("python3", package: "python3")
         let python = try #require(pythonTool.path, "\(pythonTool.reason)")
-        let written = try WrittenReport()
-        let failed = try written.job("checkout", "ar", "rtl", "landscape")
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/click_cell.py")
         let profile = FileManager.default.temporaryDirectory.appendingPathComponent("flowmatrix-chromium-\(UUID().uuidString)")
         defer { ExternalTool.removeTree(profile) }
-        let result = ExternalTool.run(python, [script.path, chromium, written.files.html.absoluteString,
-                                               "a.cell[data-job=\"\(failed.jobID)\"]", profile.path], timeout: 90)
+        let result = ExternalTool.run(python, [script.path, chromium, written.files.html.absoluteString, selector, profile.path],
+                                      timeout: 90)
         #expect(!result.timedOut)
         #expect(result.status == 0, "\(result.stderr)")
-        struct State: Decodable {
-            struct Image: Decodable { var loaded: String?; var width: Int }
-            var hash: String, openPanels: Int, panel: String?, openJob: String?, panelVisible: Bool, images: [Image]
-            var failingStep: String?, clicked: String?, openBefore: Int
-        }
-        let state = try JSONDecoder().decode(State.self, from: Data(result.stdout.utf8))
+        return try JSONDecoder().decode(ClickState.self, from: Data(result.stdout.utf8))
+    }
+
+    @Test("a mouse click on a failed cell opens its job panel with the wireframes loaded (DevTools protocol)")
+    func clickFailedCell() throws {
+        let written = try WrittenReport()
+        let failed = try written.job("checkout", "ar", "rtl", "landscape")
+        let state = try click("a.cell[data-job=\"\(failed.jobID)\"]", in: written)
         #expect(state.openBefore == 0)
         #expect(state.clicked == failed.jobID)
         #expect(state.hash == "#job=\(failed.jobID)")
@@ -98,5 +105,14 @@ struct BrowserTests {
         #expect(state.images.count == 2)
         #expect(state.images.allSatisfy { $0.loaded == "true" && $0.width == 24 })
         #expect(state.failingStep?.hasPrefix("step 2 (expect 'Total' visible): expected 'Total' to be visible") == true)
+    }
+
+    @Test("a click on a pattern lights up exactly its jobs on the heat map")
+    func clickPattern() throws {
+        let written = try WrittenReport()
+        let state = try click("tr[data-pattern]", in: written)
+        let expected = try ["en-US", "ar", "de-DE"].map { try written.job("checkout", $0, "rtl", "landscape").jobID }
+        #expect(Set(state.matches) == Set(expected))
+        #expect(state.openPanels == 0)
     }
 }

@@ -63,7 +63,12 @@ struct HTMLReportTests {
         let written = try WrittenReport()
         #expect(written.html.contains(
             "4 failures follow scenario=checkout + direction=rtl + orientation=landscape (3 of 3 jobs fail); 1 other failure."))
-        #expect(written.html.contains("<tr data-group=\"scenario=checkout + direction=rtl + orientation=landscape\">"))
+        let values = "[[&quot;scenario&quot;,&quot;checkout&quot;],[&quot;direction&quot;,&quot;rtl&quot;],"
+            + "[&quot;orientation&quot;,&quot;landscape&quot;]]"
+        #expect(written.html.contains(
+            "<tr data-group=\"scenario=checkout + direction=rtl + orientation=landscape\" data-values=\"\(values)\">"))
+        #expect(written.html.contains(
+            "<tr data-pattern=\"scenario=checkout + direction=rtl + orientation=landscape\" data-values=\"\(values)\">"))
         #expect(written.html.contains("data-axis=\"direction\""))
         #expect(written.html.contains("data-axis=\"locale\""))
     }

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Clicks a heat-map cell of report.html in headless Chromium and prints what the page shows then, as JSON.
+"""Clicks an element of report.html (a heat-map cell, a pivot row) in headless Chromium and prints what the page
+shows then, as JSON: the open job panel and its images, and the heat-map cells lit up by a pivot row.
 
 Usage: click_cell.py CHROMIUM REPORT_URL CSS_SELECTOR PROFILE_DIR
 
@@ -90,23 +91,26 @@ def main():
             if (!el) return null;
             el.scrollIntoView({block: 'center', inline: 'center'});
             var r = el.getBoundingClientRect();
-            return {x: r.left + r.width / 2, y: r.top + r.height / 2, job: el.getAttribute('data-job')};
+            return {x: r.left + Math.min(r.width / 2, 40), y: r.top + r.height / 2, job: el.getAttribute('data-job')};
           })()""" % json.dumps(selector))
         if rect is None:
             raise RuntimeError("no element matches " + selector)
         for kind in ("mouseMoved", "mousePressed", "mouseReleased"):
             call("Input.dispatchMouseEvent", {"type": kind, "x": rect["x"], "y": rect["y"], "button": "left",
                                                "clickCount": 1}, session)
-        # Wait until the panel is open, then until every image in it has loaded or failed.
+        # Wait until a panel is open and every image in it has loaded or failed, or until cells are lit up.
         state = evaluate(session, """new Promise(function (resolve) {
             var t0 = Date.now();
             (function check() {
               var panel = document.querySelector('.job-panel.open');
               var imgs = panel ? Array.prototype.slice.call(panel.querySelectorAll('img[data-artifact]')) : [];
               var settled = imgs.every(function (i) { return i.hasAttribute('data-loaded'); });
-              if ((panel && settled) || Date.now() - t0 > 10000) {
+              var lit = document.querySelectorAll('a.cell.match').length;
+              if ((panel && settled) || lit > 0 || Date.now() - t0 > 10000) {
                 resolve({
                   hash: location.hash,
+                  matches: Array.prototype.map.call(document.querySelectorAll('a.cell.match'),
+                                                    function (c) { return c.getAttribute('data-job'); }),
                   openPanels: document.querySelectorAll('.job-panel.open').length,
                   panel: panel ? panel.getAttribute('data-job-panel') : null,
                   openJob: document.body.getAttribute('data-open-job'),
