@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <sys/socket.h>
+#include <errno.h>
 
 /// Handle casts that Swift cannot spell without unsafe pointer juggling.
 static inline uv_stream_t *cuv_tcp_as_stream(uv_tcp_t *tcp) { return (uv_stream_t *)tcp; }
@@ -51,6 +53,21 @@ static inline int cuv_sockaddr_name(const struct sockaddr_storage *s, char *out,
     if (s->ss_family == AF_INET6) return uv_ip6_name((const struct sockaddr_in6 *)s, out, size);
     return UV_EAFNOSUPPORT;
 }
+/// A non-blocking recv on a libuv stream's descriptor: bytes read, 0 at EOF, -EAGAIN when nothing is
+/// there, or another negative errno. Used to read a large frame body straight into its final array.
+static inline long cuv_recv_nonblocking(uv_stream_t *stream, void *buffer, size_t length) {
+    uv_os_fd_t fd;
+    if (uv_fileno((uv_handle_t *)stream, &fd) != 0) return -EBADF;
+    for (;;) {
+        ssize_t n = recv(fd, buffer, length, MSG_DONTWAIT);
+        if (n >= 0) return (long)n;
+        if (errno == EINTR) continue;
+        if (errno == EWOULDBLOCK) return -EAGAIN;
+        return -errno;
+    }
+}
+static inline long cuv_eagain_errno(void) { return -EAGAIN; }
+
 /// Parses a numeric IPv4 or IPv6 host into `out`; 0 on success.
 static inline int cuv_parse_address(const char *host, int port, struct sockaddr_storage *out) {
     memset(out, 0, sizeof(*out));

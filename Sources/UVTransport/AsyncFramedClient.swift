@@ -6,23 +6,23 @@ import Wire
 /// Back-pressure: when `maxBufferedBatches` batches wait unconsumed, the connection stops reading; it resumes
 /// once the consumer has taken half of them. The sequence ends when the connection closes.
 public struct InboundFrames: AsyncSequence, Sendable {
-    public typealias Element = [Frame]
+    public typealias Element = FrameBatch
     let state: InboundState
 
     public func makeAsyncIterator() -> Iterator { Iterator(state: state) }
 
     public struct Iterator: AsyncIteratorProtocol {
         let state: InboundState
-        public mutating func next() async -> [Frame]? { await state.next() }
+        public mutating func next() async -> FrameBatch? { await state.next() }
     }
 }
 
 /// Shared between the loop (producer) and the consumer task.
 final class InboundState: Sendable {
     struct Storage {
-        var batches: [[Frame]] = []
+        var batches: [FrameBatch] = []
         var head = 0
-        var waiter: CheckedContinuation<[Frame]?, Never>?
+        var waiter: CheckedContinuation<FrameBatch?, Never>?
         var finished = false
         var paused = false
         var nextWaiterID: UInt64 = 0
@@ -37,7 +37,7 @@ final class InboundState: Sendable {
     init(maxBuffered: Int) { self.maxBuffered = max(1, maxBuffered) }
 
     /// On the loop: hands over a batch. - Returns: true when reading should pause.
-    func push(_ frames: [Frame]) -> Bool {
+    func push(_ frames: FrameBatch) -> Bool {
         storage.withLock { s -> Bool in
             if let waiter = s.waiter {
                 s.waiter = nil
@@ -63,8 +63,8 @@ final class InboundState: Sendable {
         }
     }
 
-    func next() async -> [Frame]? {
-        enum Taken { case value([Frame]?), wait }
+    func next() async -> FrameBatch? {
+        enum Taken { case value(FrameBatch?), wait }
         let (taken, wantResume): (Taken, Bool) = storage.withLock { s in
             if s.head < s.batches.count {
                 let batch = s.batches[s.head]
@@ -89,7 +89,7 @@ final class InboundState: Sendable {
             return s.nextWaiterID
         }
         return await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<[Frame]?, Never>) in
+            await withCheckedContinuation { (continuation: CheckedContinuation<FrameBatch?, Never>) in
                 storage.withLock { s in
                     if s.head < s.batches.count {
                         let batch = s.batches[s.head]
@@ -116,7 +116,7 @@ final class InboundState: Sendable {
 
 /// An async façade over one framed connection, for simple clients and tests.
 ///
-/// `inbound` yields once per read batch; `send` hops to the loop once per call (pass arrays to batch).
+/// `inbound` yields one `FrameBatch` per read; `send` hops to the loop once per call (pass arrays to batch).
 /// Dropping the last reference closes the connection, and shuts down the loop if the client owns it.
 public final class AsyncFramedClient: Sendable {
     public let inbound: InboundFrames
@@ -125,7 +125,7 @@ public final class AsyncFramedClient: Sendable {
     /// The server's WELCOME when the client ran the handshake.
     public let welcome: Welcome?
     private let ownsLoop: Bool
-    private let connection: UncheckedSendable<FramedConnection>
+    private let connection: LoopBound<FramedConnection>
     private let closed: Mutex<ClosedState>
 
     struct ClosedState {
@@ -134,15 +134,15 @@ public final class AsyncFramedClient: Sendable {
     }
 
     private init(
-        loop: EventLoop, ownsLoop: Bool, connection: UncheckedSendable<FramedConnection>, inbound: InboundFrames,
-        welcome: Welcome?
+        loop: EventLoop, ownsLoop: Bool, connection: LoopBound<FramedConnection>, id: ConnectionID,
+        inbound: InboundFrames, welcome: Welcome?
     ) {
         self.loop = loop
         self.ownsLoop = ownsLoop
         self.connection = connection
         self.inbound = inbound
         self.welcome = welcome
-        id = connection.value.id
+        self.id = id
         closed = Mutex(ClosedState())
     }
 
@@ -161,8 +161,8 @@ public final class AsyncFramedClient: Sendable {
         let inboundState = InboundState(maxBuffered: maxBufferedBatches)
         let bridge = ClientBridge(inbound: inboundState)
         do {
-            let (connection, welcome) = try await withCheckedThrowingContinuation {
-                (continuation: CheckedContinuation<(UncheckedSendable<FramedConnection>, Welcome?), any Error>) in
+            let (connection, id, welcome) = try await withCheckedThrowingContinuation {
+                (continuation: CheckedContinuation<(LoopBound<FramedConnection>, ConnectionID, Welcome?), any Error>) in
                 bridge.opened.withLock { $0 = continuation }
                 let accepted = loop.execute {
                     do {
@@ -170,7 +170,7 @@ public final class AsyncFramedClient: Sendable {
                         let connection = try TCPClient.connectInLoop(
                             on: loop, host: host, port: port, settings: settings, handshake: handshake,
                             handler: handler)
-                        let bound = UncheckedSendable(connection)
+                        let bound = LoopBound(connection, loop: loop)
                         inboundState.resume.withLock { $0 = { loop.execute { bound.value.resumeReading() } } }
                     } catch {
                         bridge.failOpen(error)
@@ -179,7 +179,8 @@ public final class AsyncFramedClient: Sendable {
                 if !accepted { bridge.failOpen(TransportError(.loopShutDown, "the event loop is shut down")) }
             }
             let client = AsyncFramedClient(
-                loop: loop, ownsLoop: ownsLoop, connection: connection, inbound: InboundFrames(state: inboundState),
+                loop: loop, ownsLoop: ownsLoop, connection: connection, id: id,
+                inbound: InboundFrames(state: inboundState),
                 welcome: welcome)
             bridge.client.withLock { $0 = WeakClient(client) }
             if let reason = bridge.closeReasonIfClosed() { client.didClose(reason) }
@@ -256,7 +257,7 @@ private struct WeakClient: Sendable {
 /// What the loop-side handler shares with the façade.
 private final class ClientBridge: Sendable {
     let inbound: InboundState
-    let opened = Mutex<CheckedContinuation<(UncheckedSendable<FramedConnection>, Welcome?), any Error>?>(nil)
+    let opened = Mutex<CheckedContinuation<(LoopBound<FramedConnection>, ConnectionID, Welcome?), any Error>?>(nil)
     let client = Mutex<WeakClient?>(nil)
     let early = Mutex<CloseReason?>(nil)
 
@@ -277,10 +278,10 @@ private final class ClientBridgeHandler: FramedConnectionHandler {
 
     func onOpen(_ connection: FramedConnection) {
         let continuation = bridge.opened.withLock { $0.take() }
-        continuation?.resume(returning: (UncheckedSendable(connection), connection.welcome))
+        continuation?.resume(returning: (LoopBound(connection, loop: connection.loop), connection.id, connection.welcome))
     }
 
-    func onFrames(_ connection: FramedConnection, _ frames: [Frame]) {
+    func onFrames(_ connection: FramedConnection, _ frames: FrameBatch) {
         if bridge.inbound.push(frames) { connection.pauseReading() }
     }
 

@@ -223,20 +223,10 @@ public final class EventLoop: @unchecked Sendable {
         if inLoopThread {
             box.start(delay: delayMillis, repeat: repeatMillis)
         } else {
-            let sendableBox = UncheckedSendable(box)
-            execute { sendableBox.value.start(delay: delayMillis, repeat: repeatMillis) }
+            execute { box.start(delay: delayMillis, repeat: repeatMillis) }
         }
         return timer
     }
-}
-
-/// Moves a loop-confined reference into a closure that runs on the loop thread.
-///
-/// `@unchecked Sendable` is safe only for values created for, and used only on, the loop thread (the
-/// callers check `inLoopThread` before touching what they unwrap).
-struct UncheckedSendable<Value>: @unchecked Sendable {
-    let value: Value
-    init(_ value: Value) { self.value = value }
 }
 
 /// A loop-confined value that may be captured by `@Sendable` closures (like swift-nio's `NIOLoopBound`).
@@ -321,13 +311,13 @@ final class TimerBox: @unchecked Sendable {
         if loop.inLoopThread {
             close()
         } else {
-            let box = UncheckedSendable(self)
-            loop.execute { box.value.close() }
+            loop.execute { self.close() }
         }
     }
 
     /// Stops and closes the handle; the memory is freed in the close callback.
     func close() {
+        loop.preconditionInLoop()
         work = nil
         guard let timer = handle else { return }
         handle = nil

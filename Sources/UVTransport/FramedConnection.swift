@@ -65,7 +65,7 @@ public protocol FramedConnectionHandler: AnyObject {
     /// The connection is open (for servers with a handshake: authenticated) and may send.
     func onOpen(_ connection: FramedConnection)
     /// Every frame that one read produced, in order.
-    func onFrames(_ connection: FramedConnection, _ frames: [Frame])
+    func onFrames(_ connection: FramedConnection, _ frames: FrameBatch)
     /// `connection.isWritable` changed (outbound queue crossed a water mark).
     func onWritabilityChanged(_ connection: FramedConnection)
     /// The connection closed; its handle is freed.
@@ -76,21 +76,107 @@ extension FramedConnectionHandler {
     public func onWritabilityChanged(_ connection: FramedConnection) {}
 }
 
-/// Bytes waiting to be written: raw memory, so `uv_write` can keep a pointer until its callback.
-final class OutboundStore {
+/// Bytes waiting to be written: raw memory, so `uv_write` can keep a pointer until its callback, plus large
+/// payloads attached by reference (written with `writev`, never copied).
+///
+/// A struct (not a class) so the per-frame append is an in-place access, not a reference-count round trip;
+/// its owner calls `free()` exactly once (the connection's `deinit`). Applications reach it only inside
+/// `FramedConnection.withOutboundBuffer`, as an `inout` parameter, so it is never copied.
+public struct OutboundBuffer {
+    /// Payloads at least this large are attached instead of copied.
+    static let attachThreshold = 64 << 10
+
     private(set) var base: UnsafeMutableRawPointer
+    /// Raw bytes in `base`.
     var count = 0
     private var capacity: Int
+    /// Large payloads, each logically inserted at raw offset `at`; kept alive here until written.
+    private(set) var attachments: [(at: Int, payload: ArraySlice<UInt8>)] = []
+    private(set) var attachedBytes = 0
+
+    /// Every byte queued, raw and attached.
+    var total: Int { count + attachedBytes }
+
+    mutating func clear() {
+        count = 0
+        if !attachments.isEmpty {
+            attachments.removeAll(keepingCapacity: true)
+            attachedBytes = 0
+        }
+    }
+
+    /// Queues a frame whose (large) payload is written from its own storage.
+    mutating func appendAttached(type: UInt8, payload: ArraySlice<UInt8>) {
+        append(type: type, payloadLength: payload.count)
+        attachments.append((count, payload))
+        attachedBytes += payload.count
+    }
+
+    private mutating func append(type: UInt8, payloadLength: Int) {
+        reserve(5)
+        let p = base + count
+        p.storeBytes(of: UInt32(truncatingIfNeeded: payloadLength + 1).bigEndian, as: UInt32.self)
+        p.storeBytes(of: type, toByteOffset: 4, as: UInt8.self)
+        count += 5
+    }
+
+    /// The queued bytes from byte `skip` on, as `uv_buf_t`s in stream order.
+    ///
+    /// Attached payload pointers stay valid until `clear()`: the slices are held in `attachments`, never
+    /// mutated, so their storage neither moves nor is freed while a write uses it.
+    func buffers(skipping skip: Int) -> [uv_buf_t] {
+        var out: [uv_buf_t] = []
+        out.reserveCapacity(attachments.count * 2 + 1)
+        var toSkip = skip
+        func add(_ pointer: UnsafeRawPointer, _ length: Int) {
+            if toSkip >= length {
+                toSkip -= length
+                return
+            }
+            let start = UnsafeMutableRawPointer(mutating: pointer) + toSkip
+            out.append(uv_buf_init(start.assumingMemoryBound(to: CChar.self), UInt32(length - toSkip)))
+            toSkip = 0
+        }
+        var rawStart = 0
+        for attachment in attachments {
+            if attachment.at > rawStart { add(base + rawStart, attachment.at - rawStart) }
+            rawStart = attachment.at
+            attachment.payload.withUnsafeBytes { raw in
+                if let pointer = raw.baseAddress, raw.count > 0 { add(pointer, raw.count) }
+            }
+        }
+        if count > rawStart { add(base + rawStart, count - rawStart) }
+        return out
+    }
 
     init(capacity: Int) {
         self.capacity = max(capacity, 64)
         base = .allocate(byteCount: self.capacity, alignment: 16)
     }
 
-    deinit { base.deallocate() }
+    func free() { base.deallocate() }
+
+    /// Appends one frame: header, then the payload bytes.
+    @inline(__always)
+    public mutating func write(type: UInt8, payload: UnsafeRawBufferPointer) { append(type: type, payload: payload) }
+
+    /// Appends one frame (large payloads are attached, not copied).
+    public mutating func write(_ frame: Frame) {
+        if frame.payload.count >= OutboundBuffer.attachThreshold {
+            appendAttached(type: frame.type, payload: frame.payload)
+        } else {
+            frame.payload.withUnsafeBytes { append(type: frame.type, payload: $0) }
+        }
+    }
+
+    /// Appends one message.
+    public mutating func write(_ message: Message) { write(message.frame()) }
+
+    /// Bytes queued in this buffer.
+    public var queuedBytes: Int { total }
 
     @inline(__always)
-    func reserve(_ extra: Int) {
+    mutating func reserve(_ extra: Int) {
         let needed = count + extra
         guard needed > capacity else { return }
         var newCapacity = capacity * 2
@@ -103,7 +189,7 @@ final class OutboundStore {
     }
 
     @inline(__always)
-    func append(type: UInt8, payload: UnsafeRawBufferPointer) {
+    mutating func append(type: UInt8, payload: UnsafeRawBufferPointer) {
         let length = payload.count + 1
         reserve(length + 4)
         let p = base + count
@@ -115,7 +201,7 @@ final class OutboundStore {
         count += length + 4
     }
 
-    func append(raw: UnsafeRawBufferPointer) {
+    mutating func append(raw: UnsafeRawBufferPointer) {
         guard let source = raw.baseAddress, raw.count > 0 else { return }
         reserve(raw.count)
         (base + count).copyMemory(from: source, byteCount: raw.count)
@@ -153,8 +239,8 @@ public final class FramedConnection {
     private var decoder: FrameDecoder
     private var inbound = ByteBuffer()
     private let readBuffer: UnsafeMutableRawPointer
-    private var pending: OutboundStore
-    private var inflight: OutboundStore
+    private var pending: OutboundBuffer
+    private var inflight: OutboundBuffer
     private var inflightOffset = 0
     private var writeInFlight = false
     private let writeRequest: UnsafeMutablePointer<uv_write_t>
@@ -163,6 +249,11 @@ public final class FramedConnection {
     private var userPaused = false
     private var pausedForWritability = false
     var markedDirty = false
+    /// A large frame body being read straight into its payload array (no intermediate copy).
+    private var largeBody: (type: UInt8, payload: [UInt8], filled: Int)?
+    /// Bodies at least this large are read directly into their own array.
+    static let directReadThreshold = 256 << 10
+    private var lastFrameWasLarge = false
     private var lingerTimer: ScheduledTimer?
     private var heartbeatTimer: ScheduledTimer?
     private var sentSinceTick = false
@@ -177,8 +268,8 @@ public final class FramedConnection {
         id = loop.registry.makeConnectionID()
         decoder = FrameDecoder(maxFrameSize: settings.maxFrameSize)
         readBuffer = .allocate(byteCount: max(4096, settings.readBufferSize), alignment: 16)
-        pending = OutboundStore(capacity: 64 << 10)
-        inflight = OutboundStore(capacity: 64 << 10)
+        pending = OutboundBuffer(capacity: 64 << 10)
+        inflight = OutboundBuffer(capacity: 64 << 10)
         writeRequest = .allocate(capacity: 1)
         tcp = .allocate(capacity: 1)
         let result = uv_tcp_init(loop.uvLoop, tcp)
@@ -195,28 +286,65 @@ public final class FramedConnection {
 
     deinit {
         readBuffer.deallocate()
+        pending.free()
+        inflight.free()
     }
 
     // MARK: Sending
 
     /// Bytes queued and not yet written.
-    public var outboundBytes: Int { pending.count + inflight.count - inflightOffset }
+    public var outboundBytes: Int { pending.total + inflight.total - inflightOffset }
 
     /// Queues one frame. Dropped (returns false) once the connection is closing or closed.
     @discardableResult
     public func send(_ frame: Frame) -> Bool {
         guard state == .open || state == .connecting else { return false }
-        frame.payload.withUnsafeBytes { pending.append(type: frame.type, payload: $0) }
+        if frame.payload.count >= OutboundBuffer.attachThreshold {
+            pending.appendAttached(type: frame.type, payload: frame.payload)
+        } else {
+            frame.payload.withUnsafeBytes { pending.append(type: frame.type, payload: $0) }
+        }
         didEnqueue()
         return true
     }
 
     /// Queues many frames with one bookkeeping pass.
     @discardableResult
-    public func send<Frames: Sequence>(contentsOf frames: Frames) -> Bool where Frames.Element == Frame {
+    public func send(contentsOf frames: [Frame]) -> Bool { send(contentsOf: frames[...]) }
+
+    /// Queues many frames with one bookkeeping pass.
+    @discardableResult
+    public func send(contentsOf frames: ArraySlice<Frame>) -> Bool {
         guard state == .open || state == .connecting else { return false }
-        let store = pending
-        for frame in frames { frame.payload.withUnsafeBytes { store.append(type: frame.type, payload: $0) } }
+        var bytes = 0
+        for frame in frames { bytes &+= min(frame.payload.count, OutboundBuffer.attachThreshold) &+ Frame.headerSize }
+        // One access to the store for the whole batch.
+        withPending { store in
+            store.reserve(bytes)
+            frames.withUnsafeBufferPointer { p in
+                for i in p.indices {
+                    if p[i].payload.count >= OutboundBuffer.attachThreshold {
+                        store.appendAttached(type: p[i].type, payload: p[i].payload)
+                    } else {
+                        p[i].payload.withUnsafeBytes { store.append(type: p[i].type, payload: $0) }
+                    }
+                }
+            }
+        }
+        didEnqueue()
+        return true
+    }
+
+    /// Queues a received batch (e.g. an echo) straight from its shared buffer.
+    @discardableResult
+    public func send(contentsOf frames: FrameBatch) -> Bool {
+        guard state == .open || state == .connecting else { return false }
+        withPending { store in
+            for i in frames.indices {
+                let type = frames.type(at: i)
+                frames.withPayload(at: i) { store.append(type: type, payload: $0) }
+            }
+        }
         didEnqueue()
         return true
     }
@@ -244,6 +372,20 @@ public final class FramedConnection {
     }
 
     @inline(__always)
+    private func withPending<R>(_ body: (inout OutboundBuffer) -> R) -> R { body(&pending) }
+
+    /// Queues many frames with one access to the outbound buffer: the fastest way to send small frames one by
+    /// one (a per-frame `send` pays a dynamic exclusivity check and reference counting on every call).
+    /// Do not call other `send` methods of this connection inside `body` (that is an exclusivity violation).
+    /// Returns nil, without calling `body`, once the connection is closing or closed.
+    @discardableResult
+    public func withOutboundBuffer<R>(_ body: (inout OutboundBuffer) throws -> R) rethrows -> R? {
+        guard state == .open || state == .connecting else { return nil }
+        defer { didEnqueue() }
+        return try body(&pending)
+    }
+
+    @inline(__always)
     private func didEnqueue() {
         sentSinceTick = true
         if !markedDirty {
@@ -262,14 +404,15 @@ public final class FramedConnection {
     func flushFromLoop() {
         markedDirty = false
         guard state == .open || state == .closing, !writeInFlight else { return }
-        guard pending.count > 0 else {
+        let total = pending.total
+        guard total > 0 else {
             if state == .closing { finishGracefulClose() }
             return
         }
-        var buffer = uv_buf_init(pending.base.assumingMemoryBound(to: CChar.self), UInt32(pending.count))
-        let written = Int(uv_try_write(stream, &buffer, 1))
-        if written == pending.count {
-            pending.count = 0
+        var buffers = pending.buffers(skipping: 0)
+        let written = Int(uv_try_write(stream, &buffers, UInt32(buffers.count)))
+        if written == total {
+            pending.clear()
             updateWritability()
             if state == .closing { finishGracefulClose() }
             return
@@ -280,11 +423,10 @@ public final class FramedConnection {
         }
         let offset = max(0, written)
         swap(&pending, &inflight)
-        pending.count = 0
+        pending.clear()
         inflightOffset = offset
-        buffer = uv_buf_init(
-            (inflight.base + offset).assumingMemoryBound(to: CChar.self), UInt32(inflight.count - offset))
-        let result = uv_write(writeRequest, stream, &buffer, 1) { request, status in
+        var rest = inflight.buffers(skipping: offset)
+        let result = uv_write(writeRequest, stream, &rest, UInt32(rest.count)) { request, status in
             guard let request, let handle = request.pointee.handle, let data = handle.pointee.data else { return }
             Unmanaged<FramedConnection>.fromOpaque(data).takeUnretainedValue().onWriteCompleted(status: status)
         }
@@ -298,7 +440,7 @@ public final class FramedConnection {
 
     private func onWriteCompleted(status: Int32) {
         writeInFlight = false
-        inflight.count = 0
+        inflight.clear()
         inflightOffset = 0
         if status < 0 {
             if status != cuv_ecanceled() { abort(.ioError(UVError(code: status, operation: "write"))) }
@@ -349,8 +491,7 @@ public final class FramedConnection {
                 guard let handle, let buf, let data = handle.pointee.data else { return }
                 let connection = Unmanaged<FramedConnection>.fromOpaque(data).takeUnretainedValue()
                 buf.pointee = uv_buf_init(
-                    connection.readBuffer.assumingMemoryBound(to: CChar.self),
-                    UInt32(max(4096, connection.settings.readBufferSize)))
+                    connection.readBuffer.assumingMemoryBound(to: CChar.self), UInt32(connection.readSize))
             }, { stream, nread, _ in
                 guard let stream, let data = stream.pointee.data else { return }
                 Unmanaged<FramedConnection>.fromOpaque(data).takeUnretainedValue().onRead(nread)
@@ -364,6 +505,17 @@ public final class FramedConnection {
             uv_read_stop(stream)
             reading = false
         }
+    }
+
+    /// How much the next libuv read may take: while a large body is pending, never past its end (and little,
+    /// since the rest is read directly into the body).
+    private var readSize: Int {
+        let size = max(4096, settings.readBufferSize)
+        guard let body = largeBody else {
+            // Right after a large frame, expect another: read little, so its body goes the direct way.
+            return lastFrameWasLarge ? min(size, 64 << 10) : size
+        }
+        return min(64 << 10, size, body.payload.count - body.filled)
     }
 
     private func onRead(_ nread: Int) {
@@ -380,19 +532,72 @@ public final class FramedConnection {
 
     private func onBytes(_ bytes: UnsafeRawBufferPointer) {
         receivedSinceTick = true
+        if largeBody != nil { return continueLargeBody(with: bytes) }
         inbound.discardReadBytes()
         inbound.append(bytes)
-        var frames: [Frame] = []
-        var failure: WireError?
-        do {
-            try decoder.decodeAll(buffer: &inbound, into: &frames)
-        } catch let error as WireError {
-            failure = error
-        } catch {
-            failure = WireError(.internalError, "\(error)")
-        }
+        let (frames, failure) = decoder.decodeBatch(buffer: &inbound)
         if !frames.isEmpty, state == .open { handler?.onFrames(self, frames) }
-        if let failure { fail(failure) }
+        if let failure { return fail(failure) }
+        if state == .open, case .body(_, let length) = decoder.state, length >= FramedConnection.directReadThreshold {
+            startLargeBody()
+        } else {
+            lastFrameWasLarge = false
+        }
+    }
+
+    /// Moves a pending large body out of the decoder into its own array and reads the rest straight into it.
+    private func startLargeBody() {
+        guard let (type, length) = decoder.detachBody() else { return }
+        let have = min(inbound.readableBytes, length)
+        let start = inbound.readerIndex
+        let payload = inbound.storage.withUnsafeBufferPointer { source in
+            // The bytes after `have` are written by `recv` before the frame is delivered.
+            [UInt8](unsafeUninitializedCapacity: length) { target, initialized in
+                if have > 0, let from = source.baseAddress, let to = target.baseAddress {
+                    to.update(from: from + start, count: have)
+                }
+                initialized = length
+            }
+        }
+        inbound.moveReaderIndex(forwardBy: have)
+        largeBody = (type, payload, have)
+        continueLargeBody(with: UnsafeRawBufferPointer(start: nil, count: 0))
+    }
+
+    private func continueLargeBody(with bytes: UnsafeRawBufferPointer) {
+        guard var body = largeBody else { return }
+        largeBody = nil  // so the payload array is uniquely referenced while it is filled
+        let length = body.payload.count
+        var failure: CloseReason?
+        body.payload.withUnsafeMutableBytes { target in
+            guard let base = target.baseAddress else { return }
+            if let source = bytes.baseAddress, bytes.count > 0 {
+                let n = min(bytes.count, length - body.filled)
+                (base + body.filled).copyMemory(from: source, byteCount: n)
+                body.filled += n
+            }
+            while body.filled < length {
+                let n = cuv_recv_nonblocking(stream, base + body.filled, length - body.filled)
+                if n > 0 {
+                    body.filled += n
+                } else if n == 0 {
+                    failure = .peerClosed
+                    return
+                } else if n == cuv_eagain_errno() {
+                    return
+                } else {
+                    failure = .ioError(UVError(code: Int32(truncatingIfNeeded: n), operation: "recv"))
+                    return
+                }
+            }
+        }
+        if let failure { return abort(failure) }
+        if body.filled < length {
+            largeBody = body
+            return
+        }
+        lastFrameWasLarge = true
+        if state == .open { handler?.onFrames(self, FrameBatch(CollectionOfOne(Frame(type: body.type, payload: body.payload)))) }
     }
 
     // MARK: Heartbeats
@@ -435,7 +640,7 @@ public final class FramedConnection {
         remoteAddress = peerAddress()
         updateReading()
         handler?.onOpen(self)
-        if pending.count > 0, !markedDirty {
+        if pending.total > 0, !markedDirty {
             markedDirty = true
             loop.registry.dirty.append(self)
         }
@@ -491,7 +696,7 @@ public final class FramedConnection {
     }
 
     private func finishGracefulClose() {
-        guard state == .closing, shutdownRequest == nil, !writeInFlight, pending.count == 0 else { return }
+        guard state == .closing, shutdownRequest == nil, !writeInFlight, pending.total == 0 else { return }
         let request = UnsafeMutablePointer<uv_shutdown_t>.allocate(capacity: 1)
         shutdownRequest = request
         let result = uv_shutdown(request, stream) { request, _ in

@@ -44,12 +44,14 @@ final class ServerHandshakeHandler: FramedConnectionHandler {
     private var established = false
     private var deadline: ScheduledTimer?
 
-    init(settings: ServerHandshakeSettings, inner: any FramedConnectionHandler) {
+    /// - Parameter maxFrameSize: the connection's limit, announced to the worker in WELCOME.
+    init(settings: ServerHandshakeSettings, inner: any FramedConnectionHandler, maxFrameSize: Int) {
         self.settings = settings
         self.inner = inner
         machine = ServerHandshake(
             token: settings.token, versions: settings.versions,
-            heartbeatMillis: UInt32(clamping: settings.heartbeatInterval?.milliseconds ?? 0))
+            heartbeatMillis: UInt32(clamping: settings.heartbeatInterval?.milliseconds ?? 0),
+            maxFrameSize: UInt32(clamping: maxFrameSize))
     }
 
     func onOpen(_ connection: FramedConnection) {
@@ -60,13 +62,13 @@ final class ServerHandshakeHandler: FramedConnectionHandler {
         apply(machine.onStart(), on: connection)
     }
 
-    func onFrames(_ connection: FramedConnection, _ frames: [Frame]) {
+    func onFrames(_ connection: FramedConnection, _ frames: FrameBatch) {
         if established { return inner.onFrames(connection, frames) }
-        for (index, frame) in frames.enumerated() {
-            apply(machine.onFrame(frame), on: connection)
+        for index in frames.indices {
+            apply(machine.onFrame(frames[index]), on: connection)
             if established {
-                if index + 1 < frames.count, connection.state == .open {
-                    inner.onFrames(connection, Array(frames[(index + 1)...]))
+                if index + 1 < frames.endIndex, connection.state == .open {
+                    inner.onFrames(connection, frames.suffix(from: index + 1))
                 }
                 return
             }
@@ -128,13 +130,13 @@ final class ClientHandshakeHandler: FramedConnectionHandler {
         }
     }
 
-    func onFrames(_ connection: FramedConnection, _ frames: [Frame]) {
+    func onFrames(_ connection: FramedConnection, _ frames: FrameBatch) {
         if established { return inner.onFrames(connection, frames) }
-        for (index, frame) in frames.enumerated() {
-            apply(machine.onFrame(frame), on: connection)
+        for index in frames.indices {
+            apply(machine.onFrame(frames[index]), on: connection)
             if established {
-                if index + 1 < frames.count, connection.state == .open {
-                    inner.onFrames(connection, Array(frames[(index + 1)...]))
+                if index + 1 < frames.endIndex, connection.state == .open {
+                    inner.onFrames(connection, frames.suffix(from: index + 1))
                 }
                 return
             }

@@ -66,7 +66,8 @@ final class Listener {
         accepted.insert(connection.id)
         let inner = makeHandler()
         if let handshake {
-            connection.handler = ServerHandshakeHandler(settings: handshake, inner: inner)
+            connection.handler = ServerHandshakeHandler(
+                settings: handshake, inner: inner, maxFrameSize: settings.maxFrameSize)
         } else {
             connection.handler = inner
         }
@@ -92,6 +93,37 @@ final class Listener {
     }
 }
 
+/// Forwards every event to the application's handler and reports the first open (or a close before it).
+final class OpenNotifier: FramedConnectionHandler {
+    private let inner: any FramedConnectionHandler
+    private var continuation: CheckedContinuation<LoopBound<FramedConnection>, any Error>?
+
+    init(inner: any FramedConnectionHandler, continuation: CheckedContinuation<LoopBound<FramedConnection>, any Error>) {
+        self.inner = inner
+        self.continuation = continuation
+    }
+
+    func fail(_ error: any Error) {
+        continuation?.resume(throwing: error)
+        continuation = nil
+    }
+
+    func onOpen(_ connection: FramedConnection) {
+        inner.onOpen(connection)
+        continuation?.resume(returning: LoopBound(connection, loop: connection.loop))
+        continuation = nil
+    }
+
+    func onFrames(_ connection: FramedConnection, _ frames: FrameBatch) { inner.onFrames(connection, frames) }
+
+    func onWritabilityChanged(_ connection: FramedConnection) { inner.onWritabilityChanged(connection) }
+
+    func onClose(_ connection: FramedConnection, _ reason: CloseReason) {
+        fail(ConnectionClosedError(reason: reason))
+        inner.onClose(connection, reason)
+    }
+}
+
 /// Parses a numeric IPv4 / IPv6 host (or `localhost`).
 func resolve(host: String, port: Int) throws -> sockaddr_storage {
     guard (0...65535).contains(port) else { throw TransportError(.badAddress, "port \(port) is out of range") }
@@ -110,7 +142,7 @@ public struct TCPServer: Sendable {
     /// The bound port (the ephemeral port chosen when asked for port 0).
     public let port: Int
     public let host: String
-    private let listener: UncheckedSendable<Listener>
+    private let listener: LoopBound<Listener>
 
     /// Listens from the loop thread, synchronously.
     /// - Parameters:
@@ -126,7 +158,7 @@ public struct TCPServer: Sendable {
         let listener = try Listener(loop: loop, settings: settings, handshake: handshake, makeHandler: handlerFactory)
         do {
             let bound = try listener.listen(host: host, port: port)
-            return TCPServer(loop: loop, port: bound, host: host, listener: UncheckedSendable(listener))
+            return TCPServer(loop: loop, port: bound, host: host, listener: LoopBound(listener, loop: loop))
         } catch {
             listener.close()
             throw error
@@ -168,6 +200,30 @@ public struct TCPServer: Sendable {
 
 /// Outbound TCP connections.
 public enum TCPClient {
+    /// Connects from any thread and returns once the handler's `onOpen` ran (with `handshake`: once the server
+    /// proved the token). The handler is made on the loop thread.
+    /// - Throws: `ConnectionClosedError` with the reason when the connection closes before it opens,
+    ///   `TransportError`, `UVError`.
+    public static func connect(
+        on loop: EventLoop, host: String, port: Int, settings: ConnectionSettings = ConnectionSettings(),
+        handshake: ClientHandshakeSettings? = nil,
+        handlerFactory: @escaping @Sendable () -> any FramedConnectionHandler
+    ) async throws -> LoopBound<FramedConnection> {
+        loop.start()
+        return try await withCheckedThrowingContinuation { continuation in
+            let accepted = loop.execute {
+                let notifier = OpenNotifier(inner: handlerFactory(), continuation: continuation)
+                do {
+                    _ = try connectInLoop(
+                        on: loop, host: host, port: port, settings: settings, handshake: handshake, handler: notifier)
+                } catch {
+                    notifier.fail(error)
+                }
+            }
+            if !accepted { continuation.resume(throwing: TransportError(.loopShutDown, "the event loop is shut down")) }
+        }
+    }
+
     /// Connects from the loop thread. The handler's `onOpen` runs once connected (and, with `handshake`, once
     /// the server proved the token); a failure arrives as `onClose(.connectFailed)` or `.protocolError`.
     public static func connectInLoop(

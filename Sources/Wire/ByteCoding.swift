@@ -132,8 +132,16 @@ public struct ByteReader {
 
     public mutating func readString(_ field: StaticString) throws -> String {
         let count = try readLength(field)
-        let slice = UnsafeRawBufferPointer(rebasing: base[position..<position + count])
-        guard let text = String(validating: slice.assumingMemoryBound(to: UInt8.self), as: UTF8.self) else {
+        let bytes = UnsafeRawBufferPointer(rebasing: base[position..<position + count]).assumingMemoryBound(to: UInt8.self)
+        // `String(decoding:)` replaces invalid sequences with U+FFFD; the bytes survive unchanged only when they
+        // were valid UTF-8. (This also avoids the unspecialised generic `String(validating:)`.)
+        let text = String(decoding: bytes, as: UTF8.self)
+        var isASCII = true
+        for byte in bytes where byte >= 0x80 {
+            isASCII = false
+            break
+        }
+        guard isASCII || text.utf8.elementsEqual(bytes) else {
             throw WireError(.invalidUTF8, "\(field) is not valid UTF-8")
         }
         position += count

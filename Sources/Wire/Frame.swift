@@ -84,7 +84,8 @@ public struct ByteBuffer: Sendable {
         }
     }
 
-    mutating func moveReaderIndex(forwardBy count: Int) { readerIndex += count }
+    /// Consumes `count` readable bytes (clamped to what is readable).
+    public mutating func moveReaderIndex(forwardBy count: Int) { readerIndex += max(0, min(count, readableBytes)) }
 }
 
 /// The incremental frame decoder: one frame per call, an explicit header/body state and a hard size limit.
@@ -150,15 +151,187 @@ public struct FrameDecoder: Sendable {
         }
     }
 
+    /// For a transport that reads a large body itself (straight into the payload's final array): when the
+    /// decoder has consumed a header and waits for its body, returns the frame's type and payload length and goes
+    /// back to `.header`. The caller then owns exactly `payloadLength` bytes of the stream.
+    public mutating func detachBody() -> (type: UInt8, payloadLength: Int)? {
+        guard case .body(let type, let length) = state else { return nil }
+        state = .header
+        return (type, length)
+    }
+
     /// Decodes every complete frame in `buffer` into `frames` (one call per read batch).
+    ///
+    /// Same result as calling `decode(buffer:)` until it returns nil, but the headers of whole frames are walked
+    /// in one pass over the bytes; the frames share the buffer's storage (no copy per frame).
     /// - Returns: the number of frames appended.
     @discardableResult
     public mutating func decodeAll(buffer: inout ByteBuffer, into frames: inout [Frame]) throws -> Int {
         var count = 0
+        // Finish a frame whose header an earlier call consumed.
+        if case .body = state {
+            guard let frame = try decode(buffer: &buffer) else { return 0 }
+            frames.append(frame)
+            count += 1
+        }
+        guard case .header = state else {
+            if case .failed(let error) = state { throw error }
+            return count
+        }
+        let storage = buffer.storage
+        let end = storage.count
+        let limit = maxFrameSize
+        var index = buffer.readerIndex
+        frames.reserveCapacity(frames.count + min(16384, (end - index) / 16 + 1))
+        storage.withUnsafeBufferPointer { p in
+            while end - index >= Frame.headerSize {
+                let length = Int(p[index]) << 24 | Int(p[index + 1]) << 16 | Int(p[index + 2]) << 8 | Int(p[index + 3])
+                if length == 0 || length > limit { break }
+                guard end - index - 4 >= length else { break }
+                let start = index + Frame.headerSize
+                index = start + length - 1
+                frames.append(Frame(type: p[start - 1], payload: storage[start..<index]))
+                count += 1
+            }
+        }
+        buffer.moveReaderIndex(forwardBy: index - buffer.readerIndex)
+        // The rest (a partial frame or a bad length) takes the single-step path, which owns the errors.
         while let frame = try decode(buffer: &buffer) {
             frames.append(frame)
             count += 1
         }
         return count
+    }
+}
+
+/// The frames of one read: a random-access collection of `Frame` that shares one byte buffer and keeps
+/// no reference count per frame. Reading `type(at:)` or `withPayload(at:_:)` costs nothing extra; subscripting
+/// makes a `Frame` (one retain of the shared buffer).
+public struct FrameBatch: RandomAccessCollection, Sendable, CustomStringConvertible {
+    @usableFromInline
+    struct Entry: Sendable {
+        @usableFromInline var type: UInt8
+        @usableFromInline var start: Int
+        @usableFromInline var count: Int
+        @usableFromInline init(type: UInt8, start: Int, count: Int) {
+            self.type = type
+            self.start = start
+            self.count = count
+        }
+    }
+
+    @usableFromInline
+    enum Representation: Sendable {
+        case shared(storage: [UInt8], entries: ArraySlice<Entry>)
+        case frames(ArraySlice<Frame>)
+    }
+
+    @usableFromInline let representation: Representation
+
+    @usableFromInline
+    init(storage: [UInt8], entries: ArraySlice<Entry>) { representation = .shared(storage: storage, entries: entries) }
+
+    /// A batch of arbitrary frames.
+    public init<S: Sequence>(_ frames: S) where S.Element == Frame { representation = .frames(ArraySlice(frames)) }
+
+    /// An empty batch.
+    public init() { representation = .frames([]) }
+
+    @inlinable public var startIndex: Int {
+        switch representation {
+        case .shared(_, let entries): entries.startIndex
+        case .frames(let frames): frames.startIndex
+        }
+    }
+
+    @inlinable public var endIndex: Int {
+        switch representation {
+        case .shared(_, let entries): entries.endIndex
+        case .frames(let frames): frames.endIndex
+        }
+    }
+
+    @inlinable public subscript(position: Int) -> Frame {
+        switch representation {
+        case .shared(let storage, let entries):
+            let e = entries[position]
+            return Frame(type: e.type, payload: storage[e.start..<e.start + e.count])
+        case .frames(let frames):
+            return frames[position]
+        }
+    }
+
+    /// The type byte of the frame at `position`.
+    @inlinable public func type(at position: Int) -> UInt8 {
+        switch representation {
+        case .shared(_, let entries): entries[position].type
+        case .frames(let frames): frames[position].type
+        }
+    }
+
+    /// Calls `body` with the payload bytes of the frame at `position` (no copy, no reference count).
+    @inlinable public func withPayload<R>(at position: Int, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        switch representation {
+        case .shared(let storage, let entries):
+            let e = entries[position]
+            return try storage.withUnsafeBytes { raw in
+                try body(UnsafeRawBufferPointer(rebasing: raw[e.start..<e.start + e.count]))
+            }
+        case .frames(let frames):
+            return try frames[position].payload.withUnsafeBytes(body)
+        }
+    }
+
+    /// The frames from `position` on, as a batch sharing the same buffer.
+    public func suffix(from position: Int) -> FrameBatch {
+        switch representation {
+        case .shared(let storage, let entries): FrameBatch(storage: storage, entries: entries[position...])
+        case .frames(let frames): FrameBatch(frames[position...])
+        }
+    }
+
+    public var description: String { "FrameBatch(\(count) frames)" }
+}
+
+extension FrameDecoder {
+    /// Decodes every complete frame in `buffer` into one batch that shares the buffer's storage: no copy and no
+    /// reference count per frame. On malformed input it returns the frames before the error and the error (the
+    /// decoder then stays failed).
+    public mutating func decodeBatch(buffer: inout ByteBuffer) -> (frames: FrameBatch, error: WireError?) {
+        var entries: [FrameBatch.Entry] = []
+        if case .failed(let error) = state { return (FrameBatch(), error) }
+        if case .body(let type, let length) = state {
+            guard buffer.readableBytes >= length else { return (FrameBatch(), nil) }
+            entries.append(FrameBatch.Entry(type: type, start: buffer.readerIndex, count: length))
+            buffer.moveReaderIndex(forwardBy: length)
+            state = .header
+        }
+        let storage = buffer.storage
+        let end = storage.count
+        let limit = maxFrameSize
+        var index = buffer.readerIndex
+        entries.reserveCapacity(entries.count + min(16384, (end - index) / 16 + 1))
+        storage.withUnsafeBufferPointer { p in
+            while end - index >= Frame.headerSize {
+                let length = Int(p[index]) << 24 | Int(p[index + 1]) << 16 | Int(p[index + 2]) << 8 | Int(p[index + 3])
+                if length == 0 || length > limit { break }
+                guard end - index - 4 >= length else { break }
+                entries.append(FrameBatch.Entry(type: p[index + 4], start: index + Frame.headerSize, count: length - 1))
+                index += 4 + length
+            }
+        }
+        buffer.moveReaderIndex(forwardBy: index - buffer.readerIndex)
+        // The rest (a partial frame or a bad length) takes the single-step path, which owns the state and errors.
+        var failure: WireError?
+        do {
+            while let frame = try decode(buffer: &buffer) {
+                entries.append(FrameBatch.Entry(type: frame.type, start: frame.payload.startIndex, count: frame.payload.count))
+            }
+        } catch let error as WireError {
+            failure = error
+        } catch {
+            failure = WireError(.internalError, "\(error)")
+        }
+        return (FrameBatch(storage: storage, entries: entries[...]), failure)
     }
 }
