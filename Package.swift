@@ -45,7 +45,7 @@ let package = Package(
             dependencies: ["Wire", "UVTransport", "Artifacts", "FlowSpec", "RunConditions"],
             swiftSettings: swiftSettings
         ),
-        .target(name: "Reports", dependencies: ["Journal", "Artifacts", "MatrixPlan"], swiftSettings: swiftSettings),
+        .target(name: "Reports", dependencies: ["Journal", "Artifacts", "MatrixPlan", "FlowCrypto"], swiftSettings: swiftSettings),
         .target(name: "FlowMatrixTestKit", dependencies: ["FlowSpec", "Worker"], swiftSettings: swiftSettings),
 
         // The sample app's headless worker (a pre-UI model and its registry) and its executable.
@@ -84,7 +84,7 @@ let package = Package(
         .testTarget(name: "JournalTests", dependencies: ["Journal"], swiftSettings: swiftSettings),
         .testTarget(name: "CoordinatorTests", dependencies: ["Coordinator", "FlowMatrixTestKit"], swiftSettings: swiftSettings),
         .testTarget(name: "CatalogTests", dependencies: ["CatalogApp", "RunConditions", "MatrixPlan", "FlowSpec", "Wireframe"], swiftSettings: swiftSettings),
-        .testTarget(name: "ReportsTests", dependencies: ["Reports"], swiftSettings: swiftSettings),
+        .testTarget(name: "ReportsTests", dependencies: ["Reports", "Journal", "Artifacts"], exclude: ["Fixtures"], swiftSettings: swiftSettings),
         .testTarget(name: "EndToEndTests", dependencies: ["FlowMatrixCLI"], swiftSettings: swiftSettings),
     ]
 )

@@ -19,6 +19,7 @@ enum BenchCommand {
             JournalBench.suite,
             ArtifactsBench.suite,
             catalogSuite,
+            ReportsBench.suite,
         ]
     }
 
