@@ -18,6 +18,7 @@ enum BenchCommand {
             DispatchBench.suite,
             JournalBench.suite,
             ArtifactsBench.suite,
+            catalogSuite,
             ReportsBench.suite,
         ]
     }
