@@ -76,7 +76,7 @@ let package = Package(
         // Tests: one target per module, plus end-to-end tests that start real processes.
         .testTarget(name: "CLibrariesTests", dependencies: ["CLibUV", "CZlib", "CSQLite", "CCrypto", "CCairo"], swiftSettings: swiftSettings),
         .testTarget(name: "FlowSpecTests", dependencies: ["FlowSpec"], resources: [.copy("Fixtures")], swiftSettings: swiftSettings),
-        .testTarget(name: "MatrixPlanTests", dependencies: ["MatrixPlan"], swiftSettings: swiftSettings),
+        .testTarget(name: "MatrixPlanTests", dependencies: ["MatrixPlan"], resources: [.copy("Fixtures")], swiftSettings: swiftSettings),
         .testTarget(name: "RunConditionsTests", dependencies: ["RunConditions"], swiftSettings: swiftSettings),
         .testTarget(name: "WireTests", dependencies: ["Wire"], swiftSettings: swiftSettings),
         .testTarget(name: "UVTransportTests", dependencies: ["UVTransport"], swiftSettings: swiftSettings),

@@ -44,7 +44,9 @@ public struct ArtifactError: Error, Sendable, Hashable, CustomStringConvertible 
 enum GzipFunnel {
     /// Throws for zlib codes that mean failure; returns the code otherwise (`Z_OK`, `Z_STREAM_END`, `Z_BUF_ERROR`).
     @discardableResult
-    static func check(_ rc: Int32, _ stream: UnsafePointer<z_stream>?, _ operation: @autoclosure () -> String) throws -> Int32 {
+    static func check(_ rc: Int32, _ stream: UnsafePointer<z_stream>?, _ operation: @autoclosure () -> String) throws
+        -> Int32
+    {
         switch rc {
         case Z_OK, Z_STREAM_END, Z_BUF_ERROR:
             return rc
@@ -69,6 +71,12 @@ enum SystemFunnel {
         guard result == -1 else { return result }
         let code = errno
         throw ArtifactError(code: .system(code), message: String(cString: strerror(code)), operation: operation())
+    }
+
+    /// Throws the current `errno` for `operation`.
+    static func fail(_ operation: String) throws -> Never {
+        let code = errno
+        throw ArtifactError(code: .system(code), message: String(cString: strerror(code)), operation: operation)
     }
 
     /// Runs a system call, retrying on EINTR.

@@ -86,7 +86,9 @@ public final class ArtifactSink: Sendable {
     /// - Throws: ``ArtifactError`` `.duplicateName` when the step already has an artifact named `name`,
     ///   `.tooLarge` past ``maxRawSize``.
     @discardableResult
-    public func attach(name: String, mediaType: String, bytes: some Collection<UInt8>, step: Int? = nil) throws -> CompressedArtifact {
+    public func attach(name: String, mediaType: String, bytes: some Collection<UInt8>, step: Int? = nil) throws
+        -> CompressedArtifact
+    {
         let step = step ?? currentStep
         try checkNew(name: name, step: step, size: bytes.count)
         let compressed = try GzipCodec.compress(bytes, level: level)
@@ -101,7 +103,8 @@ public final class ArtifactSink: Sendable {
     /// Streams the file at `file` through the compressor (never loading it whole) and keeps it as an artifact.
     /// - Parameter name: default: the file's last path component.
     @discardableResult
-    public func attach(file: URL, name: String? = nil, mediaType: String, step: Int? = nil) throws -> CompressedArtifact {
+    public func attach(file: URL, name: String? = nil, mediaType: String, step: Int? = nil) throws -> CompressedArtifact
+    {
         let step = step ?? currentStep
         let name = name ?? file.lastPathComponent
         try checkNew(name: name, step: step, size: 0)
@@ -117,9 +120,12 @@ public final class ArtifactSink: Sendable {
             if n == 0 { break }
             rawSize += n
             guard rawSize <= maxRawSize else {
-                throw ArtifactError(code: .tooLarge, message: "\(file.path) is larger than \(maxRawSize) bytes", operation: "attach")
+                throw ArtifactError(
+                    code: .tooLarge, message: "\(file.path) is larger than \(maxRawSize) bytes", operation: "attach")
             }
-            try compressor.compress(UnsafeRawBufferPointer(rebasing: buffer[0..<n])) { compressed.append(contentsOf: $0) }
+            try compressor.compress(UnsafeRawBufferPointer(rebasing: buffer[0..<n])) {
+                compressed.append(contentsOf: $0)
+            }
         }
         try compressor.finish { compressed.append(contentsOf: $0) }
         let artifact = CompressedArtifact(
@@ -150,11 +156,14 @@ public final class ArtifactSink: Sendable {
 
     private func checkNew(name: String, step: Int, size: Int) throws {
         guard size <= maxRawSize else {
-            throw ArtifactError(code: .tooLarge, message: "artifact '\(name)' is larger than \(maxRawSize) bytes", operation: "attach")
+            throw ArtifactError(
+                code: .tooLarge, message: "artifact '\(name)' is larger than \(maxRawSize) bytes", operation: "attach")
         }
         try state.withLock { state throws(ArtifactError) in
             if state.byStep[step]?.contains(where: { $0.name == name }) == true {
-                throw ArtifactError(code: .duplicateName, message: "step \(step) already has an artifact named '\(name)'", operation: "attach")
+                throw ArtifactError(
+                    code: .duplicateName, message: "step \(step) already has an artifact named '\(name)'",
+                    operation: "attach")
             }
         }
     }

@@ -51,20 +51,27 @@ public struct BlobStore: Sendable {
     let blobsPath: String
     let temporaryPath: String
 
-    /// Opens the store at `root`, creating `blobs/` and `blobs/tmp/` if needed.
+    /// Opens the store at `root`, creating it, `blobs/` and `blobs/tmp/` if needed.
     public init(root: URL, syncToDisk: Bool = true) throws {
         self.root = root
         self.syncToDisk = syncToDisk
         blobsPath = root.appendingPathComponent("blobs").path
         temporaryPath = blobsPath + "/tmp"
-        for path in [root.path, blobsPath, temporaryPath] {
+        // The root's missing parents too (`.flowmatrix` inside a fresh workspace).
+        var missing: [String] = []
+        var path = root.standardizedFileURL.path
+        while !path.isEmpty, path != "/", access(path, F_OK) != 0 {
+            missing.append(path)
+            path = (path as NSString).deletingLastPathComponent
+        }
+        for path in missing.reversed() + [blobsPath, temporaryPath] {
             try Self.makeDirectory(path)
         }
     }
 
     static func makeDirectory(_ path: String) throws {
         if mkdir(path, 0o755) == 0 || errno == EEXIST { return }
-        try SystemFunnel.check(Int32(-1), "create directory \(path)")
+        try SystemFunnel.fail("create directory \(path)")
     }
 
     /// Whether `text` is a 64-character lowercase hex SHA-256.
@@ -89,9 +96,10 @@ public struct BlobStore: Sendable {
         URL(fileURLWithPath: blobPath(try Self.validated(sha256, "locate blob")))
     }
 
-    /// Whether the store holds the blob.
+    /// Whether the store holds the blob (false for text that is not a SHA-256).
     public func contains(_ sha256: String) -> Bool {
-        guard let sha = try? Self.validated(sha256, "contains") else { return false }
+        let sha = sha256.lowercased()
+        guard Self.isValidHash(sha) else { return false }
         var info = stat()
         return stat(blobPath(sha), &info) == 0
     }
@@ -141,7 +149,9 @@ public struct BlobStore: Sendable {
         }
         let actual = Hex.encode(digest.finalize())
         guard actual == sha else {
-            throw ArtifactError(code: .hashMismatch, message: "blob \(sha) is corrupt on disk (hashes to \(actual))", operation: "read blob")
+            throw ArtifactError(
+                code: .hashMismatch, message: "blob \(sha) is corrupt on disk (hashes to \(actual))",
+                operation: "read blob")
         }
     }
 
@@ -150,11 +160,25 @@ public struct BlobStore: Sendable {
         var out: [UInt8] = []
         try readCompressed(sha256) { chunk in
             guard out.count + chunk.count <= maxSize else {
-                throw ArtifactError(code: .tooLarge, message: "blob is larger than \(maxSize) bytes", operation: "read blob")
+                throw ArtifactError(
+                    code: .tooLarge, message: "blob is larger than \(maxSize) bytes", operation: "read blob")
             }
             out.append(contentsOf: chunk)
         }
         return out
+    }
+
+    /// Streams a blob's decompressed content to `sink` in pieces (valid only during each call).
+    /// - Parameter maxSize: the most decompressed bytes accepted (a zip bomb stops there with `.tooLarge`).
+    /// - Returns: the decompressed size.
+    @discardableResult
+    public func read(_ sha256: String, maxSize: Int, into sink: (UnsafeRawBufferPointer) throws -> Void) throws -> Int {
+        let decompressor = try GzipDecompressor(maxOutputSize: maxSize)
+        try readCompressed(sha256) { chunk in
+            try decompressor.decompress(chunk, into: sink)
+        }
+        try decompressor.finish()
+        return decompressor.totalOut
     }
 
     /// The decompressed content of a blob.
@@ -174,7 +198,9 @@ public struct BlobStore: Sendable {
     @discardableResult
     public func extract(_ sha256: String, to destination: URL, maxSize: Int) throws -> Int {
         let path = destination.path
-        let fd = try SystemFunnel.retrying("create \(path)") { open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644) }
+        let fd = try SystemFunnel.retrying("create \(path)") {
+            open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        }
         var ok = false
         defer {
             close(fd)
@@ -223,8 +249,7 @@ public struct BlobStore: Sendable {
     private static func entries(_ directory: String) throws -> [String] {
         guard let dir = opendir(directory) else {
             if errno == ENOENT { return [] }
-            try SystemFunnel.check(Int32(-1), "list \(directory)")
-            return []
+            try SystemFunnel.fail("list \(directory)")
         }
         defer { closedir(dir) }
         var names: [String] = []
@@ -262,7 +287,7 @@ public struct BlobStore: Sendable {
                 result.removed += 1
                 result.bytesFreed += Int(info.st_size)
             } else if errno != ENOENT {
-                try SystemFunnel.check(Int32(-1), "remove \(path)")
+                try SystemFunnel.fail("remove \(path)")
             }
         }
         for name in try Self.entries(temporaryPath) {
@@ -273,7 +298,7 @@ public struct BlobStore: Sendable {
                 result.temporariesRemoved += 1
                 result.bytesFreed += Int(info.st_size)
             } else if errno != ENOENT {
-                try SystemFunnel.check(Int32(-1), "remove \(path)")
+                try SystemFunnel.fail("remove \(path)")
             }
         }
         return result

@@ -18,6 +18,11 @@ public final class BlobWriter {
     private let buffer: UnsafeMutableRawBufferPointer
     private var buffered = 0
     private var done = false
+    /// Bytes on disk (written), and how far writeback has been started.
+    private var written = 0
+    private var writebackStarted = 0
+    /// Start writeback every this many bytes, so the fsync at commit has little left to wait for.
+    private static let writebackInterval = 1 << 20
 
     /// Compressed bytes appended so far.
     public private(set) var bytesAppended = 0
@@ -57,7 +62,17 @@ public final class BlobWriter {
             try drain()
             bufferedHighWaterMark = max(bufferedHighWaterMark, chunk.count)
             try BlobStore.writeAll(fd, chunk, temporaryPath)
+            didWrite(chunk.count)
         }
+    }
+
+    private func didWrite(_ count: Int) {
+        written += count
+        guard store.syncToDisk, written - writebackStarted >= Self.writebackInterval else { return }
+        // POSIX_FADV_DONTNEED starts writeback of the dirty range on Linux (and later drops it from the page
+        // cache), overlapping the disk with receiving. Advisory: if it fails, the fsync at commit does it all.
+        _ = posix_fadvise(fd, off_t(writebackStarted), off_t(written - writebackStarted), Int32(POSIX_FADV_DONTNEED))
+        writebackStarted = written
     }
 
     /// Appends the next chunk.
@@ -71,6 +86,7 @@ public final class BlobWriter {
     private func drain() throws {
         guard buffered > 0 else { return }
         try BlobStore.writeAll(fd, UnsafeRawBufferPointer(rebasing: buffer[0..<buffered]), temporaryPath)
+        didWrite(buffered)
         buffered = 0
     }
 
@@ -108,6 +124,11 @@ public final class BlobWriter {
             var info = stat()
             if stat(final, &info) == 0 {
                 discard()
+                // Refresh the existing blob's time: a gc running before the journal references it again must
+                // see it as recent (inside its grace period).
+                if utimensat(AT_FDCWD, final, nil, 0) != 0, errno != ENOENT {
+                    try SystemFunnel.fail("touch \(final)")
+                }
                 return BlobCommit(sha256: actual, size: bytesAppended, stored: false)
             }
             // rename replaces atomically: a racing writer of the same content leaves one identical file.

@@ -48,7 +48,8 @@ public final class GzipCompressor {
     ///   - outputBufferSize: bytes handed to the closure at most per call.
     public init(level: Int = GzipCodec.defaultLevel, outputBufferSize: Int = 256 * 1024) throws {
         guard (0...9).contains(level) else {
-            throw ArtifactError(code: .misuse, message: "compression level \(level) is not in 0…9", operation: "gzip init")
+            throw ArtifactError(
+                code: .misuse, message: "compression level \(level) is not in 0…9", operation: "gzip init")
         }
         stream = .allocate(capacity: 1)
         stream.initialize(to: z_stream())
@@ -100,7 +101,9 @@ public final class GzipCompressor {
         finished = true
     }
 
-    private func run(_ input: UnsafeRawBufferPointer, flush: Int32, _ sink: (UnsafeRawBufferPointer) throws -> Void) throws {
+    private func run(_ input: UnsafeRawBufferPointer, flush: Int32, _ sink: (UnsafeRawBufferPointer) throws -> Void)
+        throws
+    {
         stream.pointee.next_in = input.baseAddress?.assumingMemoryBound(to: Bytef.self)
         stream.pointee.avail_in = UInt32(input.count)
         defer {
@@ -174,7 +177,8 @@ public final class GzipDecompressor {
     /// - Throws: ``ArtifactError/Code/truncated`` otherwise.
     public func finish() throws {
         guard sawInput, memberEnded else {
-            throw ArtifactError(code: .truncated, message: "the gzip stream ends before its trailer", operation: "inflate")
+            throw ArtifactError(
+                code: .truncated, message: "the gzip stream ends before its trailer", operation: "inflate")
         }
     }
 

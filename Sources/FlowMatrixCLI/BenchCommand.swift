@@ -13,6 +13,7 @@ enum BenchCommand {
     /// Every suite. Add one by adding it here (one file per suite: `Bench+<Name>.swift`).
     static var suites: [BenchSuite] {
         [
+            matrixSuite,
             WireBench.suite,
             DispatchBench.suite,
             JournalBench.suite,

@@ -7,11 +7,14 @@ public enum FlowMatrixCLI {
     /// Every subcommand, in the order `--help` lists them. Add a command by adding its spec here.
     public static var commands: [CommandSpec] {
         [
+            PlanCommand.spec,
             RunCommand.spec,
             RunCommand.serveSpec,
             WorkerCommand.spec,
             RunsCommand.spec,
             RunsCommand.showSpec,
+            ArtifactsCommand.spec,
+            ArtifactsCommand.gcSpec,
             ValidateCommand.spec,
             BenchCommand.spec,
         ]

@@ -1,5 +1,6 @@
 import FlowSpec
 import Foundation
+import MatrixPlan
 
 /// `flowmatrix validate PATH…`: every finding of scenario files and corpus folders, in one pass.
 enum ValidateCommand {
@@ -31,9 +32,34 @@ enum ValidateCommand {
         }
     )
 
-    /// Validates every path: scenario files and folders together as one corpus.
+    /// Validates every path: matrix files each with their corpus, scenario files and folders together as one corpus.
+    ///
+    /// A path is a matrix file when it is a regular file whose JSON is an object with an `axes` member.
     static func validate(paths: [String]) -> [ValidationFinding] {
-        let urls = paths.map { URL(fileURLWithPath: $0) }
-        return ScenarioLoader.loadCorpus(paths: urls).findings
+        var findings: [ValidationFinding] = []
+        var scenarioURLs: [URL] = []
+        for path in paths {
+            let url = URL(fileURLWithPath: path)
+            if isMatrixFile(url) {
+                findings += MatrixPlanner.validate(matrixAt: url).1
+            } else {
+                scenarioURLs.append(url)
+            }
+        }
+        if !scenarioURLs.isEmpty { findings += ScenarioLoader.loadCorpus(paths: scenarioURLs).findings }
+        return findings.sortedForDisplay()
+    }
+
+    /// True when `url` is a file holding a JSON object with an `axes` member (or, when the JSON is malformed,
+    /// whose text contains `"axes"`, so its syntax error is reported as MX001).
+    static func isMatrixFile(_ url: URL) -> Bool {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), !isDirectory.boolValue,
+              let data = try? Data(contentsOf: url)
+        else { return false }
+        guard let root = try? JSONParser.parse(Array(data)) else {
+            return String(decoding: data, as: UTF8.self).contains("\"axes\"")
+        }
+        return MatrixFile.looksLikeMatrix(root)
     }
 }

@@ -18,13 +18,17 @@ public struct AsyncScenarioRunner: Sendable {
     public let settings: RunnerSettings
     /// Called after each step with its record (a worker streams these as they happen).
     public let onStep: (@Sendable (StepRecord) async -> Void)?
+    /// Called before each step with its index (a worker points its artifact sink at the step).
+    public let willRunStep: (@Sendable (Int) async -> Void)?
 
     public init(
         registry: any AsyncStepRegistry, settings: RunnerSettings = RunnerSettings(),
+        willRunStep: (@Sendable (Int) async -> Void)? = nil,
         onStep: (@Sendable (StepRecord) async -> Void)? = nil
     ) {
         self.registry = registry
         self.settings = settings
+        self.willRunStep = willRunStep
         self.onStep = onStep
     }
 
@@ -100,6 +104,7 @@ public struct AsyncScenarioRunner: Sendable {
             if Task.isCancelled {
                 return ScenarioResult(scenarioID: scenario.id, outcome: .cancelled, steps: records, duration: total)
             }
+            await willRunStep?(index)
             let recorder = StepRecorder()
             let started = clock.now()
             let limit = settings.stepTimeout.map { ContinuousClock.now + $0 }

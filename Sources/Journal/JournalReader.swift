@@ -81,6 +81,14 @@ public struct FlakinessStats: Sendable, Hashable {
     public var flakeRate: Double { runs == 0 ? 0 : Double(flaky) / Double(runs) }
 }
 
+/// One result of a job in the cross-run history.
+public struct HistoryEntry: Sendable, Hashable {
+    public var runID: String
+    public var outcome: JobOutcome
+    /// Seconds.
+    public var duration: Double?
+}
+
 /// Reads the journal through its own connection (WAL lets it read while the writer writes).
 ///
 /// Every method is a consistent snapshot of committed data. Thread-safe: calls are serialised on the
@@ -98,10 +106,13 @@ public final class JournalReader: Sendable {
                 "SELECT version FROM schema_version WHERE (SELECT COUNT(*) FROM sqlite_master WHERE name = 'schema_version') = 1"
             )
         } catch let error as JournalError where error.code & 0xff == SQLITE_ERROR {
-            throw JournalError(code: error.code, message: "not a FlowMatrix journal (no schema_version table)", operation: "open \(path)")
+            throw JournalError(
+                code: error.code, message: "not a FlowMatrix journal (no schema_version table)",
+                operation: "open \(path)")
         }
         guard let version, version > 0 else {
-            throw JournalError(code: SQLITE_ERROR, message: "not a FlowMatrix journal (no schema yet)", operation: "open \(path)")
+            throw JournalError(
+                code: SQLITE_ERROR, message: "not a FlowMatrix journal (no schema yet)", operation: "open \(path)")
         }
         try JournalSchema.checkSupported(version, path: path)
         if version < JournalSchema.currentVersion {
@@ -146,7 +157,9 @@ public final class JournalReader: Sendable {
         (SELECT COUNT(*) FROM jobs j WHERE j.run_key = r.run_key)
         """
 
-    private func runSummaries(_ connection: SQLiteConnection, _ sql: String, _ values: [SQLValue]) throws -> [RunSummary] {
+    private func runSummaries(_ connection: SQLiteConnection, _ sql: String, _ values: [SQLValue]) throws
+        -> [RunSummary]
+    {
         var runs = try connection.query(sql, values) { row in
             RunSummary(
                 info: RunInfo(
@@ -169,7 +182,9 @@ public final class JournalReader: Sendable {
                 [.text(runs[i].info.runID)]
             ) { row in (row.text(0), row.int(1)) }
             for (text, count) in counts {
-                if let outcome = try Self.outcome(text, "run \(runs[i].info.runID)") { runs[i].outcomes[outcome] = count }
+                if let outcome = try Self.outcome(text, "run \(runs[i].info.runID)") {
+                    runs[i].outcomes[outcome] = count
+                }
             }
         }
         return runs
@@ -178,13 +193,17 @@ public final class JournalReader: Sendable {
     /// Runs, newest first.
     public func runs(limit: Int = 100) throws -> [RunSummary] {
         try read { c in
-            try runSummaries(c, "SELECT \(Self.runColumns) FROM runs r ORDER BY r.started_at DESC, r.run_id DESC LIMIT ?", [.int(limit)])
+            try runSummaries(
+                c, "SELECT \(Self.runColumns) FROM runs r ORDER BY r.started_at DESC, r.run_id DESC LIMIT ?",
+                [.int(limit)])
         }
     }
 
     /// One run, or nil when the journal has no such run.
     public func run(_ runID: String) throws -> RunSummary? {
-        try read { c in try runSummaries(c, "SELECT \(Self.runColumns) FROM runs r WHERE r.run_id = ?", [.text(runID)]).first }
+        try read { c in
+            try runSummaries(c, "SELECT \(Self.runColumns) FROM runs r WHERE r.run_id = ?", [.text(runID)]).first
+        }
     }
 
     /// The most recently started run (for `--baseline last`), or nil for an empty journal.
@@ -223,7 +242,8 @@ public final class JournalReader: Sendable {
                         finishedAt: Self.date(row, 13) ?? Date(timeIntervalSince1970: 0)
                     )
                 }
-                return JobRow(job: job, ordinal: row.int(6), state: JobState(rawValue: row.text(7)) ?? .queued, result: result)
+                return JobRow(
+                    job: job, ordinal: row.int(6), state: JobState(rawValue: row.text(7)) ?? .queued, result: result)
             }
         }
     }
@@ -244,11 +264,13 @@ public final class JournalReader: Sendable {
                 if let outcome = try Self.outcome(row.optionalText(4), "attempt of \(jobID)") {
                     result = AttemptResult(
                         outcome: outcome, finishedAt: Self.date(row, 3) ?? Date(timeIntervalSince1970: 0),
-                        duration: row.optionalDouble(7) ?? 0, failureStep: row.optionalInt(5), message: row.optionalText(6),
+                        duration: row.optionalDouble(7) ?? 0, failureStep: row.optionalInt(5),
+                        message: row.optionalText(6),
                         superseded: row.int(8) != 0
                     )
                 }
-                return AttemptRow(attempt: row.int(0), worker: row.text(1), startedAt: Self.date(row, 2), result: result)
+                return AttemptRow(
+                    attempt: row.int(0), worker: row.text(1), startedAt: Self.date(row, 2), result: result)
             }
         }
     }
@@ -309,7 +331,8 @@ public final class JournalReader: Sendable {
     public func resumeState(run runID: String) throws -> ResumeState {
         try read { c in
             guard try c.scalarInt("SELECT COUNT(*) FROM runs WHERE run_id = ?", [.text(runID)]) == 1 else {
-                throw JournalError(code: SQLITE_NOTFOUND, message: "no run \(runID) in the journal", operation: "resume")
+                throw JournalError(
+                    code: SQLITE_NOTFOUND, message: "no run \(runID) in the journal", operation: "resume")
             }
             var state = ResumeState(done: [:], pending: [], nextAttempt: [:])
             let rows = try c.query(
@@ -400,8 +423,8 @@ public final class JournalReader: Sendable {
         return stats
     }
 
-    /// A job's history, newest first: (run id, outcome, duration seconds).
-    public func history(job jobID: String, limit: Int = 50) throws -> [(runID: String, outcome: JobOutcome, duration: Double?)] {
+    /// A job's history, newest first.
+    public func history(job jobID: String, limit: Int = 50) throws -> [HistoryEntry] {
         try read { c in
             try c.query(
                 """
@@ -410,7 +433,10 @@ public final class JournalReader: Sendable {
                 """,
                 [.text(jobID), .int(limit)]
             ) { row in
-                (row.text(0), try Self.outcome(row.text(1), "history of \(jobID)") ?? .notRun, row.optionalDouble(2))
+                HistoryEntry(
+                    runID: row.text(0), outcome: try Self.outcome(row.text(1), "history of \(jobID)") ?? .notRun,
+                    duration: row.optionalDouble(2)
+                )
             }
         }
     }

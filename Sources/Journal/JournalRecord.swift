@@ -46,7 +46,10 @@ public struct RunInfo: Sendable, Hashable {
     /// The run's settings as JSON text (workers, retries, timeouts…), stored verbatim.
     public var settingsJSON: String
 
-    public init(runID: String, matrixName: String, matrixPath: String, seed: UInt64, startedAt: Date, settingsJSON: String = "{}") {
+    public init(
+        runID: String, matrixName: String, matrixPath: String, seed: UInt64, startedAt: Date,
+        settingsJSON: String = "{}"
+    ) {
         self.runID = runID
         self.matrixName = matrixName
         self.matrixPath = matrixPath
@@ -68,7 +71,10 @@ public struct PlannedJob: Sendable, Hashable {
     public var configurationJSON: String
     public var registry: String
 
-    public init(jobID: String, scenarioID: String, scenarioTitle: String, configuration: String, configurationJSON: String, registry: String) {
+    public init(
+        jobID: String, scenarioID: String, scenarioTitle: String, configuration: String, configurationJSON: String,
+        registry: String
+    ) {
         self.jobID = jobID
         self.scenarioID = scenarioID
         self.scenarioTitle = scenarioTitle
@@ -89,7 +95,10 @@ public struct AttemptResult: Sendable, Hashable {
     /// A late or duplicate result that no longer decides the job (its lease expired and the job moved on).
     public var superseded: Bool
 
-    public init(outcome: JobOutcome, finishedAt: Date, duration: Double, failureStep: Int? = nil, message: String? = nil, superseded: Bool = false) {
+    public init(
+        outcome: JobOutcome, finishedAt: Date, duration: Double, failureStep: Int? = nil, message: String? = nil,
+        superseded: Bool = false
+    ) {
         self.outcome = outcome
         self.finishedAt = finishedAt
         self.duration = duration
@@ -111,7 +120,10 @@ public struct StepResult: Sendable, Hashable {
     /// Interruptions handled during the step (alerts dismissed…), as text.
     public var interruptions: String?
 
-    public init(index: Int, key: String, outcome: StepOutcome, duration: Double, message: String? = nil, interruptions: String? = nil) {
+    public init(
+        index: Int, key: String, outcome: StepOutcome, duration: Double, message: String? = nil,
+        interruptions: String? = nil
+    ) {
         self.index = index
         self.key = key
         self.outcome = outcome
@@ -131,7 +143,10 @@ public struct JobResult: Sendable, Hashable {
     public var failureMessage: String?
     public var finishedAt: Date
 
-    public init(outcome: JobOutcome, attempts: Int, duration: Double?, failureStep: Int? = nil, failureMessage: String? = nil, finishedAt: Date) {
+    public init(
+        outcome: JobOutcome, attempts: Int, duration: Double?, failureStep: Int? = nil, failureMessage: String? = nil,
+        finishedAt: Date
+    ) {
         self.outcome = outcome
         self.attempts = attempts
         self.duration = duration

@@ -224,6 +224,7 @@ enum JournalSchema {
         ALTER TABLE artifacts_v2 RENAME TO artifacts;
         ALTER TABLE history_v2 RENAME TO history;
         CREATE INDEX runs_by_start ON runs (started_at DESC, run_id DESC);
+        CREATE INDEX jobs_by_run ON jobs (run_key);
         CREATE INDEX artifacts_by_blob ON artifacts (sha256);
         CREATE INDEX history_by_run ON history (run_key);
         """,
@@ -256,7 +257,9 @@ enum JournalSchema {
         }
         try connection.execute("BEGIN IMMEDIATE")
         do {
-            try connection.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
+            if try !hasVersionTable(connection) {
+                try connection.execute("CREATE TABLE schema_version (version INTEGER NOT NULL)")
+            }
             var version = try connection.scalarInt("SELECT version FROM schema_version") ?? -1
             if version < 0 {
                 try connection.run("INSERT INTO schema_version (version) VALUES (0)")
@@ -270,7 +273,8 @@ enum JournalSchema {
             guard violations.isEmpty else {
                 throw JournalError(
                     code: SQLITE_CONSTRAINT,
-                    message: "migration left rows without their parent in \(Set(violations).sorted().joined(separator: ", "))",
+                    message:
+                        "migration left rows without their parent in \(Set(violations).sorted().joined(separator: ", "))",
                     operation: "migrate \(connection.path) to schema \(migrations.count)"
                 )
             }
@@ -282,6 +286,24 @@ enum JournalSchema {
                 _ = error
             }
             throw error
+        }
+    }
+
+    private static func hasVersionTable(_ connection: SQLiteConnection) throws -> Bool {
+        try connection.scalarInt("SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = 'schema_version'")
+            == 1
+    }
+
+    /// Refuses an SQLite database that has tables but is not a journal: journal tables are never added to
+    /// somebody else's database (nor is its journal mode changed: call this before switching to WAL).
+    static func checkIsJournalOrEmpty(_ connection: SQLiteConnection) throws {
+        guard try !hasVersionTable(connection) else { return }
+        let tables = try connection.scalarInt("SELECT COUNT(*) FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'") ?? 0
+        guard tables == 0 else {
+            throw JournalError(
+                code: SQLITE_ERROR, message: "not a FlowMatrix journal (an SQLite database without schema_version)",
+                operation: "open \(connection.path)"
+            )
         }
     }
 

@@ -172,7 +172,8 @@ private final class WriterCore: Sendable {
         guard !records.isEmpty else { return }
         let shouldWake = try state.withLock { state throws(JournalError) -> Bool in
             guard !state.closing else {
-                throw JournalError(code: JournalError.misuse, message: "the journal writer is closed", operation: "submit")
+                throw JournalError(
+                    code: JournalError.misuse, message: "the journal writer is closed", operation: "submit")
             }
             let wasEmpty = state.queue.isEmpty
             state.queue.append(contentsOf: records)
@@ -187,7 +188,10 @@ private final class WriterCore: Sendable {
         let immediate: JournalError?? = state.withLock { state in
             if state.processed >= target { return .some(nil) }
             if state.stopped {
-                return .some(JournalError(code: JournalError.misuse, message: "the journal writer stopped before the records were written", operation: "flush"))
+                return .some(
+                    JournalError(
+                        code: JournalError.misuse,
+                        message: "the journal writer stopped before the records were written", operation: "flush"))
             }
             state.waiters.append((target, waiter))
             return .none
@@ -216,13 +220,21 @@ private final class WriterCore: Sendable {
         let connection: SQLiteConnection
         do {
             connection = try SQLiteConnection(path: path, readOnly: false)
+            try JournalSchema.checkIsJournalOrEmpty(connection)
+            try connection.execute("PRAGMA journal_mode = WAL")
             try connection.execute("PRAGMA synchronous = \(settings.synchronousFull ? "FULL" : "NORMAL")")
             // 64 MiB of page cache: a run's jobs and attempts stay in memory while results update them.
             try connection.execute("PRAGMA cache_size = -\(settings.cacheKiB)")
             try JournalSchema.migrate(connection)
         } catch {
-            opened.error.withLock { $0 = error as? JournalError ?? JournalError(code: SQLITE_ERROR, message: "\(error)", operation: "open \(path)") }
-            state.withLock { $0.stopped = true; $0.closing = true }
+            opened.error.withLock {
+                $0 =
+                    error as? JournalError
+                    ?? JournalError(code: SQLITE_ERROR, message: "\(error)", operation: "open \(path)")
+            }
+            state.withLock {
+                $0.stopped = true; $0.closing = true
+            }
             stoppedSignal.signal()
             opened.semaphore.signal()
             return
@@ -248,7 +260,8 @@ private final class WriterCore: Sendable {
             return state.waiters
         }
         for (_, waiter) in leftover {
-            waiter.resume(JournalError(code: JournalError.misuse, message: "the journal writer stopped", operation: "flush"))
+            waiter.resume(
+                JournalError(code: JournalError.misuse, message: "the journal writer stopped", operation: "flush"))
         }
         stoppedSignal.signal()
     }

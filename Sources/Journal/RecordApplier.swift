@@ -108,7 +108,8 @@ final class RecordApplier {
     private func runKey(_ runID: String) throws -> Int64 {
         if let key = runKeys[runID] { return key }
         guard let key = try connection.scalarInt64("SELECT run_key FROM runs WHERE run_id = ?", [.text(runID)]) else {
-            throw JournalError(code: SQLITE_NOTFOUND, message: "no run \(runID) in the journal", operation: "look up run")
+            throw JournalError(
+                code: SQLITE_NOTFOUND, message: "no run \(runID) in the journal", operation: "look up run")
         }
         runKeys[runID] = key
         return key
@@ -117,10 +118,13 @@ final class RecordApplier {
     private func jobKey(_ runID: String, _ jobID: String) throws -> Int64 {
         let ref = JobRef(runKey: try runKey(runID), jobID: jobID)
         if let key = jobKeys[ref] { return key }
-        guard let key = try connection.scalarInt64(
-            "SELECT job_key FROM jobs WHERE run_key = ? AND job_id = ?", [.int(ref.runKey), .text(jobID)]
-        ) else {
-            throw JournalError(code: SQLITE_NOTFOUND, message: "no job \(jobID) in run \(runID)", operation: "look up job")
+        guard
+            let key = try connection.scalarInt64(
+                "SELECT job_key FROM jobs WHERE run_key = ? AND job_id = ?", [.int(ref.runKey), .text(jobID)]
+            )
+        else {
+            throw JournalError(
+                code: SQLITE_NOTFOUND, message: "no job \(jobID) in run \(runID)", operation: "look up job")
         }
         if jobKeys.count >= 1_000_000 { jobKeys.removeAll() }
         jobKeys[ref] = key
@@ -138,15 +142,19 @@ final class RecordApplier {
                     INSERT INTO runs (run_id, matrix_name, matrix_path, seed, started_at, status, settings_json)
                     VALUES (?, ?, ?, ?, ?, 'running', ?)
                     """,
-                    [.text(run.runID), .text(run.matrixName), .text(run.matrixPath), .int(Int64(bitPattern: run.seed)),
-                     Self.time(run.startedAt), .text(run.settingsJSON)]
+                    [
+                        .text(run.runID), .text(run.matrixName), .text(run.matrixPath),
+                        .int(Int64(bitPattern: run.seed)),
+                        Self.time(run.startedAt), .text(run.settingsJSON),
+                    ]
                 )
             }
 
         case .runResumed(let runID, let at):
             try atomically(kind) {
                 let run = try runKey(runID)
-                try connection.run("UPDATE runs SET status = 'running', finished_at = NULL WHERE run_key = ?", [.int(run)])
+                try connection.run(
+                    "UPDATE runs SET status = 'running', finished_at = NULL WHERE run_key = ?", [.int(run)])
                 try connection.run(
                     """
                     UPDATE attempts SET outcome = 'cancelled', superseded = 1, finished_at = ?,
@@ -155,7 +163,8 @@ final class RecordApplier {
                     """,
                     [Self.time(at), .int(run)]
                 )
-                try connection.run("UPDATE jobs SET state = 'queued' WHERE run_key = ? AND state = 'running'", [.int(run)])
+                try connection.run(
+                    "UPDATE jobs SET state = 'queued' WHERE run_key = ? AND state = 'running'", [.int(run)])
             }
 
         case .jobsPlanned(let runID, let jobs):
@@ -168,8 +177,10 @@ final class RecordApplier {
                             registry)
                         VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (run_key, job_id) DO NOTHING
                         """,
-                        [.int(run), .text(job.jobID), .text(job.scenarioID), .text(job.scenarioTitle),
-                         .text(job.configuration), .text(job.configurationJSON), .text(job.registry)]
+                        [
+                            .int(run), .text(job.jobID), .text(job.scenarioID), .text(job.scenarioTitle),
+                            .text(job.configuration), .text(job.configurationJSON), .text(job.registry),
+                        ]
                     )
                 }
             }
@@ -204,9 +215,11 @@ final class RecordApplier {
                         key = excluded.key, outcome = excluded.outcome, duration_s = excluded.duration_s,
                         message = excluded.message, interruptions = excluded.interruptions
                     """,
-                    [.int(try jobKey(runID, jobID)), .int(attempt), .int(step.index), .text(step.key),
-                     .text(step.outcome.rawValue), .double(step.duration), .optionalText(step.message),
-                     .optionalText(step.interruptions)]
+                    [
+                        .int(try jobKey(runID, jobID)), .int(attempt), .int(step.index), .text(step.key),
+                        .text(step.outcome.rawValue), .double(step.duration), .optionalText(step.message),
+                        .optionalText(step.interruptions),
+                    ]
                 )
             }
 
@@ -223,9 +236,11 @@ final class RecordApplier {
                         duration_s = excluded.duration_s, superseded = excluded.superseded
                     WHERE attempts.outcome IS NULL
                     """,
-                    [.int(try jobKey(runID, jobID)), .int(attempt), Self.time(result.finishedAt),
-                     .text(result.outcome.rawValue), .optionalInt(result.failureStep), .optionalText(result.message),
-                     .double(result.duration), .int(result.superseded ? 1 : 0)]
+                    [
+                        .int(try jobKey(runID, jobID)), .int(attempt), Self.time(result.finishedAt),
+                        .text(result.outcome.rawValue), .optionalInt(result.failureStep), .optionalText(result.message),
+                        .double(result.duration), .int(result.superseded ? 1 : 0),
+                    ]
                 )
             }
             return connection.changes > 0
@@ -242,9 +257,12 @@ final class RecordApplier {
                         failure_step = ?, failure_message = ?, finished_at = ?
                     WHERE job_key = ?
                     """,
-                    [.text(result.outcome.rawValue), .int(result.attempts), .optionalDouble(result.duration),
-                     .optionalInt(result.failureStep), .optionalText(result.failureMessage), Self.time(result.finishedAt),
-                     .int(job)]
+                    [
+                        .text(result.outcome.rawValue), .int(result.attempts), .optionalDouble(result.duration),
+                        .optionalInt(result.failureStep), .optionalText(result.failureMessage),
+                        Self.time(result.finishedAt),
+                        .int(job),
+                    ]
                 )
             }
             try connection.run(
@@ -253,8 +271,10 @@ final class RecordApplier {
                 ON CONFLICT (job_id, run_key) DO UPDATE SET
                     outcome = excluded.outcome, duration_s = excluded.duration_s, finished_at = excluded.finished_at
                 """,
-                [.text(jobID), .int(run), .text(result.outcome.rawValue), .optionalDouble(result.duration),
-                 Self.time(result.finishedAt)]
+                [
+                    .text(jobID), .int(run), .text(result.outcome.rawValue), .optionalDouble(result.duration),
+                    Self.time(result.finishedAt),
+                ]
             )
 
         case .artifactStored(let runID, let jobID, let attempt, let artifact):
@@ -268,9 +288,11 @@ final class RecordApplier {
                         media_type = excluded.media_type, sha256 = excluded.sha256,
                         compressed_size = excluded.compressed_size, raw_size = excluded.raw_size
                     """,
-                    [.int(try jobKey(runID, jobID)), .int(attempt), .int(artifact.stepIndex), .text(artifact.name),
-                     .text(artifact.mediaType), .text(artifact.sha256.lowercased()), .int(artifact.compressedSize),
-                     .int(artifact.rawSize)]
+                    [
+                        .int(try jobKey(runID, jobID)), .int(attempt), .int(artifact.stepIndex), .text(artifact.name),
+                        .text(artifact.mediaType), .text(artifact.sha256.lowercased()), .int(artifact.compressedSize),
+                        .int(artifact.rawSize),
+                    ]
                 )
             }
 

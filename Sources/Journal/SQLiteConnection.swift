@@ -62,12 +62,8 @@ final class SQLiteConnection {
             // Readers and the writer share the file; a checkpoint may hold a lock for a moment.
             sqlite3_busy_timeout(db, 5_000)
             // The first statement reads the header: a file that is not a database fails here (SQLITE_NOTADB).
-            if readOnly {
-                try execute("PRAGMA query_only = ON")
-                _ = try scalarInt("PRAGMA schema_version")
-            } else {
-                try execute("PRAGMA journal_mode = WAL")
-            }
+            _ = try scalarInt("PRAGMA schema_version")
+            if readOnly { try execute("PRAGMA query_only = ON") }
             try execute("PRAGMA foreign_keys = ON")
         } catch var error as JournalError {
             sqlite3_close_v2(db)
@@ -132,7 +128,8 @@ final class SQLiteConnection {
             switch value {
             case .int(let v): rc = sqlite3_bind_int64(statement, i, v)
             case .double(let v): rc = sqlite3_bind_double(statement, i, v)
-            case .text(let v): rc = sqlite3_bind_text(statement, i, v, Int32(clamping: v.utf8.count), csqlite_transient())
+            case .text(let v):
+                rc = sqlite3_bind_text(statement, i, v, Int32(clamping: v.utf8.count), csqlite_transient())
             case .null: rc = sqlite3_bind_null(statement, i)
             }
             try check(rc, "bind parameter \(i) of \(sql)")

@@ -58,6 +58,8 @@ public enum CoveringArray {
         public var workBudget: Double = 4e8
         /// Refuse more tuples than this (memory guard).
         public var maximumTuples: Int = 60_000_000
+        /// Row-deletion attempts of the post-optimization (each pass deletes at most one row).
+        public var optimizationPasses: Int = 64
 
         public init() {}
     }
@@ -100,9 +102,14 @@ public enum CoveringArray {
                 }
             }
         }
+        // No array is smaller than the product of the t largest levels: stop once a run reaches it.
+        var lowerBound = levels.sorted(by: >).prefix(t).reduce(1, *)
+        if t == 2 && levels.allSatisfy({ $0 <= 2 }) && isCompletable == nil && seedRows.isEmpty {
+            lowerBound = kleitmanSpencer(k).count // optimal for binary pairwise (Kleitman–Spencer, Katona)
+        }
         var runs = settings.maximumRestarts
         var run = 0
-        while run < runs {
+        while run < runs && (best?.count ?? .max) > lowerBound {
             var rng = SplitMix64(seed: seed &+ UInt64(run) &* 0x2545_F491_4F6C_DD1D)
             var work = table
             let rows = greedy(&work, seedRows: seedRows, candidates: settings.candidates, rng: &rng,
@@ -115,7 +122,100 @@ public enum CoveringArray {
             }
             run += 1
         }
-        return best ?? []
+        guard var result = best else { return [] }
+        if result.count <= lowerBound { return result }
+        var rng = SplitMix64(seed: seed ^ 0x5DEE_CE66_D1CE_B00C)
+        result = postOptimize(result, table: table, keepingFirst: seedRows.count, rng: &rng, passes: settings.optimizationPasses,
+                              relevant: relevant, isCompletable: isCompletable)
+        return result
+    }
+
+    // MARK: - Post-optimization
+
+    /// Tries to delete rows: the tuples only a row covers are moved into other rows by changing cells whose
+    /// current tuples are all covered elsewhere ("free" cells). Every change keeps the array covering.
+    static func postOptimize(_ input: [Row], table: TupleTable, keepingFirst: Int, rng: inout SplitMix64, passes: Int,
+                             relevant: Set<Int>, isCompletable: (([Int32]) -> Bool)?) -> [Row] {
+        var rows = input
+        let k = table.levels.count
+        let t = table.t
+        var counts = [Int32](repeating: 0, count: table.total)
+        for row in rows { table.forEachIndex(row.values) { counts[$0] += 1 } }
+        var subsetsOf: [[[Int]]] = Array(repeating: [], count: k)
+        TupleTable.forEachSubset(k: k, t: t) { subset in for f in subset { subsetsOf[f].append(subset) } }
+        var undo: [(Int, Int, Int32)] = []
+        func force(_ r: Int, _ f: Int, to v: Int32) {
+            var newRow = rows[r].values
+            newRow[f] = v
+            for subset in subsetsOf[f] {
+                counts[table.index(subset, rows[r].values)] -= 1
+                counts[table.index(subset, newRow)] += 1
+            }
+            rows[r].values = newRow
+        }
+        // Changes a cell; returns false (and leaves everything unchanged) when a tuple would become uncovered.
+        func change(_ r: Int, _ f: Int, to v: Int32) -> Bool {
+            let old = rows[r].values[f]
+            if old == v { return true }
+            var newRow = rows[r].values
+            newRow[f] = v
+            if let isCompletable, relevant.contains(f), !isCompletable(newRow) { return false }
+            for subset in subsetsOf[f] where counts[table.index(subset, rows[r].values)] < 2 { return false }
+            force(r, f, to: v)
+            undo.append((r, f, old))
+            return true
+        }
+        func rollback(to mark: Int) {
+            while undo.count > mark {
+                let (r, f, old) = undo.removeLast()
+                force(r, f, to: old)
+            }
+        }
+        var pass = 0
+        var deletedInPass = true
+        while pass < passes && deletedInPass && rows.count > keepingFirst + 1 {
+            deletedInPass = false
+            pass += 1
+            // Rows with the fewest tuples only they cover go first.
+            func uniqueTuples(_ r: Int) -> [[Int]] {
+                var out: [[Int]] = []
+                TupleTable.forEachSubset(k: k, t: t) { subset in
+                    if counts[table.index(subset, rows[r].values)] == 1 { out.append(subset) }
+                }
+                return out
+            }
+            var order = Array(keepingFirst..<rows.count)
+            let uniqueCounts = order.map { uniqueTuples($0).count }
+            order = zip(order, uniqueCounts).sorted { ($0.1, $0.0) < ($1.1, $1.0) }.map(\.0)
+            for r in order where r < rows.count {
+                undo.removeAll()
+                var ok = true
+                for subset in uniqueTuples(r) {
+                    let target = rows[r].values
+                    if counts[table.index(subset, target)] >= 2 { continue }
+                    var candidates = Array(0..<rows.count).filter { $0 != r }
+                    candidates.shuffle(using: &rng)
+                    var placed = false
+                    for s in candidates {
+                        let mark = undo.count
+                        var good = true
+                        for f in subset where !change(s, f, to: target[f]) { good = false; break }
+                        if good { placed = true; break }
+                        rollback(to: mark)
+                    }
+                    if !placed { ok = false; break }
+                }
+                if ok {
+                    table.forEachIndex(rows[r].values) { counts[$0] -= 1 }
+                    rows.remove(at: r)
+                    deletedInPass = true
+                    break
+                } else {
+                    rollback(to: 0)
+                }
+            }
+        }
+        return rows
     }
 
     // MARK: - Greedy
@@ -479,15 +579,13 @@ struct TupleTable {
         var chosen = Array(0..<need)
         var subset = [Int](repeating: 0, count: t)
         while true {
-            var j = 0
-            var placed = false
-            for c in chosen {
-                let g = fixed[c]
-                if !placed && f < g { subset[j] = f; j += 1; placed = true }
-                subset[j] = g
-                j += 1
+            for (j, c) in chosen.enumerated() { subset[j] = fixed[c] }
+            subset[need] = f
+            // Insertion sort: `fixed` is in the order factors were fixed, ranks need ascending factors.
+            for a in 1..<t {
+                var b = a
+                while b > 0 && subset[b - 1] > subset[b] { subset.swapAt(b - 1, b); b -= 1 }
             }
-            if !placed { subset[j] = f }
             if state[index(subset, row)] == 0 { count += 1 }
             var i = need - 1
             while i >= 0 && chosen[i] == fixed.count - need + i { i -= 1 }

@@ -517,6 +517,16 @@ struct MatrixParser {
             add(.nothingLeft, root["constraints"] != nil ? "$.constraints" : "$.exclude", position,
                 "excludes and constraints together leave no configuration at all; relax a constraint or an exclude")
         }
+        if let t = matrix.reduction.strength {
+            let levels = space.levels
+            let smallest = levels.sorted().prefix(t).reduce(1.0) { $0 * Double($1) }
+            let tuples = Double(binomial(levels.count, t)) * smallest
+            let limit = CoveringArray.Settings().maximumTuples
+            if tuples > Double(limit) {
+                add(.badStrength, "$.reduction", root["reduction"]?.position,
+                    "t = \(t) over \(levels.count) axes means at least \(Int(min(tuples, 1e15))) tuples to cover (more than \(limit)); lower t")
+            }
+        }
         let seedRowNodes = root["reduction"]?["seedRows"]?.array ?? []
         for (i, row) in matrix.seedRows.enumerated() {
             let partial = space.partial(row)

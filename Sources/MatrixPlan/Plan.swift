@@ -166,6 +166,11 @@ extension Plan {
             return "configuration #\(i + 1) \(assignment.canonicalString): \(origins[i])"
         }
         let axisNames = Set(matrix.axes.map(\.name))
+        let containing = configurations.indices.filter { i in assignment.pairs.allSatisfy { configurations[i][$0.key] == $0.value } }
+        if !containing.isEmpty {
+            let list = containing.prefix(10).map { "#\($0 + 1)" }.joined(separator: ", ") + (containing.count > 10 ? ", …" : "")
+            return "\(assignment.canonicalString) is planned: \(containing.count) configuration\(containing.count == 1 ? " contains" : "s contain") it: \(list)"
+        }
         for (key, value) in assignment.pairs {
             guard let axis = matrix.axes.first(where: { $0.name == key }) else {
                 return "'\(key)' is not an axis of this matrix (axes: \(matrix.axes.map(\.name).joined(separator: ", ")))"
@@ -179,11 +184,6 @@ extension Plan {
         let partial = space.partial(assignment.values.filter { axisNames.contains($0.key) })
         if let reason = space.whyImpossible(partial) {
             return "\(assignment.canonicalString) was dropped: \(reason)"
-        }
-        let containing = configurations.indices.filter { i in assignment.pairs.allSatisfy { configurations[i][$0.key] == $0.value } }
-        if !containing.isEmpty {
-            let list = containing.prefix(10).map { "#\($0 + 1)" }.joined(separator: ", ") + (containing.count > 10 ? ", …" : "")
-            return "\(assignment.canonicalString) is valid; \(containing.count) planned configuration\(containing.count == 1 ? "" : "s") contain it: \(list)"
         }
         switch matrix.reduction {
         case .full:

@@ -1,27 +1,46 @@
+import Artifacts
 import FlowSpec
 import Foundation
+import Synchronization
 import Wire
 
-/// Runs one assigned job to completion and reports its steps and result as protocol messages.
+/// Runs one assigned job to completion and reports its steps, artifacts and result as protocol messages.
 ///
-/// Transport-free: `emit` receives the messages to send (STEP per step as it completes, then RESULT), so the same
-/// executor serves the networked worker and in-process tests.
+/// Transport-free: `emit` receives the messages to send (STEP per step as it completes, then RESULT), and
+/// `upload` streams the attempt's artifacts (before the RESULT, so a finished job's evidence is already stored),
+/// so the same executor serves the networked worker and in-process tests.
 public struct JobExecutor: Sendable {
     public let factories: [String: RegistryFactory]
+    /// gzip level for artifacts (1 = fast, the default; 9 = smallest).
+    public let compressionLevel: Int
 
-    public init(factories: [RegistryFactory]) {
+    public init(factories: [RegistryFactory], compressionLevel: Int = GzipCodec.defaultLevel) {
         var byName: [String: RegistryFactory] = [:]
         for f in factories { byName[f.name] = f }
         self.factories = byName
+        self.compressionLevel = compressionLevel
+    }
+
+    /// Whether an attempt's artifacts are sent, per the matrix's keep policy: `failures` keeps attempts that did
+    /// not pass and the passing retries of flaky jobs (attempt > 1).
+    public static func keeps(_ policy: KeepMode, status: Status, attempt: UInt32) -> Bool {
+        switch policy {
+        case .all: true
+        case .none: false
+        case .failures: status != .passed || attempt > 1
+        }
     }
 
     /// Runs `assignment` of `scenario`; returns the RESULT it emitted last.
-    /// - Parameter deadline: when set, the caller cancels the task at the deadline (one watchdog for many jobs, see
-    ///   `WorkerSession`); a run cancelled after it is reported as timed out. When nil, the runner enforces the
-    ///   assignment's timeout itself.
+    /// - Parameters:
+    ///   - deadline: when set, the caller cancels the task at the deadline (one watchdog for many jobs, see
+    ///     `WorkerSession`); a run cancelled after it is reported as timed out. When nil, the runner enforces the
+    ///     assignment's timeout itself.
+    ///   - upload: streams artifacts and returns when the coordinator stored them; nil drops them.
     @discardableResult
     public func run(
         _ assignment: JobAssignment, scenario: Scenario, deadline: ContinuousClock.Instant? = nil,
+        upload: (@Sendable ([CompressedArtifact]) async -> Void)? = nil,
         emit: @escaping @Sendable ([Message]) -> Void
     ) async -> JobResult {
         let timeout = Duration.milliseconds(Int64(clamping: assignment.timeoutMillis))
@@ -29,57 +48,108 @@ public struct JobExecutor: Sendable {
         for pair in assignment.configuration { configuration[pair.key] = pair.value }
         let context = JobContext(jobID: assignment.job, attempt: Int(assignment.attempt), configuration: configuration,
                                  seed: assignment.seed, timeout: timeout, scenario: scenario)
-        func finish(_ status: Status, failure: Failure?, duration: Duration) -> JobResult {
-            let result = JobResult(job: assignment.job, attempt: assignment.attempt, status: status, failure: failure,
+        let job = assignment.job
+        let attempt = assignment.attempt
+        let evidence = EvidenceLog(capture: upload != nil && assignment.keep != .none)
+        let sink = ArtifactSink(level: compressionLevel)
+
+        func finish(_ status: Status, failure: Failure?, duration: Duration) async -> JobResult {
+            if let upload, Self.keeps(assignment.keep, status: status, attempt: attempt) {
+                let artifacts = evidence.compress(into: sink)
+                if !artifacts.isEmpty { await upload(artifacts) }
+            }
+            let result = JobResult(job: job, attempt: attempt, status: status, failure: failure,
                                    durationMicros: duration.microseconds)
             emit([.result(result)])
             return result
         }
         guard let factory = factories[assignment.registry] else {
-            return finish(.errored, failure: Failure(step: 0, message: "this worker has no registry '\(assignment.registry)'"),
-                          duration: .zero)
+            return await finish(.errored, failure: Failure(step: 0, message: "this worker has no registry '\(assignment.registry)'"),
+                                duration: .zero)
         }
         let registry: any AsyncStepRegistry
         do {
             registry = try await factory.make(context)
         } catch {
-            return finish(.errored, failure: Failure(step: 0, message: "registry '\(factory.name)' could not be built: \(error)"),
-                          duration: .zero)
+            return await finish(.errored, failure: Failure(step: 0, message: "registry '\(factory.name)' could not be built: \(error)"),
+                                duration: .zero)
         }
-        let job = assignment.job
-        let attempt = assignment.attempt
+        let provider = registry as? any StepEvidenceProviding
+        let steps = scenario.steps
+        @Sendable func stepEvent(_ record: StepRecord) -> Message {
+            .step(StepEvent(job: job, attempt: attempt, index: UInt32(record.index), status: Status(record.outcome),
+                            durationMicros: record.duration.microseconds, message: record.message ?? "",
+                            interruptions: record.interruptions))
+        }
         let runner = AsyncScenarioRunner(
             registry: registry,
             settings: RunnerSettings(scenarioTimeout: deadline == nil && timeout > .zero ? timeout : nil),
+            willRunStep: { index in sink.beginStep(index) },
             onStep: { record in
+                if evidence.capture {
+                    evidence.recordLog(record, step: steps[record.index])
+                    if let provider {
+                        evidence.record(attachments: await provider.evidence(afterStep: record.index, step: steps[record.index]),
+                                        step: record.index)
+                    }
+                }
                 // A cancelled step is reported after the run, once it is known whether a deadline cancelled it.
                 guard record.outcome != .cancelled else { return }
-                emit([.step(StepEvent(job: job, attempt: attempt, index: UInt32(record.index), status: Status(record.outcome),
-                                      durationMicros: record.duration.microseconds,
-                                      message: StepText.encode(message: record.message, interruptions: record.interruptions)))])
+                emit([stepEvent(record)])
             }
         )
-        var result = await runner.run(scenario)
+        var result = await ArtifactSink.$current.withValue(sink) { await runner.run(scenario) }
         if case .cancelled = result.outcome {
             if let deadline, ContinuousClock.now >= deadline {
                 result = AsyncScenarioRunner.timedOut(result, scenario: scenario,
                                                       message: "the job exceeded its timeout of \(timeout.secondsText) during this step")
             }
-            if let last = result.steps.last {
-                emit([.step(StepEvent(job: job, attempt: attempt, index: UInt32(last.index), status: Status(last.outcome),
-                                      durationMicros: last.duration.microseconds, message: last.message ?? ""))])
-            }
+            if let last = result.steps.last { emit([stepEvent(last)]) }
         }
         switch result.outcome {
         case .passed:
-            return finish(.passed, failure: nil, duration: result.duration)
+            return await finish(.passed, failure: nil, duration: result.duration)
         case .failed(let failure):
-            return finish(Status(failure.outcome), failure: Failure(step: UInt32(failure.stepIndex), message: failure.message),
-                          duration: result.duration)
+            return await finish(Status(failure.outcome), failure: Failure(step: UInt32(failure.stepIndex), message: failure.message),
+                                duration: result.duration)
         case .cancelled:
             let index = UInt32(max(0, result.steps.count - 1))
-            return finish(.cancelled, failure: Failure(step: index, message: "cancelled"), duration: result.duration)
+            return await finish(.cancelled, failure: Failure(step: index, message: "cancelled"), duration: result.duration)
         }
+    }
+}
+
+/// The evidence of one attempt, kept raw until the attempt's outcome says whether it is sent: compressing the
+/// artifacts of attempts the keep policy drops would be wasted work.
+final class EvidenceLog: Sendable {
+    let capture: Bool
+    private let entries = Mutex<[(step: Int, attachment: StepAttachment)]>([])
+
+    init(capture: Bool) { self.capture = capture }
+
+    /// The runner's own step log: outcome, duration, message, interruptions handled, and the registry's log lines.
+    func recordLog(_ record: StepRecord, step: Step) {
+        var lines = ["step \(record.index) \(step.description): \(record.outcome.rawValue) in \(record.duration.secondsText)"]
+        if let message = record.message { lines.append("message: \(message)") }
+        lines += record.interruptions.map { "interruption handled: \($0)" }
+        lines += record.log
+        self.record(StepAttachment(name: "step.log", mediaType: "text/plain", bytes: Array((lines.joined(separator: "\n") + "\n").utf8)),
+               step: record.index)
+    }
+
+    func record(attachments: [StepAttachment], step: Int) {
+        guard !attachments.isEmpty else { return }
+        entries.withLock { e in for a in attachments { e.append((step, a)) } }
+    }
+
+    func record(_ attachment: StepAttachment, step: Int) { record(attachments: [attachment], step: step) }
+
+    /// Compresses everything recorded (plus what registries attached to the sink themselves), in step order.
+    func compress(into sink: ArtifactSink) -> [CompressedArtifact] {
+        for (step, a) in entries.withLock({ $0 }) {
+            _ = try? sink.attach(name: a.name, mediaType: a.mediaType, bytes: a.bytes, step: step)
+        }
+        return sink.takeAll().sorted { ($0.stepIndex, $0.name) < ($1.stepIndex, $1.name) }
     }
 }
 

@@ -43,7 +43,9 @@ struct ArtifactSinkTests {
     func duplicateName() throws {
         let sink = ArtifactSink()
         try sink.attach(name: "a", mediaType: "text/plain", bytes: [1], step: 0)
-        let error = #expect(throws: ArtifactError.self) { try sink.attach(name: "a", mediaType: "text/plain", bytes: [2], step: 0) }
+        let error = #expect(throws: ArtifactError.self) {
+            try sink.attach(name: "a", mediaType: "text/plain", bytes: [2], step: 0)
+        }
         #expect(error?.code == .duplicateName)
         try sink.attach(name: "a", mediaType: "text/plain", bytes: [3], step: 1)
         #expect(sink.takeArtifacts(step: 0).map(\.rawSize) == [1])
@@ -53,7 +55,9 @@ struct ArtifactSinkTests {
     @Test("too large an artifact is refused")
     func tooLarge() throws {
         let sink = ArtifactSink(maxRawSize: 10)
-        let error = #expect(throws: ArtifactError.self) { try sink.attach(name: "big", mediaType: "x", bytes: [UInt8](repeating: 0, count: 11)) }
+        let error = #expect(throws: ArtifactError.self) {
+            try sink.attach(name: "big", mediaType: "x", bytes: [UInt8](repeating: 0, count: 11))
+        }
         #expect(error?.code == .tooLarge)
     }
 
@@ -66,7 +70,10 @@ struct ArtifactSinkTests {
             try ArtifactSink.current?.attach(name: "direct", mediaType: "text/plain", bytes: Array("x".utf8))
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for i in 0..<8 {
-                    group.addTask { try ArtifactSink.current?.attach(name: "child-\(i)", mediaType: "text/plain", bytes: Sample.json(1000 + i)) }
+                    group.addTask {
+                        try ArtifactSink.current?.attach(
+                            name: "child-\(i)", mediaType: "text/plain", bytes: Sample.json(1000 + i))
+                    }
                 }
                 try await group.waitForAll()
             }

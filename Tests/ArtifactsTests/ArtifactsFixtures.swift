@@ -10,7 +10,9 @@ final class TemporaryDirectory {
     }
 
     deinit {
-        do { try FileManager.default.removeItem(at: url) } catch { print("note: could not remove \(url.path): \(error)") }
+        do { try FileManager.default.removeItem(at: url) } catch {
+            print("note: could not remove \(url.path): \(error)")
+        }
     }
 
     func file(_ name: String) -> URL { url.appendingPathComponent(name) }
@@ -30,7 +32,8 @@ func runTool(_ path: String, _ arguments: [String]) throws -> (status: Int32, ou
     return (process.terminationStatus, [UInt8](data))
 }
 
-let gzipTool = ["/usr/bin/gzip", "/bin/gzip"].first { FileManager.default.isExecutableFile(atPath: $0) } ?? "/usr/bin/gzip"
+let gzipTool =
+    ["/usr/bin/gzip", "/bin/gzip"].first { FileManager.default.isExecutableFile(atPath: $0) } ?? "/usr/bin/gzip"
 
 /// Deterministic test data.
 enum Sample {
@@ -39,7 +42,8 @@ enum Sample {
         var text = "{\"surface\":["
         var i = 0
         while text.utf8.count < count {
-            text += "{\"id\":\"row-\(i)\",\"label\":\"مرحبا \(i * 7919 % 1000)\",\"frame\":[\(i % 390),\(i * 44 % 844),390,44],\"traits\":[\"button\"]},"
+            text +=
+                "{\"id\":\"row-\(i)\",\"label\":\"مرحبا \(i * 7919 % 1000)\",\"frame\":[\(i % 390),\(i * 44 % 844),390,44],\"traits\":[\"button\"]},"
             i += 1
         }
         return Array(text.utf8.prefix(count))

@@ -8,9 +8,10 @@ struct BlobStoreTests {
     @Test("sink → compressed artifact → streamed in chunks → blob → extracted bytes identical")
     func endToEnd() throws {
         let dir = try TemporaryDirectory()
-        let store = try BlobStore(root: dir.url)
+        let store = try BlobStore(root: dir.url.appendingPathComponent("workspace/.flowmatrix"))
         let raw = Sample.json(400_000)
-        let artifact = try ArtifactSink().attach(name: "surface.json", mediaType: "application/json", bytes: raw, step: 3)
+        let artifact = try ArtifactSink().attach(
+            name: "surface.json", mediaType: "application/json", bytes: raw, step: 3)
 
         let writer = try store.makeWriter()
         for chunk in artifact.chunks(size: 16 * 1024) { try writer.append(chunk) }
@@ -24,6 +25,9 @@ struct BlobStoreTests {
         #expect(try runTool(gzipTool, ["-t", blob.path]).status == 0)
         #expect(try store.read(artifact.sha256, maxSize: raw.count) == raw)
         #expect(try store.compressedBytes(artifact.sha256, maxSize: 1 << 20) == artifact.compressed)
+        var streamed: [UInt8] = []
+        #expect(try store.read(artifact.sha256, maxSize: raw.count) { streamed.append(contentsOf: $0) } == raw.count)
+        #expect(streamed == raw)
         let out = dir.file("extracted.json")
         #expect(try store.extract(artifact.sha256, to: out, maxSize: raw.count) == raw.count)
         #expect(try [UInt8](Data(contentsOf: out)) == raw)
@@ -114,6 +118,25 @@ struct BlobStoreTests {
         abandoned.abort()
     }
 
+    @Test("storing content that is already there refreshes it, so a gc in its grace period keeps it")
+    func dedupRefreshesTime() throws {
+        let dir = try TemporaryDirectory()
+        let store = try BlobStore(root: dir.url)
+        let artifact = try ArtifactSink().attach(name: "a", mediaType: "x", bytes: Sample.json(5_000), step: 0)
+        try store.store(artifact)
+        // Age the blob by a day.
+        let path = try store.url(for: artifact.sha256).path
+        try FileManager.default.setAttributes(
+            [.modificationDate: Date().addingTimeInterval(-86_400)], ofItemAtPath: path)
+        #expect(try store.gc(referenced: [], now: Date(), gracePeriod: 3600).kept == 0)  // old and unreferenced: gone
+        try store.store(artifact)
+        try FileManager.default.setAttributes(
+            [.modificationDate: Date().addingTimeInterval(-86_400)], ofItemAtPath: path)
+        #expect(try store.store(artifact).stored == false)  // the dedup hit refreshes the time
+        #expect(try store.gc(referenced: [], now: Date(), gracePeriod: 3600).kept == 1)
+        #expect(store.contains(artifact.sha256))
+    }
+
     @Test("a 64 MiB artifact streamed in 64 KiB chunks never has more than one chunk buffered")
     func boundedMemory() throws {
         let dir = try TemporaryDirectory()
@@ -156,7 +179,9 @@ struct BlobStoreTests {
         let writer = try store.makeWriter()
         let invalid = #expect(throws: ArtifactError.self) { try writer.commit(expectedSHA256: "abc") }
         #expect(invalid?.code == .invalidHash)
-        let missing = #expect(throws: ArtifactError.self) { try store.read(String(repeating: "0", count: 64), maxSize: 10) }
+        let missing = #expect(throws: ArtifactError.self) {
+            try store.read(String(repeating: "0", count: 64), maxSize: 10)
+        }
         #expect(missing?.code == .notFound)
 
         let artifact = try ArtifactSink().attach(name: "a", mediaType: "x", bytes: Sample.json(10_000), step: 0)
@@ -165,7 +190,9 @@ struct BlobStoreTests {
         var bytes = try [UInt8](Data(contentsOf: path))
         bytes[bytes.count / 2] ^= 0x01
         try Data(bytes).write(to: path)
-        let corrupt = #expect(throws: ArtifactError.self) { try store.compressedBytes(artifact.sha256, maxSize: 1 << 20) }
+        let corrupt = #expect(throws: ArtifactError.self) {
+            try store.compressedBytes(artifact.sha256, maxSize: 1 << 20)
+        }
         #expect(corrupt?.code == .hashMismatch)
     }
 }

@@ -11,7 +11,8 @@ struct GzipCodecTests {
         ("noise", Sample.noise(200_000)),
     ]
 
-    @Test("compressed output is a valid .gz: gzip -t passes and gzip -dc gives the input back", arguments: [0, 1, 6, 9])
+    @Test(
+        "compressed output is a valid .gz: gzip -t passes and gzip -dc gives the input back", arguments: [0, 1, 6, 9])
     func realGzipAccepts(level: Int) throws {
         let dir = try TemporaryDirectory()
         for (name, input) in Self.inputs {
@@ -37,7 +38,8 @@ struct GzipCodecTests {
         #expect(try GzipCodec.decompress(twice, maxOutputSize: 1 << 20) == input + input)
     }
 
-    @Test("streaming gives the same bytes fed byte by byte, in chunks, or all at once", arguments: [1, 7, 4096, Int.max])
+    @Test(
+        "streaming gives the same bytes fed byte by byte, in chunks, or all at once", arguments: [1, 7, 4096, Int.max])
     func streaming(chunk: Int) throws {
         let input = Sample.json(20_000) + Sample.noise(5_000)
         let compressor = try GzipCompressor(outputBufferSize: 1024)
@@ -46,7 +48,9 @@ struct GzipCodecTests {
             var offset = 0
             while offset < raw.count {
                 let end = offset + min(chunk, raw.count - offset)
-                try compressor.compress(UnsafeRawBufferPointer(rebasing: raw[offset..<end])) { compressed.append(contentsOf: $0) }
+                try compressor.compress(UnsafeRawBufferPointer(rebasing: raw[offset..<end])) {
+                    compressed.append(contentsOf: $0)
+                }
                 offset = end
             }
         }
@@ -60,7 +64,9 @@ struct GzipCodecTests {
             var offset = 0
             while offset < raw.count {
                 let end = offset + min(chunk, raw.count - offset)
-                try decompressor.decompress(UnsafeRawBufferPointer(rebasing: raw[offset..<end])) { output.append(contentsOf: $0) }
+                try decompressor.decompress(UnsafeRawBufferPointer(rebasing: raw[offset..<end])) {
+                    output.append(contentsOf: $0)
+                }
                 offset = end
             }
         }
@@ -98,7 +104,9 @@ struct GzipCodecTests {
         let cut = #expect(throws: ArtifactError.self) { try GzipCodec.decompress(truncated, maxOutputSize: 1 << 20) }
         #expect(cut?.code == .truncated)
 
-        let notGzip = #expect(throws: ArtifactError.self) { try GzipCodec.decompress(Array("hello world".utf8), maxOutputSize: 100) }
+        let notGzip = #expect(throws: ArtifactError.self) {
+            try GzipCodec.decompress(Array("hello world".utf8), maxOutputSize: 100)
+        }
         #expect(notGzip?.code == .zlib(-3))
         #expect(notGzip?.message.contains("not gzip data") == true)
 

@@ -1,6 +1,7 @@
 import Foundation
-import Journal
 import Testing
+
+@testable import Journal
 
 @Suite("Journal errors")
 struct JournalErrorTests {
@@ -39,5 +40,21 @@ struct JournalErrorTests {
         try await second.flush()
         #expect(try JournalReader(path: dir.journalPath).runs().count == 2)
         try second.close()
+    }
+
+    @Test("another application's SQLite database is refused and left untouched")
+    func foreignDatabase() throws {
+        let dir = try TemporaryDirectory()
+        let other = try SQLiteConnection(path: dir.journalPath, readOnly: false)
+        try other.execute("CREATE TABLE contacts (name TEXT); INSERT INTO contacts VALUES ('Ada');")
+        other.close()
+        let error = #expect(throws: JournalError.self) { try JournalWriter(path: dir.journalPath) }
+        #expect(error?.message.contains("not a FlowMatrix journal") == true)
+        let readerError = #expect(throws: JournalError.self) { try JournalReader(path: dir.journalPath) }
+        #expect(readerError?.message.contains("not a FlowMatrix journal") == true)
+        let check = try SQLiteConnection(path: dir.journalPath, readOnly: true)
+        #expect(try check.scalarInt("SELECT COUNT(*) FROM sqlite_master") == 1)
+        #expect(try check.scalarInt("SELECT COUNT(*) FROM contacts") == 1)
+        #expect(try check.query("PRAGMA journal_mode") { $0.text(0) } == ["delete"])
     }
 }

@@ -14,7 +14,9 @@ struct JournalHistoryTests {
         ]
         for (n, (run, jobs)) in plan.enumerated() {
             let offset = Double(n) * 1000
-            try writer.submit([Fixture.run(run, at: offset), .jobsPlanned(runID: run, jobs: jobs.map { Fixture.job($0.0) })])
+            try writer.submit([
+                Fixture.run(run, at: offset), .jobsPlanned(runID: run, jobs: jobs.map { Fixture.job($0.0) }),
+            ])
             for (job, outcome, duration) in jobs {
                 try writer.submit(Fixture.finished(run, job, outcome, duration: duration, at: offset + duration))
             }

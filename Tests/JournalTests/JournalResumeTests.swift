@@ -9,11 +9,13 @@ struct JournalResumeTests {
         let dir = try TemporaryDirectory()
         // The "crashed" coordinator: writes and flushes, never closes.
         let crashed = try JournalWriter(path: dir.journalPath)
-        var records: [JournalRecord] = [Fixture.run("r1"), .jobsPlanned(runID: "r1", jobs: ["a", "b", "c", "d", "e"].map(Fixture.job))]
+        var records: [JournalRecord] = [
+            Fixture.run("r1"), .jobsPlanned(runID: "r1", jobs: ["a", "b", "c", "d", "e"].map(Fixture.job)),
+        ]
         records += Fixture.attempt("r1", "a", 1) + [Fixture.finished("r1", "a", .passed, duration: 1)]
         records += Fixture.attempt("r1", "b", 1, outcome: .failed) + [Fixture.finished("r1", "b", .failed, duration: 1)]
-        records += Array(Fixture.attempt("r1", "c", 1).prefix(3))          // started, two steps, no result
-        records += Fixture.attempt("r1", "e", 1, outcome: .failed)         // failed, retry in flight
+        records += Array(Fixture.attempt("r1", "c", 1).prefix(3))  // started, two steps, no result
+        records += Fixture.attempt("r1", "e", 1, outcome: .failed)  // failed, retry in flight
         records += [.attemptStarted(runID: "r1", jobID: "e", attempt: 2, worker: "w2", at: Fixture.t0)]
         try crashed.submit(records)
         try await crashed.flush()
@@ -27,7 +29,8 @@ struct JournalResumeTests {
         // The next coordinator resumes the run on the same file.
         let next = try JournalWriter(path: dir.journalPath)
         try next.submit(.runResumed(runID: "r1", at: Fixture.t0.addingTimeInterval(100)))
-        try next.submit(Fixture.attempt("r1", "c", 2) + [Fixture.finished("r1", "c", .passed, duration: 1, attempts: 2)])
+        try next.submit(
+            Fixture.attempt("r1", "c", 2) + [Fixture.finished("r1", "c", .passed, duration: 1, attempts: 2)])
         try await next.flush()
         #expect(next.takeRejections().isEmpty)
 
@@ -53,8 +56,12 @@ struct JournalResumeTests {
         let writer = try JournalWriter(path: dir.journalPath)
         try writer.submit([Fixture.run("r1"), .jobsPlanned(runID: "r1", jobs: [Fixture.job("a")])])
         try writer.submit(Fixture.attempt("r1", "a", 2))
-        try writer.submit(.attemptFinished(runID: "r1", jobID: "a", attempt: 1, result: AttemptResult(
-            outcome: .failed, finishedAt: Fixture.t0, duration: 3, failureStep: 1, message: "late", superseded: true)))
+        try writer.submit(
+            .attemptFinished(
+                runID: "r1", jobID: "a", attempt: 1,
+                result: AttemptResult(
+                    outcome: .failed, finishedAt: Fixture.t0, duration: 3, failureStep: 1, message: "late",
+                    superseded: true)))
         try await writer.flush()
         let reader = try JournalReader(path: dir.journalPath)
         let attempts = try reader.attempts(run: "r1", job: "a")

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Journal
 
 @Suite("Journal writer")
@@ -8,7 +9,10 @@ struct JournalWriterTests {
     func groupCommit() throws {
         let dir = try TemporaryDirectory()
         let writer = try JournalWriter(path: dir.journalPath)
-        try writer.submit([Fixture.run("r1"), .jobsPlanned(runID: "r1", jobs: (0..<500).map { Fixture.job(String(format: "%04x", $0)) })])
+        try writer.submit([
+            Fixture.run("r1"),
+            .jobsPlanned(runID: "r1", jobs: (0..<500).map { Fixture.job(String(format: "%04x", $0)) }),
+        ])
         try writer.flushSync()
         let before = writer.statistics.transactionsCommitted
 
@@ -16,7 +20,8 @@ struct JournalWriterTests {
         let blocker = try SQLiteConnection(path: dir.journalPath, readOnly: false)
         try blocker.execute("BEGIN EXCLUSIVE")
         for i in 0..<500 {
-            try writer.submit(.attemptStarted(runID: "r1", jobID: String(format: "%04x", i), attempt: 1, worker: "w", at: Fixture.t0))
+            try writer.submit(
+                .attemptStarted(runID: "r1", jobID: String(format: "%04x", i), attempt: 1, worker: "w", at: Fixture.t0))
         }
         try blocker.execute("COMMIT")
         try writer.flushSync()
@@ -58,10 +63,15 @@ struct JournalWriterTests {
     func durableAfterFlush() async throws {
         let dir = try TemporaryDirectory()
         let writer = try JournalWriter(path: dir.journalPath)
-        try writer.submit([Fixture.run("r1"), .jobsPlanned(runID: "r1", jobs: [Fixture.job("a")])] + Fixture.attempt("r1", "a", 1))
-        try writer.submit(.artifactStored(runID: "r1", jobID: "a", attempt: 1, artifact: ArtifactReference(
-            stepIndex: 2, name: "surface.json", mediaType: "application/json", sha256: String(repeating: "ab", count: 32),
-            compressedSize: 10, rawSize: 40)))
+        try writer.submit(
+            [Fixture.run("r1"), .jobsPlanned(runID: "r1", jobs: [Fixture.job("a")])] + Fixture.attempt("r1", "a", 1))
+        try writer.submit(
+            .artifactStored(
+                runID: "r1", jobID: "a", attempt: 1,
+                artifact: ArtifactReference(
+                    stepIndex: 2, name: "surface.json", mediaType: "application/json",
+                    sha256: String(repeating: "ab", count: 32),
+                    compressedSize: 10, rawSize: 40)))
         try await writer.flush()
 
         let reader = try JournalReader(path: dir.journalPath)
@@ -74,7 +84,10 @@ struct JournalWriterTests {
         #expect(attempts.count == 1)
         #expect(attempts.first?.result?.outcome == .passed)
         #expect(attempts.first?.worker == "w1")
-        #expect(try reader.steps(run: "r1", job: "a", attempt: 1).map(\.key) == ["tap:button0", "tap:button1", "tap:button2"])
+        #expect(
+            try reader.steps(run: "r1", job: "a", attempt: 1).map(\.key) == [
+                "tap:button0", "tap:button1", "tap:button2",
+            ])
         #expect(try reader.artifacts(run: "r1", job: "a").map(\.artifact.name) == ["surface.json"])
         #expect(try reader.artifacts(run: "r1", job: "a", attempt: 2).isEmpty)
         #expect(try reader.referencedBlobs() == [String(repeating: "ab", count: 32)])
@@ -101,29 +114,37 @@ struct JournalWriterTests {
     func badInputKeepsRows() async throws {
         let dir = try TemporaryDirectory()
         let writer = try JournalWriter(path: dir.journalPath)
-        try writer.submit([Fixture.run("r1"), .jobsPlanned(runID: "r1", jobs: [Fixture.job("a"), Fixture.job("b")])] + Fixture.attempt("r1", "a", 1))
+        try writer.submit(
+            [Fixture.run("r1"), .jobsPlanned(runID: "r1", jobs: [Fixture.job("a"), Fixture.job("b")])]
+                + Fixture.attempt("r1", "a", 1))
         try await writer.flush()
 
         let good = StepResult(index: 5, key: "late-step", outcome: .passed, duration: 0.2)
         try writer.submit([
-            .stepRecorded(runID: "r1", jobID: "zz", attempt: 1, step: good),               // unknown job
-            .attemptStarted(runID: "nope", jobID: "a", attempt: 1, worker: "w", at: Fixture.t0), // unknown run
-            Fixture.finished("r1", "zz", .passed, duration: 1),                             // unknown job
-            Fixture.run("r1"),                                                             // duplicate run
+            .stepRecorded(runID: "r1", jobID: "zz", attempt: 1, step: good),  // unknown job
+            .attemptStarted(runID: "nope", jobID: "a", attempt: 1, worker: "w", at: Fixture.t0),  // unknown run
+            Fixture.finished("r1", "zz", .passed, duration: 1),  // unknown job
+            Fixture.run("r1"),  // duplicate run
             .attemptStarted(runID: "r1", jobID: "a", attempt: 0, worker: "w", at: Fixture.t0),  // attempt numbers start at 1
-            .artifactStored(runID: "r1", jobID: "a", attempt: 1, artifact: ArtifactReference(
-                stepIndex: 0, name: "x", mediaType: "text/plain", sha256: "short", compressedSize: 1, rawSize: 1)), // bad hash
-            .jobsPlanned(runID: "missing", jobs: [Fixture.job("c")]),                      // unknown run
-            .stepRecorded(runID: "r1", jobID: "a", attempt: 1, step: good),                 // fine
-            .attemptFinished(runID: "r1", jobID: "a", attempt: 1,                            // duplicate result: ignored
-                             result: AttemptResult(outcome: .failed, finishedAt: Fixture.t0, duration: 9)),
-            Fixture.finished("r1", "a", .passed, duration: 1),                              // fine
+            .artifactStored(
+                runID: "r1", jobID: "a", attempt: 1,
+                artifact: ArtifactReference(
+                    stepIndex: 0, name: "x", mediaType: "text/plain", sha256: "short", compressedSize: 1, rawSize: 1)),  // bad hash
+            .jobsPlanned(runID: "missing", jobs: [Fixture.job("c")]),  // unknown run
+            .stepRecorded(runID: "r1", jobID: "a", attempt: 1, step: good),  // fine
+            .attemptFinished(
+                runID: "r1", jobID: "a", attempt: 1,  // duplicate result: ignored
+                result: AttemptResult(outcome: .failed, finishedAt: Fixture.t0, duration: 9)),
+            Fixture.finished("r1", "a", .passed, duration: 1),  // fine
         ])
         try await writer.flush()
 
         let rejections = writer.takeRejections()
-        #expect(rejections.map(\.kind) == ["stepRecorded", "attemptStarted", "jobFinished", "runStarted", "attemptStarted",
-                                           "artifactStored", "jobsPlanned"])
+        #expect(
+            rejections.map(\.kind) == [
+                "stepRecorded", "attemptStarted", "jobFinished", "runStarted", "attemptStarted",
+                "artifactStored", "jobsPlanned",
+            ])
         #expect(rejections.allSatisfy { !$0.error.message.isEmpty })
         #expect(writer.takeRejections().isEmpty)
         let stats = writer.statistics
@@ -156,8 +177,10 @@ struct JournalWriterTests {
     func runListing() async throws {
         let dir = try TemporaryDirectory()
         let writer = try JournalWriter(path: dir.journalPath)
-        let ids = [RunID.make(at: Fixture.t0, suffix: 1), RunID.make(at: Fixture.t0.addingTimeInterval(3600), suffix: 0xab12),
-                   RunID.make(at: Fixture.t0.addingTimeInterval(60), suffix: 7)]
+        let ids = [
+            RunID.make(at: Fixture.t0, suffix: 1), RunID.make(at: Fixture.t0.addingTimeInterval(3600), suffix: 0xab12),
+            RunID.make(at: Fixture.t0.addingTimeInterval(60), suffix: 7),
+        ]
         try writer.submit([Fixture.run(ids[0], at: 0), Fixture.run(ids[1], at: 3600), Fixture.run(ids[2], at: 60)])
         try await writer.flush()
         let reader = try JournalReader(path: dir.journalPath)

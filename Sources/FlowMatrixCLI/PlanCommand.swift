@@ -1,0 +1,56 @@
+import FlowSpec
+import Foundation
+import MatrixPlan
+
+/// `flowmatrix plan MATRIX`: the configurations and jobs a matrix expands to, with counts at each stage.
+enum PlanCommand {
+    static let spec = CommandSpec(
+        name: "plan",
+        overview: "Expand a matrix file into configurations and jobs, and show the counts at each stage.",
+        usage: "plan [--json] [--explain <id-or-assignment>] <matrix>",
+        arguments: [("<matrix>", "A matrix file (JSON), e.g. Matrices/nightly.json.")],
+        options: [
+            ("--json", "Print {\"configurations\": [...], \"jobs\": [...], \"counts\": {...}} (values as strings)."),
+            ("--explain <query>", "Say why a job (id), a configuration ('#n' or 'axis=value,…') exists, or why an assignment was dropped."),
+        ],
+        discussion: """
+            The stages are: cartesian, after exclude, after include, after constraints, after reduction,
+            scenarios selected, jobs. See docs/MATRIX.md for the format and the rule codes.
+            EXIT CODES: 0 planned, 1 the matrix or its corpus has findings, 2 unreadable file, 64 usage error.
+            """,
+        run: { args in
+            let json = args.flag("--json")
+            let explain = try args.option("--explain")
+            let paths = try args.positionals()
+            guard let path = paths.first else { throw UsageError("missing <matrix>") }
+            guard paths.count == 1 else { throw UsageError("unexpected argument '\(paths[1])'") }
+            let url = URL(fileURLWithPath: path)
+            guard FileManager.default.fileExists(atPath: url.path) else {
+                throw CommandFailure("no matrix file at '\(path)'", exitCode: ExitCode.ioError)
+            }
+            let (plan, findings) = MatrixPlanner.load(matrixAt: url)
+            guard let plan else {
+                for finding in findings { FlowMatrixCLI.writeError(finding.description + "\n") }
+                FlowMatrixCLI.writeError("Error: '\(path)' has \(findings.count) finding\(findings.count == 1 ? "" : "s"); nothing planned\n")
+                return ExitCode.failures
+            }
+            if let explain {
+                print(plan.explain(explain))
+                return ExitCode.success
+            }
+            if json {
+                print(plan.json())
+                return ExitCode.success
+            }
+            print("matrix '\(plan.matrix.name)' (\(plan.matrix.file)) on registry '\(plan.matrix.registry)'")
+            let width = plan.countLines.map(\.0.count).max() ?? 0
+            for (name, value) in plan.countLines {
+                print("  " + name.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + value)
+            }
+            for note in plan.notes { print("note: \(note)") }
+            print("")
+            print(plan.table(), terminator: "")
+            return ExitCode.success
+        }
+    )
+}

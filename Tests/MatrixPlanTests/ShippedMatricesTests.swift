@@ -1,0 +1,55 @@
+import FlowSpec
+import Foundation
+@testable import MatrixPlan
+import Testing
+
+@Suite("the shipped matrices plan against a corpus")
+struct ShippedMatricesTests {
+    static var files: [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: Fixtures.shippedMatrices.path)) ?? [])
+            .filter { $0.hasSuffix(".json") }.sorted()
+    }
+
+    @Test("the four documented matrices are shipped")
+    func shipped() {
+        #expect(Set(Self.files).isSuperset(of: ["smoke.json", "locale-rtl-sweep.json", "nightly.json", "pairwise-example.json"]))
+    }
+
+    @Test("each shipped matrix is valid and plans jobs with its corpus swapped for the fixture corpus", arguments: files)
+    func plans(_ name: String) throws {
+        let url = Fixtures.shippedMatrices.appendingPathComponent(name)
+        let (loaded, findings) = MatrixFile.load(from: url)
+        // The only acceptable finding is the catalog corpus not existing yet in this checkout.
+        #expect(findings.allSatisfy { $0.code == MatrixRule.missingCorpus.code }, "\(findings)")
+        var matrix: MatrixFile
+        if let loaded { matrix = loaded } else {
+            let (parsed, parseFindings) = MatrixFile.parse(Array(try Data(contentsOf: url)), file: name, directory: url.deletingLastPathComponent())
+            #expect(parseFindings.isEmpty)
+            matrix = try #require(parsed)
+        }
+        #expect(matrix.corpus == ["../Workers/Catalog/Scenarios"])
+        #expect(matrix.registry == "catalog")
+        matrix.corpusURLs = [try Fixtures.corpus]
+        let corpus = ScenarioLoader.loadCorpus(paths: matrix.corpusURLs)
+        #expect(corpus.findings.isEmpty)
+        let p = plan(matrix, scenarios: corpus.scenarios, settings: .quick)
+        #expect(!p.configurations.isEmpty)
+        #expect(p.counts.scenariosSelected > 0)
+        #expect(p.jobs.count == p.configurations.count * p.counts.scenariosSelected)
+        for c in p.configurations {
+            for constraint in matrix.constraints { #expect(constraint.isSatisfied(by: c.values)) }
+        }
+    }
+
+    @Test("nightly is pairwise with the landscape constraint and reaches the locale × window bound")
+    func nightly() throws {
+        let url = Fixtures.shippedMatrices.appendingPathComponent("nightly.json")
+        let (parsed, _) = MatrixFile.parse(Array(try Data(contentsOf: url)), file: "nightly.json")
+        let matrix = try #require(parsed)
+        #expect(matrix.reduction == .tWise(2))
+        let p = matrix.plan(scenarios: [], settings: .quick)
+        #expect(p.configurations.count == 84) // 12 locales × 7 windows is a lower bound
+        #expect(!p.configurations.contains { $0["orientation"] == "landscape" && ["tall-narrow", "narrow-portrait"].contains($0["window"]) })
+        #expect(p.explain("orientation=landscape,window=tall-narrow").contains("excluded by constraint #1"))
+    }
+}
