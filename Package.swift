@@ -45,13 +45,13 @@ let package = Package(
             dependencies: ["Wire", "UVTransport", "Artifacts", "FlowSpec", "RunConditions"],
             swiftSettings: swiftSettings
         ),
-        .target(name: "Reports", dependencies: ["Journal", "Artifacts", "MatrixPlan"], swiftSettings: swiftSettings),
+        .target(name: "Reports", dependencies: ["Journal", "Artifacts", "MatrixPlan", "FlowCrypto"], swiftSettings: swiftSettings),
         .target(name: "FlowMatrixTestKit", dependencies: ["FlowSpec", "Worker"], swiftSettings: swiftSettings),
 
         // The sample app's headless worker (a pre-UI model and its registry) and its executable.
         .target(
             name: "CatalogApp",
-            dependencies: ["FlowSpec", "RunConditions", "Artifacts", "Wireframe"],
+            dependencies: ["FlowSpec", "MatrixPlan", "RunConditions", "Wireframe"],
             path: "Workers/Catalog/Sources/CatalogApp",
             swiftSettings: swiftSettings
         ),
@@ -77,14 +77,14 @@ let package = Package(
         .testTarget(name: "CLibrariesTests", dependencies: ["CLibUV", "CZlib", "CSQLite", "CCrypto", "CCairo"], swiftSettings: swiftSettings),
         .testTarget(name: "FlowSpecTests", dependencies: ["FlowSpec"], resources: [.copy("Fixtures")], swiftSettings: swiftSettings),
         .testTarget(name: "MatrixPlanTests", dependencies: ["MatrixPlan"], resources: [.copy("Fixtures")], swiftSettings: swiftSettings),
-        .testTarget(name: "RunConditionsTests", dependencies: ["RunConditions"], swiftSettings: swiftSettings),
+        .testTarget(name: "RunConditionsTests", dependencies: ["RunConditions", "MatrixPlan", "FlowSpec"], swiftSettings: swiftSettings),
         .testTarget(name: "WireTests", dependencies: ["Wire"], swiftSettings: swiftSettings),
         .testTarget(name: "UVTransportTests", dependencies: ["UVTransport"], swiftSettings: swiftSettings),
         .testTarget(name: "ArtifactsTests", dependencies: ["Artifacts"], swiftSettings: swiftSettings),
         .testTarget(name: "JournalTests", dependencies: ["Journal"], swiftSettings: swiftSettings),
         .testTarget(name: "CoordinatorTests", dependencies: ["Coordinator", "FlowMatrixTestKit"], swiftSettings: swiftSettings),
-        .testTarget(name: "CatalogTests", dependencies: ["CatalogApp"], swiftSettings: swiftSettings),
-        .testTarget(name: "ReportsTests", dependencies: ["Reports"], swiftSettings: swiftSettings),
+        .testTarget(name: "CatalogTests", dependencies: ["CatalogApp", "RunConditions", "MatrixPlan", "FlowSpec", "Wireframe"], swiftSettings: swiftSettings),
+        .testTarget(name: "ReportsTests", dependencies: ["Reports", "Journal", "Artifacts"], exclude: ["Fixtures"], swiftSettings: swiftSettings),
         .testTarget(name: "EndToEndTests", dependencies: ["FlowMatrixCLI"], swiftSettings: swiftSettings),
     ]
 )

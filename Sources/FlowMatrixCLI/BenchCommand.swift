@@ -18,6 +18,8 @@ enum BenchCommand {
             DispatchBench.suite,
             JournalBench.suite,
             ArtifactsBench.suite,
+            catalogSuite,
+            ReportsBench.suite,
         ]
     }
 

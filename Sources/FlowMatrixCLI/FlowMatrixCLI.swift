@@ -16,6 +16,8 @@ public enum FlowMatrixCLI {
             ArtifactsCommand.spec,
             ArtifactsCommand.gcSpec,
             ValidateCommand.spec,
+            ReportCommand.spec,
+            DiffCommand.spec,
             BenchCommand.spec,
         ]
     }

@@ -1,17 +1,19 @@
 import FlowSpec
 import Foundation
 import MatrixPlan
+import RunConditions
 
 /// `flowmatrix plan MATRIX`: the configurations and jobs a matrix expands to, with counts at each stage.
 enum PlanCommand {
     static let spec = CommandSpec(
         name: "plan",
         overview: "Expand a matrix file into configurations and jobs, and show the counts at each stage.",
-        usage: "plan [--json] [--explain <id-or-assignment>] <matrix>",
+        usage: "plan [--json] [--device-args] [--explain <id-or-assignment>] <matrix>",
         arguments: [("<matrix>", "A matrix file (JSON), e.g. Matrices/nightly.json.")],
         options: [
             ("--json", "Print {\"configurations\": [...], \"jobs\": [...], \"counts\": {...}} (values as strings)."),
             ("--explain <query>", "Say why a job (id), a configuration ('#n' or 'axis=value,…') exists, or why an assignment was dropped."),
+            ("--device-args", "Print each configuration's XCUIApplication launch arguments and xcodebuild flags (see docs/RUN-CONDITIONS.md)."),
         ],
         discussion: """
             The stages are: cartesian, after exclude, after include, after constraints, after reduction,
@@ -20,6 +22,7 @@ enum PlanCommand {
             """,
         run: { args in
             let json = args.flag("--json")
+            let deviceArgs = args.flag("--device-args")
             let explain = try args.option("--explain")
             let paths = try args.positionals()
             guard let path = paths.first else { throw UsageError("missing <matrix>") }
@@ -36,6 +39,16 @@ enum PlanCommand {
             }
             if let explain {
                 print(plan.explain(explain))
+                return ExitCode.success
+            }
+            if deviceArgs {
+                for (index, configuration) in plan.configurations.enumerated() {
+                    let device = DeviceArguments.for(configuration)
+                    print("#\(index + 1) \(configuration.canonicalString)")
+                    print("  launch arguments: \(device.launchArguments.joined(separator: " "))")
+                    print("  xcodebuild:       \(device.xcodebuildFlags.joined(separator: " "))")
+                    print("  orientation \(device.orientation), window \(device.windowSize)")
+                }
                 return ExitCode.success
             }
             if json {

@@ -5,6 +5,7 @@ import FlowSpec
 import Foundation
 import Journal
 import MatrixPlan
+import Reports
 import Wire
 
 /// How `run` and `serve` run a matrix.
@@ -217,10 +218,30 @@ enum RunSession {
     }
 }
 
-/// Reports written at the end of a run (module Reports, when present).
+/// Reports written at the end of a run: report.html, junit.xml, summary.json (docs/REPORTS.md).
 enum RunArtifacts {
-    /// Writes the run's reports; returns a line saying where they are, or nil.
+    /// Writes the run's reports; returns a line saying where they are (or why they are not). A `--baseline last`
+    /// with no earlier run writes the report without a comparison.
     static func writeReports(runID: String, store: StoreLayout, baseline: String?) -> String? {
-        nil
+        do {
+            let reader = try JournalReader(path: store.journalPath)
+            var note: String?
+            let files: ReportFiles
+            do {
+                files = try ReportWriter.write(runID: runID, reader: reader, blobsRoot: store.blobsRoot,
+                                               into: store.runFolder(runID), baseline: baseline)
+            } catch let error as ReportError where error.code == .noBaseline {
+                note = "no baseline: \(error.message)"
+                files = try ReportWriter.write(runID: runID, reader: reader, blobsRoot: store.blobsRoot,
+                                               into: store.runFolder(runID), baseline: nil)
+            }
+            for warning in files.warnings { FlowMatrixCLI.writeError("warning: \(warning)\n") }
+            var line = "report: \(files.html.path)"
+            if let diff = files.diff { line += "\n  since \(diff.base): \(diff.summaryLine)" }
+            if let note { line += "\n  \(note)" }
+            return line
+        } catch {
+            return "report not written: \(error)"
+        }
     }
 }

@@ -1,5 +1,10 @@
 import CatalogApp
 import Foundation
+import Worker
 
-print("catalog-worker: not yet wired")
-exit(1)
+// The Catalog sample app's headless worker: hosts the `catalog` registry (a fresh app per job, built from the
+// job's configuration and seed). Usage: catalog-worker --connect <host:port> --token-file <file> [--slots n] …
+let catalog = RegistryFactory(name: CatalogWorkerKit.registryName) { job in
+    try CatalogWorkerKit.makeRegistry(configuration: job.configuration, seed: job.seed)
+}
+exit(await WorkerMain.run(registries: [catalog]))

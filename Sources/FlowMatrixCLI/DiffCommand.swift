@@ -1,0 +1,71 @@
+import Foundation
+import Journal
+import Reports
+
+/// `flowmatrix diff RUN_A RUN_B`: what changed between two runs, by job id.
+enum DiffCommand {
+    static let spec = CommandSpec(
+        name: "diff",
+        overview: "Compare two runs by job id: new failures, fixed, newly flaky, slower, added, removed.",
+        usage: "diff <run-a> <run-b> [--json] [--threshold <percent>] [--min-delta <seconds>] [--store <dir>]",
+        arguments: [
+            ("<run-a>", "The base run (e.g. last night's)."),
+            ("<run-b>", "The run to compare with it ('last' for the most recent run)."),
+        ],
+        options: [
+            ("--json", "Print the diff as JSON (categories of job entries, plus hasRegressions)."),
+            ("--threshold <percent>", "A job slower by more than this counts as a duration regression (default 20%)."),
+            ("--min-delta <seconds>", "… and by at least this many seconds (default 0.1)."),
+            ("--store <dir>", "The store directory with journal.sqlite (default: .flowmatrix)."),
+        ],
+        discussion: """
+            Categories: new failures, newly flaky, duration regressions, still failing, fixed, no longer flaky,
+            other outcome changes, added and removed jobs (docs/REPORTS.md).
+            EXIT CODES: 0 no regressions, 1 regressions (new failures, newly flaky jobs or duration regressions),
+            2 unknown run or unreadable journal, 64 usage error.
+            """,
+        run: { args in
+            let json = args.flag("--json")
+            let store = try args.option("--store") ?? ".flowmatrix"
+            let threshold = try parsePercent(try args.option("--threshold") ?? "20%")
+            let minimumDelta = try parseSeconds(try args.option("--min-delta") ?? "0.1")
+            let positionals = try args.positionals()
+            guard positionals.count >= 2 else { throw UsageError("name two runs: <run-a> <run-b>") }
+            guard positionals.count == 2 else { throw UsageError("unexpected argument '\(positionals[2])'") }
+            let reader = try StoreAccess.reader(store: URL(fileURLWithPath: store))
+            let base = try StoreAccess.resolveRun(positionals[0], reader: reader)
+            let head = try StoreAccess.resolveRun(positionals[1], reader: reader)
+            let diff: RunDiff
+            do {
+                diff = try RunDiff.compute(reader: reader, base: base, head: head, durationThreshold: threshold,
+                                           minimumDelta: minimumDelta)
+            } catch let error as ReportError {
+                throw CommandFailure(error.message, exitCode: ExitCode.ioError)
+            } catch let error as JournalError {
+                throw CommandFailure(error.description, exitCode: ExitCode.ioError)
+            }
+            if json {
+                print(String(decoding: diff.json(), as: UTF8.self))
+            } else {
+                print(diff.text, terminator: "")
+            }
+            return diff.hasRegressions ? ExitCode.failures : ExitCode.success
+        }
+    )
+
+    /// `20%` or `20` → 0.2.
+    static func parsePercent(_ text: String) throws -> Double {
+        let number = text.hasSuffix("%") ? String(text.dropLast()) : text
+        guard let value = Double(number), value.isFinite, value >= 0 else {
+            throw UsageError("'--threshold' takes a percentage such as 20% or 20, not '\(text)'")
+        }
+        return value / 100
+    }
+
+    static func parseSeconds(_ text: String) throws -> Double {
+        guard let value = Double(text), value.isFinite, value >= 0 else {
+            throw UsageError("'--min-delta' takes seconds such as 0.1, not '\(text)'")
+        }
+        return value
+    }
+}

@@ -1,0 +1,106 @@
+import Foundation
+import Journal
+import Reports
+
+/// `flowmatrix report RUN_ID`: writes report.html, junit.xml, summary.json and the artifacts they link.
+enum ReportCommand {
+    static let spec = CommandSpec(
+        name: "report",
+        overview: "Write a run's HTML report, JUnit XML and JSON summary from the journal.",
+        usage: "report <run-id> [--store <dir>] [--baseline <run-id>|last] [--out <dir>] [--artifacts failed|all|none] "
+            + "[--junit-by scenario|configuration]",
+        arguments: [("<run-id>", "The run to report (see the run ids under .flowmatrix/runs/, or 'last').")],
+        options: [
+            ("--store <dir>", "The store directory with journal.sqlite and blobs/ (default: .flowmatrix)."),
+            ("--baseline <run-id>|last", "Compare with this run ('last': the run before) in a 'Changes' section."),
+            ("--out <dir>", "Where to write (default: <store>/runs/<run-id>)."),
+            ("--artifacts failed|all|none", "Which jobs' artifacts to decompress next to the report (default: failed,"
+                + " i.e. every job that did not pass)."),
+            ("--junit-by scenario|configuration", "One JUnit test suite per scenario (default) or per configuration."),
+        ],
+        discussion: """
+            Writes report.html (heat map, failures by axis, job panels with steps and artifacts), junit.xml,
+            summary.json and artifacts/ into the output folder; docs/REPORTS.md describes each.
+            EXIT CODES: 0 report written, 2 unknown run or unreadable journal or unwritable folder, 64 usage error.
+            """,
+        run: { args in
+            let store = try args.option("--store") ?? ".flowmatrix"
+            let baseline = try args.option("--baseline")
+            let out = try args.option("--out")
+            let selection: ArtifactSelection
+            switch try args.option("--artifacts") ?? "failed" {
+            case "failed": selection = .notPassed
+            case "all": selection = .all
+            case "none": selection = .none
+            case let other: throw UsageError("'--artifacts' takes failed, all or none, not '\(other)'")
+            }
+            let groupingText = try args.option("--junit-by") ?? "scenario"
+            guard let grouping = JUnitGrouping(rawValue: groupingText) else {
+                throw UsageError("'--junit-by' takes scenario or configuration, not '\(groupingText)'")
+            }
+            let positionals = try args.positionals()
+            guard let requested = positionals.first else { throw UsageError("missing <run-id>") }
+            guard positionals.count == 1 else { throw UsageError("unexpected argument '\(positionals[1])'") }
+
+            let storeURL = URL(fileURLWithPath: store)
+            let reader = try StoreAccess.reader(store: storeURL)
+            let runID = try StoreAccess.resolveRun(requested, reader: reader)
+            let folder = out.map { URL(fileURLWithPath: $0) }
+                ?? storeURL.appendingPathComponent("runs").appendingPathComponent(runID)
+            let files: ReportFiles
+            do {
+                files = try ReportWriter.write(
+                    runID: runID, reader: reader, blobsRoot: storeURL, into: folder, baseline: baseline,
+                    settings: ReportSettings(artifacts: selection, junitGrouping: grouping)
+                )
+            } catch let error as ReportError {
+                throw CommandFailure(error.message, exitCode: ExitCode.ioError)
+            } catch let error as JournalError {
+                throw CommandFailure(error.description, exitCode: ExitCode.ioError)
+            }
+            for warning in files.warnings { FlowMatrixCLI.writeError("warning: \(warning)\n") }
+            print("report: \(files.html.path)")
+            print("junit: \(files.junit.path)")
+            print("summary: \(files.summary.path)")
+            print("artifacts: \(files.artifacts.count) extracted")
+            if let diff = files.diff { print("baseline \(diff.base): \(diff.summaryLine)") }
+            return ExitCode.success
+        }
+    )
+}
+
+/// Opening the journal of a store directory for the reporting commands.
+enum StoreAccess {
+    /// The journal at `<store>/journal.sqlite`, read-only.
+    /// - Throws: ``CommandFailure`` (exit 2) when it is missing or unreadable.
+    static func reader(store: URL) throws -> JournalReader {
+        let path = store.appendingPathComponent("journal.sqlite").path
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw CommandFailure("no journal at \(path) (run 'flowmatrix run' first, or pass --store)", exitCode: ExitCode.ioError)
+        }
+        do {
+            return try JournalReader(path: path)
+        } catch let error as JournalError {
+            throw CommandFailure(error.description, exitCode: ExitCode.ioError)
+        }
+    }
+
+    /// `last` becomes the most recent run; any other id must be in the journal.
+    /// - Throws: ``CommandFailure`` (exit 2) for an unknown run.
+    static func resolveRun(_ id: String, reader: JournalReader) throws -> String {
+        do {
+            if id == "last" {
+                guard let latest = try reader.latestRunID() else {
+                    throw CommandFailure("the journal has no run yet", exitCode: ExitCode.ioError)
+                }
+                return latest
+            }
+            guard try reader.run(id) != nil else {
+                throw CommandFailure("no run '\(id)' in the journal", exitCode: ExitCode.ioError)
+            }
+            return id
+        } catch let error as JournalError {
+            throw CommandFailure(error.description, exitCode: ExitCode.ioError)
+        }
+    }
+}

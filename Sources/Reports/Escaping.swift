@@ -1,0 +1,64 @@
+/// Escaping for the text formats the reports write. Every string that comes from a scenario, a matrix, a
+/// worker or an artifact goes through one of these before it reaches a file.
+enum Escape {
+    /// Text or a double-quoted attribute value in HTML: `& < > " '` become entities.
+    static func html(_ text: String) -> String {
+        // Most strings need nothing: return them as they are.
+        if !text.utf8.contains(where: { $0 == 0x26 || $0 == 0x3C || $0 == 0x3E || $0 == 0x22 || $0 == 0x27 || $0 == 0 }) {
+            return text
+        }
+        var out = ""
+        out.reserveCapacity(text.utf8.count)
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            case "'": out += "&#39;"
+            case "\u{0}": out += "\u{FFFD}"
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
+    }
+
+    /// Text or a double-quoted attribute value in XML 1.0. Characters XML 1.0 cannot carry (control characters
+    /// other than tab, line feed and carriage return; U+FFFE, U+FFFF) become U+FFFD. In attributes, tab, line feed
+    /// and carriage return become character references so a parser keeps them.
+    static func xml(_ text: String, attribute: Bool = false) -> String {
+        // Most strings need nothing: no markup character, no control character, no U+FFFE/U+FFFF (EF BF BE/BF).
+        if !text.utf8.contains(where: { $0 < 0x20 || $0 == 0x26 || $0 == 0x3C || $0 == 0x3E || $0 == 0x22 || $0 == 0x27 || $0 == 0xEF }) {
+            return text
+        }
+        var out = ""
+        out.reserveCapacity(text.utf8.count)
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            case "'": out += "&apos;"
+            case "\t", "\n", "\r":
+                if attribute { out += "&#\(scalar.value);" } else { out.unicodeScalars.append(scalar) }
+            case _ where scalar.value < 0x20 || scalar.value == 0xFFFE || scalar.value == 0xFFFF:
+                out += "\u{FFFD}"
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
+    }
+
+    /// A safe file name component: ASCII letters, digits, `.`, `-`, `_`; anything else becomes `_`; never empty,
+    /// never `.` or `..`, at most 100 bytes.
+    static func fileName(_ text: String) -> String {
+        var out = ""
+        for scalar in text.unicodeScalars.prefix(100) {
+            let ok = scalar.isASCII && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || "._-".unicodeScalars.contains(scalar))
+            out.unicodeScalars.append(ok ? scalar : "_")
+        }
+        if out.isEmpty || out.allSatisfy({ $0 == "." }) { out = "_" + out }
+        return out
+    }
+}

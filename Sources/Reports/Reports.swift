@@ -1,2 +1,0 @@
-/// Namespace of the Reports module (see docs/ARCHITECTURE.md).
-public enum ReportsModule {}

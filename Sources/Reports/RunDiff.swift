@@ -1,0 +1,238 @@
+import Foundation
+import Journal
+
+/// What changed between two runs, by job id.
+///
+/// Categories (a job appears in at most one of the first six; `added` and `removed` list jobs present in one run):
+/// - `newFailures`: failing (failed / timed out) in head, not failing in base — including jobs new in head.
+/// - `fixed`: failing in base, passed or flaky in head.
+/// - `stillFailing`: failing in both.
+/// - `newlyFlaky`: flaky in head, passed or without a verdict in base — including jobs new in head.
+/// - `noLongerFlaky`: flaky in base, passed in head.
+/// - `otherChanges`: any other change of outcome (to or from quarantined, cancelled, not run).
+/// - `durationRegressions`: passed or flaky in both, and head took more than `base × (1 + threshold)` and at least
+///   `minimumDelta` seconds longer.
+/// - `added` / `removed`: job ids only in head / only in base. An added job whose scenario id, configuration and
+///   registry match a removed job names it in `replaces` (the scenario's content changed, so its job id did).
+///
+/// Regressions (``hasRegressions``, exit 1 of `flowmatrix diff`): new failures, newly flaky, duration regressions.
+public struct RunDiff: Sendable, Hashable, Codable {
+    /// One job in a category.
+    public struct Entry: Sendable, Hashable, Codable {
+        public var jobID: String
+        public var scenarioID: String
+        public var scenarioTitle: String
+        public var configuration: String
+        public var registry: String
+        /// Nil when the job is not in the base run (or has no outcome there).
+        public var baseOutcome: JobOutcome?
+        /// Nil when the job is not in the head run (or has no outcome there).
+        public var headOutcome: JobOutcome?
+        public var baseDuration: Double?
+        public var headDuration: Double?
+        /// The failing step index in head (or base for removed and fixed jobs).
+        public var failureStep: Int?
+        public var failureMessage: String?
+        /// For an added job: the removed job with the same scenario id, configuration and registry.
+        public var replaces: String?
+    }
+
+    public var base: String
+    public var head: String
+    /// Relative duration threshold (0.2 = 20 %).
+    public var durationThreshold: Double
+    /// Seconds a duration must grow by, besides the threshold, to count.
+    public var minimumDelta: Double
+    public var newFailures: [Entry]
+    public var fixed: [Entry]
+    public var stillFailing: [Entry]
+    public var newlyFlaky: [Entry]
+    public var noLongerFlaky: [Entry]
+    public var otherChanges: [Entry]
+    public var durationRegressions: [Entry]
+    public var added: [Entry]
+    public var removed: [Entry]
+    /// Jobs in both runs with the same outcome and no duration regression.
+    public var unchanged: Int
+
+    /// New failures, newly flaky jobs or duration regressions.
+    public var hasRegressions: Bool { !newFailures.isEmpty || !newlyFlaky.isEmpty || !durationRegressions.isEmpty }
+
+    /// Compares run `base` with run `head` in the journal.
+    /// - Parameters:
+    ///   - durationThreshold: relative growth that counts as a regression (0.2 = 20 %).
+    ///   - minimumDelta: absolute growth in seconds a regression needs too (default 0.1 s: noise of fast jobs).
+    /// - Throws: ``ReportError`` `.unknownRun` when either run is not in the journal; the journal's errors.
+    public static func compute(
+        reader: JournalReader, base: String, head: String, durationThreshold: Double = 0.2, minimumDelta: Double = 0.1
+    ) throws -> RunDiff {
+        for id in [base, head] where try reader.run(id) == nil { throw ReportError.unknownRun(id) }
+        return compute(base: (base, try reader.jobs(run: base)), head: (head, try reader.jobs(run: head)),
+                       durationThreshold: durationThreshold, minimumDelta: minimumDelta)
+    }
+
+    private enum Verdict { case pass, flaky, failing, other }
+
+    private static func verdict(_ outcome: JobOutcome?) -> Verdict {
+        switch outcome {
+        case .passed: .pass
+        case .flaky: .flaky
+        case .failed, .timedOut: .failing
+        case .quarantined, .cancelled, .notRun, nil: .other
+        }
+    }
+
+    /// Compares two runs' job rows. Pure.
+    public static func compute(
+        base: (id: String, jobs: [JobRow]), head: (id: String, jobs: [JobRow]), durationThreshold: Double,
+        minimumDelta: Double = 0.1
+    ) -> RunDiff {
+        var diff = RunDiff(base: base.id, head: head.id, durationThreshold: durationThreshold, minimumDelta: minimumDelta,
+                           newFailures: [], fixed: [], stillFailing: [], newlyFlaky: [], noLongerFlaky: [], otherChanges: [],
+                           durationRegressions: [], added: [], removed: [], unchanged: 0)
+        var baseByID: [String: JobRow] = [:]
+        for row in base.jobs { baseByID[row.job.jobID] = row }
+        let headIDs = Set(head.jobs.map(\.job.jobID))
+        func key(_ job: PlannedJob) -> String { job.scenarioID + "\u{0}" + job.configuration + "\u{0}" + job.registry }
+        var removedByKey: [String: String] = [:]
+        for row in base.jobs where !headIDs.contains(row.job.jobID) {
+            diff.removed.append(entry(base: row, head: nil))
+            removedByKey[key(row.job)] = row.job.jobID
+        }
+        for row in head.jobs {
+            guard let old = baseByID[row.job.jobID] else {
+                var e = entry(base: nil, head: row)
+                e.replaces = removedByKey[key(row.job)]
+                diff.added.append(e)
+                switch verdict(row.result?.outcome) {
+                case .failing: diff.newFailures.append(e)
+                case .flaky: diff.newlyFlaky.append(e)
+                case .pass, .other: break
+                }
+                continue
+            }
+            let e = entry(base: old, head: row)
+            let was = verdict(old.result?.outcome), now = verdict(row.result?.outcome)
+            var changed = true
+            switch (was, now) {
+            case (.failing, .failing): diff.stillFailing.append(e)
+            case (_, .failing): diff.newFailures.append(e)
+            case (.failing, .pass), (.failing, .flaky): diff.fixed.append(e)
+            case (.pass, .flaky), (.other, .flaky): diff.newlyFlaky.append(e)
+            case (.flaky, .pass): diff.noLongerFlaky.append(e)
+            case (.pass, .pass), (.flaky, .flaky): changed = false
+            case (.other, _), (_, .other):
+                if old.result?.outcome == row.result?.outcome { changed = false } else { diff.otherChanges.append(e) }
+            }
+            var regressed = false
+            if [.pass, .flaky].contains(was), [.pass, .flaky].contains(now),
+               let b = old.result?.duration, let h = row.result?.duration,
+               h > b * (1 + durationThreshold), h - b >= minimumDelta {
+                diff.durationRegressions.append(e)
+                regressed = true
+            }
+            if !changed && !regressed { diff.unchanged += 1 }
+        }
+        return diff
+    }
+
+    private static func entry(base: JobRow?, head: JobRow?) -> Entry {
+        let job = (head ?? base)?.job ?? PlannedJob(jobID: "", scenarioID: "", scenarioTitle: "", configuration: "",
+                                                   configurationJSON: "{}", registry: "")
+        // The failure of head when it has one, else base's (why a fixed or removed job used to fail).
+        let source = [head, base].compactMap { $0 }.first { $0.result?.failureStep != nil || $0.result?.failureMessage != nil }
+        return Entry(
+            jobID: job.jobID, scenarioID: job.scenarioID, scenarioTitle: job.scenarioTitle, configuration: job.configuration,
+            registry: job.registry, baseOutcome: base?.result?.outcome, headOutcome: head?.result?.outcome,
+            baseDuration: base?.result?.duration, headDuration: head?.result?.duration,
+            failureStep: source?.result?.failureStep, failureMessage: source?.result?.failureMessage
+        )
+    }
+
+    /// The categories in display order with their titles.
+    public var sections: [(key: String, title: String, entries: [Entry])] {
+        [
+            ("newFailures", "New failures", newFailures),
+            ("newlyFlaky", "Newly flaky", newlyFlaky),
+            ("durationRegressions", "Duration regressions", durationRegressions),
+            ("stillFailing", "Still failing", stillFailing),
+            ("fixed", "Fixed", fixed),
+            ("noLongerFlaky", "No longer flaky", noLongerFlaky),
+            ("otherChanges", "Other outcome changes", otherChanges),
+            ("added", "Added jobs", added),
+            ("removed", "Removed jobs", removed),
+        ]
+    }
+
+    /// One line of counts: `3 new failures, 1 fixed, …`.
+    public var summaryLine: String {
+        let parts = [
+            "\(newFailures.count) new failure\(newFailures.count == 1 ? "" : "s")",
+            "\(newlyFlaky.count) newly flaky",
+            "\(durationRegressions.count) duration regression\(durationRegressions.count == 1 ? "" : "s")",
+            "\(stillFailing.count) still failing",
+            "\(fixed.count) fixed",
+            "\(noLongerFlaky.count) no longer flaky",
+            "\(otherChanges.count) other change\(otherChanges.count == 1 ? "" : "s")",
+            "\(added.count) added",
+            "\(removed.count) removed",
+            "\(unchanged) unchanged",
+        ]
+        return parts.joined(separator: ", ")
+    }
+
+    /// The diff for a terminal: a summary line, then each non-empty category with one line per job.
+    public var text: String {
+        var out = "diff \(base) -> \(head): \(summaryLine)\n"
+        for section in sections where !section.entries.isEmpty {
+            out += "\n\(section.title.uppercased()) (\(section.entries.count))\n"
+            for e in section.entries { out += "  " + Self.line(e, section: section.key) + "\n" }
+        }
+        out += hasRegressions ? "\nRegressions found.\n" : "\nNo regressions.\n"
+        return out
+    }
+
+    static func line(_ e: Entry, section: String) -> String {
+        var s = "\(e.jobID)  \(e.scenarioID) [\(e.configuration.isEmpty ? "-" : e.configuration)]"
+        if e.registry != "" { s += " @\(e.registry)" }
+        return s + "  " + detail(e, section: section)
+    }
+
+    /// What changed for one entry: `passed -> failed  (step 3: message)`, `1.00 s -> 2.00 s (+100%)`.
+    static func detail(_ e: Entry, section: String) -> String {
+        var s: String
+        switch section {
+        case "durationRegressions":
+            s = Format.seconds(e.baseDuration) + " -> " + Format.seconds(e.headDuration)
+            if let b = e.baseDuration, let h = e.headDuration, b > 0 { s += " (+" + AxisPivot.percent((h - b) / b) + ")" }
+        case "added":
+            s = e.headOutcome?.rawValue ?? "no outcome"
+            if let r = e.replaces { s += "  (replaces \(r))" }
+        case "removed":
+            s = "was " + (e.baseOutcome?.rawValue ?? "no outcome")
+        default:
+            s = (e.baseOutcome?.rawValue ?? "new") + " -> " + (e.headOutcome?.rawValue ?? "none")
+        }
+        if ["newFailures", "stillFailing"].contains(section), e.failureStep != nil || e.failureMessage != nil {
+            s += "  (" + [e.failureStep.map { "step \($0)" }, e.failureMessage].compactMap { $0 }.joined(separator: ": ") + ")"
+        }
+        return s
+    }
+
+    /// The diff as JSON (sorted keys, pretty-printed), with `hasRegressions` added.
+    public func json() -> Data {
+        struct Document: Encodable {
+            var diff: RunDiff
+            func encode(to encoder: any Encoder) throws {
+                try diff.encode(to: encoder)
+                var c = encoder.container(keyedBy: Key.self)
+                try c.encode(diff.hasRegressions, forKey: .hasRegressions)
+            }
+            enum Key: String, CodingKey { case hasRegressions }
+        }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        // Every member is a string, number, bool, array or nil: encoding cannot fail.
+        return (try? encoder.encode(Document(diff: self))) ?? Data("{}".utf8)
+    }
+}

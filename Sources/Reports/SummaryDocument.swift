@@ -1,0 +1,179 @@
+import Foundation
+import Journal
+
+/// `summary.json`: counts, per-job outcome, durations and artifact references (schema in docs/REPORTS.md).
+public struct SummaryDocument: Sendable, Hashable, Codable {
+    /// Bumped when a member changes meaning or disappears (members may be added without a bump).
+    public static let currentSchemaVersion = 1
+
+    public struct Run: Sendable, Hashable, Codable {
+        public var id: String
+        public var matrix: String
+        public var matrixPath: String
+        /// Decimal text: a 64-bit seed does not fit a JSON number that every reader parses exactly.
+        public var seed: String
+        public var status: String
+        public var startedAt: String
+        public var finishedAt: String?
+        public var durationSeconds: Double?
+        public var jobsPerSecond: Double?
+        public var attempts: Int
+        public var workers: [String]
+        public var registries: [String]
+        public var axes: [String]
+        /// The run's settings as stored in the journal (a JSON object, or null when it does not parse).
+        public var settings: JSONValue?
+    }
+
+    public struct Artifact: Sendable, Hashable, Codable {
+        public var attempt: Int
+        public var step: Int
+        public var name: String
+        public var mediaType: String
+        public var sha256: String
+        public var rawSize: Int
+        public var compressedSize: Int
+        /// The blob in the store, relative to the store directory (`blobs/ab/ab….gz`).
+        public var blob: String
+        /// The decompressed copy, relative to the report folder; nil when not extracted.
+        public var file: String?
+    }
+
+    public struct Attempt: Sendable, Hashable, Codable {
+        public var attempt: Int
+        public var worker: String
+        public var outcome: String?
+        public var durationSeconds: Double?
+        public var failureStep: Int?
+        public var message: String?
+        public var superseded: Bool
+        public var steps: Int
+        /// Steps during which interruptions were handled.
+        public var interruptedSteps: Int
+    }
+
+    public struct Job: Sendable, Hashable, Codable {
+        public var id: String
+        public var scenarioID: String
+        public var scenarioTitle: String
+        public var configuration: [String: String]
+        public var registry: String
+        /// A heat-map status: passed, failed, flaky, timedOut, quarantined, notRun.
+        public var status: String
+        /// The journal's outcome (adds `cancelled`); nil while the job has none.
+        public var outcome: String?
+        public var attempts: Int
+        public var durationSeconds: Double?
+        public var failureStep: Int?
+        public var failureMessage: String?
+        public var attemptDetails: [Attempt]
+        public var artifacts: [Artifact]
+    }
+
+    public struct Baseline: Sendable, Hashable, Codable {
+        public var runID: String
+        public var hasRegressions: Bool
+        /// Category → job ids (categories as in ``RunDiff``).
+        public var categories: [String: [String]]
+        public var unchanged: Int
+    }
+
+    public var schemaVersion: Int
+    public var run: Run
+    /// Jobs per status (every status present).
+    public var counts: [String: Int]
+    public var total: Int
+    /// The pivot's sentence, the patterns that explain the failures, and the best groups (at most 10).
+    public var headline: String
+    public var patterns: [AxisPivot.Explanation]
+    public var topGroups: [AxisPivot.Group]
+    public var jobs: [Job]
+    public var baseline: Baseline?
+
+    init(report: RunReport, pivot: AxisPivot, artifacts: [ArtifactExport.Key: ExportedArtifact], diff: RunDiff?) {
+        let info = report.run.info
+        schemaVersion = Self.currentSchemaVersion
+        run = Run(
+            id: info.runID, matrix: info.matrixName, matrixPath: info.matrixPath, seed: String(info.seed),
+            status: report.run.status.rawValue, startedAt: Format.timestamp(info.startedAt),
+            finishedAt: report.run.finishedAt.map(Format.timestamp), durationSeconds: report.duration,
+            jobsPerSecond: report.jobsPerSecond, attempts: report.attemptCount, workers: report.workers,
+            registries: report.registries, axes: report.axisNames,
+            settings: (try? JSONDecoder().decode(JSONValue.self, from: Data(info.settingsJSON.utf8)))
+        )
+        counts = Dictionary(uniqueKeysWithValues: report.counts.map { ($0.key.rawValue, $0.value) })
+        total = report.jobs.count
+        headline = pivot.headline
+        patterns = pivot.explanations
+        topGroups = Array(pivot.ranked.prefix(10))
+        jobs = report.jobs.map { job in
+            Job(
+                id: job.id, scenarioID: job.job.scenarioID, scenarioTitle: job.job.scenarioTitle,
+                configuration: Dictionary(job.axes.map { ($0.axis, $0.value) }, uniquingKeysWith: { a, _ in a }),
+                registry: job.job.registry, status: job.status.rawValue, outcome: job.row.result?.outcome.rawValue,
+                attempts: job.row.result?.attempts ?? job.attempts.count, durationSeconds: job.row.result?.duration,
+                failureStep: job.row.result?.failureStep, failureMessage: job.row.result?.failureMessage,
+                attemptDetails: job.attempts.map { at in
+                    Attempt(attempt: at.attempt, worker: at.row.worker, outcome: at.outcome?.rawValue,
+                            durationSeconds: at.row.result?.duration, failureStep: at.row.result?.failureStep,
+                            message: at.row.result?.message, superseded: at.superseded, steps: at.steps.count,
+                            interruptedSteps: at.steps.filter { !($0.interruptions ?? "").isEmpty }.count)
+                },
+                artifacts: job.attempts.flatMap { at in
+                    at.artifacts.map { ref in
+                        let exported = artifacts[ArtifactExport.Key(job: job.id, attempt: at.attempt, step: ref.stepIndex, name: ref.name)]
+                        return Artifact(attempt: at.attempt, step: ref.stepIndex, name: ref.name, mediaType: ref.mediaType,
+                                        sha256: ref.sha256, rawSize: ref.rawSize, compressedSize: ref.compressedSize,
+                                        blob: "blobs/\(ref.sha256.prefix(2))/\(ref.sha256).gz", file: exported?.relativePath)
+                    }
+                }
+            )
+        }
+        baseline = diff.map { d in
+            Baseline(runID: d.base, hasRegressions: d.hasRegressions,
+                     categories: Dictionary(uniqueKeysWithValues: d.sections.map { ($0.key, $0.entries.map(\.jobID)) }),
+                     unchanged: d.unchanged)
+        }
+    }
+
+    /// Pretty-printed JSON with sorted keys.
+    public func json() throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        return try encoder.encode(self)
+    }
+}
+
+extension SummaryDocument {
+    /// Any JSON value (to carry the run's settings through verbatim).
+    public enum JSONValue: Sendable, Hashable, Codable {
+        case null
+        case bool(Bool)
+        case number(Double)
+        case string(String)
+        case array([JSONValue])
+        case object([String: JSONValue])
+
+        public init(from decoder: any Decoder) throws {
+            let c = try decoder.singleValueContainer()
+            if c.decodeNil() { self = .null }
+            else if let b = try? c.decode(Bool.self) { self = .bool(b) }
+            else if let n = try? c.decode(Double.self) { self = .number(n) }
+            else if let s = try? c.decode(String.self) { self = .string(s) }
+            else if let a = try? c.decode([JSONValue].self) { self = .array(a) }
+            else { self = .object(try c.decode([String: JSONValue].self)) }
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var c = encoder.singleValueContainer()
+            switch self {
+            case .null: try c.encodeNil()
+            case .bool(let b): try c.encode(b)
+            case .number(let n): try c.encode(n)
+            case .string(let s): try c.encode(s)
+            case .array(let a): try c.encode(a)
+            case .object(let o): try c.encode(o)
+            }
+        }
+    }
+}

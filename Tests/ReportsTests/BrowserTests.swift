@@ -1,0 +1,118 @@
+import Foundation
+import Reports
+import Testing
+
+/// Renders report.html in headless Chromium (Debian `chromium`) and checks the DOM after the page's script ran.
+@Suite("Report in a real browser", .timeLimit(.minutes(5)))
+struct BrowserTests {
+    private func chromium() throws -> String {
+        if let path = ExternalTool.which("chromium") ?? ExternalTool.which("chromium-browser") { return path }
+        let tool = ExternalTool.ensure("chromium", package: "chromium")
+        return try #require(tool.path, "\(tool.reason) (or run scripts/install-browser.sh)")
+    }
+
+    /// The DOM of `url` after at most 5 s of virtual time, as Chromium serialises it.
+    private func dumpDOM(_ url: String) throws -> String {
+        let chromium = try chromium()
+        let profile = FileManager.default.temporaryDirectory.appendingPathComponent("flowmatrix-chromium-\(UUID().uuidString)")
+        defer { ExternalTool.removeTree(profile) }
+        let result = ExternalTool.run(chromium, [
+            "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
+            "--no-default-browser-check", "--disable-extensions", "--disable-component-update", "--disable-sync",
+            "--disable-background-networking", "--disable-breakpad", "--user-data-dir=\(profile.path)",
+            "--virtual-time-budget=5000", "--dump-dom", url,
+        ], timeout: 90)
+        #expect(!result.timedOut, "chromium did not finish within 90 s")
+        #expect(result.status == 0, "\(result.stderr.suffix(2000))")
+        return result.stdout
+    }
+
+    @Test("heat map cells, a failed job's panel opened from the URL, wireframe images loaded, titles as text")
+    func renderedDOM() throws {
+        let written = try WrittenReport()
+        let failed = try written.job("checkout", "ar", "rtl", "landscape")
+        let url = written.files.html.absoluteString + "#job=\(failed.jobID)"
+        let dom = try dumpDOM(url)
+
+        // The script ran (the CSP hash admits it) and opened the panel named by the fragment.
+        #expect(dom.contains("data-ready=\"true\""))
+        #expect(dom.contains("data-open-job=\"\(failed.jobID)\""))
+        #expect(dom.contains("<section class=\"job-panel open\" id=\"job-\(failed.jobID)\""))
+        #expect(occurrences("class=\"job-panel open\"", in: dom) == 1)
+        #expect(dom.contains("class=\"cell s-failed selected\" data-job=\"\(failed.jobID)\""))
+
+        // One cell per job.
+        #expect(occurrences(" data-job=\"", in: dom) == written.run.jobs.count)
+
+        // Every extracted wireframe loaded as an image; none failed.
+        let images = occurrences("<img data-artifact=", in: dom)
+        #expect(images == 3 * 2 + 1 + 1)
+        #expect(occurrences("data-loaded=\"true\"", in: dom) == images)
+        #expect(!dom.contains("data-loaded=\"false\""))
+
+        // The script-tag title stayed text: escaped in the serialised DOM, never an element.
+        #expect(dom.contains("&lt;script&gt;alert(1)&lt;/script&gt;"))
+        #expect(!dom.contains("<script>alert(1)</script>"))
+    }
+
+    @Test("without a fragment no panel is open; a broken image is marked as not loaded")
+    func brokenImage() throws {
+        let written = try WrittenReport()
+        let failed = try written.job("checkout", "ar", "rtl", "landscape")
+        try FileManager.default.removeItem(
+            at: written.files.folder.appendingPathComponent("artifacts/\(failed.jobID)/a1/s2-wireframe.png"))
+        let dom = try dumpDOM(written.files.html.absoluteString)
+        #expect(dom.contains("data-ready=\"true\""))
+        #expect(!dom.contains("job-panel open"))
+        #expect(occurrences("data-loaded=\"false\"", in: dom) == 1)
+        #expect(occurrences("data-loaded=\"true\"", in: dom) == 7)
+    }
+
+    /// What `Fixtures/click_cell.py` saw after its click.
+    struct ClickState: Decodable {
+        struct Image: Decodable { var loaded: String?; var width: Int }
+        var hash: String, openPanels: Int, panel: String?, openJob: String?, panelVisible: Bool, images: [Image]
+        var failingStep: String?, clicked: String?, openBefore: Int, matches: [String]
+    }
+
+    /// Sends a real mouse click to the element `selector` of `written`'s report over the DevTools protocol.
+    private func click(_ selector: String, in written: WrittenReport) throws -> ClickState {
+        let chromium = try chromium()
+        let pythonTool = ExternalTool.ensure("python3", package: "python3")
+        let python = try #require(pythonTool.path, "\(pythonTool.reason)")
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/click_cell.py")
+        let profile = FileManager.default.temporaryDirectory.appendingPathComponent("flowmatrix-chromium-\(UUID().uuidString)")
+        defer { ExternalTool.removeTree(profile) }
+        let result = ExternalTool.run(python, [script.path, chromium, written.files.html.absoluteString, selector, profile.path],
+                                      timeout: 90)
+        #expect(!result.timedOut)
+        #expect(result.status == 0, "\(result.stderr)")
+        return try JSONDecoder().decode(ClickState.self, from: Data(result.stdout.utf8))
+    }
+
+    @Test("a mouse click on a failed cell opens its job panel with the wireframes loaded (DevTools protocol)")
+    func clickFailedCell() throws {
+        let written = try WrittenReport()
+        let failed = try written.job("checkout", "ar", "rtl", "landscape")
+        let state = try click("a.cell[data-job=\"\(failed.jobID)\"]", in: written)
+        #expect(state.openBefore == 0)
+        #expect(state.clicked == failed.jobID)
+        #expect(state.hash == "#job=\(failed.jobID)")
+        #expect(state.openPanels == 1)
+        #expect(state.panel == failed.jobID)
+        #expect(state.openJob == failed.jobID)
+        #expect(state.panelVisible)
+        #expect(state.images.count == 2)
+        #expect(state.images.allSatisfy { $0.loaded == "true" && $0.width == 24 })
+        #expect(state.failingStep?.hasPrefix("step 2 (expect 'Total' visible): expected 'Total' to be visible") == true)
+    }
+
+    @Test("a click on a pattern lights up exactly its jobs on the heat map")
+    func clickPattern() throws {
+        let written = try WrittenReport()
+        let state = try click("tr[data-pattern]", in: written)
+        let expected = try ["en-US", "ar", "de-DE"].map { try written.job("checkout", $0, "rtl", "landscape").jobID }
+        #expect(Set(state.matches) == Set(expected))
+        #expect(state.openPanels == 0)
+    }
+}

@@ -1,0 +1,92 @@
+import Dispatch
+import Foundation
+import Synchronization
+
+/// Runs system tools (xmllint, chromium) from tests: finds or installs them, and runs them with a time bound.
+enum ExternalTool {
+    struct Output {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+        var timedOut: Bool
+    }
+
+    /// One apt-get at a time across parallel tests.
+    private static let installLock = Mutex(())
+
+    /// The path of `command`, installing Debian `package` with apt-get when it is missing and we are root.
+    /// Nil (with the reason) when it cannot be had.
+    static func ensure(_ command: String, package: String) -> (path: String?, reason: String) {
+        installLock.withLock { _ in
+            if let path = which(command) { return (path, "") }
+            guard getuid() == 0 else {
+                return (nil, "'\(command)' is missing; install the Debian package '\(package)' (apt-get install -y \(package))")
+            }
+            let env = ["DEBIAN_FRONTEND": "noninteractive"]
+            _ = run("/usr/bin/apt-get", ["install", "-y", "-qq", "--no-install-recommends", package], timeout: 600, environment: env)
+            if let path = which(command) { return (path, "") }
+            _ = run("/usr/bin/apt-get", ["update", "-qq"], timeout: 300, environment: env)
+            _ = run("/usr/bin/apt-get", ["install", "-y", "-qq", "--no-install-recommends", package], timeout: 900, environment: env)
+            if let path = which(command) { return (path, "") }
+            return (nil, "'\(command)' is missing and 'apt-get install \(package)' did not provide it")
+        }
+    }
+
+    /// Removes a directory tree; tries again when a helper process of the tool was still writing into it.
+    static func removeTree(_ url: URL) {
+        for _ in 0..<5 {
+            do {
+                try FileManager.default.removeItem(at: url)
+                return
+            } catch {
+                if !FileManager.default.fileExists(atPath: url.path) { return }
+            }
+        }
+    }
+
+    static func which(_ command: String) -> String? {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+        for dir in path.split(separator: ":") + ["/usr/bin", "/bin", "/usr/local/bin"] {
+            let candidate = "\(dir)/\(command)"
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+        }
+        return nil
+    }
+
+    /// Runs `executable` and waits at most `timeout` seconds (the process is killed then). Output goes through
+    /// temporary files, so a large output never blocks the child.
+    static func run(_ executable: String, _ arguments: [String], timeout: Double, environment: [String: String] = [:]) -> Output {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("flowmatrix-tool-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        do {
+            try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+            let out = dir.appendingPathComponent("out"), err = dir.appendingPathComponent("err")
+            guard FileManager.default.createFile(atPath: out.path, contents: nil),
+                  FileManager.default.createFile(atPath: err.path, contents: nil) else {
+                return Output(status: -1, stdout: "", stderr: "could not create output files in \(dir.path)", timedOut: false)
+            }
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: executable)
+            process.arguments = arguments
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+            process.standardOutput = try FileHandle(forWritingTo: out)
+            process.standardError = try FileHandle(forWritingTo: err)
+            process.standardInput = FileHandle.nullDevice
+            let done = DispatchSemaphore(value: 0)
+            process.terminationHandler = { _ in done.signal() }
+            try process.run()
+            var timedOut = false
+            if done.wait(timeout: .now() + timeout) == .timedOut {
+                timedOut = true
+                kill(process.processIdentifier, SIGKILL)
+                done.wait()
+            }
+            return Output(status: process.terminationStatus,
+                          stdout: String(decoding: (try? Data(contentsOf: out)) ?? Data(), as: UTF8.self),
+                          stderr: String(decoding: (try? Data(contentsOf: err)) ?? Data(), as: UTF8.self),
+                          timedOut: timedOut)
+        } catch {
+            return Output(status: -1, stdout: "", stderr: "could not run \(executable): \(error)", timedOut: false)
+        }
+    }
+}

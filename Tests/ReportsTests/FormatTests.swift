@@ -1,0 +1,41 @@
+import Foundation
+@testable import Reports
+import Testing
+
+@Suite("Formatting and escaping")
+struct FormatTests {
+    @Test("fixed-point numbers, durations, JUnit times and UTC timestamps", arguments: [
+        (0.0, 2, "0.00"), (1.005, 2, "1.00"), (1.006, 2, "1.01"), (12.5, 0, "13"), (-0.004, 2, "0.00"), (-1.5, 1, "-1.5"),
+        (0.125, 3, "0.125"), (99.999, 2, "100.00"),
+    ])
+    func fixed(value: Double, decimals: Int, text: String) {
+        #expect(Format.fixed(value, decimals) == text)
+    }
+
+    @Test("durations and timestamps")
+    func durations() {
+        #expect(Format.seconds(nil) == "-")
+        #expect(Format.seconds(0.25) == "250 ms")
+        #expect(Format.seconds(1.5) == "1.50 s")
+        #expect(Format.seconds(125) == "2 min 5 s")
+        #expect(Format.junitTime(nil) == "0.000")
+        #expect(Format.junitTime(-3) == "0.000")
+        #expect(Format.timestamp(Date(timeIntervalSince1970: 1_795_900_000.9)) == "2026-11-28T21:06:40Z")
+        #expect(AxisPivot.percent(2.0 / 3.0) == "66.7%")
+        #expect(AxisPivot.percent(0.5) == "50%")
+    }
+
+    @Test("HTML and XML escaping; XML drops characters it cannot carry; file names stay inside their folder")
+    func escaping() {
+        #expect(Escape.html(#"<a href="x">'&'</a>"#) == "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;")
+        #expect(Escape.html("plain ünïcode") == "plain ünïcode")
+        #expect(Escape.xml("a\u{1}b\u{FFFE}c<d>") == "a\u{FFFD}b\u{FFFD}c&lt;d&gt;")
+        #expect(Escape.xml("line\nnext", attribute: true) == "line&#10;next")
+        #expect(Escape.xml("line\nnext") == "line\nnext")
+        #expect(Escape.xml("€ ok") == "€ ok")
+        #expect(Escape.fileName("../../etc/passwd") == ".._.._etc_passwd")
+        #expect(Escape.fileName("..") == "_..")
+        #expect(Escape.fileName("") == "_")
+        #expect(Escape.fileName("wire frame (1).png") == "wire_frame__1_.png")
+    }
+}

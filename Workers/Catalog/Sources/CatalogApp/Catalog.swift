@@ -1,2 +1,0 @@
-/// Namespace of the Catalog sample app.
-public enum CatalogModule {}
