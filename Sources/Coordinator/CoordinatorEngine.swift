@@ -1,3 +1,4 @@
+import FlowCrypto
 import Foundation
 import Journal
 import Wire
@@ -12,6 +13,8 @@ public final class CoordinatorEngine {
     public enum Action: Sendable, Hashable {
         case send(peer: UInt64, [Message])
         case close(peer: UInt64, reason: String)
+        /// Hand these artifact chunks to the ingest (off the loop thread); its events come back via `onIngest`.
+        case ingest(peer: UInt64, [ArtifactChunk])
     }
 
     private struct Peer {
@@ -38,6 +41,8 @@ public final class CoordinatorEngine {
     public private(set) var isComplete = false
     public private(set) var attemptsStarted = 0
     public private(set) var supersededResults = 0
+    public private(set) var artifactsStored = 0
+    public private(set) var artifactResends = 0
     /// Called on the owning thread whenever a job reaches its final outcome.
     public var onJobFinished: ((RunJob, JobOutcome) -> Void)?
     /// Called once when every job is final.
@@ -61,10 +66,13 @@ public final class CoordinatorEngine {
     }
 
     public var progress: RunProgress {
-        RunProgress(total: scheduler.jobCount, done: scheduler.jobCount - scheduler.remainingCount,
+        var p = RunProgress(total: scheduler.jobCount, done: scheduler.jobCount - scheduler.remainingCount,
                     outcomes: scheduler.outcomeCounts, inFlight: scheduler.inFlightCount, workers: peers.count,
                     attempts: attemptsStarted, retries: max(0, attemptsStarted - (scheduler.jobCount - scheduler.remainingCount) - scheduler.inFlightCount),
                     supersededResults: supersededResults)
+        p.artifactsStored = artifactsStored
+        p.artifactResends = artifactResends
+        return p
     }
 
     public var unservableQueuedJobs: Int { scheduler.unservableQueuedJobs }
@@ -96,6 +104,7 @@ public final class CoordinatorEngine {
         var actions: [Action] = []
         var results: [(Assignment, AttemptStatus)] = []
         var records: [JournalRecord] = []
+        var chunks: [ArtifactChunk] = []
         func flushResults() {
             guard !results.isEmpty else { return }
             actions += interpret(scheduler.onResults(worker, results, now: t))
@@ -110,11 +119,11 @@ public final class CoordinatorEngine {
                 guard let index = jobIndex[step.job] else { continue }
                 let keys = definition.jobs[index].stepKeys
                 let key = Int(step.index) < keys.count ? keys[Int(step.index)] : "step-\(step.index)"
-                let text = StepText.decode(step.message)
                 records.append(.stepRecorded(runID: definition.runID, jobID: step.job, attempt: Int(step.attempt),
                     step: StepResult(index: Int(step.index), key: key, outcome: StepOutcome(step.status),
-                                     duration: Double(step.durationMicros) / 1e6, message: text.message,
-                                     interruptions: text.interruptions.isEmpty ? nil : text.interruptions.joined(separator: ", "))))
+                                     duration: Double(step.durationMicros) / 1e6,
+                                     message: step.message.isEmpty ? nil : step.message,
+                                     interruptions: step.interruptions.isEmpty ? nil : step.interruptions.joined(separator: ", "))))
             case .result(let result):
                 guard let index = jobIndex[result.job] else { continue }
                 let offset = definition.attemptOffsets[index] ?? 0
@@ -123,8 +132,10 @@ public final class CoordinatorEngine {
                                                  failureStep: result.failure.map { Int($0.step) },
                                                  message: result.failure?.message)
                 results.append((Assignment(job: index, attempt: attempt), AttemptStatus(result.status)))
-            case .heartbeat, .artifactChunk:
-                // Liveness is recorded above; artifact chunks are handled by the artifact path.
+            case .artifactChunk(let chunk):
+                chunks.append(chunk)
+            case .heartbeat:
+                // Liveness is recorded above.
                 break
             case .bye:
                 flushResults()
@@ -140,8 +151,33 @@ public final class CoordinatorEngine {
             }
         }
         if !records.isEmpty { journal(records) }
+        if !chunks.isEmpty { actions.append(.ingest(peer: peer, chunks)) }
         flushResults()
         return actions
+    }
+
+    /// The artifact ingest reports stored, accepted and rejected chunks: acknowledge them to their workers and
+    /// journal the stored artifacts.
+    public func onIngest(_ events: [IngestEvent]) -> [Action] {
+        var acks: [UInt64: [Message]] = [:]
+        var records: [JournalRecord] = []
+        for event in events {
+            switch event {
+            case .accepted(let peer, let ack), .resend(let peer, let ack, _):
+                acks[peer, default: []].append(.artifactAck(ack))
+            case .stored(let peer, let ack, let step, let mediaType, let size, let rawSize):
+                acks[peer, default: []].append(.artifactAck(ack))
+                artifactsStored += 1
+                records.append(.artifactStored(runID: definition.runID, jobID: ack.job, attempt: Int(ack.attempt),
+                    artifact: ArtifactReference(stepIndex: step, name: ack.name, mediaType: mediaType,
+                                                sha256: Hex.encode(ack.sha256.bytes), compressedSize: size, rawSize: rawSize)))
+            }
+            if case .resend = event { artifactResends += 1 }
+        }
+        if !records.isEmpty { journal(records) }
+        return acks.keys.sorted().compactMap { peer in
+            peers[peer] == nil ? nil : .send(peer: peer, acks[peer] ?? [])
+        }
     }
 
     /// A peer's connection closed (or it was closed by us).
@@ -197,7 +233,7 @@ public final class CoordinatorEngine {
                     jobs.append(JobAssignment(job: job.id, attempt: UInt32(attempt), scenarioHash: job.scenarioHash,
                                               registry: job.registry, configuration: job.configuration,
                                               timeoutMillis: UInt64(definition.scheduler.jobTimeout.milliseconds),
-                                              seed: job.seed))
+                                              seed: job.seed, keep: definition.keep))
                     records.append(.attemptStarted(runID: runID, jobID: job.id, attempt: attempt, worker: name, at: date))
                 }
                 attemptsStarted += batch.count

@@ -1,3 +1,4 @@
+import Artifacts
 import Foundation
 import Journal
 import Synchronization
@@ -16,6 +17,8 @@ public struct CoordinatorSettings: Sendable {
     public var heartbeatInterval: Duration = .seconds(2)
     /// An unauthenticated peer is closed after this long. Default 10 s.
     public var handshakeDeadline: Duration = .seconds(10)
+    /// Where streamed artifacts are stored; nil refuses them (acknowledged, never stored).
+    public var blobStore: BlobStore?
 
     public init(host: String, port: Int, token: [UInt8]) {
         self.host = host
@@ -72,7 +75,7 @@ public final class CoordinatorServer: Sendable {
                 // Loop-confined from birth: the engine is created on the thread that owns it.
                 let engine = CoordinatorEngine(definition: definition, journal: journal,
                                                now: { ContinuousClock.now - startInstant })
-                let core = ServerCore(engine: engine, shared: shared, loop: loop)
+                let core = ServerCore(engine: engine, shared: shared, loop: loop, blobStore: settings.blobStore)
                 core.publish(complete: engine.isComplete)
                 c.resume(returning: LoopBound(core, loop: loop))
             }
@@ -143,12 +146,20 @@ final class ServerCore {
     var nextPeer: UInt64 = 1
     var ticker: ScheduledTimer?
     var onAllClosed: (() -> Void)?
+    var ingest: ArtifactIngest?
 
-    init(engine: CoordinatorEngine, shared: CoordinatorServer.Shared, loop: EventLoop) {
+    init(engine: CoordinatorEngine, shared: CoordinatorServer.Shared, loop: EventLoop, blobStore: BlobStore?) {
         self.engine = engine
         self.shared = shared
         self.loop = loop
         engine.onRunComplete = { [weak self] in self?.publish(complete: true) }
+        if let blobStore {
+            let bound = LoopBound(Weak(self), loop: loop)
+            ingest = ArtifactIngest(store: blobStore) { events in
+                // Back to the loop thread with one hop per ingested batch.
+                loop.execute { bound.value.object?.perform { $0.onIngest(events) } }
+            }
+        }
     }
 
     func startTicking(every interval: Duration) {
@@ -170,6 +181,15 @@ final class ServerCore {
                 connection.send(contentsOf: messages.lazy.map { $0.frame() })
             case .close(let peer, _):
                 connections[peer]?.close(graceful: true)
+            case .ingest(let peer, let chunks):
+                if let ingest {
+                    ingest.submit(peer: peer, chunks)
+                } else {
+                    // No store: acknowledge so workers do not stall, store nothing.
+                    let acks = chunks.map { c in Message.artifactAck(ArtifactAck(job: c.job, attempt: c.attempt, name: c.name,
+                        sha256: c.sha256, kind: .acceptedThrough, offset: c.offset + UInt64(c.bytes.count))) }
+                    connections[peer]?.send(contentsOf: acks.lazy.map { $0.frame() })
+                }
             }
         }
     }
@@ -204,6 +224,7 @@ final class ServerCore {
 
     func peerClosed(_ peer: UInt64) {
         connections[peer] = nil
+        ingest?.dropPeer(peer)
         perform { $0.onPeerClosed(peer) }
         if connections.isEmpty, let finish = onAllClosed {
             onAllClosed = nil
@@ -254,4 +275,10 @@ final class PeerHandler: FramedConnectionHandler {
         guard peer != 0 else { return }
         core.value.peerClosed(peer)
     }
+}
+
+/// A weak reference, for callbacks that must not keep their target alive.
+final class Weak<Object: AnyObject> {
+    weak var object: Object?
+    init(_ object: Object) { self.object = object }
 }

@@ -45,11 +45,14 @@ public struct RunDefinition: Sendable {
     public var finished: [Int: JobOutcome]
     /// The highest attempt number already journaled per job index (resume): new attempts continue after it.
     public var attemptOffsets: [Int: Int]
+    /// Which attempts send their artifacts (the matrix's keep policy).
+    public var keep: KeepMode
 
     public init(
         runID: String, jobs: [RunJob], scenarioBodies: [Bytes32: [UInt8]], scheduler: SchedulerSettings,
-        finished: [Int: JobOutcome] = [:], attemptOffsets: [Int: Int] = [:]
+        finished: [Int: JobOutcome] = [:], attemptOffsets: [Int: Int] = [:], keep: KeepMode = .failures
     ) {
+        self.keep = keep
         self.runID = runID
         self.jobs = jobs
         self.scenarioBodies = scenarioBodies
@@ -69,6 +72,8 @@ public struct RunProgress: Sendable, Hashable {
     public var attempts: Int
     public var retries: Int
     public var supersededResults: Int
+    public var artifactsStored: Int = 0
+    public var artifactResends: Int = 0
 
     public func count(_ outcome: JobOutcome) -> Int { outcomes[outcome] ?? 0 }
 }

@@ -1,3 +1,4 @@
+import Artifacts
 import Coordinator
 import FlowCrypto
 import FlowSpec
@@ -86,6 +87,11 @@ enum RunSession {
         let token = options.token ?? Array(Hex.encode(secureRandomBytes(32)).utf8)
         var settings = CoordinatorSettings(host: options.host, port: options.port, token: token)
         settings.heartbeatInterval = .seconds(2)
+        do {
+            settings.blobStore = try BlobStore(root: options.store.blobsRoot)
+        } catch {
+            throw CommandFailure("cannot open the blob store in \(options.store.root.path): \(error)")
+        }
         let server: CoordinatorServer
         do {
             server = try await CoordinatorServer.start(definition: definition, settings: settings) { records in
@@ -142,6 +148,10 @@ enum RunSession {
             FlowMatrixCLI.say(String(format: "run %@ %@ in %.2fs: %d passed, %d failed, %d flaky, %d timed out, %d quarantined, %d not run (%.0f jobs/s)",
                          runID, status.rawValue, seconds, final.count(.passed), final.count(.failed), final.count(.flaky),
                          final.count(.timedOut), final.count(.quarantined), notRun, Double(final.done) / seconds))
+            if final.artifactsStored > 0 || final.artifactResends > 0 {
+                FlowMatrixCLI.say("  \(final.artifactsStored) artifact(s) stored"
+                    + (final.artifactResends > 0 ? ", \(final.artifactResends) re-sent after failing verification" : ""))
+            }
             if final.supersededResults > 0 { FlowMatrixCLI.say("  \(final.supersededResults) late or duplicate result(s) ignored") }
             if let reportNote { FlowMatrixCLI.say("  \(reportNote)") }
             FlowMatrixCLI.say("  details: flowmatrix show \(runID)  (store: \(options.store.root.path))")
@@ -182,8 +192,13 @@ enum RunSession {
         }
         let scheduler = SchedulerSettings(retries: plan.matrix.retries, failFast: plan.matrix.failFast,
                                           jobTimeout: plan.matrix.jobTimeout)
+        let keep: KeepMode = switch plan.matrix.keep {
+        case .failures: .failures
+        case .all: .all
+        case .none: .none
+        }
         return RunDefinition(runID: runID, jobs: jobs, scenarioBodies: bodies, scheduler: scheduler, finished: finished,
-                             attemptOffsets: offsets)
+                             attemptOffsets: offsets, keep: keep)
     }
 
     /// A job's seed: the matrix seed mixed with the job id, the same on every rerun of that job.

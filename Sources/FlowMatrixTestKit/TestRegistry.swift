@@ -1,3 +1,4 @@
+import Artifacts
 import FlowSpec
 import Foundation
 import Worker
@@ -14,6 +15,8 @@ import Worker
 /// - `work`: takes `arg` milliseconds of simulated time on a virtual clock (no wall time).
 /// - `busy`: takes `arg` milliseconds of real time, like a step driving a slow device (so tests can act mid-run).
 /// - `unwired`: throws `unknownStep`, as a registry does for machinery it lacks.
+/// - `attach`: attaches an artifact to the step through `ArtifactSink.current`; `arg` is `<name>:<bytes>`, the
+///   content `TestRegistry.artifactBytes(name:count:)` (deterministic, incompressible).
 public struct TestRegistry: AsyncStepRegistry {
     public static let name = "test"
     public let attempt: Int
@@ -44,11 +47,31 @@ public struct TestRegistry: AsyncStepRegistry {
         case "busy":
             // Simulated device work that really takes time; it is the work, not a wait for a condition.
             try await Task.sleep(for: .milliseconds(Int64(step.arg ?? "") ?? 100))
+        case "attach":
+            let parts = (step.arg ?? "blob.bin:1024").split(separator: ":")
+            let name = parts.first.map(String.init) ?? "blob.bin"
+            let count = parts.count > 1 ? Int(parts[1]) ?? 1024 : 1024
+            _ = try ArtifactSink.current?.attach(name: name, mediaType: "application/octet-stream",
+                                                 bytes: Self.artifactBytes(name: name, count: count))
         case "unwired":
             throw StepError.unknownStep(step)
         default:
             break
         }
+    }
+
+    /// Deterministic pseudo-random bytes for an artifact name (xorshift; incompressible, so size survives gzip).
+    public static func artifactBytes(name: String, count: Int) -> [UInt8] {
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        for b in name.utf8 { state = (state ^ UInt64(b)) &* 0x100_0000_01B3 }
+        var out = [UInt8](repeating: 0, count: count)
+        for i in 0..<count {
+            state ^= state << 13
+            state ^= state >> 7
+            state ^= state << 17
+            out[i] = UInt8(truncatingIfNeeded: state)
+        }
+        return out
     }
 
     /// The factory a worker hosts.

@@ -43,6 +43,7 @@ extension Message {
                 }
                 w.writeVarint(job.timeoutMillis)
                 w.writeU64BE(job.seed)
+                w.writeU8(job.keep.rawValue)
             }
         case .step(let m):
             w.writeString(m.job)
@@ -51,6 +52,7 @@ extension Message {
             w.writeU8(m.status.rawValue)
             w.writeVarint(m.durationMicros)
             w.writeString(m.message)
+            w.writeList(m.interruptions) { $0.writeString($1) }
         case .artifactChunk(let m):
             w.writeString(m.job)
             w.writeVarint(UInt64(m.attempt))
@@ -61,6 +63,7 @@ extension Message {
             w.writeVarint(m.offset)
             w.writeBytes(m.bytes)
             w.writeBool(m.last)
+            w.writeVarint(m.rawSize)
         case .artifactAck(let m):
             w.writeString(m.job)
             w.writeVarint(UInt64(m.attempt))
@@ -148,8 +151,8 @@ extension Message {
             let bytes = try r.readBytes("scenario.bytes")
             return .scenario(ScenarioBody(hash: hash, bytes: bytes))
         case .assign:
-            // A job takes at least 1+1+32+1+1+1+8 bytes.
-            let jobs = try r.readList("assign.jobs", minimumElementSize: 45) { r in
+            // A job takes at least 1+1+32+1+1+1+8+1 bytes.
+            let jobs = try r.readList("assign.jobs", minimumElementSize: 46) { r in
                 let job = try r.readString("assign.job")
                 let attempt = try r.readVarint(UInt32.self, "assign.attempt")
                 let hash = try r.readFixed32("assign.scenarioHash")
@@ -159,9 +162,13 @@ extension Message {
                 }
                 let timeout = try r.readVarint("assign.timeoutMillis")
                 let seed = try r.readU64BE("assign.seed")
+                let rawKeep = try r.readU8("assign.keep")
+                guard let keep = KeepMode(rawValue: rawKeep) else {
+                    throw WireError(.invalidValue, "assign.keep \(rawKeep) is not 0 (failures), 1 (all) or 2 (none)")
+                }
                 return JobAssignment(
                     job: job, attempt: attempt, scenarioHash: hash, registry: registry, configuration: configuration,
-                    timeoutMillis: timeout, seed: seed)
+                    timeoutMillis: timeout, seed: seed, keep: keep)
             }
             return .assign(jobs)
         case .step:
@@ -171,8 +178,12 @@ extension Message {
             let status = try readStatus(&r, "step.status")
             let duration = try r.readVarint("step.durationMicros")
             let message = try r.readString("step.message")
+            let interruptions = try r.readList("step.interruptions", minimumElementSize: 1) { r in
+                try r.readString("step.interruption")
+            }
             return .step(StepEvent(
-                job: job, attempt: attempt, index: index, status: status, durationMicros: duration, message: message))
+                job: job, attempt: attempt, index: index, status: status, durationMicros: duration, message: message,
+                interruptions: interruptions))
         case .artifactChunk:
             let job = try r.readString("chunk.job")
             let attempt = try r.readVarint(UInt32.self, "chunk.attempt")
@@ -183,9 +194,10 @@ extension Message {
             let offset = try r.readVarint("chunk.offset")
             let bytes = try r.readBytes("chunk.bytes")
             let last = try r.readBool("chunk.last")
+            let rawSize = try r.readVarint("chunk.rawSize")
             return .artifactChunk(ArtifactChunk(
                 job: job, attempt: attempt, step: step, name: name, mediaType: media, sha256: sha, offset: offset,
-                bytes: bytes, last: last))
+                bytes: bytes, last: last, rawSize: rawSize))
         case .artifactAck:
             let job = try r.readString("ack.job")
             let attempt = try r.readVarint(UInt32.self, "ack.attempt")

@@ -106,6 +106,16 @@ public struct ScenarioBody: Sendable, Hashable {
     }
 }
 
+/// Which attempts' artifacts a worker sends (the matrix's `keep` policy).
+public enum KeepMode: UInt8, Sendable, Hashable, CaseIterable {
+    /// Attempts that did not pass, and passing retries (attempt > 1) of flaky jobs. The default.
+    case failures = 0
+    /// Every attempt.
+    case all = 1
+    /// None: the worker records no evidence at all.
+    case none = 2
+}
+
 /// One job of an ASSIGN batch: a lease on one attempt.
 public struct JobAssignment: Sendable, Hashable {
     public var job: String
@@ -115,10 +125,12 @@ public struct JobAssignment: Sendable, Hashable {
     public var configuration: [ConfigurationPair]
     public var timeoutMillis: UInt64
     public var seed: UInt64
+    public var keep: KeepMode
     public init(
         job: String, attempt: UInt32, scenarioHash: Bytes32, registry: String, configuration: [ConfigurationPair],
-        timeoutMillis: UInt64, seed: UInt64
+        timeoutMillis: UInt64, seed: UInt64, keep: KeepMode = .failures
     ) {
+        self.keep = keep
         self.job = job
         self.attempt = attempt
         self.scenarioHash = scenarioHash
@@ -147,7 +159,13 @@ public struct StepEvent: Sendable, Hashable {
     public var status: Status
     public var durationMicros: UInt64
     public var message: String
-    public init(job: String, attempt: UInt32, index: UInt32, status: Status, durationMicros: UInt64, message: String) {
+    /// Names of interruptions the step handled while it waited (e.g. `rate-app-prompt`).
+    public var interruptions: [String]
+    public init(
+        job: String, attempt: UInt32, index: UInt32, status: Status, durationMicros: UInt64, message: String,
+        interruptions: [String] = []
+    ) {
+        self.interruptions = interruptions
         self.job = job
         self.attempt = attempt
         self.index = index
@@ -168,10 +186,13 @@ public struct ArtifactChunk: Sendable, Hashable {
     public var offset: UInt64
     public var bytes: [UInt8]
     public var last: Bool
+    /// The artifact's size before compression (for reports); 0 when unknown.
+    public var rawSize: UInt64
     public init(
         job: String, attempt: UInt32, step: UInt32, name: String, mediaType: String, sha256: Bytes32, offset: UInt64,
-        bytes: [UInt8], last: Bool
+        bytes: [UInt8], last: Bool, rawSize: UInt64 = 0
     ) {
+        self.rawSize = rawSize
         self.job = job
         self.attempt = attempt
         self.step = step

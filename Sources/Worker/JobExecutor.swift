@@ -76,7 +76,7 @@ public struct JobExecutor: Sendable {
         }
         let provider = registry as? any StepEvidenceProviding
         let steps = scenario.steps
-        func stepEvent(_ record: StepRecord) -> Message {
+        @Sendable func stepEvent(_ record: StepRecord) -> Message {
             .step(StepEvent(job: job, attempt: attempt, index: UInt32(record.index), status: Status(record.outcome),
                             durationMicros: record.duration.microseconds, message: record.message ?? "",
                             interruptions: record.interruptions))
@@ -89,7 +89,7 @@ public struct JobExecutor: Sendable {
                 if evidence.capture {
                     evidence.recordLog(record, step: steps[record.index])
                     if let provider {
-                        evidence.record(await provider.evidence(afterStep: record.index, step: steps[record.index]),
+                        evidence.record(attachments: await provider.evidence(afterStep: record.index, step: steps[record.index]),
                                         step: record.index)
                     }
                 }
@@ -133,16 +133,16 @@ final class EvidenceLog: Sendable {
         if let message = record.message { lines.append("message: \(message)") }
         lines += record.interruptions.map { "interruption handled: \($0)" }
         lines += record.log
-        record(StepAttachment(name: "step.log", mediaType: "text/plain", bytes: Array((lines.joined(separator: "\n") + "\n").utf8)),
+        self.record(StepAttachment(name: "step.log", mediaType: "text/plain", bytes: Array((lines.joined(separator: "\n") + "\n").utf8)),
                step: record.index)
     }
 
-    func record(_ attachments: [StepAttachment], step: Int) {
+    func record(attachments: [StepAttachment], step: Int) {
         guard !attachments.isEmpty else { return }
         entries.withLock { e in for a in attachments { e.append((step, a)) } }
     }
 
-    func record(_ attachment: StepAttachment, step: Int) { record([attachment], step: step) }
+    func record(_ attachment: StepAttachment, step: Int) { record(attachments: [attachment], step: step) }
 
     /// Compresses everything recorded (plus what registries attached to the sink themselves), in step order.
     func compress(into sink: ArtifactSink) -> [CompressedArtifact] {

@@ -1,3 +1,4 @@
+import Artifacts
 import FlowSpec
 import Foundation
 import Synchronization
@@ -77,6 +78,7 @@ final class WorkerSession: Sendable {
     private let client: AsyncFramedClient
     private let executor: JobExecutor
     private let outbox: Outbox
+    private let uploader: ArtifactUploader
     private let slots: Int
     private let prefetch: Int
     private let state = Mutex(State())
@@ -86,6 +88,7 @@ final class WorkerSession: Sendable {
         self.client = client
         self.executor = executor
         self.outbox = Outbox(client: client)
+        self.uploader = ArtifactUploader(outbox: outbox)
         self.slots = slots
         self.prefetch = prefetch
     }
@@ -133,7 +136,9 @@ final class WorkerSession: Sendable {
                 cancelJob(Key(job: cancel.job, attempt: cancel.attempt), reason: cancel.reason)
             case .drain:
                 state.withLock { $0.draining = true }
-            case .heartbeat, .credit, .artifactAck:
+            case .artifactAck(let ack):
+                uploader.onAck(ack)
+            case .heartbeat, .credit:
                 break
             case .bye, .error:
                 stop = true
@@ -150,6 +155,7 @@ final class WorkerSession: Sendable {
     /// - Returns: true when the coordinator had drained this worker.
     func finish() async -> Bool {
         watchdog.withLock { $0?.cancel(); $0 = nil }
+        uploader.close()
         let tasks = state.withLock { s -> [Task<Void, Never>] in
             s.closed = true
             s.queue.removeAll()
@@ -208,7 +214,11 @@ final class WorkerSession: Sendable {
             let deadline = state.withLock { $0.running[key]?.deadline }
             let task = Task { [self] in
                 if let scenario {
-                    await executor.run(job, scenario: scenario, deadline: deadline) { [outbox] in outbox.emit($0) }
+                    await executor.run(job, scenario: scenario, deadline: deadline, upload: { [uploader] artifacts in
+                        for artifact in artifacts {
+                            guard await uploader.upload(artifact, job: job.job, attempt: job.attempt) else { return }
+                        }
+                    }, emit: { [outbox] in outbox.emit($0) })
                 } else {
                     outbox.emit([.result(JobResult(job: job.job, attempt: job.attempt, status: .errored,
                                                    failure: Failure(step: 0, message: "ASSIGN named a scenario this worker never received"),

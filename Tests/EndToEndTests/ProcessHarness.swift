@@ -35,10 +35,10 @@ final class E2EWorkspace: Sendable {
 
     /// Writes a matrix over the corpus with the test registry.
     func matrix(_ name: String = "m.json", locales: [String] = ["en", "de"], retries: Int = 0, timeout: Int = 30,
-                registry: String = "test") throws -> String {
+                registry: String = "test", keep: String = "failures") throws -> String {
         let text = """
             {"name": "e2e", "corpus": "corpus", "registry": "\(registry)",
-             "policy": {"retries": \(retries), "timeout": \(timeout), "seed": 7},
+             "policy": {"retries": \(retries), "timeout": \(timeout), "seed": 7, "keep": "\(keep)"},
              "axes": {"locale": \(locales), "orientation": ["portrait"]}}
             """
         try Data(text.utf8).write(to: root.appendingPathComponent(name))
@@ -50,6 +50,10 @@ final class E2EWorkspace: Sendable {
     /// Starts `flowmatrix args…` in the workspace; output goes to files named after `label`.
     @discardableResult
     func start(_ args: [String], label: String, environment: [String: String] = [:]) throws -> Process {
+        try start(args, label: label, environment: environment, extra: ())
+    }
+
+    private func start(_ args: [String], label: String, environment: [String: String], extra: Void) throws -> Process {
         let p = Process()
         p.executableURL = Self.binary
         p.arguments = args
@@ -57,8 +61,11 @@ final class E2EWorkspace: Sendable {
         var env = ProcessInfo.processInfo.environment
         for (k, v) in environment { env[k] = v }
         p.environment = env
-        FileManager.default.createFile(atPath: root.appendingPathComponent("\(label).out").path, contents: nil)
-        FileManager.default.createFile(atPath: root.appendingPathComponent("\(label).err").path, contents: nil)
+        for stream in ["out", "err"] {
+            guard FileManager.default.createFile(atPath: root.appendingPathComponent("\(label).\(stream)").path, contents: nil) else {
+                throw CocoaError(.fileWriteUnknown)
+            }
+        }
         p.standardOutput = try FileHandle(forWritingTo: root.appendingPathComponent("\(label).out"))
         p.standardError = try FileHandle(forWritingTo: root.appendingPathComponent("\(label).err"))
         p.standardInput = FileHandle.nullDevice
@@ -74,10 +81,26 @@ final class E2EWorkspace: Sendable {
     }
 
     /// Runs `flowmatrix args…` to completion (bounded by `timeout`) and returns its exit status and output.
-    func run(_ args: [String], label: String, timeout: Duration = .seconds(120)) async throws -> (Int32, String) {
-        let p = try start(args, label: label)
+    func run(_ args: [String], label: String, environment: [String: String] = [:],
+             timeout: Duration = .seconds(120)) async throws -> (Int32, String) {
+        let p = try start(args, label: label, environment: environment)
         try await waitForExit(p, timeout: timeout)
         return (p.terminationStatus, output(label))
+    }
+
+    /// Runs a system tool (not flowmatrix) to completion.
+    func runTool(_ path: String, _ args: [String]) async throws -> (Int32, String) {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: path)
+        p.arguments = args
+        p.currentDirectoryURL = root
+        let pipe = Pipe()
+        p.standardOutput = pipe
+        p.standardError = pipe
+        try p.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        return (p.terminationStatus, String(decoding: data, as: UTF8.self))
     }
 
     func waitForExit(_ p: Process, timeout: Duration) async throws {

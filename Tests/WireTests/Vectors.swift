@@ -46,10 +46,11 @@ enum Vectors {
             ("scenario", .scenario(ScenarioBody(hash: scenarioHash, bytes: Array("{\"steps\":[]}".utf8)))),
             ("assign", .assign([job])),
             ("assign-empty", .assign([])),
-            ("step", .step(StepEvent(job: "j1", attempt: 1, index: 2, status: .passed, durationMicros: 1500, message: ""))),
+            ("step", .step(StepEvent(job: "j1", attempt: 1, index: 2, status: .passed, durationMicros: 1500, message: "",
+                                     interruptions: ["rate-app"]))),
             ("artifact-chunk", .artifactChunk(ArtifactChunk(
                 job: "j1", attempt: 1, step: 2, name: "shot.png.gz", mediaType: "image/png", sha256: artifactHash,
-                offset: 0, bytes: [0x1f, 0x8b, 0x08, 0x00], last: true))),
+                offset: 0, bytes: [0x1f, 0x8b, 0x08, 0x00], last: true, rawSize: 8))),
             ("artifact-ack", .artifactAck(ArtifactAck(
                 job: "j1", attempt: 1, name: "shot.png.gz", sha256: artifactHash, kind: .acceptedThrough, offset: 4))),
             ("artifact-resend", .artifactAck(ArtifactAck(
