@@ -62,6 +62,8 @@ enum HTMLAssets {
         figure.artifact{display:inline-block;margin:6px 12px 6px 0;vertical-align:top}
         figure.artifact img{min-width:160px;max-width:420px;max-height:420px;border:1px solid var(--line);background:#fff}
         figure.artifact figcaption{font-size:12px;color:var(--muted)}
+        tr.step:not(.failing)+tr.artifacts figure.artifact img{min-width:0;max-width:140px;max-height:220px}
+        figure.artifact.failing-step img{max-width:520px;max-height:560px;border-color:var(--fail)}
         details.artifact{margin:6px 0}
         details.category{margin:8px 0}
         details.category summary{cursor:pointer}

@@ -264,9 +264,25 @@ struct HTMLReport {
                 + h(JUnitReport.failureText(step: result.failureStep, steps: job.decidingAttempt?.steps ?? [],
                                             message: result.failureMessage)) + "</strong></p>\n"
         }
+        out += failingStepImages(job)
         if job.attempts.isEmpty { out += "<p class=\"note\">No attempt was started.</p>\n" }
         for attempt in job.attempts { out += attemptBlock(job, attempt) }
         return out + "</section>\n"
+    }
+
+    /// The wireframes of the deciding attempt's failing step, first thing under the failure message.
+    private func failingStepImages(_ job: JobReport) -> String {
+        guard job.status != .passed, job.status != .flaky, let attempt = job.decidingAttempt,
+              let step = attempt.row.result?.failureStep ?? job.row.result?.failureStep else { return "" }
+        var out = ""
+        for ref in attempt.artifacts where ref.stepIndex == step {
+            let key = ArtifactExport.Key(job: job.id, attempt: attempt.attempt, step: ref.stepIndex, name: ref.name)
+            guard let exported = artifacts[key], exported.kind == .image, let path = exported.relativePath else { continue }
+            out += "<figure class=\"artifact failing-step\"><a href=\"\(h(path))\"><img data-artifact=\"\(h(ref.name))\""
+                + " data-failing-step=\"\(step)\" src=\"\(h(path))\" alt=\"\(h(ref.name))\"></a><figcaption>"
+                + h("\(ref.name) at the failing step \(step), attempt \(attempt.attempt)") + "</figcaption></figure>"
+        }
+        return out.isEmpty ? "" : "<div class=\"failing-step-artifacts\">\(out)</div>\n"
     }
 
     private func attemptBlock(_ job: JobReport, _ attempt: AttemptReport) -> String {

@@ -89,6 +89,9 @@ struct HTMLReportTests {
         #expect(panel.contains("1 with interruptions handled"))
         #expect(panel.contains("<img data-artifact=\"wireframe.png\" src=\"artifacts/\(job.jobID)/a1/s2-wireframe.png\""))
         #expect(panel.contains("<img data-artifact=\"wireframe.png\" src=\"artifacts/\(job.jobID)/a2/s2-wireframe.png\""))
+        // The deciding attempt's failing-step wireframe also sits right under the failure message.
+        #expect(panel.contains("data-failing-step=\"2\" src=\"artifacts/\(job.jobID)/a2/s2-wireframe.png\""))
+        #expect(panel.contains("wireframe.png at the failing step 2, attempt 2"))
         // The snapshot is pretty-printed JSON, open under the failing step; the log is its text.
         #expect(panel.contains("<details class=\"artifact\" data-kind=\"json\" open>"))
         #expect(panel.contains("&quot;clipped&quot; : true"))
