@@ -110,7 +110,10 @@ public struct JobExecutor: Sendable {
         case .passed:
             return await finish(.passed, failure: nil, duration: result.duration)
         case .failed(let failure):
-            return await finish(Status(failure.outcome), failure: Failure(step: UInt32(failure.stepIndex), message: failure.message),
+            // A wait whose condition never held is a failed expectation, not a job that ran out of time: only a
+            // deadline (the job's timeout, a step watchdog) makes the attempt `timedOut`.
+            let status: Status = failure.outcome == .timedOut && failure.stepError == nil ? .timedOut : .failed
+            return await finish(status, failure: Failure(step: UInt32(failure.stepIndex), message: failure.message),
                                 duration: result.duration)
         case .cancelled:
             let index = UInt32(max(0, result.steps.count - 1))
@@ -144,10 +147,16 @@ final class EvidenceLog: Sendable {
 
     func record(_ attachment: StepAttachment, step: Int) { record(attachments: [attachment], step: step) }
 
-    /// Compresses everything recorded (plus what registries attached to the sink themselves), in step order.
+    /// Renders and compresses everything recorded (plus what registries attached to the sink themselves), in
+    /// step order. An attachment that cannot be compressed is replaced by a text note saying why.
     func compress(into sink: ArtifactSink) -> [CompressedArtifact] {
         for (step, a) in entries.withLock({ $0 }) {
-            _ = try? sink.attach(name: a.name, mediaType: a.mediaType, bytes: a.bytes, step: step)
+            do {
+                _ = try sink.attach(name: a.name, mediaType: a.mediaType, bytes: a.bytes, step: step)
+            } catch {
+                _ = try? sink.attach(name: a.name + ".error.txt", mediaType: "text/plain",
+                                     bytes: Array("could not store \(a.name): \(error)\n".utf8), step: step)
+            }
         }
         return sink.takeAll().sorted { ($0.stepIndex, $0.name) < ($1.stepIndex, $1.name) }
     }

@@ -51,8 +51,10 @@ struct DeterminismTests {
         let start = ContinuousClock.now
         let edge = try await Corpus.run("large-catalog-loads", ["network": "edge"])
         let wall = ContinuousClock.now - start
-        // Simulated: a 5 s wait ran to its deadline. Wall: a fraction of that (no sleeping).
+        // Simulated: a 5 s wait ran to its deadline. A registry that slept would need at least that much wall
+        // time; on the virtual clock it takes far less even on a loaded machine (the speed figure is in
+        // `flowmatrix bench catalog`, not here).
         #expect(edge.duration >= .seconds(5))
-        #expect(wall < .seconds(2))
+        #expect(wall < edge.duration)
     }
 }

@@ -317,10 +317,7 @@ public final class CatalogRegistry: AsyncStepRegistry {
     /// values, frames, states) and layout findings. It holds only what is on screen (no time, no seed) and its keys
     /// are sorted, so identical screens give identical bytes (and deduplicate in a content-addressed store).
     public func surfaceSnapshotJSON() async -> [UInt8] {
-        let snapshot = SurfaceSnapshot(surface: await engine.surface())
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        return (try? encoder.encode(snapshot)).map { Array($0) } ?? Array("{}".utf8)
+        Self.snapshotJSON(of: await engine.surface())
     }
 
     /// A PNG of the current screen at the job's viewport: element boxes (mirrored in right-to-left), truncated
