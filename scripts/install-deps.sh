@@ -1,8 +1,17 @@
 #!/usr/bin/env bash
-# Installs the Debian packages FlowMatrix builds against (system C libraries and tools the tests use).
-# Idempotent: does nothing when everything is present. Needs root (or sudo) for apt-get.
+# Installs the Debian packages FlowMatrix needs. Idempotent: does nothing when everything is present.
+# Needs root (or sudo) for apt-get.
+#   scripts/install-deps.sh        what the build and `flowmatrix run` need (system C libraries)
+#   scripts/install-deps.sh test   also what the tests need:
+#     chromium           headless browser for the report's DOM tests (Tests/ReportsTests/BrowserTests.swift)
+#     libxml2-utils      xmllint, to validate junit.xml against Tests/ReportsTests/Fixtures/junit.xsd
+#     python3            drives Chromium over the DevTools protocol (Tests/ReportsTests/Fixtures/click_cell.py)
+#     fonts-dejavu-core  a font with the heat map's symbols
 set -euo pipefail
-packages=(libuv1-dev zlib1g-dev libsqlite3-dev libssl-dev libcairo2-dev pkg-config gzip sqlite3 python3)
+packages=(libuv1-dev zlib1g-dev libsqlite3-dev libssl-dev libcairo2-dev pkg-config gzip)
+if [ "${1:-}" = "test" ]; then
+    packages+=(chromium libxml2-utils python3 fonts-dejavu-core sqlite3)
+fi
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -15,7 +24,7 @@ if [ ${#missing[@]} -gt 0 ]; then
     $sudo_cmd apt-get update -qq
     $sudo_cmd apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
-# The Swift toolchain lives in /opt/swift on our machines; put it on PATH when a shell did not.
-if ! command -v swift >/dev/null 2>&1 && [ -x /opt/swift/usr/bin/swift ]; then
-    echo "note: add /opt/swift/usr/bin to PATH" >&2
+if ! command -v swift >/dev/null 2>&1 && [ ! -x /opt/swift/usr/bin/swift ]; then
+    echo "error: no Swift toolchain (expected on PATH or in /opt/swift)" >&2
+    exit 1
 fi

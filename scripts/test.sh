@@ -3,7 +3,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="/opt/swift/usr/bin:$PATH"
-bash scripts/install-deps.sh
+bash scripts/install-deps.sh test
 swift build --build-tests
 # Tests run in parallel within the process; end-to-end suites bound their own time and clean up.
 set +e

@@ -8,7 +8,7 @@ struct BrowserTests {
     private func chromium() throws -> String {
         if let path = ExternalTool.which("chromium") ?? ExternalTool.which("chromium-browser") { return path }
         let tool = ExternalTool.ensure("chromium", package: "chromium")
-        return try #require(tool.path, "\(tool.reason) (or run scripts/install-browser.sh)")
+        return try #require(tool.path, "\(tool.reason) (or run scripts/install-deps.sh test)")
     }
 
     /// The DOM of `url` after at most 5 s of virtual time, as Chromium serialises it.
