@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "FlowMatrixWorker", targets: ["Worker"]),
         .executable(name: "flowmatrix", targets: ["flowmatrix"]),
         .executable(name: "catalog-worker", targets: ["catalog-worker"]),
+        .executable(name: "example-worker", targets: ["example-worker"]),
     ],
     targets: [
         // C boundary: one two-file module map per system library.
@@ -59,6 +60,14 @@ let package = Package(
             name: "catalog-worker",
             dependencies: ["CatalogApp", "Worker"],
             path: "Workers/Catalog/Sources/catalog-worker",
+            swiftSettings: swiftSettings
+        ),
+
+        // The smallest real worker: a user's own registry hosted by WorkerMain.
+        .executableTarget(
+            name: "example-worker",
+            dependencies: ["FlowSpec", "Worker"],
+            path: "Workers/Example/Sources/example-worker",
             swiftSettings: swiftSettings
         ),
 
