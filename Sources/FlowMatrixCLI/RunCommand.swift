@@ -1,5 +1,6 @@
-import Foundation
 import FlowCrypto
+import Foundation
+import Worker
 
 /// `flowmatrix run` and `flowmatrix serve`: run a matrix with local workers, or for a fleet.
 enum RunCommand {
@@ -64,7 +65,7 @@ enum RunCommand {
             var options = try commonOptions(&args)
             options.localWorkers = 0
             let listen = try args.option("--listen") ?? "127.0.0.1:7700"
-            guard let (host, port) = splitListen(listen) else {
+            guard let (host, port) = WorkerMain.splitHostPort(listen) else {
                 throw UsageError("'--listen' takes host:port (e.g. 0.0.0.0:7700 or [::]:7700), not '\(listen)'")
             }
             options.host = host
@@ -105,19 +106,6 @@ enum RunCommand {
             options.seedOverride = seed
         }
         return options
-    }
-
-    static func splitListen(_ text: String) -> (String, Int)? {
-        if text.hasPrefix("["), let close = text.firstIndex(of: "]") {
-            let host = String(text[text.index(after: text.startIndex)..<close])
-            let rest = text[text.index(after: close)...]
-            guard rest.hasPrefix(":"), let port = Int(rest.dropFirst()), (0...65535).contains(port) else { return nil }
-            return (host, port)
-        }
-        guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]),
-              (0...65535).contains(port) else { return nil }
-        let host = String(text[..<colon])
-        return host.isEmpty || host.contains(":") ? nil : (host, port)
     }
 
     static func isLoopback(_ host: String) -> Bool {
