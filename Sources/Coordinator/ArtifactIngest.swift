@@ -89,8 +89,7 @@ public final class ArtifactIngest: @unchecked Sendable {
             streams[key] = writer
         }
         guard chunk.offset == UInt64(writer.bytesAppended) else {
-            return .resend(peer: peer, ack: ack(.resendFrom, writer.bytesAppended),
-                           reason: "chunk at offset \(chunk.offset), expected \(writer.bytesAppended)")
+            return restart("chunk at offset \(chunk.offset), expected \(writer.bytesAppended)")
         }
         do {
             try writer.append(chunk.bytes)
