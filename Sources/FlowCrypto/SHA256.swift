@@ -33,7 +33,9 @@ public struct SHA256: ~Copyable {
     public consuming func finalize() -> [UInt8] {
         var out = [UInt8](repeating: 0, count: 32)
         var length: UInt32 = 0
-        out.withUnsafeMutableBufferPointer { EVP_DigestFinal_ex(context, $0.baseAddress, &length) }
+        let status = out.withUnsafeMutableBufferPointer { EVP_DigestFinal_ex(context, $0.baseAddress, &length) }
+        // EVP_DigestFinal_ex fails only on a corrupt context, which this type never builds.
+        precondition(status == 1 && length == 32, "EVP_DigestFinal_ex failed")
         return out
     }
 
