@@ -46,15 +46,13 @@ struct DeterminismTests {
         #expect(lte.steps[1].duration < .milliseconds(100))
     }
 
-    @Test("an edge job costs no more wall time than its simulated time suggests")
-    func edgeCostsNoWallTime() async throws {
-        let start = ContinuousClock.now
+    @Test("an edge job runs on simulated time: its 5 s wait runs to the deadline on the virtual clock")
+    func edgeRunsOnSimulatedTime() async throws {
+        let registry = try CatalogWorkerKit.makeRegistry(configuration: ["network": "edge"], seed: 7)
         let edge = try await Corpus.run("large-catalog-loads", ["network": "edge"])
-        let wall = ContinuousClock.now - start
-        // Simulated: a 5 s wait ran to its deadline. A registry that slept would need at least that much wall
-        // time; on the virtual clock it takes far less even on a loaded machine (the speed figure is in
-        // `flowmatrix bench catalog`, not here).
+        // Simulated: a 5 s wait ran to its deadline. The wall-time cost (edge vs lte, per job) is a figure of
+        // `flowmatrix bench catalog`, not a timed assertion here.
         #expect(edge.duration >= .seconds(5))
-        #expect(wall < edge.duration)
+        #expect(registry.waitClock is VirtualClock)
     }
 }

@@ -297,7 +297,9 @@ extension TransportTests {
             var settings = ConnectionSettings()
             settings.outboundHighWater = 64 << 10
             settings.outboundLowWater = 16 << 10
-            let total = 4000
+            // 40 MB: far more than loopback socket buffers and the client's 4 buffered batches can absorb, so the
+            // server must turn unwritable however large the kernel's autotuned buffers are.
+            let total = 40_000
             let sentCount = Mutex(0)
             let pump: @Sendable (FramedConnection) -> Void = { c in
                 while c.isWritable && c.state == .open {
@@ -315,10 +317,10 @@ extension TransportTests {
             }
             let client = try await AsyncFramedClient.connect(
                 host: "127.0.0.1", port: server.port, loop: loop, maxBufferedBatches: 4)
-            try await log.wait("server unwritable while the consumer sleeps") {
+            try await log.wait("server unwritable while the consumer sleeps", timeout: 30) {
                 $0.contains { if case .writability(_, false, _) = $0 { true } else { false } }
             }
-            let received = try await withTimeout(20, "all frames") {
+            let received = try await withTimeout(60, "all frames") {
                 var count = 0
                 for await batch in client.inbound {
                     count += batch.count
