@@ -131,13 +131,15 @@ final class EvidenceLog: Sendable {
     init(capture: Bool) { self.capture = capture }
 
     /// The runner's own step log: outcome, duration, message, interruptions handled, and the registry's log lines.
+    /// Rendered only if the attempt's evidence is kept (most steps of most jobs pass and are never looked at).
     func recordLog(_ record: StepRecord, step: Step) {
-        var lines = ["step \(record.index) \(step.description): \(record.outcome.rawValue) in \(record.duration.secondsText)"]
-        if let message = record.message { lines.append("message: \(message)") }
-        lines += record.interruptions.map { "interruption handled: \($0)" }
-        lines += record.log
-        self.record(StepAttachment(name: "step.log", mediaType: "text/plain", bytes: Array((lines.joined(separator: "\n") + "\n").utf8)),
-               step: record.index)
+        self.record(StepAttachment(name: "step.log", mediaType: "text/plain") {
+            var lines = ["step \(record.index) \(step.description): \(record.outcome.rawValue) in \(record.duration.secondsText)"]
+            if let message = record.message { lines.append("message: \(message)") }
+            lines += record.interruptions.map { "interruption handled: \($0)" }
+            lines += record.log
+            return Array((lines.joined(separator: "\n") + "\n").utf8)
+        }, step: record.index)
     }
 
     func record(attachments: [StepAttachment], step: Int) {
