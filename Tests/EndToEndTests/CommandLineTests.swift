@@ -63,6 +63,25 @@ struct CommandLineTests {
         #expect(runID == nil, "no run was journaled")
     }
 
+    @Test("plan --json prints configurations, jobs and counts, values as strings")
+    func planJSON() async throws {
+        let ws = try E2EWorkspace()
+        defer { ws.cleanUp() }
+        try ws.scenario("one", ["pass"])
+        try ws.scenario("two", ["pass"])
+        let matrix = try ws.matrix(locales: ["en", "de", "ar"])
+        let (status, output) = try await ws.run(["plan", "--json", matrix], label: "plan")
+        #expect(status == 0, "\(output)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any])
+        let configurations = try #require(object["configurations"] as? [[String: String]])
+        let jobs = try #require(object["jobs"] as? [[String: Any]])
+        #expect(configurations.count == 3)
+        #expect(Set(configurations.compactMap { $0["locale"] }) == ["en", "de", "ar"])
+        #expect(jobs.count == 6)
+        #expect(jobs.allSatisfy { ($0["id"] as? String)?.count == 16 && $0["scenario"] != nil && $0["configuration"] != nil })
+        #expect(object["counts"] is [String: Any])
+    }
+
     @Test("serve refuses a non-loopback address without a token")
     func serveNeedsToken() async throws {
         let ws = try E2EWorkspace()
