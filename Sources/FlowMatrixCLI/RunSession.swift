@@ -71,7 +71,8 @@ enum RunSession {
         if let resumeState {
             try writer.submit(.runResumed(runID: runID, at: Date()))
             if !options.quiet {
-                FlowMatrixCLI.say("resuming run \(runID): \(resumeState.done.count) job(s) already final, \(resumeState.pending.count) to run")
+                FlowMatrixCLI.say("resuming run \(runID): \(definition.finished.count) job(s) already final, "
+                    + "\(definition.jobs.count - definition.finished.count) to run")
             }
         } else {
             try writer.submit([
@@ -187,7 +188,8 @@ enum RunSession {
                 configuration: job.configuration.pairs.map { ConfigurationPair($0.key, $0.value) },
                 seed: jobSeed(plan.matrix.seed, job.id), expectedDuration: .milliseconds(Int64(seconds * 1000))))
             if let resume {
-                if let outcome = resume.done[job.id] { finished[index] = outcome }
+                // Jobs that never ran (not run, cancelled by an interrupt) run now; every real outcome stays.
+                if let outcome = resume.done[job.id], outcome != .notRun, outcome != .cancelled { finished[index] = outcome }
                 if let next = resume.nextAttempt[job.id], next > 1 { offsets[index] = next - 1 }
             }
         }

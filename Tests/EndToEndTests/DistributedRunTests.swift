@@ -95,6 +95,30 @@ struct DistributedRunTests {
         #expect(worker.isRunning, "a fleet worker outlives its coordinators")
     }
 
+    @Test("Ctrl-C once finishes in-flight jobs and leaves the rest not run; the run can be resumed to completion")
+    func interruptOnceThenResume() async throws {
+        let ws = try E2EWorkspace()
+        defer { ws.cleanUp() }
+        for i in 0..<8 { try ws.scenario("slow-\(i)", ["busy:150", "pass"]) }
+        let matrix = try ws.matrix(locales: ["en", "de"])
+        let run = try ws.start(["run", matrix, "--workers", "1", "--slots", "1"], label: "run")
+        try await waitUntil("some jobs finish", timeout: .seconds(60)) { ws.finishedJobs() >= 2 }
+        kill(run.processIdentifier, SIGINT)
+        try await ws.waitForExit(run, timeout: .seconds(60))
+        #expect(run.terminationStatus == 130, "\(ws.output("run"))")
+        let runID = try #require(try ws.latestRunID())
+        let reader = try JournalReader(path: ws.journalPath)
+        #expect(try reader.run(runID)?.status == .interrupted)
+        let outcomes = try ws.outcomes(run: runID)
+        #expect(outcomes.count == 16, "every job has a final outcome: passed or not run")
+        #expect(outcomes.values.contains(.notRun))
+        #expect(outcomes.values.allSatisfy { $0 == .passed || $0 == .notRun })
+        // Not-run jobs are not final for a resume: they run now.
+        let (status, output) = try await ws.run(["run", "--resume", runID, "--workers", "1"], label: "resume")
+        #expect(status == 0, "\(output)")
+        #expect(try ws.outcomes(run: runID).values.allSatisfy { $0 == .passed })
+    }
+
     @Test("a worker with the wrong token is rejected and exits 3")
     func wrongToken() async throws {
         let ws = try E2EWorkspace()
