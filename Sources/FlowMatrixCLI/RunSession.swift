@@ -68,7 +68,7 @@ enum RunSession {
 
         let runID = options.resume ?? RunID.generate(at: Date())
         let definition = try makeDefinition(plan: plan, runID: runID, reader: reader, resume: resumeState)
-        if let resumeState {
+        if resumeState != nil {
             try writer.submit(.runResumed(runID: runID, at: Date()))
             if !options.quiet {
                 FlowMatrixCLI.say("resuming run \(runID): \(definition.finished.count) job(s) already final, "
