@@ -54,6 +54,8 @@ enum DispatchBench {
             definition: definition, settings: CoordinatorSettings(host: "127.0.0.1", port: 0, token: Array(token.utf8))
         ) { records in if journal { try? writer.submit(records) } }
         let started = ContinuousClock.now
+        let selfBefore = cpuSeconds(RUSAGE_SELF)
+        let childrenBefore = cpuSeconds(RUSAGE_CHILDREN)
         let workers = try LocalWorkers(count: 2, slots: 64, port: server.port, token: token, registries: ["noop"])
         let final = await server.waitForCompletion()
         let elapsed = ContinuousClock.now - started
@@ -63,10 +65,15 @@ enum DispatchBench {
         await workers.waitForExit(grace: .seconds(5))
         let stats = writer.statistics
         try writer.close()
+        let coordinatorCPU = cpuSeconds(RUSAGE_SELF) - selfBefore
+        let workersCPU = cpuSeconds(RUSAGE_CHILDREN) - childrenBefore
         let rate = Double(final.done) / (elapsed.milliseconds / 1000)
         let durable = Double(final.done) / (journalDone.milliseconds / 1000)
         print(String(format: "  %d no-op jobs (3 steps), 2 worker processes x 64 slots, journal %@: %.2f s, %.0f jobs/s (target >= 100,000)",
                      final.done, journal ? "on" : "off", elapsed.milliseconds / 1000, rate))
+        print(String(format: "  CPU: coordinator process %.2f s (%.1f µs per job%@), 2 worker processes %.2f s (%.1f µs per job)",
+                     coordinatorCPU, coordinatorCPU * 1e6 / Double(final.done), journal ? ", journal writer included" : "",
+                     workersCPU, workersCPU * 1e6 / Double(final.done)))
         guard journal else { return }
         print(String(format: "  ... with every journal record durable: %.0f jobs/s; %d records in %d transactions (group commit)",
                      durable, stats.recordsApplied, stats.transactionsCommitted))
@@ -117,6 +124,14 @@ enum DispatchBench {
         let bound = max(total / 4, durations.max() ?? .zero)
         print(String(format: "  makespan of %d skewed jobs on 4 workers: %.1f s vs lower bound %.1f s: %.2f%% over (target <= 5%%)",
                      count, now.milliseconds / 1000, bound.milliseconds / 1000, (now.milliseconds / bound.milliseconds - 1) * 100))
+    }
+
+    /// User + system CPU seconds of this process or of its reaped children.
+    static func cpuSeconds(_ who: __rusage_who) -> Double {
+        var usage = rusage()
+        getrusage(__rusage_who_t(who.rawValue), &usage)
+        return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec)
+            + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
     }
 
     /// The process's resident set size, from /proc/self/statm.
