@@ -144,8 +144,10 @@ public struct Scheduler: Sendable {
 
     /// The worker grants `count` more jobs of capacity.
     public mutating func onCredit(_ worker: WorkerID, count: Int, now: Duration) -> [SchedulerDirective] {
-        guard workers[worker] != nil else { return [] }
-        workers[worker]?.credit += max(0, count)
+        guard let state = workers[worker] else { return [] }
+        // A worker may not hoard the queue: its credit is capped at `maximumCreditPerSlot` per advertised slot.
+        let cap = state.slots * settings.maximumCreditPerSlot
+        workers[worker]?.credit = min(cap, state.credit + max(0, count))
         workers[worker]?.lastSeen = now
         var directives: [SchedulerDirective] = []
         dispatch(to: worker, now: now, into: &directives)

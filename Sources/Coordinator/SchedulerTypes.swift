@@ -58,11 +58,16 @@ public struct SchedulerSettings: Sendable, Hashable {
     public var quarantineAfterWorkerLosses: Int = 3
     /// Most jobs in one ASSIGN batch. Default 512.
     public var maximumBatch: Int = 512
+    /// Most outstanding credit per advertised slot, so a buggy or hostile worker cannot take the whole queue.
+    /// Default 64.
+    public var maximumCreditPerSlot: Int = 64
 
     public init(
         retries: Int = 0, failFast: Bool = false, jobTimeout: Duration = .seconds(300), leaseGrace: Duration = .seconds(5),
-        heartbeatTimeout: Duration = .seconds(15), quarantineAfterWorkerLosses: Int = 3, maximumBatch: Int = 512
+        heartbeatTimeout: Duration = .seconds(15), quarantineAfterWorkerLosses: Int = 3, maximumBatch: Int = 512,
+        maximumCreditPerSlot: Int = 64
     ) {
+        self.maximumCreditPerSlot = max(1, maximumCreditPerSlot)
         self.retries = retries
         self.failFast = failFast
         self.jobTimeout = jobTimeout

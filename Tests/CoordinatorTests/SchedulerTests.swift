@@ -69,6 +69,15 @@ struct SchedulerTests {
         #expect(h.scheduler.unservableQueuedJobs == 0)
     }
 
+    @Test("a worker's credit is capped per slot: one worker cannot take the whole queue")
+    func creditCap() {
+        var h = SchedulerHarness(jobs(1000), settings: SchedulerSettings(maximumCreditPerSlot: 8))
+        h.join(1, slots: 2, credit: 1_000_000)
+        #expect(h.take(1).count == 16)
+        h.join(2, slots: 1, credit: 8)
+        #expect(h.take(2).count == 8)
+    }
+
     @Test("jobs go longest expected duration first")
     func longestFirst() {
         let specs = [1, 9, 5, 7].map { SchedulableJob(registry: "r", expectedDuration: .seconds($0)) }
