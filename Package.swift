@@ -31,7 +31,7 @@ let package = Package(
         .target(name: "MatrixPlan", dependencies: ["FlowSpec", "FlowCrypto"], swiftSettings: swiftSettings),
         .target(name: "RunConditions", dependencies: ["MatrixPlan"], swiftSettings: swiftSettings),
         .target(name: "FlowCrypto", dependencies: ["CCrypto"], swiftSettings: swiftSettings),
-        .target(name: "Wireframe", dependencies: ["CCairo"], swiftSettings: swiftSettings),
+        .target(name: "Wireframe", dependencies: ["CCairo", "Artifacts"], swiftSettings: swiftSettings),
         .target(name: "Wire", dependencies: ["FlowCrypto"], swiftSettings: swiftSettings),
         .target(name: "UVTransport", dependencies: ["Wire", "CLibUV"], swiftSettings: swiftSettings),
         .target(name: "Artifacts", dependencies: ["CZlib", "FlowCrypto"], swiftSettings: swiftSettings),

@@ -22,6 +22,23 @@ public enum GzipCodec {
         return out
     }
 
+    /// Compresses `bytes` into a zlib (RFC 1950) stream, e.g. for a PNG's IDAT.
+    public static func zlib(_ bytes: UnsafeRawBufferPointer, level: Int = defaultLevel) throws -> [UInt8] {
+        let compressor = try GzipCompressor(level: level, format: .zlib)
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count / 4 + 64)
+        let append: (UnsafeRawBufferPointer) -> Void = { out.append(contentsOf: $0) }
+        try compressor.compress(bytes, into: append)
+        try compressor.finish(into: append)
+        return out
+    }
+
+    /// The CRC-32 (ISO 3309, as in gzip and PNG) of `bytes`, continuing from `crc`.
+    public static func crc32(_ bytes: UnsafeRawBufferPointer, continuing crc: UInt32 = 0) -> UInt32 {
+        guard let base = bytes.baseAddress, bytes.count > 0 else { return crc }
+        return UInt32(CZlib.crc32(UInt(crc), base.assumingMemoryBound(to: UInt8.self), UInt32(bytes.count)))
+    }
+
     /// Decompresses gzip data (one or more members).
     /// - Parameter maxOutputSize: the most decompressed bytes accepted; more throws ``ArtifactError/Code/tooLarge``.
     public static func decompress(_ bytes: [UInt8], maxOutputSize: Int) throws -> [UInt8] {
@@ -46,7 +63,15 @@ public final class GzipCompressor {
     /// - Parameters:
     ///   - level: 0 (store) … 9 (smallest); default 1 (fastest).
     ///   - outputBufferSize: bytes handed to the closure at most per call.
-    public init(level: Int = GzipCodec.defaultLevel, outputBufferSize: Int = 256 * 1024) throws {
+    /// The container around the deflate stream.
+    public enum Format: Sendable {
+        /// gzip (RFC 1952): `.gz` files. The default.
+        case gzip
+        /// zlib (RFC 1950): what PNG's IDAT chunks hold.
+        case zlib
+    }
+
+    public init(level: Int = GzipCodec.defaultLevel, outputBufferSize: Int = 256 * 1024, format: Format = .gzip) throws {
         guard (0...9).contains(level) else {
             throw ArtifactError(
                 code: .misuse, message: "compression level \(level) is not in 0…9", operation: "gzip init")
@@ -57,7 +82,8 @@ public final class GzipCompressor {
         do {
             // memLevel 9: zlib's fastest (more memory for the hash table, ~256 KiB).
             try GzipFunnel.check(
-                czlib_deflate_init2(stream, Int32(level), czlib_gzip_window_bits(), 9, Z_DEFAULT_STRATEGY),
+                czlib_deflate_init2(stream, Int32(level), format == .gzip ? czlib_gzip_window_bits() : 15, 9,
+                                    Z_DEFAULT_STRATEGY),
                 stream, "deflateInit2 (level \(level))"
             )
         } catch {

@@ -93,23 +93,7 @@ public enum Wireframe {
         draw(document, on: cr)
         cairo_surface_flush(surface)
 
-        let sink = ByteSink()
-        let context = Unmanaged.passUnretained(sink).toOpaque()
-        let status = withExtendedLifetime(sink) {
-            cairo_surface_write_to_png_stream(
-                surface,
-                { closure, data, length in
-                    guard let closure, let data else { return CAIRO_STATUS_WRITE_ERROR }
-                    let sink = Unmanaged<ByteSink>.fromOpaque(closure).takeUnretainedValue()
-                    sink.bytes.append(contentsOf: UnsafeBufferPointer(start: data, count: Int(length)))
-                    return CAIRO_STATUS_SUCCESS
-                }, context)
-        }
-        guard status == CAIRO_STATUS_SUCCESS else {
-            throw WireframeError(
-                message: "cairo could not encode the PNG: \(String(cString: cairo_status_to_string(status)))")
-        }
-        return sink.bytes
+        return try PNGWriter.encode(surface)
     }
 
     /// Decodes a PNG with cairo and returns its size, or nil when the bytes are not a PNG cairo can read.
@@ -233,11 +217,6 @@ private func wrap(_ text: String, width: Double, maxLines: Int, on cr: OpaquePoi
     }
     lines.append(current)
     return lines
-}
-
-/// Collects the PNG stream (used only inside `Wireframe.png`, on one thread).
-private final class ByteSink {
-    var bytes: [UInt8] = []
 }
 
 /// Feeds a PNG stream to cairo (used only inside `Wireframe.pngSize`, on one thread).
