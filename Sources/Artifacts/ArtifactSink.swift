@@ -83,15 +83,17 @@ public final class ArtifactSink: Sendable {
     public var currentStep: Int { state.withLock { $0.currentStep } }
 
     /// Compresses, hashes and keeps `bytes` as an artifact of `step` (default: the current step).
+    /// - Parameter level: overrides the sink's level for this artifact: 0 stores bytes that are already compressed
+    ///   (PNG, JPEG, video), where deflating again costs CPU and saves nothing.
     /// - Throws: ``ArtifactError`` `.duplicateName` when the step already has an artifact named `name`,
     ///   `.tooLarge` past ``maxRawSize``.
     @discardableResult
-    public func attach(name: String, mediaType: String, bytes: some Collection<UInt8>, step: Int? = nil) throws
-        -> CompressedArtifact
+    public func attach(name: String, mediaType: String, bytes: some Collection<UInt8>, step: Int? = nil,
+                       level: Int? = nil) throws -> CompressedArtifact
     {
         let step = step ?? currentStep
         try checkNew(name: name, step: step, size: bytes.count)
-        let compressed = try GzipCodec.compress(bytes, level: level)
+        let compressed = try GzipCodec.compress(bytes, level: level ?? self.level)
         let artifact = CompressedArtifact(
             name: name, mediaType: mediaType, stepIndex: step, sha256: SHA256.hexHash(compressed),
             rawSize: bytes.count, compressed: compressed

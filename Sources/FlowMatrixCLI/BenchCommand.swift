@@ -18,6 +18,7 @@ enum BenchCommand {
             DispatchBench.suite,
             JournalBench.suite,
             ArtifactsBench.suite,
+            IngestBench.suite,
             catalogSuite,
             ReportsBench.suite,
         ]

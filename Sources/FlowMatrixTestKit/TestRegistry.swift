@@ -17,12 +17,18 @@ import Worker
 /// - `unwired`: throws `unknownStep`, as a registry does for machinery it lacks.
 /// - `attach`: attaches an artifact to the step through `ArtifactSink.current`; `arg` is `<name>:<bytes>`, the
 ///   content `TestRegistry.artifactBytes(name:count:)` (deterministic, incompressible).
+/// - `attach-stored`: attaches `<count>` distinct artifacts of `<MiB>` each, stored without deflate (level 0), for
+///   the ingest benchmark; `arg` is `<count>:<MiB>`.
 public struct TestRegistry: AsyncStepRegistry {
     public static let name = "test"
     public let attempt: Int
+    public let jobID: String
     private let clock = VirtualClock()
 
-    public init(attempt: Int) { self.attempt = attempt }
+    public init(attempt: Int, jobID: String = "") {
+        self.attempt = attempt
+        self.jobID = jobID
+    }
 
     public var waitClock: any WaitClock { clock }
 
@@ -53,6 +59,18 @@ public struct TestRegistry: AsyncStepRegistry {
             let count = parts.count > 1 ? Int(parts[1]) ?? 1024 : 1024
             _ = try ArtifactSink.current?.attach(name: name, mediaType: "application/octet-stream",
                                                  bytes: Self.artifactBytes(name: name, count: count))
+        case "attach-stored":
+            let parts = (step.arg ?? "1:1").split(separator: ":").compactMap { Int($0) }
+            let count = parts.first ?? 1
+            let mebibytes = parts.count > 1 ? parts[1] : 1
+            var bytes = Self.artifactBytes(name: "stored", count: mebibytes << 20)
+            for i in 0..<count {
+                // A distinct first block per artifact and job, so the store cannot deduplicate them.
+                let salt = Array("\(jobID)/\(attempt)/\(i)".utf8)
+                for (k, b) in salt.enumerated() where k < bytes.count { bytes[k] = b }
+                _ = try ArtifactSink.current?.attach(name: "stored-\(i).bin", mediaType: "application/octet-stream",
+                                                     bytes: bytes, level: 0)
+            }
         case "unwired":
             throw StepError.unknownStep(step)
         default:
@@ -75,7 +93,7 @@ public struct TestRegistry: AsyncStepRegistry {
     }
 
     /// The factory a worker hosts.
-    public static let factory = RegistryFactory(name: name) { context in TestRegistry(attempt: context.attempt) }
+    public static let factory = RegistryFactory(name: name) { context in TestRegistry(attempt: context.attempt, jobID: context.jobID) }
 }
 
 /// A registry that does nothing, for dispatch benchmarks: every step passes at once.

@@ -149,12 +149,18 @@ final class EvidenceLog: Sendable {
 
     func record(_ attachment: StepAttachment, step: Int) { record(attachments: [attachment], step: step) }
 
+    /// Media that are compressed already: stored in their gzip member rather than deflated again.
+    static func isCompressedMedia(_ mediaType: String) -> Bool {
+        ["image/png", "image/jpeg", "image/webp", "video/mp4", "application/gzip", "application/zip"].contains(mediaType)
+    }
+
     /// Renders and compresses everything recorded (plus what registries attached to the sink themselves), in
     /// step order. An attachment that cannot be compressed is replaced by a text note saying why.
     func compress(into sink: ArtifactSink) -> [CompressedArtifact] {
         for (step, a) in entries.withLock({ $0 }) {
             do {
-                _ = try sink.attach(name: a.name, mediaType: a.mediaType, bytes: a.bytes, step: step)
+                _ = try sink.attach(name: a.name, mediaType: a.mediaType, bytes: a.bytes, step: step,
+                                    level: Self.isCompressedMedia(a.mediaType) ? 0 : nil)
             } catch {
                 _ = try? sink.attach(name: a.name + ".error.txt", mediaType: "text/plain",
                                      bytes: Array("could not store \(a.name): \(error)\n".utf8), step: step)
