@@ -30,23 +30,25 @@ struct DistributedRunTests {
     func workerKilled() async throws {
         let ws = try E2EWorkspace()
         defer { ws.cleanUp() }
-        for i in 0..<6 { try ws.scenario("slow-\(i)", ["busy:150", "pass"]) }
+        // 16 jobs of ~200 ms on a one-slot worker: ~3 s of work, so the kill lands mid-run with jobs in flight
+        // (running and prefetched) on the victim.
+        for i in 0..<8 { try ws.scenario("slow-\(i)", ["busy:200", "pass"]) }
         let matrix = try ws.matrix(locales: ["en", "de"])
         let port = freePort()
         let token = "e2e-token-0123456789abcdef"
         try Data(token.utf8).write(to: ws.root.appendingPathComponent("token"))
         let serve = try ws.start(["serve", matrix, "--listen", "127.0.0.1:\(port)", "--token-file", "token"], label: "serve")
-        let victim = try ws.start(["worker", "--connect", "127.0.0.1:\(port)", "--token-file", "token", "--slots", "2",
+        let victim = try ws.start(["worker", "--connect", "127.0.0.1:\(port)", "--token-file", "token", "--slots", "1",
                                    "--name", "victim"], label: "victim")
         try await waitUntil("the first jobs finish", timeout: .seconds(60)) { ws.finishedJobs() >= 2 }
         ws.kill9(victim)
         let survivor = try ws.start(["worker", "--connect", "127.0.0.1:\(port)", "--token-file", "token", "--slots", "2",
-                                     "--name", "survivor", "--exit-after-drain"], label: "survivor")
+                                     "--name", "survivor", "--exit-after-drain", "--give-up-after", "20"], label: "survivor")
         try await ws.waitForExit(serve, timeout: .seconds(90))
         #expect(serve.terminationStatus == 0, "\(ws.output("serve"))")
         let runID = try #require(try ws.latestRunID())
         let outcomes = try ws.outcomes(run: runID)
-        #expect(outcomes.count == 12)
+        #expect(outcomes.count == 16)
         #expect(outcomes.values.allSatisfy { $0 == .passed })
         let reader = try JournalReader(path: ws.journalPath)
         var lost = 0
