@@ -35,37 +35,46 @@ public struct ClientHandshakeSettings: Sendable {
     }
 }
 
-/// Runs `ServerHandshake` in front of the application's handler: before authentication only HELLO is accepted;
-/// after it, batches pass straight through.
-final class ServerHandshakeHandler: FramedConnectionHandler {
-    private var machine: ServerHandshake
-    private let settings: ServerHandshakeSettings
+/// One side of the handshake, as the gate in front of the application's handler drives it.
+protocol HandshakeSide {
+    /// The connection opened: what this side says first (the server's CHALLENGE; the client waits).
+    mutating func onStart() -> [HandshakeDirective]
+    mutating func onFrame(_ frame: Frame) -> [HandshakeDirective]
+    mutating func onDeadline() -> [HandshakeDirective]
+    /// Handles this side's acceptance directive (records the peer, starts heartbeats). - Returns: true when the
+    /// directive established the connection.
+    func accept(_ directive: HandshakeDirective, on connection: FramedConnection) -> Bool
+    /// Whether the application hears about a close that happens before the handshake completed.
+    var reportsEarlyClose: Bool { get }
+}
+
+/// Runs a handshake state machine in front of the application's handler: until it completes only handshake frames
+/// are processed (with a deadline); after it, batches pass straight through.
+final class HandshakeGate<Side: HandshakeSide>: FramedConnectionHandler {
+    private var side: Side
     private let inner: any FramedConnectionHandler
+    private let deadlineAfter: Duration
     private var established = false
     private var deadline: ScheduledTimer?
 
-    /// - Parameter maxFrameSize: the connection's limit, announced to the worker in WELCOME.
-    init(settings: ServerHandshakeSettings, inner: any FramedConnectionHandler, maxFrameSize: Int) {
-        self.settings = settings
+    init(side: Side, deadline: Duration, inner: any FramedConnectionHandler) {
+        self.side = side
         self.inner = inner
-        machine = ServerHandshake(
-            token: settings.token, versions: settings.versions,
-            heartbeatMillis: UInt32(clamping: settings.heartbeatInterval?.milliseconds ?? 0),
-            maxFrameSize: UInt32(clamping: maxFrameSize))
+        deadlineAfter = deadline
     }
 
     func onOpen(_ connection: FramedConnection) {
-        deadline = connection.loop.scheduleInLoop(after: settings.deadline) { [weak self, weak connection] in
+        deadline = connection.loop.scheduleInLoop(after: deadlineAfter) { [weak self, weak connection] in
             guard let self, let connection else { return }
-            self.apply(self.machine.onDeadline(), on: connection)
+            self.apply(self.side.onDeadline(), on: connection)
         }
-        apply(machine.onStart(), on: connection)
+        apply(side.onStart(), on: connection)
     }
 
     func onFrames(_ connection: FramedConnection, _ frames: FrameBatch) {
         if established { return inner.onFrames(connection, frames) }
         for index in frames.indices {
-            apply(machine.onFrame(frames[index]), on: connection)
+            apply(side.onFrame(frames[index]), on: connection)
             if established {
                 if index + 1 < frames.endIndex, connection.state == .open {
                     inner.onFrames(connection, frames.suffix(from: index + 1))
@@ -83,7 +92,7 @@ final class ServerHandshakeHandler: FramedConnectionHandler {
     func onClose(_ connection: FramedConnection, _ reason: CloseReason) {
         deadline?.cancel()
         deadline = nil
-        if established { inner.onClose(connection, reason) }
+        if established || side.reportsEarlyClose { inner.onClose(connection, reason) }
     }
 
     private func apply(_ directives: [HandshakeDirective], on connection: FramedConnection) {
@@ -91,91 +100,80 @@ final class ServerHandshakeHandler: FramedConnectionHandler {
             switch directive {
             case .send(let message):
                 connection.send(message)
-            case .acceptedPeer(let hello, _):
+            case .close(let error):
+                connection.closeAfterSending(.protocolError(error))
+            case .acceptedPeer, .acceptedByServer, .rejected:
+                guard side.accept(directive, on: connection) else { continue }
                 deadline?.cancel()
                 deadline = nil
                 established = true
-                connection.authenticatedPeer = hello
-                if let interval = settings.heartbeatInterval { connection.startHeartbeat(interval: interval) }
                 inner.onOpen(connection)
-            case .close(let error):
-                connection.closeAfterSending(.protocolError(error))
-            case .acceptedByServer, .rejected:
-                break
             }
         }
     }
 }
 
-/// Runs `ClientHandshake` in front of the application's handler; `onOpen` follows a verified WELCOME.
-final class ClientHandshakeHandler: FramedConnectionHandler {
-    private var machine: ClientHandshake
-    private let settings: ClientHandshakeSettings
-    private let inner: any FramedConnectionHandler
-    private var established = false
-    private var deadline: ScheduledTimer?
+/// The coordinator's side: before authentication only HELLO is accepted.
+struct ServerSide: HandshakeSide {
+    var machine: ServerHandshake
+    let heartbeatInterval: Duration?
 
-    init(settings: ClientHandshakeSettings, inner: any FramedConnectionHandler) {
-        self.settings = settings
-        self.inner = inner
-        machine = ClientHandshake(
+    mutating func onStart() -> [HandshakeDirective] { machine.onStart() }
+    mutating func onFrame(_ frame: Frame) -> [HandshakeDirective] { machine.onFrame(frame) }
+    mutating func onDeadline() -> [HandshakeDirective] { machine.onDeadline() }
+
+    func accept(_ directive: HandshakeDirective, on connection: FramedConnection) -> Bool {
+        guard case .acceptedPeer(let hello, _) = directive else { return false }
+        connection.authenticatedPeer = hello
+        if let heartbeatInterval { connection.startHeartbeat(interval: heartbeatInterval) }
+        return true
+    }
+
+    /// Unauthenticated peers never reach the application.
+    var reportsEarlyClose: Bool { false }
+}
+
+/// The worker's side: `onOpen` follows a verified WELCOME.
+struct ClientSide: HandshakeSide {
+    var machine: ClientHandshake
+
+    mutating func onStart() -> [HandshakeDirective] { [] }
+    mutating func onFrame(_ frame: Frame) -> [HandshakeDirective] { machine.onFrame(frame) }
+    mutating func onDeadline() -> [HandshakeDirective] { machine.onDeadline() }
+
+    func accept(_ directive: HandshakeDirective, on connection: FramedConnection) -> Bool {
+        guard case .acceptedByServer(let welcome) = directive else { return false }
+        connection.welcome = welcome
+        if welcome.heartbeatMillis > 0 {
+            connection.startHeartbeat(interval: .milliseconds(Int64(welcome.heartbeatMillis)))
+        }
+        return true
+    }
+
+    /// The application hears about every close, so a failed connect or handshake is not silent.
+    var reportsEarlyClose: Bool { true }
+}
+
+typealias ServerHandshakeHandler = HandshakeGate<ServerSide>
+typealias ClientHandshakeHandler = HandshakeGate<ClientSide>
+
+extension HandshakeGate where Side == ServerSide {
+    /// - Parameter maxFrameSize: the connection's limit, announced to the worker in WELCOME.
+    convenience init(settings: ServerHandshakeSettings, inner: any FramedConnectionHandler, maxFrameSize: Int) {
+        let machine = ServerHandshake(
+            token: settings.token, versions: settings.versions,
+            heartbeatMillis: UInt32(clamping: settings.heartbeatInterval?.milliseconds ?? 0),
+            maxFrameSize: UInt32(clamping: maxFrameSize))
+        self.init(side: ServerSide(machine: machine, heartbeatInterval: settings.heartbeatInterval),
+                  deadline: settings.deadline, inner: inner)
+    }
+}
+
+extension HandshakeGate where Side == ClientSide {
+    convenience init(settings: ClientHandshakeSettings, inner: any FramedConnectionHandler) {
+        let machine = ClientHandshake(
             token: settings.token, name: settings.name, slots: settings.slots, registries: settings.registries,
             labels: settings.labels, versions: settings.versions)
-    }
-
-    func onOpen(_ connection: FramedConnection) {
-        deadline = connection.loop.scheduleInLoop(after: settings.deadline) { [weak self, weak connection] in
-            guard let self, let connection else { return }
-            self.apply(self.machine.onDeadline(), on: connection)
-        }
-    }
-
-    func onFrames(_ connection: FramedConnection, _ frames: FrameBatch) {
-        if established { return inner.onFrames(connection, frames) }
-        for index in frames.indices {
-            apply(machine.onFrame(frames[index]), on: connection)
-            if established {
-                if index + 1 < frames.endIndex, connection.state == .open {
-                    inner.onFrames(connection, frames.suffix(from: index + 1))
-                }
-                return
-            }
-            if connection.state != .open { return }
-        }
-    }
-
-    func onWritabilityChanged(_ connection: FramedConnection) {
-        if established { inner.onWritabilityChanged(connection) }
-    }
-
-    func onClose(_ connection: FramedConnection, _ reason: CloseReason) {
-        deadline?.cancel()
-        deadline = nil
-        // The application hears about every close, so a failed connect or handshake is not silent.
-        inner.onClose(connection, reason)
-    }
-
-    private func apply(_ directives: [HandshakeDirective], on connection: FramedConnection) {
-        for directive in directives {
-            switch directive {
-            case .send(let message):
-                connection.send(message)
-            case .acceptedByServer(let welcome):
-                deadline?.cancel()
-                deadline = nil
-                established = true
-                connection.welcome = welcome
-                if welcome.heartbeatMillis > 0 {
-                    connection.startHeartbeat(interval: .milliseconds(Int64(welcome.heartbeatMillis)))
-                }
-                inner.onOpen(connection)
-            case .rejected:
-                break
-            case .close(let error):
-                connection.closeAfterSending(.protocolError(error))
-            case .acceptedPeer:
-                break
-            }
-        }
+        self.init(side: ClientSide(machine: machine), deadline: settings.deadline, inner: inner)
     }
 }
