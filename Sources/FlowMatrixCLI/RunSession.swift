@@ -100,6 +100,9 @@ enum RunSession {
                 do { try writer.submit(records) } catch { FlowMatrixCLI.writeError("journal: \(error)\n") }
             }
         } catch {
+            // The run was journaled as started: close it as aborted so `runs` does not show it running forever.
+            try? writer.submit(.runFinished(runID: runID, status: .aborted, at: Date()))
+            try? writer.close()
             throw CommandFailure("cannot listen on \(options.host):\(options.port): \(error)")
         }
         let started = ContinuousClock.now
