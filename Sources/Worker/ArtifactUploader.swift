@@ -8,7 +8,7 @@ import Wire
 /// bytes are unacknowledged on the connection, so neither process buffers a large artifact whole in its queues.
 /// An artifact that does not verify at the coordinator (ACK resend-from) is sent again, up to `maximumSends`.
 final class ArtifactUploader: Sendable {
-    static let chunkSize = 64 * 1024
+    static let chunkSize = 256 * 1024
 
     private struct StreamKey: Hashable {
         var job: String
@@ -39,7 +39,7 @@ final class ArtifactUploader: Sendable {
     let window: Int
     let maximumSends: Int
 
-    init(outbox: Outbox, window: Int = 1 << 20, maximumSends: Int = 3) {
+    init(outbox: Outbox, window: Int = 4 << 20, maximumSends: Int = 3) {
         self.outbox = outbox
         self.window = window
         self.maximumSends = maximumSends
