@@ -76,9 +76,7 @@ public final class GzipCompressor {
             throw ArtifactError(
                 code: .misuse, message: "compression level \(level) is not in 0…9", operation: "gzip init")
         }
-        stream = .allocate(capacity: 1)
-        stream.initialize(to: z_stream())
-        output = .allocate(byteCount: max(1024, outputBufferSize), alignment: 16)
+        (stream, output) = ZStreamMemory.allocate(outputBufferSize: outputBufferSize)
         do {
             // memLevel 9: zlib's fastest (more memory for the hash table, ~256 KiB).
             try GzipFunnel.check(
@@ -87,18 +85,14 @@ public final class GzipCompressor {
                 stream, "deflateInit2 (level \(level))"
             )
         } catch {
-            stream.deinitialize(count: 1)
-            stream.deallocate()
-            output.deallocate()
+            ZStreamMemory.release(stream, output)
             throw error
         }
     }
 
     deinit {
         deflateEnd(stream)
-        stream.deinitialize(count: 1)
-        stream.deallocate()
-        output.deallocate()
+        ZStreamMemory.release(stream, output)
     }
 
     /// Uncompressed bytes consumed so far.
@@ -165,24 +159,18 @@ public final class GzipDecompressor {
     /// - Parameter maxOutputSize: the most decompressed bytes accepted in total.
     public init(maxOutputSize: Int, outputBufferSize: Int = 256 * 1024) throws {
         self.maxOutputSize = maxOutputSize
-        stream = .allocate(capacity: 1)
-        stream.initialize(to: z_stream())
-        output = .allocate(byteCount: max(1024, outputBufferSize), alignment: 16)
+        (stream, output) = ZStreamMemory.allocate(outputBufferSize: outputBufferSize)
         do {
             try GzipFunnel.check(czlib_inflate_init2(stream, czlib_gzip_window_bits()), stream, "inflateInit2")
         } catch {
-            stream.deinitialize(count: 1)
-            stream.deallocate()
-            output.deallocate()
+            ZStreamMemory.release(stream, output)
             throw error
         }
     }
 
     deinit {
         inflateEnd(stream)
-        stream.deinitialize(count: 1)
-        stream.deallocate()
-        output.deallocate()
+        ZStreamMemory.release(stream, output)
     }
 
     /// Decompressed bytes produced so far.
@@ -246,5 +234,20 @@ public final class GzipDecompressor {
                 return  // needs more input
             }
         }
+    }
+}
+
+/// A z_stream and its output buffer: allocated together, released together (after deflateEnd/inflateEnd).
+enum ZStreamMemory {
+    static func allocate(outputBufferSize: Int) -> (UnsafeMutablePointer<z_stream>, UnsafeMutableRawBufferPointer) {
+        let stream = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
+        stream.initialize(to: z_stream())
+        return (stream, .allocate(byteCount: max(1024, outputBufferSize), alignment: 16))
+    }
+
+    static func release(_ stream: UnsafeMutablePointer<z_stream>, _ output: UnsafeMutableRawBufferPointer) {
+        stream.deinitialize(count: 1)
+        stream.deallocate()
+        output.deallocate()
     }
 }
