@@ -36,6 +36,7 @@ public final class CoordinatorEngine {
     private var nextWorker: UInt64 = 1
     private var jobIndex: [String: Int] = [:]
     private var lastAttempt: [Int: AttemptInfo] = [:]
+    private var attemptJournal: AttemptJournal
     private let journal: @Sendable ([JournalRecord]) -> Void
     private let now: () -> Duration
     public private(set) var isComplete = false
@@ -55,6 +56,7 @@ public final class CoordinatorEngine {
         self.definition = definition
         self.journal = journal
         self.now = now
+        attemptJournal = AttemptJournal(runID: definition.runID, startDelay: definition.journalStartDelay)
         scheduler = Scheduler(
             jobs: definition.jobs.map {
                 SchedulableJob(registry: $0.registry, requiredLabels: $0.requiredLabels, expectedDuration: $0.expectedDuration)
@@ -107,6 +109,11 @@ public final class CoordinatorEngine {
         var chunks: [ArtifactChunk] = []
         func flushResults() {
             guard !results.isEmpty else { return }
+            // Steps before the results they led to.
+            if !records.isEmpty {
+                journal(records)
+                records.removeAll(keepingCapacity: true)
+            }
             actions += interpret(scheduler.onResults(worker, results, now: t))
             results.removeAll(keepingCapacity: true)
         }
@@ -119,11 +126,12 @@ public final class CoordinatorEngine {
                 guard let index = jobIndex[step.job] else { continue }
                 let keys = definition.jobs[index].stepKeys
                 let key = Int(step.index) < keys.count ? keys[Int(step.index)] : "step-\(step.index)"
-                records.append(.stepRecorded(runID: definition.runID, jobID: step.job, attempt: Int(step.attempt),
-                    step: StepResult(index: Int(step.index), key: key, outcome: StepOutcome(step.status),
-                                     duration: Double(step.durationMicros) / 1e6,
-                                     message: step.message.isEmpty ? nil : step.message,
-                                     interruptions: step.interruptions.isEmpty ? nil : step.interruptions.joined(separator: ", "))))
+                attemptJournal.step(job: index, jobID: step.job, attempt: Int(step.attempt),
+                    StepResult(index: Int(step.index), key: key, outcome: StepOutcome(step.status),
+                               duration: Double(step.durationMicros) / 1e6,
+                               message: step.message.isEmpty ? nil : step.message,
+                               interruptions: step.interruptions.isEmpty ? nil : step.interruptions.joined(separator: ", ")),
+                    into: &records)
             case .result(let result):
                 guard let index = jobIndex[result.job] else { continue }
                 let offset = definition.attemptOffsets[index] ?? 0
@@ -168,6 +176,10 @@ public final class CoordinatorEngine {
             case .stored(let peer, let ack, let step, let mediaType, let size, let rawSize):
                 acks[peer, default: []].append(.artifactAck(ack))
                 artifactsStored += 1
+                // The artifact's row needs its attempt's row.
+                if let index = jobIndex[ack.job] {
+                    attemptJournal.journalStart(job: index, attempt: Int(ack.attempt), into: &records)
+                }
                 records.append(.artifactStored(runID: definition.runID, jobID: ack.job, attempt: Int(ack.attempt),
                     artifact: ArtifactReference(stepIndex: step, name: ack.name, mediaType: mediaType,
                                                 sha256: Hex.encode(ack.sha256.bytes), compressedSize: size, rawSize: rawSize)))
@@ -189,7 +201,12 @@ public final class CoordinatorEngine {
 
     /// Periodic: dead-worker detection and lease expiry (the transport sends and checks heartbeats itself).
     public func onTick() -> [Action] {
-        interpret(scheduler.onTick(now: now()))
+        let t = now()
+        let actions = interpret(scheduler.onTick(now: t))
+        var records: [JournalRecord] = []
+        attemptJournal.journalLongRunning(now: t, into: &records)
+        if !records.isEmpty { journal(records) }
+        return actions
     }
 
     /// Ctrl-C once: no more dispatching; in-flight jobs finish.
@@ -212,8 +229,10 @@ public final class CoordinatorEngine {
     private func interpret(_ directives: [SchedulerDirective]) -> [Action] {
         var actions: [Action] = []
         var records: [JournalRecord] = []
-        let runID = definition.runID
         let date = Date()
+        let t = now()
+        // Per job, the `attemptCompleted` record of this batch that the job's final result joins.
+        var completed: [Int: Int] = [:]
         for directive in directives {
             switch directive {
             case .assign(let worker, let batch):
@@ -234,7 +253,8 @@ public final class CoordinatorEngine {
                                               registry: job.registry, configuration: job.configuration,
                                               timeoutMillis: UInt64(definition.scheduler.jobTimeout.milliseconds),
                                               seed: job.seed, keep: definition.keep))
-                    records.append(.attemptStarted(runID: runID, jobID: job.id, attempt: attempt, worker: name, at: date))
+                    attemptJournal.started(job: a.job, jobID: job.id, attempt: attempt, worker: name, at: date, now: t,
+                                           into: &records)
                 }
                 attemptsStarted += batch.count
                 messages.append(.assign(jobs))
@@ -249,9 +269,10 @@ public final class CoordinatorEngine {
                 let attempt = a.attempt + (definition.attemptOffsets[a.job] ?? 0)
                 if superseded {
                     supersededResults += 1
-                    records.append(.attemptFinished(runID: runID, jobID: job.id, attempt: attempt,
-                        result: AttemptResult(outcome: JobOutcome(status), finishedAt: date, duration: 0,
-                                              message: "late or duplicate result of a superseded attempt", superseded: true)))
+                    _ = attemptJournal.ended(job: a.job, jobID: job.id, attempt: attempt,
+                        AttemptResult(outcome: JobOutcome(status), finishedAt: date, duration: 0,
+                                      message: "late or duplicate result of a superseded attempt", superseded: true),
+                        into: &records)
                     continue
                 }
                 let info = lastAttempt[a.job]
@@ -260,18 +281,20 @@ public final class CoordinatorEngine {
                 case .timedOut where info == nil: "the lease expired: the job exceeded its timeout"
                 default: info?.message
                 }
-                records.append(.attemptFinished(runID: runID, jobID: job.id, attempt: attempt,
-                    result: AttemptResult(outcome: JobOutcome(status), finishedAt: date,
-                                          duration: Double(info?.durationMicros ?? 0) / 1e6,
-                                          failureStep: status == .passed ? nil : info?.failureStep, message: message)))
+                completed[a.job] = attemptJournal.ended(job: a.job, jobID: job.id, attempt: attempt,
+                    AttemptResult(outcome: JobOutcome(status), finishedAt: date,
+                                  duration: Double(info?.durationMicros ?? 0) / 1e6,
+                                  failureStep: status == .passed ? nil : info?.failureStep, message: message),
+                    into: &records)
             case .jobFinished(let index, let outcome, let attempts, let reason):
                 let job = definition.jobs[index]
                 let info = lastAttempt.removeValue(forKey: index)
                 let failing = outcome == .passed || outcome == .flaky ? nil : info
-                records.append(.jobFinished(runID: runID, jobID: job.id, result: Journal.JobResult(
+                attemptJournal.finished(jobID: job.id, Journal.JobResult(
                     outcome: outcome, attempts: attempts + (definition.attemptOffsets[index] ?? 0),
                     duration: info.map { Double($0.durationMicros) / 1e6 },
-                    failureStep: failing?.failureStep, failureMessage: reason ?? failing?.message, finishedAt: date)))
+                    failureStep: failing?.failureStep, failureMessage: reason ?? failing?.message, finishedAt: date),
+                    completed: completed.removeValue(forKey: index), into: &records)
                 onJobFinished?(job, outcome)
             case .disconnect(let worker, let reason):
                 if let peer = peerOfWorker[worker] { actions.append(.close(peer: peer, reason: reason)) }

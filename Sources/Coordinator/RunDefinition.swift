@@ -47,6 +47,9 @@ public struct RunDefinition: Sendable {
     public var attemptOffsets: [Int: Int]
     /// Which attempts send their artifacts (the matrix's keep policy).
     public var keep: KeepMode
+    /// How long an attempt's start is held back from the journal: an attempt that ends sooner is journaled as one
+    /// record (see `AttemptJournal`). Zero journals every start as it happens.
+    public var journalStartDelay: Duration = .milliseconds(500)
 
     public init(
         runID: String, jobs: [RunJob], scenarioBodies: [Bytes32: [UInt8]], scheduler: SchedulerSettings,

@@ -275,23 +275,18 @@ public final class JournalReader: Sendable {
         }
     }
 
-    /// The steps of one attempt, in step order.
+    /// The steps of one attempt, in step order (a step recorded twice: the last record).
     public func steps(run runID: String, job jobID: String, attempt: Int) throws -> [StepResult] {
-        try read { c in
+        let text = try read { c in
             try c.query(
                 """
-                SELECT s.step_index, s.key, s.outcome, s.duration_s, s.message, s.interruptions
-                FROM steps s JOIN jobs j ON j.job_key = s.job_key JOIN runs r ON r.run_key = j.run_key
-                WHERE r.run_id = ? AND j.job_id = ? AND s.attempt = ? ORDER BY s.step_index
+                SELECT a.steps FROM attempts a JOIN jobs j ON j.job_key = a.job_key JOIN runs r ON r.run_key = j.run_key
+                WHERE r.run_id = ? AND j.job_id = ? AND a.attempt = ?
                 """,
                 [.text(runID), .text(jobID), .int(attempt)]
-            ) { row in
-                StepResult(
-                    index: row.int(0), key: row.text(1), outcome: StepOutcome(rawValue: row.text(2)) ?? .failed,
-                    duration: row.double(3), message: row.optionalText(4), interruptions: row.optionalText(5)
-                )
-            }
+            ) { $0.optionalText(0) }.first ?? nil
         }
+        return try StepLines.decode(text ?? "", "attempt \(attempt) of job \(jobID) in run \(runID)")
     }
 
     /// Artifacts of a run, optionally narrowed to a job and an attempt, ordered by job, attempt, step, name.
@@ -367,7 +362,7 @@ public final class JournalReader: Sendable {
                 SELECT job_id, duration_s FROM (
                     SELECT job_id, duration_s,
                         ROW_NUMBER() OVER (PARTITION BY job_id ORDER BY finished_at DESC, run_key DESC) AS recency
-                    FROM history
+                    FROM jobs
                     WHERE duration_s IS NOT NULL AND outcome IN ('passed', 'failed', 'flaky', 'timedOut')
                 ) WHERE recency <= ? ORDER BY job_id, duration_s
                 """,
@@ -403,7 +398,7 @@ public final class JournalReader: Sendable {
                 SELECT job_id, outcome FROM (
                     SELECT job_id, outcome,
                         ROW_NUMBER() OVER (PARTITION BY job_id ORDER BY finished_at DESC, run_key DESC) AS recency
-                    FROM history WHERE outcome IN ('passed', 'failed', 'flaky', 'timedOut')
+                    FROM jobs WHERE outcome IN ('passed', 'failed', 'flaky', 'timedOut')
                 ) WHERE recency <= ?
                 """,
                 [.int(max(1, recentRuns))]
@@ -428,8 +423,8 @@ public final class JournalReader: Sendable {
         try read { c in
             try c.query(
                 """
-                SELECT r.run_id, h.outcome, h.duration_s FROM history h JOIN runs r ON r.run_key = h.run_key
-                WHERE h.job_id = ? ORDER BY h.finished_at DESC, h.run_key DESC LIMIT ?
+                SELECT r.run_id, j.outcome, j.duration_s FROM jobs j JOIN runs r ON r.run_key = j.run_key
+                WHERE j.job_id = ? AND j.outcome IS NOT NULL ORDER BY j.finished_at DESC, j.run_key DESC LIMIT ?
                 """,
                 [.text(jobID), .int(limit)]
             ) { row in

@@ -176,6 +176,34 @@ public struct ArtifactReference: Sendable, Hashable {
     }
 }
 
+/// An attempt from its start to its result, in one record.
+public struct CompletedAttempt: Sendable, Hashable {
+    public var runID: String
+    public var jobID: String
+    public var attempt: Int
+    public var worker: String
+    public var startedAt: Date
+    /// The steps in the order they finished.
+    public var steps: [StepResult]
+    public var result: AttemptResult
+    /// The job's final result, when this attempt decided it.
+    public var job: JobResult?
+
+    public init(
+        runID: String, jobID: String, attempt: Int, worker: String, startedAt: Date, steps: [StepResult],
+        result: AttemptResult, job: JobResult? = nil
+    ) {
+        self.runID = runID
+        self.jobID = jobID
+        self.attempt = attempt
+        self.worker = worker
+        self.startedAt = startedAt
+        self.steps = steps
+        self.result = result
+        self.job = job
+    }
+}
+
 /// One fact for the journal. The writer applies records in submission order.
 public enum JournalRecord: Sendable, Hashable {
     /// A new run (status `running`).
@@ -193,6 +221,10 @@ public enum JournalRecord: Sendable, Hashable {
     /// The job's final outcome; also appended to the cross-run history.
     case jobFinished(runID: String, jobID: String, result: JobResult)
     case artifactStored(runID: String, jobID: String, attempt: Int, artifact: ArtifactReference)
+    /// An attempt's start, steps and result at once (and the job's final result when the attempt decided it):
+    /// the same rows as `attemptStarted` + `stepRecorded`… + `attemptFinished` (+ `jobFinished`), written as one
+    /// attempt row. The first result of an attempt wins: a duplicate leaves the attempt as it was.
+    indirect case attemptCompleted(CompletedAttempt)
     case runFinished(runID: String, status: RunStatus, at: Date)
 
     /// The record's kind, for diagnostics (`attemptFinished`).
@@ -206,6 +238,7 @@ public enum JournalRecord: Sendable, Hashable {
         case .attemptFinished: "attemptFinished"
         case .jobFinished: "jobFinished"
         case .artifactStored: "artifactStored"
+        case .attemptCompleted: "attemptCompleted"
         case .runFinished: "runFinished"
         }
     }

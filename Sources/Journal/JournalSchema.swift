@@ -228,6 +228,23 @@ enum JournalSchema {
         CREATE INDEX artifacts_by_blob ON artifacts (sha256);
         CREATE INDEX history_by_run ON history (run_key);
         """,
+
+        // 3: an attempt's steps become one column (`attempts.steps`, JSON Lines, see StepLines) instead of a row
+        // per step, and the cross-run history is read from `jobs` (it held the same outcome, duration and time,
+        // written twice). A passing job is now two row writes, not eight.
+        """
+        ALTER TABLE attempts ADD COLUMN steps TEXT;
+        UPDATE attempts SET steps = (
+            SELECT group_concat(line, char(10)) FROM (
+                SELECT json_object('i', s.step_index, 'k', s.key, 'o', s.outcome, 'd', s.duration_s,
+                    'm', s.message, 'x', s.interruptions) AS line
+                FROM steps s WHERE s.job_key = attempts.job_key AND s.attempt = attempts.attempt
+                ORDER BY s.step_index
+            )
+        );
+        DROP TABLE steps;
+        DROP TABLE history;
+        """,
     ]
 
     private static let jobOutcomes = oneOf(

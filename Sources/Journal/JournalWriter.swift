@@ -39,6 +39,8 @@ public final class JournalWriter: Sendable {
         public var transactionsCommitted: Int = 0
         /// Transactions that failed to commit as a whole (I/O error, disk full); their records are lost.
         public var transactionsFailed: Int = 0
+        /// CPU seconds the writer thread spent applying and committing batches (what the journal costs).
+        public var writerCPUSeconds: Double = 0
     }
 
     /// A record the writer could not apply.
@@ -218,6 +220,7 @@ private final class WriterCore: Sendable {
 
     func run(path: String, settings: JournalSettings, opened: OpenResult) {
         let connection: SQLiteConnection
+        let applier: RecordApplier
         do {
             connection = try SQLiteConnection(path: path, readOnly: false)
             try JournalSchema.checkIsJournalOrEmpty(connection)
@@ -226,6 +229,7 @@ private final class WriterCore: Sendable {
             // 64 MiB of page cache: a run's jobs and attempts stay in memory while results update them.
             try connection.execute("PRAGMA cache_size = -\(settings.cacheKiB)")
             try JournalSchema.migrate(connection)
+            applier = try RecordApplier(connection: connection)
         } catch {
             opened.error.withLock {
                 $0 =
@@ -240,7 +244,6 @@ private final class WriterCore: Sendable {
             return
         }
         opened.semaphore.signal()
-        let applier = RecordApplier(connection: connection)
         while true {
             wake.wait()
             let (batch, closing) = state.withLock { state in
@@ -248,8 +251,9 @@ private final class WriterCore: Sendable {
                 return (state.queue, state.closing)
             }
             if !batch.isEmpty {
+                let cpuBefore = Self.threadCPUSeconds()
                 let outcome = applier.apply(batch)
-                finish(batchCount: batch.count, outcome)
+                finish(batchCount: batch.count, outcome, cpuSeconds: Self.threadCPUSeconds() - cpuBefore)
             }
             if closing, state.withLock({ $0.queue.isEmpty }) { break }
         }
@@ -266,9 +270,17 @@ private final class WriterCore: Sendable {
         stoppedSignal.signal()
     }
 
-    private func finish(batchCount: Int, _ outcome: RecordApplier.BatchOutcome) {
+    /// CPU time of the calling thread.
+    private static func threadCPUSeconds() -> Double {
+        var t = timespec()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t)
+        return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
+    }
+
+    private func finish(batchCount: Int, _ outcome: RecordApplier.BatchOutcome, cpuSeconds: Double) {
         let ready: [(FlushWaiter, JournalError?)] = state.withLock { state in
             state.processed += batchCount
+            state.statistics.writerCPUSeconds += cpuSeconds
             state.statistics.recordsApplied += outcome.applied
             state.statistics.recordsRejected += outcome.rejections.count
             state.statistics.duplicatesIgnored += outcome.duplicates

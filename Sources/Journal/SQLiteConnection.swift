@@ -6,6 +6,8 @@ enum SQLValue {
     case int(Int64)
     case double(Double)
     case text(String)
+    /// UTF-8 text already in bytes (no String to build first).
+    case utf8([UInt8])
     case null
 
     static func int(_ v: Int) -> SQLValue { .int(Int64(v)) }
@@ -28,6 +30,12 @@ struct SQLRow {
     func optionalInt(_ i: Int32) -> Int? { isNull(i) ? nil : int(i) }
     func optionalDouble(_ i: Int32) -> Double? { isNull(i) ? nil : double(i) }
     func optionalText(_ i: Int32) -> String? { isNull(i) ? nil : text(i) }
+}
+
+/// A statement of a ``SQLiteConnection``'s cache; valid while the connection is open.
+struct PreparedStatement {
+    fileprivate let handle: OpaquePointer
+    let sql: String
 }
 
 /// One SQLite connection with a cache of prepared statements.
@@ -121,7 +129,10 @@ final class SQLiteConnection {
         return statement
     }
 
+    /// Binds `values` to the first parameters; any parameter after them is NULL (bindings persist across runs
+    /// of a cached statement, so they are cleared only when not all are bound again).
     private func bind(_ statement: OpaquePointer, _ values: [SQLValue], _ sql: String) throws {
+        if values.count < Int(sqlite3_bind_parameter_count(statement)) { sqlite3_clear_bindings(statement) }
         for (offset, value) in values.enumerated() {
             let i = Int32(offset + 1)
             let rc: Int32
@@ -130,6 +141,12 @@ final class SQLiteConnection {
             case .double(let v): rc = sqlite3_bind_double(statement, i, v)
             case .text(let v):
                 rc = sqlite3_bind_text(statement, i, v, Int32(clamping: v.utf8.count), csqlite_transient())
+            case .utf8(let bytes):
+                rc = bytes.withUnsafeBufferPointer { buffer in
+                    sqlite3_bind_text(
+                        statement, i, UnsafeRawPointer(buffer.baseAddress)?.assumingMemoryBound(to: CChar.self),
+                        Int32(clamping: buffer.count), csqlite_transient())
+                }
             case .null: rc = sqlite3_bind_null(statement, i)
             }
             try check(rc, "bind parameter \(i) of \(sql)")
@@ -138,22 +155,29 @@ final class SQLiteConnection {
 
     /// Runs a cached statement that returns no rows.
     func run(_ sql: String, _ values: [SQLValue] = []) throws {
-        let statement = try prepared(sql)
-        defer {
-            sqlite3_reset(statement)
-            sqlite3_clear_bindings(statement)
-        }
+        try run(prepared(sql), values, sql)
+    }
+
+    /// Runs a statement prepared with ``statement(_:)`` (no lookup by SQL text: the writer's hot path).
+    func run(_ statement: PreparedStatement, _ values: [SQLValue]) throws {
+        try run(statement.handle, values, statement.sql)
+    }
+
+    private func run(_ statement: OpaquePointer, _ values: [SQLValue], _ sql: String) throws {
+        defer { sqlite3_reset(statement) }
         try bind(statement, values, sql)
         while try check(sqlite3_step(statement), sql) == SQLITE_ROW {}
+    }
+
+    /// A statement prepared (and cached, finalized with the connection) once, to run many times.
+    func statement(_ sql: String) throws -> PreparedStatement {
+        PreparedStatement(handle: try prepared(sql), sql: sql)
     }
 
     /// Runs a cached query and maps each row.
     func query<T>(_ sql: String, _ values: [SQLValue] = [], _ row: (SQLRow) throws -> T) throws -> [T] {
         let statement = try prepared(sql)
-        defer {
-            sqlite3_reset(statement)
-            sqlite3_clear_bindings(statement)
-        }
+        defer { sqlite3_reset(statement) }
         try bind(statement, values, sql)
         var out: [T] = []
         while try check(sqlite3_step(statement), sql) == SQLITE_ROW {
