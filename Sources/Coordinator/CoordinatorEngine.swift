@@ -98,6 +98,17 @@ public final class CoordinatorEngine {
         return interpret(directives)
     }
 
+    /// The index of job `id`. A job's STEP events and RESULT arrive one after another, so the last answer is
+    /// kept: comparing two ids is cheaper than hashing one.
+    private func index(of id: String) -> Int? {
+        if let last = lastLookup, last.id == id { return last.index }
+        guard let index = jobIndex[id] else { return nil }
+        lastLookup = (id, index)
+        return index
+    }
+
+    private var lastLookup: (id: String, index: Int)?
+
     /// Messages from an authenticated peer, one read batch at a time.
     public func onMessages(_ peer: UInt64, _ messages: [Message]) -> [Action] {
         guard let worker = peers[peer]?.worker else { return [] }
@@ -123,9 +134,10 @@ public final class CoordinatorEngine {
                 flushResults()
                 actions += interpret(scheduler.onCredit(worker, count: Int(n), now: t))
             case .step(let step):
-                guard let index = jobIndex[step.job] else { continue }
-                let keys = definition.jobs[index].stepKeys
-                let key = Int(step.index) < keys.count ? keys[Int(step.index)] : "step-\(step.index)"
+                guard let index = index(of: step.job) else { continue }
+                let stepIndex = Int(step.index)
+                let key = stepIndex < definition.jobs[index].stepKeys.count
+                    ? definition.jobs[index].stepKeys[stepIndex] : "step-\(step.index)"
                 attemptJournal.step(job: index, jobID: step.job, attempt: Int(step.attempt),
                     StepResult(index: Int(step.index), key: key, outcome: StepOutcome(step.status),
                                duration: Double(step.durationMicros) / 1e6,
@@ -133,7 +145,7 @@ public final class CoordinatorEngine {
                                interruptions: step.interruptions.isEmpty ? nil : step.interruptions.joined(separator: ", ")),
                     into: &records)
             case .result(let result):
-                guard let index = jobIndex[result.job] else { continue }
+                guard let index = index(of: result.job) else { continue }
                 let offset = definition.attemptOffsets[index] ?? 0
                 let attempt = Int(result.attempt) - offset
                 lastAttempt[index] = AttemptInfo(durationMicros: result.durationMicros,
@@ -241,13 +253,15 @@ public final class CoordinatorEngine {
                 var jobs: [JobAssignment] = []
                 jobs.reserveCapacity(batch.count)
                 let name = peers[peer]?.name ?? worker.description
+                var lastScenario: Bytes32?  // jobs of one scenario tend to come together
                 for a in batch {
                     let job = definition.jobs[a.job]
-                    if peers[peer]?.sentScenarios.contains(job.scenarioHash) == false {
+                    if job.scenarioHash != lastScenario, peers[peer]?.sentScenarios.contains(job.scenarioHash) == false {
                         peers[peer]?.sentScenarios.insert(job.scenarioHash)
                         messages.append(.scenario(ScenarioBody(hash: job.scenarioHash,
                                                                bytes: definition.scenarioBodies[job.scenarioHash] ?? [])))
                     }
+                    lastScenario = job.scenarioHash
                     let attempt = a.attempt + (definition.attemptOffsets[a.job] ?? 0)
                     jobs.append(JobAssignment(job: job.id, attempt: UInt32(attempt), scenarioHash: job.scenarioHash,
                                               registry: job.registry, configuration: job.configuration,

@@ -13,7 +13,7 @@ public struct SplitMix64: RandomNumberGenerator, Sendable {
     }
 
     /// A value in `0..<bound` (bound > 0).
-    mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
+    public mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
 }
 
 /// Builds t-wise covering arrays: every t-tuple of values that some valid row can hold appears in a row.

@@ -1,4 +1,5 @@
 import Coordinator
+import MatrixPlan
 import Testing
 
 /// Drives the pure scheduler with events, as its shell would, and keeps what it asked for.
@@ -255,7 +256,7 @@ struct SchedulerTests {
 
     @Test("random worker deaths, failures and duplicates never finish a job twice or lose one", arguments: [1, 2, 3, 4, 5])
     func randomised(seed: UInt64) {
-        var rng = SplitMix(seed: seed)
+        var rng = SplitMix64(seed: seed)
         var h = SchedulerHarness(jobs(200), settings: SchedulerSettings(retries: 1, quarantineAfterWorkerLosses: 3))
         var nextWorker: UInt64 = 1
         var live: [UInt64: [Assignment]] = [:]
@@ -289,15 +290,3 @@ struct SchedulerTests {
     }
 }
 
-/// A small deterministic generator for property tests.
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}

@@ -1,4 +1,5 @@
 import Foundation
+import MatrixPlan
 import Testing
 
 @testable import Journal
@@ -7,18 +8,7 @@ import Testing
 /// what applying the records one transaction at a time gives, bad records and duplicates included.
 @Suite("Journal folding")
 struct JournalFoldingTests {
-    /// A deterministic generator (SplitMix64).
-    private struct Random {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-        mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
-    }
+    private typealias Random = SplitMix64
 
     private static let hash = String(repeating: "ab", count: 32)
 
@@ -92,7 +82,7 @@ struct JournalFoldingTests {
 
     /// Every job's records, interleaved at random (each job's own order kept), with bad records mixed in.
     private static func interleaved(jobs: [String], seed: UInt64) -> [JournalRecord] {
-        var random = Random(state: seed)
+        var random = Random(seed: seed)
         var queues = jobs.map { jobRecords($0, &random) }
         queues.append([
             .attemptCompleted(
