@@ -32,6 +32,12 @@ public struct AttemptRow: Sendable, Hashable {
     public var result: AttemptResult?
 }
 
+/// An attempt with its steps in step order.
+public struct AttemptWithSteps: Sendable, Hashable {
+    public var attempt: AttemptRow
+    public var steps: [StepResult]
+}
+
 /// A stored artifact reference with where it belongs.
 public struct ArtifactRow: Sendable, Hashable {
     public var runID: String
@@ -253,26 +259,52 @@ public final class JournalReader: Sendable {
         try read { c in
             try c.query(
                 """
-                SELECT a.attempt, a.worker, a.started_at, a.finished_at, a.outcome, a.failure_step, a.message,
-                    a.duration_s, a.superseded
+                SELECT \(Self.attemptColumns)
                 FROM attempts a JOIN jobs j ON j.job_key = a.job_key JOIN runs r ON r.run_key = j.run_key
                 WHERE r.run_id = ? AND j.job_id = ? ORDER BY a.attempt
                 """,
                 [.text(runID), .text(jobID)]
-            ) { row in
-                var result: AttemptResult?
-                if let outcome = try Self.outcome(row.optionalText(4), "attempt of \(jobID)") {
-                    result = AttemptResult(
-                        outcome: outcome, finishedAt: Self.date(row, 3) ?? Date(timeIntervalSince1970: 0),
-                        duration: row.optionalDouble(7) ?? 0, failureStep: row.optionalInt(5),
-                        message: row.optionalText(6),
-                        superseded: row.int(8) != 0
-                    )
-                }
-                return AttemptRow(
-                    attempt: row.int(0), worker: row.text(1), startedAt: Self.date(row, 2), result: result)
-            }
+            ) { row in try Self.attemptRow(row, "attempt of \(jobID)") }
         }
+    }
+
+    /// Every attempt of a run with its steps, by job id, each job's in attempt order: one query for what a
+    /// report of the whole run needs (instead of two per job).
+    public func attemptsWithSteps(run runID: String) throws -> [String: [AttemptWithSteps]] {
+        let rows = try read { c in
+            try c.query(
+                """
+                SELECT \(Self.attemptColumns), j.job_id, a.steps
+                FROM attempts a JOIN jobs j ON j.job_key = a.job_key
+                WHERE j.run_key = (SELECT run_key FROM runs WHERE run_id = ?) ORDER BY a.job_key, a.attempt
+                """,
+                [.text(runID)]
+            ) { row in (row.text(9), try Self.attemptRow(row, "attempt of \(row.text(9))"), row.optionalText(10)) }
+        }
+        var out: [String: [AttemptWithSteps]] = [:]
+        for (jobID, attempt, steps) in rows {
+            let decoded = try StepLines.decode(
+                steps ?? "", "attempt \(attempt.attempt) of job \(jobID) in run \(runID)")
+            out[jobID, default: []].append(AttemptWithSteps(attempt: attempt, steps: decoded))
+        }
+        return out
+    }
+
+    private static let attemptColumns = """
+        a.attempt, a.worker, a.started_at, a.finished_at, a.outcome, a.failure_step, a.message, a.duration_s,
+        a.superseded
+        """
+
+    private static func attemptRow(_ row: SQLRow, _ what: @autoclosure () -> String) throws -> AttemptRow {
+        var result: AttemptResult?
+        if let outcome = try Self.outcome(row.optionalText(4), what()) {
+            result = AttemptResult(
+                outcome: outcome, finishedAt: Self.date(row, 3) ?? Date(timeIntervalSince1970: 0),
+                duration: row.optionalDouble(7) ?? 0, failureStep: row.optionalInt(5), message: row.optionalText(6),
+                superseded: row.int(8) != 0
+            )
+        }
+        return AttemptRow(attempt: row.int(0), worker: row.text(1), startedAt: Self.date(row, 2), result: result)
     }
 
     /// The steps of one attempt, in step order (a step recorded twice: the last record).

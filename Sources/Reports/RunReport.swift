@@ -110,14 +110,14 @@ public struct RunReport: Sendable, Hashable {
         var workers = Set<String>()
         var attemptCount = 0
         var lastFinish: Date?
+        let attemptsByJob = try reader.attemptsWithSteps(run: runID)
         for row in try reader.jobs(run: runID) {
             var attempts: [AttemptReport] = []
-            for attempt in try reader.attempts(run: runID, job: row.job.jobID) {
-                let steps = try reader.steps(run: runID, job: row.job.jobID, attempt: attempt.attempt)
-                let artifacts = (artifactsByAttempt[row.job.jobID]?[attempt.attempt] ?? [])
+            for attempt in attemptsByJob[row.job.jobID] ?? [] {
+                let artifacts = (artifactsByAttempt[row.job.jobID]?[attempt.attempt.attempt] ?? [])
                     .sorted { ($0.stepIndex, $0.name) < ($1.stepIndex, $1.name) }
-                attempts.append(AttemptReport(row: attempt, steps: steps, artifacts: artifacts))
-                if !attempt.worker.isEmpty { workers.insert(attempt.worker) }
+                attempts.append(AttemptReport(row: attempt.attempt, steps: attempt.steps, artifacts: artifacts))
+                if !attempt.attempt.worker.isEmpty { workers.insert(attempt.attempt.worker) }
             }
             attemptCount += attempts.count
             if let finished = row.result?.finishedAt, finished > (lastFinish ?? .distantPast) { lastFinish = finished }
