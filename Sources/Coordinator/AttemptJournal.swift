@@ -45,8 +45,8 @@ struct AttemptJournal {
 
     /// A step of an attempt finished.
     mutating func step(job: Int, jobID: String, attempt: Int, _ step: StepResult, into records: inout [JournalRecord]) {
-        if held[job]?.attempt == attempt {
-            held[job]?.steps.append(step)
+        if let i = held.index(forKey: job), held.values[i].attempt == attempt {
+            held.values[i].steps.append(step)  // in place: one hash lookup per step
         } else {
             records.append(.stepRecorded(runID: runID, jobID: jobID, attempt: attempt, step: step))
         }

@@ -275,15 +275,15 @@ public final class CoordinatorEngine {
                 actions.append(.send(peer: peer, messages))
             case .cancel(let worker, let a, let reason):
                 guard let peer = peerOfWorker[worker] else { continue }
-                let job = definition.jobs[a.job]
+                let jobID = definition.jobs[a.job].id
                 let attempt = a.attempt + (definition.attemptOffsets[a.job] ?? 0)
-                actions.append(.send(peer: peer, [.cancel(Cancel(job: job.id, attempt: UInt32(attempt), reason: reason))]))
+                actions.append(.send(peer: peer, [.cancel(Cancel(job: jobID, attempt: UInt32(attempt), reason: reason))]))
             case .attemptEnded(let a, _, let status, let superseded):
-                let job = definition.jobs[a.job]
+                let jobID = definition.jobs[a.job].id  // not the whole RunJob: this runs once per attempt
                 let attempt = a.attempt + (definition.attemptOffsets[a.job] ?? 0)
                 if superseded {
                     supersededResults += 1
-                    _ = attemptJournal.ended(job: a.job, jobID: job.id, attempt: attempt,
+                    _ = attemptJournal.ended(job: a.job, jobID: jobID, attempt: attempt,
                         AttemptResult(outcome: JobOutcome(status), finishedAt: date, duration: 0,
                                       message: "late or duplicate result of a superseded attempt", superseded: true),
                         into: &records)
@@ -295,21 +295,20 @@ public final class CoordinatorEngine {
                 case .timedOut where info == nil: "the lease expired: the job exceeded its timeout"
                 default: info?.message
                 }
-                completed[a.job] = attemptJournal.ended(job: a.job, jobID: job.id, attempt: attempt,
+                completed[a.job] = attemptJournal.ended(job: a.job, jobID: jobID, attempt: attempt,
                     AttemptResult(outcome: JobOutcome(status), finishedAt: date,
                                   duration: Double(info?.durationMicros ?? 0) / 1e6,
                                   failureStep: status == .passed ? nil : info?.failureStep, message: message),
                     into: &records)
             case .jobFinished(let index, let outcome, let attempts, let reason):
-                let job = definition.jobs[index]
                 let info = lastAttempt.removeValue(forKey: index)
                 let failing = outcome == .passed || outcome == .flaky ? nil : info
-                attemptJournal.finished(jobID: job.id, Journal.JobResult(
+                attemptJournal.finished(jobID: definition.jobs[index].id, Journal.JobResult(
                     outcome: outcome, attempts: attempts + (definition.attemptOffsets[index] ?? 0),
                     duration: info.map { Double($0.durationMicros) / 1e6 },
                     failureStep: failing?.failureStep, failureMessage: reason ?? failing?.message, finishedAt: date),
                     completed: completed.removeValue(forKey: index), into: &records)
-                onJobFinished?(job, outcome)
+                if let onJobFinished { onJobFinished(definition.jobs[index], outcome) }
             case .disconnect(let worker, let reason):
                 if let peer = peerOfWorker[worker] { actions.append(.close(peer: peer, reason: reason)) }
             case .runComplete:
