@@ -7,6 +7,26 @@ public struct ByteWriter: Sendable {
         bytes.reserveCapacity(capacity)
     }
 
+    /// A writer that appends to `bytes`, which it takes over (no copy); `takeBytes()` gives them back.
+    init(appendingTo bytes: inout [UInt8]) {
+        self.bytes = []
+        swap(&self.bytes, &bytes)
+    }
+
+    /// Gives the bytes back to their owner (no copy).
+    mutating func takeBytes(into owner: inout [UInt8]) {
+        swap(&bytes, &owner)
+        bytes = []
+    }
+
+    /// Overwrites four bytes at `offset` with `value`, big-endian (a length known only after the payload).
+    mutating func patchU32BE(_ value: UInt32, at offset: Int) {
+        bytes[offset] = UInt8(truncatingIfNeeded: value >> 24)
+        bytes[offset + 1] = UInt8(truncatingIfNeeded: value >> 16)
+        bytes[offset + 2] = UInt8(truncatingIfNeeded: value >> 8)
+        bytes[offset + 3] = UInt8(truncatingIfNeeded: value)
+    }
+
     public mutating func writeU8(_ value: UInt8) { bytes.append(value) }
 
     /// Unsigned LEB128, shortest form (1–10 bytes).
