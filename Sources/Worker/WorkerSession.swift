@@ -1,79 +1,86 @@
-import Artifacts
 import FlowSpec
 import Foundation
 import Synchronization
 import UVTransport
 import Wire
 
-/// Messages bound for the coordinator, coalesced: tasks append, and one hop to the event loop sends everything
-/// queued so far (per LIBUV-NOTES: batches out, never one hop per frame on the hot path). Credits granted between
-/// two sends travel as one CREDIT frame.
-final class Outbox: Sendable {
-    private struct State {
-        var frames: [Frame] = []
-        var credit: UInt32 = 0
-        var scheduled = false
-    }
-
-    private let state = Mutex(State())
-    private let client: AsyncFramedClient
-
-    init(client: AsyncFramedClient) { self.client = client }
-
-    func emit(_ messages: [Message]) {
-        let schedule = state.withLock { s -> Bool in
-            for m in messages { s.frames.append(m.frame()) }
-            defer { s.scheduled = true }
-            return !s.scheduled
-        }
-        if schedule { scheduleFlush() }
-    }
-
-    func grant(_ credit: UInt32) {
-        let schedule = state.withLock { s -> Bool in
-            s.credit += credit
-            defer { s.scheduled = true }
-            return !s.scheduled
-        }
-        if schedule { scheduleFlush() }
-    }
-
-    private func scheduleFlush() {
-        let accepted = client.loop.execute { [self] in
-            let frames = state.withLock { s -> [Frame] in
-                var out = s.frames
-                if s.credit > 0 { out.append(Message.credit(s.credit).frame()) }
-                s.frames.removeAll(keepingCapacity: true)
-                s.credit = 0
-                s.scheduled = false
-                return out
-            }
-            if !frames.isEmpty { client.send(frames) }
-        }
-        if !accepted { state.withLock { $0.scheduled = false } }
-    }
-}
-
-/// One connection's worth of work: the scenario cache, the queue of assigned jobs, the running ones.
+/// One connection's worth of work: the scenario cache, the queue of assigned jobs, and up to `slots` runners.
+///
+/// A runner is a long-lived task that runs queued jobs one after another: creating a task per job cost more than a
+/// no-op job itself. A running job is cancelled by cancelling its runner's task (CANCEL, the watchdog at the job's
+/// deadline, the connection closing). Cancellation cannot be undone, so the runner is then *retired*: it finishes
+/// that job and takes no other, and a fresh runner takes the rest of the queue.
 final class WorkerSession: Sendable {
-    private struct Key: Hashable { var job: String; var attempt: UInt32 }
+    private struct Key: Equatable {
+        var job: String
+        var attempt: UInt32
+    }
 
-    private struct Running {
-        var task: Task<Void, Never>?
+    /// A job taken off the queue for a runner.
+    private struct Start: Sendable {
+        var job: JobAssignment
+        var scenario: Scenario?
         var deadline: ContinuousClock.Instant
+    }
+
+    private struct Runner {
+        /// Unique in the session: a slot is reused by later runners.
+        var id: UInt64
+        /// Nil until the task is created (the runner may already be running by then).
+        var task: Task<Void, Never>?
+        var job: Key
+        var deadline: ContinuousClock.Instant
+        /// Its task was (or is about to be) cancelled: it takes no further job.
+        var retired = false
     }
 
     private struct State {
         var scenarios: [Bytes32: Scenario] = [:]
         var queue: [JobAssignment] = []
         var head = 0
-        /// Running jobs: their task (nil until it is created) and deadline.
-        var running: [Key: Running] = [:]
+        /// One entry per slot, nil when the slot has no runner.
+        var runners: [Runner?]
+        var liveRunners = 0
+        var nextRunnerID: UInt64 = 0
         var draining = false
         var closed = false
         var finished = 0
         var byeSent = false
+        /// `finish()`, waiting for the last runner to exit.
+        var idleWaiter: CheckedContinuation<Void, Never>?
+
+        init(slots: Int) { runners = Array(repeating: nil, count: slots) }
+
+        /// Takes the next queued job (and its scenario), or nil when the queue is empty.
+        mutating func takeJob(now: ContinuousClock.Instant) -> Start? {
+            guard head < queue.count else { return nil }
+            let job = queue[head]
+            head += 1
+            if head == queue.count {
+                queue.removeAll(keepingCapacity: true)
+                head = 0
+            } else if head >= 1024, head * 2 >= queue.count {
+                // A queue that never runs dry would otherwise only grow.
+                queue.removeFirst(head)
+                head = 0
+            }
+            let limit = Duration.milliseconds(Int64(clamping: max(job.timeoutMillis, 1)))
+            return Start(job: job, scenario: scenarios[job.scenarioHash], deadline: now + limit)
+        }
+
+        var queueIsEmpty: Bool { head == queue.count }
+
+        /// True (once) when the coordinator drained this worker and nothing is queued or running.
+        mutating func byeDue() -> Bool {
+            guard draining, !byeSent, liveRunners == 0, queueIsEmpty else { return false }
+            byeSent = true
+            return true
+        }
     }
+
+    /// Jobs a runner runs before it yields its thread, so that the session's inbound frames (ASSIGN, CANCEL) and
+    /// the other runners get their turn even when jobs never suspend.
+    static let jobsPerYield = 4
 
     private let client: AsyncFramedClient
     private let executor: JobExecutor
@@ -81,16 +88,20 @@ final class WorkerSession: Sendable {
     private let uploader: ArtifactUploader
     private let slots: Int
     private let prefetch: Int
-    private let state = Mutex(State())
+    private let state: Mutex<State>
     private let watchdog = Mutex<ScheduledTimer?>(nil)
+    private let emit: @Sendable ([Message]) -> Void
 
     init(client: AsyncFramedClient, executor: JobExecutor, slots: Int, prefetch: Int) {
         self.client = client
         self.executor = executor
-        self.outbox = Outbox(client: client)
+        let outbox = Outbox(client: client)
+        self.outbox = outbox
         self.uploader = ArtifactUploader(outbox: outbox)
         self.slots = slots
         self.prefetch = prefetch
+        state = Mutex(State(slots: slots))
+        emit = { outbox.emit($0) }
     }
 
     var jobsFinished: Int { state.withLock { $0.finished } }
@@ -105,7 +116,15 @@ final class WorkerSession: Sendable {
 
     private func cancelOverdue() {
         let now = ContinuousClock.now
-        let overdue = state.withLock { s in s.running.values.filter { $0.deadline <= now }.compactMap(\.task) }
+        let overdue = state.withLock { s -> [Task<Void, Never>] in
+            var tasks: [Task<Void, Never>] = []
+            for slot in s.runners.indices {
+                guard let runner = s.runners[slot], !runner.retired, runner.deadline <= now else { continue }
+                s.runners[slot]?.retired = true
+                if let task = runner.task { tasks.append(task) }
+            }
+            return tasks
+        }
         for task in overdue { task.cancel() }
     }
 
@@ -160,22 +179,37 @@ final class WorkerSession: Sendable {
             s.closed = true
             s.queue.removeAll()
             s.head = 0
-            return s.running.values.compactMap(\.task)
+            var tasks: [Task<Void, Never>] = []
+            for slot in s.runners.indices where s.runners[slot] != nil {
+                s.runners[slot]?.retired = true
+                if let task = s.runners[slot]?.task { tasks.append(task) }
+            }
+            return tasks
         }
         for task in tasks { task.cancel() }
-        for task in tasks { await task.value }
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let idle = state.withLock { s -> Bool in
+                if s.liveRunners == 0 { return true }
+                s.idleWaiter = continuation
+                return false
+            }
+            if idle { continuation.resume() }
+        }
         return state.withLock { $0.draining }
     }
 
     private func cancelJob(_ key: Key, reason: String) {
         let (task, queued) = state.withLock { s -> (Task<Void, Never>?, JobAssignment?) in
-            if let running = s.running[key] { return (running.task, nil) }
+            if let slot = s.runners.firstIndex(where: { $0?.job == key }) {
+                s.runners[slot]?.retired = true
+                return (s.runners[slot]?.task, nil)
+            }
             if let i = s.queue[s.head...].firstIndex(where: { $0.job == key.job && $0.attempt == key.attempt }) {
-                let job = s.queue.remove(at: i)
-                return (nil, job)
+                return (nil, s.queue.remove(at: i))
             }
             return (nil, nil)
         }
+        // Safe outside the lock: a retired runner takes no other job, so this reaches the job or the runner's exit.
         task?.cancel()
         if let queued {
             outbox.emit([.result(JobResult(job: queued.job, attempt: queued.attempt, status: .cancelled,
@@ -185,61 +219,89 @@ final class WorkerSession: Sendable {
         }
     }
 
-    /// Starts queued jobs while slots are free; says BYE once drained and idle.
+    /// Starts runners for queued jobs while slots are free; says BYE once drained and idle.
     private func pump() {
-        var starts: [(JobAssignment, Scenario?)] = []
-        var sayBye = false
-        state.withLock { s in
-            guard !s.closed else { return }
-            while s.running.count + starts.count < slots, s.head < s.queue.count {
-                let job = s.queue[s.head]
-                s.head += 1
-                starts.append((job, s.scenarios[job.scenarioHash]))
-            }
-            if s.head == s.queue.count { s.queue.removeAll(keepingCapacity: true); s.head = 0 }
-            if s.draining, !s.byeSent, s.running.isEmpty, starts.isEmpty, s.head == s.queue.count {
-                s.byeSent = true
-                sayBye = true
-            }
+        var spawns: [(slot: Int, id: UInt64, start: Start)] = []
+        let sayBye = state.withLock { s -> Bool in
+            guard !s.closed else { return false }
             let now = ContinuousClock.now
-            for (job, _) in starts {
-                // Reserve the slot now; the task is filled in below.
-                let limit = Duration.milliseconds(Int64(clamping: max(job.timeoutMillis, 1)))
-                s.running[Key(job: job.job, attempt: job.attempt)] = Running(task: nil, deadline: now + limit)
+            var slot = 0
+            while s.liveRunners < slots, !s.queueIsEmpty {
+                while s.runners[slot] != nil { slot += 1 }
+                guard let start = s.takeJob(now: now) else { break }
+                s.nextRunnerID += 1
+                s.runners[slot] = Runner(id: s.nextRunnerID, task: nil, job: Key(job: start.job.job, attempt: start.job.attempt),
+                                         deadline: start.deadline)
+                s.liveRunners += 1
+                spawns.append((slot, s.nextRunnerID, start))
             }
+            return s.byeDue()
         }
         if sayBye { outbox.emit([.bye]) }
-        for (job, scenario) in starts {
-            let key = Key(job: job.job, attempt: job.attempt)
-            let deadline = state.withLock { $0.running[key]?.deadline }
-            let task = Task { [self] in
-                if let scenario {
-                    await executor.run(job, scenario: scenario, deadline: deadline, upload: { [uploader] artifacts in
-                        for artifact in artifacts {
-                            guard await uploader.upload(artifact, job: job.job, attempt: job.attempt) else { return }
-                        }
-                    }, emit: { [outbox] in outbox.emit($0) })
-                } else {
-                    outbox.emit([.result(JobResult(job: job.job, attempt: job.attempt, status: .errored,
-                                                   failure: Failure(step: 0, message: "ASSIGN named a scenario this worker never received"),
-                                                   durationMicros: 0))])
-                }
-                jobDone(key)
+        for (slot, id, start) in spawns {
+            let task = Task { [self] in await runJobs(slot: slot, id: id, first: start) }
+            let retired = state.withLock { s -> Bool in
+                guard s.runners[slot]?.id == id else { return false }
+                s.runners[slot]?.task = task
+                return s.runners[slot]?.retired ?? false
             }
-            // Unless the job already finished (and removed its slot), keep its task so CANCEL can reach it.
-            state.withLock { s in
-                if s.running[key] != nil { s.running[key]?.task = task }
+            // Cancelled before its task existed: deliver it now (it can only reach that job, see `cancelJob`).
+            if retired { task.cancel() }
+        }
+    }
+
+    /// A runner: runs `first`, then queued jobs until the queue is empty or it is retired.
+    private func runJobs(slot: Int, id: UInt64, first: Start) async {
+        var next: Start? = first
+        var ran = 0
+        while let start = next {
+            await run(start)
+            ran += 1
+            enum After { case run(Start), exit(bye: Bool, refill: Bool, idle: CheckedContinuation<Void, Never>?) }
+            let (after, grant) = state.withLock { s -> (After, Bool) in
+                s.finished += 1
+                let grant = !s.draining && !s.closed
+                if s.runners[slot]?.retired == false, !s.closed, let start = s.takeJob(now: .now) {
+                    s.runners[slot]?.job = Key(job: start.job.job, attempt: start.job.attempt)
+                    s.runners[slot]?.deadline = start.deadline
+                    return (.run(start), grant)
+                }
+                s.runners[slot] = nil
+                s.liveRunners -= 1
+                var idle: CheckedContinuation<Void, Never>?
+                if s.liveRunners == 0 {
+                    idle = s.idleWaiter
+                    s.idleWaiter = nil
+                }
+                return (.exit(bye: s.byeDue(), refill: !s.closed && !s.queueIsEmpty, idle: idle), grant)
+            }
+            if grant { outbox.grant(1) }
+            switch after {
+            case .run(let start):
+                next = start
+                if ran % Self.jobsPerYield == 0 { await Task.yield() }
+            case .exit(let bye, let refill, let idle):
+                next = nil
+                if bye { outbox.emit([.bye]) }
+                // A retired runner leaves queued jobs behind: a fresh runner takes them.
+                if refill { pump() }
+                idle?.resume()
             }
         }
     }
 
-    private func jobDone(_ key: Key) {
-        let grant = state.withLock { s -> Bool in
-            s.running[key] = nil
-            s.finished += 1
-            return !s.draining && !s.closed
+    private func run(_ start: Start) async {
+        let job = start.job
+        guard let scenario = start.scenario else {
+            outbox.emit([.result(JobResult(job: job.job, attempt: job.attempt, status: .errored,
+                                           failure: Failure(step: 0, message: "ASSIGN named a scenario this worker never received"),
+                                           durationMicros: 0))])
+            return
         }
-        if grant { outbox.grant(1) }
-        pump()
+        await executor.run(job, scenario: scenario, deadline: start.deadline, upload: { [uploader] artifacts in
+            for artifact in artifacts {
+                guard await uploader.upload(artifact, job: job.job, attempt: job.attempt) else { return }
+            }
+        }, emit: emit)
     }
 }
