@@ -16,15 +16,17 @@ public struct RunnerSettings: Sendable, Hashable {
 public struct AsyncScenarioRunner: Sendable {
     public let registry: any AsyncStepRegistry
     public let settings: RunnerSettings
-    /// Called after each step with its record (a worker streams these as they happen).
-    public let onStep: (@Sendable (StepRecord) async -> Void)?
-    /// Called before each step with its index (a worker points its artifact sink at the step).
-    public let willRunStep: (@Sendable (Int) async -> Void)?
+    /// Called after each step with its record (a worker streams these as they happen). It runs on the runner's
+    /// executor (`nonisolated(nonsending)`): calling it costs no hop, once per step of every job.
+    public let onStep: (nonisolated(nonsending) @Sendable (StepRecord) async -> Void)?
+    /// Called before each step with its index (a worker points its artifact sink at the step); on the runner's
+    /// executor, like `onStep`.
+    public let willRunStep: (nonisolated(nonsending) @Sendable (Int) async -> Void)?
 
     public init(
         registry: any AsyncStepRegistry, settings: RunnerSettings = RunnerSettings(),
-        willRunStep: (@Sendable (Int) async -> Void)? = nil,
-        onStep: (@Sendable (StepRecord) async -> Void)? = nil
+        willRunStep: (nonisolated(nonsending) @Sendable (Int) async -> Void)? = nil,
+        onStep: (nonisolated(nonsending) @Sendable (StepRecord) async -> Void)? = nil
     ) {
         self.registry = registry
         self.settings = settings

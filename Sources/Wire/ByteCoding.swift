@@ -53,6 +53,8 @@ public struct ByteWriter: Sendable {
 
     /// A varint byte count, then the UTF-8 bytes.
     public mutating func writeString(_ value: String) {
+        // Native strings are contiguous UTF-8: write them in place (no copy, no reference counting).
+        if value.utf8.withContiguousStorageIfAvailable({ writeBytes($0) }) != nil { return }
         var copy = value
         copy.withUTF8 { writeBytes($0) }
     }
@@ -88,6 +90,11 @@ public struct ByteReader {
     }
 
     public mutating func readVarint(_ field: StaticString) throws -> UInt64 {
+        // Most varints (counts, attempts, indexes, small durations) are one byte.
+        if position < base.count, base[position] < 0x80 {
+            defer { position += 1 }
+            return UInt64(base[position])
+        }
         var result: UInt64 = 0
         var shift: UInt64 = 0
         var count = 0

@@ -43,7 +43,7 @@ public struct JobExecutor: Sendable {
         emit: @escaping @Sendable ([Message]) -> Void
     ) async -> JobResult {
         let timeout = Duration.milliseconds(Int64(clamping: assignment.timeoutMillis))
-        var configuration: [String: String] = [:]
+        var configuration = [String: String](minimumCapacity: assignment.configuration.count)
         for pair in assignment.configuration { configuration[pair.key] = pair.value }
         let context = JobContext(jobID: assignment.job, attempt: Int(assignment.attempt), configuration: configuration,
                                  seed: assignment.seed, timeout: timeout, scenario: scenario)

@@ -36,6 +36,8 @@ final class WorkerSession: Sendable {
 
     private struct State {
         var scenarios: [Bytes32: Scenario] = [:]
+        /// The scenario of the last job taken: consecutive jobs mostly share one (no hashing of the 32 bytes).
+        var lastScenario: (hash: Bytes32, scenario: Scenario)?
         var queue: [JobAssignment] = []
         var head = 0
         /// One entry per slot, nil when the slot has no runner.
@@ -65,7 +67,14 @@ final class WorkerSession: Sendable {
                 head = 0
             }
             let limit = Duration.milliseconds(Int64(clamping: max(job.timeoutMillis, 1)))
-            return Start(job: job, scenario: scenarios[job.scenarioHash], deadline: now + limit)
+            let scenario: Scenario?
+            if let last = lastScenario, last.hash == job.scenarioHash {
+                scenario = last.scenario
+            } else {
+                scenario = scenarios[job.scenarioHash]
+                lastScenario = scenario.map { (job.scenarioHash, $0) }
+            }
+            return Start(job: job, scenario: scenario, deadline: now + limit)
         }
 
         var queueIsEmpty: Bool { head == queue.count }
@@ -290,7 +299,7 @@ final class WorkerSession: Sendable {
         }
     }
 
-    private func run(_ start: Start) async {
+    nonisolated(nonsending) private func run(_ start: Start) async {
         let job = start.job
         guard let scenario = start.scenario else {
             outbox.emit([.result(JobResult(job: job.job, attempt: job.attempt, status: .errored,
