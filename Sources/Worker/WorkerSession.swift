@@ -47,6 +47,8 @@ final class WorkerSession: Sendable {
         var draining = false
         var closed = false
         var finished = 0
+        /// Credit earned by finished jobs and not yet granted (see `creditBatch`).
+        var heldCredit: UInt32 = 0
         var byeSent = false
         /// `finish()`, waiting for the last runner to exit.
         var idleWaiter: CheckedContinuation<Void, Never>?
@@ -79,6 +81,15 @@ final class WorkerSession: Sendable {
 
         var queueIsEmpty: Bool { head == queue.count }
 
+        /// Counts a finished job's credit; returns what to grant now: the held credit once it reaches `batch`, or
+        /// at once when the jobs in hand no longer exceed the slots (the prefetch ran out).
+        mutating func earnCredit(batch: UInt32, slots: Int) -> UInt32 {
+            heldCredit += 1
+            guard heldCredit >= batch || queue.count - head + liveRunners <= slots else { return 0 }
+            defer { heldCredit = 0 }
+            return heldCredit
+        }
+
         /// True (once) when the coordinator drained this worker and nothing is queued or running.
         mutating func byeDue() -> Bool {
             guard draining, !byeSent, liveRunners == 0, queueIsEmpty else { return false }
@@ -90,6 +101,11 @@ final class WorkerSession: Sendable {
     /// Jobs a runner runs before it yields its thread, so that the session's inbound frames (ASSIGN, CANCEL) and
     /// the other runners get their turn even when jobs never suspend.
     static let jobsPerYield = 4
+
+    /// Finished jobs' credits are granted in batches of this many while the worker still holds prefetched jobs: a
+    /// quarter of the window (slots + prefetch). Fewer, larger CREDIT and ASSIGN frames mean fewer wake-ups on both
+    /// sides; with few slots it is 1 (every finished job is granted at once).
+    private let creditBatch: UInt32
 
     private let client: AsyncFramedClient
     private let executor: JobExecutor
@@ -109,6 +125,7 @@ final class WorkerSession: Sendable {
         self.uploader = ArtifactUploader(outbox: outbox)
         self.slots = slots
         self.prefetch = prefetch
+        creditBatch = UInt32(max(1, (slots + prefetch) / 4))
         state = Mutex(State(slots: slots))
         emit = { outbox.emit($0) }
     }
@@ -267,9 +284,9 @@ final class WorkerSession: Sendable {
             await run(start)
             ran += 1
             enum After { case run(Start), exit(bye: Bool, refill: Bool, idle: CheckedContinuation<Void, Never>?) }
-            let (after, grant) = state.withLock { s -> (After, Bool) in
+            let (after, grant) = state.withLock { s -> (After, UInt32) in
                 s.finished += 1
-                let grant = !s.draining && !s.closed
+                let grant = s.draining || s.closed ? 0 : s.earnCredit(batch: creditBatch, slots: slots)
                 if s.runners[slot]?.retired == false, !s.closed, let start = s.takeJob(now: .now) {
                     s.runners[slot]?.job = Key(job: start.job.job, attempt: start.job.attempt)
                     s.runners[slot]?.deadline = start.deadline
@@ -284,7 +301,7 @@ final class WorkerSession: Sendable {
                 }
                 return (.exit(bye: s.byeDue(), refill: !s.closed && !s.queueIsEmpty, idle: idle), grant)
             }
-            if grant { outbox.grant(1) }
+            if grant > 0 { outbox.grant(grant) }
             switch after {
             case .run(let start):
                 next = start
