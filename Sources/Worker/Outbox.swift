@@ -28,6 +28,16 @@ final class Outbox: Sendable {
         if schedule { scheduleFlush() }
     }
 
+    /// Queues whole encoded frames (a runner's output, see `RunnerOutput`).
+    func append(encoded bytes: [UInt8]) {
+        let schedule = state.withLock { s -> Bool in
+            s.bytes.append(contentsOf: bytes)
+            defer { s.scheduled = true }
+            return !s.scheduled
+        }
+        if schedule { scheduleFlush() }
+    }
+
     func grant(_ credit: UInt32) {
         let schedule = state.withLock { s -> Bool in
             s.credit += credit

@@ -32,6 +32,8 @@ final class WorkerSession: Sendable {
         var deadline: ContinuousClock.Instant
         /// Its task was (or is about to be) cancelled: it takes no further job.
         var retired = false
+        /// The frames of its job, not yet handed to the outbox.
+        var output: RunnerOutput
     }
 
     private struct State {
@@ -115,7 +117,6 @@ final class WorkerSession: Sendable {
     private let prefetch: Int
     private let state: Mutex<State>
     private let watchdog = Mutex<ScheduledTimer?>(nil)
-    private let emit: @Sendable ([Message]) -> Void
 
     init(client: AsyncFramedClient, executor: JobExecutor, slots: Int, prefetch: Int) {
         self.client = client
@@ -127,30 +128,33 @@ final class WorkerSession: Sendable {
         self.prefetch = prefetch
         creditBatch = UInt32(max(1, (slots + prefetch) / 4))
         state = Mutex(State(slots: slots))
-        emit = { outbox.emit($0) }
     }
 
     var jobsFinished: Int { state.withLock { $0.finished } }
 
     /// Grants the first credits (every slot plus the prefetch) and starts the one watchdog that cancels jobs past
-    /// their deadline (cheaper than a timer per job).
+    /// their deadline (cheaper than a timer per job) and streams what longer jobs emitted.
     func start() {
         outbox.grant(UInt32(slots + prefetch))
-        let timer = client.loop.scheduleRepeating(every: .milliseconds(50)) { [weak self] in self?.cancelOverdue() }
+        let timer = client.loop.scheduleRepeating(every: .milliseconds(50)) { [weak self] in self?.onTick() }
         watchdog.withLock { $0 = timer }
     }
 
-    private func cancelOverdue() {
+    private func onTick() {
         let now = ContinuousClock.now
-        let overdue = state.withLock { s -> [Task<Void, Never>] in
+        let (overdue, outputs) = state.withLock { s -> ([Task<Void, Never>], [RunnerOutput]) in
             var tasks: [Task<Void, Never>] = []
+            var outputs: [RunnerOutput] = []
             for slot in s.runners.indices {
-                guard let runner = s.runners[slot], !runner.retired, runner.deadline <= now else { continue }
+                guard let runner = s.runners[slot] else { continue }
+                outputs.append(runner.output)
+                guard !runner.retired, runner.deadline <= now else { continue }
                 s.runners[slot]?.retired = true
                 if let task = runner.task { tasks.append(task) }
             }
-            return tasks
+            return (tasks, outputs)
         }
+        for output in outputs { output.flush() }
         for task in overdue { task.cancel() }
     }
 
@@ -247,7 +251,7 @@ final class WorkerSession: Sendable {
 
     /// Starts runners for queued jobs while slots are free; says BYE once drained and idle.
     private func pump() {
-        var spawns: [(slot: Int, id: UInt64, start: Start)] = []
+        var spawns: [(slot: Int, id: UInt64, start: Start, output: RunnerOutput)] = []
         let sayBye = state.withLock { s -> Bool in
             guard !s.closed else { return false }
             let now = ContinuousClock.now
@@ -256,16 +260,17 @@ final class WorkerSession: Sendable {
                 while s.runners[slot] != nil { slot += 1 }
                 guard let start = s.takeJob(now: now) else { break }
                 s.nextRunnerID += 1
+                let output = RunnerOutput(outbox: outbox)
                 s.runners[slot] = Runner(id: s.nextRunnerID, task: nil, job: Key(job: start.job.job, attempt: start.job.attempt),
-                                         deadline: start.deadline)
+                                         deadline: start.deadline, output: output)
                 s.liveRunners += 1
-                spawns.append((slot, s.nextRunnerID, start))
+                spawns.append((slot, s.nextRunnerID, start, output))
             }
             return s.byeDue()
         }
         if sayBye { outbox.emit([.bye]) }
-        for (slot, id, start) in spawns {
-            let task = Task { [self] in await runJobs(slot: slot, id: id, first: start) }
+        for (slot, id, start, output) in spawns {
+            let task = Task { [self] in await runJobs(slot: slot, first: start, output: output) }
             let retired = state.withLock { s -> Bool in
                 guard s.runners[slot]?.id == id else { return false }
                 s.runners[slot]?.task = task
@@ -277,11 +282,15 @@ final class WorkerSession: Sendable {
     }
 
     /// A runner: runs `first`, then queued jobs until the queue is empty or it is retired.
-    private func runJobs(slot: Int, id: UInt64, first: Start) async {
+    private func runJobs(slot: Int, first: Start, output: RunnerOutput) async {
+        let emit: @Sendable ([Message]) -> Void = { output.emit($0) }
         var next: Start? = first
         var ran = 0
         while let start = next {
-            await run(start)
+            await run(start, output: output, emit: emit)
+            // The job's frames, in one lock of the shared outbox; before the job counts as done, so that a BYE (said
+            // once the last job is done) follows every RESULT.
+            output.flush()
             ran += 1
             enum After { case run(Start), exit(bye: Bool, refill: Bool, idle: CheckedContinuation<Void, Never>?) }
             let (after, grant) = state.withLock { s -> (After, UInt32) in
@@ -316,15 +325,18 @@ final class WorkerSession: Sendable {
         }
     }
 
-    nonisolated(nonsending) private func run(_ start: Start) async {
+    nonisolated(nonsending) private func run(_ start: Start, output: RunnerOutput,
+                                             emit: @escaping @Sendable ([Message]) -> Void) async {
         let job = start.job
         guard let scenario = start.scenario else {
-            outbox.emit([.result(JobResult(job: job.job, attempt: job.attempt, status: .errored,
-                                           failure: Failure(step: 0, message: "ASSIGN named a scenario this worker never received"),
-                                           durationMicros: 0))])
+            emit([.result(JobResult(job: job.job, attempt: job.attempt, status: .errored,
+                                    failure: Failure(step: 0, message: "ASSIGN named a scenario this worker never received"),
+                                    durationMicros: 0))])
             return
         }
         await executor.run(job, scenario: scenario, deadline: start.deadline, upload: { [uploader] artifacts in
+            // The job's STEP frames go first: its artifacts stream straight through the outbox.
+            output.flush()
             for artifact in artifacts {
                 guard await uploader.upload(artifact, job: job.job, attempt: job.attempt) else { return }
             }
