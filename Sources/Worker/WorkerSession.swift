@@ -23,9 +23,11 @@ final class WorkerSession: Sendable {
         var deadline: ContinuousClock.Instant
     }
 
-    private struct Runner {
+    /// A runner's bookkeeping, touched only under the session's lock; a class, so that taking the next job updates
+    /// it in place instead of copying it out of the array and back.
+    private final class Runner {
         /// Unique in the session: a slot is reused by later runners.
-        var id: UInt64
+        let id: UInt64
         /// Nil until the task is created (the runner may already be running by then).
         var task: Task<Void, Never>?
         var job: Key
@@ -33,7 +35,14 @@ final class WorkerSession: Sendable {
         /// Its task was (or is about to be) cancelled: it takes no further job.
         var retired = false
         /// The frames of its job, not yet handed to the outbox.
-        var output: RunnerOutput
+        let output: RunnerOutput
+
+        init(id: UInt64, job: Key, deadline: ContinuousClock.Instant, output: RunnerOutput) {
+            self.id = id
+            self.job = job
+            self.deadline = deadline
+            self.output = output
+        }
     }
 
     private struct State {
@@ -149,7 +158,7 @@ final class WorkerSession: Sendable {
                 guard let runner = s.runners[slot] else { continue }
                 outputs.append(runner.output)
                 guard !runner.retired, runner.deadline <= now else { continue }
-                s.runners[slot]?.retired = true
+                runner.retired = true
                 if let task = runner.task { tasks.append(task) }
             }
             return (tasks, outputs)
@@ -210,9 +219,9 @@ final class WorkerSession: Sendable {
             s.queue.removeAll()
             s.head = 0
             var tasks: [Task<Void, Never>] = []
-            for slot in s.runners.indices where s.runners[slot] != nil {
-                s.runners[slot]?.retired = true
-                if let task = s.runners[slot]?.task { tasks.append(task) }
+            for case let runner? in s.runners {
+                runner.retired = true
+                if let task = runner.task { tasks.append(task) }
             }
             return tasks
         }
@@ -230,9 +239,9 @@ final class WorkerSession: Sendable {
 
     private func cancelJob(_ key: Key, reason: String) {
         let (task, queued) = state.withLock { s -> (Task<Void, Never>?, JobAssignment?) in
-            if let slot = s.runners.firstIndex(where: { $0?.job == key }) {
-                s.runners[slot]?.retired = true
-                return (s.runners[slot]?.task, nil)
+            if let runner = s.runners.first(where: { $0?.job == key }) ?? nil {
+                runner.retired = true
+                return (runner.task, nil)
             }
             if let i = s.queue[s.head...].firstIndex(where: { $0.job == key.job && $0.attempt == key.attempt }) {
                 return (nil, s.queue.remove(at: i))
@@ -261,7 +270,7 @@ final class WorkerSession: Sendable {
                 guard let start = s.takeJob(now: now) else { break }
                 s.nextRunnerID += 1
                 let output = RunnerOutput(outbox: outbox)
-                s.runners[slot] = Runner(id: s.nextRunnerID, task: nil, job: Key(job: start.job.job, attempt: start.job.attempt),
+                s.runners[slot] = Runner(id: s.nextRunnerID, job: Key(job: start.job.job, attempt: start.job.attempt),
                                          deadline: start.deadline, output: output)
                 s.liveRunners += 1
                 spawns.append((slot, s.nextRunnerID, start, output))
@@ -272,9 +281,9 @@ final class WorkerSession: Sendable {
         for (slot, id, start, output) in spawns {
             let task = Task { [self] in await runJobs(slot: slot, first: start, output: output) }
             let retired = state.withLock { s -> Bool in
-                guard s.runners[slot]?.id == id else { return false }
-                s.runners[slot]?.task = task
-                return s.runners[slot]?.retired ?? false
+                guard let runner = s.runners[slot], runner.id == id else { return false }
+                runner.task = task
+                return runner.retired
             }
             // Cancelled before its task existed: deliver it now (it can only reach that job, see `cancelJob`).
             if retired { task.cancel() }
@@ -284,22 +293,24 @@ final class WorkerSession: Sendable {
     /// A runner: runs `first`, then queued jobs until the queue is empty or it is retired.
     private func runJobs(slot: Int, first: Start, output: RunnerOutput) async {
         let emit: @Sendable ([Message]) -> Void = { output.emit($0) }
-        var next: Start? = first
+        var start = first
         var ran = 0
-        while let start = next {
+        while true {
             await run(start, output: output, emit: emit)
             // The job's frames, in one lock of the shared outbox; before the job counts as done, so that a BYE (said
             // once the last job is done) follows every RESULT.
             output.flush()
             ran += 1
-            enum After { case run(Start), exit(bye: Bool, refill: Bool, idle: CheckedContinuation<Void, Never>?) }
-            let (after, grant) = state.withLock { s -> (After, UInt32) in
+            var goesOn = false
+            let (grant, bye, refill, idle) = state.withLock { s -> (UInt32, Bool, Bool, CheckedContinuation<Void, Never>?) in
                 s.finished += 1
                 let grant = s.draining || s.closed ? 0 : s.earnCredit(batch: creditBatch, slots: slots)
-                if s.runners[slot]?.retired == false, !s.closed, let start = s.takeJob(now: .now) {
-                    s.runners[slot]?.job = Key(job: start.job.job, attempt: start.job.attempt)
-                    s.runners[slot]?.deadline = start.deadline
-                    return (.run(start), grant)
+                if let runner = s.runners[slot], !runner.retired, !s.closed, let next = s.takeJob(now: .now) {
+                    runner.job = Key(job: next.job.job, attempt: next.job.attempt)
+                    runner.deadline = next.deadline
+                    start = next
+                    goesOn = true
+                    return (grant, false, false, nil)
                 }
                 s.runners[slot] = nil
                 s.liveRunners -= 1
@@ -308,20 +319,18 @@ final class WorkerSession: Sendable {
                     idle = s.idleWaiter
                     s.idleWaiter = nil
                 }
-                return (.exit(bye: s.byeDue(), refill: !s.closed && !s.queueIsEmpty, idle: idle), grant)
+                return (grant, s.byeDue(), !s.closed && !s.queueIsEmpty, idle)
             }
             if grant > 0 { outbox.grant(grant) }
-            switch after {
-            case .run(let start):
-                next = start
+            if goesOn {
                 if ran % Self.jobsPerYield == 0 { await Task.yield() }
-            case .exit(let bye, let refill, let idle):
-                next = nil
-                if bye { outbox.emit([.bye]) }
-                // A retired runner leaves queued jobs behind: a fresh runner takes them.
-                if refill { pump() }
-                idle?.resume()
+                continue
             }
+            if bye { outbox.emit([.bye]) }
+            // A retired runner leaves queued jobs behind: a fresh runner takes them.
+            if refill { pump() }
+            idle?.resume()
+            return
         }
     }
 
