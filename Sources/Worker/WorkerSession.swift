@@ -343,11 +343,12 @@ final class WorkerSession: Sendable {
                                     durationMicros: 0))])
             return
         }
-        await executor.run(job, scenario: scenario, deadline: start.deadline, upload: { [uploader] artifacts in
+        await executor.run(job, scenario: scenario, deadline: start.deadline, upload: {
+            [uploader, jobID = job.job, attempt = job.attempt] artifacts in
             // The job's STEP frames go first: its artifacts stream straight through the outbox.
             output.flush()
             for artifact in artifacts {
-                guard await uploader.upload(artifact, job: job.job, attempt: job.attempt) else { return }
+                guard await uploader.upload(artifact, job: jobID, attempt: attempt) else { return }
             }
         }, emit: emit)
     }
