@@ -92,6 +92,10 @@ let package = Package(
         .testTarget(name: "ArtifactsTests", dependencies: ["Artifacts"], swiftSettings: swiftSettings),
         .testTarget(name: "JournalTests", dependencies: ["Journal", "MatrixPlan"], swiftSettings: swiftSettings),
         .testTarget(name: "CoordinatorTests", dependencies: ["Coordinator", "FlowMatrixTestKit", "MatrixPlan"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "WorkerTests", dependencies: ["Worker", "UVTransport", "Wire", "FlowSpec", "FlowCrypto", "FlowMatrixTestKit"],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(name: "CatalogTests", dependencies: ["CatalogApp", "RunConditions", "MatrixPlan", "FlowSpec", "Wireframe"], swiftSettings: swiftSettings),
         .testTarget(name: "ReportsTests", dependencies: ["Reports", "Journal", "Artifacts"], exclude: ["Fixtures"], swiftSettings: swiftSettings),
         .testTarget(name: "EndToEndTests", dependencies: ["FlowMatrixCLI"], swiftSettings: swiftSettings),

@@ -15,11 +15,13 @@ enum DispatchBench {
         makespan(jobs: quick ? 200 : 2_000)
     }
 
+    /// The one scenario of the no-op benches: three steps that the `noop` registry does nothing for.
+    static let scenario = Scenario(id: "noop", title: "three no-op steps", steps: [
+        Step(verb: .open, target: "home"), Step(verb: .tap, target: "button"), Step(verb: .assert, target: "label"),
+    ])
+
     /// A run definition of `count` no-op jobs of one 3-step scenario.
     static func definition(jobs count: Int, runID: String) -> RunDefinition {
-        let scenario = Scenario(id: "noop", title: "three no-op steps", steps: [
-            Step(verb: .open, target: "home"), Step(verb: .tap, target: "button"), Step(verb: .assert, target: "label"),
-        ])
         let body = Array(JobIdentity.canonicalJSON(scenario).utf8)
         let hash = Bytes32(SHA256.hash(body)) ?? .zero
         let keys = scenario.steps.map(\.key)

@@ -16,15 +16,17 @@ public struct RunnerSettings: Sendable, Hashable {
 public struct AsyncScenarioRunner: Sendable {
     public let registry: any AsyncStepRegistry
     public let settings: RunnerSettings
-    /// Called after each step with its record (a worker streams these as they happen).
-    public let onStep: (@Sendable (StepRecord) async -> Void)?
-    /// Called before each step with its index (a worker points its artifact sink at the step).
-    public let willRunStep: (@Sendable (Int) async -> Void)?
+    /// Called after each step with its record (a worker streams these as they happen). It runs on the runner's
+    /// executor (`nonisolated(nonsending)`): calling it costs no hop, once per step of every job.
+    public let onStep: (nonisolated(nonsending) @Sendable (StepRecord) async -> Void)?
+    /// Called before each step with its index (a worker points its artifact sink at the step); on the runner's
+    /// executor, like `onStep`.
+    public let willRunStep: (nonisolated(nonsending) @Sendable (Int) async -> Void)?
 
     public init(
         registry: any AsyncStepRegistry, settings: RunnerSettings = RunnerSettings(),
-        willRunStep: (@Sendable (Int) async -> Void)? = nil,
-        onStep: (@Sendable (StepRecord) async -> Void)? = nil
+        willRunStep: (nonisolated(nonsending) @Sendable (Int) async -> Void)? = nil,
+        onStep: (nonisolated(nonsending) @Sendable (StepRecord) async -> Void)? = nil
     ) {
         self.registry = registry
         self.settings = settings
@@ -33,7 +35,7 @@ public struct AsyncScenarioRunner: Sendable {
     }
 
     /// Runs `scenario`; never throws: the result carries the failure (scenario id and step index).
-    public func run(_ scenario: Scenario) async -> ScenarioResult {
+    nonisolated(nonsending) public func run(_ scenario: Scenario) async -> ScenarioResult {
         guard let limit = settings.scenarioTimeout else { return await runSteps(scenario) }
         // One watchdog for the whole scenario (not one per step): the steps run in a child task that the
         // watchdog cancels when the limit passes.
@@ -96,27 +98,41 @@ public struct AsyncScenarioRunner: Sendable {
         }
     }
 
-    private func runSteps(_ scenario: Scenario) async -> ScenarioResult {
+    /// Runs the steps with one `StepRecorder` bound for the whole run (one task-local binding, not one per step).
+    nonisolated(nonsending) private func runSteps(_ scenario: Scenario) async -> ScenarioResult {
+        let recorder = StepRecorder()
+        return await StepContext.$current.withValue(recorder) { await runSteps(scenario, recorder: recorder) }
+    }
+
+    nonisolated(nonsending) private func runSteps(_ scenario: Scenario, recorder: StepRecorder) async -> ScenarioResult {
         var records: [StepRecord] = []
+        records.reserveCapacity(scenario.steps.count)
         var total: Duration = .zero
         let clock = registry.waitClock
         for (index, step) in scenario.steps.enumerated() {
             if Task.isCancelled {
                 return ScenarioResult(scenarioID: scenario.id, outcome: .cancelled, steps: records, duration: total)
             }
-            await willRunStep?(index)
-            let recorder = StepRecorder()
+            if let willRunStep { await willRunStep(index) }
+            recorder.beginStep(index)
             let started = clock.now()
-            let limit = settings.stepTimeout.map { ContinuousClock.now + $0 }
-            let outcome = await StepContext.$current.withValue(recorder) {
-                await StepContext.$stepIndex.withValue(index) {
-                    await Self.execute(step, on: registry, wallLimit: limit)
+            let outcome: ExecuteOutcome
+            if let stepTimeout = settings.stepTimeout {
+                outcome = await Self.execute(step, on: registry, wallLimit: ContinuousClock.now + stepTimeout)
+            } else {
+                // The common case, inline: no watchdog task, no closure (each async call costs a frame and a hop).
+                do {
+                    try await registry.execute(step)
+                    outcome = Task.isCancelled ? .cancelled : .passed
+                } catch {
+                    outcome = Self.classify(error)
                 }
             }
             let duration = clock.now() - started
             total += duration
+            let (interruptions, log) = recorder.endStep()
             var record = StepRecord(index: index, key: step.key, outcome: .passed, duration: duration,
-                                    interruptions: recorder.interruptions, log: recorder.logLines)
+                                    interruptions: interruptions, log: log)
             var failure: ScenarioFailure?
             switch outcome {
             case .passed:
@@ -133,12 +149,12 @@ public struct AsyncScenarioRunner: Sendable {
                 record.message = "cancelled"
             }
             if record.outcome != .passed {
-                failure = ScenarioFailure(scenarioID: scenario.id, stepIndex: index, stepKey: step.key,
+                failure = ScenarioFailure(scenarioID: scenario.id, stepIndex: index, stepKey: record.key,
                                           outcome: record.outcome, message: record.message ?? "failed",
                                           stepError: { if case .failed(let e) = outcome { return e as? StepError }; return nil }())
             }
             records.append(record)
-            await onStep?(record)
+            if let onStep { await onStep(record) }
             if record.outcome == .cancelled {
                 return ScenarioResult(scenarioID: scenario.id, outcome: .cancelled, steps: records, duration: total)
             }
@@ -156,17 +172,17 @@ public struct AsyncScenarioRunner: Sendable {
         case cancelled
     }
 
-    private static func execute(_ step: Step, on registry: any AsyncStepRegistry,
-                                wallLimit: ContinuousClock.Instant?) async -> ExecuteOutcome {
-        let recorder = StepContext.current
-        let index = StepContext.stepIndex
-        guard let wallLimit else { return await classify { try await registry.execute(step) } }
+    /// Runs one step under a wall-clock limit: the step in a child task, raced by a watchdog.
+    nonisolated(nonsending) private static func execute(_ step: Step, on registry: any AsyncStepRegistry,
+                                                        wallLimit: ContinuousClock.Instant) async -> ExecuteOutcome {
+        // The child task inherits the task-locals (`StepContext.current`, a worker's artifact sink).
         return await withTaskGroup(of: ExecuteOutcome?.self) { group in
             group.addTask {
-                await StepContext.$current.withValue(recorder) {
-                    await StepContext.$stepIndex.withValue(index) {
-                        await classify { try await registry.execute(step) }
-                    }
+                do {
+                    try await registry.execute(step)
+                    return Task.isCancelled ? .cancelled : .passed
+                } catch {
+                    return classify(error)
                 }
             }
             group.addTask {
@@ -186,14 +202,7 @@ public struct AsyncScenarioRunner: Sendable {
         }
     }
 
-    private static func classify(_ body: () async throws -> Void) async -> ExecuteOutcome {
-        do {
-            try await body()
-            return Task.isCancelled ? .cancelled : .passed
-        } catch is CancellationError {
-            return .cancelled
-        } catch {
-            return .failed(error)
-        }
+    private static func classify(_ error: any Error) -> ExecuteOutcome {
+        error is CancellationError ? .cancelled : .failed(error)
     }
 }

@@ -11,7 +11,7 @@ public struct Step: Sendable, Hashable, Codable {
     }
 
     /// The registry key, `"verb:target"`.
-    public var key: String { "\(verb.rawValue):\(target)" }
+    public var key: String { verb.rawValue + ":" + target }
 
     private enum CodingKeys: String, CodingKey { case verb, target, arg }
 

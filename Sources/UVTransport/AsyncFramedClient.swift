@@ -215,6 +215,20 @@ public final class AsyncFramedClient: Sendable {
     /// Queues one message.
     public func send(_ message: Message) { send([message.frame()]) }
 
+    /// On the loop thread, calls `produce` and queues and flushes the whole frames it returns (as
+    /// `Message.encodeFrame(into:)` writes them): one hop for everything a coalescing sender gathered until then.
+    /// - Returns: false when the loop is shut down and `produce` will never be called.
+    @discardableResult
+    public func send(encodedFrames produce: @escaping @Sendable () -> [UInt8]) -> Bool {
+        let connection = self.connection
+        return loop.execute {
+            let bytes = produce()
+            guard !bytes.isEmpty else { return }
+            bytes.withUnsafeBytes { _ = connection.value.send(encodedFrames: $0) }
+            connection.value.flush()
+        }
+    }
+
     /// Closes the connection and waits until it is closed; shuts down the private loop.
     @discardableResult
     public func close(graceful: Bool = true) async -> CloseReason {

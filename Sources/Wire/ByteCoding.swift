@@ -7,6 +7,26 @@ public struct ByteWriter: Sendable {
         bytes.reserveCapacity(capacity)
     }
 
+    /// A writer that appends to `bytes`, which it takes over (no copy); `takeBytes()` gives them back.
+    init(appendingTo bytes: inout [UInt8]) {
+        self.bytes = []
+        swap(&self.bytes, &bytes)
+    }
+
+    /// Gives the bytes back to their owner (no copy).
+    mutating func takeBytes(into owner: inout [UInt8]) {
+        swap(&bytes, &owner)
+        bytes = []
+    }
+
+    /// Overwrites four bytes at `offset` with `value`, big-endian (a length known only after the payload).
+    mutating func patchU32BE(_ value: UInt32, at offset: Int) {
+        bytes[offset] = UInt8(truncatingIfNeeded: value >> 24)
+        bytes[offset + 1] = UInt8(truncatingIfNeeded: value >> 16)
+        bytes[offset + 2] = UInt8(truncatingIfNeeded: value >> 8)
+        bytes[offset + 3] = UInt8(truncatingIfNeeded: value)
+    }
+
     public mutating func writeU8(_ value: UInt8) { bytes.append(value) }
 
     /// Unsigned LEB128, shortest form (1–10 bytes).
@@ -33,6 +53,8 @@ public struct ByteWriter: Sendable {
 
     /// A varint byte count, then the UTF-8 bytes.
     public mutating func writeString(_ value: String) {
+        // Native strings are contiguous UTF-8: write them in place (no copy, no reference counting).
+        if value.utf8.withContiguousStorageIfAvailable({ writeBytes($0) }) != nil { return }
         var copy = value
         copy.withUTF8 { writeBytes($0) }
     }
@@ -68,6 +90,11 @@ public struct ByteReader {
     }
 
     public mutating func readVarint(_ field: StaticString) throws -> UInt64 {
+        // Most varints (counts, attempts, indexes, small durations) are one byte.
+        if position < base.count, base[position] < 0x80 {
+            defer { position += 1 }
+            return UInt64(base[position])
+        }
         var result: UInt64 = 0
         var shift: UInt64 = 0
         var count = 0

@@ -12,6 +12,19 @@ extension Message {
     /// The message's complete wire bytes (header + payload).
     public func encoded() -> [UInt8] { frame().encoded() }
 
+    /// Appends the message's complete frame (header + payload) to `bytes`, with no intermediate array: the way to
+    /// coalesce many small messages into one buffer for one write.
+    public func encodeFrame(into bytes: inout [UInt8]) {
+        var w = ByteWriter(appendingTo: &bytes)
+        let start = w.bytes.count
+        for _ in 0..<4 { w.writeU8(0) }  // the length, patched once the payload is written
+        w.writeU8(type.rawValue)
+        encode(into: &w)
+        // The length counts the type byte and the payload.
+        w.patchU32BE(UInt32(truncatingIfNeeded: w.bytes.count - start - 4), at: start)
+        w.takeBytes(into: &bytes)
+    }
+
     func encode(into w: inout ByteWriter) {
         switch self {
         case .challenge(let m):

@@ -1,7 +1,6 @@
 import Artifacts
 import FlowSpec
 import Foundation
-import Synchronization
 import Wire
 
 /// Runs one assigned job to completion and reports its steps, artifacts and result as protocol messages.
@@ -44,18 +43,19 @@ public struct JobExecutor: Sendable {
         emit: @escaping @Sendable ([Message]) -> Void
     ) async -> JobResult {
         let timeout = Duration.milliseconds(Int64(clamping: assignment.timeoutMillis))
-        var configuration: [String: String] = [:]
+        var configuration = [String: String](minimumCapacity: assignment.configuration.count)
         for pair in assignment.configuration { configuration[pair.key] = pair.value }
         let context = JobContext(jobID: assignment.job, attempt: Int(assignment.attempt), configuration: configuration,
                                  seed: assignment.seed, timeout: timeout, scenario: scenario)
         let job = assignment.job
         let attempt = assignment.attempt
-        let evidence = EvidenceLog(capture: upload != nil && assignment.keep != .none)
+        let capture = upload != nil && assignment.keep != .none
         let sink = ArtifactSink(level: compressionLevel)
 
-        func finish(_ status: Status, failure: Failure?, duration: Duration) async -> JobResult {
-            if let upload, Self.keeps(assignment.keep, status: status, attempt: attempt) {
-                let artifacts = evidence.compress(into: sink)
+        func finish(_ status: Status, failure: Failure?, duration: Duration, evidence: EvidenceLog? = nil,
+                    records: [StepRecord] = []) async -> JobResult {
+            if let upload, capture, Self.keeps(assignment.keep, status: status, attempt: attempt) {
+                let artifacts = EvidenceLog.compress(records, steps: scenario.steps, attachments: evidence, into: sink)
                 if !artifacts.isEmpty { await upload(artifacts) }
             }
             let result = JobResult(job: job, attempt: attempt, status: status, failure: failure,
@@ -74,7 +74,8 @@ public struct JobExecutor: Sendable {
             return await finish(.errored, failure: Failure(step: 0, message: "registry '\(factory.name)' could not be built: \(error)"),
                                 duration: .zero)
         }
-        let provider = registry as? any StepEvidenceProviding
+        // Evidence a registry captures after each step, kept raw until the outcome says whether it is sent.
+        let evidence = capture ? (registry as? any StepEvidenceProviding).map { EvidenceLog(provider: $0) } : nil
         let steps = scenario.steps
         @Sendable func stepEvent(_ record: StepRecord) -> Message {
             .step(StepEvent(job: job, attempt: attempt, index: UInt32(record.index), status: Status(record.outcome),
@@ -86,19 +87,15 @@ public struct JobExecutor: Sendable {
             settings: RunnerSettings(scenarioTimeout: deadline == nil && timeout > .zero ? timeout : nil),
             willRunStep: { index in sink.beginStep(index) },
             onStep: { record in
-                if evidence.capture {
-                    evidence.recordLog(record, step: steps[record.index])
-                    if let provider {
-                        evidence.record(attachments: await provider.evidence(afterStep: record.index, step: steps[record.index]),
-                                        step: record.index)
-                    }
-                }
+                if let evidence { await evidence.capture(afterStep: record.index, step: steps[record.index]) }
                 // A cancelled step is reported after the run, once it is known whether a deadline cancelled it.
                 guard record.outcome != .cancelled else { return }
                 emit([stepEvent(record)])
             }
         )
         var result = await ArtifactSink.$current.withValue(sink) { await runner.run(scenario) }
+        // The records as the steps reported them (their logs are rendered from these if the evidence is kept).
+        let records = result.steps
         if case .cancelled = result.outcome {
             if let deadline, ContinuousClock.now >= deadline {
                 result = AsyncScenarioRunner.timedOut(result, scenario: scenario,
@@ -108,65 +105,18 @@ public struct JobExecutor: Sendable {
         }
         switch result.outcome {
         case .passed:
-            return await finish(.passed, failure: nil, duration: result.duration)
+            return await finish(.passed, failure: nil, duration: result.duration, evidence: evidence, records: records)
         case .failed(let failure):
             // A wait whose condition never held is a failed expectation, not a job that ran out of time: only a
             // deadline (the job's timeout, a step watchdog) makes the attempt `timedOut`.
             let status: Status = failure.outcome == .timedOut && failure.stepError == nil ? .timedOut : .failed
             return await finish(status, failure: Failure(step: UInt32(failure.stepIndex), message: failure.message),
-                                duration: result.duration)
+                                duration: result.duration, evidence: evidence, records: records)
         case .cancelled:
             let index = UInt32(max(0, result.steps.count - 1))
-            return await finish(.cancelled, failure: Failure(step: index, message: "cancelled"), duration: result.duration)
+            return await finish(.cancelled, failure: Failure(step: index, message: "cancelled"), duration: result.duration,
+                                evidence: evidence, records: records)
         }
-    }
-}
-
-/// The evidence of one attempt, kept raw until the attempt's outcome says whether it is sent: compressing the
-/// artifacts of attempts the keep policy drops would be wasted work.
-final class EvidenceLog: Sendable {
-    let capture: Bool
-    private let entries = Mutex<[(step: Int, attachment: StepAttachment)]>([])
-
-    init(capture: Bool) { self.capture = capture }
-
-    /// The runner's own step log: outcome, duration, message, interruptions handled, and the registry's log lines.
-    /// Rendered only if the attempt's evidence is kept (most steps of most jobs pass and are never looked at).
-    func recordLog(_ record: StepRecord, step: Step) {
-        self.record(StepAttachment(name: "step.log", mediaType: "text/plain") {
-            var lines = ["step \(record.index) \(step.description): \(record.outcome.rawValue) in \(record.duration.secondsText)"]
-            if let message = record.message { lines.append("message: \(message)") }
-            lines += record.interruptions.map { "interruption handled: \($0)" }
-            lines += record.log
-            return Array((lines.joined(separator: "\n") + "\n").utf8)
-        }, step: record.index)
-    }
-
-    func record(attachments: [StepAttachment], step: Int) {
-        guard !attachments.isEmpty else { return }
-        entries.withLock { e in for a in attachments { e.append((step, a)) } }
-    }
-
-    func record(_ attachment: StepAttachment, step: Int) { record(attachments: [attachment], step: step) }
-
-    /// Media that are compressed already: stored in their gzip member rather than deflated again.
-    static func isCompressedMedia(_ mediaType: String) -> Bool {
-        ["image/png", "image/jpeg", "image/webp", "video/mp4", "application/gzip", "application/zip"].contains(mediaType)
-    }
-
-    /// Renders and compresses everything recorded (plus what registries attached to the sink themselves), in
-    /// step order. An attachment that cannot be compressed is replaced by a text note saying why.
-    func compress(into sink: ArtifactSink) -> [CompressedArtifact] {
-        for (step, a) in entries.withLock({ $0 }) {
-            do {
-                _ = try sink.attach(name: a.name, mediaType: a.mediaType, bytes: a.bytes, step: step,
-                                    level: Self.isCompressedMedia(a.mediaType) ? 0 : nil)
-            } catch {
-                _ = try? sink.attach(name: a.name + ".error.txt", mediaType: "text/plain",
-                                     bytes: Array("could not store \(a.name): \(error)\n".utf8), step: step)
-            }
-        }
-        return sink.takeAll().sorted { ($0.stepIndex, $0.name) < ($1.stepIndex, $1.name) }
     }
 }
 

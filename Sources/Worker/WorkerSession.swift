@@ -1,79 +1,122 @@
-import Artifacts
 import FlowSpec
 import Foundation
 import Synchronization
 import UVTransport
 import Wire
 
-/// Messages bound for the coordinator, coalesced: tasks append, and one hop to the event loop sends everything
-/// queued so far (per LIBUV-NOTES: batches out, never one hop per frame on the hot path). Credits granted between
-/// two sends travel as one CREDIT frame.
-final class Outbox: Sendable {
-    private struct State {
-        var frames: [Frame] = []
-        var credit: UInt32 = 0
-        var scheduled = false
-    }
-
-    private let state = Mutex(State())
-    private let client: AsyncFramedClient
-
-    init(client: AsyncFramedClient) { self.client = client }
-
-    func emit(_ messages: [Message]) {
-        let schedule = state.withLock { s -> Bool in
-            for m in messages { s.frames.append(m.frame()) }
-            defer { s.scheduled = true }
-            return !s.scheduled
-        }
-        if schedule { scheduleFlush() }
-    }
-
-    func grant(_ credit: UInt32) {
-        let schedule = state.withLock { s -> Bool in
-            s.credit += credit
-            defer { s.scheduled = true }
-            return !s.scheduled
-        }
-        if schedule { scheduleFlush() }
-    }
-
-    private func scheduleFlush() {
-        let accepted = client.loop.execute { [self] in
-            let frames = state.withLock { s -> [Frame] in
-                var out = s.frames
-                if s.credit > 0 { out.append(Message.credit(s.credit).frame()) }
-                s.frames.removeAll(keepingCapacity: true)
-                s.credit = 0
-                s.scheduled = false
-                return out
-            }
-            if !frames.isEmpty { client.send(frames) }
-        }
-        if !accepted { state.withLock { $0.scheduled = false } }
-    }
-}
-
-/// One connection's worth of work: the scenario cache, the queue of assigned jobs, the running ones.
+/// One connection's worth of work: the scenario cache, the queue of assigned jobs, and up to `slots` runners.
+///
+/// A runner is a long-lived task that runs queued jobs one after another: creating a task per job cost more than a
+/// no-op job itself. A running job is cancelled by cancelling its runner's task (CANCEL, the watchdog at the job's
+/// deadline, the connection closing). Cancellation cannot be undone, so the runner is then *retired*: it finishes
+/// that job and takes no other, and a fresh runner takes the rest of the queue.
 final class WorkerSession: Sendable {
-    private struct Key: Hashable { var job: String; var attempt: UInt32 }
+    private struct Key: Equatable {
+        var job: String
+        var attempt: UInt32
+    }
 
-    private struct Running {
-        var task: Task<Void, Never>?
+    /// A job taken off the queue for a runner.
+    private struct Start: Sendable {
+        var job: JobAssignment
+        var scenario: Scenario?
         var deadline: ContinuousClock.Instant
+    }
+
+    /// A runner's bookkeeping, touched only under the session's lock; a class, so that taking the next job updates
+    /// it in place instead of copying it out of the array and back.
+    private final class Runner {
+        /// Unique in the session: a slot is reused by later runners.
+        let id: UInt64
+        /// Nil until the task is created (the runner may already be running by then).
+        var task: Task<Void, Never>?
+        var job: Key
+        var deadline: ContinuousClock.Instant
+        /// Its task was (or is about to be) cancelled: it takes no further job.
+        var retired = false
+        /// The frames of its job, not yet handed to the outbox.
+        let output: RunnerOutput
+
+        init(id: UInt64, job: Key, deadline: ContinuousClock.Instant, output: RunnerOutput) {
+            self.id = id
+            self.job = job
+            self.deadline = deadline
+            self.output = output
+        }
     }
 
     private struct State {
         var scenarios: [Bytes32: Scenario] = [:]
+        /// The scenario of the last job taken: consecutive jobs mostly share one (no hashing of the 32 bytes).
+        var lastScenario: (hash: Bytes32, scenario: Scenario)?
         var queue: [JobAssignment] = []
         var head = 0
-        /// Running jobs: their task (nil until it is created) and deadline.
-        var running: [Key: Running] = [:]
+        /// One entry per slot, nil when the slot has no runner.
+        var runners: [Runner?]
+        var liveRunners = 0
+        var nextRunnerID: UInt64 = 0
         var draining = false
         var closed = false
         var finished = 0
+        /// Credit earned by finished jobs and not yet granted (see `creditBatch`).
+        var heldCredit: UInt32 = 0
         var byeSent = false
+        /// `finish()`, waiting for the last runner to exit.
+        var idleWaiter: CheckedContinuation<Void, Never>?
+
+        init(slots: Int) { runners = Array(repeating: nil, count: slots) }
+
+        /// Takes the next queued job (and its scenario), or nil when the queue is empty.
+        mutating func takeJob(now: ContinuousClock.Instant) -> Start? {
+            guard head < queue.count else { return nil }
+            let job = queue[head]
+            head += 1
+            if head == queue.count {
+                queue.removeAll(keepingCapacity: true)
+                head = 0
+            } else if head >= 1024, head * 2 >= queue.count {
+                // A queue that never runs dry would otherwise only grow.
+                queue.removeFirst(head)
+                head = 0
+            }
+            let limit = Duration.milliseconds(Int64(clamping: max(job.timeoutMillis, 1)))
+            let scenario: Scenario?
+            if let last = lastScenario, last.hash == job.scenarioHash {
+                scenario = last.scenario
+            } else {
+                scenario = scenarios[job.scenarioHash]
+                lastScenario = scenario.map { (job.scenarioHash, $0) }
+            }
+            return Start(job: job, scenario: scenario, deadline: now + limit)
+        }
+
+        var queueIsEmpty: Bool { head == queue.count }
+
+        /// Counts a finished job's credit; returns what to grant now: the held credit once it reaches `batch`, or
+        /// at once when the jobs in hand no longer exceed the slots (the prefetch ran out).
+        mutating func earnCredit(batch: UInt32, slots: Int) -> UInt32 {
+            heldCredit += 1
+            guard heldCredit >= batch || queue.count - head + liveRunners <= slots else { return 0 }
+            defer { heldCredit = 0 }
+            return heldCredit
+        }
+
+        /// True (once) when the coordinator drained this worker and nothing is queued or running.
+        mutating func byeDue() -> Bool {
+            guard draining, !byeSent, liveRunners == 0, queueIsEmpty else { return false }
+            byeSent = true
+            return true
+        }
     }
+
+    /// Jobs a runner runs before it yields its thread, so that the session's inbound frames (ASSIGN, CANCEL) and
+    /// the other runners get their turn even when jobs never suspend.
+    static let jobsPerYield = 4
+
+    /// Finished jobs' credits are granted in batches of this many while the worker still holds prefetched jobs: a
+    /// quarter of the window (slots + prefetch). Fewer, larger CREDIT and ASSIGN frames mean fewer wake-ups on both
+    /// sides; with few slots it is 1 (every finished job is granted at once).
+    private let creditBatch: UInt32
 
     private let client: AsyncFramedClient
     private let executor: JobExecutor
@@ -81,31 +124,46 @@ final class WorkerSession: Sendable {
     private let uploader: ArtifactUploader
     private let slots: Int
     private let prefetch: Int
-    private let state = Mutex(State())
+    private let state: Mutex<State>
     private let watchdog = Mutex<ScheduledTimer?>(nil)
 
     init(client: AsyncFramedClient, executor: JobExecutor, slots: Int, prefetch: Int) {
         self.client = client
         self.executor = executor
-        self.outbox = Outbox(client: client)
+        let outbox = Outbox(client: client)
+        self.outbox = outbox
         self.uploader = ArtifactUploader(outbox: outbox)
         self.slots = slots
         self.prefetch = prefetch
+        creditBatch = UInt32(max(1, (slots + prefetch) / 4))
+        state = Mutex(State(slots: slots))
     }
 
     var jobsFinished: Int { state.withLock { $0.finished } }
 
     /// Grants the first credits (every slot plus the prefetch) and starts the one watchdog that cancels jobs past
-    /// their deadline (cheaper than a timer per job).
+    /// their deadline (cheaper than a timer per job) and streams what longer jobs emitted.
     func start() {
         outbox.grant(UInt32(slots + prefetch))
-        let timer = client.loop.scheduleRepeating(every: .milliseconds(50)) { [weak self] in self?.cancelOverdue() }
+        let timer = client.loop.scheduleRepeating(every: .milliseconds(50)) { [weak self] in self?.onTick() }
         watchdog.withLock { $0 = timer }
     }
 
-    private func cancelOverdue() {
+    private func onTick() {
         let now = ContinuousClock.now
-        let overdue = state.withLock { s in s.running.values.filter { $0.deadline <= now }.compactMap(\.task) }
+        let (overdue, outputs) = state.withLock { s -> ([Task<Void, Never>], [RunnerOutput]) in
+            var tasks: [Task<Void, Never>] = []
+            var outputs: [RunnerOutput] = []
+            for slot in s.runners.indices {
+                guard let runner = s.runners[slot] else { continue }
+                outputs.append(runner.output)
+                guard !runner.retired, runner.deadline <= now else { continue }
+                runner.retired = true
+                if let task = runner.task { tasks.append(task) }
+            }
+            return (tasks, outputs)
+        }
+        for output in outputs { output.flush() }
         for task in overdue { task.cancel() }
     }
 
@@ -160,22 +218,37 @@ final class WorkerSession: Sendable {
             s.closed = true
             s.queue.removeAll()
             s.head = 0
-            return s.running.values.compactMap(\.task)
+            var tasks: [Task<Void, Never>] = []
+            for case let runner? in s.runners {
+                runner.retired = true
+                if let task = runner.task { tasks.append(task) }
+            }
+            return tasks
         }
         for task in tasks { task.cancel() }
-        for task in tasks { await task.value }
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let idle = state.withLock { s -> Bool in
+                if s.liveRunners == 0 { return true }
+                s.idleWaiter = continuation
+                return false
+            }
+            if idle { continuation.resume() }
+        }
         return state.withLock { $0.draining }
     }
 
     private func cancelJob(_ key: Key, reason: String) {
         let (task, queued) = state.withLock { s -> (Task<Void, Never>?, JobAssignment?) in
-            if let running = s.running[key] { return (running.task, nil) }
+            if let runner = s.runners.first(where: { $0?.job == key }) ?? nil {
+                runner.retired = true
+                return (runner.task, nil)
+            }
             if let i = s.queue[s.head...].firstIndex(where: { $0.job == key.job && $0.attempt == key.attempt }) {
-                let job = s.queue.remove(at: i)
-                return (nil, job)
+                return (nil, s.queue.remove(at: i))
             }
             return (nil, nil)
         }
+        // Safe outside the lock: a retired runner takes no other job, so this reaches the job or the runner's exit.
         task?.cancel()
         if let queued {
             outbox.emit([.result(JobResult(job: queued.job, attempt: queued.attempt, status: .cancelled,
@@ -185,61 +258,98 @@ final class WorkerSession: Sendable {
         }
     }
 
-    /// Starts queued jobs while slots are free; says BYE once drained and idle.
+    /// Starts runners for queued jobs while slots are free; says BYE once drained and idle.
     private func pump() {
-        var starts: [(JobAssignment, Scenario?)] = []
-        var sayBye = false
-        state.withLock { s in
-            guard !s.closed else { return }
-            while s.running.count + starts.count < slots, s.head < s.queue.count {
-                let job = s.queue[s.head]
-                s.head += 1
-                starts.append((job, s.scenarios[job.scenarioHash]))
-            }
-            if s.head == s.queue.count { s.queue.removeAll(keepingCapacity: true); s.head = 0 }
-            if s.draining, !s.byeSent, s.running.isEmpty, starts.isEmpty, s.head == s.queue.count {
-                s.byeSent = true
-                sayBye = true
-            }
+        var spawns: [(slot: Int, id: UInt64, start: Start, output: RunnerOutput)] = []
+        let sayBye = state.withLock { s -> Bool in
+            guard !s.closed else { return false }
             let now = ContinuousClock.now
-            for (job, _) in starts {
-                // Reserve the slot now; the task is filled in below.
-                let limit = Duration.milliseconds(Int64(clamping: max(job.timeoutMillis, 1)))
-                s.running[Key(job: job.job, attempt: job.attempt)] = Running(task: nil, deadline: now + limit)
+            var slot = 0
+            while s.liveRunners < slots, !s.queueIsEmpty {
+                while s.runners[slot] != nil { slot += 1 }
+                guard let start = s.takeJob(now: now) else { break }
+                s.nextRunnerID += 1
+                let output = RunnerOutput(outbox: outbox)
+                s.runners[slot] = Runner(id: s.nextRunnerID, job: Key(job: start.job.job, attempt: start.job.attempt),
+                                         deadline: start.deadline, output: output)
+                s.liveRunners += 1
+                spawns.append((slot, s.nextRunnerID, start, output))
             }
+            return s.byeDue()
         }
         if sayBye { outbox.emit([.bye]) }
-        for (job, scenario) in starts {
-            let key = Key(job: job.job, attempt: job.attempt)
-            let deadline = state.withLock { $0.running[key]?.deadline }
-            let task = Task { [self] in
-                if let scenario {
-                    await executor.run(job, scenario: scenario, deadline: deadline, upload: { [uploader] artifacts in
-                        for artifact in artifacts {
-                            guard await uploader.upload(artifact, job: job.job, attempt: job.attempt) else { return }
-                        }
-                    }, emit: { [outbox] in outbox.emit($0) })
-                } else {
-                    outbox.emit([.result(JobResult(job: job.job, attempt: job.attempt, status: .errored,
-                                                   failure: Failure(step: 0, message: "ASSIGN named a scenario this worker never received"),
-                                                   durationMicros: 0))])
-                }
-                jobDone(key)
+        for (slot, id, start, output) in spawns {
+            let task = Task { [self] in await runJobs(slot: slot, first: start, output: output) }
+            let retired = state.withLock { s -> Bool in
+                guard let runner = s.runners[slot], runner.id == id else { return false }
+                runner.task = task
+                return runner.retired
             }
-            // Unless the job already finished (and removed its slot), keep its task so CANCEL can reach it.
-            state.withLock { s in
-                if s.running[key] != nil { s.running[key]?.task = task }
-            }
+            // Cancelled before its task existed: deliver it now (it can only reach that job, see `cancelJob`).
+            if retired { task.cancel() }
         }
     }
 
-    private func jobDone(_ key: Key) {
-        let grant = state.withLock { s -> Bool in
-            s.running[key] = nil
-            s.finished += 1
-            return !s.draining && !s.closed
+    /// A runner: runs `first`, then queued jobs until the queue is empty or it is retired.
+    private func runJobs(slot: Int, first: Start, output: RunnerOutput) async {
+        let emit: @Sendable ([Message]) -> Void = { output.emit($0) }
+        var start = first
+        var ran = 0
+        while true {
+            await run(start, output: output, emit: emit)
+            // The job's frames, in one lock of the shared outbox; before the job counts as done, so that a BYE (said
+            // once the last job is done) follows every RESULT.
+            output.flush()
+            ran += 1
+            var goesOn = false
+            let (grant, bye, refill, idle) = state.withLock { s -> (UInt32, Bool, Bool, CheckedContinuation<Void, Never>?) in
+                s.finished += 1
+                let grant = s.draining || s.closed ? 0 : s.earnCredit(batch: creditBatch, slots: slots)
+                if let runner = s.runners[slot], !runner.retired, !s.closed, let next = s.takeJob(now: .now) {
+                    runner.job = Key(job: next.job.job, attempt: next.job.attempt)
+                    runner.deadline = next.deadline
+                    start = next
+                    goesOn = true
+                    return (grant, false, false, nil)
+                }
+                s.runners[slot] = nil
+                s.liveRunners -= 1
+                var idle: CheckedContinuation<Void, Never>?
+                if s.liveRunners == 0 {
+                    idle = s.idleWaiter
+                    s.idleWaiter = nil
+                }
+                return (grant, s.byeDue(), !s.closed && !s.queueIsEmpty, idle)
+            }
+            if grant > 0 { outbox.grant(grant) }
+            if goesOn {
+                if ran % Self.jobsPerYield == 0 { await Task.yield() }
+                continue
+            }
+            if bye { outbox.emit([.bye]) }
+            // A retired runner leaves queued jobs behind: a fresh runner takes them.
+            if refill { pump() }
+            idle?.resume()
+            return
         }
-        if grant { outbox.grant(1) }
-        pump()
+    }
+
+    nonisolated(nonsending) private func run(_ start: Start, output: RunnerOutput,
+                                             emit: @escaping @Sendable ([Message]) -> Void) async {
+        let job = start.job
+        guard let scenario = start.scenario else {
+            emit([.result(JobResult(job: job.job, attempt: job.attempt, status: .errored,
+                                    failure: Failure(step: 0, message: "ASSIGN named a scenario this worker never received"),
+                                    durationMicros: 0))])
+            return
+        }
+        await executor.run(job, scenario: scenario, deadline: start.deadline, upload: {
+            [uploader, jobID = job.job, attempt = job.attempt] artifacts in
+            // The job's STEP frames go first: its artifacts stream straight through the outbox.
+            output.flush()
+            for artifact in artifacts {
+                guard await uploader.upload(artifact, job: jobID, attempt: attempt) else { return }
+            }
+        }, emit: emit)
     }
 }

@@ -26,6 +26,16 @@ struct CodecTests {
         #expect(try Message.decodeAll(message.encoded()) == [message])
     }
 
+    @Test("frames encoded one after another into one buffer decode back to the messages, in order")
+    func encodeFrameAppends() throws {
+        let messages = Vectors.messages.map(\.message) + Self.edgeCases
+        var bytes: [UInt8] = [0xee]
+        for m in messages { m.encodeFrame(into: &bytes) }
+        #expect(bytes.first == 0xee)
+        #expect(Array(bytes.dropFirst()) == messages.flatMap { $0.encoded() })
+        #expect(try Message.decodeAll(Array(bytes.dropFirst())) == messages)
+    }
+
     @Test("varints use the shortest form and cover 64 bits")
     func varints() throws {
         for value: UInt64 in [0, 1, 127, 128, 255, 300, 16383, 16384, 1 << 32, UInt64.max - 1, UInt64.max] {
