@@ -182,8 +182,8 @@ public final class JournalReader: Sendable {
         for i in runs.indices {
             let counts = try connection.query(
                 """
-                SELECT outcome, COUNT(*) FROM jobs WHERE run_key = (SELECT run_key FROM runs WHERE run_id = ?)
-                    AND outcome IS NOT NULL GROUP BY outcome
+                SELECT r.outcome, COUNT(*) FROM jobs j JOIN results r ON r.job_key = j.job_key
+                WHERE j.run_key = (SELECT run_key FROM runs WHERE run_id = ?) GROUP BY r.outcome
                 """,
                 [.text(runs[i].info.runID)]
             ) { row in (row.text(0), row.int(1)) }
@@ -229,10 +229,12 @@ public final class JournalReader: Sendable {
         try read { c in
             try c.query(
                 """
-                SELECT job_id, scenario_id, scenario_title, configuration, configuration_json, registry,
-                    ROW_NUMBER() OVER (ORDER BY job_key) - 1, state, outcome, attempts, duration_s, failure_step,
-                    failure_message, finished_at
-                FROM jobs WHERE run_key = (SELECT run_key FROM runs WHERE run_id = ?) ORDER BY job_key
+                SELECT j.job_id, j.scenario_id, j.scenario_title, j.configuration, j.configuration_json, j.registry,
+                    ROW_NUMBER() OVER (ORDER BY j.job_key) - 1, j.state, r.outcome,
+                    MAX(j.attempts, COALESCE(r.attempts, 0)), r.duration_s, r.failure_step, r.failure_message,
+                    r.finished_at
+                FROM jobs j LEFT JOIN results r ON r.job_key = j.job_key
+                WHERE j.run_key = (SELECT run_key FROM runs WHERE run_id = ?) ORDER BY j.job_key
                 """,
                 [.text(runID)]
             ) { row in
@@ -248,8 +250,10 @@ public final class JournalReader: Sendable {
                         finishedAt: Self.date(row, 13) ?? Date(timeIntervalSince1970: 0)
                     )
                 }
+                // A job is done when it has a result; `jobs.state` says queued or running until then.
                 return JobRow(
-                    job: job, ordinal: row.int(6), state: JobState(rawValue: row.text(7)) ?? .queued, result: result)
+                    job: job, ordinal: row.int(6),
+                    state: result != nil ? .done : JobState(rawValue: row.text(7)) ?? .queued, result: result)
             }
         }
     }
@@ -364,14 +368,16 @@ public final class JournalReader: Sendable {
             var state = ResumeState(done: [:], pending: [], nextAttempt: [:])
             let rows = try c.query(
                 """
-                SELECT j.job_id, j.state, j.outcome,
-                    MAX(j.attempts, COALESCE((SELECT MAX(a.attempt) FROM attempts a WHERE a.job_key = j.job_key), 0))
-                FROM jobs j WHERE j.run_key = (SELECT run_key FROM runs WHERE run_id = ?) ORDER BY j.job_key
+                SELECT j.job_id, r.outcome,
+                    MAX(j.attempts, COALESCE(r.attempts, 0),
+                        COALESCE((SELECT MAX(a.attempt) FROM attempts a WHERE a.job_key = j.job_key), 0))
+                FROM jobs j LEFT JOIN results r ON r.job_key = j.job_key
+                WHERE j.run_key = (SELECT run_key FROM runs WHERE run_id = ?) ORDER BY j.job_key
                 """,
                 [.text(runID)]
-            ) { row in (row.text(0), row.text(1), row.optionalText(2), row.int(3)) }
-            for (jobID, jobState, outcomeText, attempts) in rows {
-                if jobState == JobState.done.rawValue, let outcome = try Self.outcome(outcomeText, "job \(jobID)") {
+            ) { row in (row.text(0), row.optionalText(1), row.int(2)) }
+            for (jobID, outcomeText, attempts) in rows {
+                if let outcome = try Self.outcome(outcomeText, "job \(jobID)") {
                     state.done[jobID] = outcome
                 } else {
                     state.pending.append(jobID)
@@ -392,10 +398,10 @@ public final class JournalReader: Sendable {
             try c.query(
                 """
                 SELECT job_id, duration_s FROM (
-                    SELECT job_id, duration_s,
-                        ROW_NUMBER() OVER (PARTITION BY job_id ORDER BY finished_at DESC, run_key DESC) AS recency
-                    FROM jobs
-                    WHERE duration_s IS NOT NULL AND outcome IN ('passed', 'failed', 'flaky', 'timedOut')
+                    SELECT j.job_id, r.duration_s,
+                        ROW_NUMBER() OVER (PARTITION BY j.job_id ORDER BY r.finished_at DESC, j.run_key DESC) AS recency
+                    FROM results r JOIN jobs j ON j.job_key = r.job_key
+                    WHERE r.duration_s IS NOT NULL AND r.outcome IN ('passed', 'failed', 'flaky', 'timedOut')
                 ) WHERE recency <= ? ORDER BY job_id, duration_s
                 """,
                 [.int(max(1, recentRuns))]
@@ -428,9 +434,10 @@ public final class JournalReader: Sendable {
             try c.query(
                 """
                 SELECT job_id, outcome FROM (
-                    SELECT job_id, outcome,
-                        ROW_NUMBER() OVER (PARTITION BY job_id ORDER BY finished_at DESC, run_key DESC) AS recency
-                    FROM jobs WHERE outcome IN ('passed', 'failed', 'flaky', 'timedOut')
+                    SELECT j.job_id, r.outcome,
+                        ROW_NUMBER() OVER (PARTITION BY j.job_id ORDER BY r.finished_at DESC, j.run_key DESC) AS recency
+                    FROM results r JOIN jobs j ON j.job_key = r.job_key
+                    WHERE r.outcome IN ('passed', 'failed', 'flaky', 'timedOut')
                 ) WHERE recency <= ?
                 """,
                 [.int(max(1, recentRuns))]
@@ -455,8 +462,9 @@ public final class JournalReader: Sendable {
         try read { c in
             try c.query(
                 """
-                SELECT r.run_id, j.outcome, j.duration_s FROM jobs j JOIN runs r ON r.run_key = j.run_key
-                WHERE j.job_id = ? AND j.outcome IS NOT NULL ORDER BY j.finished_at DESC, j.run_key DESC LIMIT ?
+                SELECT ru.run_id, r.outcome, r.duration_s
+                FROM jobs j JOIN results r ON r.job_key = j.job_key JOIN runs ru ON ru.run_key = j.run_key
+                WHERE j.job_id = ? ORDER BY r.finished_at DESC, j.run_key DESC LIMIT ?
                 """,
                 [.text(jobID), .int(limit)]
             ) { row in

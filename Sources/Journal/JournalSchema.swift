@@ -230,8 +230,10 @@ enum JournalSchema {
         """,
 
         // 3: an attempt's steps become one column (`attempts.steps`, JSON Lines, see StepLines) instead of a row
-        // per step, and the cross-run history is read from `jobs` (it held the same outcome, duration and time,
-        // written twice). A passing job is now two row writes, not eight.
+        // per step; a job's final result moves from its (wide) `jobs` row to a narrow `results` row, inserted once
+        // instead of rewriting the job row; the cross-run history is read from `results` (the `history` table held
+        // the same outcome, duration and time a second time). A passing job is now two row writes, not eight.
+        // `jobs.state` keeps `queued` / `running`; a job is done when it has a result.
         """
         ALTER TABLE attempts ADD COLUMN steps TEXT;
         UPDATE attempts SET steps = (
@@ -243,7 +245,41 @@ enum JournalSchema {
             )
         );
         DROP TABLE steps;
+
+        CREATE TABLE jobs_v3 (
+            job_key            INTEGER PRIMARY KEY,
+            run_key            INTEGER NOT NULL REFERENCES runs (run_key) ON DELETE CASCADE,
+            job_id             TEXT NOT NULL,
+            scenario_id        TEXT NOT NULL,
+            scenario_title     TEXT NOT NULL,
+            configuration      TEXT NOT NULL,
+            configuration_json TEXT NOT NULL,
+            registry           TEXT NOT NULL,
+            state              TEXT NOT NULL DEFAULT 'queued' CHECK (\(oneOf("state", ["queued", "running"]))),
+            attempts           INTEGER NOT NULL DEFAULT 0,
+            UNIQUE (run_key, job_id)
+        );
+        CREATE TABLE results (
+            job_key         INTEGER PRIMARY KEY REFERENCES jobs_v3 (job_key) ON DELETE CASCADE,
+            outcome         TEXT NOT NULL CHECK (\(jobOutcomes)),
+            attempts        INTEGER NOT NULL,
+            duration_s      REAL,
+            failure_step    INTEGER,
+            failure_message TEXT,
+            finished_at     REAL NOT NULL
+        );
+        INSERT INTO jobs_v3 (job_key, run_key, job_id, scenario_id, scenario_title, configuration, configuration_json,
+                registry, state, attempts)
+            SELECT job_key, run_key, job_id, scenario_id, scenario_title, configuration, configuration_json, registry,
+                CASE state WHEN 'running' THEN 'running' ELSE 'queued' END, attempts
+            FROM jobs;
+        INSERT INTO results (job_key, outcome, attempts, duration_s, failure_step, failure_message, finished_at)
+            SELECT job_key, outcome, attempts, duration_s, failure_step, failure_message, COALESCE(finished_at, 0)
+            FROM jobs WHERE state = 'done' AND outcome IS NOT NULL;
         DROP TABLE history;
+        DROP TABLE jobs;
+        ALTER TABLE jobs_v3 RENAME TO jobs;
+        CREATE INDEX jobs_by_run ON jobs (run_key);
         """,
     ]
 

@@ -13,6 +13,7 @@ struct JournalStatements {
     let markJobRunning: PreparedStatement
     let appendSteps: PreparedStatement
     let finishAttempt: PreparedStatement
+    /// The job's final result (a `results` row; a later final result replaces it).
     let finishJob: PreparedStatement
     let insertArtifact: PreparedStatement
     let finishRun: PreparedStatement
@@ -59,10 +60,7 @@ struct JournalStatements {
             WHERE attempts.outcome IS NULL
             """)
         markJobRunning = try c.statement(
-            """
-            UPDATE jobs SET attempts = MAX(attempts, ?1), state = CASE state WHEN 'done' THEN 'done' ELSE 'running' END
-            WHERE job_key = ?2
-            """)
+            "UPDATE jobs SET attempts = MAX(attempts, ?1), state = 'running' WHERE job_key = ?2")
         appendSteps = try c.statement(
             """
             UPDATE attempts SET steps = CASE WHEN steps IS NULL OR steps = '' THEN ?1 ELSE steps || char(10) || ?1 END
@@ -80,9 +78,12 @@ struct JournalStatements {
             """)
         finishJob = try c.statement(
             """
-            UPDATE jobs SET state = 'done', outcome = ?, attempts = MAX(attempts, ?), duration_s = ?, failure_step = ?,
-                failure_message = ?, finished_at = ?
-            WHERE job_key = ?
+            INSERT INTO results (job_key, outcome, attempts, duration_s, failure_step, failure_message, finished_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT (job_key) DO UPDATE SET
+                outcome = excluded.outcome, attempts = MAX(results.attempts, excluded.attempts),
+                duration_s = excluded.duration_s, failure_step = excluded.failure_step,
+                failure_message = excluded.failure_message, finished_at = excluded.finished_at
             """)
         insertArtifact = try c.statement(
             """

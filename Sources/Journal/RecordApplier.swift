@@ -325,9 +325,9 @@ final class RecordApplier {
         try connection.run(
             sql.finishJob,
             [
-                .text(result.outcome.rawValue), .int(max(result.attempts, attemptsAtLeast)),
+                .int(key), .text(result.outcome.rawValue), .int(max(result.attempts, attemptsAtLeast)),
                 .optionalDouble(result.duration), .optionalInt(result.failureStep),
-                .optionalText(result.failureMessage), Self.time(result.finishedAt), .int(key),
+                .optionalText(result.failureMessage), Self.time(result.finishedAt),
             ])
     }
 }
