@@ -332,9 +332,14 @@ public struct Scheduler: Sendable {
     }
 
     private mutating func dispatch(to worker: WorkerID, now: Duration, into directives: inout [SchedulerDirective]) {
-        guard !isDispatchStopped, var state = workers[worker], state.credit > 0, state.suspects.isEmpty else { return }
-        var batch: [Assignment] = []
+        guard !isDispatchStopped, let credit = workers[worker]?.credit, credit > 0,
+            workers[worker]?.suspects.isEmpty == true
+        else { return }
         let otherWorkers = workers.filter { $0.key != worker }.map(\.value)
+        // Taken out of the dictionary while it changes, so its sets are uniquely referenced (not copied on write).
+        guard var state = workers.removeValue(forKey: worker) else { return }
+        defer { workers[worker] = state }
+        var batch: [Assignment] = []
         while state.credit > 0, batch.count < settings.maximumBatch {
             guard let index = nextJob(for: worker, state: state, others: otherWorkers) else { break }
             jobs[index].attempts += 1
@@ -352,7 +357,6 @@ public struct Scheduler: Sendable {
                 break
             }
         }
-        workers[worker] = state
         if !batch.isEmpty { directives.append(.assign(worker, batch)) }
     }
 
