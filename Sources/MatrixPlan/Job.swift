@@ -12,7 +12,13 @@ public struct Job: Sendable, Hashable {
     public var registry: String
 
     public init(scenario: Scenario, scenarioFile: String, configuration: Configuration, registry: String) {
-        self.id = JobIdentity.id(scenario: scenario, configuration: configuration, registry: registry)
+        self.init(scenario: scenario, scenarioFile: scenarioFile, configuration: configuration, registry: registry,
+                  canonicalScenario: JobIdentity.canonicalJSON(scenario))
+    }
+
+    /// With the scenario's canonical JSON already computed (the planner makes many jobs of one scenario).
+    init(scenario: Scenario, scenarioFile: String, configuration: Configuration, registry: String, canonicalScenario: String) {
+        self.id = JobIdentity.id(canonicalScenario: canonicalScenario, configuration: configuration, registry: registry)
         self.scenario = scenario
         self.scenarioFile = scenarioFile
         self.configuration = configuration
@@ -33,7 +39,11 @@ public enum JobIdentity {
     public static let length = 16
 
     public static func id(scenario: Scenario, configuration: Configuration, registry: String) -> String {
-        let text = "flowmatrix-job-v1\n" + canonicalJSON(scenario) + "\n" + canonicalJSON(configuration) + "\n" + registry
+        id(canonicalScenario: canonicalJSON(scenario), configuration: configuration, registry: registry)
+    }
+
+    static func id(canonicalScenario: String, configuration: Configuration, registry: String) -> String {
+        let text = "flowmatrix-job-v1\n" + canonicalScenario + "\n" + canonicalJSON(configuration) + "\n" + registry
         return String(SHA256.hexHash(Array(text.utf8)).prefix(length))
     }
 

@@ -117,8 +117,10 @@ extension MatrixFile {
         var jobs: [Job] = []
         jobs.reserveCapacity(selected.count * configurations.count)
         for (scenario, file) in selected {
+            let canonical = JobIdentity.canonicalJSON(scenario)  // once per scenario, not once per job
             for c in configurations {
-                jobs.append(Job(scenario: scenario, scenarioFile: file, configuration: c, registry: registry))
+                jobs.append(Job(scenario: scenario, scenarioFile: file, configuration: c, registry: registry,
+                                canonicalScenario: canonical))
             }
         }
         let counts = PlanCounts(stages: stages, afterReduction: configurations.count, scenariosInCorpus: scenarios.count,
