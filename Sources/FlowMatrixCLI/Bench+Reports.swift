@@ -7,13 +7,14 @@ import Reports
 enum ReportsBench {
     static var suite: BenchSuite {
         BenchSuite(name: "reports", overview: "Load a large run, pivot it, write report.html / junit.xml / summary.json, diff two runs.") { quick in
-            try run(scenarios: quick ? 10 : 100)
+            try run(scenarios: quick ? 10 : 100, variety: false)
             // A nightly of 100,000 jobs (1,042 scenarios × 96 configurations), with failures, flaky and timed-out jobs.
-            if !quick { try run(scenarios: 1042) }
+            if !quick { try run(scenarios: 1042, variety: true) }
         }
     }
 
-    private static func run(scenarios: Int) throws {
+    /// - Parameter variety: adds flaky (1 in 97) and timed-out (1 in 211) jobs to the failures.
+    private static func run(scenarios: Int, variety: Bool) throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("flowmatrix-bench-reports-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -48,8 +49,8 @@ enum ReportsBench {
             ]
             for (i, job) in jobs.enumerated() {
                 let fails = (job.configuration.contains("pseudo-double") && job.configuration.contains("narrow") && i % 3 == n)
-                let flaky = !fails && i % 97 == 5
-                let timesOut = !fails && !flaky && i % 211 == 7
+                let flaky = variety && !fails && i % 97 == 5
+                let timesOut = variety && !fails && !flaky && i % 211 == 7
                 let attempts = fails || flaky ? 2 : 1
                 for a in 1...attempts {
                     let failsNow = fails || (flaky && a == 1)
@@ -87,13 +88,14 @@ enum ReportsBench {
             var result: T?
             let elapsed = try clock.measure { result = try body() }
             let ms = Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000
-            print("  \(label.padding(toLength: 30, withPad: " ", startingAt: 0)) \(String(format: "%9.1f ms", ms))"
+            print("  \(label.padding(toLength: 34, withPad: " ", startingAt: 0)) \(String(format: "%9.1f ms", ms))"
                   + "  (\(String(format: "%.0f", Double(jobCount) / max(ms / 1000, 1e-9))) jobs/s)")
             // `body` ran, so `result` holds its value.
             guard let result else { throw CommandFailure("bench step '\(label)' produced nothing") }
             return result
         }
         print("  \(jobCount) jobs per run, 2 runs (\(scenarios) scenarios)")
+        _ = try timed("JournalReader.attemptsWithSteps") { try reader.attemptsWithSteps(run: "bench-b") }
         let report = try timed("RunReport.load") { try RunReport.load(runID: "bench-b", reader: reader) }
         let pivot = try timed("AxisPivot.compute") { AxisPivot.compute(report) }
         print("  patterns: \(pivot.headline)")

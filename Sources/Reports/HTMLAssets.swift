@@ -217,14 +217,26 @@ enum HTMLAssets {
               values.appendChild(el('td', {'class': 'mono'}, [S[j[5][i]]]));
             }
             panel.appendChild(el('table', {'class': 'grid'}, [heads, values]));
-            if (status !== 'passed' && (j[6] !== null || j[7] !== null)) {
-              var deciding = null;
-              for (var n = attempts.length - 1; n >= 0 && deciding === null; n--) {
-                if (!attempts[n][5] && attempts[n][2] !== null) deciding = attempts[n];
-              }
-              if (deciding === null && attempts.length) deciding = attempts[attempts.length - 1];
+            var deciding = null;
+            for (var n = attempts.length - 1; n >= 0 && deciding === null; n--) {
+              if (!attempts[n][5] && attempts[n][2] !== null) deciding = attempts[n];
+            }
+            if (deciding === null && attempts.length) deciding = attempts[attempts.length - 1];
+            var problem = status !== 'passed' && status !== 'flaky';
+            if (problem && (j[6] !== null || j[7] !== null)) {
               panel.appendChild(el('p', {'class': 'failure', 'data-failure-step': j[6] === null ? '' : String(j[6])}, [
                 el('strong', {}, [failureText(j[6], deciding ? deciding[8] : [], j[7] === null ? null : S[j[7]], S)])]));
+            }
+            var failingStep = deciding ? (deciding[6] !== null ? deciding[6] : j[6]) : null;
+            if (problem && failingStep !== null) {
+              var figures = el('div', {'class': 'failing-step-artifacts'});
+              deciding[9].forEach(function (r) {
+                if (r[0] !== failingStep || r[5] === null || S[r[7]] !== 'image') return;
+                figures.appendChild(el('figure', {'class': 'artifact failing-step'}, [el('a', {href: S[r[5]]}, [
+                  el('img', {'data-artifact': S[r[1]], 'data-failing-step': String(failingStep), src: S[r[5]], alt: S[r[1]]})]),
+                  el('figcaption', {}, [S[r[1]] + ' at the failing step ' + failingStep + ', attempt ' + deciding[0]])]));
+              });
+              if (figures.firstChild) panel.appendChild(figures);
             }
             if (!attempts.length) panel.appendChild(el('p', {'class': 'note'}, ['No attempt was started.']));
             for (var m = 0; m < attempts.length; m++) panel.appendChild(attemptBlock(attempts[m], d));

@@ -9,6 +9,8 @@ struct HTMLReport {
     var artifacts: [ArtifactExport.Key: ExportedArtifact]
     var diff: RunDiff?
     var warnings: [String]
+    /// The most panels of jobs that did not pass written into the page; the rest go to the data island.
+    var pagePanels: Int = 2_000
 
     private func h(_ s: String) -> String { Escape.html(s) }
 
@@ -45,11 +47,17 @@ struct HTMLReport {
         out += failingJobs()
         // Panels of jobs with something to look at are in the page; the others are built on demand from the island.
         out += "</main>\n<div id=\"panels\">\n"
-        for job in report.jobs where !JobDataIsland.carries(job) { out += panel(job) }
+        var inPage = Array(repeating: false, count: report.jobs.count)
+        var budget = pagePanels
+        for (i, job) in report.jobs.enumerated() where !JobDataIsland.carries(job) && budget > 0 {
+            inPage[i] = true
+            budget -= 1
+            out += panel(job)
+        }
         out += "</div>\n"
         var island = JobDataIsland(report: report, artifacts: artifacts)
         island.begin(out)
-        for job in report.jobs where JobDataIsland.carries(job) { island.add(job, to: out) }
+        for (i, job) in report.jobs.enumerated() where !inPage[i] { island.add(job, to: out) }
         island.end(out)
         out += "<script>\(HTMLAssets.script)</script>\n</body>\n</html>\n"
     }

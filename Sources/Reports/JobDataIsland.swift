@@ -1,7 +1,8 @@
 import Foundation
 import Journal
 
-/// The compact JSON that `report.html` carries for jobs whose panels are built on demand (passed and not-run jobs):
+/// The compact JSON that `report.html` carries for jobs whose panels are built on demand (passed and not-run jobs,
+/// and jobs that did not pass beyond ``ReportSettings/pagePanels``):
 /// a `<script type="application/json" id="job-data">` block the page's script reads when such a job is opened.
 ///
 /// Shape (`v` 1; every string is an index into `strings`, durations are whole microseconds, times whole seconds
@@ -28,7 +29,7 @@ struct JobDataIsland {
         self.artifacts = artifacts
     }
 
-    /// Jobs whose panel the page builds from the island.
+    /// Jobs whose panel the page always builds from the island.
     static func carries(_ job: JobReport) -> Bool { job.status == .passed || job.status == .notRun }
 
     private mutating func s(_ text: String?) -> String {

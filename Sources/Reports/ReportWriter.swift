@@ -15,10 +15,15 @@ public struct ReportSettings: Sendable, Hashable {
     /// The most bytes of a JSON or text artifact shown inline in a job panel (default 64 KiB).
     public var inlineLimit: Int
 
+    /// The most panels of jobs that did not pass written into `report.html` (default 2,000, in plan order); the
+    /// panels of the others, like those of passed and not-run jobs, are built from the page's data island when opened.
+    public var pagePanels: Int
+
     public init(
         artifacts: ArtifactSelection = .notPassed, junitGrouping: JUnitGrouping = .scenario, durationThreshold: Double = 0.2,
-        maxArtifactSize: Int = 64 << 20, inlineLimit: Int = 64 << 10
+        maxArtifactSize: Int = 64 << 20, inlineLimit: Int = 64 << 10, pagePanels: Int = 2_000
     ) {
+        self.pagePanels = pagePanels
         self.artifacts = artifacts
         self.junitGrouping = junitGrouping
         self.durationThreshold = durationThreshold
@@ -116,7 +121,8 @@ public enum ReportWriter {
         )
         // Each file is streamed to disk as it is rendered.
         let html = try ReportOutput(file: files.html)
-        HTMLReport(report: report, pivot: pivot, artifacts: exported.artifacts, diff: diff, warnings: warnings).write(to: html)
+        HTMLReport(report: report, pivot: pivot, artifacts: exported.artifacts, diff: diff, warnings: warnings,
+                   pagePanels: settings.pagePanels).write(to: html)
         try html.finish()
         lap("report.html")
         let junit = try ReportOutput(file: files.junit)
