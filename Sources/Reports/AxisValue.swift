@@ -20,6 +20,7 @@ public struct AxisValue: Sendable, Hashable, Codable, Comparable, CustomStringCo
     /// The axis values of a journal job: from its configuration JSON object when it parses (numbers and booleans
     /// become their JSON text), else from the canonical `k=v,k=v` text. Sorted by axis name.
     public static func parse(configuration: String, json: String) -> [AxisValue] {
+        if let flat = flatStrings(json) { return flat.sorted() }
         if let object = try? JSONDecoder().decode([String: Scalar].self, from: Data(json.utf8)) {
             return object.map { AxisValue(axis: $0.key, value: $0.value.text) }.sorted()
         }
@@ -27,6 +28,40 @@ public struct AxisValue: Sendable, Hashable, Codable, Comparable, CustomStringCo
             let pieces = part.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             return AxisValue(axis: String(pieces[0]), value: pieces.count > 1 ? String(pieces[1]) : "")
         }.sorted()
+    }
+
+    /// The members of a flat JSON object whose keys and values are all strings without escapes (`{"locale":"ar"}`),
+    /// read without a decoder (a report parses one per job); nil for anything else, which the decoder handles.
+    static func flatStrings(_ json: String) -> [AxisValue]? {
+        var bytes = json.utf8[...]
+        func skipSpace() { while let b = bytes.first, b == 0x20 || b == 0x0A || b == 0x0D || b == 0x09 { bytes.removeFirst() } }
+        func expect(_ byte: UInt8) -> Bool {
+            skipSpace()
+            guard bytes.first == byte else { return false }
+            bytes.removeFirst()
+            return true
+        }
+        func string() -> String? {
+            guard expect(0x22) else { return nil }
+            guard let end = bytes.firstIndex(of: 0x22) else { return nil }
+            let body = bytes[..<end]
+            if body.contains(0x5C) || body.contains(where: { $0 < 0x20 }) { return nil }
+            bytes = bytes[bytes.index(after: end)...]
+            return String(decoding: body, as: UTF8.self)
+        }
+        guard expect(0x7B) else { return nil }
+        var out: [AxisValue] = []
+        if expect(0x7D) { skipSpace(); return bytes.isEmpty ? out : nil }
+        while true {
+            guard let key = string(), expect(0x3A), let value = string() else { return nil }
+            // A repeated key: leave the decoder's rules to the decoder.
+            if out.contains(where: { $0.axis == key }) { return nil }
+            out.append(AxisValue(axis: key, value: value))
+            if expect(0x2C) { continue }
+            guard expect(0x7D) else { return nil }
+            skipSpace()
+            return bytes.isEmpty ? out : nil
+        }
     }
 
     /// A JSON member value as text.

@@ -39,6 +39,8 @@ enum HTMLAssets {
         text-overflow:ellipsis}
         a.cell{display:flex;align-items:center;justify-content:center;width:22px;height:22px;border-radius:4px;color:#fff;
         text-decoration:none;font-weight:700;position:relative}
+        a.cell{cursor:pointer}
+        a.cell.s-passed:empty::after{content:"✓"}
         a.cell:hover,a.cell.selected{outline:3px solid #1d232b;outline-offset:1px}
         a.cell.new::after{content:"";position:absolute;top:-3px;right:-3px;width:8px;height:8px;border-radius:50%;background:#111;
         border:1px solid #fff}
@@ -79,6 +81,174 @@ enum HTMLAssets {
     static let script = """
         (function () {
           'use strict';
+          var LABELS = {passed: 'passed', failed: 'failed', flaky: 'flaky', timedOut: 'timed out',
+                        quarantined: 'quarantined', notRun: 'not run'};
+          function el(tag, attrs, kids) {
+            var e = document.createElement(tag);
+            for (var k in attrs) { if (attrs[k] !== null && attrs[k] !== undefined) e.setAttribute(k, attrs[k]); }
+            for (var i = 0; kids && i < kids.length; i++) {
+              if (kids[i] === null || kids[i] === undefined) continue;
+              e.appendChild(typeof kids[i] === 'string' ? document.createTextNode(kids[i]) : kids[i]);
+            }
+            return e;
+          }
+          function mark(img, ok) { img.setAttribute('data-loaded', ok ? 'true' : 'false'); }
+          function watchImages(root) {
+            var images = root.querySelectorAll('img[data-artifact]');
+            for (var n = 0; n < images.length; n++) {
+              (function (img) {
+                img.addEventListener('load', function () { mark(img, img.naturalWidth > 0); });
+                img.addEventListener('error', function () { mark(img, false); });
+                if (img.complete && img.getAttribute('src')) mark(img, img.naturalWidth > 0);
+              })(images[n]);
+            }
+          }
+          // Jobs without a panel in the page (passed, not run) are built from the data island when opened.
+          var data = null;
+          function island() {
+            if (data === null) {
+              var node = document.getElementById('job-data');
+              try { data = node ? JSON.parse(node.textContent) : {}; } catch (e) { data = {}; }
+              if (!data.jobs) data.jobs = {};
+            }
+            return data;
+          }
+          function secs(us) {
+            if (us === null || us === undefined) return '-';
+            var v = us / 1e6;
+            if (v < 1) return Math.round(v * 1000) + ' ms';
+            if (v < 60) return v.toFixed(2) + ' s';
+            var m = Math.floor(v / 60);
+            return m + ' min ' + (v - m * 60).toFixed(0) + ' s';
+          }
+          function stamp(seconds) { return new Date(seconds * 1000).toISOString().replace(/\\.\\d+Z$/, 'Z'); }
+          function failureText(step, steps, message, S) {
+            var parts = [];
+            if (step !== null && step !== undefined) {
+              var key = null;
+              for (var i = 0; i < steps.length; i++) { if (steps[i][0] === step) { key = S[steps[i][1]]; break; } }
+              parts.push('step ' + step + (key !== null ? ' (' + key + ')' : ''));
+            }
+            if (message) parts.push(message);
+            return parts.length ? parts.join(': ') : 'no message';
+          }
+          function artifactRow(refs, S) {
+            var td = el('td', {colspan: '5'});
+            for (var i = 0; i < refs.length; i++) {
+              var r = refs[i], name = S[r[1]], path = r[5] === null ? null : S[r[5]];
+              var caption = name + ' · ' + S[r[2]] + ' · ' + r[3] + ' bytes';
+              if (path === null) {
+                td.appendChild(el('div', {'class': 'note artifact', 'data-sha256': r[4]}, [caption + ' — '
+                  + (r[6] === null ? 'not extracted' : S[r[6]]) + ' · blob ' + r[4].slice(0, 12) + '…']));
+              } else if (S[r[7]] === 'image') {
+                td.appendChild(el('figure', {'class': 'artifact'}, [
+                  el('a', {href: path}, [el('img', {'data-artifact': name, src: path, alt: name})]),
+                  el('figcaption', {}, [caption])]));
+              } else {
+                td.appendChild(el('div', {'class': 'artifact'}, [el('a', {href: path}, [caption])]));
+              }
+            }
+            return el('tr', {'class': 'artifacts'}, [el('td'), td]);
+          }
+          function attemptBlock(a, d) {
+            var S = d.strings, outcome = a[2] === null ? null : S[a[2]], steps = a[8], refs = a[9];
+            var interrupted = 0;
+            for (var i = 0; i < steps.length; i++) { if (steps[i][5] !== null && steps[i][5] !== undefined) interrupted++; }
+            var box = el('div', {'class': 'attempt' + (a[5] ? ' superseded' : ''), 'data-attempt': String(a[0])}, [
+              el('h3', {}, ['Attempt ' + a[0] + ': ' + (outcome || 'unfinished') + ' on worker ',
+                el('span', {'class': 'mono'}, [a[1] === null ? '?' : S[a[1]]]),
+                ' · ' + secs(a[3]) + (a[5] ? ' · superseded' : '')])]);
+            var facts = [];
+            if (a[4] !== null) facts.push('started ' + stamp(d.start + a[4]));
+            facts.push(steps.length + ' step(s)');
+            facts.push(interrupted + ' with interruptions handled');
+            box.appendChild(el('p', {'class': 'muted'}, [facts.join(' · ')]));
+            if (a[7] !== null && outcome !== 'passed') {
+              box.appendChild(el('p', {'class': 'failure'}, [failureText(a[6], steps, S[a[7]], S)]));
+            }
+            var total = 0;
+            for (var t = 0; t < steps.length; t++) total += Math.max(0, steps[t][3]);
+            var table = el('table', {'class': 'grid steps'}, [el('tr', {}, [el('th', {}, ['#']), el('th', {}, ['step']),
+              el('th', {}, ['outcome']), el('th', {}, ['duration']), el('th', {}, ['timeline']), el('th', {}, ['message'])])]);
+            var byStep = {}, shown = {};
+            for (var r = 0; r < refs.length; r++) { (byStep[refs[r][0]] = byStep[refs[r][0]] || []).push(refs[r]); }
+            var offset = 0;
+            for (var k = 0; k < steps.length; k++) {
+              var st = steps[k], so = S[st[2]];
+              var failing = st[0] === a[6] || so === 'failed' || so === 'timedOut';
+              shown[st[0]] = true;
+              var bar = el('span', {'class': failing ? 'failing' : ''});
+              bar.style.left = (total > 0 ? offset / total * 100 : 0).toFixed(2) + '%';
+              bar.style.width = (total > 0 ? Math.max(0.5, st[3] / total * 100) : 0).toFixed(2) + '%';
+              offset += Math.max(0, st[3]);
+              var message = el('td', {}, [st[4] !== null && st[4] !== undefined ? S[st[4]] : null]);
+              if (st[5] !== null && st[5] !== undefined) {
+                message.appendChild(el('div', {'class': 'interruptions'}, ['interruptions handled: ' + S[st[5]]]));
+              }
+              table.appendChild(el('tr', {'class': 'step' + (failing ? ' failing' : ''), 'data-step': String(st[0])}, [
+                el('td', {}, [String(st[0])]), el('td', {'class': 'mono'}, [S[st[1]]]),
+                el('td', {}, [so + (failing ? ' ◀' : '')]), el('td', {}, [secs(st[3])]),
+                el('td', {}, [el('div', {'class': 'bar time'}, [bar])]), message]));
+              if (byStep[st[0]]) table.appendChild(artifactRow(byStep[st[0]], S));
+            }
+            Object.keys(byStep).map(Number).sort(function (x, y) { return x - y; }).forEach(function (index) {
+              if (shown[index]) return;
+              table.appendChild(el('tr', {'class': 'step', 'data-step': String(index)}, [el('td', {}, [String(index)]),
+                el('td', {colspan: '5', 'class': 'muted'}, ['(no step record)'])]));
+              table.appendChild(artifactRow(byStep[index], S));
+            });
+            box.appendChild(table);
+            return box;
+          }
+          function build(id) {
+            var d = island();
+            if (!Object.prototype.hasOwnProperty.call(d.jobs, id)) return null;
+            var j = d.jobs[id], S = d.strings, status = S[j[3]], attempts = j[8];
+            var panel = el('section', {'class': 'job-panel', id: 'job-' + id, 'data-job-panel': id}, [
+              el('a', {'class': 'close', href: '#'}, ['close ✕']),
+              el('h2', {}, [S[j[1]] + ' ', el('span', {'class': 'chip s-' + status}, [LABELS[status] || status])]),
+              el('p', {'class': 'muted'}, ['scenario ', el('span', {'class': 'mono'}, [S[j[0]]]), ' · registry ',
+                el('span', {'class': 'mono'}, [S[j[2]]]), ' · job ', el('span', {'class': 'mono'}, [id]),
+                ' · ' + attempts.length + ' attempt(s) · ' + secs(j[4])])]);
+            var heads = el('tr'), values = el('tr');
+            for (var i = 0; i < d.axes.length; i++) {
+              if (j[5][i] === null) continue;
+              heads.appendChild(el('th', {}, [d.axes[i]]));
+              values.appendChild(el('td', {'class': 'mono'}, [S[j[5][i]]]));
+            }
+            panel.appendChild(el('table', {'class': 'grid'}, [heads, values]));
+            var deciding = null;
+            for (var n = attempts.length - 1; n >= 0 && deciding === null; n--) {
+              if (!attempts[n][5] && attempts[n][2] !== null) deciding = attempts[n];
+            }
+            if (deciding === null && attempts.length) deciding = attempts[attempts.length - 1];
+            var problem = status !== 'passed' && status !== 'flaky';
+            if (problem && (j[6] !== null || j[7] !== null)) {
+              panel.appendChild(el('p', {'class': 'failure', 'data-failure-step': j[6] === null ? '' : String(j[6])}, [
+                el('strong', {}, [failureText(j[6], deciding ? deciding[8] : [], j[7] === null ? null : S[j[7]], S)])]));
+            }
+            var failingStep = deciding ? (deciding[6] !== null ? deciding[6] : j[6]) : null;
+            if (problem && failingStep !== null) {
+              var figures = el('div', {'class': 'failing-step-artifacts'});
+              deciding[9].forEach(function (r) {
+                if (r[0] !== failingStep || r[5] === null || S[r[7]] !== 'image') return;
+                figures.appendChild(el('figure', {'class': 'artifact failing-step'}, [el('a', {href: S[r[5]]}, [
+                  el('img', {'data-artifact': S[r[1]], 'data-failing-step': String(failingStep), src: S[r[5]], alt: S[r[1]]})]),
+                  el('figcaption', {}, [S[r[1]] + ' at the failing step ' + failingStep + ', attempt ' + deciding[0]])]));
+              });
+              if (figures.firstChild) panel.appendChild(figures);
+            }
+            if (!attempts.length) panel.appendChild(el('p', {'class': 'note'}, ['No attempt was started.']));
+            for (var m = 0; m < attempts.length; m++) panel.appendChild(attemptBlock(attempts[m], d));
+            document.getElementById('panels').appendChild(panel);
+            watchImages(panel);
+            return panel;
+          }
+          function cellOf(id) {
+            var cells = document.querySelectorAll('.cell[data-job]');
+            for (var k = 0; k < cells.length; k++) { if (cells[k].getAttribute('data-job') === id) return cells[k]; }
+            return null;
+          }
           function show(id) {
             var open = document.querySelectorAll('.job-panel.open');
             for (var i = 0; i < open.length; i++) open[i].classList.remove('open');
@@ -86,14 +256,12 @@ enum HTMLAssets {
             for (var j = 0; j < selected.length; j++) selected[j].classList.remove('selected');
             document.body.removeAttribute('data-open-job');
             if (!id) return;
-            var panel = document.getElementById('job-' + id);
+            var panel = document.getElementById('job-' + id) || build(id);
             if (!panel) return;
             panel.classList.add('open');
             document.body.setAttribute('data-open-job', id);
-            var cells = document.querySelectorAll('.cell[data-job]');
-            for (var k = 0; k < cells.length; k++) {
-              if (cells[k].getAttribute('data-job') === id) cells[k].classList.add('selected');
-            }
+            var cell = cellOf(id);
+            if (cell) cell.classList.add('selected');
           }
           function fromHash() {
             var match = /^#job=(.+)$/.exec(location.hash);
@@ -112,13 +280,29 @@ enum HTMLAssets {
               if (map) map.classList.toggle('only-failing', toggle.checked);
             });
           }
+          // A cell's configuration comes from the header above its column (every header row is one axis).
+          var columns = null;
+          function headerColumns() {
+            if (columns !== null) return columns;
+            columns = [];
+            var rows = document.querySelectorAll('#heatmap-table thead tr');
+            for (var r = 0; r < rows.length; r++) {
+              var ths = rows[r].children, labels = [];
+              for (var c = 1; c < ths.length; c++) {
+                for (var n = 0; n < (ths[c].colSpan || 1); n++) labels.push(ths[c].textContent);
+              }
+              columns.push({axis: ths.length ? ths[0].textContent : '', labels: labels});
+            }
+            return columns;
+          }
           function configOf(cell) {
             var values = {};
-            var text = cell.getAttribute('data-config') || '';
-            var parts = text ? text.split(',') : [];
-            for (var i = 0; i < parts.length; i++) {
-              var eq = parts[i].indexOf('=');
-              if (eq > 0) values[parts[i].slice(0, eq)] = parts[i].slice(eq + 1);
+            var td = cell.closest('td');
+            var column = td ? td.cellIndex - 1 : -1;
+            var levels = headerColumns();
+            for (var i = 0; i < levels.length; i++) {
+              var label = levels[i].labels[column];
+              if (label !== undefined && label !== '–') values[levels[i].axis] = label;
             }
             var row = cell.closest('tr[data-scenario]');
             if (row) values.scenario = row.getAttribute('data-scenario');
@@ -147,18 +331,25 @@ enum HTMLAssets {
             }
           }
           document.addEventListener('click', function (e) {
+            var cell = e.target.closest ? e.target.closest('a.cell[data-job]') : null;
+            if (cell && !cell.hasAttribute('href')) {
+              e.preventDefault();
+              location.hash = 'job=' + encodeURIComponent(cell.getAttribute('data-job'));
+              return;
+            }
             var row = e.target.closest ? e.target.closest('tr[data-values]') : null;
             if (row) highlight(row);
           });
-          function mark(img, ok) { img.setAttribute('data-loaded', ok ? 'true' : 'false'); }
-          var images = document.querySelectorAll('img[data-artifact]');
-          for (var n = 0; n < images.length; n++) {
-            (function (img) {
-              img.addEventListener('load', function () { mark(img, img.naturalWidth > 0); });
-              img.addEventListener('error', function () { mark(img, false); });
-              if (img.complete) mark(img, img.naturalWidth > 0);
-            })(images[n]);
-          }
+          // Bare cells get their tooltip when the pointer first reaches them.
+          document.addEventListener('mouseover', function (e) {
+            var cell = e.target.closest ? e.target.closest('a.cell[data-job]') : null;
+            if (!cell || cell.hasAttribute('title')) return;
+            var row = cell.closest('tr[data-scenario]'), config = configOf(cell), parts = [];
+            for (var key in config) { if (key !== 'scenario') parts.push(key + '=' + config[key]); }
+            var title = row && row.firstElementChild ? row.firstElementChild.firstChild.textContent.trim() : '';
+            cell.setAttribute('title', title + ' · ' + (parts.join(',') || 'default') + ' · passed');
+          });
+          watchImages(document);
           fromHash();
           document.documentElement.setAttribute('data-ready', 'true');
         })();

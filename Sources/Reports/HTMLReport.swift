@@ -9,6 +9,8 @@ struct HTMLReport {
     var artifacts: [ArtifactExport.Key: ExportedArtifact]
     var diff: RunDiff?
     var warnings: [String]
+    /// The most panels of jobs that did not pass written into the page; the rest go to the data island.
+    var pagePanels: Int = 2_000
 
     private func h(_ s: String) -> String { Escape.html(s) }
 
@@ -16,9 +18,10 @@ struct HTMLReport {
         .passed: "✓", .failed: "✗", .flaky: "≈", .timedOut: "T", .quarantined: "⊘", .notRun: "·",
     ]
 
-    func render() -> String {
+    /// Writes the page into `out`, section by section and cell by cell.
+    func write(to out: ReportOutput) {
         let info = report.run.info
-        var out = """
+        out += """
             <!DOCTYPE html>
             <html lang="en">
             <head>
@@ -38,14 +41,25 @@ struct HTMLReport {
 
             """
         out += metadata()
-        out += heatMap()
+        heatMap(out)
         out += pivotSection()
         if let diff { out += baselineSection(diff) }
         out += failingJobs()
+        // Panels of jobs with something to look at are in the page; the others are built on demand from the island.
         out += "</main>\n<div id=\"panels\">\n"
-        for job in report.jobs { out += panel(job) }
-        out += "</div>\n<script>\(HTMLAssets.script)</script>\n</body>\n</html>\n"
-        return out
+        var inPage = Array(repeating: false, count: report.jobs.count)
+        var budget = pagePanels
+        for (i, job) in report.jobs.enumerated() where !JobDataIsland.carries(job) && budget > 0 {
+            inPage[i] = true
+            budget -= 1
+            out += panel(job)
+        }
+        out += "</div>\n"
+        var island = JobDataIsland(report: report, artifacts: artifacts)
+        island.begin(out)
+        for (i, job) in report.jobs.enumerated() where !inPage[i] { island.add(job, to: out) }
+        island.end(out)
+        out += "<script>\(HTMLAssets.script)</script>\n</body>\n</html>\n"
     }
 
     // MARK: - Run metadata
@@ -101,7 +115,7 @@ struct HTMLReport {
 
     // MARK: - Heat map
 
-    private func heatMap() -> String {
+    private func heatMap(_ output: ReportOutput) {
         let layout = HeatMapLayout(report)
         let newIDs = Set((diff?.newFailures ?? []).map(\.jobID) + (diff?.newlyFlaky ?? []).map(\.jobID))
         var out = "<section class=\"block\" id=\"heatmap\">\n<h2>Matrix</h2>\n"
@@ -121,8 +135,9 @@ struct HTMLReport {
             out += "</tr>\n"
         }
         out += "</thead>\n<tbody>\n"
+        output += out
         for row in layout.rows {
-            out += "<tr data-failing=\"\(row.failing ? 1 : 0)\" data-scenario=\"\(h(row.scenarioID))\">"
+            var out = "<tr data-failing=\"\(row.failing ? 1 : 0)\" data-scenario=\"\(h(row.scenarioID))\">"
                 + "<th title=\"\(h(row.scenarioID))\">\(h(row.title))"
                 + " <span class=\"muted mono\">\(h(row.scenarioID))</span></th>"
             for jobs in row.cells {
@@ -133,6 +148,11 @@ struct HTMLReport {
                 out += "<td>"
                 for index in jobs {
                     let job = report.jobs[index]
+                    // A passed cell is bare (symbol from CSS, tooltip and config from the script): 100,000 of them.
+                    if job.status == .passed {
+                        out += "<a class=\"cell s-passed\" data-job=\"\(h(job.id))\"></a>"
+                        continue
+                    }
                     let tip = "\(job.job.scenarioTitle) · \(job.job.configuration.isEmpty ? "default" : job.job.configuration) · \(job.status.label)"
                     out += "<a class=\"cell s-\(job.status.rawValue)\(newIDs.contains(job.id) ? " new" : "")\""
                         + " data-job=\"\(h(job.id))\" data-status=\"\(job.status.rawValue)\" href=\"#job=\(h(job.id))\""
@@ -140,10 +160,14 @@ struct HTMLReport {
                         + " title=\"\(h(tip))\">\(Self.symbols[job.status] ?? "")</a>"
                 }
                 out += "</td>"
+                if out.utf8.count > 1 << 16 {
+                    output += out
+                    out = ""
+                }
             }
-            out += "</tr>\n"
+            output += out + "</tr>\n"
         }
-        return out + "</tbody>\n</table></div>\n</section>\n"
+        output += "</tbody>\n</table></div>\n</section>\n"
     }
 
     // MARK: - Pivot
@@ -334,15 +358,18 @@ struct HTMLReport {
         return out + "</table>\n</div>\n"
     }
 
-    private func artifactRow(_ job: JobReport, _ attempt: AttemptReport, _ refs: [ArtifactReference], open: Bool) -> String {
-        var out = "<tr class=\"artifacts\"><td></td><td colspan=\"5\">"
-        // Wireframes first: they are what a person looks at; then snapshots, logs, the rest.
+    /// Wireframes first: they are what a person looks at; then snapshots, logs, the rest (by name within a kind).
+    static func ordered(_ refs: [ArtifactReference]) -> [ArtifactReference] {
         let order: [ArtifactKind: Int] = [.image: 0, .json: 1, .text: 2, .other: 3]
-        let sorted = refs.sorted {
+        return refs.sorted {
             (order[ArtifactKind(mediaType: $0.mediaType, name: $0.name)] ?? 3, $0.name)
                 < (order[ArtifactKind(mediaType: $1.mediaType, name: $1.name)] ?? 3, $1.name)
         }
-        for ref in sorted {
+    }
+
+    private func artifactRow(_ job: JobReport, _ attempt: AttemptReport, _ refs: [ArtifactReference], open: Bool) -> String {
+        var out = "<tr class=\"artifacts\"><td></td><td colspan=\"5\">"
+        for ref in Self.ordered(refs) {
             let key = ArtifactExport.Key(job: job.id, attempt: attempt.attempt, step: ref.stepIndex, name: ref.name)
             let exported = artifacts[key]
             let kind = exported?.kind ?? ArtifactKind(mediaType: ref.mediaType, name: ref.name)

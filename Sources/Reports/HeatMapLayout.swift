@@ -36,10 +36,20 @@ struct HeatMapLayout {
             return report.axisNames.map { values[$0] ?? Self.missing } + (multipleRegistries ? [job.job.registry] : [])
         }
         let keys = report.jobs.map(columnKey)
-        let columns = Array(Set(keys)).sorted { a, b in
-            for (x, y) in zip(a, b) where x != y { return AxisValue.naturalLess(x, y) }
-            return a.count < b.count
+        let distinct = Array(Set(keys))
+        // Rank each level's distinct values once (natural order), then sort the columns by their ranks: a run of
+        // 100,000 configurations compares integers, not strings.
+        let depth = distinct.map(\.count).max() ?? 0
+        var ranks: [[String: Int]] = []
+        for level in 0..<depth {
+            let values = Set(distinct.compactMap { level < $0.count ? $0[level] : nil }).sorted(by: AxisValue.naturalLess)
+            ranks.append(Dictionary(uniqueKeysWithValues: values.enumerated().map { ($1, $0) }))
         }
+        let ranked = distinct.map { key in (key, key.enumerated().map { ranks[$0.offset][$0.element] ?? 0 }) }
+        let columns = ranked.sorted { a, b in
+            for (x, y) in zip(a.1, b.1) where x != y { return x < y }
+            return a.1.count < b.1.count
+        }.map(\.0)
         var columnIndex: [[String]: Int] = [:]
         for (i, c) in columns.enumerated() { columnIndex[c] = i }
         columnCount = columns.count

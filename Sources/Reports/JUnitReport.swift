@@ -24,6 +24,13 @@ public enum JUnitGrouping: String, Sendable, Hashable, CaseIterable {
 public enum JUnitReport {
     /// The XML document of `report`.
     public static func xml(_ report: RunReport, grouping: JUnitGrouping = .scenario) -> String {
+        let output = ReportOutput()
+        write(report, grouping: grouping, to: output)
+        return output.text
+    }
+
+    /// Writes the XML document of `report` test case by test case.
+    static func write(_ report: RunReport, grouping: JUnitGrouping, to out: ReportOutput) {
         let multipleRegistries = report.registries.count > 1
         var suites: [(name: String, jobs: [JobReport])] = []
         var index: [String: Int] = [:]
@@ -36,7 +43,7 @@ public enum JUnitReport {
         }
         let timestamp = Format.timestamp(report.run.info.startedAt).replacingOccurrences(of: "Z", with: "")
         let totals = tally(report.jobs)
-        var out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+        out += "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
         out += "<testsuites name=\"\(a("flowmatrix \(report.run.info.matrixName) \(report.runID)"))\""
             + " tests=\"\(totals.tests)\" failures=\"\(totals.failures)\" errors=\"\(totals.errors)\""
             + " skipped=\"\(totals.skipped)\" time=\"\(Format.junitTime(report.duration))\" timestamp=\"\(timestamp)\">\n"
@@ -56,7 +63,6 @@ public enum JUnitReport {
             out += "  </testsuite>\n"
         }
         out += "</testsuites>\n"
-        return out
     }
 
     private static func a(_ s: String) -> String { Escape.xml(s, attribute: true) }

@@ -15,10 +15,15 @@ public struct ReportSettings: Sendable, Hashable {
     /// The most bytes of a JSON or text artifact shown inline in a job panel (default 64 KiB).
     public var inlineLimit: Int
 
+    /// The most panels of jobs that did not pass written into `report.html` (default 2,000, in plan order); the
+    /// panels of the others, like those of passed and not-run jobs, are built from the page's data island when opened.
+    public var pagePanels: Int
+
     public init(
         artifacts: ArtifactSelection = .notPassed, junitGrouping: JUnitGrouping = .scenario, durationThreshold: Double = 0.2,
-        maxArtifactSize: Int = 64 << 20, inlineLimit: Int = 64 << 10
+        maxArtifactSize: Int = 64 << 20, inlineLimit: Int = 64 << 10, pagePanels: Int = 2_000
     ) {
+        self.pagePanels = pagePanels
         self.artifacts = artifacts
         self.junitGrouping = junitGrouping
         self.durationThreshold = durationThreshold
@@ -41,6 +46,15 @@ public struct ReportFiles: Sendable, Hashable {
     public var diff: RunDiff?
     /// Problems that did not stop the report (a blob missing from the store…), one sentence each.
     public var warnings: [String]
+    /// Seconds spent per phase, in order: `load`, `artifacts`, `pivot`, `report.html`, `junit.xml`, `summary.json`
+    /// (`diff` too with a baseline).
+    public var timings: [Timing] = []
+
+    /// Time spent in one phase of writing a report.
+    public struct Timing: Sendable, Hashable {
+        public var phase: String
+        public var seconds: Double
+    }
 }
 
 /// Writes a run's `report.html`, `junit.xml`, `summary.json` and extracted artifacts into a folder.
@@ -59,11 +73,22 @@ public enum ReportWriter {
         runID: String, reader: JournalReader, blobsRoot: URL, into folder: URL, baseline: String? = nil,
         settings: ReportSettings = ReportSettings()
     ) throws -> ReportFiles {
+        var timings: [ReportFiles.Timing] = []
+        let clock = ContinuousClock()
+        var mark = clock.now
+        func lap(_ phase: String) {
+            let now = clock.now
+            let elapsed = (now - mark).components
+            timings.append(ReportFiles.Timing(phase: phase, seconds: Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18))
+            mark = now
+        }
         let report = try RunReport.load(runID: runID, reader: reader)
+        lap("load")
         var diff: RunDiff?
         if let baseline {
             let base = try resolveBaseline(baseline, for: runID, reader: reader)
             diff = try RunDiff.compute(reader: reader, base: base, head: runID, durationThreshold: settings.durationThreshold)
+            lap("diff")
         }
         do {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -86,18 +111,29 @@ public enum ReportWriter {
             throw ReportError(code: .output, message: "cannot write artifacts into \(folder.path): \(error.localizedDescription)")
         }
         warnings += exported.warnings
+        lap("artifacts")
         let pivot = AxisPivot.compute(report)
-        let html = HTMLReport(report: report, pivot: pivot, artifacts: exported.artifacts, diff: diff, warnings: warnings).render()
-        let junit = JUnitReport.xml(report, grouping: settings.junitGrouping)
-        let summary = try SummaryDocument(report: report, pivot: pivot, artifacts: exported.artifacts, diff: diff).json()
-        let files = ReportFiles(
+        lap("pivot")
+        var files = ReportFiles(
             folder: folder, html: folder.appendingPathComponent("report.html"),
             junit: folder.appendingPathComponent("junit.xml"), summary: folder.appendingPathComponent("summary.json"),
             artifacts: exported.files, baselineRunID: diff?.base, diff: diff, warnings: warnings
         )
-        try write(Data(html.utf8), to: files.html)
-        try write(Data(junit.utf8), to: files.junit)
-        try write(summary, to: files.summary)
+        // Each file is streamed to disk as it is rendered.
+        let html = try ReportOutput(file: files.html)
+        HTMLReport(report: report, pivot: pivot, artifacts: exported.artifacts, diff: diff, warnings: warnings,
+                   pagePanels: settings.pagePanels).write(to: html)
+        try html.finish()
+        lap("report.html")
+        let junit = try ReportOutput(file: files.junit)
+        JUnitReport.write(report, grouping: settings.junitGrouping, to: junit)
+        try junit.finish()
+        lap("junit.xml")
+        let summary = try ReportOutput(file: files.summary)
+        try SummaryDocument(report: report, pivot: pivot, artifacts: exported.artifacts, diff: diff).write(to: summary)
+        try summary.finish()
+        lap("summary.json")
+        files.timings = timings
         return files
     }
 
@@ -134,13 +170,5 @@ public enum ReportWriter {
             return root.deletingLastPathComponent()
         }
         return nil
-    }
-
-    private static func write(_ data: Data, to url: URL) throws {
-        do {
-            try data.write(to: url, options: .atomic)
-        } catch {
-            throw ReportError(code: .output, message: "cannot write \(url.path): \(error.localizedDescription)")
-        }
     }
 }

@@ -4,7 +4,8 @@ import Journal
 /// `summary.json`: counts, per-job outcome, durations and artifact references (schema in docs/REPORTS.md).
 public struct SummaryDocument: Sendable, Hashable, Codable {
     /// Bumped when a member changes meaning or disappears (members may be added without a bump).
-    public static let currentSchemaVersion = 1
+    /// 2: jobs that passed on their only attempt without artifacts moved from `jobs` to the compact `passed` rows.
+    public static let currentSchemaVersion = 2
 
     public struct Run: Sendable, Hashable, Codable {
         public var id: String
@@ -78,6 +79,53 @@ public struct SummaryDocument: Sendable, Hashable, Codable {
         public var unchanged: Int
     }
 
+    /// A job that passed on its only attempt and stored no artifact, as one compact JSON array
+    /// `[id, scenarioID, configuration, registry, durationSeconds]` (`configuration` is the canonical `k=v,k=v`).
+    public struct PassedJob: Sendable, Hashable, Codable {
+        public var id: String
+        public var scenarioID: String
+        public var configuration: String
+        public var registry: String
+        public var durationSeconds: Double?
+
+        public init(from decoder: any Decoder) throws {
+            var c = try decoder.unkeyedContainer()
+            id = try c.decode(String.self)
+            scenarioID = try c.decode(String.self)
+            configuration = try c.decode(String.self)
+            registry = try c.decode(String.self)
+            durationSeconds = try c.decodeIfPresent(Double.self)
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var c = encoder.unkeyedContainer()
+            try c.encode(id)
+            try c.encode(scenarioID)
+            try c.encode(configuration)
+            try c.encode(registry)
+            try c.encode(durationSeconds)
+        }
+
+        init(_ job: JobReport) {
+            id = job.id
+            scenarioID = job.job.scenarioID
+            configuration = job.job.configuration
+            registry = job.job.registry
+            durationSeconds = job.row.result?.duration
+        }
+
+        /// The row as JSON text, written by hand: a run has up to 100,000 of them.
+        var json: String {
+            "[" + JSONText.string(id) + "," + JSONText.string(scenarioID) + "," + JSONText.string(configuration) + ","
+                + JSONText.string(registry) + "," + JSONText.number(durationSeconds) + "]"
+        }
+
+        /// A job summed up by a row: passed on its only attempt, no artifact.
+        static func fits(_ job: JobReport) -> Bool {
+            job.status == .passed && job.attempts.count <= 1 && job.attempts.allSatisfy { $0.artifacts.isEmpty && !$0.superseded }
+        }
+    }
+
     public var schemaVersion: Int
     public var run: Run
     /// Jobs per status (every status present).
@@ -87,7 +135,13 @@ public struct SummaryDocument: Sendable, Hashable, Codable {
     public var headline: String
     public var patterns: [AxisPivot.Explanation]
     public var topGroups: [AxisPivot.Group]
+    /// Every job that is not a ``PassedJob`` (failed, flaky, timed out, quarantined, not run, and passed jobs with
+    /// retries or artifacts), with attempts and artifacts.
     public var jobs: [Job]
+    /// Jobs that passed on their only attempt without artifacts, in plan order.
+    public var passed: [PassedJob]
+    /// Scenario id → title, for the scenarios of the run.
+    public var scenarios: [String: String]
     public var baseline: Baseline?
 
     init(report: RunReport, pivot: AxisPivot, artifacts: [ArtifactExport.Key: ExportedArtifact], diff: RunDiff?) {
@@ -106,7 +160,11 @@ public struct SummaryDocument: Sendable, Hashable, Codable {
         headline = pivot.headline
         patterns = pivot.explanations
         topGroups = Array(pivot.ranked.prefix(10))
-        jobs = report.jobs.map { job in
+        passed = report.jobs.filter(PassedJob.fits).map(PassedJob.init)
+        var scenarios: [String: String] = [:]
+        for job in report.jobs where scenarios[job.job.scenarioID] == nil { scenarios[job.job.scenarioID] = job.job.scenarioTitle }
+        self.scenarios = scenarios
+        jobs = report.jobs.filter { !PassedJob.fits($0) }.map { job in
             Job(
                 id: job.id, scenarioID: job.job.scenarioID, scenarioTitle: job.job.scenarioTitle,
                 configuration: Dictionary(job.axes.map { ($0.axis, $0.value) }, uniquingKeysWith: { a, _ in a }),
@@ -136,11 +194,27 @@ public struct SummaryDocument: Sendable, Hashable, Codable {
         }
     }
 
-    /// Pretty-printed JSON with sorted keys.
+    /// Compact JSON with sorted keys, one `passed` row per line.
     public func json() throws -> Data {
+        let output = ReportOutput()
+        try write(to: output)
+        return Data(output.text.utf8)
+    }
+
+    /// Writes ``json()`` into `out`: everything but the `passed` rows through `JSONEncoder`, the rows by hand.
+    func write(to out: ReportOutput) throws {
+        var head = self
+        head.passed = []
         let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        return try encoder.encode(self)
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let text = String(decoding: try encoder.encode(head), as: UTF8.self)
+        // `"passed":[]` occurs once: inside a JSON string its quotes would be escaped.
+        guard let slot = text.range(of: "\"passed\":[]") else {
+            throw ReportError(code: .output, message: "summary.json: the encoder wrote no passed member")
+        }
+        out += String(text[..<slot.lowerBound]) + "\"passed\":["
+        for (i, row) in passed.enumerated() { out += (i == 0 ? "\n" : ",\n") + row.json }
+        out += (passed.isEmpty ? "]" : "\n]") + String(text[slot.upperBound...]) + "\n"
     }
 }
 

@@ -74,6 +74,7 @@ struct BrowserTests {
         struct Image: Decodable { var loaded: String?; var width: Int }
         var hash: String, openPanels: Int, panel: String?, openJob: String?, panelVisible: Bool, images: [Image]
         var failingStep: String?, clicked: String?, openBefore: Int, matches: [String]
+        var steps: Int?, attemptTitle: String?
     }
 
     /// Sends a real mouse click to the element `selector` of `written`'s report over the DevTools protocol.
@@ -115,5 +116,57 @@ struct BrowserTests {
         let expected = try ["en-US", "ar", "de-DE"].map { try written.job("checkout", $0, "rtl", "landscape").jobID }
         #expect(Set(state.matches) == Set(expected))
         #expect(state.openPanels == 0)
+    }
+
+    @Test("2,000 jobs: a click on a passed cell builds its panel from the data island; the URL opens one too")
+    func clickPassedCell() throws {
+        let run = LargeSweep.run()
+        let written = try WrittenReport(runs: [run], report: run.runID)
+        let job = try #require(run.jobs.first { $0.plan == .pass && $0.scenarioID == "s12" })
+        #expect(!written.html.contains("id=\"job-\(job.jobID)\""))
+        let state = try click("a.cell[data-job=\"\(job.jobID)\"]", in: written)
+        #expect(state.openBefore == 0)
+        #expect(state.clicked == job.jobID)
+        #expect(state.hash == "#job=\(job.jobID)")
+        #expect(state.openPanels == 1)
+        #expect(state.panel == job.jobID)
+        #expect(state.openJob == job.jobID)
+        #expect(state.panelVisible)
+        #expect(state.steps == 4)
+        #expect(state.attemptTitle?.hasPrefix("Attempt 1: passed on worker worker-a") == true)
+        #expect(state.images.isEmpty)
+
+        let other = try #require(run.jobs.last { $0.plan == .pass })
+        let dom = try dumpDOM(written.files.html.absoluteString + "#job=\(other.jobID)")
+        #expect(dom.contains("data-open-job=\"\(other.jobID)\""))
+        #expect(dom.contains("<section class=\"job-panel open\" id=\"job-\(other.jobID)\" data-job-panel=\"\(other.jobID)\">"))
+        #expect(dom.contains("class=\"cell s-passed selected\" data-job=\"\(other.jobID)\""))
+        let start = try #require(dom.range(of: "<section class=\"job-panel open\""))
+        let end = try #require(dom.range(of: "</section>", range: start.upperBound..<dom.endIndex))
+        #expect(occurrences("<tr class=\"step\" data-step=\"", in: String(dom[start.lowerBound..<end.upperBound])) == 4)
+    }
+
+    @Test("2,000 jobs: a click on the pattern lights up exactly the failing jobs, bare cells included in the search")
+    func clickPatternLarge() throws {
+        let run = LargeSweep.run()
+        let written = try WrittenReport(runs: [run], report: run.runID)
+        let state = try click("tr[data-pattern]", in: written)
+        #expect(Set(state.matches) == Set(run.jobs.filter { $0.plan == .fail }.map(\.jobID)))
+        #expect(state.matches.count == 10)
+    }
+
+    @Test("a failed job beyond pagePanels opens from the island with its failing step and wireframes loaded")
+    func clickFailedCellFromIsland() throws {
+        let written = try WrittenReport(settings: ReportSettings(pagePanels: 0))
+        let failed = try written.job("checkout", "ar", "rtl", "landscape")
+        #expect(!written.html.contains("id=\"job-\(failed.jobID)\""))
+        let state = try click("a.cell[data-job=\"\(failed.jobID)\"]", in: written)
+        #expect(state.openPanels == 1)
+        #expect(state.panel == failed.jobID)
+        #expect(state.panelVisible)
+        #expect(state.images.count == 3)
+        #expect(state.images.allSatisfy { $0.loaded == "true" && $0.width == 24 })
+        #expect(state.failingStep?.hasPrefix("step 2 (expect 'Total' visible): expected 'Total' to be visible") == true)
+        #expect(state.steps == 6)
     }
 }

@@ -238,6 +238,28 @@ enum Sweep {
     }
 }
 
+/// A run of 2,000 jobs: 20 scenarios × 10 locales × 2 directions × 5 window sizes. `s3` fails with rtl at the
+/// largest window (10 jobs); `s7` is flaky in locale `l2` with ltr (5 jobs); everything else passes.
+enum LargeSweep {
+    static func run(runID: String = "20261201-0100-cccc") -> FixtureRun {
+        var jobs: [FixtureJob] = []
+        for s in 0..<20 {
+            for l in 0..<10 {
+                for direction in ["ltr", "rtl"] {
+                    for w in 0..<5 {
+                        let plan: Plan = s == 3 && direction == "rtl" && w == 4 ? .fail
+                            : s == 7 && l == 2 && direction == "ltr" ? .flaky : .pass
+                        jobs.append(FixtureJob(scenarioID: "s\(s)", title: "Scenario \(s)",
+                                               configuration: [("locale", "l\(l)"), ("direction", direction), ("window", "w\(w)")],
+                                               plan: plan))
+                    }
+                }
+            }
+        }
+        return FixtureRun(runID: runID, startedAt: Date(timeIntervalSince1970: 1_796_000_000), matrixName: "large", jobs: jobs)
+    }
+}
+
 /// A minimal valid PNG (8-bit RGB, one stored-deflate zlib stream), built by hand.
 enum PNG {
     static func checkerboard(width: Int, height: Int) -> [UInt8] {

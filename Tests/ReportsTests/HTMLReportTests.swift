@@ -4,14 +4,18 @@ import Testing
 
 @Suite("HTML report")
 struct HTMLReportTests {
-    @Test("the heat map has one cell per job, each linking to its panel, and one panel per job")
+    @Test("the heat map has one cell per job; jobs that did not pass link to panels in the page, the rest are bare")
     func oneCellPerJob() throws {
         let written = try WrittenReport()
         #expect(occurrences(" data-job=\"", in: written.html) == 36)
-        #expect(occurrences("<section class=\"job-panel\"", in: written.html) == 36)
+        // Failed ×3, flaky, timed out, quarantined: in the page. Passed ×29 and not run: in the data island.
+        #expect(occurrences("<section class=\"job-panel\"", in: written.html) == 6)
         for job in written.run.jobs {
             #expect(written.html.contains("data-job=\"\(job.jobID)\""))
-            #expect(written.html.contains("href=\"#job=\(job.jobID)\""))
+            switch job.plan {
+            case .pass: #expect(written.html.contains("<a class=\"cell s-passed\" data-job=\"\(job.jobID)\"></a>"))
+            default: #expect(written.html.contains("href=\"#job=\(job.jobID)\""))
+            }
         }
         let failed = try written.job("checkout", "de-DE", "rtl", "landscape")
         #expect(written.html.contains("<a class=\"cell s-failed\" data-job=\"\(failed.jobID)\" data-status=\"failed\""))
@@ -30,7 +34,12 @@ struct HTMLReportTests {
         let written = try WrittenReport()
         #expect(!written.html.contains(Sweep.xssTitle))
         #expect(written.html.contains("&lt;script&gt;alert(1)&lt;/script&gt;"))
-        #expect(occurrences("<script", in: written.html) == 1)
+        // One script runs; the data island is JSON with `<` escaped, so no tag can close it early.
+        #expect(occurrences("<script>", in: written.html) == 1)
+        #expect(occurrences("<script type=\"application/json\" id=\"job-data\">", in: written.html) == 1)
+        #expect(occurrences("<script", in: written.html) == 2)
+        #expect(occurrences("</script>", in: written.html) == 2)
+        #expect(try written.island().contains("\\u003cscript\\u003ealert(1)\\u003c/script\\u003e"))
         #expect(written.html.contains("script-src &#39;sha256-"))
         // Logs are text too.
         #expect(written.html.contains("&lt;b&gt;not bold&lt;/b&gt;"))
@@ -123,5 +132,34 @@ struct HTMLReportTests {
         let baseline = summary?["baseline"] as? [String: Any]
         #expect(baseline?["runID"] as? String == Nightly.base.runID)
         #expect((baseline?["categories"] as? [String: [String]])?["newFailures"]?.count == 4)
+    }
+
+    @Test("passed and not-run jobs are carried by the data island with their attempts and steps, the others are not")
+    func dataIsland() throws {
+        let written = try WrittenReport()
+        let island = try #require(try JSONSerialization.jsonObject(with: Data(written.island().utf8)) as? [String: Any])
+        let jobs = try #require(island["jobs"] as? [String: [Any]])
+        let strings = try #require(island["strings"] as? [String])
+        let carried = Set(written.run.jobs.filter { $0.plan == .pass || $0.plan == .cancelled }.map(\.jobID))
+        #expect(Set(jobs.keys) == carried)
+        #expect(carried.count == 30)
+        for job in written.run.jobs where !carried.contains(job.jobID) {
+            #expect(written.html.contains("<section class=\"job-panel\" id=\"job-\(job.jobID)\""))
+        }
+        #expect(island["axes"] as? [String] == ["direction", "locale", "orientation"])
+        // A passed checkout job: one attempt on worker-a with four steps, the first with its interruption.
+        let passed = try written.job("checkout", "en-US", "ltr", "portrait")
+        let entry = try #require(jobs[passed.jobID])
+        #expect(strings[try #require(entry[1] as? Int)] == "Check out")
+        #expect(strings[try #require(entry[3] as? Int)] == "passed")
+        let attempts = try #require(entry[8] as? [[Any]])
+        #expect(attempts.count == 1)
+        #expect(strings[try #require(attempts[0][1] as? Int)] == "worker-a")
+        let steps = try #require(attempts[0][8] as? [[Any]])
+        #expect(steps.count == 4)
+        #expect(steps.map { strings[($0[1] as? Int) ?? 0] } == FixtureRun.steps)
+        #expect(strings[try #require(steps[0][5] as? Int)] == "alert 'Allow notifications?' dismissed")
+        // Durations in whole microseconds: 1 s over four steps.
+        #expect(steps[0][3] as? Int == 250_000)
     }
 }

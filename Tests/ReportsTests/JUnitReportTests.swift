@@ -96,6 +96,12 @@ struct JUnitReportTests {
         #expect(cancelled.first("skipped")?.attributes["message"] == "cancelled: the run was interrupted")
         let passed = try #require(cases["browse|direction=rtl,locale=ar,orientation=landscape"])
         #expect(passed.children.map(\.name) == ["system-out"])
+        // A passing test case names its attempt, never dumps its steps (only failures carry `[index] key: …`).
+        #expect(passed.first("system-out")?.text.contains("attempt 1: passed on worker-a") == true)
+        #expect(passed.first("system-out")?.text.contains("[0]") == false)
+        #expect(cases.values.filter { $0.children.map(\.name) == ["system-out"] }.allSatisfy {
+            $0.first("system-out")?.text.contains("launch app") == false
+        })
         // The script-tag title arrives as text in system-out.
         #expect(cases.values.contains { $0.first("system-out")?.text.contains(Sweep.xssTitle) == true })
     }

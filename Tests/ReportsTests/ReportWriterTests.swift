@@ -24,6 +24,14 @@ struct WrittenReport {
         try #require(Sweep.job(run, scenario, locale, direction, orientation))
     }
 
+    /// The JSON text of the page's data island (passed and not-run jobs).
+    func island() throws -> String {
+        let open = "<script type=\"application/json\" id=\"job-data\">"
+        let start = try #require(html.range(of: open))
+        let end = try #require(html.range(of: "</script>", range: start.upperBound..<html.endIndex))
+        return String(html[start.upperBound..<end.lowerBound])
+    }
+
     /// The HTML of one job's panel.
     func panel(_ id: String) throws -> String {
         let start = try #require(html.range(of: "<section class=\"job-panel\" id=\"job-\(id)\""))

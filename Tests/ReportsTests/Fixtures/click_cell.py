@@ -118,7 +118,9 @@ def main():
                   images: imgs.map(function (i) {
                     return {loaded: i.getAttribute('data-loaded'), width: i.naturalWidth};
                   }),
-                  failingStep: panel && panel.querySelector('.failure') ? panel.querySelector('.failure').textContent : null
+                  failingStep: panel && panel.querySelector('.failure') ? panel.querySelector('.failure').textContent : null,
+                  steps: panel ? panel.querySelectorAll('tr.step').length : 0,
+                  attemptTitle: panel && panel.querySelector('.attempt h3') ? panel.querySelector('.attempt h3').textContent : null
                 });
               } else { requestAnimationFrame(check); }
             })();

@@ -1,0 +1,90 @@
+import Foundation
+
+/// Where a report format writes its text: a file filled front to back through a 1 MiB buffer (a report of 100,000
+/// jobs never sits whole in memory), or memory (for callers that want the text).
+///
+/// A file is written under a temporary name in the same folder and moved into place by ``finish()``, so a reader
+/// never sees half a report.
+final class ReportOutput {
+    private var buffer: [UInt8] = []
+    private let handle: FileHandle?
+    private let destination: URL?
+    private let temporary: URL?
+    /// The first write error; ``finish()`` throws it.
+    private var failure: (any Error)?
+    private var finished = false
+    private static let flushSize = 1 << 20
+
+    /// Collects the text in memory; read it with ``text``.
+    init() {
+        handle = nil
+        destination = nil
+        temporary = nil
+    }
+
+    /// Writes into `url` (replaced when ``finish()`` succeeds).
+    /// - Throws: ``ReportError`` `.output` when the temporary file cannot be created.
+    init(file url: URL) throws {
+        let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).tmp")
+        guard FileManager.default.createFile(atPath: temporary.path, contents: nil) else {
+            throw ReportError(code: .output, message: "cannot write \(url.path): cannot create \(temporary.lastPathComponent)")
+        }
+        do {
+            handle = try FileHandle(forWritingTo: temporary)
+        } catch {
+            try? FileManager.default.removeItem(at: temporary)
+            throw ReportError(code: .output, message: "cannot write \(url.path): \(error.localizedDescription)")
+        }
+        destination = url
+        self.temporary = temporary
+        buffer.reserveCapacity(Self.flushSize + 64 << 10)
+    }
+
+    deinit {
+        // Not finished (an error on the way): leave no temporary file behind.
+        if !finished, let handle, let temporary {
+            try? handle.close()
+            try? FileManager.default.removeItem(at: temporary)
+        }
+    }
+
+    /// Appends UTF-8 text.
+    func write(_ text: String) {
+        buffer.append(contentsOf: text.utf8)
+        if handle != nil && buffer.count >= Self.flushSize { flush() }
+    }
+
+    static func += (output: ReportOutput, text: String) { output.write(text) }
+
+    /// Everything written so far, for an in-memory output.
+    var text: String { String(decoding: buffer, as: UTF8.self) }
+
+    private func flush() {
+        guard let handle, !buffer.isEmpty, failure == nil else { return }
+        do {
+            try handle.write(contentsOf: buffer)
+        } catch {
+            failure = error
+        }
+        buffer.removeAll(keepingCapacity: true)
+    }
+
+    /// Flushes, closes and moves the file into place.
+    /// - Throws: ``ReportError`` `.output` on any write, close or rename error.
+    func finish() throws {
+        guard let handle, let destination, let temporary, !finished else { return }
+        finished = true
+        flush()
+        do {
+            if let failure { throw failure }
+            try handle.close()
+            // rename(2) replaces an existing file atomically.
+            guard rename(temporary.path, destination.path) == 0 else {
+                throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: String(cString: strerror(errno))])
+            }
+        } catch {
+            try? FileManager.default.removeItem(at: temporary)
+            throw ReportError(code: .output, message: "cannot write \(destination.path): \(error.localizedDescription)")
+        }
+    }
+}
