@@ -87,38 +87,43 @@ enum StepLines {
         if quoted { out.append(0x22) }
     }
 
-    private struct Line: Decodable {
-        var i: Int
-        var k: String
-        var o: String
-        var u: Int64?
-        var d: Double?
-        var m: String?
-        var x: String?
-    }
-
     /// The steps in index order, the last line of each index winning.
     /// - Throws: a ``JournalError`` (`SQLITE_CORRUPT`) naming `what` when a line is not a step.
     static func decode(_ text: String, _ what: @autoclosure () -> String) throws -> [StepResult] {
         guard !text.isEmpty else { return [] }
-        let lines: [Line]
+        var parser = StepLineParser(text)
+        let lines: [StepLineParser.Line]
         do {
-            let array = "[" + text.split(separator: "\n", omittingEmptySubsequences: true).joined(separator: ",") + "]"
-            lines = try JSONDecoder().decode([Line].self, from: Data(array.utf8))
+            lines = try parser.lines()
         } catch {
             throw JournalError(code: SQLITE_CORRUPT, message: "unreadable steps of \(what()): \(error)", operation: "read")
         }
-        var byIndex: [Int: StepResult] = [:]
+        var steps: [StepResult] = []
+        steps.reserveCapacity(lines.count)
         for line in lines {
-            guard let outcome = StepOutcome(rawValue: line.o), line.i >= 0 else {
+            guard let index = line.i, index >= 0, let key = line.k, let text = line.o,
+                let outcome = StepOutcome(rawValue: text)
+            else {
                 throw JournalError(
-                    code: SQLITE_CORRUPT, message: "step \(line.i) of \(what()) has an unknown outcome '\(line.o)'", operation: "read")
+                    code: SQLITE_CORRUPT,
+                    message: "a step of \(what()) lacks an index, key or known outcome (\(line.o ?? "none"))",
+                    operation: "read")
             }
-            byIndex[line.i] = StepResult(
-                index: line.i, key: line.k, outcome: outcome, duration: line.u.map { Double($0) / 1e6 } ?? line.d ?? 0,
-                message: line.m,
-                interruptions: line.x)
+            let step = StepResult(
+                index: index, key: key, outcome: outcome, duration: line.u.map { Double($0) / 1e6 } ?? line.d ?? 0,
+                message: line.m, interruptions: line.x)
+            // Lines are in recording order: usually ascending and unique, so appending is the common case.
+            if let last = steps.last, last.index >= index {
+                if let same = steps.firstIndex(where: { $0.index == index }) {
+                    steps[same] = step
+                } else {
+                    steps.append(step)
+                    steps.sort { $0.index < $1.index }
+                }
+            } else {
+                steps.append(step)
+            }
         }
-        return byIndex.values.sorted { $0.index < $1.index }
+        return steps
     }
 }

@@ -225,5 +225,12 @@ struct JournalFoldingTests {
         #expect(try StepLines.decode(#"{"i":0,"k":"a","o":"passed","d":0.5,"m":null,"x":null}"#, "t").first?.duration == 0.5)
         #expect(throws: JournalError.self) { try StepLines.decode(#"{"i":0,"k":"a","o":"sideways","u":1}"#, "t") }
         #expect(throws: JournalError.self) { try StepLines.decode("not json", "t") }
+        // Other writers' JSON: \uXXXX escapes with a surrogate pair, "\/", spaces, a member this build ignores.
+        let foreign = try StepLines.decode(
+            #"{ "i": 2, "k": "tap:\u00e9\/\ud83d\ude00", "o": "passed", "u": 3, "future": [1] }"#.replacingOccurrences(of: "[1]", with: "1"), "t")
+        #expect(foreign.first?.key == "tap:é/😀")
+        #expect(foreign.first?.duration == 0.000_003)
+        #expect(throws: JournalError.self) { try StepLines.decode(#"{"i":0,"o":"passed"}"#, "t") }
+        #expect(throws: JournalError.self) { try StepLines.decode(#"{"i":0,"k":"a","o":"passed""#, "t") }
     }
 }

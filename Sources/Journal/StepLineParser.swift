@@ -1,0 +1,191 @@
+import CSQLite
+
+/// Reads the JSON Lines of `attempts.steps` (see ``StepLines``) without Foundation's JSON decoder: a report of a
+/// large run reads every attempt's steps, and a general decoder per attempt cost more than the query.
+///
+/// Each line is a flat JSON object whose values are strings, numbers or null; unknown members are skipped, so a
+/// later build may add members. Anything else is an error.
+struct StepLineParser {
+    /// One line's members.
+    struct Line {
+        var i: Int?
+        var k: String?
+        var o: String?
+        var u: Int64?
+        var d: Double?
+        var m: String?
+        var x: String?
+    }
+
+    private enum Value {
+        case string(String)
+        case number(String)
+        case null
+    }
+
+    struct Failure: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    private let bytes: [UInt8]
+    private var at = 0
+
+    init(_ text: String) {
+        bytes = Array(text.utf8)
+    }
+
+    /// Every line of the text (blank lines skipped).
+    mutating func lines() throws(Failure) -> [Line] {
+        var out: [Line] = []
+        skipWhitespace()
+        while at < bytes.count {
+            out.append(try line())
+            skipWhitespace()
+        }
+        return out
+    }
+
+    private mutating func line() throws(Failure) -> Line {
+        try expect(0x7B)  // {
+        var line = Line()
+        skipSpaces()
+        if peek == 0x7D {
+            at += 1
+            return line
+        }
+        while true {
+            skipSpaces()
+            let key = try string()
+            skipSpaces()
+            try expect(0x3A)  // :
+            skipSpaces()
+            let value = try value()
+            switch (key, value) {
+            case ("i", .number(let n)): line.i = try integer(n, key)
+            case ("u", .number(let n)): line.u = Int64(try integer(n, key))
+            case ("d", .number(let n)):
+                guard let v = Double(n) else { throw Failure(description: "bad number \(n) for d") }
+                line.d = v
+            case ("k", .string(let s)): line.k = s
+            case ("o", .string(let s)): line.o = s
+            case ("m", .string(let s)): line.m = s
+            case ("x", .string(let s)): line.x = s
+            case ("m", .null), ("x", .null), ("d", .null), ("u", .null): break
+            case ("i", _), ("u", _), ("d", _), ("k", _), ("o", _), ("m", _), ("x", _):
+                throw Failure(description: "member \(key) has the wrong type")
+            default: break  // a member this build does not know
+            }
+            skipSpaces()
+            if peek == 0x2C {
+                at += 1
+                continue
+            }
+            try expect(0x7D)  // }
+            return line
+        }
+    }
+
+    private var peek: UInt8? { at < bytes.count ? bytes[at] : nil }
+
+    private mutating func skipSpaces() {
+        while let b = peek, b == 0x20 || b == 0x09 || b == 0x0D { at += 1 }
+    }
+
+    private mutating func skipWhitespace() {
+        while let b = peek, b == 0x20 || b == 0x09 || b == 0x0D || b == 0x0A { at += 1 }
+    }
+
+    private mutating func expect(_ byte: UInt8) throws(Failure) {
+        guard peek == byte else {
+            throw Failure(description: "expected '\(Character(Unicode.Scalar(byte)))' at byte \(at)")
+        }
+        at += 1
+    }
+
+    private func integer(_ text: String, _ key: String) throws(Failure) -> Int {
+        if let v = Int(text) { return v }
+        // json_object writes whole numbers of REAL columns as 3.0
+        if let d = Double(text), d.rounded() == d, abs(d) < 9e15 { return Int(d) }
+        throw Failure(description: "bad number \(text) for \(key)")
+    }
+
+    private mutating func value() throws(Failure) -> Value {
+        switch peek {
+        case 0x22: return .string(try string())
+        case 0x6E:  // null
+            guard at + 4 <= bytes.count, bytes[at..<at + 4].elementsEqual("null".utf8) else {
+                throw Failure(description: "bad literal at byte \(at)")
+            }
+            at += 4
+            return .null
+        case let b? where b == 0x2D || (0x30...0x39).contains(b):
+            let start = at
+            while let c = peek, c == 0x2D || c == 0x2B || c == 0x2E || c == 0x65 || c == 0x45 || (0x30...0x39).contains(c) {
+                at += 1
+            }
+            return .number(String(decoding: bytes[start..<at], as: UTF8.self))
+        default:
+            throw Failure(description: "unexpected value at byte \(at)")
+        }
+    }
+
+    private mutating func string() throws(Failure) -> String {
+        try expect(0x22)
+        let start = at
+        // Fast path: no escapes.
+        while let b = peek, b != 0x22, b != 0x5C { at += 1 }
+        if peek == 0x22 {
+            at += 1
+            return String(decoding: bytes[start..<at - 1], as: UTF8.self)
+        }
+        var out = Array(bytes[start..<at])
+        while true {
+            guard let b = peek else { throw Failure(description: "unterminated string") }
+            at += 1
+            switch b {
+            case 0x22: return String(decoding: out, as: UTF8.self)
+            case 0x5C:
+                guard let e = peek else { throw Failure(description: "unterminated escape") }
+                at += 1
+                switch e {
+                case 0x22, 0x5C, 0x2F: out.append(e)
+                case 0x62: out.append(0x08)
+                case 0x66: out.append(0x0C)
+                case 0x6E: out.append(0x0A)
+                case 0x72: out.append(0x0D)
+                case 0x74: out.append(0x09)
+                case 0x75:
+                    var scalar = try hex4()
+                    if (0xD800..<0xDC00).contains(scalar), peek == 0x5C, at + 1 < bytes.count, bytes[at + 1] == 0x75 {
+                        at += 2
+                        let low = try hex4()
+                        guard (0xDC00..<0xE000).contains(low) else { throw Failure(description: "bad surrogate pair") }
+                        scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+                    }
+                    guard let u = Unicode.Scalar(scalar) else { throw Failure(description: "bad \\u escape") }
+                    out.append(contentsOf: Array(String(Character(u)).utf8))
+                default: throw Failure(description: "bad escape")
+                }
+            default: out.append(b)
+            }
+        }
+    }
+
+    private mutating func hex4() throws(Failure) -> UInt32 {
+        guard at + 4 <= bytes.count else { throw Failure(description: "short \\u escape") }
+        var v: UInt32 = 0
+        for _ in 0..<4 {
+            let c = bytes[at]
+            at += 1
+            let digit: UInt32
+            switch c {
+            case 0x30...0x39: digit = UInt32(c - 0x30)
+            case 0x61...0x66: digit = UInt32(c - 0x61 + 10)
+            case 0x41...0x46: digit = UInt32(c - 0x41 + 10)
+            default: throw Failure(description: "bad hex digit in \\u escape")
+            }
+            v = v << 4 | digit
+        }
+        return v
+    }
+}
