@@ -124,7 +124,7 @@ final class WorkerSession: Sendable {
 
     /// Jobs a runner runs before it yields its thread, so that the session's inbound frames (ASSIGN, CANCEL) and
     /// the other runners get their turn even when jobs never suspend.
-    static let jobsPerYield = 4
+    static let jobsPerYield = 16
 
     /// Finished jobs' credits are granted in batches of this many while the worker still holds prefetched jobs: a
     /// quarter of the window (slots + prefetch). Fewer, larger CREDIT and ASSIGN frames mean fewer wake-ups on both
