@@ -18,11 +18,19 @@ final class WorkerSession: Sendable {
         var attempt: UInt32
     }
 
-    /// A job taken off the queue for a runner.
-    private struct Start: Sendable {
-        var job: JobAssignment
-        var scenario: Scenario?
-        var deadline: ContinuousClock.Instant
+    /// A job taken off the queue for a runner: a class, so that handing it from the queue to a runner (through the
+    /// lock, a parked runner's continuation, `Next`) retains one object instead of copying the assignment's and
+    /// the scenario's fields one by one.
+    private final class Start: Sendable {
+        let job: JobAssignment
+        let scenario: Scenario?
+        let deadline: ContinuousClock.Instant
+
+        init(job: JobAssignment, scenario: Scenario?, deadline: ContinuousClock.Instant) {
+            self.job = job
+            self.scenario = scenario
+            self.deadline = deadline
+        }
     }
 
     /// A runner's bookkeeping, touched only under the session's lock; a class, so that taking the next job updates
