@@ -14,8 +14,9 @@ public struct JobExecutor: Sendable {
     /// gzip level for artifacts (1 = fast, the default; 9 = smallest).
     public let compressionLevel: Int
     /// Whether a registry type provides evidence, by type: a failed `as? any StepEvidenceProviding` searches the
-    /// runtime's conformance tables, once per job of every registry without evidence.
-    private let providesEvidence = EvidenceConformances()
+    /// runtime's conformance tables, once per job of every registry without evidence. Shared by all executors (a
+    /// type's conformances never change), and static so that `JobExecutor`'s layout stays what clients compiled.
+    private static let providesEvidence = EvidenceConformances()
 
     public init(factories: [RegistryFactory], compressionLevel: Int = GzipCodec.defaultLevel) {
         var byName: [String: RegistryFactory] = [:]
@@ -79,7 +80,7 @@ public struct JobExecutor: Sendable {
                                 duration: .zero)
         }
         // Evidence a registry captures after each step, kept raw until the outcome says whether it is sent.
-        let evidence = capture && providesEvidence.check(registry)
+        let evidence = capture && Self.providesEvidence.check(registry)
             ? (registry as? any StepEvidenceProviding).map { EvidenceLog(provider: $0) } : nil
         let steps = scenario.steps
         @Sendable func stepEvent(_ record: StepRecord) -> Message {
