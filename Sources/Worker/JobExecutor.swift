@@ -42,7 +42,7 @@ public struct JobExecutor: Sendable {
     ///     assignment's timeout itself.
     ///   - upload: streams artifacts and returns when the coordinator stored them; nil drops them.
     @discardableResult
-    nonisolated(nonsending) public func run(
+    public func run(
         _ assignment: JobAssignment, scenario: Scenario, deadline: ContinuousClock.Instant? = nil,
         upload: (@Sendable ([CompressedArtifact]) async -> Void)? = nil,
         emit: @escaping @Sendable ([Message]) -> Void
