@@ -1,6 +1,7 @@
 import Artifacts
 import FlowSpec
 import Foundation
+import Synchronization
 import Wire
 
 /// Runs one assigned job to completion and reports its steps, artifacts and result as protocol messages.
@@ -12,6 +13,10 @@ public struct JobExecutor: Sendable {
     public let factories: [String: RegistryFactory]
     /// gzip level for artifacts (1 = fast, the default; 9 = smallest).
     public let compressionLevel: Int
+    /// Whether a registry type provides evidence, by type: a failed `as? any StepEvidenceProviding` searches the
+    /// runtime's conformance tables, once per job of every registry without evidence. Shared by all executors (a
+    /// type's conformances never change), and static so that `JobExecutor`'s layout stays what clients compiled.
+    private static let providesEvidence = EvidenceConformances()
 
     public init(factories: [RegistryFactory], compressionLevel: Int = GzipCodec.defaultLevel) {
         var byName: [String: RegistryFactory] = [:]
@@ -75,7 +80,8 @@ public struct JobExecutor: Sendable {
                                 duration: .zero)
         }
         // Evidence a registry captures after each step, kept raw until the outcome says whether it is sent.
-        let evidence = capture ? (registry as? any StepEvidenceProviding).map { EvidenceLog(provider: $0) } : nil
+        let evidence = capture && Self.providesEvidence.check(registry)
+            ? (registry as? any StepEvidenceProviding).map { EvidenceLog(provider: $0) } : nil
         let steps = scenario.steps
         @Sendable func stepEvent(_ record: StepRecord) -> Message {
             .step(StepEvent(job: job, attempt: attempt, index: UInt32(record.index), status: Status(record.outcome),
@@ -117,6 +123,20 @@ public struct JobExecutor: Sendable {
             return await finish(.cancelled, failure: Failure(step: index, message: "cancelled"), duration: result.duration,
                                 evidence: evidence, records: records)
         }
+    }
+}
+
+/// Remembers, per registry type, whether it conforms to `StepEvidenceProviding`.
+private final class EvidenceConformances: Sendable {
+    private let known = Mutex<[ObjectIdentifier: Bool]>([:])
+
+    /// False only when `registry`'s type is known not to provide evidence (then the cast can be skipped).
+    func check(_ registry: any AsyncStepRegistry) -> Bool {
+        let type = ObjectIdentifier(Swift.type(of: registry))
+        if let provides = known.withLock({ $0[type] }) { return provides }
+        let provides = registry is any StepEvidenceProviding
+        known.withLock { $0[type] = provides }
+        return provides
     }
 }
 

@@ -37,7 +37,9 @@ public final class WorkerRuntime: Sendable {
     private struct State {
         var stopped = false
         var client: AsyncFramedClient?
+        var session: WorkerSession?
         var jobsRun = 0
+        var runnersStarted = 0
     }
 
     public init(settings: WorkerSettings, registries: [RegistryFactory]) {
@@ -48,6 +50,13 @@ public final class WorkerRuntime: Sendable {
 
     /// Jobs this worker has finished since it started.
     public var jobsRun: Int { state.withLock { $0.jobsRun } }
+
+    /// Runner tasks this worker has started, the current connection's included: at most `slots` per connection
+    /// while no job is cancelled or timed out (idle runners park and are reused), one more per retired runner.
+    public var runnersStarted: Int {
+        let session = state.withLock { $0.session }
+        return state.withLock { $0.runnersStarted } + (session?.runnersStarted ?? 0)
+    }
 
     /// Stops the worker: closes the connection; `run()` returns `.stopped`.
     public func stop() {
@@ -107,11 +116,16 @@ public final class WorkerRuntime: Sendable {
         let session = WorkerSession(client: client, executor: executor, slots: settings.slots,
                                     prefetch: settings.slots * settings.prefetchPerSlot)
         session.start()
+        state.withLock { $0.session = session }
         for await batch in client.inbound {
             if session.onFrames(batch) { break }
         }
         let drained = await session.finish()
-        state.withLock { $0.jobsRun += session.jobsFinished }
+        state.withLock {
+            $0.session = nil
+            $0.jobsRun += session.jobsFinished
+            $0.runnersStarted += session.runnersStarted
+        }
         await client.close(graceful: true)
         return drained
     }

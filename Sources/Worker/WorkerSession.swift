@@ -7,20 +7,30 @@ import Wire
 /// One connection's worth of work: the scenario cache, the queue of assigned jobs, and up to `slots` runners.
 ///
 /// A runner is a long-lived task that runs queued jobs one after another: creating a task per job cost more than a
-/// no-op job itself. A running job is cancelled by cancelling its runner's task (CANCEL, the watchdog at the job's
-/// deadline, the connection closing). Cancellation cannot be undone, so the runner is then *retired*: it finishes
-/// that job and takes no other, and a fresh runner takes the rest of the queue.
+/// no-op job itself. When the queue runs dry a runner *parks* (waits on a continuation) and the next ASSIGN hands
+/// it a job directly, so a session creates at most `slots` tasks while nothing is cancelled. A running job is
+/// cancelled by cancelling its runner's task (CANCEL, the watchdog at the job's deadline, the connection closing).
+/// Cancellation cannot be undone, so the runner is then *retired*: it finishes that job and exits, and a fresh
+/// runner takes the rest of the queue. Closing the session wakes the parked runners with no job: they exit.
 final class WorkerSession: Sendable {
     private struct Key: Equatable {
         var job: String
         var attempt: UInt32
     }
 
-    /// A job taken off the queue for a runner.
-    private struct Start: Sendable {
-        var job: JobAssignment
-        var scenario: Scenario?
-        var deadline: ContinuousClock.Instant
+    /// A job taken off the queue for a runner: a class, so that handing it from the queue to a runner (through the
+    /// lock, a parked runner's continuation, `Next`) retains one object instead of copying the assignment's and
+    /// the scenario's fields one by one.
+    private final class Start: Sendable {
+        let job: JobAssignment
+        let scenario: Scenario?
+        let deadline: ContinuousClock.Instant
+
+        init(job: JobAssignment, scenario: Scenario?, deadline: ContinuousClock.Instant) {
+            self.job = job
+            self.scenario = scenario
+            self.deadline = deadline
+        }
     }
 
     /// A runner's bookkeeping, touched only under the session's lock; a class, so that taking the next job updates
@@ -36,6 +46,10 @@ final class WorkerSession: Sendable {
         var retired = false
         /// The frames of its job, not yet handed to the outbox.
         let output: RunnerOutput
+        /// It finished its job and holds no other (parking or parked): `job` and `deadline` are stale.
+        var idle = false
+        /// Set while the runner is parked; resumed with its next job, or nil to exit.
+        var parked: CheckedContinuation<Start?, Never>?
 
         init(id: UInt64, job: Key, deadline: ContinuousClock.Instant, output: RunnerOutput) {
             self.id = id
@@ -53,7 +67,14 @@ final class WorkerSession: Sendable {
         var head = 0
         /// One entry per slot, nil when the slot has no runner.
         var runners: [Runner?]
+        /// Runners whose task has not exited (busy or parked).
         var liveRunners = 0
+        /// Runners holding a job (live and not parked).
+        var busyRunners = 0
+        /// Slots of parked runners, most recently parked last.
+        var parkedSlots: [Int] = []
+        /// Runner tasks started in this session (a parked runner taking a job is not a new one).
+        var runnersStarted = 0
         var nextRunnerID: UInt64 = 0
         var draining = false
         var closed = false
@@ -96,14 +117,14 @@ final class WorkerSession: Sendable {
         /// at once when the jobs in hand no longer exceed the slots (the prefetch ran out).
         mutating func earnCredit(batch: UInt32, slots: Int) -> UInt32 {
             heldCredit += 1
-            guard heldCredit >= batch || queue.count - head + liveRunners <= slots else { return 0 }
+            guard heldCredit >= batch || queue.count - head + busyRunners <= slots else { return 0 }
             defer { heldCredit = 0 }
             return heldCredit
         }
 
         /// True (once) when the coordinator drained this worker and nothing is queued or running.
         mutating func byeDue() -> Bool {
-            guard draining, !byeSent, liveRunners == 0, queueIsEmpty else { return false }
+            guard draining, !byeSent, busyRunners == 0, queueIsEmpty else { return false }
             byeSent = true
             return true
         }
@@ -111,7 +132,7 @@ final class WorkerSession: Sendable {
 
     /// Jobs a runner runs before it yields its thread, so that the session's inbound frames (ASSIGN, CANCEL) and
     /// the other runners get their turn even when jobs never suspend.
-    static let jobsPerYield = 4
+    static let jobsPerYield = 16
 
     /// Finished jobs' credits are granted in batches of this many while the worker still holds prefetched jobs: a
     /// quarter of the window (slots + prefetch). Fewer, larger CREDIT and ASSIGN frames mean fewer wake-ups on both
@@ -141,6 +162,9 @@ final class WorkerSession: Sendable {
 
     var jobsFinished: Int { state.withLock { $0.finished } }
 
+    /// Runner tasks started so far (parked runners are reused, a retired one is replaced).
+    var runnersStarted: Int { state.withLock { $0.runnersStarted } }
+
     /// Grants the first credits (every slot plus the prefetch) and starts the one watchdog that cancels jobs past
     /// their deadline (cheaper than a timer per job) and streams what longer jobs emitted.
     func start() {
@@ -155,7 +179,7 @@ final class WorkerSession: Sendable {
             var tasks: [Task<Void, Never>] = []
             var outputs: [RunnerOutput] = []
             for slot in s.runners.indices {
-                guard let runner = s.runners[slot] else { continue }
+                guard let runner = s.runners[slot], !runner.idle else { continue }
                 outputs.append(runner.output)
                 guard !runner.retired, runner.deadline <= now else { continue }
                 runner.retired = true
@@ -214,18 +238,26 @@ final class WorkerSession: Sendable {
     func finish() async -> Bool {
         watchdog.withLock { $0?.cancel(); $0 = nil }
         uploader.close()
-        let tasks = state.withLock { s -> [Task<Void, Never>] in
+        let (tasks, parked) = state.withLock { s -> ([Task<Void, Never>], [CheckedContinuation<Start?, Never>]) in
             s.closed = true
             s.queue.removeAll()
             s.head = 0
             var tasks: [Task<Void, Never>] = []
+            var parked: [CheckedContinuation<Start?, Never>] = []
             for case let runner? in s.runners {
                 runner.retired = true
-                if let task = runner.task { tasks.append(task) }
+                if let continuation = runner.parked {
+                    runner.parked = nil
+                    parked.append(continuation)
+                } else if let task = runner.task {
+                    tasks.append(task)
+                }
             }
-            return tasks
+            s.parkedSlots.removeAll()
+            return (tasks, parked)
         }
         for task in tasks { task.cancel() }
+        for continuation in parked { continuation.resume(returning: nil) }
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let idle = state.withLock { s -> Bool in
                 if s.liveRunners == 0 { return true }
@@ -239,7 +271,7 @@ final class WorkerSession: Sendable {
 
     private func cancelJob(_ key: Key, reason: String) {
         let (task, queued) = state.withLock { s -> (Task<Void, Never>?, JobAssignment?) in
-            if let runner = s.runners.first(where: { $0?.job == key }) ?? nil {
+            if let runner = s.runners.first(where: { $0?.idle == false && $0?.job == key }) ?? nil {
                 runner.retired = true
                 return (runner.task, nil)
             }
@@ -258,12 +290,24 @@ final class WorkerSession: Sendable {
         }
     }
 
-    /// Starts runners for queued jobs while slots are free; says BYE once drained and idle.
+    /// Hands queued jobs to parked runners, then starts runners while slots are free; says BYE once drained and idle.
     private func pump() {
         var spawns: [(slot: Int, id: UInt64, start: Start, output: RunnerOutput)] = []
+        var wakes: [(CheckedContinuation<Start?, Never>, Start)] = []
         let sayBye = state.withLock { s -> Bool in
             guard !s.closed else { return false }
+            guard !s.queueIsEmpty else { return s.byeDue() }
             let now = ContinuousClock.now
+            while let slot = s.parkedSlots.last, let runner = s.runners[slot], let continuation = runner.parked,
+                  let start = s.takeJob(now: now) {
+                s.parkedSlots.removeLast()
+                runner.parked = nil
+                runner.idle = false
+                runner.job = Key(job: start.job.job, attempt: start.job.attempt)
+                runner.deadline = start.deadline
+                s.busyRunners += 1
+                wakes.append((continuation, start))
+            }
             var slot = 0
             while s.liveRunners < slots, !s.queueIsEmpty {
                 while s.runners[slot] != nil { slot += 1 }
@@ -273,11 +317,14 @@ final class WorkerSession: Sendable {
                 s.runners[slot] = Runner(id: s.nextRunnerID, job: Key(job: start.job.job, attempt: start.job.attempt),
                                          deadline: start.deadline, output: output)
                 s.liveRunners += 1
+                s.busyRunners += 1
+                s.runnersStarted += 1
                 spawns.append((slot, s.nextRunnerID, start, output))
             }
             return s.byeDue()
         }
         if sayBye { outbox.emit([.bye]) }
+        for (continuation, start) in wakes { continuation.resume(returning: start) }
         for (slot, id, start, output) in spawns {
             let task = Task { [self] in await runJobs(slot: slot, first: start, output: output) }
             let retired = state.withLock { s -> Bool in
@@ -290,7 +337,14 @@ final class WorkerSession: Sendable {
         }
     }
 
-    /// A runner: runs `first`, then queued jobs until the queue is empty or it is retired.
+    /// What a runner does after a job.
+    private enum Next {
+        case run(Start)
+        case park
+        case exit
+    }
+
+    /// A runner: runs `first`, then queued jobs; parks while the queue is empty; exits once retired or closed.
     private func runJobs(slot: Int, first: Start, output: RunnerOutput) async {
         let emit: @Sendable ([Message]) -> Void = { output.emit($0) }
         var start = first
@@ -301,37 +355,78 @@ final class WorkerSession: Sendable {
             // once the last job is done) follows every RESULT.
             output.flush()
             ran += 1
-            var goesOn = false
-            let (grant, bye, refill, idle) = state.withLock { s -> (UInt32, Bool, Bool, CheckedContinuation<Void, Never>?) in
+            let (grant, next, bye, refill, idle) = state.withLock {
+                s -> (UInt32, Next, Bool, Bool, CheckedContinuation<Void, Never>?) in
                 s.finished += 1
                 let grant = s.draining || s.closed ? 0 : s.earnCredit(batch: creditBatch, slots: slots)
-                if let runner = s.runners[slot], !runner.retired, !s.closed, let next = s.takeJob(now: .now) {
+                guard let runner = s.runners[slot], !runner.retired, !s.closed else {
+                    s.runners[slot] = nil
+                    s.liveRunners -= 1
+                    s.busyRunners -= 1
+                    var idle: CheckedContinuation<Void, Never>?
+                    if s.liveRunners == 0 {
+                        idle = s.idleWaiter
+                        s.idleWaiter = nil
+                    }
+                    // A retired runner leaves queued jobs behind: a fresh runner takes them.
+                    return (grant, .exit, s.byeDue(), !s.closed && !s.queueIsEmpty, idle)
+                }
+                if let next = s.takeJob(now: .now) {
                     runner.job = Key(job: next.job.job, attempt: next.job.attempt)
                     runner.deadline = next.deadline
-                    start = next
-                    goesOn = true
-                    return (grant, false, false, nil)
+                    return (grant, .run(next), false, false, nil)
                 }
-                s.runners[slot] = nil
-                s.liveRunners -= 1
-                var idle: CheckedContinuation<Void, Never>?
-                if s.liveRunners == 0 {
-                    idle = s.idleWaiter
-                    s.idleWaiter = nil
-                }
-                return (grant, s.byeDue(), !s.closed && !s.queueIsEmpty, idle)
+                s.busyRunners -= 1
+                runner.idle = true
+                return (grant, .park, s.byeDue(), false, nil)
             }
             if grant > 0 { outbox.grant(grant) }
-            if goesOn {
-                if ran % Self.jobsPerYield == 0 { await Task.yield() }
-                continue
-            }
             if bye { outbox.emit([.bye]) }
-            // A retired runner leaves queued jobs behind: a fresh runner takes them.
-            if refill { pump() }
-            idle?.resume()
-            return
+            switch next {
+            case .run(let next):
+                start = next
+                if ran % Self.jobsPerYield == 0 { await Task.yield() }
+            case .park:
+                guard let next = await park(slot: slot) else { return }
+                start = next
+            case .exit:
+                if refill { pump() }
+                idle?.resume()
+                return
+            }
         }
+    }
+
+    /// Waits until `pump` hands this runner a job (or the session closes: nil, and the runner has left its slot).
+    private func park(slot: Int) async -> Start? {
+        let start = await withCheckedContinuation { (continuation: CheckedContinuation<Start?, Never>) in
+            let immediate = state.withLock { s -> Start?? in
+                guard let runner = s.runners[slot], !s.closed else { return .some(nil) }
+                // A job queued between the runner's last look and now: take it instead of parking.
+                if let next = s.takeJob(now: .now) {
+                    runner.job = Key(job: next.job.job, attempt: next.job.attempt)
+                    runner.deadline = next.deadline
+                    runner.idle = false
+                    s.busyRunners += 1
+                    return .some(next)
+                }
+                runner.parked = continuation
+                s.parkedSlots.append(slot)
+                return .none
+            }
+            if let immediate { continuation.resume(returning: immediate) }
+        }
+        if start != nil { return start }
+        // Woken by `finish` (or the session was already closed): leave the slot.
+        let idle = state.withLock { s -> CheckedContinuation<Void, Never>? in
+            s.runners[slot] = nil
+            s.liveRunners -= 1
+            guard s.liveRunners == 0 else { return nil }
+            defer { s.idleWaiter = nil }
+            return s.idleWaiter
+        }
+        idle?.resume()
+        return nil
     }
 
     nonisolated(nonsending) private func run(_ start: Start, output: RunnerOutput,

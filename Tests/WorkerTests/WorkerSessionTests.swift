@@ -12,6 +12,11 @@ struct WorkerSessionTests {
 
     /// Starts a coordinator and a worker with `slots` connected to it; runs `body`; stops both.
     func withWorker(slots: Int, _ body: (FakeCoordinator) async throws -> Void) async throws {
+        try await withWorker(slots: slots) { coordinator, _ in try await body(coordinator) }
+    }
+
+    /// Like `withWorker(slots:_:)`, and `body` also gets the worker's runtime.
+    func withWorker(slots: Int, _ body: (FakeCoordinator, WorkerRuntime) async throws -> Void) async throws {
         let coordinator = FakeCoordinator()
         try await coordinator.start()
         var settings = WorkerSettings(host: "127.0.0.1", port: coordinator.port, token: FakeCoordinator.token,
@@ -24,7 +29,7 @@ struct WorkerSessionTests {
             coordinator.stop()
         }
         try await coordinator.wait("the first CREDIT") { $0.contains { if case .credit = $0 { true } else { false } } }
-        try await body(coordinator)
+        try await body(coordinator, runtime)
         runtime.stop()
         _ = await worker.value
     }
@@ -86,6 +91,42 @@ struct WorkerSessionTests {
             #expect(byes.count == 1)
             #expect(lastResult.map { $0 < byes[0] } == true)
             for i in 0..<6 { #expect(coordinator.result("d\(i)")?.status == .passed) }
+        }
+    }
+
+    @Test("runners idle between batches park and take the later jobs: no new runner task per batch")
+    func parkedRunnersAreReused() async throws {
+        try await withWorker(slots: 2) { coordinator, runtime in
+            coordinator.send([quick.message])
+            for batch in 0..<5 {
+                let ids = (0..<2).map { "b\(batch)-\($0)" }
+                coordinator.send([.assign(ids.map { quick.job($0) })])
+                try await coordinator.wait("batch \(batch)'s results") { messages in
+                    ids.allSatisfy { FakeCoordinator.result($0, in: messages) != nil }
+                }
+                for id in ids { #expect(coordinator.result(id)?.status == .passed) }
+            }
+            #expect(runtime.runnersStarted == 2)
+        }
+    }
+
+    @Test("a cancelled runner is retired and replaced by one fresh runner, which then parks and is reused")
+    func cancelledRunnerIsRetired() async throws {
+        try await withWorker(slots: 1) { coordinator, runtime in
+            coordinator.send([hang.message, quick.message, .assign([hang.job("running")])])
+            try await coordinator.wait("the running job's first STEP") {
+                $0.contains { if case .step(let s) = $0, s.job == "running" { true } else { false } }
+            }
+            coordinator.send([.cancel(Cancel(job: "running", attempt: 1, reason: "test"))])
+            try await coordinator.wait("the cancelled job's RESULT") { FakeCoordinator.result("running", in: $0) != nil }
+            #expect(coordinator.result("running")?.status == .cancelled)
+            for id in ["after-1", "after-2", "after-3"] {
+                coordinator.send([.assign([quick.job(id)])])
+                try await coordinator.wait("\(id)'s RESULT") { FakeCoordinator.result(id, in: $0) != nil }
+                // A retired runner must not run it: its task is cancelled, so the job would report cancelled.
+                #expect(coordinator.result(id)?.status == .passed)
+            }
+            #expect(runtime.runnersStarted == 2)
         }
     }
 }
