@@ -36,11 +36,13 @@ struct AttemptJournal {
     /// An attempt was assigned. A held attempt of the same job (the job moved on without its result) is journaled
     /// first, so its late result finds its row.
     mutating func started(
-        job: Int, jobID: String, attempt: Int, worker: String, at date: Date, now: Duration,
+        job: Int, jobID: String, attempt: Int, worker: String, at date: Date, now: Duration, steps: Int,
         into records: inout [JournalRecord]
     ) {
         journalStart(job: job, into: &records)
-        held[job] = InFlight(attempt: attempt, jobID: jobID, worker: worker, startedAt: date, assignedAt: now)
+        var inFlight = InFlight(attempt: attempt, jobID: jobID, worker: worker, startedAt: date, assignedAt: now)
+        inFlight.steps.reserveCapacity(steps)  // one allocation for the attempt's steps
+        held[job] = inFlight
     }
 
     /// A step of an attempt finished.

@@ -268,7 +268,7 @@ public final class CoordinatorEngine {
                                               timeoutMillis: UInt64(definition.scheduler.jobTimeout.milliseconds),
                                               seed: job.seed, keep: definition.keep))
                     attemptJournal.started(job: a.job, jobID: job.id, attempt: attempt, worker: name, at: date, now: t,
-                                           into: &records)
+                                           steps: job.stepKeys.count, into: &records)
                 }
                 attemptsStarted += batch.count
                 messages.append(.assign(jobs))
