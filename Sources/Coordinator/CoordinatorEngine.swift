@@ -20,6 +20,8 @@ public final class CoordinatorEngine {
     private struct Peer {
         var worker: WorkerID
         var name: String
+        /// The protocol version agreed in the handshake: a message type of a later version is refused.
+        var version: UInt16
         var sentScenarios: Set<Bytes32> = []
     }
 
@@ -86,7 +88,7 @@ public final class CoordinatorEngine {
     public func onPeerJoined(_ peer: UInt64, hello: Hello) -> [Action] {
         let worker = WorkerID(nextWorker)
         nextWorker += 1
-        peers[peer] = Peer(worker: worker, name: hello.name)
+        peers[peer] = Peer(worker: worker, name: hello.name, version: hello.version)
         peerOfWorker[worker] = peer
         var labels: [String: String] = [:]
         for label in hello.labels {
@@ -109,9 +111,32 @@ public final class CoordinatorEngine {
 
     private var lastLookup: (id: String, index: Int)?
 
+    /// A STEP event (or a step of RESULT_STEPS) of job `index`'s `attempt`.
+    private func onStep(job index: Int, jobID: String, attempt: UInt32, _ step: StepReport,
+                        into records: inout [JournalRecord]) {
+        let stepIndex = Int(step.index)
+        let keys = definition.jobs[index].stepKeys
+        let key = stepIndex < keys.count ? keys[stepIndex] : "step-\(step.index)"
+        attemptJournal.step(job: index, jobID: jobID, attempt: Int(attempt),
+            StepResult(index: stepIndex, key: key, outcome: StepOutcome(step.status),
+                       duration: Double(step.durationMicros) / 1e6,
+                       message: step.message.isEmpty ? nil : step.message,
+                       interruptions: step.interruptions.isEmpty ? nil : step.interruptions.joined(separator: ", ")),
+            into: &records)
+    }
+
+    /// A RESULT (or the result of RESULT_STEPS): the scheduler hears of it with the rest of the read batch.
+    private func onResult(job index: Int, _ result: Wire.JobResult, into results: inout [(Assignment, AttemptStatus)]) {
+        let offset = definition.attemptOffsets[index] ?? 0
+        lastAttempt[index] = AttemptInfo(durationMicros: result.durationMicros, failureStep: result.failure.map { Int($0.step) },
+                                         message: result.failure?.message)
+        results.append((Assignment(job: index, attempt: Int(result.attempt) - offset), AttemptStatus(result.status)))
+    }
+
     /// Messages from an authenticated peer, one read batch at a time.
     public func onMessages(_ peer: UInt64, _ messages: [Message]) -> [Action] {
-        guard let worker = peers[peer]?.worker else { return [] }
+        guard let state = peers[peer] else { return [] }
+        let worker = state.worker
         let t = now()
         scheduler.onHeartbeat(worker, now: t)
         var actions: [Action] = []
@@ -129,29 +154,29 @@ public final class CoordinatorEngine {
             results.removeAll(keepingCapacity: true)
         }
         for message in messages {
+            if message.type.introducedIn > state.version {
+                flushResults()
+                actions.append(.send(peer: peer, [.error(ErrorMessage(WireError(.unknownType,
+                    "\(message.type) is not part of protocol version \(state.version)")))]))
+                actions.append(.close(peer: peer, reason: "\(message.type) from a version \(state.version) worker"))
+                break
+            }
             switch message {
             case .credit(let n):
                 flushResults()
                 actions += interpret(scheduler.onCredit(worker, count: Int(n), now: t))
             case .step(let step):
                 guard let index = index(of: step.job) else { continue }
-                let stepIndex = Int(step.index)
-                let key = stepIndex < definition.jobs[index].stepKeys.count
-                    ? definition.jobs[index].stepKeys[stepIndex] : "step-\(step.index)"
-                attemptJournal.step(job: index, jobID: step.job, attempt: Int(step.attempt),
-                    StepResult(index: Int(step.index), key: key, outcome: StepOutcome(step.status),
-                               duration: Double(step.durationMicros) / 1e6,
-                               message: step.message.isEmpty ? nil : step.message,
-                               interruptions: step.interruptions.isEmpty ? nil : step.interruptions.joined(separator: ", ")),
-                    into: &records)
+                onStep(job: index, jobID: step.job, attempt: step.attempt, StepReport(step), into: &records)
             case .result(let result):
                 guard let index = index(of: result.job) else { continue }
-                let offset = definition.attemptOffsets[index] ?? 0
-                let attempt = Int(result.attempt) - offset
-                lastAttempt[index] = AttemptInfo(durationMicros: result.durationMicros,
-                                                 failureStep: result.failure.map { Int($0.step) },
-                                                 message: result.failure?.message)
-                results.append((Assignment(job: index, attempt: attempt), AttemptStatus(result.status)))
+                onResult(job: index, result, into: &results)
+            case .resultSteps(let report):
+                guard let index = index(of: report.result.job) else { continue }
+                for step in report.steps {
+                    onStep(job: index, jobID: report.result.job, attempt: report.result.attempt, step, into: &records)
+                }
+                onResult(job: index, report.result, into: &results)
             case .artifactChunk(let chunk):
                 chunks.append(chunk)
             case .heartbeat:

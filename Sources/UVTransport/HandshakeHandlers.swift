@@ -5,7 +5,7 @@ public struct ServerHandshakeSettings: Sendable {
     /// The shared token (never sent).
     public var token: [UInt8]
     /// Protocol versions this server speaks.
-    public var versions: [UInt16] = [ProtocolVersion.current]
+    public var versions: [UInt16] = ProtocolVersion.supported
     /// A peer that has not authenticated by then is sent ERROR(handshake-timeout) and closed. Default 10 s.
     public var deadline: Duration = .seconds(10)
     /// Announced in WELCOME; each side sends HEARTBEAT when idle this long, and closes after 3 silent
@@ -22,7 +22,7 @@ public struct ClientHandshakeSettings: Sendable {
     public var slots: UInt32
     public var registries: [String]
     public var labels: [String]
-    public var versions: [UInt16] = [ProtocolVersion.current]
+    public var versions: [UInt16] = ProtocolVersion.supported
     /// Without a valid WELCOME by then the client closes. Default 10 s.
     public var deadline: Duration = .seconds(10)
 

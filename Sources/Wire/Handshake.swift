@@ -61,7 +61,7 @@ public struct ServerHandshake: Sendable {
     ///   - heartbeatMillis / maxFrameSize: session parameters announced in WELCOME.
     ///   - nonce: the server nonce; fresh random by default (tests pass fixed ones).
     public init(
-        token: [UInt8], versions: [UInt16] = [ProtocolVersion.current], heartbeatMillis: UInt32 = 5000,
+        token: [UInt8], versions: [UInt16] = ProtocolVersion.supported, heartbeatMillis: UInt32 = 5000,
         maxFrameSize: UInt32 = UInt32(FrameDecoder.defaultMaxFrameSize), nonce: Bytes32 = .random()
     ) {
         self.token = token
@@ -148,7 +148,7 @@ public struct ClientHandshake: Sendable {
 
     public init(
         token: [UInt8], name: String, slots: UInt32, registries: [String], labels: [String] = [],
-        versions: [UInt16] = [ProtocolVersion.current], nonce: Bytes32 = .random()
+        versions: [UInt16] = ProtocolVersion.supported, nonce: Bytes32 = .random()
     ) {
         self.token = token
         self.name = name
@@ -232,6 +232,8 @@ public struct ClientHandshake: Sendable {
 
 /// Protocol versions.
 public enum ProtocolVersion {
-    /// The version this build speaks.
-    public static let current: UInt16 = 1
+    /// The newest version this build speaks. Version 2 adds RESULT_STEPS (0x17).
+    public static let current: UInt16 = 2
+    /// Every version this build speaks: a coordinator offers them all, a worker picks the highest in common.
+    public static let supported: [UInt16] = [1, 2]
 }

@@ -85,17 +85,16 @@ extension Message {
             w.writeU8(m.kind.rawValue)
             w.writeVarint(m.offset)
         case .result(let m):
-            w.writeString(m.job)
-            w.writeVarint(UInt64(m.attempt))
-            w.writeU8(m.status.rawValue)
-            if let failure = m.failure {
-                w.writeU8(1)
-                w.writeVarint(UInt64(failure.step))
-                w.writeString(failure.message)
-            } else {
-                w.writeU8(0)
+            m.encode(into: &w)
+        case .resultSteps(let m):
+            m.result.encode(into: &w)
+            w.writeList(m.steps) { w, step in
+                w.writeVarint(UInt64(step.index))
+                w.writeU8(step.status.rawValue)
+                w.writeVarint(step.durationMicros)
+                w.writeString(step.message)
+                w.writeList(step.interruptions) { $0.writeString($1) }
             }
-            w.writeVarint(m.durationMicros)
         case .heartbeat, .drain, .bye:
             break
         case .cancel(let m):
@@ -224,18 +223,22 @@ extension Message {
             return .artifactAck(ArtifactAck(
                 job: job, attempt: attempt, name: name, sha256: sha, kind: kind, offset: offset))
         case .result:
-            let job = try r.readString("result.job")
-            let attempt = try r.readVarint(UInt32.self, "result.attempt")
-            let status = try readStatus(&r, "result.status")
-            var failure: Failure?
-            if try r.readBool("result.hasFailure") {
-                let step = try r.readVarint(UInt32.self, "result.failureStep")
-                let message = try r.readString("result.failureMessage")
-                failure = Failure(step: step, message: message)
+            return .result(try JobResult(decoding: &r))
+        case .resultSteps:
+            let result = try JobResult(decoding: &r)
+            // A step takes at least index, status, duration, message length and interruption count: 5 bytes.
+            let steps = try r.readList("result.steps", minimumElementSize: 5) { r in
+                let index = try r.readVarint(UInt32.self, "result.step.index")
+                let status = try readStatus(&r, "result.step.status")
+                let duration = try r.readVarint("result.step.durationMicros")
+                let message = try r.readString("result.step.message")
+                let interruptions = try r.readList("result.step.interruptions", minimumElementSize: 1) { r in
+                    try r.readString("result.step.interruption")
+                }
+                return StepReport(index: index, status: status, durationMicros: duration, message: message,
+                                  interruptions: interruptions)
             }
-            let duration = try r.readVarint("result.durationMicros")
-            return .result(JobResult(
-                job: job, attempt: attempt, status: status, failure: failure, durationMicros: duration))
+            return .resultSteps(AttemptReport(result: result, steps: steps))
         case .heartbeat:
             return .heartbeat
         case .cancel:
@@ -254,7 +257,7 @@ extension Message {
         }
     }
 
-    private static func readStatus(_ r: inout ByteReader, _ field: StaticString) throws -> Status {
+    fileprivate static func readStatus(_ r: inout ByteReader, _ field: StaticString) throws -> Status {
         let raw = try r.readU8(field)
         guard let status = Status(rawValue: raw) else {
             throw WireError(.invalidValue, "\(field) \(raw) is not a known status (0–5)")
@@ -272,6 +275,37 @@ extension Message {
             throw WireError(.truncated, "input ends inside a frame (\(buffer.readableBytes) bytes left)")
         }
         return messages
+    }
+}
+
+extension JobResult {
+    /// RESULT's fields, which RESULT_STEPS starts with.
+    fileprivate func encode(into w: inout ByteWriter) {
+        w.writeString(job)
+        w.writeVarint(UInt64(attempt))
+        w.writeU8(status.rawValue)
+        if let failure {
+            w.writeU8(1)
+            w.writeVarint(UInt64(failure.step))
+            w.writeString(failure.message)
+        } else {
+            w.writeU8(0)
+        }
+        w.writeVarint(durationMicros)
+    }
+
+    fileprivate init(decoding r: inout ByteReader) throws {
+        let job = try r.readString("result.job")
+        let attempt = try r.readVarint(UInt32.self, "result.attempt")
+        let status = try Message.readStatus(&r, "result.status")
+        var failure: Failure?
+        if try r.readBool("result.hasFailure") {
+            let step = try r.readVarint(UInt32.self, "result.failureStep")
+            let message = try r.readString("result.failureMessage")
+            failure = Failure(step: step, message: message)
+        }
+        let duration = try r.readVarint("result.durationMicros")
+        self.init(job: job, attempt: attempt, status: status, failure: failure, durationMicros: duration)
     }
 }
 

@@ -11,11 +11,22 @@ public enum MessageType: UInt8, Sendable, Hashable, CaseIterable {
     case artifactChunk = 0x14
     case artifactAck = 0x15
     case result = 0x16
+    /// Version 2 on.
+    case resultSteps = 0x17
     case heartbeat = 0x20
     case cancel = 0x21
     case drain = 0x22
     case bye = 0x23
     case error = 0x7f
+
+    /// The first protocol version that defines this type (see `ProtocolVersion`): a peer of an older version
+    /// sending it sent an unknown type.
+    public var introducedIn: UInt16 {
+        switch self {
+        case .resultSteps: 2
+        default: 1
+        }
+    }
 }
 
 /// An ordered list of configuration (key, value) pairs, e.g. `locale=ar`, `direction=rtl`.
@@ -175,6 +186,51 @@ public struct StepEvent: Sendable, Hashable {
     }
 }
 
+/// A step of a RESULT_STEPS message: a STEP event without the job and attempt, which it shares with the result.
+public struct StepReport: Sendable, Hashable {
+    public var index: UInt32
+    public var status: Status
+    public var durationMicros: UInt64
+    public var message: String
+    public var interruptions: [String]
+    public init(index: UInt32, status: Status, durationMicros: UInt64, message: String, interruptions: [String] = []) {
+        self.index = index
+        self.status = status
+        self.durationMicros = durationMicros
+        self.message = message
+        self.interruptions = interruptions
+    }
+
+    /// The report of `event`'s step.
+    public init(_ event: StepEvent) {
+        self.init(index: event.index, status: event.status, durationMicros: event.durationMicros, message: event.message,
+                  interruptions: event.interruptions)
+    }
+}
+
+extension StepEvent {
+    /// The STEP event a step of `job`'s `attempt` stands for.
+    public init(job: String, attempt: UInt32, _ report: StepReport) {
+        self.init(job: job, attempt: attempt, index: report.index, status: report.status,
+                  durationMicros: report.durationMicros, message: report.message, interruptions: report.interruptions)
+    }
+}
+
+/// Worker → coordinator, version 2 on: the steps of an attempt not yet sent as STEP, then its result, in one
+/// frame. It means exactly what a STEP per step (in order) followed by the RESULT means; a short job is one frame
+/// instead of one per step plus one.
+public struct AttemptReport: Sendable, Hashable {
+    public var result: JobResult
+    public var steps: [StepReport]
+    public init(result: JobResult, steps: [StepReport]) {
+        self.result = result
+        self.steps = steps
+    }
+
+    /// The STEP events its steps stand for, in order.
+    public var stepEvents: [StepEvent] { steps.map { StepEvent(job: result.job, attempt: result.attempt, $0) } }
+}
+
 /// Worker → coordinator: a piece of a (compressed) artifact. `sha256` is the digest of the whole artifact.
 public struct ArtifactChunk: Sendable, Hashable {
     public var job: String
@@ -293,6 +349,7 @@ public enum Message: Sendable, Hashable {
     case artifactChunk(ArtifactChunk)
     case artifactAck(ArtifactAck)
     case result(JobResult)
+    case resultSteps(AttemptReport)
     case heartbeat
     case cancel(Cancel)
     case drain
@@ -312,6 +369,7 @@ public enum Message: Sendable, Hashable {
         case .artifactChunk: .artifactChunk
         case .artifactAck: .artifactAck
         case .result: .result
+        case .resultSteps: .resultSteps
         case .heartbeat: .heartbeat
         case .cancel: .cancel
         case .drain: .drain

@@ -5,23 +5,83 @@ import Wire
 /// the outbox per job instead of one per message (two pool threads and the loop contend for it, and a contended
 /// `Mutex` sleeps in the kernel). The session's watchdog hands over what a longer job has emitted so far at each
 /// tick, so the STEP events of long jobs still stream as they happen (at most one tick late).
+///
+/// On a protocol version 2 connection, STEP events are held until the job's RESULT and sent with it as one
+/// RESULT_STEPS frame: a short job is one frame instead of one per step plus one. Steps handed over before the
+/// result (at a tick, or before the job's artifacts) go as STEP frames, and the result then follows alone.
 final class RunnerOutput: Sendable {
-    private let bytes = Mutex<[UInt8]>([])
-    private let outbox: Outbox
+    private struct Pending {
+        var bytes: [UInt8] = []
+        /// STEP events not yet encoded (version 2 only), all of one attempt: `stepsOf`.
+        var steps: [StepReport] = []
+        var stepsOf: (job: String, attempt: UInt32)?
 
-    init(outbox: Outbox) { self.outbox = outbox }
+        /// Encodes the held steps as STEP frames.
+        mutating func encodeSteps() {
+            guard let of = stepsOf else { return }
+            for step in steps { Message.step(StepEvent(job: of.job, attempt: of.attempt, step)).encodeFrame(into: &bytes) }
+            steps.removeAll(keepingCapacity: true)
+            stepsOf = nil
+        }
 
-    /// Encodes `messages` into this runner's buffer.
-    func emit(_ messages: [Message]) {
-        bytes.withLock { b in for m in messages { m.encodeFrame(into: &b) } }
+        /// Encodes `result` with the held steps of its attempt as one RESULT_STEPS frame (a RESULT when none).
+        mutating func encode(_ result: JobResult) {
+            guard let of = stepsOf, of.job == result.job, of.attempt == result.attempt else {
+                encodeSteps()
+                Message.result(result).encodeFrame(into: &bytes)
+                return
+            }
+            do {
+                let report = Message.resultSteps(AttemptReport(result: result, steps: steps))
+                report.encodeFrame(into: &bytes)
+            }
+            steps.removeAll(keepingCapacity: true)  // the report is gone: no copy
+            stepsOf = nil
+        }
+
+        mutating func hold(_ step: StepEvent) {
+            if let of = stepsOf, of.job != step.job || of.attempt != step.attempt { encodeSteps() }
+            if stepsOf == nil { stepsOf = (step.job, step.attempt) }
+            steps.append(StepReport(step))
+        }
     }
 
-    /// Hands everything emitted so far to the outbox (in order: under this runner's lock).
+    private let pending = Mutex(Pending())
+    private let outbox: Outbox
+    /// The connection speaks protocol version 2 or later (RESULT_STEPS).
+    private let holdsSteps: Bool
+
+    init(outbox: Outbox, protocolVersion: UInt16) {
+        self.outbox = outbox
+        holdsSteps = protocolVersion >= MessageType.resultSteps.introducedIn
+    }
+
+    /// Encodes `messages` into this runner's buffer (holding STEP events for their RESULT, see above).
+    func emit(_ messages: [Message]) {
+        pending.withLock { p in
+            for m in messages {
+                guard holdsSteps else {
+                    m.encodeFrame(into: &p.bytes)
+                    continue
+                }
+                switch m {
+                case .step(let step): p.hold(step)
+                case .result(let result): p.encode(result)
+                default:
+                    p.encodeSteps()
+                    m.encodeFrame(into: &p.bytes)
+                }
+            }
+        }
+    }
+
+    /// Hands everything emitted so far to the outbox (in order: under this runner's lock), held steps as STEP frames.
     func flush() {
-        bytes.withLock { b in
-            guard !b.isEmpty else { return }
-            outbox.append(encoded: b)
-            b.removeAll(keepingCapacity: true)
+        pending.withLock { p in
+            p.encodeSteps()
+            guard !p.bytes.isEmpty else { return }
+            outbox.append(encoded: p.bytes)
+            p.bytes.removeAll(keepingCapacity: true)
         }
     }
 }

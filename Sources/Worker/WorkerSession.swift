@@ -145,6 +145,8 @@ final class WorkerSession: Sendable {
     private let uploader: ArtifactUploader
     private let slots: Int
     private let prefetch: Int
+    /// The version agreed in the handshake (1 when the client has no WELCOME, as in tests of the session alone).
+    private let protocolVersion: UInt16
     private let state: Mutex<State>
     private let watchdog = Mutex<ScheduledTimer?>(nil)
 
@@ -156,6 +158,7 @@ final class WorkerSession: Sendable {
         self.uploader = ArtifactUploader(outbox: outbox)
         self.slots = slots
         self.prefetch = prefetch
+        protocolVersion = client.welcome?.version ?? 1
         creditBatch = UInt32(max(1, (slots + prefetch) / 4))
         state = Mutex(State(slots: slots))
     }
@@ -313,7 +316,7 @@ final class WorkerSession: Sendable {
                 while s.runners[slot] != nil { slot += 1 }
                 guard let start = s.takeJob(now: now) else { break }
                 s.nextRunnerID += 1
-                let output = RunnerOutput(outbox: outbox)
+                let output = RunnerOutput(outbox: outbox, protocolVersion: protocolVersion)
                 s.runners[slot] = Runner(id: s.nextRunnerID, job: Key(job: start.job.job, attempt: start.job.attempt),
                                          deadline: start.deadline, output: output)
                 s.liveRunners += 1

@@ -18,8 +18,13 @@ struct InMemoryFleet {
 
     init(engine: CoordinatorEngine) { self.engine = engine }
 
-    mutating func join(_ peer: UInt64, registries: [String] = ["test"], slots: UInt32 = 2, credit: UInt32 = 4) async {
-        let hello = Hello(version: 1, name: "worker-\(peer)", slots: slots, registries: registries, labels: [],
+    /// The protocol version each peer joined with: version 2 peers send a job's steps and result as RESULT_STEPS.
+    var versions: [UInt64: UInt16] = [:]
+
+    mutating func join(_ peer: UInt64, registries: [String] = ["test"], slots: UInt32 = 2, credit: UInt32 = 4,
+                       version: UInt16 = 1) async {
+        versions[peer] = version
+        let hello = Hello(version: version, name: "worker-\(peer)", slots: slots, registries: registries, labels: [],
                           nonce: .zero, mac: .zero)
         take(engine.onPeerJoined(peer, hello: hello))
         take(engine.onMessages(peer, [.credit(credit)]))
@@ -46,7 +51,12 @@ struct InMemoryFleet {
         guard let scenario = scenarios[job.scenarioHash] else { Issue.record("scenario body never sent"); return false }
         let collected = MessageBox()
         await executor.run(job, scenario: scenario) { collected.append($0) }
-        take(engine.onMessages(peer, collected.messages + [.credit(1)]))
+        var messages = collected.messages
+        if versions[peer] ?? 1 >= 2, case .result(let result)? = messages.last {
+            let steps = messages.compactMap { if case .step(let s) = $0 { StepReport(s) } else { nil } }
+            messages = [.resultSteps(AttemptReport(result: result, steps: steps))]
+        }
+        take(engine.onMessages(peer, messages + [.credit(1)]))
         return true
     }
 }
@@ -55,6 +65,15 @@ final class MessageBox: Sendable {
     private let box = Mutex<[Message]>([])
     var messages: [Message] { box.withLock { $0 } }
     func append(_ m: [Message]) { box.withLock { $0 += m } }
+}
+
+extension MessageBox {
+    /// Journal records as an engine hands them over.
+    final class Records: Sendable {
+        private let box = Mutex<[JournalRecord]>([])
+        var all: [JournalRecord] { box.withLock { $0 } }
+        func append(_ r: [JournalRecord]) { box.withLock { $0 += r } }
+    }
 }
 
 func makeDefinition(_ targets: [[String]], retries: Int = 0, runID: String = "test-run") -> RunDefinition {
@@ -141,6 +160,70 @@ struct CoordinatorEngineTests {
         }
         #expect(engine.isComplete)
         #expect(count.count == 6 && count.values.allSatisfy { $0 == 1 })
+    }
+
+    @Test("RESULT_STEPS from a version 2 worker is journaled exactly as its STEPs and RESULT are")
+    func resultSteps() async throws {
+        let definition = makeDefinition([["pass", "pass"], ["pass", "fail"], ["flaky", "pass"], ["pass"]], retries: 1)
+        func run(version: UInt16) async throws -> [String] {
+            let dir = FileManager.default.temporaryDirectory.appendingPathComponent("fm-engine-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: dir) }
+            let path = dir.appendingPathComponent("journal.sqlite").path
+            let writer = try JournalWriter(path: path)
+            try writer.submit([
+                .runStarted(RunInfo(runID: definition.runID, matrixName: "m", matrixPath: "m.json", seed: 1, startedAt: Date())),
+                .jobsPlanned(runID: definition.runID, jobs: definition.jobs.map {
+                    PlannedJob(jobID: $0.id, scenarioID: $0.scenarioID, scenarioTitle: $0.scenarioTitle,
+                               configuration: "locale=en", configurationJSON: "{}", registry: "test")
+                }),
+            ])
+            var t = Duration.zero
+            let engine = CoordinatorEngine(definition: definition, journal: { try? writer.submit($0) }, now: { t })
+            var fleet = InMemoryFleet(engine: engine)
+            await fleet.join(1, slots: 1, credit: 1, version: version)
+            while !engine.isComplete, await fleet.runOne(on: 1) { t += .milliseconds(10) }
+            #expect(engine.isComplete)
+            try writer.flushSync()
+            try writer.close()
+            let reader = try JournalReader(path: path)
+            var lines: [String] = []
+            for job in definition.jobs {
+                let attempts = try reader.attempts(run: definition.runID, job: job.id)
+                for attempt in attempts {
+                    let steps = try reader.steps(run: definition.runID, job: job.id, attempt: attempt.attempt)
+                    lines.append("\(job.id)#\(attempt.attempt) \(attempt.result?.outcome.rawValue ?? "-") "
+                                 + steps.map { "\($0.index):\($0.key):\($0.outcome.rawValue)" }.joined(separator: ","))
+                }
+                lines.append("\(job.id) \(try reader.jobs(run: definition.runID).first { $0.job.jobID == job.id }?.result?.outcome.rawValue ?? "-")")
+            }
+            return lines
+        }
+        let separate = try await run(version: 1)
+        let folded = try await run(version: 2)
+        #expect(folded == separate)
+        #expect(separate.contains("job1#1 failed 0:tap:pass:passed,1:tap:fail:failed"))
+        #expect(separate.contains("job2 flaky"))
+    }
+
+    @Test("RESULT_STEPS from a version 1 worker is an unknown type: ERROR and close, nothing recorded")
+    func resultStepsFromVersion1() async {
+        let definition = makeDefinition([["pass"]])
+        let records = MessageBox.Records()
+        let engine = CoordinatorEngine(definition: definition, journal: { records.append($0) }, now: { .zero })
+        var fleet = InMemoryFleet(engine: engine)
+        await fleet.join(1, slots: 1, credit: 1, version: 1)
+        let report = AttemptReport(result: JobResult(job: "job0", attempt: 1, status: .passed, failure: nil, durationMicros: 5),
+                                   steps: [StepReport(index: 0, status: .passed, durationMicros: 5, message: "")])
+        let actions = engine.onMessages(1, [.resultSteps(report)])
+        let errors = actions.compactMap { action -> ErrorMessage? in
+            guard case .send(1, let messages) = action, case .error(let e)? = messages.first else { return nil }
+            return e
+        }
+        #expect(errors.map(\.knownCode) == [.unknownType])
+        #expect(actions.contains { if case .close(1, _) = $0 { true } else { false } })
+        #expect(engine.progress.done == 0)
+        #expect(!records.all.contains { if case .attemptCompleted = $0 { true } else { false } })
     }
 
     @Test("a worker that lacks the registry never receives the jobs")

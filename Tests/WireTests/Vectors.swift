@@ -59,6 +59,11 @@ enum Vectors {
                 job: "j1", attempt: 2, status: .failed, failure: Failure(step: 3, message: "élément absent"),
                 durationMicros: 250_000))),
             ("result-passed", .result(JobResult(job: "j1", attempt: 1, status: .passed, failure: nil, durationMicros: 300))),
+            ("result-steps", .resultSteps(AttemptReport(
+                result: JobResult(job: "j1", attempt: 1, status: .failed, failure: Failure(step: 1, message: "no"),
+                                  durationMicros: 900),
+                steps: [StepReport(index: 0, status: .passed, durationMicros: 400, message: ""),
+                        StepReport(index: 1, status: .failed, durationMicros: 500, message: "no", interruptions: ["rate-app"])]))),
             ("heartbeat", .heartbeat),
             ("cancel", .cancel(Cancel(job: "j1", attempt: 1, reason: "lease expired"))),
             ("drain", .drain),

@@ -11,7 +11,10 @@ final class FakeCoordinator: Sendable {
     static let token = Array("worker-tests-token".utf8)
 
     private struct State {
+        /// As the worker sent them, except that a RESULT_STEPS is recorded as the STEPs and RESULT it stands for.
         var received: [Message] = []
+        /// The types of the frames as they came.
+        var frameTypes: [MessageType] = []
         var connection: LoopBound<FramedConnection>?
         var waiters: [(id: Int, predicate: @Sendable ([Message]) -> Bool, continuation: CheckedContinuation<Void, Never>)] = []
         var nextWaiter = 0
@@ -25,10 +28,14 @@ final class FakeCoordinator: Sendable {
     var port: Int { server.withLock { $0?.port ?? 0 } }
 
     var received: [Message] { state.withLock { $0.received } }
+    var frameTypes: [MessageType] { state.withLock { $0.frameTypes } }
 
-    func start() async throws {
+    /// - Parameter versions: the protocol versions offered in CHALLENGE.
+    func start(versions: [UInt16] = ProtocolVersion.supported) async throws {
+        var handshake = ServerHandshakeSettings(token: Self.token)
+        handshake.versions = versions
         let listening = try await TCPServer.listen(
-            on: loop, host: "127.0.0.1", port: 0, handshake: ServerHandshakeSettings(token: Self.token)
+            on: loop, host: "127.0.0.1", port: 0, handshake: handshake
         ) { [self] in Handler(coordinator: self) }
         server.withLock { $0 = listening }
     }
@@ -95,7 +102,14 @@ final class FakeCoordinator: Sendable {
 
     fileprivate func onMessages(_ messages: [Message]) {
         let ready = state.withLock { s -> [CheckedContinuation<Void, Never>] in
-            s.received += messages
+            for message in messages {
+                s.frameTypes.append(message.type)
+                if case .resultSteps(let report) = message {
+                    s.received += report.stepEvents.map(Message.step) + [.result(report.result)]
+                } else {
+                    s.received.append(message)
+                }
+            }
             var ready: [CheckedContinuation<Void, Never>] = []
             s.waiters.removeAll { waiter in
                 guard waiter.predicate(s.received) else { return false }

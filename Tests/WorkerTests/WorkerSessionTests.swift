@@ -15,10 +15,11 @@ struct WorkerSessionTests {
         try await withWorker(slots: slots) { coordinator, _ in try await body(coordinator) }
     }
 
-    /// Like `withWorker(slots:_:)`, and `body` also gets the worker's runtime.
-    func withWorker(slots: Int, _ body: (FakeCoordinator, WorkerRuntime) async throws -> Void) async throws {
+    /// Like `withWorker(slots:_:)`, and `body` also gets the worker's runtime; the coordinator offers `versions`.
+    func withWorker(slots: Int, versions: [UInt16] = ProtocolVersion.supported,
+                    _ body: (FakeCoordinator, WorkerRuntime) async throws -> Void) async throws {
         let coordinator = FakeCoordinator()
-        try await coordinator.start()
+        try await coordinator.start(versions: versions)
         var settings = WorkerSettings(host: "127.0.0.1", port: coordinator.port, token: FakeCoordinator.token,
                                       name: "test-worker", slots: slots)
         settings.prefetchPerSlot = 2
@@ -34,15 +35,27 @@ struct WorkerSessionTests {
         _ = await worker.value
     }
 
-    @Test("every assigned job reports its steps and one result, more jobs than slots included")
-    func manyJobs() async throws {
-        try await withWorker(slots: 3) { coordinator in
+    @Test("every assigned job reports its steps and one result, more jobs than slots included; version 2 sends each as one RESULT_STEPS",
+          arguments: [UInt16(1), 2])
+    func manyJobs(version: UInt16) async throws {
+        try await withWorker(slots: 3, versions: [version]) { coordinator, _ in
             let ids = (0..<40).map { "job-\($0)" }
             coordinator.send([quick.message, .assign(ids.map { quick.job($0) })])
             try await coordinator.wait("40 results") { $0.filter { if case .result = $0 { true } else { false } }.count == 40 }
             for id in ids { #expect(coordinator.result(id)?.status == .passed) }
-            let steps = coordinator.received.filter { if case .step = $0 { true } else { false } }
+            let steps = coordinator.received.compactMap { if case .step(let s) = $0 { s } else { nil } }
             #expect(steps.count == 120)
+            // Each job's steps in order, before its result.
+            for id in ids { #expect(steps.filter { $0.job == id }.map(\.index) == [0, 1, 2]) }
+            let types = coordinator.frameTypes
+            if version == 1 {
+                #expect(types.filter { $0 == .step }.count == 120 && types.filter { $0 == .result }.count == 40)
+                #expect(!types.contains(.resultSteps))
+            } else {
+                // Short jobs: one frame each, steps included.
+                #expect(types.filter { $0 == .resultSteps }.count == 40)
+                #expect(!types.contains(.step) && !types.contains(.result))
+            }
         }
     }
 
@@ -54,6 +67,8 @@ struct WorkerSessionTests {
             try await coordinator.wait("the running job's first STEP") {
                 $0.contains { if case .step(let s) = $0, s.job == "running" { true } else { false } }
             }
+            // A long step's predecessors stream as STEP frames (at the watchdog's tick), not held for the result.
+            #expect(coordinator.frameTypes.contains(.step))
             coordinator.send([.cancel(Cancel(job: "queued", attempt: 1, reason: "test"))])
             try await coordinator.wait("the queued job's RESULT") { FakeCoordinator.result("queued", in: $0) != nil }
             #expect(coordinator.result("queued")?.status == .cancelled)
