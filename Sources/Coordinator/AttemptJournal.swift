@@ -54,19 +54,25 @@ struct AttemptJournal {
         }
     }
 
-    /// An attempt has its result. - Returns: the position in `records` of the `attemptCompleted` record written
-    /// for it (to attach the job's result to), or nil when its start had been journaled already.
+    /// An attempt has its result; `job` is the job's final result when this attempt decided it and the caller
+    /// knows so already (it then goes into the one record; see ``finished(jobID:_:completed:into:)``).
+    /// - Returns: the position in `records` of the `attemptCompleted` record written for it (to attach the job's
+    ///   result to), or nil when its start had been journaled already.
     mutating func ended(
-        job: Int, jobID: String, attempt: Int, _ result: AttemptResult, into records: inout [JournalRecord]
+        job: Int, jobID: String, attempt: Int, _ result: AttemptResult, job final: JobResult? = nil,
+        into records: inout [JournalRecord]
     ) -> Int? {
-        if !result.superseded, let attemptInFlight = held[job], attemptInFlight.attempt == attempt {
-            held[job] = nil
-            records.append(
-                .attemptCompleted(
-                    CompletedAttempt(
-                        runID: runID, jobID: jobID, attempt: attempt, worker: attemptInFlight.worker,
-                        startedAt: attemptInFlight.startedAt, steps: attemptInFlight.steps, result: result)))
-            return records.count - 1
+        if !result.superseded, let attemptInFlight = held.removeValue(forKey: job) {
+            if attemptInFlight.attempt == attempt {
+                records.append(
+                    .attemptCompleted(
+                        CompletedAttempt(
+                            runID: runID, jobID: jobID, attempt: attempt, worker: attemptInFlight.worker,
+                            startedAt: attemptInFlight.startedAt, steps: attemptInFlight.steps, result: result,
+                            job: final)))
+                return records.count - 1
+            }
+            held[job] = attemptInFlight
         }
         if held[job]?.attempt == attempt { journalStart(job: job, into: &records) }
         records.append(.attemptFinished(runID: runID, jobID: jobID, attempt: attempt, result: result))

@@ -25,7 +25,7 @@ public final class CoordinatorEngine {
         var sentScenarios: Set<Bytes32> = []
     }
 
-    private struct AttemptInfo {
+    fileprivate struct AttemptInfo {
         var durationMicros: UInt64
         var failureStep: Int?
         var message: String?
@@ -270,7 +270,9 @@ public final class CoordinatorEngine {
         let t = now()
         // Per job, the `attemptCompleted` record of this batch that the job's final result joins.
         var completed: [Int: Int] = [:]
-        for directive in directives {
+        // The job whose final result went into its deciding attempt's record (the directive after that attempt's).
+        var journaledFinal: Int?
+        for (position, directive) in directives.enumerated() {
             switch directive {
             case .assign(let worker, let batch):
                 guard let peer = peerOfWorker[worker] else { continue }
@@ -320,19 +322,27 @@ public final class CoordinatorEngine {
                 case .timedOut where info == nil: "the lease expired: the job exceeded its timeout"
                 default: info?.message
                 }
+                // The job's final result, when this attempt decided it (the scheduler says so next): it goes into
+                // the same record, built once.
+                var final: Journal.JobResult?
+                if position + 1 < directives.count, case .jobFinished(a.job, let outcome, let attempts, let reason) = directives[position + 1] {
+                    final = jobResult(a.job, outcome: outcome, attempts: attempts, reason: reason, info: info, at: date)
+                    journaledFinal = a.job
+                }
                 completed[a.job] = attemptJournal.ended(job: a.job, jobID: jobID, attempt: attempt,
                     AttemptResult(outcome: JobOutcome(status), finishedAt: date,
                                   duration: Double(info?.durationMicros ?? 0) / 1e6,
                                   failureStep: status == .passed ? nil : info?.failureStep, message: message),
-                    into: &records)
+                    job: final, into: &records)
             case .jobFinished(let index, let outcome, let attempts, let reason):
                 let info = lastAttempt.removeValue(forKey: index)
-                let failing = outcome == .passed || outcome == .flaky ? nil : info
-                attemptJournal.finished(jobID: definition.jobs[index].id, Journal.JobResult(
-                    outcome: outcome, attempts: attempts + (definition.attemptOffsets[index] ?? 0),
-                    duration: info.map { Double($0.durationMicros) / 1e6 },
-                    failureStep: failing?.failureStep, failureMessage: reason ?? failing?.message, finishedAt: date),
-                    completed: completed.removeValue(forKey: index), into: &records)
+                let decidingRecord = completed.removeValue(forKey: index)
+                if journaledFinal != index || decidingRecord == nil {
+                    attemptJournal.finished(jobID: definition.jobs[index].id,
+                        jobResult(index, outcome: outcome, attempts: attempts, reason: reason, info: info, at: date),
+                        completed: decidingRecord, into: &records)
+                }
+                journaledFinal = nil
                 if let onJobFinished { onJobFinished(definition.jobs[index], outcome) }
             case .disconnect(let worker, let reason):
                 if let peer = peerOfWorker[worker] { actions.append(.close(peer: peer, reason: reason)) }
@@ -343,6 +353,18 @@ public final class CoordinatorEngine {
         }
         if !records.isEmpty { journal(records) }
         return actions
+    }
+}
+
+extension CoordinatorEngine {
+    /// The journal's final result of job `index`; `info` is its last attempt's report.
+    fileprivate func jobResult(_ index: Int, outcome: JobOutcome, attempts: Int, reason: String?, info: AttemptInfo?,
+                               at date: Date) -> Journal.JobResult {
+        let failing = outcome == .passed || outcome == .flaky ? nil : info
+        return Journal.JobResult(
+            outcome: outcome, attempts: attempts + (definition.attemptOffsets[index] ?? 0),
+            duration: info.map { Double($0.durationMicros) / 1e6 },
+            failureStep: failing?.failureStep, failureMessage: reason ?? failing?.message, finishedAt: date)
     }
 }
 

@@ -10,7 +10,17 @@ import Wire
 enum DispatchBench {
     static let suite = BenchSuite(name: "dispatch", overview: "no-op jobs/s through coordinator + 2 worker processes; bytes per queued job; makespan") { quick in
         try await throughput(jobs: quick ? 2_000 : 100_000, journal: false)
-        try await throughput(jobs: quick ? 2_000 : 100_000, journal: true)
+        // The headline case, three times: the machine may be shared, so every round is printed, then the median.
+        var rates: [(endToEnd: Double, durable: Double)] = []
+        for round in 1...(quick ? 1 : 3) {
+            if !quick { print("  round \(round):") }
+            if let rate = try await throughput(jobs: quick ? 2_000 : 100_000, journal: true) { rates.append(rate) }
+        }
+        if rates.count > 1 {
+            let endToEnd = rates.map(\.endToEnd).sorted(), durable = rates.map(\.durable).sorted()
+            print(String(format: "  journal on, %d rounds: end to end best %.0f, median %.0f jobs/s; durable best %.0f, median %.0f jobs/s (target >= 100,000)",
+                         rates.count, endToEnd.last ?? 0, endToEnd[endToEnd.count / 2], durable.last ?? 0, durable[durable.count / 2]))
+        }
         memory(jobs: quick ? 20_000 : 1_000_000)
         makespan(jobs: quick ? 200 : 2_000)
     }
@@ -36,7 +46,10 @@ enum DispatchBench {
                              scheduler: SchedulerSettings(jobTimeout: .seconds(60), maximumBatch: 1024))
     }
 
-    static func throughput(jobs count: Int, journal: Bool) async throws {
+    /// Runs `count` no-op jobs through a coordinator and 2 worker processes and prints the figures.
+    /// - Returns: with the journal on, the end-to-end and until-durable rates (jobs/s).
+    @discardableResult
+    static func throughput(jobs count: Int, journal: Bool) async throws -> (endToEnd: Double, durable: Double)? {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("fm-bench-dispatch-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -77,12 +90,13 @@ enum DispatchBench {
         print(String(format: "  CPU: coordinator process %.2f s (%.1f µs per job%@), 2 worker processes %.2f s (%.1f µs per job)",
                      coordinatorCPU, coordinatorCPU * 1e6 / Double(final.done), journal ? ", journal writer included" : "",
                      workersCPU, workersCPU * 1e6 / Double(final.done)))
-        guard journal else { return }
+        guard journal else { return nil }
         print(String(format: "  ... with every journal record durable: %.0f jobs/s; %d records in %d transactions (group commit); journal writer thread %.1f µs per job",
                      durable, stats.recordsApplied - planned.recordsApplied, stats.transactionsCommitted - planned.transactionsCommitted,
                      (stats.writerCPUSeconds - planned.writerCPUSeconds) * 1e6 / Double(final.done)))
         print(String(format: "  for scale: Ray ~1,800 tasks/s, multiprocessing.Pool ~48,000/s on this kind of machine -> %.1fx Pool",
                      rate / 48_000))
+        return (rate, durable)
     }
 
     static func memory(jobs count: Int) {
