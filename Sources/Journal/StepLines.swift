@@ -10,81 +10,125 @@ import Foundation
 /// (the journal writer's cost is per row, and a no-op job used to cost six). The encoder writes bytes directly:
 /// it runs once per attempt on the writer thread.
 enum StepLines {
-    private static let openIndex = Array(#"{"i":"#.utf8)
-    private static let key = Array(#","k":"#.utf8)
-    private static let outcome = Array(#","o":""#.utf8)
-    private static let micros = Array(#"","u":"#.utf8)
-    private static let message = Array(#","m":"#.utf8)
-    private static let interruptions = Array(#","x":"#.utf8)
-    private static let hex = Array("0123456789abcdef".utf8)
-
     /// The lines of `steps` as UTF-8, without a trailing newline.
     static func encode(_ steps: [StepResult]) -> [UInt8] {
         var out: [UInt8] = []
-        out.reserveCapacity(steps.count * 72)
-        for (n, step) in steps.enumerated() {
-            if n > 0 { out.append(0x0A) }
-            out += openIndex
-            appendInteger(Int64(step.index), to: &out)
-            out += key
-            appendString(step.key, to: &out)
-            out += outcome
-            appendString(step.outcome.rawValue, quoted: false, to: &out)
-            out += micros
-            let us = (step.duration * 1e6).rounded()
-            appendInteger(us.isFinite ? Int64(max(-9e15, min(9e15, us))) : 0, to: &out)
-            if let text = step.message {
-                out += message
-                appendString(text, to: &out)
-            }
-            if let text = step.interruptions {
-                out += interruptions
-                appendString(text, to: &out)
-            }
-            out.append(0x7D)  // }
-        }
+        encode(steps, into: &out)
         return out
     }
 
-    private static func appendInteger(_ value: Int64, to out: inout [UInt8]) {
-        if value < 0 { out.append(0x2D) }
-        var magnitude = value.magnitude
-        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
-                     UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
-            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        var count = 0
-        withUnsafeMutableBytes(of: &digits) { buffer in
-            repeat {
-                buffer[count] = UInt8(truncatingIfNeeded: magnitude % 10) + 0x30
-                magnitude /= 10
-                count += 1
-            } while magnitude > 0
-            for i in stride(from: count - 1, through: 0, by: -1) { out.append(buffer[i]) }
+    /// Replaces the contents of `out` with the lines of `steps`, keeping its storage: the writer encodes every
+    /// attempt into one reused buffer.
+    ///
+    /// The text is written through a pointer into room reserved for the longest text the steps can take (every
+    /// string byte escaped as `\u00XX`), and text that needs no escaping is copied a run at a time.
+    static func encode(_ steps: [StepResult], into out: inout [UInt8]) {
+        var bound = 0
+        for step in steps { bound += maxLength(step) }
+        if out.count < bound { out.append(contentsOf: repeatElement(0, count: bound - out.count)) }
+        let written = out.withUnsafeMutableBufferPointer { buffer in
+            guard let base = buffer.baseAddress else { return 0 }
+            var cursor = Cursor(base)
+            for (n, step) in steps.enumerated() {
+                if n > 0 { cursor.put(0x0A) }
+                cursor.put(#"{"i":"#)
+                cursor.putInteger(Int64(step.index))
+                cursor.put(#","k":"#)
+                cursor.putString(step.key)
+                cursor.put(#","o":""#)
+                cursor.putString(step.outcome.rawValue, quoted: false)
+                cursor.put(#"","u":"#)
+                let us = (step.duration * 1e6).rounded()
+                cursor.putInteger(us.isFinite ? Int64(max(-9e15, min(9e15, us))) : 0)
+                if let text = step.message {
+                    cursor.put(#","m":"#)
+                    cursor.putString(text)
+                }
+                if let text = step.interruptions {
+                    cursor.put(#","x":"#)
+                    cursor.putString(text)
+                }
+                cursor.put(0x7D)  // }
+            }
+            return cursor.position - base
         }
+        out.removeLast(out.count - written)
     }
 
-    /// A JSON string literal (or its inside, `quoted: false`): `"`, `\` and control characters escaped, every
-    /// other byte as is.
-    private static func appendString(_ s: String, quoted: Bool = true, to out: inout [UInt8]) {
-        if quoted { out.append(0x22) }
-        var s = s
-        s.withUTF8 { bytes in
-            for byte in bytes {
-                switch byte {
-                case 0x22: out += #"\""#.utf8
-                case 0x5C: out += #"\\"#.utf8
-                case 0x0A: out += #"\n"#.utf8
-                case 0x09: out += #"\t"#.utf8
-                case 0x0D: out += #"\r"#.utf8
-                case 0..<0x20:
-                    out += #"\u00"#.utf8
-                    out.append(hex[Int(byte >> 4)])
-                    out.append(hex[Int(byte & 0xF)])
-                default: out.append(byte)
-                }
-            }
+    /// The most bytes `step`'s line can take, its newline included: the fixed text, two integers of at most 20
+    /// characters, the outcome, and every byte of the strings escaped to six.
+    private static func maxLength(_ step: StepResult) -> Int {
+        let strings = step.key.utf8.count + (step.message?.utf8.count ?? 0) + (step.interruptions?.utf8.count ?? 0)
+        return 128 + step.outcome.rawValue.utf8.count + 6 * strings
+    }
+
+    /// Writes into memory known to be large enough (see ``maxLength(_:)``).
+    private struct Cursor {
+        private(set) var position: UnsafeMutablePointer<UInt8>
+        private static let hex: StaticString = "0123456789abcdef"
+
+        init(_ start: UnsafeMutablePointer<UInt8>) { position = start }
+
+        mutating func put(_ byte: UInt8) {
+            position.pointee = byte
+            position += 1
         }
-        if quoted { out.append(0x22) }
+
+        mutating func put(_ text: StaticString) {
+            position.update(from: text.utf8Start, count: text.utf8CodeUnitCount)
+            position += text.utf8CodeUnitCount
+        }
+
+        mutating func putInteger(_ value: Int64) {
+            if value < 0 { put(0x2D) }
+            var magnitude = value.magnitude
+            var digits = 1
+            var rest = magnitude / 10
+            while rest > 0 {
+                digits += 1
+                rest /= 10
+            }
+            position += digits
+            var p = position
+            repeat {
+                p -= 1
+                p.pointee = UInt8(truncatingIfNeeded: magnitude % 10) + 0x30
+                magnitude /= 10
+            } while magnitude > 0
+        }
+
+        /// A JSON string literal (or its inside, `quoted: false`): `"`, `\` and control characters escaped, every
+        /// other byte as is.
+        mutating func putString(_ s: String, quoted: Bool = true) {
+            if quoted { put(0x22) }
+            var s = s
+            s.withUTF8 { bytes in
+                var start = 0
+                for (i, byte) in bytes.enumerated() where byte < 0x20 || byte == 0x22 || byte == 0x5C {
+                    putBytes(bytes, start..<i)
+                    start = i + 1
+                    put(0x5C)
+                    switch byte {
+                    case 0x22, 0x5C: put(byte)
+                    case 0x0A: put(0x6E)  // n
+                    case 0x09: put(0x74)  // t
+                    case 0x0D: put(0x72)  // r
+                    default:
+                        put(#"u00"#)
+                        put(Self.hex.utf8Start[Int(byte >> 4)])
+                        put(Self.hex.utf8Start[Int(byte & 0xF)])
+                    }
+                }
+                putBytes(bytes, start..<bytes.count)
+            }
+            if quoted { put(0x22) }
+        }
+
+        private mutating func putBytes(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) {
+            guard let base = bytes.baseAddress, !range.isEmpty else { return }
+            position.update(from: base + range.lowerBound, count: range.count)
+            position += range.count
+        }
     }
 
     /// The steps in index order, the last line of each index winning.
