@@ -147,7 +147,7 @@ struct JobRecordFolder {
         }
         tally.applied += p.indices.count
         if p.markRunning {
-            try applier.connection.run(applier.sql.markJobRunning, [.int(p.attempt), .int(key)])
+            try applier.markJobRunning(key: key, attempt: p.attempt)
         }
     }
 }
