@@ -291,12 +291,17 @@ final class RecordApplier {
     /// The steps of the attempt being written as JSON Lines, reused so that encoding them allocates nothing.
     private var stepText: [UInt8] = []
 
+    /// Binds the first `count` bytes of ``stepText``.
+    private func bindStepText(_ count: Int, _ binder: inout SQLBinder) throws {
+        try stepText.withUnsafeBytes { try binder.utf8(UnsafeRawBufferPointer(rebasing: $0[..<count])) }
+    }
+
     /// Inserts an attempt row with whatever is known of it (`statement`: `insertAttempt` or `completeAttempt`).
     func insertAttempt(
         _ statement: PreparedStatement? = nil, job: Int64, attempt: Int, start: (worker: String, at: Date)?,
         steps: [StepResult], result: AttemptResult?
     ) throws {
-        if !steps.isEmpty { StepLines.encode(steps, into: &stepText) }
+        let stepBytes = steps.isEmpty ? 0 : StepLines.encode(steps, into: &stepText)
         try connection.run(statement ?? sql.insertAttempt) { b in
             try b.int(job)
             try b.int(attempt)
@@ -313,7 +318,7 @@ final class RecordApplier {
                 for _ in 0..<5 { try b.null() }  // finished_at, outcome, failure_step, message, duration_s
                 try b.int(0)  // superseded
             }
-            if steps.isEmpty { try b.null() } else { try stepText.withUnsafeBytes { try b.utf8($0) } }
+            if steps.isEmpty { try b.null() } else { try bindStepText(stepBytes, &b) }
         }
     }
 
@@ -323,9 +328,9 @@ final class RecordApplier {
     }
 
     func appendSteps(_ steps: [StepResult], key: Int64, runID: String, jobID: String, attempt: Int) throws {
-        StepLines.encode(steps, into: &stepText)
+        let stepBytes = StepLines.encode(steps, into: &stepText)
         try connection.run(sql.appendSteps) { b in
-            try stepText.withUnsafeBytes { try b.utf8($0) }
+            try bindStepText(stepBytes, &b)
             try b.int(key)
             try b.int(attempt)
         }

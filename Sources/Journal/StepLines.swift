@@ -13,46 +13,29 @@ enum StepLines {
     /// The lines of `steps` as UTF-8, without a trailing newline.
     static func encode(_ steps: [StepResult]) -> [UInt8] {
         var out: [UInt8] = []
-        encode(steps, into: &out)
+        let count = encode(steps, into: &out)
+        out.removeLast(out.count - count)
         return out
     }
 
-    /// Replaces the contents of `out` with the lines of `steps`, keeping its storage: the writer encodes every
-    /// attempt into one reused buffer.
+    /// Writes the lines of `steps` at the start of `buffer`, growing it when needed, and returns their length in
+    /// bytes (what follows is left over from earlier use): the writer encodes every attempt into one reused buffer.
     ///
-    /// The text is written through a pointer into room reserved for the longest text the steps can take (every
-    /// string byte escaped as `\u00XX`), and text that needs no escaping is copied a run at a time.
-    static func encode(_ steps: [StepResult], into out: inout [UInt8]) {
+    /// The text is written through a pointer into room for the longest text the steps can take (every string byte
+    /// escaped as `\u00XX`), and string bytes that need no escaping are copied a run at a time.
+    static func encode(_ steps: [StepResult], into buffer: inout [UInt8]) -> Int {
         var bound = 0
-        for step in steps { bound += maxLength(step) }
-        if out.count < bound { out.append(contentsOf: repeatElement(0, count: bound - out.count)) }
-        let written = out.withUnsafeMutableBufferPointer { buffer in
-            guard let base = buffer.baseAddress else { return 0 }
-            var cursor = Cursor(base)
-            for (n, step) in steps.enumerated() {
+        for n in steps.indices { bound += maxLength(steps[n]) }
+        if buffer.count < bound { buffer.append(contentsOf: repeatElement(0, count: max(bound, 4096) - buffer.count)) }
+        return buffer.withUnsafeMutableBufferPointer { buffer in
+            guard let start = buffer.baseAddress else { return 0 }
+            var cursor = Cursor(start)
+            for n in steps.indices {
                 if n > 0 { cursor.put(0x0A) }
-                cursor.put(#"{"i":"#)
-                cursor.putInteger(Int64(step.index))
-                cursor.put(#","k":"#)
-                cursor.putString(step.key)
-                cursor.put(#","o":""#)
-                cursor.putString(step.outcome.rawValue, quoted: false)
-                cursor.put(#"","u":"#)
-                let us = (step.duration * 1e6).rounded()
-                cursor.putInteger(us.isFinite ? Int64(max(-9e15, min(9e15, us))) : 0)
-                if let text = step.message {
-                    cursor.put(#","m":"#)
-                    cursor.putString(text)
-                }
-                if let text = step.interruptions {
-                    cursor.put(#","x":"#)
-                    cursor.putString(text)
-                }
-                cursor.put(0x7D)  // }
+                cursor.put(steps[n])
             }
-            return cursor.position - base
+            return cursor.position - start
         }
-        out.removeLast(out.count - written)
     }
 
     /// The most bytes `step`'s line can take, its newline included: the fixed text, two integers of at most 20
@@ -79,6 +62,27 @@ enum StepLines {
             position += text.utf8CodeUnitCount
         }
 
+        mutating func put(_ step: StepResult) {
+            put(#"{"i":"#)
+            putInteger(Int64(step.index))
+            put(#","k":"#)
+            putString(step.key)
+            put(#","o":""#)
+            putString(step.outcome.rawValue, quoted: false)
+            put(#"","u":"#)
+            let us = (step.duration * 1e6).rounded()
+            putInteger(us.isFinite ? Int64(max(-9e15, min(9e15, us))) : 0)
+            if let text = step.message {
+                put(#","m":"#)
+                putString(text)
+            }
+            if let text = step.interruptions {
+                put(#","x":"#)
+                putString(text)
+            }
+            put(0x7D)  // }
+        }
+
         mutating func putInteger(_ value: Int64) {
             if value < 0 { put(0x2D) }
             var magnitude = value.magnitude
@@ -101,27 +105,32 @@ enum StepLines {
         /// other byte as is.
         mutating func putString(_ s: String, quoted: Bool = true) {
             if quoted { put(0x22) }
-            var s = s
-            s.withUTF8 { bytes in
-                var start = 0
-                for (i, byte) in bytes.enumerated() where byte < 0x20 || byte == 0x22 || byte == 0x5C {
-                    putBytes(bytes, start..<i)
-                    start = i + 1
-                    put(0x5C)
-                    switch byte {
-                    case 0x22, 0x5C: put(byte)
-                    case 0x0A: put(0x6E)  // n
-                    case 0x09: put(0x74)  // t
-                    case 0x0D: put(0x72)  // r
-                    default:
-                        put(#"u00"#)
-                        put(Self.hex.utf8Start[Int(byte >> 4)])
-                        put(Self.hex.utf8Start[Int(byte & 0xF)])
-                    }
-                }
-                putBytes(bytes, start..<bytes.count)
+            if s.utf8.withContiguousStorageIfAvailable({ putEscaped($0) }) == nil {
+                Array(s.utf8).withUnsafeBufferPointer { putEscaped($0) }
             }
             if quoted { put(0x22) }
+        }
+
+        private mutating func putEscaped(_ bytes: UnsafeBufferPointer<UInt8>) {
+            var start = 0
+            for i in bytes.indices {
+                let byte = bytes[i]
+                guard byte < 0x20 || byte == 0x22 || byte == 0x5C else { continue }
+                putBytes(bytes, start..<i)
+                start = i + 1
+                put(0x5C)
+                switch byte {
+                case 0x22, 0x5C: put(byte)
+                case 0x0A: put(0x6E)  // n
+                case 0x09: put(0x74)  // t
+                case 0x0D: put(0x72)  // r
+                default:
+                    put(#"u00"#)
+                    put(Self.hex.utf8Start[Int(byte >> 4)])
+                    put(Self.hex.utf8Start[Int(byte & 0xF)])
+                }
+            }
+            putBytes(bytes, start..<bytes.count)
         }
 
         private mutating func putBytes(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) {
