@@ -17,7 +17,9 @@ struct StepLinesTests {
         String(repeating: "\"\\\n\u{1}é", count: 100),
     ]
 
-    static let durations: [Double] = [0, 0.000_001, 0.05, 1.5, -2.25, 1e12, -1e12, .nan, .infinity, -.infinity, 0.000_000_4]
+    static let durations: [Double] = [
+        0, 0.000_001, 0.05, 1.5, -2.25, 1e12, -1e12, .nan, .infinity, -.infinity, 0.000_000_4,
+    ]
 
     static func steps(_ seed: Int) -> [StepResult] {
         let texts = trickyTexts
