@@ -36,10 +36,37 @@ struct JobRecordFolder {
     /// Applies `batch[range]`; every record in it must be a job-level one.
     /// - Throws: only a failure of the transaction as a whole.
     func apply(_ range: Range<Int>, _ tally: inout RecordApplier.Tally) throws {
-        var groupOf: [JobName: Int] = [:]
+        let groups = groupsByJobID(range) ?? groupsByRunAndJob(range)
+        for group in groups { try applyJob(group, &tally) }
+    }
+
+    /// The batch positions of each job's records, jobs in order of first appearance, found by job id alone (one
+    /// string hashed per record); nil when one job id appears in two runs, which needs both ids.
+    private func groupsByJobID(_ range: Range<Int>) -> [[Int]]? {
+        var groupOf: [String: Int] = [:]
         groupOf.reserveCapacity(range.count / 2)
         var groups: [[Int]] = []
         groups.reserveCapacity(range.count / 2)
+        var runOf: [String] = []
+        runOf.reserveCapacity(range.count / 2)
+        for i in range {
+            guard let job = batch[i].job else { continue }
+            if let g = groupOf[job.jobID] {
+                guard runOf[g] == job.runID else { return nil }
+                groups[g].append(i)
+            } else {
+                groupOf[job.jobID] = groups.count
+                groups.append([i])
+                runOf.append(job.runID)
+            }
+        }
+        return groups
+    }
+
+    /// As ``groupsByJobID(_:)``, keyed by run id and job id together.
+    private func groupsByRunAndJob(_ range: Range<Int>) -> [[Int]] {
+        var groupOf: [JobName: Int] = [:]
+        var groups: [[Int]] = []
         for i in range {
             guard let job = batch[i].job else { continue }
             let name = JobName(runID: job.runID, jobID: job.jobID)
@@ -50,7 +77,7 @@ struct JobRecordFolder {
                 groups.append([i])
             }
         }
-        for group in groups { try applyJob(group, &tally) }
+        return groups
     }
 
     private func applyJob(_ indices: [Int], _ tally: inout RecordApplier.Tally) throws {
@@ -147,7 +174,7 @@ struct JobRecordFolder {
         }
         tally.applied += p.indices.count
         if p.markRunning {
-            try applier.connection.run(applier.sql.markJobRunning, [.int(p.attempt), .int(key)])
+            try applier.markJobRunning(key: key, attempt: p.attempt)
         }
     }
 }

@@ -118,57 +118,39 @@ final class RecordApplier {
         }
     }
 
-    static func time(_ date: Date) -> SQLValue { .double(date.timeIntervalSince1970) }
-
     // MARK: - Key lookups (cached; the writer is the only writer of its runs)
 
-    private struct JobRef: Hashable {
-        var runKey: Int64
-        var jobID: String
-    }
-
-    private var runKeys: [String: Int64] = [:]
-    private var jobKeys: [JobRef: Int64] = [:]
+    private var keys = KeyCache()
 
     /// Forgets cached keys: after a rollback they may name rows that no longer exist.
     func forgetKeys() {
-        runKeys.removeAll()
-        jobKeys.removeAll()
+        keys.removeAll()
     }
 
     func runKey(_ runID: String) throws -> Int64 {
-        if let key = runKeys[runID] { return key }
+        if let key = keys.run(runID) { return key }
         guard let key = try connection.scalarInt64("SELECT run_key FROM runs WHERE run_id = ?", [.text(runID)]) else {
             throw JournalError(
                 code: SQLITE_NOTFOUND, message: "no run \(runID) in the journal", operation: "look up run")
         }
-        runKeys[runID] = key
+        keys.setRun(key, for: runID)
         return key
     }
 
     func jobKey(_ runID: String, _ jobID: String) throws -> Int64 {
-        let ref = JobRef(runKey: try runKey(runID), jobID: jobID)
-        if let key = jobKeys[ref] { return key }
+        if let key = keys.job(runID, jobID) { return key }
+        let run = try runKey(runID)
         guard
             let key = try connection.scalarInt64(
-                "SELECT job_key FROM jobs WHERE run_key = ? AND job_id = ?", [.int(ref.runKey), .text(jobID)]
+                "SELECT job_key FROM jobs WHERE run_key = ? AND job_id = ?", [.int(run), .text(jobID)]
             )
         else {
             throw JournalError(
                 code: SQLITE_NOTFOUND, message: "no job \(jobID) in run \(runID)", operation: "look up job")
         }
-        cacheJobKey(key, ref.runKey, jobID)
+        keys.setJob(key, for: runID, jobID)
         return key
     }
-
-    private func cacheJobKey(_ key: Int64, _ runKey: Int64, _ jobID: String) {
-        if jobKeys.count >= Self.jobKeyCacheLimit { jobKeys.removeAll(keepingCapacity: true) }
-        if jobKeys.capacity == 0 { jobKeys.reserveCapacity(1 << 16) }
-        jobKeys[JobRef(runKey: runKey, jobID: jobID)] = key
-    }
-
-    /// About 100 MB of keys at most; past it the cache starts again (lookups still work, through SQL).
-    private static let jobKeyCacheLimit = 1_000_000
 
     // MARK: - One record at a time
 
@@ -188,34 +170,42 @@ final class RecordApplier {
         switch record {
         case .runStarted(let run):
             try single(kind) {
-                try connection.run(
-                    sql.insertRun,
-                    [
-                        .text(run.runID), .text(run.matrixName), .text(run.matrixPath),
-                        .int(Int64(bitPattern: run.seed)), Self.time(run.startedAt), .text(run.settingsJSON),
-                    ])
+                try connection.run(sql.insertRun) { b in
+                    try b.text(run.runID)
+                    try b.text(run.matrixName)
+                    try b.text(run.matrixPath)
+                    try b.int(Int64(bitPattern: run.seed))
+                    try b.time(run.startedAt)
+                    try b.text(run.settingsJSON)
+                }
             }
 
         case .runResumed(let runID, let at):
             try atomically(kind) {
                 let run = try runKey(runID)
-                try connection.run(sql.reopenRun, [.int(run)])
-                try connection.run(sql.cancelOpenAttempts, [Self.time(at), .int(run)])
-                try connection.run(sql.requeueRunningJobs, [.int(run)])
+                try connection.run(sql.reopenRun) { b in try b.int(run) }
+                try connection.run(sql.cancelOpenAttempts) { b in
+                    try b.time(at)
+                    try b.int(run)
+                }
+                try connection.run(sql.requeueRunningJobs) { b in try b.int(run) }
             }
 
         case .jobsPlanned(let runID, let jobs):
             try atomically(kind) {
                 let run = try runKey(runID)
                 for job in jobs {
-                    try connection.run(
-                        sql.insertJob,
-                        [
-                            .int(run), .text(job.jobID), .text(job.scenarioID), .text(job.scenarioTitle),
-                            .text(job.configuration), .text(job.configurationJSON), .text(job.registry),
-                        ])
+                    try connection.run(sql.insertJob) { b in
+                        try b.int(run)
+                        try b.text(job.jobID)
+                        try b.text(job.scenarioID)
+                        try b.text(job.scenarioTitle)
+                        try b.text(job.configuration)
+                        try b.text(job.configurationJSON)
+                        try b.text(job.registry)
+                    }
                     // The new row's key, so results never have to look it up.
-                    if connection.changes > 0 { cacheJobKey(connection.lastInsertRowID, run, job.jobID) }
+                    if connection.changes > 0 { keys.setJob(connection.lastInsertRowID, for: runID, job.jobID) }
                 }
             }
 
@@ -227,20 +217,24 @@ final class RecordApplier {
                 job = try jobKey(runID, jobID)
                 try insertAttempt(job: job, attempt: attempt, start: (worker, at), steps: [], result: nil)
             }
-            try connection.run(sql.markJobRunning, [.int(attempt), .int(job)])
+            try markJobRunning(key: job, attempt: attempt)
 
         case .stepRecorded(let runID, let jobID, let attempt, let step):
             try single(kind) { try appendSteps([step], runID: runID, jobID: jobID, attempt: attempt) }
 
         case .attemptFinished(let runID, let jobID, let attempt, let result):
             try single(kind) {
-                try connection.run(
-                    sql.finishAttempt,
-                    [
-                        .int(try jobKey(runID, jobID)), .int(attempt), Self.time(result.finishedAt),
-                        .text(result.outcome.rawValue), .optionalInt(result.failureStep), .optionalText(result.message),
-                        .double(result.duration), .int(result.superseded ? 1 : 0),
-                    ])
+                let job = try jobKey(runID, jobID)
+                try connection.run(sql.finishAttempt) { b in
+                    try b.int(job)
+                    try b.int(attempt)
+                    try b.time(result.finishedAt)
+                    try b.text(result.outcome.rawValue)
+                    try b.optionalInt(result.failureStep)
+                    try b.optionalText(result.message)
+                    try b.double(result.duration)
+                    try b.int(result.superseded ? 1 : 0)
+                }
             }
             return connection.changes > 0
 
@@ -249,13 +243,17 @@ final class RecordApplier {
 
         case .artifactStored(let runID, let jobID, let attempt, let artifact):
             try single(kind) {
-                try connection.run(
-                    sql.insertArtifact,
-                    [
-                        .int(try jobKey(runID, jobID)), .int(attempt), .int(artifact.stepIndex), .text(artifact.name),
-                        .text(artifact.mediaType), .text(artifact.sha256.lowercased()), .int(artifact.compressedSize),
-                        .int(artifact.rawSize),
-                    ])
+                let job = try jobKey(runID, jobID)
+                try connection.run(sql.insertArtifact) { b in
+                    try b.int(job)
+                    try b.int(attempt)
+                    try b.int(artifact.stepIndex)
+                    try b.text(artifact.name)
+                    try b.text(artifact.mediaType)
+                    try b.text(artifact.sha256.lowercased())
+                    try b.int(artifact.compressedSize)
+                    try b.int(artifact.rawSize)
+                }
             }
 
         case .attemptCompleted(let c):
@@ -271,13 +269,18 @@ final class RecordApplier {
             if let result = c.job {
                 try finishJob(key: job, result, attemptsAtLeast: c.attempt)
             } else {
-                try connection.run(sql.markJobRunning, [.int(c.attempt), .int(job)])
+                try markJobRunning(key: job, attempt: c.attempt)
             }
             return first
 
         case .runFinished(let runID, let status, let at):
             try single(kind) {
-                try connection.run(sql.finishRun, [.text(status.rawValue), Self.time(at), .int(try runKey(runID))])
+                let run = try runKey(runID)
+                try connection.run(sql.finishRun) { b in
+                    try b.text(status.rawValue)
+                    try b.time(at)
+                    try b.int(run)
+                }
             }
         }
         return true
@@ -285,20 +288,38 @@ final class RecordApplier {
 
     // MARK: - Statements shared by the one-at-a-time and the folded paths
 
+    /// The steps of the attempt being written as JSON Lines, reused so that encoding them allocates nothing.
+    private var stepText: [UInt8] = []
+
+    /// Binds the first `count` bytes of ``stepText``.
+    private func bindStepText(_ count: Int, _ binder: inout SQLBinder) throws {
+        try stepText.withUnsafeBytes { try binder.utf8(UnsafeRawBufferPointer(rebasing: $0[..<count])) }
+    }
+
     /// Inserts an attempt row with whatever is known of it (`statement`: `insertAttempt` or `completeAttempt`).
     func insertAttempt(
         _ statement: PreparedStatement? = nil, job: Int64, attempt: Int, start: (worker: String, at: Date)?,
         steps: [StepResult], result: AttemptResult?
     ) throws {
-        try connection.run(
-            statement ?? sql.insertAttempt,
-            [
-                .int(job), .int(attempt), .text(start?.worker ?? ""), start.map { Self.time($0.at) } ?? .null,
-                result.map { Self.time($0.finishedAt) } ?? .null, .optionalText(result?.outcome.rawValue),
-                .optionalInt(result?.failureStep), .optionalText(result?.message),
-                .optionalDouble(result?.duration), .int(result?.superseded == true ? 1 : 0),
-                steps.isEmpty ? .null : .utf8(StepLines.encode(steps)),
-            ])
+        let stepBytes = steps.isEmpty ? 0 : StepLines.encode(steps, into: &stepText)
+        try connection.run(statement ?? sql.insertAttempt) { b in
+            try b.int(job)
+            try b.int(attempt)
+            try b.text(start?.worker ?? "")
+            if let start { try b.time(start.at) } else { try b.null() }
+            if let result {
+                try b.time(result.finishedAt)
+                try b.text(result.outcome.rawValue)
+                try b.optionalInt(result.failureStep)
+                try b.optionalText(result.message)
+                try b.double(result.duration)
+                try b.int(result.superseded ? 1 : 0)
+            } else {
+                for _ in 0..<5 { try b.null() }  // finished_at, outcome, failure_step, message, duration_s
+                try b.int(0)  // superseded
+            }
+            if steps.isEmpty { try b.null() } else { try bindStepText(stepBytes, &b) }
+        }
     }
 
     /// Appends steps to an existing attempt.
@@ -307,12 +328,25 @@ final class RecordApplier {
     }
 
     func appendSteps(_ steps: [StepResult], key: Int64, runID: String, jobID: String, attempt: Int) throws {
-        try connection.run(sql.appendSteps, [.utf8(StepLines.encode(steps)), .int(key), .int(attempt)])
+        let stepBytes = StepLines.encode(steps, into: &stepText)
+        try connection.run(sql.appendSteps) { b in
+            try bindStepText(stepBytes, &b)
+            try b.int(key)
+            try b.int(attempt)
+        }
         guard connection.changes > 0 else {
             throw JournalError(
                 code: SQLITE_CONSTRAINT | (3 << 8),  // SQLITE_CONSTRAINT_FOREIGNKEY, as the step table reported it
                 message: "no attempt \(attempt) of job \(jobID) in run \(runID) to record steps for",
                 operation: "append steps")
+        }
+    }
+
+    /// Marks the job `running` with at least `attempt` attempts.
+    func markJobRunning(key: Int64, attempt: Int) throws {
+        try connection.run(sql.markJobRunning) { b in
+            try b.int(attempt)
+            try b.int(key)
         }
     }
 
@@ -322,13 +356,15 @@ final class RecordApplier {
     }
 
     func finishJob(key: Int64, _ result: JobResult, attemptsAtLeast: Int) throws {
-        try connection.run(
-            sql.finishJob,
-            [
-                .int(key), .text(result.outcome.rawValue), .int(max(result.attempts, attemptsAtLeast)),
-                .optionalDouble(result.duration), .optionalInt(result.failureStep),
-                .optionalText(result.failureMessage), Self.time(result.finishedAt),
-            ])
+        try connection.run(sql.finishJob) { b in
+            try b.int(key)
+            try b.text(result.outcome.rawValue)
+            try b.int(max(result.attempts, attemptsAtLeast))
+            try b.optionalDouble(result.duration)
+            try b.optionalInt(result.failureStep)
+            try b.optionalText(result.failureMessage)
+            try b.time(result.finishedAt)
+        }
     }
 }
 

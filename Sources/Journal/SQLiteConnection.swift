@@ -129,28 +129,11 @@ final class SQLiteConnection {
         return statement
     }
 
-    /// Binds `values` to the first parameters; any parameter after them is NULL (bindings persist across runs
-    /// of a cached statement, so they are cleared only when not all are bound again).
+    /// Binds `values` to the first parameters; any parameter after them is NULL.
     private func bind(_ statement: OpaquePointer, _ values: [SQLValue], _ sql: String) throws {
-        if values.count < Int(sqlite3_bind_parameter_count(statement)) { sqlite3_clear_bindings(statement) }
-        for (offset, value) in values.enumerated() {
-            let i = Int32(offset + 1)
-            let rc: Int32
-            switch value {
-            case .int(let v): rc = sqlite3_bind_int64(statement, i, v)
-            case .double(let v): rc = sqlite3_bind_double(statement, i, v)
-            case .text(let v):
-                rc = sqlite3_bind_text(statement, i, v, Int32(clamping: v.utf8.count), csqlite_transient())
-            case .utf8(let bytes):
-                rc = bytes.withUnsafeBufferPointer { buffer in
-                    sqlite3_bind_text(
-                        statement, i, UnsafeRawPointer(buffer.baseAddress)?.assumingMemoryBound(to: CChar.self),
-                        Int32(clamping: buffer.count), csqlite_transient())
-                }
-            case .null: rc = sqlite3_bind_null(statement, i)
-            }
-            try check(rc, "bind parameter \(i) of \(sql)")
-        }
+        var binder = SQLBinder(statement, of: self, sql: sql)
+        for value in values { try binder.value(value) }
+        try binder.finish()
     }
 
     /// Runs a cached statement that returns no rows.
@@ -163,9 +146,25 @@ final class SQLiteConnection {
         try run(statement.handle, values, statement.sql)
     }
 
+    /// Runs a statement prepared with ``statement(_:)``, its parameters bound in order by `bind` (the writer's hot
+    /// path: no array of values); parameters `bind` leaves out are NULL.
+    func run(_ statement: PreparedStatement, binding bind: (inout SQLBinder) throws -> Void) throws {
+        let handle = statement.handle
+        defer { sqlite3_reset(handle) }
+        var binder = SQLBinder(handle, of: self, sql: statement.sql)
+        try bind(&binder)
+        try binder.finish()
+        try step(handle, statement.sql)
+    }
+
     private func run(_ statement: OpaquePointer, _ values: [SQLValue], _ sql: String) throws {
         defer { sqlite3_reset(statement) }
         try bind(statement, values, sql)
+        try step(statement, sql)
+    }
+
+    /// Steps a bound statement to its end, ignoring any rows.
+    private func step(_ statement: OpaquePointer, _ sql: String) throws {
         while try check(sqlite3_step(statement), sql) == SQLITE_ROW {}
     }
 

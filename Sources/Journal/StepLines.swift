@@ -10,81 +10,134 @@ import Foundation
 /// (the journal writer's cost is per row, and a no-op job used to cost six). The encoder writes bytes directly:
 /// it runs once per attempt on the writer thread.
 enum StepLines {
-    private static let openIndex = Array(#"{"i":"#.utf8)
-    private static let key = Array(#","k":"#.utf8)
-    private static let outcome = Array(#","o":""#.utf8)
-    private static let micros = Array(#"","u":"#.utf8)
-    private static let message = Array(#","m":"#.utf8)
-    private static let interruptions = Array(#","x":"#.utf8)
-    private static let hex = Array("0123456789abcdef".utf8)
-
     /// The lines of `steps` as UTF-8, without a trailing newline.
     static func encode(_ steps: [StepResult]) -> [UInt8] {
         var out: [UInt8] = []
-        out.reserveCapacity(steps.count * 72)
-        for (n, step) in steps.enumerated() {
-            if n > 0 { out.append(0x0A) }
-            out += openIndex
-            appendInteger(Int64(step.index), to: &out)
-            out += key
-            appendString(step.key, to: &out)
-            out += outcome
-            appendString(step.outcome.rawValue, quoted: false, to: &out)
-            out += micros
-            let us = (step.duration * 1e6).rounded()
-            appendInteger(us.isFinite ? Int64(max(-9e15, min(9e15, us))) : 0, to: &out)
-            if let text = step.message {
-                out += message
-                appendString(text, to: &out)
-            }
-            if let text = step.interruptions {
-                out += interruptions
-                appendString(text, to: &out)
-            }
-            out.append(0x7D)  // }
-        }
+        let count = encode(steps, into: &out)
+        out.removeLast(out.count - count)
         return out
     }
 
-    private static func appendInteger(_ value: Int64, to out: inout [UInt8]) {
-        if value < 0 { out.append(0x2D) }
-        var magnitude = value.magnitude
-        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
-                     UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
-            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        var count = 0
-        withUnsafeMutableBytes(of: &digits) { buffer in
-            repeat {
-                buffer[count] = UInt8(truncatingIfNeeded: magnitude % 10) + 0x30
-                magnitude /= 10
-                count += 1
-            } while magnitude > 0
-            for i in stride(from: count - 1, through: 0, by: -1) { out.append(buffer[i]) }
+    /// Writes the lines of `steps` at the start of `buffer`, growing it when needed, and returns their length in
+    /// bytes (what follows is left over from earlier use): the writer encodes every attempt into one reused buffer.
+    ///
+    /// The text is written through a pointer into room for the longest text the steps can take (every string byte
+    /// escaped as `\u00XX`), and string bytes that need no escaping are copied a run at a time.
+    static func encode(_ steps: [StepResult], into buffer: inout [UInt8]) -> Int {
+        var bound = 0
+        for n in steps.indices { bound += maxLength(steps[n]) }
+        if buffer.count < bound { buffer.append(contentsOf: repeatElement(0, count: max(bound, 4096) - buffer.count)) }
+        return buffer.withUnsafeMutableBufferPointer { buffer in
+            guard let start = buffer.baseAddress else { return 0 }
+            var cursor = Cursor(start)
+            for n in steps.indices {
+                if n > 0 { cursor.put(0x0A) }
+                cursor.put(steps[n])
+            }
+            return cursor.position - start
         }
     }
 
-    /// A JSON string literal (or its inside, `quoted: false`): `"`, `\` and control characters escaped, every
-    /// other byte as is.
-    private static func appendString(_ s: String, quoted: Bool = true, to out: inout [UInt8]) {
-        if quoted { out.append(0x22) }
-        var s = s
-        s.withUTF8 { bytes in
-            for byte in bytes {
+    /// The most bytes `step`'s line can take, its newline included: the fixed text, two integers of at most 20
+    /// characters, the outcome, and every byte of the strings escaped to six.
+    private static func maxLength(_ step: StepResult) -> Int {
+        let strings = step.key.utf8.count + (step.message?.utf8.count ?? 0) + (step.interruptions?.utf8.count ?? 0)
+        return 128 + step.outcome.rawValue.utf8.count + 6 * strings
+    }
+
+    /// Writes into memory known to be large enough (see ``maxLength(_:)``).
+    private struct Cursor {
+        private(set) var position: UnsafeMutablePointer<UInt8>
+        private static let hex: StaticString = "0123456789abcdef"
+
+        init(_ start: UnsafeMutablePointer<UInt8>) { position = start }
+
+        mutating func put(_ byte: UInt8) {
+            position.pointee = byte
+            position += 1
+        }
+
+        mutating func put(_ text: StaticString) {
+            position.update(from: text.utf8Start, count: text.utf8CodeUnitCount)
+            position += text.utf8CodeUnitCount
+        }
+
+        mutating func put(_ step: StepResult) {
+            put(#"{"i":"#)
+            putInteger(Int64(step.index))
+            put(#","k":"#)
+            putString(step.key)
+            put(#","o":""#)
+            putString(step.outcome.rawValue, quoted: false)
+            put(#"","u":"#)
+            let us = (step.duration * 1e6).rounded()
+            putInteger(us.isFinite ? Int64(max(-9e15, min(9e15, us))) : 0)
+            if let text = step.message {
+                put(#","m":"#)
+                putString(text)
+            }
+            if let text = step.interruptions {
+                put(#","x":"#)
+                putString(text)
+            }
+            put(0x7D)  // }
+        }
+
+        mutating func putInteger(_ value: Int64) {
+            if value < 0 { put(0x2D) }
+            var magnitude = value.magnitude
+            var digits = 1
+            var rest = magnitude / 10
+            while rest > 0 {
+                digits += 1
+                rest /= 10
+            }
+            position += digits
+            var p = position
+            repeat {
+                p -= 1
+                p.pointee = UInt8(truncatingIfNeeded: magnitude % 10) + 0x30
+                magnitude /= 10
+            } while magnitude > 0
+        }
+
+        /// A JSON string literal (or its inside, `quoted: false`): `"`, `\` and control characters escaped, every
+        /// other byte as is.
+        mutating func putString(_ s: String, quoted: Bool = true) {
+            if quoted { put(0x22) }
+            if s.utf8.withContiguousStorageIfAvailable({ putEscaped($0) }) == nil {
+                Array(s.utf8).withUnsafeBufferPointer { putEscaped($0) }
+            }
+            if quoted { put(0x22) }
+        }
+
+        private mutating func putEscaped(_ bytes: UnsafeBufferPointer<UInt8>) {
+            var start = 0
+            for i in bytes.indices {
+                let byte = bytes[i]
+                guard byte < 0x20 || byte == 0x22 || byte == 0x5C else { continue }
+                putBytes(bytes, start..<i)
+                start = i + 1
+                put(0x5C)
                 switch byte {
-                case 0x22: out += #"\""#.utf8
-                case 0x5C: out += #"\\"#.utf8
-                case 0x0A: out += #"\n"#.utf8
-                case 0x09: out += #"\t"#.utf8
-                case 0x0D: out += #"\r"#.utf8
-                case 0..<0x20:
-                    out += #"\u00"#.utf8
-                    out.append(hex[Int(byte >> 4)])
-                    out.append(hex[Int(byte & 0xF)])
-                default: out.append(byte)
+                case 0x22, 0x5C: put(byte)
+                case 0x0A: put(0x6E)  // n
+                case 0x09: put(0x74)  // t
+                case 0x0D: put(0x72)  // r
+                default:
+                    put(#"u00"#)
+                    put(Self.hex.utf8Start[Int(byte >> 4)])
+                    put(Self.hex.utf8Start[Int(byte & 0xF)])
                 }
             }
+            putBytes(bytes, start..<bytes.count)
         }
-        if quoted { out.append(0x22) }
+
+        private mutating func putBytes(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) {
+            guard let base = bytes.baseAddress, !range.isEmpty else { return }
+            position.update(from: base + range.lowerBound, count: range.count)
+            position += range.count
+        }
     }
 
     /// The steps in index order, the last line of each index winning.

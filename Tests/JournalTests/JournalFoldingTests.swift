@@ -209,28 +209,4 @@ struct JournalFoldingTests {
         #expect(try reader.jobs(run: "r1").first?.result?.outcome == .passed)
         try writer.close()
     }
-
-    @Test("step lines: escapes round-trip, the last record of an index wins, seconds from older journals read")
-    func stepLines() throws {
-        let steps = [
-            StepResult(index: 1, key: "type:\"name\"\\\n\t", outcome: .failed, duration: 1.5, message: "é \u{7}",
-                       interruptions: "alert, sheet"),
-            StepResult(index: 0, key: "open:home", outcome: .passed, duration: 0.000_001),
-        ]
-        let text = String(decoding: StepLines.encode(steps), as: UTF8.self)
-        #expect(!text.contains("\n\t"))
-        #expect(try StepLines.decode(text, "t") == steps.sorted { $0.index < $1.index })
-        let again = text + "\n" + String(decoding: StepLines.encode([StepResult(index: 1, key: "k", outcome: .passed, duration: 2)]), as: UTF8.self)
-        #expect(try StepLines.decode(again, "t").map(\.key) == ["open:home", "k"])
-        #expect(try StepLines.decode(#"{"i":0,"k":"a","o":"passed","d":0.5,"m":null,"x":null}"#, "t").first?.duration == 0.5)
-        #expect(throws: JournalError.self) { try StepLines.decode(#"{"i":0,"k":"a","o":"sideways","u":1}"#, "t") }
-        #expect(throws: JournalError.self) { try StepLines.decode("not json", "t") }
-        // Other writers' JSON: \uXXXX escapes with a surrogate pair, "\/", spaces, a member this build ignores.
-        let foreign = try StepLines.decode(
-            #"{ "i": 2, "k": "tap:\u00e9\/\ud83d\ude00", "o": "passed", "u": 3, "future": [1] }"#.replacingOccurrences(of: "[1]", with: "1"), "t")
-        #expect(foreign.first?.key == "tap:é/😀")
-        #expect(foreign.first?.duration == 0.000_003)
-        #expect(throws: JournalError.self) { try StepLines.decode(#"{"i":0,"o":"passed"}"#, "t") }
-        #expect(throws: JournalError.self) { try StepLines.decode(#"{"i":0,"k":"a","o":"passed""#, "t") }
-    }
 }

@@ -160,6 +160,48 @@ struct JournalWriterTests {
         try writer.close()
     }
 
+    @Test("the same job id in two runs, records interleaved in one batch: each record lands in its own run")
+    func sameJobInTwoRuns() throws {
+        let dir = try TemporaryDirectory()
+        let writer = try JournalWriter(path: dir.journalPath)
+        try writer.submit([
+            Fixture.run("r1"), Fixture.run("r2", at: 1),
+            .jobsPlanned(runID: "r1", jobs: [Fixture.job("a"), Fixture.job("b"), Fixture.job("only-r1")]),
+            .jobsPlanned(runID: "r2", jobs: [Fixture.job("a"), Fixture.job("b")]),
+        ])
+        try writer.flushSync()
+        func completed(_ run: String, _ job: String, _ attempt: Int) -> JournalRecord {
+            .attemptCompleted(
+                CompletedAttempt(
+                    runID: run, jobID: job, attempt: attempt, worker: "\(run)/\(job)", startedAt: Fixture.t0,
+                    steps: [StepResult(index: 0, key: "\(run)/\(job)/\(attempt)", outcome: .passed, duration: 1)],
+                    result: AttemptResult(outcome: .passed, finishedAt: Fixture.t0, duration: 1)))
+        }
+        try writer.submit(
+            [completed("r1", "a", 1), completed("r2", "a", 1), completed("r2", "b", 1), completed("r1", "a", 2)]
+                + Fixture.attempt("r1", "b", 1) + [completed("r2", "a", 2), completed("r2", "only-r1", 1)]
+                + Fixture.attempt("r2", "b", 2)
+                // Separate records of job a of both runs in one stretch: folded per run and job.
+                + zip(Fixture.attempt("r1", "a", 3, duration: 1), Fixture.attempt("r2", "a", 3, duration: 2))
+                .flatMap { [$0, $1] }
+                + [Fixture.finished("r2", "a", .passed, duration: 1, attempts: 3)])
+        try writer.flushSync()
+        #expect(writer.takeRejections().map(\.kind) == ["attemptCompleted"])
+        let reader = try JournalReader(path: dir.journalPath)
+        #expect(try reader.attempts(run: "r1", job: "a").map(\.worker) == ["r1/a", "r1/a", "w1"])
+        #expect(try reader.attempts(run: "r2", job: "a").map(\.worker) == ["r2/a", "r2/a", "w1"])
+        #expect(try reader.attempts(run: "r1", job: "a").last?.result?.duration == 1)
+        #expect(try reader.attempts(run: "r2", job: "a").last?.result?.duration == 2)
+        #expect(try reader.jobs(run: "r1").first { $0.job.jobID == "a" }?.state == .running)
+        #expect(try reader.jobs(run: "r2").first { $0.job.jobID == "a" }?.result?.attempts == 3)
+        #expect(try reader.attempts(run: "r2", job: "b").map(\.worker) == ["r2/b", "w1"])
+        #expect(try reader.attempts(run: "r1", job: "b").map(\.worker) == ["w1"])
+        #expect(try reader.steps(run: "r2", job: "a", attempt: 2).map(\.key) == ["r2/a/2"])
+        #expect(try reader.steps(run: "r1", job: "a", attempt: 2).map(\.key) == ["r1/a/2"])
+        #expect(try reader.steps(run: "r2", job: "b", attempt: 2).count == 3)
+        try writer.close()
+    }
+
     @Test("a closed writer refuses new records with a misuse error")
     func closedWriter() throws {
         let dir = try TemporaryDirectory()
