@@ -35,17 +35,29 @@ public struct JobExecutor: Sendable {
         }
     }
 
-    /// Runs `assignment` of `scenario`; returns the RESULT it emitted last.
-    /// - Parameters:
-    ///   - deadline: when set, the caller cancels the task at the deadline (one watchdog for many jobs, see
-    ///     `WorkerSession`); a run cancelled after it is reported as timed out. When nil, the runner enforces the
-    ///     assignment's timeout itself.
-    ///   - upload: streams artifacts and returns when the coordinator stored them; nil drops them.
+    /// Runs `assignment` of `scenario`, handing each report to `emit` as a one-message array; returns the RESULT
+    /// it emitted last. See ``run(_:scenario:deadline:upload:reports:)``.
     @discardableResult
     public func run(
         _ assignment: JobAssignment, scenario: Scenario, deadline: ContinuousClock.Instant? = nil,
         upload: (@Sendable ([CompressedArtifact]) async -> Void)? = nil,
         emit: @escaping @Sendable ([Message]) -> Void
+    ) async -> JobResult {
+        await run(assignment, scenario: scenario, deadline: deadline, upload: upload, reports: MessageReports(emit: emit))
+    }
+
+    /// Runs `assignment` of `scenario`; returns the RESULT it reported last.
+    /// - Parameters:
+    ///   - deadline: when set, the caller cancels the task at the deadline (one watchdog for many jobs, see
+    ///     `WorkerSession`); a run cancelled after it is reported as timed out. When nil, the runner enforces the
+    ///     assignment's timeout itself.
+    ///   - upload: streams artifacts and returns when the coordinator stored them; nil drops them.
+    ///   - reports: receives a STEP event per step as it completes, then the RESULT.
+    @discardableResult
+    public func run<Reports: JobReports>(
+        _ assignment: JobAssignment, scenario: Scenario, deadline: ContinuousClock.Instant? = nil,
+        upload: (@Sendable ([CompressedArtifact]) async -> Void)? = nil,
+        reports: Reports
     ) async -> JobResult {
         let timeout = Duration.milliseconds(Int64(clamping: assignment.timeoutMillis))
         var configuration = [String: String](minimumCapacity: assignment.configuration.count)
@@ -65,7 +77,7 @@ public struct JobExecutor: Sendable {
             }
             let result = JobResult(job: job, attempt: attempt, status: status, failure: failure,
                                    durationMicros: duration.microseconds)
-            emit([.result(result)])
+            reports.result(result)
             return result
         }
         guard let factory = factories[assignment.registry] else {
@@ -83,10 +95,10 @@ public struct JobExecutor: Sendable {
         let evidence = capture && Self.providesEvidence.check(registry)
             ? (registry as? any StepEvidenceProviding).map { EvidenceLog(provider: $0) } : nil
         let steps = scenario.steps
-        @Sendable func stepEvent(_ record: StepRecord) -> Message {
-            .step(StepEvent(job: job, attempt: attempt, index: UInt32(record.index), status: Status(record.outcome),
-                            durationMicros: record.duration.microseconds, message: record.message ?? "",
-                            interruptions: record.interruptions))
+        @Sendable func stepEvent(_ record: StepRecord) -> StepEvent {
+            StepEvent(job: job, attempt: attempt, index: UInt32(record.index), status: Status(record.outcome),
+                      durationMicros: record.duration.microseconds, message: record.message ?? "",
+                      interruptions: record.interruptions)
         }
         let runner = AsyncScenarioRunner(
             registry: registry,
@@ -96,7 +108,7 @@ public struct JobExecutor: Sendable {
                 if let evidence { await evidence.capture(afterStep: record.index, step: steps[record.index]) }
                 // A cancelled step is reported after the run, once it is known whether a deadline cancelled it.
                 guard record.outcome != .cancelled else { return }
-                emit([stepEvent(record)])
+                reports.step(stepEvent(record))
             }
         )
         var result = await ArtifactSink.$current.withValue(sink) { await runner.run(scenario) }
@@ -107,7 +119,7 @@ public struct JobExecutor: Sendable {
                 result = AsyncScenarioRunner.timedOut(result, scenario: scenario,
                                                       message: "the job exceeded its timeout of \(timeout.secondsText) during this step")
             }
-            if let last = result.steps.last { emit([stepEvent(last)]) }
+            if let last = result.steps.last { reports.step(stepEvent(last)) }
         }
         switch result.outcome {
         case .passed:
@@ -124,6 +136,22 @@ public struct JobExecutor: Sendable {
                                 evidence: evidence, records: records)
         }
     }
+}
+
+/// Where a running job's reports go: a worker's runner buffer, a test's message list.
+public protocol JobReports: Sendable {
+    /// A step finished (a cancelled step is reported once the run knows whether a deadline cancelled it).
+    func step(_ event: StepEvent)
+    /// The attempt's result, its last report.
+    func result(_ result: JobResult)
+}
+
+/// Reports as one-message arrays to a closure (the `emit:` form of `JobExecutor.run`).
+struct MessageReports: JobReports {
+    let emit: @Sendable ([Message]) -> Void
+
+    func step(_ event: StepEvent) { emit([.step(event)]) }
+    func result(_ result: JobResult) { emit([.result(result)]) }
 }
 
 /// Remembers, per registry type, whether it conforms to `StepEvidenceProviding`.

@@ -9,7 +9,7 @@ import Wire
 /// On a protocol version 2 connection, STEP events are held until the job's RESULT and sent with it as one
 /// RESULT_STEPS frame: a short job is one frame instead of one per step plus one. Steps handed over before the
 /// result (at a tick, or before the job's artifacts) go as STEP frames, and the result then follows alone.
-final class RunnerOutput: Sendable {
+final class RunnerOutput: JobReports {
     private struct Pending {
         var bytes: [UInt8] = []
         /// STEP events not yet encoded (version 2 only), all of one attempt: `stepsOf`.
@@ -56,22 +56,25 @@ final class RunnerOutput: Sendable {
         holdsSteps = protocolVersion >= MessageType.resultSteps.introducedIn
     }
 
-    /// Encodes `messages` into this runner's buffer (holding STEP events for their RESULT, see above).
-    func emit(_ messages: [Message]) {
+    /// Holds a STEP event for its RESULT (version 2), or encodes it into this runner's buffer.
+    func step(_ event: StepEvent) {
         pending.withLock { p in
-            for m in messages {
-                guard holdsSteps else {
-                    m.encodeFrame(into: &p.bytes)
-                    continue
-                }
-                switch m {
-                case .step(let step): p.hold(step)
-                case .result(let result): p.encode(result)
-                default:
-                    p.encodeSteps()
-                    m.encodeFrame(into: &p.bytes)
-                }
-            }
+            if holdsSteps { p.hold(event) } else { Message.step(event).encodeFrame(into: &p.bytes) }
+        }
+    }
+
+    /// Encodes a RESULT (with the held steps of its attempt, version 2) into this runner's buffer.
+    func result(_ result: JobResult) {
+        pending.withLock { p in
+            if holdsSteps { p.encode(result) } else { Message.result(result).encodeFrame(into: &p.bytes) }
+        }
+    }
+
+    /// Encodes any other message, after the steps held so far.
+    func emit(_ message: Message) {
+        pending.withLock { p in
+            p.encodeSteps()
+            message.encodeFrame(into: &p.bytes)
         }
     }
 

@@ -349,11 +349,10 @@ final class WorkerSession: Sendable {
 
     /// A runner: runs `first`, then queued jobs; parks while the queue is empty; exits once retired or closed.
     private func runJobs(slot: Int, first: Start, output: RunnerOutput) async {
-        let emit: @Sendable ([Message]) -> Void = { output.emit($0) }
         var start = first
         var ran = 0
         while true {
-            await run(start, output: output, emit: emit)
+            await run(start, output: output)
             // The job's frames, in one lock of the shared outbox; before the job counts as done, so that a BYE (said
             // once the last job is done) follows every RESULT.
             output.flush()
@@ -432,13 +431,12 @@ final class WorkerSession: Sendable {
         return nil
     }
 
-    nonisolated(nonsending) private func run(_ start: Start, output: RunnerOutput,
-                                             emit: @escaping @Sendable ([Message]) -> Void) async {
+    nonisolated(nonsending) private func run(_ start: Start, output: RunnerOutput) async {
         let job = start.job
         guard let scenario = start.scenario else {
-            emit([.result(JobResult(job: job.job, attempt: job.attempt, status: .errored,
+            output.result(JobResult(job: job.job, attempt: job.attempt, status: .errored,
                                     failure: Failure(step: 0, message: "ASSIGN named a scenario this worker never received"),
-                                    durationMicros: 0))])
+                                    durationMicros: 0))
             return
         }
         await executor.run(job, scenario: scenario, deadline: start.deadline, upload: {
@@ -448,6 +446,6 @@ final class WorkerSession: Sendable {
             for artifact in artifacts {
                 guard await uploader.upload(artifact, job: jobID, attempt: attempt) else { return }
             }
-        }, emit: emit)
+        }, reports: output)
     }
 }
