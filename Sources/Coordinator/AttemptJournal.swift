@@ -45,13 +45,19 @@ struct AttemptJournal {
         held[job] = inFlight
     }
 
+    /// Steps of an attempt finished.
+    mutating func steps(job: Int, jobID: String, attempt: Int, _ steps: some Collection<StepResult>,
+                        into records: inout [JournalRecord]) {
+        if let i = held.index(forKey: job), held.values[i].attempt == attempt {
+            held.values[i].steps.append(contentsOf: steps)  // in place: one hash lookup for them all
+        } else {
+            for step in steps { records.append(.stepRecorded(runID: runID, jobID: jobID, attempt: attempt, step: step)) }
+        }
+    }
+
     /// A step of an attempt finished.
     mutating func step(job: Int, jobID: String, attempt: Int, _ step: StepResult, into records: inout [JournalRecord]) {
-        if let i = held.index(forKey: job), held.values[i].attempt == attempt {
-            held.values[i].steps.append(step)  // in place: one hash lookup per step
-        } else {
-            records.append(.stepRecorded(runID: runID, jobID: jobID, attempt: attempt, step: step))
-        }
+        steps(job: job, jobID: jobID, attempt: attempt, CollectionOfOne(step), into: &records)
     }
 
     /// An attempt has its result; `job` is the job's final result when this attempt decided it and the caller

@@ -111,18 +111,17 @@ public final class CoordinatorEngine {
 
     private var lastLookup: (id: String, index: Int)?
 
-    /// A STEP event (or a step of RESULT_STEPS) of job `index`'s `attempt`.
-    private func onStep(job index: Int, jobID: String, attempt: UInt32, _ step: StepReport,
-                        into records: inout [JournalRecord]) {
-        let stepIndex = Int(step.index)
+    /// A STEP event, or the steps of a RESULT_STEPS, of job `index`'s `attempt`.
+    private func onSteps(job index: Int, jobID: String, attempt: UInt32, _ steps: some Collection<StepReport>,
+                         into records: inout [JournalRecord]) {
         let keys = definition.jobs[index].stepKeys
-        let key = stepIndex < keys.count ? keys[stepIndex] : "step-\(step.index)"
-        attemptJournal.step(job: index, jobID: jobID, attempt: Int(attempt),
-            StepResult(index: stepIndex, key: key, outcome: StepOutcome(step.status),
-                       duration: Double(step.durationMicros) / 1e6,
-                       message: step.message.isEmpty ? nil : step.message,
-                       interruptions: step.interruptions.isEmpty ? nil : step.interruptions.joined(separator: ", ")),
-            into: &records)
+        attemptJournal.steps(job: index, jobID: jobID, attempt: Int(attempt), steps.lazy.map { step in
+            let stepIndex = Int(step.index)
+            return StepResult(index: stepIndex, key: stepIndex < keys.count ? keys[stepIndex] : "step-\(step.index)",
+                              outcome: StepOutcome(step.status), duration: Double(step.durationMicros) / 1e6,
+                              message: step.message.isEmpty ? nil : step.message,
+                              interruptions: step.interruptions.isEmpty ? nil : step.interruptions.joined(separator: ", "))
+        }, into: &records)
     }
 
     /// A RESULT (or the result of RESULT_STEPS): the scheduler hears of it with the rest of the read batch.
@@ -167,15 +166,13 @@ public final class CoordinatorEngine {
                 actions += interpret(scheduler.onCredit(worker, count: Int(n), now: t))
             case .step(let step):
                 guard let index = index(of: step.job) else { continue }
-                onStep(job: index, jobID: step.job, attempt: step.attempt, StepReport(step), into: &records)
+                onSteps(job: index, jobID: step.job, attempt: step.attempt, CollectionOfOne(StepReport(step)), into: &records)
             case .result(let result):
                 guard let index = index(of: result.job) else { continue }
                 onResult(job: index, result, into: &results)
             case .resultSteps(let report):
                 guard let index = index(of: report.result.job) else { continue }
-                for step in report.steps {
-                    onStep(job: index, jobID: report.result.job, attempt: report.result.attempt, step, into: &records)
-                }
+                onSteps(job: index, jobID: report.result.job, attempt: report.result.attempt, report.steps, into: &records)
                 onResult(job: index, report.result, into: &results)
             case .artifactChunk(let chunk):
                 chunks.append(chunk)
@@ -327,20 +324,20 @@ public final class CoordinatorEngine {
                 var final: Journal.JobResult?
                 if position + 1 < directives.count, case .jobFinished(a.job, let outcome, let attempts, let reason) = directives[position + 1] {
                     final = jobResult(a.job, outcome: outcome, attempts: attempts, reason: reason, info: info, at: date)
-                    journaledFinal = a.job
                 }
-                completed[a.job] = attemptJournal.ended(job: a.job, jobID: jobID, attempt: attempt,
+                let record = attemptJournal.ended(job: a.job, jobID: jobID, attempt: attempt,
                     AttemptResult(outcome: JobOutcome(status), finishedAt: date,
                                   duration: Double(info?.durationMicros ?? 0) / 1e6,
                                   failureStep: status == .passed ? nil : info?.failureStep, message: message),
                     job: final, into: &records)
+                // The job's result, when it comes, joins this record unless it is in it already.
+                if final == nil || record == nil { completed[a.job] = record } else { journaledFinal = a.job }
             case .jobFinished(let index, let outcome, let attempts, let reason):
                 let info = lastAttempt.removeValue(forKey: index)
-                let decidingRecord = completed.removeValue(forKey: index)
-                if journaledFinal != index || decidingRecord == nil {
+                if journaledFinal != index {
                     attemptJournal.finished(jobID: definition.jobs[index].id,
                         jobResult(index, outcome: outcome, attempts: attempts, reason: reason, info: info, at: date),
-                        completed: decidingRecord, into: &records)
+                        completed: completed.isEmpty ? nil : completed.removeValue(forKey: index), into: &records)
                 }
                 journaledFinal = nil
                 if let onJobFinished { onJobFinished(definition.jobs[index], outcome) }
