@@ -16,17 +16,9 @@ enum WorkerBench {
     /// may be shared: the best round is the cost, the median shows the noise).
     static func executor(jobs count: Int, rounds: Int) async {
         let executor = JobExecutor(factories: [NoOpRegistry.factory])
-        // Frames are encoded into one reused buffer, as a worker's outbox does between two writes.
-        let buffer = Mutex((bytes: [UInt8](), total: 0))
-        let emit: @Sendable ([Message]) -> Void = { messages in
-            buffer.withLock { b in
-                for m in messages { m.encodeFrame(into: &b.bytes) }
-                if b.bytes.count > 1 << 16 {
-                    b.total += b.bytes.count
-                    b.bytes.removeAll(keepingCapacity: true)
-                }
-            }
-        }
+        // Reports are encoded as a protocol version 2 runner encodes them (one RESULT_STEPS frame per short job),
+        // into one reused buffer.
+        let reports = EncodedReports()
         var perJob: [Double] = []
         var rates: [Double] = []
         for _ in 0..<rounds {
@@ -37,7 +29,7 @@ enum WorkerBench {
                                         configuration: [ConfigurationPair("n", String(i))], timeoutMillis: 60_000, seed: UInt64(i))
                 // An upload closure, as a worker passes: evidence is captured in case the attempt fails.
                 await executor.run(job, scenario: DispatchBench.scenario, deadline: ContinuousClock.now + .seconds(60),
-                                   upload: { _ in }, emit: emit)
+                                   upload: { _ in }, reports: reports)
             }
             let elapsed = ContinuousClock.now - started
             perJob.append((DispatchBench.cpuSeconds(RUSAGE_SELF) - cpuBefore) * 1e6 / Double(count))
@@ -46,6 +38,25 @@ enum WorkerBench {
         perJob.sort()
         rates.sort()
         print(String(format: "  %d no-op jobs (3 steps) one at a time, %d rounds: CPU %.2f µs per job (median %.2f), %.0f jobs/s (best), %d bytes emitted",
-                     count, rounds, perJob[0], perJob[perJob.count / 2], rates[rates.count - 1], buffer.withLock { $0.total + $0.bytes.count }))
+                     count, rounds, perJob[0], perJob[perJob.count / 2], rates[rates.count - 1], reports.total))
+    }
+}
+
+/// A runner's reports for the bench: encoded, counted and dropped.
+private final class EncodedReports: JobReports {
+    private let state = Mutex((frames: ReportFrames(protocolVersion: ProtocolVersion.current), total: 0))
+
+    var total: Int { state.withLock { $0.total + $0.frames.bytes.count } }
+
+    func step(_ event: StepEvent) { state.withLock { $0.frames.step(event) } }
+
+    func result(_ result: JobResult) {
+        state.withLock { s in
+            s.frames.result(result)
+            if s.frames.bytes.count > 1 << 16 {
+                s.total += s.frames.bytes.count
+                s.frames.removeBytes()
+            }
+        }
     }
 }
