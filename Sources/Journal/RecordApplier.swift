@@ -228,12 +228,7 @@ final class RecordApplier {
                 try connection.run(sql.finishAttempt) { b in
                     try b.int(job)
                     try b.int(attempt)
-                    try b.time(result.finishedAt)
-                    try b.text(result.outcome.rawValue)
-                    try b.optionalInt(result.failureStep)
-                    try b.optionalText(result.message)
-                    try b.double(result.duration)
-                    try b.int(result.superseded ? 1 : 0)
+                    try b.attemptResult(result)
                 }
             }
             return connection.changes > 0
@@ -308,12 +303,7 @@ final class RecordApplier {
             try b.text(start?.worker ?? "")
             if let start { try b.time(start.at) } else { try b.null() }
             if let result {
-                try b.time(result.finishedAt)
-                try b.text(result.outcome.rawValue)
-                try b.optionalInt(result.failureStep)
-                try b.optionalText(result.message)
-                try b.double(result.duration)
-                try b.int(result.superseded ? 1 : 0)
+                try b.attemptResult(result)
             } else {
                 for _ in 0..<5 { try b.null() }  // finished_at, outcome, failure_step, message, duration_s
                 try b.int(0)  // superseded
@@ -380,5 +370,18 @@ extension JournalRecord {
         case .runStarted, .runResumed, .jobsPlanned, .runFinished, .attemptCompleted:
             nil
         }
+    }
+}
+
+extension SQLBinder {
+    /// An attempt's result columns, in the order the attempt statements list them: finished_at, outcome,
+    /// failure_step, message, duration_s, superseded.
+    fileprivate mutating func attemptResult(_ result: AttemptResult) throws {
+        try time(result.finishedAt)
+        try text(result.outcome.rawValue)
+        try optionalInt(result.failureStep)
+        try optionalText(result.message)
+        try double(result.duration)
+        try int(result.superseded ? 1 : 0)
     }
 }

@@ -61,11 +61,7 @@ extension Message {
         case .step(let m):
             w.writeString(m.job)
             w.writeVarint(UInt64(m.attempt))
-            w.writeVarint(UInt64(m.index))
-            w.writeU8(m.status.rawValue)
-            w.writeVarint(m.durationMicros)
-            w.writeString(m.message)
-            w.writeList(m.interruptions) { $0.writeString($1) }
+            StepReport(m).encode(into: &w)
         case .artifactChunk(let m):
             w.writeString(m.job)
             w.writeVarint(UInt64(m.attempt))
@@ -88,13 +84,7 @@ extension Message {
             m.encode(into: &w)
         case .resultSteps(let m):
             m.result.encode(into: &w)
-            w.writeList(m.steps) { w, step in
-                w.writeVarint(UInt64(step.index))
-                w.writeU8(step.status.rawValue)
-                w.writeVarint(step.durationMicros)
-                w.writeString(step.message)
-                w.writeList(step.interruptions) { $0.writeString($1) }
-            }
+            w.writeList(m.steps) { w, step in step.encode(into: &w) }
         case .heartbeat, .drain, .bye:
             break
         case .cancel(let m):
@@ -186,16 +176,7 @@ extension Message {
         case .step:
             let job = try r.readString("step.job")
             let attempt = try r.readVarint(UInt32.self, "step.attempt")
-            let index = try r.readVarint(UInt32.self, "step.index")
-            let status = try readStatus(&r, "step.status")
-            let duration = try r.readVarint("step.durationMicros")
-            let message = try r.readString("step.message")
-            let interruptions = try r.readList("step.interruptions", minimumElementSize: 1) { r in
-                try r.readString("step.interruption")
-            }
-            return .step(StepEvent(
-                job: job, attempt: attempt, index: index, status: status, durationMicros: duration, message: message,
-                interruptions: interruptions))
+            return .step(StepEvent(job: job, attempt: attempt, try StepReport(decoding: &r, .step)))
         case .artifactChunk:
             let job = try r.readString("chunk.job")
             let attempt = try r.readVarint(UInt32.self, "chunk.attempt")
@@ -228,15 +209,7 @@ extension Message {
             let result = try JobResult(decoding: &r)
             // A step takes at least index, status, duration, message length and interruption count: 5 bytes.
             let steps = try r.readList("result.steps", minimumElementSize: 5) { r in
-                let index = try r.readVarint(UInt32.self, "result.step.index")
-                let status = try readStatus(&r, "result.step.status")
-                let duration = try r.readVarint("result.step.durationMicros")
-                let message = try r.readString("result.step.message")
-                let interruptions = try r.readList("result.step.interruptions", minimumElementSize: 1) { r in
-                    try r.readString("result.step.interruption")
-                }
-                return StepReport(index: index, status: status, durationMicros: duration, message: message,
-                                  interruptions: interruptions)
+                try StepReport(decoding: &r, .resultStep)
             }
             return .resultSteps(AttemptReport(result: result, steps: steps))
         case .heartbeat:
@@ -275,6 +248,40 @@ extension Message {
             throw WireError(.truncated, "input ends inside a frame (\(buffer.readableBytes) bytes left)")
         }
         return messages
+    }
+}
+
+extension StepReport {
+    /// The names a step's fields have in decoding errors, by the message that carries them.
+    fileprivate struct FieldNames {
+        var index, status, durationMicros, message, interruptions, interruption: StaticString
+        static let step = FieldNames(
+            index: "step.index", status: "step.status", durationMicros: "step.durationMicros", message: "step.message",
+            interruptions: "step.interruptions", interruption: "step.interruption")
+        static let resultStep = FieldNames(
+            index: "result.step.index", status: "result.step.status", durationMicros: "result.step.durationMicros",
+            message: "result.step.message", interruptions: "result.step.interruptions",
+            interruption: "result.step.interruption")
+    }
+
+    /// A step's fields, which STEP has after its job and attempt and RESULT_STEPS has for each step.
+    fileprivate func encode(into w: inout ByteWriter) {
+        w.writeVarint(UInt64(index))
+        w.writeU8(status.rawValue)
+        w.writeVarint(durationMicros)
+        w.writeString(message)
+        w.writeList(interruptions) { $0.writeString($1) }
+    }
+
+    fileprivate init(decoding r: inout ByteReader, _ names: FieldNames) throws {
+        let index = try r.readVarint(UInt32.self, names.index)
+        let status = try Message.readStatus(&r, names.status)
+        let duration = try r.readVarint(names.durationMicros)
+        let message = try r.readString(names.message)
+        let interruptions = try r.readList(names.interruptions, minimumElementSize: 1) { r in
+            try r.readString(names.interruption)
+        }
+        self.init(index: index, status: status, durationMicros: duration, message: message, interruptions: interruptions)
     }
 }
 
