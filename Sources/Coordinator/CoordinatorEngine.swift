@@ -278,21 +278,24 @@ public final class CoordinatorEngine {
                 jobs.reserveCapacity(batch.count)
                 let name = peers[peer]?.name ?? worker.description
                 var lastScenario: Bytes32?  // jobs of one scenario tend to come together
+                let timeout = UInt64(definition.scheduler.jobTimeout.milliseconds)
                 for a in batch {
-                    let job = definition.jobs[a.job]
-                    if job.scenarioHash != lastScenario, peers[peer]?.sentScenarios.contains(job.scenarioHash) == false {
-                        peers[peer]?.sentScenarios.insert(job.scenarioHash)
-                        messages.append(.scenario(ScenarioBody(hash: job.scenarioHash,
-                                                               bytes: definition.scenarioBodies[job.scenarioHash] ?? [])))
+                    // Field by field, not `let job = definition.jobs[a.job]`: a copy of the whole `RunJob` retains
+                    // every reference in it, once per job assigned.
+                    let hash = definition.jobs[a.job].scenarioHash
+                    if hash != lastScenario, peers[peer]?.sentScenarios.contains(hash) == false {
+                        peers[peer]?.sentScenarios.insert(hash)
+                        messages.append(.scenario(ScenarioBody(hash: hash, bytes: definition.scenarioBodies[hash] ?? [])))
                     }
-                    lastScenario = job.scenarioHash
+                    lastScenario = hash
                     let attempt = a.attempt + (definition.attemptOffsets[a.job] ?? 0)
-                    jobs.append(JobAssignment(job: job.id, attempt: UInt32(attempt), scenarioHash: job.scenarioHash,
-                                              registry: job.registry, configuration: job.configuration,
-                                              timeoutMillis: UInt64(definition.scheduler.jobTimeout.milliseconds),
-                                              seed: job.seed, keep: definition.keep))
-                    attemptJournal.started(job: a.job, jobID: job.id, attempt: attempt, worker: name, at: date, now: t,
-                                           steps: job.stepKeys.count, into: &records)
+                    let id = definition.jobs[a.job].id
+                    jobs.append(JobAssignment(job: id, attempt: UInt32(attempt), scenarioHash: hash,
+                                              registry: definition.jobs[a.job].registry,
+                                              configuration: definition.jobs[a.job].configuration,
+                                              timeoutMillis: timeout, seed: definition.jobs[a.job].seed, keep: definition.keep))
+                    attemptJournal.started(job: a.job, jobID: id, attempt: attempt, worker: name, at: date, now: t,
+                                           steps: definition.jobs[a.job].stepKeys.count, into: &records)
                 }
                 attemptsStarted += batch.count
                 messages.append(.assign(jobs))

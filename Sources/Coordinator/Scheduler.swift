@@ -335,13 +335,13 @@ public struct Scheduler: Sendable {
         guard !isDispatchStopped, let credit = workers[worker]?.credit, credit > 0,
             workers[worker]?.suspects.isEmpty == true
         else { return }
-        let otherWorkers = workers.filter { $0.key != worker }.map(\.value)
-        // Taken out of the dictionary while it changes, so its sets are uniquely referenced (not copied on write).
+        // Taken out of the dictionary while it changes, so its sets are uniquely referenced (not copied on write);
+        // what remains are the other workers, which `nextJob` consults for retries.
         guard var state = workers.removeValue(forKey: worker) else { return }
         defer { workers[worker] = state }
         var batch: [Assignment] = []
         while state.credit > 0, batch.count < settings.maximumBatch {
-            guard let index = nextJob(for: worker, state: state, others: otherWorkers) else { break }
+            guard let index = nextJob(for: worker, state: state) else { break }
             jobs[index].attempts += 1
             jobs[index].phase = .running
             // A worker runs `slots` jobs at once; jobs queued behind others on it get proportionally longer leases.
@@ -362,10 +362,11 @@ public struct Scheduler: Sendable {
 
     /// The next job for `worker`: retries first (skipping those that prefer another capable worker), then the
     /// fresh job with the longest expected duration among the capabilities the worker serves.
-    private mutating func nextJob(for worker: WorkerID, state: WorkerState, others: [WorkerState]) -> Int? {
+    /// `worker`'s own state is out of `workers` while it dispatches: `workers` holds the others.
+    private mutating func nextJob(for worker: WorkerID, state: WorkerState) -> Int? {
         for c in state.capabilities where queues[c].retryHead < queues[c].retry.count {
             var queue = queues[c]
-            let anotherCanRunIt = others.contains { $0.capabilities.contains(c) }
+            let anotherCanRunIt = workers.values.contains { $0.capabilities.contains(c) }
             let pending = queue.retry[queue.retryHead...]
             let idle = state.inFlight.isEmpty
             guard let position = pending.firstIndex(where: {

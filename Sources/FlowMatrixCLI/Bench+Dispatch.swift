@@ -30,6 +30,12 @@ enum DispatchBench {
         Step(verb: .open, target: "home"), Step(verb: .tap, target: "button"), Step(verb: .assert, target: "label"),
     ])
 
+    /// The id of the bench's job `i`, shaped like a planned job's (`JobIdentity`: 16 hex digits of a SHA-256):
+    /// ids that long are not small strings, so every one decoded from a frame is an allocation, as in a real run.
+    static func jobID(_ i: Int) -> String {
+        String(Hex.encode(SHA256.hash(Array("bench-job-\(i)".utf8))).prefix(16))
+    }
+
     /// A run definition of `count` no-op jobs of one 3-step scenario.
     static func definition(jobs count: Int, runID: String) -> RunDefinition {
         let body = Array(JobIdentity.canonicalJSON(scenario).utf8)
@@ -38,7 +44,7 @@ enum DispatchBench {
         var jobs: [RunJob] = []
         jobs.reserveCapacity(count)
         for i in 0..<count {
-            jobs.append(RunJob(id: String(i, radix: 16), scenarioID: "noop", scenarioTitle: scenario.title, scenarioHash: hash,
+            jobs.append(RunJob(id: jobID(i), scenarioID: "noop", scenarioTitle: scenario.title, scenarioHash: hash,
                                stepKeys: keys, registry: "noop", requiredLabels: [:],
                                configuration: [ConfigurationPair("n", String(i))], seed: UInt64(i), expectedDuration: .zero))
         }

@@ -19,13 +19,14 @@ enum WorkerBench {
         // Reports are encoded as a protocol version 2 runner encodes them (one RESULT_STEPS frame per short job),
         // into one reused buffer.
         let reports = EncodedReports()
+        let ids = (0..<count).map(DispatchBench.jobID)
         var perJob: [Double] = []
         var rates: [Double] = []
         for _ in 0..<rounds {
             let cpuBefore = DispatchBench.cpuSeconds(RUSAGE_SELF)
             let started = ContinuousClock.now
             for i in 0..<count {
-                let job = JobAssignment(job: String(i, radix: 16), attempt: 1, scenarioHash: .zero, registry: NoOpRegistry.name,
+                let job = JobAssignment(job: ids[i], attempt: 1, scenarioHash: .zero, registry: NoOpRegistry.name,
                                         configuration: [ConfigurationPair("n", String(i))], timeoutMillis: 60_000, seed: UInt64(i))
                 // An upload closure, as a worker passes: evidence is captured in case the attempt fails.
                 await executor.run(job, scenario: DispatchBench.scenario, deadline: ContinuousClock.now + .seconds(60),
