@@ -10,9 +10,9 @@ import Wire
 enum DispatchBench {
     static let suite = BenchSuite(name: "dispatch", overview: "no-op jobs/s through coordinator + 2 worker processes; bytes per queued job; makespan") { quick in
         try await throughput(jobs: quick ? 2_000 : 100_000, journal: false)
-        // The headline case, three times: the machine may be shared, so every round is printed, then the median.
+        // The headline case, five times: the machine may be shared, so every round is printed, then the median.
         var rates: [(endToEnd: Double, durable: Double)] = []
-        for round in 1...(quick ? 1 : 3) {
+        for round in 1...(quick ? 1 : 5) {
             if !quick { print("  round \(round):") }
             if let rate = try await throughput(jobs: quick ? 2_000 : 100_000, journal: true) { rates.append(rate) }
         }
