@@ -3,7 +3,15 @@ import Synchronization
 
 /// The embedded default's local worker processes: started as `flowmatrix worker` children of this process,
 /// restarted when one dies while the run goes on (a crashing job must not starve the run), and stopped at the end.
+///
+/// They run `niceness` steps below the coordinator's scheduling priority: the coordinator's event loop and its
+/// journal writer are one thread each, and on a machine where N worker processes keep every core busy, a fair
+/// share per thread would starve them (results journaled late, heartbeats answered late). Workers then use what
+/// the coordinator leaves, which is all the CPU it does not need.
 final class LocalWorkers: Sendable {
+    /// How much lower the workers' priority is than this process's (`nice` steps, capped at 19).
+    static let niceness: Int32 = 5
+
     private struct State {
         var processes: [Int: Process] = [:]
         var running = true
@@ -45,6 +53,9 @@ final class LocalWorkers: Sendable {
         process.standardOutput = FileHandle.nullDevice
         process.terminationHandler = { [weak self] _ in self?.exited(index) }
         try process.run()
+        // Lowering another process's priority needs no privilege; failing to is harmless (errno is ignored).
+        _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), id_t(process.processIdentifier),
+                        min(19, getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0) + Self.niceness))
         state.withLock { $0.processes[index] = process }
     }
 

@@ -105,6 +105,11 @@ struct DistributedRunTests {
         let matrix = try ws.matrix(locales: ["en", "de"])
         let run = try ws.start(["run", matrix, "--workers", "1", "--slots", "1"], label: "run")
         try await waitUntil("some jobs finish", timeout: .seconds(60)) { ws.finishedJobs() >= 2 }
+        // Local workers run below the coordinator's priority, so they cannot starve its loop and journal writer.
+        let coordinatorNice = try #require(ProcStat(pid: run.processIdentifier)?.nice)
+        let workers = ProcStat.children(of: run.processIdentifier)
+        #expect(!workers.isEmpty)
+        #expect(workers.allSatisfy { $0.nice == min(19, coordinatorNice + 5) }, "\(workers)")
         kill(run.processIdentifier, SIGINT)
         try await ws.waitForExit(run, timeout: .seconds(60))
         #expect(run.terminationStatus == 130, "\(ws.output("run"))")

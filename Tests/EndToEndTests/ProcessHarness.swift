@@ -166,3 +166,29 @@ func freePort() -> Int {
     _ = withUnsafeMutablePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) } }
     return Int(UInt16(bigEndian: addr.sin_port))
 }
+
+/// A process's parent and niceness, from `/proc/<pid>/stat`.
+struct ProcStat: CustomStringConvertible {
+    var pid: Int32
+    var parent: Int32
+    var nice: Int32
+
+    init?(pid: Int32) {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = text.lastIndex(of: ")") else { return nil }
+        // After the command name: state (field 3), ppid (4), … nice (19).
+        let fields = text[text.index(after: close)...].split(separator: " ")
+        guard fields.count > 16, let parent = Int32(fields[1]), let nice = Int32(fields[16]) else { return nil }
+        self.pid = pid
+        self.parent = parent
+        self.nice = nice
+    }
+
+    /// The live children of `pid`.
+    static func children(of pid: Int32) -> [ProcStat] {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return entries.compactMap { Int32($0) }.compactMap { ProcStat(pid: $0) }.filter { $0.parent == pid }
+    }
+
+    var description: String { "pid \(pid) nice \(nice)" }
+}
