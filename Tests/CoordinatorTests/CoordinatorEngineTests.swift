@@ -206,6 +206,44 @@ struct CoordinatorEngineTests {
         #expect(separate.contains("job2 flaky"))
     }
 
+    @Test("a RESULT_STEPS delivered again (same batch, later batch) is superseded: one outcome, one result, steps once")
+    func duplicateResultSteps() async throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("fm-engine-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let path = dir.appendingPathComponent("journal.sqlite").path
+        let writer = try JournalWriter(path: path)
+        let definition = makeDefinition([["pass", "pass", "pass"], ["pass"]])
+        try writer.submit([
+            .runStarted(RunInfo(runID: definition.runID, matrixName: "m", matrixPath: "m.json", seed: 1, startedAt: Date())),
+            .jobsPlanned(runID: definition.runID, jobs: definition.jobs.map {
+                PlannedJob(jobID: $0.id, scenarioID: $0.scenarioID, scenarioTitle: $0.scenarioTitle,
+                           configuration: "locale=en", configurationJSON: "{}", registry: "test")
+            }),
+        ])
+        let engine = CoordinatorEngine(definition: definition, journal: { try? writer.submit($0) }, now: { .zero })
+        var finals: [String: Int] = [:]
+        engine.onJobFinished = { job, _ in finals[job.id, default: 0] += 1 }
+        var fleet = InMemoryFleet(engine: engine)
+        await fleet.join(1, slots: 1, credit: 2, version: 2)
+        let report = AttemptReport(
+            result: JobResult(job: "job0", attempt: 1, status: .passed, failure: nil, durationMicros: 30),
+            steps: (0..<3).map { StepReport(index: UInt32($0), status: .passed, durationMicros: 10, message: "") })
+        _ = engine.onMessages(1, [.resultSteps(report), .resultSteps(report)])
+        _ = engine.onMessages(1, [.resultSteps(report)])
+        #expect(finals == ["job0": 1])
+        #expect(engine.progress.done == 1)
+        #expect(engine.progress.supersededResults == 2)
+        try writer.flushSync()
+        try writer.close()
+        let reader = try JournalReader(path: path)
+        let row = try #require(try reader.jobs(run: definition.runID).first { $0.job.jobID == "job0" })
+        #expect(row.result?.outcome == .passed)
+        let attempts = try reader.attempts(run: definition.runID, job: "job0")
+        #expect(attempts.map { $0.result?.outcome } == [.passed])
+        #expect(try reader.steps(run: definition.runID, job: "job0", attempt: 1).map(\.index) == [0, 1, 2])
+    }
+
     @Test("RESULT_STEPS from a version 1 worker is an unknown type: ERROR and close, nothing recorded")
     func resultStepsFromVersion1() async {
         let definition = makeDefinition([["pass"]])
