@@ -55,11 +55,6 @@ struct AttemptJournal {
         }
     }
 
-    /// A step of an attempt finished.
-    mutating func step(job: Int, jobID: String, attempt: Int, _ step: StepResult, into records: inout [JournalRecord]) {
-        steps(job: job, jobID: jobID, attempt: attempt, CollectionOfOne(step), into: &records)
-    }
-
     /// An attempt has its result; `job` is the job's final result when this attempt decided it and the caller
     /// knows so already (it then goes into the one record; see ``finished(jobID:_:completed:into:)``).
     /// - Returns: the position in `records` of the `attemptCompleted` record written for it (to attach the job's
