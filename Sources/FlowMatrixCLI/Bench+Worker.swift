@@ -5,8 +5,8 @@ import Synchronization
 import Wire
 import Worker
 
-/// `flowmatrix bench worker`: the CPU cost of one no-op job on a worker's own path (registry, runner, STEP and
-/// RESULT frames), in process and without sockets, so it can be profiled apart from the coordinator.
+/// `flowmatrix bench worker`: the CPU cost of one no-op job on a worker's own path (registry, runner, its reports as
+/// frames), in process and without sockets, so it can be profiled apart from the coordinator.
 enum WorkerBench {
     static let suite = BenchSuite(name: "worker", overview: "CPU µs per no-op 3-step job through JobExecutor, in process") { quick in
         await executor(jobs: quick ? 2_000 : 100_000, rounds: quick ? 1 : 5)
