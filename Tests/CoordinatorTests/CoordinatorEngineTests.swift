@@ -76,6 +76,33 @@ extension MessageBox {
     }
 }
 
+/// A journal in a temporary folder holding `definition`'s run as started and planned, as a coordinator's would.
+struct PlannedJournal {
+    let folder: URL
+    let path: String
+    let writer: JournalWriter
+
+    init(_ definition: RunDefinition) throws {
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("fm-engine-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        path = folder.appendingPathComponent("journal.sqlite").path
+        writer = try JournalWriter(path: path)
+        try writer.submit([
+            .runStarted(RunInfo(runID: definition.runID, matrixName: "m", matrixPath: "m.json", seed: 1, startedAt: Date())),
+            .jobsPlanned(runID: definition.runID, jobs: definition.jobs.map {
+                PlannedJob(jobID: $0.id, scenarioID: $0.scenarioID, scenarioTitle: $0.scenarioTitle,
+                           configuration: "locale=en", configurationJSON: "{\"locale\":\"en\"}", registry: "test")
+            }),
+        ])
+    }
+
+    /// Closes the writer (if the test has not) and deletes the folder.
+    func remove() {
+        try? writer.close()
+        try? FileManager.default.removeItem(at: folder)
+    }
+}
+
 func makeDefinition(_ targets: [[String]], retries: Int = 0, runID: String = "test-run") -> RunDefinition {
     var bodies: [Bytes32: [UInt8]] = [:]
     var jobs: [RunJob] = []
@@ -99,18 +126,10 @@ func makeDefinition(_ targets: [[String]], retries: Int = 0, runID: String = "te
 struct CoordinatorEngineTests {
     @Test("every job reaches exactly one final outcome, flaky is flaky, and the journal holds it all")
     func runToCompletion() async throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("fm-engine-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let path = dir.appendingPathComponent("journal.sqlite").path
-        let writer = try JournalWriter(path: path)
         let definition = makeDefinition([["pass", "pass"], ["pass", "fail"], ["flaky", "pass"], ["pass"]], retries: 1)
-        try writer.submit([.runStarted(RunInfo(runID: definition.runID, matrixName: "m", matrixPath: "m.json", seed: 1,
-                                               startedAt: Date())),
-                           .jobsPlanned(runID: definition.runID, jobs: definition.jobs.map {
-                               PlannedJob(jobID: $0.id, scenarioID: $0.scenarioID, scenarioTitle: $0.scenarioTitle,
-                                          configuration: "locale=en", configurationJSON: "{\"locale\":\"en\"}", registry: "test")
-                           })])
+        let journal = try PlannedJournal(definition)
+        defer { journal.remove() }
+        let (path, writer) = (journal.path, journal.writer)
         var t = Duration.zero
         let engine = CoordinatorEngine(definition: definition, journal: { try? writer.submit($0) }, now: { t })
         var finals: [String: [JobOutcome]] = [:]
@@ -166,18 +185,9 @@ struct CoordinatorEngineTests {
     func resultSteps() async throws {
         let definition = makeDefinition([["pass", "pass"], ["pass", "fail"], ["flaky", "pass"], ["pass"]], retries: 1)
         func run(version: UInt16) async throws -> [String] {
-            let dir = FileManager.default.temporaryDirectory.appendingPathComponent("fm-engine-\(UUID().uuidString)")
-            try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-            defer { try? FileManager.default.removeItem(at: dir) }
-            let path = dir.appendingPathComponent("journal.sqlite").path
-            let writer = try JournalWriter(path: path)
-            try writer.submit([
-                .runStarted(RunInfo(runID: definition.runID, matrixName: "m", matrixPath: "m.json", seed: 1, startedAt: Date())),
-                .jobsPlanned(runID: definition.runID, jobs: definition.jobs.map {
-                    PlannedJob(jobID: $0.id, scenarioID: $0.scenarioID, scenarioTitle: $0.scenarioTitle,
-                               configuration: "locale=en", configurationJSON: "{}", registry: "test")
-                }),
-            ])
+            let journal = try PlannedJournal(definition)
+            defer { journal.remove() }
+            let (path, writer) = (journal.path, journal.writer)
             var t = Duration.zero
             let engine = CoordinatorEngine(definition: definition, journal: { try? writer.submit($0) }, now: { t })
             var fleet = InMemoryFleet(engine: engine)
@@ -208,19 +218,10 @@ struct CoordinatorEngineTests {
 
     @Test("a RESULT_STEPS delivered again (same batch, later batch) is superseded: one outcome, one result, steps once")
     func duplicateResultSteps() async throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("fm-engine-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let path = dir.appendingPathComponent("journal.sqlite").path
-        let writer = try JournalWriter(path: path)
         let definition = makeDefinition([["pass", "pass", "pass"], ["pass"]])
-        try writer.submit([
-            .runStarted(RunInfo(runID: definition.runID, matrixName: "m", matrixPath: "m.json", seed: 1, startedAt: Date())),
-            .jobsPlanned(runID: definition.runID, jobs: definition.jobs.map {
-                PlannedJob(jobID: $0.id, scenarioID: $0.scenarioID, scenarioTitle: $0.scenarioTitle,
-                           configuration: "locale=en", configurationJSON: "{}", registry: "test")
-            }),
-        ])
+        let journal = try PlannedJournal(definition)
+        defer { journal.remove() }
+        let (path, writer) = (journal.path, journal.writer)
         let engine = CoordinatorEngine(definition: definition, journal: { try? writer.submit($0) }, now: { .zero })
         var finals: [String: Int] = [:]
         engine.onJobFinished = { job, _ in finals[job.id, default: 0] += 1 }
