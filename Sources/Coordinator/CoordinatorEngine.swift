@@ -1,6 +1,7 @@
 import FlowCrypto
 import Foundation
 import Journal
+import MatrixPlan
 import Wire
 
 /// The coordinator's shell around the scheduler, minus sockets: authenticated peers' messages in, messages to
@@ -23,7 +24,14 @@ public final class CoordinatorEngine {
         /// The protocol version agreed in the handshake: a message type of a later version is refused.
         var version: UInt16
         var sentScenarios: Set<Bytes32> = []
+        /// Attempts assigned to this peer whose RESULT has not come (`attemptKey`): the only ones it may report on.
+        var outstanding: Set<UInt64> = []
+        /// Attempts it reported on lately: a RESULT delivered again is ignored, not an offence.
+        var reported = RecentKeys(capacity: 4096)
     }
+
+    /// A job index and a wire attempt number as one key.
+    private static func attemptKey(_ index: Int, _ attempt: UInt32) -> UInt64 { UInt64(index) << 32 | UInt64(attempt) }
 
     fileprivate struct AttemptInfo {
         var durationMicros: UInt64
@@ -41,6 +49,7 @@ public final class CoordinatorEngine {
     private var attemptJournal: AttemptJournal
     private let journal: @Sendable ([JournalRecord]) -> Void
     private let now: () -> Duration
+    private let wallClock: () -> Date
     public private(set) var isComplete = false
     public private(set) var attemptsStarted = 0
     public private(set) var supersededResults = 0
@@ -54,16 +63,21 @@ public final class CoordinatorEngine {
     /// - Parameters:
     ///   - journal: receives records in batches (hand them to a `JournalWriter`).
     ///   - now: time since the run began (a monotonic clock in production, a manual one in tests).
-    public init(definition: RunDefinition, journal: @escaping @Sendable ([JournalRecord]) -> Void, now: @escaping () -> Duration) {
+    ///   - wallClock: the date journaled with starts and ends (`Date()` in production).
+    public init(
+        definition: RunDefinition, journal: @escaping @Sendable ([JournalRecord]) -> Void, now: @escaping () -> Duration,
+        wallClock: @escaping () -> Date = Date.init
+    ) {
         self.definition = definition
         self.journal = journal
         self.now = now
+        self.wallClock = wallClock
         attemptJournal = AttemptJournal(runID: definition.runID, startDelay: definition.journalStartDelay)
         scheduler = Scheduler(
             jobs: definition.jobs.map {
                 SchedulableJob(registry: $0.registry, requiredLabels: $0.requiredLabels, expectedDuration: $0.expectedDuration)
             },
-            finished: definition.finished, settings: definition.scheduler)
+            finished: definition.finished, failures: definition.priorFailures, settings: definition.scheduler)
         jobIndex.reserveCapacity(definition.jobs.count)
         for (i, job) in definition.jobs.enumerated() { jobIndex[job.id] = i }
         if scheduler.isComplete { isComplete = true }
@@ -92,11 +106,13 @@ public final class CoordinatorEngine {
         peerOfWorker[worker] = peer
         var labels: [String: String] = [:]
         for label in hello.labels {
-            let parts = label.split(separator: "=", maxSplits: 1)
-            labels[String(parts[0])] = parts.count > 1 ? String(parts[1]) : ""
+            // `key=value` or a bare `key`; the handshake refuses empty keys, and nothing here assumes it did.
+            guard let equals = label.firstIndex(of: "=") else { labels[label] = ""; continue }
+            labels[String(label[..<equals])] = String(label[label.index(after: equals)...])
         }
         let directives = scheduler.onWorkerJoined(worker, name: hello.name, registries: Set(hello.registries), labels: labels,
-                                                  slots: Int(hello.slots), now: now())
+                                                  slots: Int(hello.slots), canRevoke: hello.version >= MessageType.revoke.introducedIn,
+                                                  now: now())
         return interpret(directives)
     }
 
@@ -129,6 +145,7 @@ public final class CoordinatorEngine {
         let offset = definition.attemptOffsets[index] ?? 0
         lastAttempt[index] = AttemptInfo(durationMicros: result.durationMicros, failureStep: result.failure.map { Int($0.step) },
                                          message: result.failure?.message)
+        scheduler.onMeasured(job: index, duration: .microseconds(Int64(clamping: result.durationMicros)))
         results.append((Assignment(job: index, attempt: Int(result.attempt) - offset), AttemptStatus(result.status)))
     }
 
@@ -160,21 +177,66 @@ public final class CoordinatorEngine {
                 actions.append(.close(peer: peer, reason: "\(message.type) from a version \(state.version) worker"))
                 break
             }
+            /// The job index of an attempt this peer may report on; nil (and the peer is refused) otherwise, or when
+            /// it reported on it already (`duplicate`: ignored).
+            func reportable(_ job: String, _ attempt: UInt32, ending: Bool) -> (index: Int?, refuse: Bool) {
+                guard let index = index(of: job) else { return (nil, true) }
+                let key = Self.attemptKey(index, attempt)
+                if peers[peer]?.outstanding.contains(key) == true {
+                    if ending {
+                        peers[peer]?.outstanding.remove(key)
+                        peers[peer]?.reported.insert(key)
+                    }
+                    return (index, false)
+                }
+                if peers[peer]?.reported.contains(key) == true {
+                    if ending { supersededResults += 1 }
+                    return (nil, false)
+                }
+                return (nil, true)
+            }
+            func refuse(_ type: MessageType, _ job: String, _ attempt: UInt32) {
+                flushResults()
+                let text = "\(type) for job \(job.debugDescription.prefix(80)) attempt \(attempt), which is not assigned to this worker"
+                actions.append(.send(peer: peer, [.error(ErrorMessage(WireError(.invalidValue, text)))]))
+                actions.append(.close(peer: peer, reason: text))
+            }
             switch message {
             case .credit(let n):
                 flushResults()
                 actions += interpret(scheduler.onCredit(worker, count: Int(n), now: t))
             case .step(let step):
-                guard let index = index(of: step.job) else { continue }
+                let (index, refused) = reportable(step.job, step.attempt, ending: false)
+                if refused { refuse(.step, step.job, step.attempt); break }
+                guard let index else { continue }
                 onSteps(job: index, jobID: step.job, attempt: step.attempt, CollectionOfOne(StepReport(step)), into: &records)
             case .result(let result):
-                guard let index = index(of: result.job) else { continue }
+                let (index, refused) = reportable(result.job, result.attempt, ending: true)
+                if refused { refuse(.result, result.job, result.attempt); break }
+                guard let index else { continue }
                 onResult(job: index, result, into: &results)
             case .resultSteps(let report):
-                guard let index = index(of: report.result.job) else { continue }
+                let (index, refused) = reportable(report.result.job, report.result.attempt, ending: true)
+                if refused { refuse(.resultSteps, report.result.job, report.result.attempt); break }
+                guard let index else { continue }
                 onSteps(job: index, jobID: report.result.job, attempt: report.result.attempt, report.steps, into: &records)
                 onResult(job: index, report.result, into: &results)
+            case .revoked(let answers):
+                flushResults()
+                var answered: [(Assignment, taken: Bool)] = []
+                for answer in answers {
+                    guard let index = index(of: answer.job) else { continue }
+                    let key = Self.attemptKey(index, answer.attempt)
+                    guard peers[peer]?.outstanding.contains(key) == true else { continue }
+                    if answer.taken { peers[peer]?.outstanding.remove(key) }
+                    let offset = definition.attemptOffsets[index] ?? 0
+                    answered.append((Assignment(job: index, attempt: Int(answer.attempt) - offset), answer.taken))
+                }
+                actions += interpret(scheduler.onRevoked(worker, answered, now: t))
             case .artifactChunk(let chunk):
+                let (index, refused) = reportable(chunk.job, chunk.attempt, ending: false)
+                if refused { refuse(.artifactChunk, chunk.job, chunk.attempt); break }
+                guard index != nil else { continue }
                 chunks.append(chunk)
             case .heartbeat:
                 // Liveness is recorded above.
@@ -191,6 +253,8 @@ public final class CoordinatorEngine {
                     "a worker may not send \(message.type) to the coordinator")))]))
                 actions.append(.close(peer: peer, reason: "unexpected \(message.type) from worker"))
             }
+            // Nothing after a close counts: the rest of the batch is dropped.
+            if case .close? = actions.last { break }
         }
         if !records.isEmpty { journal(records) }
         if !chunks.isEmpty { actions.append(.ingest(peer: peer, chunks)) }
@@ -203,8 +267,11 @@ public final class CoordinatorEngine {
     public func onIngest(_ events: [IngestEvent]) -> [Action] {
         var acks: [UInt64: [Message]] = [:]
         var records: [JournalRecord] = []
+        var refusals: [Action] = []
         for event in events {
             switch event {
+            case .refused(let peer, let reason):
+                refusals += refuse(peer, reason: reason)
             case .accepted(let peer, let ack), .resend(let peer, let ack, _):
                 acks[peer, default: []].append(.artifactAck(ack))
             case .stored(let peer, let ack, let step, let mediaType, let size, let rawSize):
@@ -223,7 +290,13 @@ public final class CoordinatorEngine {
         if !records.isEmpty { journal(records) }
         return acks.keys.sorted().compactMap { peer in
             peers[peer] == nil ? nil : .send(peer: peer, acks[peer] ?? [])
-        }
+        } + refusals
+    }
+
+    /// A peer broke a protocol bound: ERROR, then close (its attempts run again elsewhere once it is gone).
+    public func refuse(_ peer: UInt64, reason: String) -> [Action] {
+        guard peers[peer] != nil else { return [] }
+        return [.send(peer: peer, [.error(ErrorMessage(WireError(.invalidValue, reason)))]), .close(peer: peer, reason: reason)]
     }
 
     /// A peer's connection closed (or it was closed by us).
@@ -263,7 +336,7 @@ public final class CoordinatorEngine {
     private func interpret(_ directives: [SchedulerDirective]) -> [Action] {
         var actions: [Action] = []
         var records: [JournalRecord] = []
-        let date = Date()
+        let date = wallClock()
         let t = now()
         // Per job, the `attemptCompleted` record of this batch that the job's final result joins.
         var completed: [Int: Int] = [:]
@@ -290,10 +363,14 @@ public final class CoordinatorEngine {
                     lastScenario = hash
                     let attempt = a.attempt + (definition.attemptOffsets[a.job] ?? 0)
                     let id = definition.jobs[a.job].id
-                    jobs.append(JobAssignment(job: id, attempt: UInt32(attempt), scenarioHash: hash,
+                    let wireAttempt = UInt32(clamping: attempt)
+                    peers[peer]?.outstanding.insert(Self.attemptKey(a.job, wireAttempt))
+                    let seed = AttemptSeed.derive(job: definition.jobs[a.job].seed,
+                                                  retryIndex: scheduler.retryIndex(ofJob: a.job))
+                    jobs.append(JobAssignment(job: id, attempt: wireAttempt, scenarioHash: hash,
                                               registry: definition.jobs[a.job].registry,
                                               configuration: definition.jobs[a.job].configuration,
-                                              timeoutMillis: timeout, seed: definition.jobs[a.job].seed, keep: definition.keep))
+                                              timeoutMillis: timeout, seed: seed, keep: definition.keep))
                     attemptJournal.started(job: a.job, jobID: id, attempt: attempt, worker: name, at: date, now: t,
                                            steps: definition.jobs[a.job].stepKeys.count, into: &records)
                 }
@@ -304,7 +381,14 @@ public final class CoordinatorEngine {
                 guard let peer = peerOfWorker[worker] else { continue }
                 let jobID = definition.jobs[a.job].id
                 let attempt = a.attempt + (definition.attemptOffsets[a.job] ?? 0)
-                actions.append(.send(peer: peer, [.cancel(Cancel(job: jobID, attempt: UInt32(attempt), reason: reason))]))
+                actions.append(.send(peer: peer, [.cancel(Cancel(job: jobID, attempt: UInt32(clamping: attempt), reason: reason))]))
+            case .revoke(let worker, let batch):
+                guard let peer = peerOfWorker[worker] else { continue }
+                let refs = batch.map { a in
+                    AttemptRef(job: definition.jobs[a.job].id,
+                               attempt: UInt32(clamping: a.attempt + (definition.attemptOffsets[a.job] ?? 0)))
+                }
+                actions.append(.send(peer: peer, [.revoke(refs)]))
             case .attemptEnded(let a, _, let status, let superseded):
                 let jobID = definition.jobs[a.job].id  // not the whole RunJob: this runs once per attempt
                 let attempt = a.attempt + (definition.attemptOffsets[a.job] ?? 0)
@@ -318,6 +402,7 @@ public final class CoordinatorEngine {
                 }
                 let info = lastAttempt[a.job]
                 let message: String? = switch status {
+                case .revoked: "taken back before it started, to run on a worker with a free slot"
                 case .lost: "the worker was lost while running this attempt"
                 case .timedOut where info == nil: "the lease expired: the job exceeded its timeout"
                 default: info?.message
@@ -386,6 +471,7 @@ extension JobOutcome {
         case .failed: self = .failed
         case .timedOut: self = .timedOut
         case .lost, .cancelled: self = .cancelled
+        case .revoked: self = .notRun
         }
     }
 }
@@ -399,5 +485,28 @@ extension StepOutcome {
         case .timedOut: self = .timedOut
         case .cancelled: self = .cancelled
         }
+    }
+}
+
+/// The most recent `capacity` keys, for membership tests: a set with a ring that forgets the oldest.
+struct RecentKeys {
+    private var members: Set<UInt64> = []
+    private var ring: [UInt64] = []
+    private var next = 0
+    let capacity: Int
+
+    init(capacity: Int) { self.capacity = max(1, capacity) }
+
+    func contains(_ key: UInt64) -> Bool { members.contains(key) }
+
+    mutating func insert(_ key: UInt64) {
+        guard members.insert(key).inserted else { return }
+        if ring.count < capacity {
+            ring.append(key)
+            return
+        }
+        members.remove(ring[next])
+        ring[next] = key
+        next = (next + 1) % capacity
     }
 }

@@ -183,7 +183,12 @@ final class ServerCore {
                 connections[peer]?.close(graceful: true)
             case .ingest(let peer, let chunks):
                 if let ingest {
-                    ingest.submit(peer: peer, chunks)
+                    guard ingest.submit(peer: peer, chunks) else {
+                        let reason = "more than \(IngestLimits.pendingBytes >> 20) MiB of artifact chunks unacknowledged: "
+                            + "the worker ignores the artifact window"
+                        apply(engine.refuse(peer, reason: reason))
+                        continue
+                    }
                 } else {
                     // No store: acknowledge so workers do not stall, store nothing.
                     let acks = chunks.map { c in Message.artifactAck(ArtifactAck(job: c.job, attempt: c.attempt, name: c.name,

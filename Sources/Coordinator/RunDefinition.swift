@@ -1,6 +1,20 @@
 import Foundation
 import Journal
+import MatrixPlan
 import Wire
+
+/// The seed an attempt runs with (docs/RUN-CONDITIONS.md, "Seeds"): the job's seed for its first try, and for the
+/// k-th retry a value derived from the job's seed and k, where k counts the earlier attempts that failed or timed
+/// out (`Scheduler.retryIndex(ofJob:)`). Attempts lost with a worker, taken back, or cut short by a coordinator crash
+/// do not count, so a rerun or a resumed run gives every attempt the seed it had, while a retry sees different
+/// randomness (a `flaky` network fails other requests) and can pass.
+public enum AttemptSeed {
+    public static func derive(job seed: UInt64, retryIndex: Int) -> UInt64 {
+        guard retryIndex > 0 else { return seed }
+        var generator = SplitMix64(seed: seed ^ (UInt64(retryIndex) &* 0x9E37_79B9_7F4A_7C15))
+        return generator.next()
+    }
+}
 
 /// One job of a run, as the coordinator dispatches it.
 public struct RunJob: Sendable, Hashable {
@@ -45,6 +59,9 @@ public struct RunDefinition: Sendable {
     public var finished: [Int: JobOutcome]
     /// The highest attempt number already journaled per job index (resume): new attempts continue after it.
     public var attemptOffsets: [Int: Int]
+    /// Failed or timed-out attempts already journaled per job index of a job not yet final (resume): they count
+    /// against the retry budget and make a later pass `flaky`.
+    public var priorFailures: [Int: Int] = [:]
     /// Which attempts send their artifacts (the matrix's keep policy).
     public var keep: KeepMode
     /// How long an attempt's start is held back from the journal: an attempt that ends sooner is journaled as one

@@ -3,7 +3,11 @@ import FlowSpec
 /// The coordinator's scheduling core: a pure state machine with no I/O and no clock.
 ///
 /// Workers pull: they grant credits (free capacity) and the scheduler assigns batches within them, matching each
-/// job's registry and required labels to what the worker advertised. Jobs go longest-expected-first. Every
+/// job's registry and required labels to what the worker advertised. Jobs go longest-expected-first. How many jobs a
+/// worker may hold beyond its slots follows the work: deep pipelining for sub-millisecond jobs, one queued job per
+/// slot for long ones (`SchedulerSettings.queuedWorkPerSlot`, from history or durations measured in this run). When a
+/// worker has a free slot and nothing is queued for it, jobs another worker holds but has not started are taken back
+/// (`revoke`) and given to it: work stealing. Every
 /// assignment is a lease with a deadline; a worker that misses heartbeats or disconnects has its in-flight jobs
 /// re-queued (preferably to another worker). Failed attempts are retried up to `retries` times, preferably on
 /// another worker; fail-then-pass is `flaky`. A job whose attempts kill `quarantineAfterWorkerLosses` workers in a
@@ -28,6 +32,8 @@ public struct Scheduler: Sendable {
         var failures: Int16 = 0
         var lostStreak: Int16 = 0
         var lastFailure: AttemptStatus = .failed
+        /// A REVOKE for its live attempt is unanswered.
+        var revoking = false
         var live: Live?
         var avoid: WorkerID?
     }
@@ -51,8 +57,15 @@ public struct Scheduler: Sendable {
         var name: String
         var capabilities: [Int]
         var slots: Int
+        /// It speaks protocol version 3: attempts it has not started can be taken back.
+        var canRevoke: Bool
         var credit: Int = 0
         var inFlight: Set<Int32> = []
+        /// Its jobs in the order they were assigned (with some already ended): the newest are the likeliest to be
+        /// still queued on the worker, so they are the ones revoked.
+        var recent: [Int32] = []
+        /// In-flight jobs with an unanswered REVOKE.
+        var revoking = 0
         /// In-flight jobs that were on a worker when it was lost: they run alone, so the next loss is theirs.
         var suspects: Set<Int32> = []
         var lastSeen: Duration
@@ -61,6 +74,10 @@ public struct Scheduler: Sendable {
     public let settings: SchedulerSettings
     private var jobs: [JobState]
     private var expected: [Duration]
+    /// Per capability, a moving average of the durations measured in this run (nil until the first).
+    private var measured: [Duration?] = []
+    /// Jobs being taken back for an idle worker: job → the worker that wants it.
+    private var stealingFor: [Int32: WorkerID] = [:]
     private var capabilities: [Capability] = []
     private var queues: [Queue] = []
     private var workers: [WorkerID: WorkerState] = [:]
@@ -72,7 +89,12 @@ public struct Scheduler: Sendable {
     /// - Parameters:
     ///   - jobs: the run's jobs, indexed as the shell indexes them.
     ///   - finished: outcomes of jobs already final (a resumed run): they are not scheduled again.
-    public init(jobs: [SchedulableJob], finished: [Int: JobOutcome] = [:], settings: SchedulerSettings = SchedulerSettings()) {
+    ///   - failures: failed or timed-out attempts that jobs not yet final already made (a resumed run): they count
+    ///     against the retry budget and make a later pass `flaky`, exactly as in an uninterrupted run.
+    public init(
+        jobs: [SchedulableJob], finished: [Int: JobOutcome] = [:], failures: [Int: Int] = [:],
+        settings: SchedulerSettings = SchedulerSettings()
+    ) {
         self.settings = settings
         self.jobs = []
         self.jobs.reserveCapacity(jobs.count)
@@ -88,6 +110,7 @@ public struct Scheduler: Sendable {
                 queues.append(Queue())
             }
             var state = JobState(capability: Int32(c))
+            state.failures = Int16(clamping: failures[index] ?? 0)
             if let outcome = finished[index] {
                 state.phase = .done
                 outcomeCounts[outcome, default: 0] += 1
@@ -96,6 +119,7 @@ public struct Scheduler: Sendable {
             }
             self.jobs.append(state)
         }
+        measured = Array(repeating: nil, count: capabilities.count)
         let expected = self.expected
         for c in queues.indices {
             // Longest expected first; ties keep plan order so dispatch is deterministic.
@@ -117,6 +141,21 @@ public struct Scheduler: Sendable {
     public func inFlight(on worker: WorkerID) -> [Int] { workers[worker].map { $0.inFlight.map(Int.init).sorted() } ?? [] }
     public func workerName(_ worker: WorkerID) -> String? { workers[worker]?.name }
 
+    /// How many earlier attempts of job `index` used a retry (failed or timed out). Attempts lost with a worker or
+    /// taken back do not count, so the number is the same however often workers or the coordinator died: the
+    /// attempt's seed derives from it.
+    public func retryIndex(ofJob index: Int) -> Int {
+        guard index >= 0, index < jobs.count else { return 0 }
+        return Int(jobs[index].failures)
+    }
+
+    /// The duration the scheduler expects of job `index`: its history, else what this run measured of jobs like it.
+    public func expectedDuration(ofJob index: Int) -> Duration? {
+        guard index >= 0, index < jobs.count else { return nil }
+        if expected[index] > .zero { return expected[index] }
+        return measured[Int(jobs[index].capability)]
+    }
+
     /// Jobs waiting for a worker that no connected worker can run (missing registry or labels).
     public var unservableQueuedJobs: Int {
         var count = 0
@@ -131,15 +170,21 @@ public struct Scheduler: Sendable {
     // MARK: - Events
 
     /// A worker authenticated and advertised what it can run.
+    /// - Parameter canRevoke: it speaks protocol version 3 (REVOKE), so its unstarted jobs can be taken back.
     public mutating func onWorkerJoined(
-        _ worker: WorkerID, name: String, registries: Set<String>, labels: [String: String], slots: Int, now: Duration
+        _ worker: WorkerID, name: String, registries: Set<String>, labels: [String: String], slots: Int,
+        canRevoke: Bool = false, now: Duration
     ) -> [SchedulerDirective] {
         let eligible = capabilities.indices.filter { c in
             let cap = capabilities[c]
             return registries.contains(cap.registry) && cap.labels.allSatisfy { labels[$0.key] == $0.value }
         }
-        workers[worker] = WorkerState(name: name, capabilities: eligible, slots: max(1, slots), lastSeen: now)
-        return announceCompletionIfDone()
+        workers[worker] = WorkerState(name: name, capabilities: eligible, slots: min(max(1, slots), settings.maximumSlots),
+                                      canRevoke: canRevoke, lastSeen: now)
+        var directives = announceCompletionIfDone()
+        // A late joiner gets work at once: jobs other workers hold but have not started.
+        steal(now: now, into: &directives)
+        return directives
     }
 
     /// The worker grants `count` more jobs of capacity.
@@ -151,6 +196,41 @@ public struct Scheduler: Sendable {
         workers[worker]?.lastSeen = now
         var directives: [SchedulerDirective] = []
         dispatch(to: worker, now: now, into: &directives)
+        steal(now: now, into: &directives)
+        return directives
+    }
+
+    /// A worker measured how long an attempt of job `index` took: it tunes how deep workers are fed.
+    public mutating func onMeasured(job index: Int, duration: Duration) {
+        guard index >= 0, index < jobs.count, duration >= .zero else { return }
+        let c = Int(jobs[index].capability)
+        measured[c] = measured[c].map { ($0 * 7 + duration) / 8 } ?? duration
+    }
+
+    /// The worker answered a REVOKE: attempts it took back run elsewhere (or not at all once dispatch stopped);
+    /// those it had started go on.
+    public mutating func onRevoked(_ worker: WorkerID, _ answers: [(Assignment, taken: Bool)], now: Duration) -> [SchedulerDirective] {
+        var directives: [SchedulerDirective] = []
+        workers[worker]?.lastSeen = now
+        for (assignment, taken) in answers {
+            let index = assignment.job
+            guard index >= 0, index < jobs.count, jobs[index].revoking, let live = jobs[index].live,
+                live.worker == worker, Int(live.attempt) == assignment.attempt
+            else { continue }
+            endRevoke(index, on: worker)
+            guard taken else { continue }
+            workers[worker]?.inFlight.remove(Int32(index))
+            workers[worker]?.suspects.remove(Int32(index))
+            jobs[index].live = nil
+            directives.append(.attemptEnded(assignment, worker: worker, status: .revoked, superseded: false))
+            if isDispatchStopped {
+                finish(index, .notRun, reason: "dispatch stopped before it started", into: &directives)
+            } else {
+                requeue(index, avoiding: worker)
+            }
+        }
+        dispatchAll(now: now, into: &directives)
+        directives += announceCompletionIfDone()
         return directives
     }
 
@@ -190,6 +270,8 @@ public struct Scheduler: Sendable {
             let assignment = Assignment(job: index, attempt: Int(live.attempt))
             directives.append(.attemptEnded(assignment, worker: worker, status: .lost, superseded: false))
             jobs[index].live = nil
+            jobs[index].revoking = false
+            stealingFor[Int32(index)] = nil
             jobs[index].lostStreak += 1
             if Int(jobs[index].lostStreak) >= settings.quarantineAfterWorkerLosses {
                 finish(index, .quarantined,
@@ -237,6 +319,11 @@ public struct Scheduler: Sendable {
                 finish(Int(job), .notRun, reason: reason, into: &directives)
             }
         }
+        // Jobs workers hold but have not started need not run either: take them back.
+        for id in workers.keys.sorted() {
+            guard let worker = workers[id], worker.canRevoke else { continue }
+            revokeNewest(from: id, count: worker.inFlight.count - worker.revoking - worker.slots, for: nil, into: &directives)
+        }
         directives += announceCompletionIfDone()
         return directives
     }
@@ -278,6 +365,7 @@ public struct Scheduler: Sendable {
         }
         workers[worker]?.inFlight.remove(Int32(index))
         workers[worker]?.suspects.remove(Int32(index))
+        if jobs[index].revoking { endRevoke(index, on: worker) }
         jobs[index].live = nil
         jobs[index].lostStreak = 0
         directives.append(.attemptEnded(assignment, worker: worker, status: status, superseded: false))
@@ -297,6 +385,8 @@ public struct Scheduler: Sendable {
             }
         case .lost:
             jobs[index].lostStreak += 1
+            requeue(index, avoiding: worker)
+        case .revoked:
             requeue(index, avoiding: worker)
         case .cancelled:
             finish(index, .cancelled, reason: "cancelled", into: &directives)
@@ -324,11 +414,78 @@ public struct Scheduler: Sendable {
         return [.runComplete]
     }
 
+    private mutating func endRevoke(_ index: Int, on worker: WorkerID) {
+        jobs[index].revoking = false
+        stealingFor[Int32(index)] = nil
+        workers[worker]?.revoking -= 1
+    }
+
     private mutating func dispatchAll(now: Duration, into directives: inout [SchedulerDirective]) {
         guard !isDispatchStopped else { return }
         for id in workers.keys.sorted() where (workers[id]?.credit ?? 0) > 0 {
             dispatch(to: id, now: now, into: &directives)
         }
+        steal(now: now, into: &directives)
+    }
+
+    /// Jobs beyond its slots that a worker may hold, for a job expected to take `expected`: enough queued work per
+    /// slot to cover `queuedWorkPerSlot`, at least one job per slot, at most `maximumCreditPerSlot`.
+    private func queuedAllowance(slots: Int, expected: Duration?) -> Int {
+        guard let expected else { return slots }
+        guard expected > .zero else { return slots * settings.maximumCreditPerSlot }
+        let perSlot = settings.queuedWorkPerSlot / expected
+        return slots * (perSlot >= Double(settings.maximumCreditPerSlot) ? settings.maximumCreditPerSlot : max(1, Int(perSlot)))
+    }
+
+    /// Work stealing: a worker with free slots and credit, and nothing queued that it can run, gets jobs that other
+    /// workers (speaking version 3) hold beyond their slots and are long enough to be worth a round trip.
+    private mutating func steal(now: Duration, into directives: inout [SchedulerDirective]) {
+        guard !isDispatchStopped, workers.count > 1 else { return }
+        for thiefID in workers.keys.sorted() {
+            guard let thief = workers[thiefID], thief.credit > 0, thief.suspects.isEmpty else { continue }
+            var wanted = thief.slots - thief.inFlight.count
+            guard wanted > 0, thief.capabilities.allSatisfy({ queues[$0].isEmpty }) else { continue }
+            wanted -= stealingFor.values.reduce(0) { $0 + ($1 == thiefID ? 1 : 0) }
+            for victimID in workers.keys.sorted() where victimID != thiefID && wanted > 0 {
+                guard let victim = workers[victimID], victim.canRevoke else { continue }
+                let surplus = victim.inFlight.count - victim.revoking - victim.slots
+                guard surplus > 0 else { continue }
+                wanted -= revokeNewest(from: victimID, count: min(surplus, wanted), for: (thiefID, thief.capabilities),
+                                       into: &directives)
+            }
+        }
+    }
+
+    /// Asks `worker` to give back up to `count` of its newest in-flight jobs; returns how many. With a `thief`, only
+    /// jobs it can run and that are long enough to be worth stealing (`stealingThreshold`); without, any (stop).
+    @discardableResult
+    private mutating func revokeNewest(
+        from worker: WorkerID, count: Int, for thief: (id: WorkerID, capabilities: [Int])?,
+        into directives: inout [SchedulerDirective]
+    ) -> Int {
+        guard count > 0, var state = workers.removeValue(forKey: worker) else { return 0 }
+        defer { workers[worker] = state }
+        var batch: [Assignment] = []
+        var position = state.recent.count - 1
+        while position >= 0, batch.count < count {
+            let job = state.recent[position]
+            position -= 1
+            let index = Int(job)
+            guard state.inFlight.contains(job), !jobs[index].revoking, !state.suspects.contains(job),
+                let live = jobs[index].live, live.worker == worker
+            else { continue }
+            if let thief {
+                guard thief.capabilities.contains(Int(jobs[index].capability)),
+                    expectedDuration(ofJob: index).map({ $0 >= settings.stealingThreshold }) ?? true
+                else { continue }
+                stealingFor[job] = thief.id
+            }
+            jobs[index].revoking = true
+            state.revoking += 1
+            batch.append(Assignment(job: index, attempt: Int(live.attempt)))
+        }
+        if !batch.isEmpty { directives.append(.revoke(worker, batch)) }
+        return batch.count
     }
 
     private mutating func dispatch(to worker: WorkerID, now: Duration, into directives: inout [SchedulerDirective]) {
@@ -340,8 +497,15 @@ public struct Scheduler: Sendable {
         guard var state = workers.removeValue(forKey: worker) else { return }
         defer { workers[worker] = state }
         var batch: [Assignment] = []
+        if state.recent.count > 2 * state.inFlight.count + 64 {
+            let inFlight = state.inFlight
+            state.recent.removeAll { !inFlight.contains($0) }
+        }
         while state.credit > 0, batch.count < settings.maximumBatch {
-            guard let index = nextJob(for: worker, state: state) else { break }
+            guard let pick = peekJob(for: worker, state: state) else { break }
+            let allowance = state.slots + queuedAllowance(slots: state.slots, expected: expectedDuration(ofJob: pick.job))
+            guard state.inFlight.count < allowance else { break }
+            let index = take(pick)
             jobs[index].attempts += 1
             jobs[index].phase = .running
             // A worker runs `slots` jobs at once; jobs queued behind others on it get proportionally longer leases.
@@ -349,6 +513,7 @@ public struct Scheduler: Sendable {
             let deadline = now + settings.jobTimeout * rounds + settings.leaseGrace
             jobs[index].live = Live(worker: worker, attempt: jobs[index].attempts, deadline: deadline)
             state.inFlight.insert(Int32(index))
+            state.recent.append(Int32(index))
             state.credit -= 1
             batch.append(Assignment(job: index, attempt: Int(jobs[index].attempts)))
             if jobs[index].lostStreak > 0 {
@@ -360,28 +525,27 @@ public struct Scheduler: Sendable {
         if !batch.isEmpty { directives.append(.assign(worker, batch)) }
     }
 
-    /// The next job for `worker`: retries first (skipping those that prefer another capable worker), then the
-    /// fresh job with the longest expected duration among the capabilities the worker serves.
+    /// Where the next job for a worker is: a capability's retry queue at a position, or its fresh queue's head.
+    private struct Pick {
+        var job: Int
+        var capability: Int
+        var retryPosition: Int?
+    }
+
+    /// The next job for `worker`, without taking it: retries first (skipping those that prefer another capable
+    /// worker), then the fresh job with the longest expected duration among the capabilities the worker serves.
     /// `worker`'s own state is out of `workers` while it dispatches: `workers` holds the others.
-    private mutating func nextJob(for worker: WorkerID, state: WorkerState) -> Int? {
+    private func peekJob(for worker: WorkerID, state: WorkerState) -> Pick? {
         for c in state.capabilities where queues[c].retryHead < queues[c].retry.count {
-            var queue = queues[c]
+            let queue = queues[c]
             let anotherCanRunIt = workers.values.contains { $0.capabilities.contains(c) }
-            let pending = queue.retry[queue.retryHead...]
             let idle = state.inFlight.isEmpty
-            guard let position = pending.firstIndex(where: {
+            guard let position = queue.retry[queue.retryHead...].firstIndex(where: {
                 !(anotherCanRunIt && jobs[Int($0)].avoid == worker) && (idle || jobs[Int($0)].lostStreak == 0)
             }) else {
                 continue
             }
-            let job = queue.retry[position]
-            if position == queue.retryHead { queue.retryHead += 1 } else { queue.retry.remove(at: position) }
-            if queue.retryHead == queue.retry.count {
-                queue.retry.removeAll(keepingCapacity: true)
-                queue.retryHead = 0
-            }
-            queues[c] = queue
-            return Int(job)
+            return Pick(job: Int(queue.retry[position]), capability: c, retryPosition: position)
         }
         var best: Int?
         for c in state.capabilities where queues[c].head < queues[c].fresh.count {
@@ -392,8 +556,23 @@ public struct Scheduler: Sendable {
             }
         }
         guard let c = best else { return nil }
-        let job = queues[c].fresh[queues[c].head]
-        queues[c].head += 1
-        return Int(job)
+        return Pick(job: Int(queues[c].fresh[queues[c].head]), capability: c, retryPosition: nil)
+    }
+
+    /// Takes the job `peekJob` found off its queue.
+    private mutating func take(_ pick: Pick) -> Int {
+        let c = pick.capability
+        guard let position = pick.retryPosition else {
+            queues[c].head += 1
+            return pick.job
+        }
+        var queue = queues[c]
+        if position == queue.retryHead { queue.retryHead += 1 } else { queue.retry.remove(at: position) }
+        if queue.retryHead == queue.retry.count {
+            queue.retry.removeAll(keepingCapacity: true)
+            queue.retryHead = 0
+        }
+        queues[c] = queue
+        return pick.job
     }
 }

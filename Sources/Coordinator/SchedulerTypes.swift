@@ -16,6 +16,8 @@ public enum AttemptStatus: String, Sendable, Hashable, Codable {
     case lost
     /// Cancelled by the coordinator (fail-fast, abort, drain).
     case cancelled
+    /// Taken back before it started (work stealing, stop): it ran nowhere, uses no retry and is not a loss.
+    case revoked
 }
 
 /// The final outcome of a job in a run (the journal's vocabulary, so nothing is translated twice).
@@ -61,12 +63,22 @@ public struct SchedulerSettings: Sendable, Hashable {
     /// Most outstanding credit per advertised slot, so a buggy or hostile worker cannot take the whole queue.
     /// Default 64.
     public var maximumCreditPerSlot: Int = 64
+    /// How much expected work a worker may hold queued per slot beyond the job each slot runs. Short jobs are
+    /// pipelined deeply (up to `maximumCreditPerSlot` per slot); jobs of this length or longer get one queued job
+    /// per slot, so a worker never sits on work another could start. Default 50 ms.
+    public var queuedWorkPerSlot: Duration = .milliseconds(50)
+    /// Jobs expected to take at least this long are taken back from a worker that has not started them when
+    /// another capable worker has a free slot (work stealing, protocol version 3). Default 20 ms.
+    public var stealingThreshold: Duration = .milliseconds(20)
+    /// Most advertised slots per worker that the scheduler believes (a larger HELLO is clamped). Default 1,024.
+    public var maximumSlots: Int = 1024
 
     public init(
         retries: Int = 0, failFast: Bool = false, jobTimeout: Duration = .seconds(300), leaseGrace: Duration = .seconds(5),
         heartbeatTimeout: Duration = .seconds(15), quarantineAfterWorkerLosses: Int = 3, maximumBatch: Int = 512,
-        maximumCreditPerSlot: Int = 64
+        maximumCreditPerSlot: Int = 64, queuedWorkPerSlot: Duration = .milliseconds(50)
     ) {
+        self.queuedWorkPerSlot = queuedWorkPerSlot
         self.maximumCreditPerSlot = max(1, maximumCreditPerSlot)
         self.retries = retries
         self.failFast = failFast
@@ -95,6 +107,8 @@ public enum SchedulerDirective: Sendable, Hashable {
     case assign(WorkerID, [Assignment])
     /// Tell the worker to stop an attempt (lease expired, fail-fast, abort).
     case cancel(WorkerID, Assignment, reason: String)
+    /// Ask the worker to give back these attempts if they have not started (REVOKE): an idle worker can run them.
+    case revoke(WorkerID, [Assignment])
     /// Record an attempt's end. `superseded`: a duplicate or late result of an attempt that no longer counts.
     case attemptEnded(Assignment, worker: WorkerID?, status: AttemptStatus, superseded: Bool)
     /// A job reached its final outcome.

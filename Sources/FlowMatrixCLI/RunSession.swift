@@ -175,6 +175,7 @@ enum RunSession {
         jobs.reserveCapacity(plan.jobs.count)
         var finished: [Int: JobOutcome] = [:]
         var offsets: [Int: Int] = [:]
+        var priorFailures: [Int: Int] = [:]
         for (index, job) in plan.jobs.enumerated() {
             let body = Array(JobIdentity.canonicalJSON(job.scenario).utf8)
             let key = job.scenario.id + "\u{0}" + String(body.count)
@@ -184,7 +185,8 @@ enum RunSession {
                 hashes[key] = hash
                 bodies[hash] = body
             }
-            let seconds = estimates.expected(job.id, fallback: 1)
+            // No history at all: zero, "unknown", and the scheduler goes by what this run measures.
+            let seconds = estimates.expected(job.id, fallback: 0)
             jobs.append(RunJob(
                 id: job.id, scenarioID: job.scenario.id, scenarioTitle: job.scenario.title, scenarioHash: hash,
                 stepKeys: job.scenario.steps.map(\.key), registry: job.registry, requiredLabels: plan.matrix.requiredLabels,
@@ -194,6 +196,7 @@ enum RunSession {
                 // Jobs that never ran (not run, cancelled by an interrupt) run now; every real outcome stays.
                 if let outcome = resume.done[job.id], outcome != .notRun, outcome != .cancelled { finished[index] = outcome }
                 if let next = resume.nextAttempt[job.id], next > 1 { offsets[index] = next - 1 }
+                if let failures = resume.failures[job.id] { priorFailures[index] = failures }
             }
         }
         let scheduler = SchedulerSettings(retries: plan.matrix.retries, failFast: plan.matrix.failFast,
@@ -203,8 +206,10 @@ enum RunSession {
         case .all: .all
         case .none: .none
         }
-        return RunDefinition(runID: runID, jobs: jobs, scenarioBodies: bodies, scheduler: scheduler, finished: finished,
-                             attemptOffsets: offsets, keep: keep)
+        var definition = RunDefinition(runID: runID, jobs: jobs, scenarioBodies: bodies, scheduler: scheduler,
+                                       finished: finished, attemptOffsets: offsets, keep: keep)
+        definition.priorFailures = priorFailures
+        return definition
     }
 
     /// A job's seed: the matrix seed mixed with the job id, the same on every rerun of that job.

@@ -54,6 +54,16 @@ public struct ResumeState: Sendable, Hashable {
     public var pending: [String]
     /// The next attempt number of each pending job (attempt numbers continue after a resume).
     public var nextAttempt: [String: Int]
+    /// Failed or timed-out attempts (not superseded) each pending job already made: they count against its retry
+    /// budget, make a later pass `flaky`, and set the seed of its next attempt.
+    public var failures: [String: Int] = [:]
+
+    public init(done: [String: JobOutcome], pending: [String], nextAttempt: [String: Int], failures: [String: Int] = [:]) {
+        self.done = done
+        self.pending = pending
+        self.nextAttempt = nextAttempt
+        self.failures = failures
+    }
 }
 
 /// Median durations from the cross-run history.
@@ -370,18 +380,21 @@ public final class JournalReader: Sendable {
                 """
                 SELECT j.job_id, r.outcome,
                     MAX(j.attempts, COALESCE(r.attempts, 0),
-                        COALESCE((SELECT MAX(a.attempt) FROM attempts a WHERE a.job_key = j.job_key), 0))
+                        COALESCE((SELECT MAX(a.attempt) FROM attempts a WHERE a.job_key = j.job_key), 0)),
+                    (SELECT COUNT(*) FROM attempts a WHERE a.job_key = j.job_key AND a.superseded = 0
+                        AND (a.outcome = 'failed' OR a.outcome = 'timedOut'))
                 FROM jobs j LEFT JOIN results r ON r.job_key = j.job_key
                 WHERE j.run_key = (SELECT run_key FROM runs WHERE run_id = ?) ORDER BY j.job_key
                 """,
                 [.text(runID)]
-            ) { row in (row.text(0), row.optionalText(1), row.int(2)) }
-            for (jobID, outcomeText, attempts) in rows {
+            ) { row in (row.text(0), row.optionalText(1), row.int(2), row.int(3)) }
+            for (jobID, outcomeText, attempts, failures) in rows {
                 if let outcome = try Self.outcome(outcomeText, "job \(jobID)") {
                     state.done[jobID] = outcome
                 } else {
                     state.pending.append(jobID)
                     state.nextAttempt[jobID] = attempts + 1
+                    if failures > 0 { state.failures[jobID] = failures }
                 }
             }
             return state

@@ -40,6 +40,38 @@ public enum HandshakeMAC {
     }
 }
 
+/// What a HELLO may advertise (docs/PROTOCOL.md, "Bounds"): a worker that claims more is rejected after it
+/// authenticated, so nothing it claims is copied into every attempt row or trusted as capacity.
+public enum HelloLimits {
+    /// Bytes of the worker's name (it is recorded with every attempt). 1–256.
+    public static let nameBytes = 256
+    /// Slots a worker may advertise. 1–1,024.
+    public static let slots: UInt32 = 1024
+    /// Registries a worker may host, and bytes of each name. 1–64, 1–128.
+    public static let registries = 64
+    public static let registryBytes = 128
+    /// Labels, and bytes of each `key=value` (a non-empty key). 0–64, 1–256.
+    public static let labels = 64
+    public static let labelBytes = 256
+
+    /// The first bound `hello` breaks, as a sentence; nil when it keeps them all.
+    public static func problem(in hello: Hello) -> String? {
+        if hello.name.utf8.isEmpty || hello.name.utf8.count > nameBytes { return "the name must be 1–\(nameBytes) bytes" }
+        if hello.slots == 0 || hello.slots > slots { return "slots must be 1–\(slots), not \(hello.slots)" }
+        if hello.registries.isEmpty || hello.registries.count > registries {
+            return "a worker hosts 1–\(registries) registries, not \(hello.registries.count)"
+        }
+        if let bad = hello.registries.first(where: { $0.utf8.isEmpty || $0.utf8.count > registryBytes }) {
+            return "registry name of \(bad.utf8.count) bytes (1–\(registryBytes))"
+        }
+        if hello.labels.count > labels { return "at most \(labels) labels, not \(hello.labels.count)" }
+        if let bad = hello.labels.first(where: { $0.utf8.count > labelBytes || $0.hasPrefix("=") || $0.isEmpty }) {
+            return "label of \(bad.utf8.count) bytes: a label is key or key=value, a non-empty key, at most \(labelBytes) bytes"
+        }
+        return nil
+    }
+}
+
 /// The coordinator's side of the handshake, as a pure state machine: CHALLENGE → HELLO → WELCOME / REJECT.
 ///
 /// Before `.acceptedPeer` only HELLO is accepted; anything else is an ERROR and a close. The token never leaves
@@ -109,6 +141,11 @@ public struct ServerHandshake: Sendable {
                 .send(.reject(Reject(.authenticationFailed, reason))),
                 .close(WireError(.authenticationFailed, reason)),
             ]
+        }
+        if let problem = HelloLimits.problem(in: hello) {
+            state = .failed
+            let reason = "malformed HELLO: \(problem)"
+            return [.send(.reject(Reject(.malformedHello, reason))), .close(WireError(.invalidValue, reason))]
         }
         var welcome = Welcome(
             version: hello.version, heartbeatMillis: heartbeatMillis, maxFrameSize: maxFrameSize, mac: .zero)
@@ -232,8 +269,9 @@ public struct ClientHandshake: Sendable {
 
 /// Protocol versions.
 public enum ProtocolVersion {
-    /// The newest version this build speaks. Version 2 adds RESULT_STEPS (0x17).
-    public static let current: UInt16 = 2
+    /// The newest version this build speaks. Version 2 adds RESULT_STEPS (0x17); version 3 adds REVOKE (0x18) and
+    /// REVOKED (0x19), which take back assigned attempts that have not started (work stealing).
+    public static let current: UInt16 = 3
     /// Every version this build speaks: a coordinator offers them all, a worker picks the highest in common.
-    public static let supported: [UInt16] = [1, 2]
+    public static let supported: [UInt16] = [1, 2, 3]
 }

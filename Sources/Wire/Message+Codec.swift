@@ -91,6 +91,17 @@ extension Message {
             w.writeString(m.job)
             w.writeVarint(UInt64(m.attempt))
             w.writeString(m.reason)
+        case .revoke(let refs):
+            w.writeList(refs) { w, ref in
+                w.writeString(ref.job)
+                w.writeVarint(UInt64(ref.attempt))
+            }
+        case .revoked(let answers):
+            w.writeList(answers) { w, answer in
+                w.writeString(answer.job)
+                w.writeVarint(UInt64(answer.attempt))
+                w.writeBool(answer.taken)
+            }
         case .error(let m):
             w.writeVarint(UInt64(m.code))
             w.writeString(m.message)
@@ -219,6 +230,16 @@ extension Message {
             let attempt = try r.readVarint(UInt32.self, "cancel.attempt")
             let reason = try r.readString("cancel.reason")
             return .cancel(Cancel(job: job, attempt: attempt, reason: reason))
+        case .revoke:
+            // A job id takes at least its length byte, an attempt one byte: 2 bytes.
+            return .revoke(try r.readList("revoke.attempts", minimumElementSize: 2) { r in
+                AttemptRef(job: try r.readString("revoke.job"), attempt: try r.readVarint(UInt32.self, "revoke.attempt"))
+            })
+        case .revoked:
+            return .revoked(try r.readList("revoked.attempts", minimumElementSize: 3) { r in
+                RevokeAnswer(job: try r.readString("revoked.job"), attempt: try r.readVarint(UInt32.self, "revoked.attempt"),
+                             taken: try r.readBool("revoked.taken"))
+            })
         case .drain:
             return .drain
         case .bye:

@@ -13,6 +13,10 @@ public enum MessageType: UInt8, Sendable, Hashable, CaseIterable {
     case result = 0x16
     /// Version 2 on.
     case resultSteps = 0x17
+    /// Version 3 on.
+    case revoke = 0x18
+    /// Version 3 on.
+    case revoked = 0x19
     case heartbeat = 0x20
     case cancel = 0x21
     case drain = 0x22
@@ -24,6 +28,7 @@ public enum MessageType: UInt8, Sendable, Hashable, CaseIterable {
     public var introducedIn: UInt16 {
         switch self {
         case .resultSteps: 2
+        case .revoke, .revoked: 3
         default: 1
         }
     }
@@ -324,6 +329,30 @@ public struct Cancel: Sendable, Hashable {
 }
 
 /// Either side: a protocol error; the sender closes after it.
+/// One attempt of one job, as REVOKE names it.
+public struct AttemptRef: Sendable, Hashable {
+    public var job: String
+    public var attempt: UInt32
+    public init(job: String, attempt: UInt32) {
+        self.job = job
+        self.attempt = attempt
+    }
+}
+
+/// Worker → coordinator (version 3), one per attempt a REVOKE named: `taken` when the attempt had not started and
+/// never will on this worker (the coordinator may give it to another), false when it had already started (its
+/// RESULT follows as usual).
+public struct RevokeAnswer: Sendable, Hashable {
+    public var job: String
+    public var attempt: UInt32
+    public var taken: Bool
+    public init(job: String, attempt: UInt32, taken: Bool) {
+        self.job = job
+        self.attempt = attempt
+        self.taken = taken
+    }
+}
+
 public struct ErrorMessage: Sendable, Hashable {
     /// The raw code (see `WireError.Code`; unknown codes from newer peers are kept).
     public var code: UInt16
@@ -352,6 +381,8 @@ public enum Message: Sendable, Hashable {
     case resultSteps(AttemptReport)
     case heartbeat
     case cancel(Cancel)
+    case revoke([AttemptRef])
+    case revoked([RevokeAnswer])
     case drain
     case bye
     case error(ErrorMessage)
@@ -372,6 +403,8 @@ public enum Message: Sendable, Hashable {
         case .resultSteps: .resultSteps
         case .heartbeat: .heartbeat
         case .cancel: .cancel
+        case .revoke: .revoke
+        case .revoked: .revoked
         case .drain: .drain
         case .bye: .bye
         case .error: .error

@@ -219,6 +219,8 @@ final class WorkerSession: Sendable {
                 state.withLock { $0.queue += jobs }
             case .cancel(let cancel):
                 cancelJob(Key(job: cancel.job, attempt: cancel.attempt), reason: cancel.reason)
+            case .revoke(let attempts):
+                revoke(attempts)
             case .drain:
                 state.withLock { $0.draining = true }
             case .artifactAck(let ack):
@@ -291,6 +293,23 @@ final class WorkerSession: Sendable {
                                            durationMicros: 0))])
             outbox.grant(1)
         }
+    }
+
+    /// REVOKE: gives back the named attempts that have not started (they leave the queue and never run here), and
+    /// says which had started (those finish and report as usual). Their credit returns to the coordinator.
+    private func revoke(_ attempts: [AttemptRef]) {
+        let answers = state.withLock { s -> [RevokeAnswer] in
+            attempts.map { ref in
+                guard let i = s.queue[s.head...].firstIndex(where: { $0.job == ref.job && $0.attempt == ref.attempt }) else {
+                    return RevokeAnswer(job: ref.job, attempt: ref.attempt, taken: false)
+                }
+                s.queue.remove(at: i)
+                return RevokeAnswer(job: ref.job, attempt: ref.attempt, taken: true)
+            }
+        }
+        outbox.emit([.revoked(answers)])
+        let taken = answers.reduce(0) { $0 + ($1.taken ? 1 : 0) }
+        if taken > 0 { outbox.grant(UInt32(taken)) }
     }
 
     /// Hands queued jobs to parked runners, then starts runners while slots are free; says BYE once drained and idle.

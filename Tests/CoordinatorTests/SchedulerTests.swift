@@ -12,6 +12,7 @@ struct SchedulerHarness {
     var cancels: [Assignment] = []
     var disconnects: [WorkerID] = []
     var assigned: [WorkerID: [Assignment]] = [:]
+    var revokes: [WorkerID: [Assignment]] = [:]
     var completions = 0
 
     init(_ jobs: [SchedulableJob], settings: SchedulerSettings = SchedulerSettings(), finished: [Int: JobOutcome] = [:]) {
@@ -23,6 +24,7 @@ struct SchedulerHarness {
             switch d {
             case .assign(let w, let batch): assigned[w, default: []] += batch
             case .cancel(_, let a, _): cancels.append(a)
+            case .revoke(let w, let batch): revokes[w, default: []] += batch
             case .attemptEnded(let a, _, _, let s): if s { superseded.append(a) }
             case .jobFinished(let job, let outcome, _, _):
                 finished[job] = outcome
@@ -50,8 +52,12 @@ struct SchedulerHarness {
     }
 }
 
-func jobs(_ count: Int, registry: String = "r", labels: [String: String] = [:]) -> [SchedulableJob] {
-    (0..<count).map { _ in SchedulableJob(registry: registry, requiredLabels: labels) }
+/// Jobs known to be very short (1 µs), so workers are fed as deep as their credit allows; tests of depth and
+/// stealing pass their own durations.
+func jobs(_ count: Int, registry: String = "r", labels: [String: String] = [:], expected: Duration = .microseconds(1))
+    -> [SchedulableJob]
+{
+    (0..<count).map { _ in SchedulableJob(registry: registry, requiredLabels: labels, expectedDuration: expected) }
 }
 
 @Suite("Scheduler state machine")
@@ -83,7 +89,7 @@ struct SchedulerTests {
     func longestFirst() {
         let specs = [1, 9, 5, 7].map { SchedulableJob(registry: "r", expectedDuration: .seconds($0)) }
         var h = SchedulerHarness(specs)
-        h.join(1, credit: 4)
+        h.join(1, slots: 4, credit: 4)
         #expect(h.take(1).map(\.job) == [1, 3, 2, 0])
     }
 
