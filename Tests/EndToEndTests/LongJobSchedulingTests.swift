@@ -1,0 +1,67 @@
+import Foundation
+import Journal
+import Testing
+
+/// Jobs of a second or more on real processes: no worker hoards the queue, a late joiner gets work at once.
+@Suite("Scheduling long jobs end to end", .serialized, .timeLimit(.minutes(2)))
+struct LongJobSchedulingTests {
+    /// Every attempt of the latest run, by job id.
+    private func attempts(_ ws: E2EWorkspace) throws -> [(job: String, row: AttemptRow)] {
+        let reader = try JournalReader(path: ws.journalPath)
+        let runID = try #require(try reader.latestRunID())
+        var out: [(String, AttemptRow)] = []
+        for row in try reader.jobs(run: runID) {
+            for attempt in try reader.attempts(run: runID, job: row.job.jobID) { out.append((row.job.jobID, attempt)) }
+        }
+        return out
+    }
+
+    @Test("eight 1-second jobs on 2 workers × 2 slots: both workers run jobs and the makespan is near 2 s, not 4 s")
+    func eightLongJobs() async throws {
+        let ws = try E2EWorkspace()
+        defer { ws.cleanUp() }
+        for i in 0..<8 { try ws.scenario("long-\(i)", ["busy:1000"]) }
+        let matrix = try ws.matrix(locales: ["en"], keep: "none")
+        let (status, output) = try await ws.run(["run", matrix, "--workers", "2", "--slots", "2", "--quiet"], label: "run")
+        #expect(status == 0, "\(output)")
+        let rows = try attempts(ws)
+        #expect(rows.count == 8)
+        let perWorker = Dictionary(grouping: rows, by: \.row.worker).mapValues(\.count)
+        #expect(perWorker.count == 2 && perWorker.values.allSatisfy { $0 == 4 }, "\(perWorker)")
+        let start = try #require(rows.compactMap(\.row.startedAt).min())
+        let end = try #require(rows.compactMap(\.row.result?.finishedAt).max())
+        // Hoarding (one worker takes all eight) takes 4 s; the bound is 2 s plus start-up slack.
+        #expect(end.timeIntervalSince(start) < 3.0, "makespan \(end.timeIntervalSince(start)) s")
+    }
+
+    @Test("a worker that joins late takes jobs another worker holds but has not started (REVOKE), each run once")
+    func lateJoinerSteals() async throws {
+        let ws = try E2EWorkspace()
+        defer { ws.cleanUp() }
+        for i in 0..<4 { try ws.scenario("long-\(i)", ["busy:1500"]) }
+        let matrix = try ws.matrix(locales: ["en"], keep: "none")
+        let port = freePort()
+        try Data("steal-token-0123456789abcdef".utf8).write(to: ws.root.appendingPathComponent("token"))
+        let serve = try ws.start(["serve", matrix, "--listen", "127.0.0.1:\(port)", "--token-file", "token"], label: "serve")
+        let first = try ws.start(["worker", "--connect", "127.0.0.1:\(port)", "--token-file", "token", "--slots", "2",
+                                  "--name", "first", "--exit-after-drain"], label: "first")
+        // The first worker holds all four jobs: two running, two queued behind them.
+        try await waitUntil("the first worker holds every job", timeout: .seconds(30)) {
+            (try? attempts(ws).filter { $0.row.worker == "first" }.count) == 4
+        }
+        let late = try ws.start(["worker", "--connect", "127.0.0.1:\(port)", "--token-file", "token", "--slots", "2",
+                                 "--name", "late", "--exit-after-drain"], label: "late")
+        try await ws.waitForExit(serve, timeout: .seconds(60))
+        #expect(serve.terminationStatus == 0, "\(ws.output("serve"))")
+        try await ws.waitForExit(first, timeout: .seconds(20))
+        try await ws.waitForExit(late, timeout: .seconds(20))
+        let rows = try attempts(ws)
+        let revoked = rows.filter { $0.row.result?.outcome == .notRun }
+        #expect(revoked.count == 2, "\(rows.map { ($0.job, $0.row.worker, $0.row.result?.outcome as Any) })")
+        #expect(revoked.allSatisfy { $0.row.worker == "first" && ($0.row.result?.message ?? "").contains("taken back") })
+        #expect(rows.filter { $0.row.worker == "late" && $0.row.result?.outcome == .passed }.count == 2)
+        // Each job passed exactly once.
+        let passes = Dictionary(grouping: rows.filter { $0.row.result?.outcome == .passed }, by: \.job).mapValues(\.count)
+        #expect(passes.count == 4 && passes.values.allSatisfy { $0 == 1 })
+    }
+}
