@@ -262,6 +262,9 @@ public final class FramedConnection {
     /// The listener that accepted this connection (weak: both may close in one loop iteration).
     weak var listener: Listener?
 
+    /// Changes the largest frame accepted from now on (see `FrameDecoder.setMaxFrameSize`).
+    func setMaxFrameSize(_ size: Int) { decoder.setMaxFrameSize(size) }
+
     init(loop: EventLoop, settings: ConnectionSettings) throws {
         self.loop = loop
         self.settings = settings

@@ -11,6 +11,12 @@ public struct ServerHandshakeSettings: Sendable {
     /// Announced in WELCOME; each side sends HEARTBEAT when idle this long, and closes after 3 silent
     /// intervals. nil: no heartbeats. Default 5 s.
     public var heartbeatInterval: Duration? = .seconds(5)
+    /// The largest frame accepted before the peer authenticated (a HELLO within its bounds is far smaller).
+    /// Default 64 KiB.
+    public var unauthenticatedMaxFrameSize = 64 << 10
+    /// Connections still in their handshake at once; more are closed as they arrive, so unauthenticated peers
+    /// hold at most this many × `unauthenticatedMaxFrameSize` of buffers. Default 256.
+    public var maximumPendingHandshakes = 256
 
     public init(token: [UInt8]) { self.token = token }
 }
@@ -125,6 +131,8 @@ struct ServerSide: HandshakeSide {
     func accept(_ directive: HandshakeDirective, on connection: FramedConnection) -> Bool {
         guard case .acceptedPeer(let hello, _) = directive else { return false }
         connection.authenticatedPeer = hello
+        connection.setMaxFrameSize(connection.settings.maxFrameSize)
+        connection.listener?.authenticated(connection.id)
         if let heartbeatInterval { connection.startHeartbeat(interval: heartbeatInterval) }
         return true
     }

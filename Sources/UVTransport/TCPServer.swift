@@ -11,6 +11,12 @@ final class Listener {
     let makeHandler: () -> any FramedConnectionHandler
     private(set) var isClosed = false
     private(set) var accepted: Set<ConnectionID> = []
+    /// Accepted connections whose peer has not authenticated yet.
+    private(set) var pendingHandshakes: Set<ConnectionID> = [] {
+        didSet { pendingCount.value.store(pendingHandshakes.count, ordering: .relaxed) }
+    }
+    /// `pendingHandshakes.count`, readable from any thread.
+    let pendingCount = PendingCount()
 
     init(
         loop: EventLoop, settings: ConnectionSettings, handshake: ServerHandshakeSettings?,
@@ -63,6 +69,15 @@ final class Listener {
             return
         }
         connection.listener = self
+        if let handshake {
+            // Unauthenticated peers are bounded in number and in frame size (docs/PROTOCOL.md, "Bounds").
+            guard pendingHandshakes.count < handshake.maximumPendingHandshakes else {
+                connection.abort(.closedLocally)
+                return
+            }
+            pendingHandshakes.insert(connection.id)
+            connection.setMaxFrameSize(min(settings.maxFrameSize, handshake.unauthenticatedMaxFrameSize))
+        }
         accepted.insert(connection.id)
         let inner = makeHandler()
         if let handshake {
@@ -74,7 +89,13 @@ final class Listener {
         connection.didOpen()
     }
 
-    func connectionClosed(_ id: ConnectionID) { accepted.remove(id) }
+    func connectionClosed(_ id: ConnectionID) {
+        accepted.remove(id)
+        pendingHandshakes.remove(id)
+    }
+
+    /// The peer on `id` passed the handshake: it no longer counts against `maximumPendingHandshakes`.
+    func authenticated(_ id: ConnectionID) { pendingHandshakes.remove(id) }
 
     /// Stops accepting; with `closingConnections`, also closes every accepted connection gracefully.
     func close(closingConnections: Bool = false) {
@@ -143,6 +164,10 @@ public struct TCPServer: Sendable {
     public let port: Int
     public let host: String
     private let listener: LoopBound<Listener>
+    private let pending: PendingCount
+
+    /// Connections accepted whose peer has not authenticated yet (readable from any thread).
+    public var pendingHandshakeCount: Int { pending.value.load(ordering: .relaxed) }
 
     /// Listens from the loop thread, synchronously.
     /// - Parameters:
@@ -158,7 +183,8 @@ public struct TCPServer: Sendable {
         let listener = try Listener(loop: loop, settings: settings, handshake: handshake, makeHandler: handlerFactory)
         do {
             let bound = try listener.listen(host: host, port: port)
-            return TCPServer(loop: loop, port: bound, host: host, listener: LoopBound(listener, loop: loop))
+            return TCPServer(loop: loop, port: bound, host: host, listener: LoopBound(listener, loop: loop),
+                             pending: listener.pendingCount)
         } catch {
             listener.close()
             throw error
@@ -255,4 +281,9 @@ public enum TCPClient {
         }
         return connection
     }
+}
+
+/// A counter the listener writes on its loop and anyone may read.
+final class PendingCount: Sendable {
+    let value = Atomic<Int>(0)
 }

@@ -108,10 +108,16 @@ public struct FrameDecoder: Sendable {
 
     public private(set) var state: State = .header
     /// The largest accepted length field (type byte + payload).
-    public let maxFrameSize: Int
+    public private(set) var maxFrameSize: Int
 
     public init(maxFrameSize: Int = FrameDecoder.defaultMaxFrameSize) {
         self.maxFrameSize = max(1, min(maxFrameSize, Int(UInt32.max)))
+    }
+
+    /// Changes the limit for frames whose length has not been read yet (a server raises it once the peer
+    /// authenticated).
+    public mutating func setMaxFrameSize(_ size: Int) {
+        maxFrameSize = max(1, min(size, Int(UInt32.max)))
     }
 
     /// Decodes the next frame from `buffer`, consuming its bytes; nil when more bytes are needed.

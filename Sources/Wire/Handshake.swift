@@ -47,7 +47,7 @@ public enum HelloLimits {
     public static let nameBytes = 256
     /// Slots a worker may advertise. 1–1,024.
     public static let slots: UInt32 = 1024
-    /// Registries a worker may host, and bytes of each name. 1–64, 1–128.
+    /// Registries a worker may host, and bytes of each name. 0–64, 1–128.
     public static let registries = 64
     public static let registryBytes = 128
     /// Labels, and bytes of each `key=value` (a non-empty key). 0–64, 1–256.
@@ -58,8 +58,8 @@ public enum HelloLimits {
     public static func problem(in hello: Hello) -> String? {
         if hello.name.utf8.isEmpty || hello.name.utf8.count > nameBytes { return "the name must be 1–\(nameBytes) bytes" }
         if hello.slots == 0 || hello.slots > slots { return "slots must be 1–\(slots), not \(hello.slots)" }
-        if hello.registries.isEmpty || hello.registries.count > registries {
-            return "a worker hosts 1–\(registries) registries, not \(hello.registries.count)"
+        if hello.registries.count > registries {
+            return "a worker hosts at most \(registries) registries, not \(hello.registries.count)"
         }
         if let bad = hello.registries.first(where: { $0.utf8.isEmpty || $0.utf8.count > registryBytes }) {
             return "registry name of \(bad.utf8.count) bytes (1–\(registryBytes))"

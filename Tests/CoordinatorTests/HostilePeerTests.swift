@@ -48,7 +48,7 @@ struct HostilePeerTests {
         Hello(version: 3, name: String(repeating: "n", count: 1 << 20), slots: 1, registries: ["r"], labels: [], nonce: .zero, mac: .zero),
         Hello(version: 3, name: "w", slots: UInt32.max, registries: ["r"], labels: [], nonce: .zero, mac: .zero),
         Hello(version: 3, name: "w", slots: 1, registries: ["r"], labels: ["="], nonce: .zero, mac: .zero),
-        Hello(version: 3, name: "w", slots: 1, registries: [], labels: [], nonce: .zero, mac: .zero),
+        Hello(version: 3, name: "w", slots: 1, registries: (0..<65).map { "r\($0)" }, labels: [], nonce: .zero, mac: .zero),
     ])
     func helloBounds(_ candidate: Hello) {
         let token = Array("0123456789abcdef0123456789abcdef".utf8)

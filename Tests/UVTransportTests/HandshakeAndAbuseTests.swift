@@ -176,6 +176,54 @@ extension TransportTests {
             await f.finish()
         }
 
+        @Test("before authentication a frame over 64 KiB is refused at its header (a 16 MiB HELLO holds no memory)")
+        func largeUnauthenticatedFrame() async throws {
+            let f = try await Fixture.make()
+            let raw = try RawSocket(port: f.server.port)
+            // The header of a 16 MiB HELLO, and a little of its body.
+            raw.write([0x01, 0x00, 0x00, 0x00, 0x02] + Array(repeating: 0x41, count: 1000))
+            let (bytes, closed) = raw.readUntilClosed()
+            #expect(closed)
+            guard case .error(let error) = try Message.decodeAll(bytes).last else {
+                Issue.record("expected ERROR")
+                return
+            }
+            #expect(error.knownCode == .frameTooLarge)
+            raw.close()
+            try await f.stillServed()
+            await f.finish()
+        }
+
+        @Test("at most 256 handshakes pend at once: later connections are closed at once, authenticated ones go on")
+        func pendingHandshakeCap() async throws {
+            let f = try await Fixture.make()
+            var idle: [RawSocket] = []
+            for _ in 0..<256 { idle.append(try RawSocket(port: f.server.port)) }
+            // Each of those got its CHALLENGE; the next connection is closed without one.
+            for socket in idle.prefix(3) { #expect(socket.readChallenge()) }
+            try await waitForPending(f, 256)
+            let extra = try RawSocket(port: f.server.port)
+            let (bytes, closed) = extra.readUntilClosed()
+            #expect(closed && bytes.isEmpty)
+            extra.close()
+            try await f.stillServed()
+            for socket in idle { socket.close() }
+            // Closed peers free their places: a new one is challenged again.
+            try await waitForPending(f, 0)
+            let again = try RawSocket(port: f.server.port)
+            #expect(again.readChallenge())
+            again.close()
+            await f.finish()
+        }
+
+        private func waitForPending(_ f: Fixture, _ count: Int) async throws {
+            let deadline = ContinuousClock.now + .seconds(20)
+            while f.server.pendingHandshakeCount != count {
+                guard ContinuousClock.now < deadline else { throw TimedOut(what: "\(count) pending handshakes") }
+                try await Task.sleep(for: .milliseconds(10))
+            }
+        }
+
         @Test("a peer that sends a frame other than HELLO before authenticating is refused")
         func unauthenticatedFrame() async throws {
             let f = try await Fixture.make()

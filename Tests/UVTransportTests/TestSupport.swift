@@ -149,6 +149,18 @@ final class RawSocket: Sendable {
         if result != 0 { throw TimedOut(what: "raw connect errno \(errno)") }
     }
 
+    /// Reads until a whole CHALLENGE frame arrived (true) or the peer closed (false).
+    func readChallenge() -> Bool {
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 256)
+        while true {
+            if let messages = try? Message.decodeAll(bytes), case .challenge? = messages.first { return true }
+            let n = buffer.withUnsafeMutableBytes { Glibc.recv(fd, $0.baseAddress, $0.count, 0) }
+            if n <= 0 { return false }
+            bytes += buffer[0..<n]
+        }
+    }
+
     func write(_ bytes: [UInt8]) {
         var sent = 0
         while sent < bytes.count {

@@ -1,0 +1,50 @@
+import Foundation
+import Journal
+import Testing
+
+/// The coordinator killed (SIGKILL) several times mid-run and resumed: the run ends with exactly the outcomes of an
+/// uninterrupted one, flaky jobs included (their failed attempts count across the restarts).
+@Suite("Resume after several coordinator kills", .serialized, .timeLimit(.minutes(4)))
+struct ResumeAfterKillsTests {
+    @Test("three kills at random points, three resumes: outcomes equal the uninterrupted run's, flaky stays flaky")
+    func severalKills() async throws {
+        let ws = try E2EWorkspace()
+        defer { ws.cleanUp() }
+        for i in 0..<5 { try ws.scenario("flaky-\(i)", ["busy:120", "flaky"]) }
+        for i in 0..<2 { try ws.scenario("pass-\(i)", ["busy:80", "pass"]) }
+        try ws.scenario("fails", ["busy:80", "fail"])
+        let matrix = try ws.matrix(locales: ["en", "de"], retries: 2)
+        let (refStatus, refOutput) = try await ws.run(["run", matrix, "--workers", "2", "--store", "reference"],
+                                                      label: "reference")
+        #expect(refStatus == 1, "\(refOutput)")
+        let refReader = try JournalReader(path: ws.root.appendingPathComponent("reference/journal.sqlite").path)
+        let refRun = try #require(try refReader.latestRunID())
+        var reference: [String: JobOutcome] = [:]
+        for row in try refReader.jobs(run: refRun) { reference[row.job.jobID] = row.result?.outcome }
+        #expect(reference.values.filter { $0 == .flaky }.count == 10)
+
+        let port = freePort()
+        try Data("kills-token-0123456789abcdef".utf8).write(to: ws.root.appendingPathComponent("token"))
+        let worker = try ws.start(["worker", "--connect", "127.0.0.1:\(port)", "--token-file", "token", "--slots", "1"],
+                                  label: "worker")
+        var generator = SystemRandomNumberGenerator()
+        // Kill points: ascending counts of finished jobs, chosen at random each run of the test.
+        var thresholds = (0..<3).map { _ in Int.random(in: 1...13, using: &generator) }.sorted()
+        for i in 1..<thresholds.count where thresholds[i] <= thresholds[i - 1] { thresholds[i] = thresholds[i - 1] + 1 }
+        var runID: String?
+        for (round, threshold) in thresholds.enumerated() {
+            let args = runID.map { ["serve", "--resume", $0] } ?? ["serve", matrix]
+            let serve = try ws.start(args + ["--listen", "127.0.0.1:\(port)", "--token-file", "token"], label: "serve\(round)")
+            try await waitUntil("\(threshold) jobs are final", timeout: .seconds(60)) { ws.finishedJobs() >= threshold }
+            ws.kill9(serve)
+            runID = try ws.latestRunID()
+        }
+        let id = try #require(runID)
+        let last = try ws.start(["serve", "--resume", id, "--listen", "127.0.0.1:\(port)", "--token-file", "token"],
+                                label: "serve-final")
+        try await ws.waitForExit(last, timeout: .seconds(120))
+        #expect(last.terminationStatus == 1, "\(ws.output("serve-final"))")
+        #expect(try ws.outcomes(run: id) == reference, "kills after \(thresholds) finished jobs")
+        #expect(worker.isRunning)
+    }
+}
