@@ -35,8 +35,9 @@ enum RunSession {
         try options.store.create()
         let writer: JournalWriter
         let reader: JournalReader
+        let journalFailure = JournalFailureRelay()
         do {
-            writer = try JournalWriter(path: options.store.journalPath)
+            writer = try JournalWriter(path: options.store.journalPath, onFailure: { journalFailure.fire($0) })
             reader = try JournalReader(path: options.store.journalPath)
         } catch {
             throw CommandFailure("cannot open the journal: \(error)")
@@ -105,6 +106,13 @@ enum RunSession {
             try? writer.close()
             throw CommandFailure("cannot listen on \(options.host):\(options.port): \(error)")
         }
+        journalFailure.attach { error in
+            // Said at once, and nothing more is dispatched: every further job would be lost from the journal.
+            FlowMatrixCLI.writeError("\nError: the journal cannot be written (\(error)): dispatching stopped, in-flight "
+                + "jobs finish. Free space in \(options.store.root.path), then finish the run with "
+                + "'flowmatrix run --resume \(runID)'.\n")
+            server.stopDispatching(reason: "the journal cannot be written")
+        }
         let started = ContinuousClock.now
         if !options.quiet {
             let mode = options.localWorkers > 0 ? "\(options.localWorkers) local worker(s)" : "workers connecting to \(options.host):\(server.port)"
@@ -142,6 +150,12 @@ enum RunSession {
         await workers?.waitForExit(grace: .seconds(5))
         let status: RunStatus = interrupts.count == 0 ? .completed : (interrupts.count == 1 ? .interrupted : .aborted)
         try writer.submit(.runFinished(runID: runID, status: status, at: Date()))
+        if let failure = journalFailure.failure {
+            try? writer.close()
+            FlowMatrixCLI.writeError("Error: run \(runID) stopped because its journal could not be written: \(failure)\n"
+                + "  Every result committed before that is kept; 'flowmatrix run --resume \(runID)' runs the rest.\n")
+            return ExitCode.ioError
+        }
         try writer.flushSync()
         try writer.close()
 

@@ -9,6 +9,8 @@ import Worker
 /// - `pass` (or anything not listed): succeeds at once.
 /// - `fail`: fails the step.
 /// - `flaky`: fails on the job's first attempt, passes on every retry (fail-then-pass → flaky).
+/// - `chance`: fails with probability `arg` percent (default 50), drawn from the attempt's seed: the same job and
+///   retry fail or pass the same way on every rerun and resume, and a retry (another seed) can turn out otherwise.
 /// - `hang`: waits for a change that never comes (cancellable), so the job's timeout stops it.
 /// - `crash`: ends the worker process at once (`_exit(3)`), as a native crash would.
 /// - `crash-once`: crashes on the first attempt only.
@@ -23,11 +25,23 @@ public struct TestRegistry: AsyncStepRegistry {
     public static let name = "test"
     public let attempt: Int
     public let jobID: String
+    /// The attempt's seed (see `chance`).
+    public let seed: UInt64
     private let clock = VirtualClock()
 
-    public init(attempt: Int, jobID: String = "") {
+    public init(attempt: Int, jobID: String = "", seed: UInt64 = 0) {
         self.attempt = attempt
         self.jobID = jobID
+        self.seed = seed
+    }
+
+    /// Whether a `chance:<percent>` step fails for `seed`: one SplitMix64 draw, compared with the percentage.
+    public static func chanceFails(seed: UInt64, percent: Int) -> Bool {
+        var z = seed &+ 0x9E37_79B9_7F4A_7C15
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        z ^= z >> 31
+        return Int(z % 100) < percent
     }
 
     public var waitClock: any WaitClock { clock }
@@ -38,6 +52,11 @@ public struct TestRegistry: AsyncStepRegistry {
             throw StepError.assertionFailed(step.arg ?? "the test registry was told to fail")
         case "flaky":
             if attempt == 1 { throw StepError.failed("flaky: fails on the first attempt") }
+        case "chance":
+            let percent = Int(step.arg ?? "") ?? 50
+            if Self.chanceFails(seed: seed, percent: percent) {
+                throw StepError.failed("chance: failed with probability \(percent) % for this attempt's seed")
+            }
         case "hang":
             let signal = ChangeSignal()
             await signal.waitForChange(after: signal.generation)
@@ -93,7 +112,9 @@ public struct TestRegistry: AsyncStepRegistry {
     }
 
     /// The factory a worker hosts.
-    public static let factory = RegistryFactory(name: name) { context in TestRegistry(attempt: context.attempt, jobID: context.jobID) }
+    public static let factory = RegistryFactory(name: name) { context in
+        TestRegistry(attempt: context.attempt, jobID: context.jobID, seed: context.seed)
+    }
 }
 
 /// A registry that does nothing, for dispatch benchmarks: every step passes at once.

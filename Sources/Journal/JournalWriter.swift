@@ -39,6 +39,9 @@ public final class JournalWriter: Sendable {
         public var transactionsCommitted: Int = 0
         /// Transactions that failed to commit as a whole (I/O error, disk full); their records are lost.
         public var transactionsFailed: Int = 0
+        /// Records not applied because an earlier transaction failed: after the first failure nothing more is
+        /// written, so the journal stays a consistent prefix of the run that `run --resume` can finish.
+        public var recordsDroppedAfterFailure: Int = 0
         /// CPU seconds the writer thread spent applying and committing batches (what the journal costs).
         public var writerCPUSeconds: Double = 0
     }
@@ -53,9 +56,15 @@ public final class JournalWriter: Sendable {
     private let core: WriterCore
 
     /// Opens (creating if needed) the journal at `path`, applies migrations, and starts the writer thread.
+    /// - Parameter onFailure: called once, on the writer thread, when a transaction first fails to commit (disk
+    ///   full, I/O error). From then on the writer applies nothing more (see `Statistics.recordsDroppedAfterFailure`)
+    ///   and every flush throws that error: the caller should stop the run and say so.
     /// - Throws: ``JournalError`` when the file cannot be opened, is not a database, or has a newer schema.
-    public init(path: String, settings: JournalSettings = JournalSettings()) throws {
-        core = WriterCore()
+    public init(
+        path: String, settings: JournalSettings = JournalSettings(),
+        onFailure: (@Sendable (JournalError) -> Void)? = nil
+    ) throws {
+        core = WriterCore(onFailure: onFailure)
         let opened = OpenResult()
         let core = self.core
         let thread = Thread {
@@ -160,10 +169,19 @@ private final class WriterCore: Sendable {
         var closing = false
         var stopped = false
         var statistics = JournalWriter.Statistics()
+        /// The most recent rejections (at most `maximumRejectionsKept`; the statistics count them all).
         var rejections: [JournalWriter.Rejection] = []
+        /// The first failed commit; nothing is applied after it.
+        var failure: JournalError?
     }
 
+    /// Rejections kept for `takeRejections`: a peer that provokes rejected records cannot grow the writer.
+    static let maximumRejectionsKept = 1000
+
     let state = Mutex(State())
+    let onFailure: (@Sendable (JournalError) -> Void)?
+
+    init(onFailure: (@Sendable (JournalError) -> Void)?) { self.onFailure = onFailure }
     /// Signalled when the queue goes from empty to non-empty, and on close.
     let wake = DispatchSemaphore(value: 0)
     let stoppedSignal = DispatchSemaphore(value: 0)
@@ -188,6 +206,7 @@ private final class WriterCore: Sendable {
 
     func wait(for target: Int, _ waiter: FlushWaiter) {
         let immediate: JournalError?? = state.withLock { state in
+            if let failure = state.failure { return .some(failure) }
             if state.processed >= target { return .some(nil) }
             if state.stopped {
                 return .some(
@@ -253,7 +272,9 @@ private final class WriterCore: Sendable {
                 defer { state.queue.removeAll(keepingCapacity: true) }
                 return (state.queue, state.closing)
             }
-            if !batch.isEmpty {
+            if !batch.isEmpty, state.withLock({ $0.failure != nil }) {
+                dropAfterFailure(batch.count)
+            } else if !batch.isEmpty {
                 let cpuBefore = Self.threadCPUSeconds()
                 let outcome = applier.apply(batch)
                 finish(batchCount: batch.count, outcome, cpuSeconds: Self.threadCPUSeconds() - cpuBefore)
@@ -280,7 +301,19 @@ private final class WriterCore: Sendable {
         return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
     }
 
+    /// A batch that arrived after the first failed commit: counted, not written; waiters hear the failure.
+    private func dropAfterFailure(_ count: Int) {
+        let ready = state.withLock { state -> [(FlushWaiter, JournalError?)] in
+            state.processed += count
+            state.statistics.recordsDroppedAfterFailure += count
+            defer { state.waiters.removeAll() }
+            return state.waiters.map { ($0.waiter, state.failure) }
+        }
+        for (waiter, error) in ready { waiter.resume(error) }
+    }
+
     private func finish(batchCount: Int, _ outcome: RecordApplier.BatchOutcome, cpuSeconds: Double) {
+        var firstFailure: JournalError?
         let ready: [(FlushWaiter, JournalError?)] = state.withLock { state in
             state.processed += batchCount
             state.statistics.writerCPUSeconds += cpuSeconds
@@ -288,10 +321,17 @@ private final class WriterCore: Sendable {
             state.statistics.recordsRejected += outcome.rejections.count
             state.statistics.duplicatesIgnored += outcome.duplicates
             state.rejections.append(contentsOf: outcome.rejections)
+            if state.rejections.count > Self.maximumRejectionsKept {
+                state.rejections.removeFirst(state.rejections.count - Self.maximumRejectionsKept)
+            }
             if outcome.failure == nil {
                 state.statistics.transactionsCommitted += 1
             } else {
                 state.statistics.transactionsFailed += 1
+                if state.failure == nil {
+                    state.failure = outcome.failure
+                    firstFailure = outcome.failure
+                }
             }
             var ready: [(FlushWaiter, JournalError?)] = []
             var waiting: [(target: Int, waiter: FlushWaiter)] = []
@@ -307,6 +347,7 @@ private final class WriterCore: Sendable {
             state.waiters = waiting
             return ready
         }
+        if let firstFailure { onFailure?(firstFailure) }
         for (waiter, error) in ready { waiter.resume(error) }
     }
 }

@@ -3,14 +3,16 @@ import Journal
 import Testing
 
 /// The coordinator killed (SIGKILL) several times mid-run and resumed: the run ends with exactly the outcomes of an
-/// uninterrupted one, flaky jobs included (their failed attempts count across the restarts).
+/// uninterrupted one, flaky jobs included (their failed attempts count across the restarts). The jobs fail at
+/// random from their attempt's seed (`chance`), which depends on the count of earlier failed attempts, not on
+/// attempt numbers that attempts lost with a killed coordinator use up.
 @Suite("Resume after several coordinator kills", .serialized, .timeLimit(.minutes(4)))
 struct ResumeAfterKillsTests {
     @Test("three kills at random points, three resumes: outcomes equal the uninterrupted run's, flaky stays flaky")
     func severalKills() async throws {
         let ws = try E2EWorkspace()
         defer { ws.cleanUp() }
-        for i in 0..<5 { try ws.scenario("flaky-\(i)", ["busy:120", "flaky"]) }
+        for i in 0..<5 { try ws.scenario("flaky-\(i)", ["busy:120", "chance:60"]) }
         for i in 0..<2 { try ws.scenario("pass-\(i)", ["busy:80", "pass"]) }
         try ws.scenario("fails", ["busy:80", "fail"])
         let matrix = try ws.matrix(locales: ["en", "de"], retries: 2)
@@ -21,7 +23,8 @@ struct ResumeAfterKillsTests {
         let refRun = try #require(try refReader.latestRunID())
         var reference: [String: JobOutcome] = [:]
         for row in try refReader.jobs(run: refRun) { reference[row.job.jobID] = row.result?.outcome }
-        #expect(reference.values.filter { $0 == .flaky }.count == 10)
+        // With 60 % failures and 2 retries, the seed-determined mix has flaky, passed and failed jobs.
+        #expect(reference.values.contains(.flaky), "\(reference)")
 
         let port = freePort()
         try Data("kills-token-0123456789abcdef".utf8).write(to: ws.root.appendingPathComponent("token"))
@@ -44,7 +47,10 @@ struct ResumeAfterKillsTests {
                                 label: "serve-final")
         try await ws.waitForExit(last, timeout: .seconds(120))
         #expect(last.terminationStatus == 1, "\(ws.output("serve-final"))")
-        #expect(try ws.outcomes(run: id) == reference, "kills after \(thresholds) finished jobs")
+        let resumed = try ws.outcomes(run: id)
+        let differing = reference.keys.sorted().filter { resumed[$0] != reference[$0] }
+            .map { "\($0): \(reference[$0].map(\.rawValue) ?? "-") vs \(resumed[$0].map(\.rawValue) ?? "-")" }
+        #expect(differing.isEmpty, "kills after \(thresholds) finished jobs: \(differing)")
         #expect(worker.isRunning)
     }
 }
