@@ -1,5 +1,6 @@
 import FlowCrypto
 import Foundation
+import UVTransport
 import Worker
 
 /// `flowmatrix run` and `flowmatrix serve`: run a matrix with local workers, or for a fleet.
@@ -113,11 +114,12 @@ enum RunCommand {
     }
 
     static func readToken(_ path: String) throws -> [UInt8] {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw CommandFailure("cannot read the token file \(path)")
+        do {
+            let (token, warning) = try TokenFile.read(path)
+            if let warning { FlowMatrixCLI.writeError("warning: \(warning)\n") }
+            return token
+        } catch let error as TokenFileError {
+            throw CommandFailure(error.message)
         }
-        let token = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        guard token.count >= 16 else { throw CommandFailure("the token in \(path) is shorter than 16 characters") }
-        return Array(token.utf8)
     }
 }

@@ -19,8 +19,9 @@ enum WorkerCommand {
         discussion: """
             Built-in registries: \(BuiltInRegistries.all.map(\.name).joined(separator: ", ")).
             The worker reconnects with back-off when the coordinator goes away, and serves the next coordinator
-            on the same address. EXIT CODES: 0 drained or stopped, 2 gave up reconnecting, 3 rejected (wrong token
-            or protocol version), 64 usage error.
+            on the same address. A rejection (wrong token, protocol version) arrives before the coordinator proved
+            it knows the token, so it is retried with back-off too, with a warning each time. EXIT CODES: 0 drained
+            or stopped, 2 gave up reconnecting, 3 still rejected when --give-up-after ran out, 64 usage error.
             """,
         run: { args in
             let names = try args.options("--registry")

@@ -9,7 +9,8 @@ import UVTransport
 /// exit(await WorkerMain.run(registries: [RegistryFactory(name: "myapp") { job in MyRegistry(job) }]))
 /// ```
 public enum WorkerMain {
-    /// Exit codes: 0 drained or stopped, 2 gave up reconnecting, 3 rejected (token/version), 64 usage error.
+    /// Exit codes: 0 drained or stopped, 2 gave up reconnecting, 3 still rejected when `--give-up-after` ran out
+    /// (a rejection before the coordinator authenticated is never final on its own), 64 usage error.
     public static let usage = """
         USAGE: <worker> --connect <host:port> [--token-file <file>] [--slots <n>] [--label <key=value>]...
                         [--name <name>] [--give-up-after <seconds>] [--exit-after-drain]
@@ -23,7 +24,9 @@ public enum WorkerMain {
           --give-up-after <s>     Exit (code 2) when no coordinator answered for this many seconds.
           --exit-after-drain      Exit (code 0) when the coordinator drains this worker, instead of reconnecting.
 
-        EXIT CODES: 0 drained or stopped, 2 gave up reconnecting, 3 rejected by the coordinator, 64 usage error.
+        EXIT CODES: 0 drained or stopped, 2 gave up reconnecting, 3 still rejected (wrong token or protocol version)
+        when --give-up-after ran out, 64 usage error. A rejection is retried with back-off until then: it arrives
+        before the coordinator proved the token, so anyone on that address could have sent it.
         """
 
     /// Parses worker flags. - Throws: a message for a usage error.
@@ -72,16 +75,19 @@ public enum WorkerMain {
         }
         let token: [UInt8]
         if let tokenFile {
-            guard let data = FileManager.default.contents(atPath: tokenFile) else {
-                throw WorkerUsageError("cannot read the token file '\(tokenFile)'")
+            do {
+                let read = try TokenFile.read(tokenFile)
+                token = read.token
+                if let warning = read.warning { FileHandle.standardError.write(Data("warning: \(warning)\n".utf8)) }
+            } catch {
+                throw WorkerUsageError((error as? TokenFileError)?.message ?? "\(error)")
             }
-            token = Array(String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines).utf8)
         } else if let env = ProcessInfo.processInfo.environment["FLOWMATRIX_TOKEN"] {
             token = Array(env.utf8)
         } else {
             throw WorkerUsageError("no token: pass '--token-file <file>' or set FLOWMATRIX_TOKEN")
         }
-        guard !token.isEmpty else { throw WorkerUsageError("the token is empty") }
+        if let problem = TokenFile.problem(with: token) { throw WorkerUsageError("the token: \(problem)") }
         var settings = WorkerSettings(host: host, port: port, token: token, name: name, slots: slots, labels: labels)
         settings.giveUpAfter = giveUp
         settings.exitAfterDrain = exitAfterDrain
@@ -110,13 +116,15 @@ public enum WorkerMain {
             print("OVERVIEW: A FlowMatrix worker hosting: \(registries.map(\.name).sorted().joined(separator: ", "))\n\n\(usage)")
             return 0
         }
-        let settings: WorkerSettings
+        var settings: WorkerSettings
         do {
             settings = try parse(arguments)
         } catch {
             FileHandle.standardError.write(Data("Error: \(error.message)\n\(usage)\n".utf8))
             return 64
         }
+        let name = settings.name
+        settings.onNotice = { line in FileHandle.standardError.write(Data("worker \(name): \(line)\n".utf8)) }
         let runtime = WorkerRuntime(settings: settings, registries: registries)
         let exit = await runtime.run()
         FileHandle.standardError.write(Data("worker \(settings.name): \(exit) after \(runtime.jobsRun) jobs\n".utf8))

@@ -67,10 +67,16 @@ public final class WorkerRuntime: Sendable {
         if let client { Task { await client.close(graceful: false) } }
     }
 
-    /// Connects and serves coordinators until drained, rejected, stopped, or out of reconnect time.
+    /// Connects and serves coordinators until drained, stopped, or out of reconnect time.
+    ///
+    /// A REJECT or ERROR that arrives before the coordinator proved it knows the token (its WELCOME MAC) is not
+    /// final: anyone who can answer on the coordinator's address can send one (while it restarts, say). The
+    /// worker says so and retries with back-off, like an unreachable coordinator; with `giveUpAfter`, it exits
+    /// `.rejected` when the last thing it heard was such a rejection.
     public func run() async -> Exit {
         var backoff = settings.initialBackoff
         var unreachableSince = ContinuousClock.now
+        var lastRejection: String?
         while true {
             if state.withLock({ $0.stopped }) { return .stopped }
             let handshake = ClientHandshakeSettings(token: settings.token, name: settings.name, slots: UInt32(settings.slots),
@@ -79,12 +85,22 @@ public final class WorkerRuntime: Sendable {
             do {
                 client = try await AsyncFramedClient.connect(host: settings.host, port: settings.port, handshake: handshake)
             } catch let error as ConnectionClosedError {
-                if case .protocolError(let wire) = error.reason,
-                   wire.code == .authenticationFailed || wire.code == .unsupportedVersion {
-                    return .rejected(wire.message)
+                if case .protocolError(let wire) = error.reason {
+                    lastRejection = wire.message
+                    let delay = jittered(backoff)
+                    settings.onNotice?("\(settings.host):\(settings.port) refused this worker before proving it knows "
+                        + "the token: \(wire.message). Not final (anyone on that address can say this); retrying in "
+                        + String(format: "%.1f s", Double(delay.components.seconds) + Double(delay.components.attoseconds) / 1e18)
+                        + " — check the token and the protocol version if it persists")
+                    if let limit = settings.giveUpAfter, ContinuousClock.now - unreachableSince > limit {
+                        return .rejected(wire.message)
+                    }
+                    try? await Task.sleep(for: delay)
+                    backoff = min(backoff * 2, settings.maximumBackoff)
+                    continue
                 }
                 if let limit = settings.giveUpAfter, ContinuousClock.now - unreachableSince > limit {
-                    return .gaveUp("\(error)")
+                    return lastRejection.map { .rejected($0) } ?? .gaveUp("\(error)")
                 }
                 try? await Task.sleep(for: jittered(backoff))
                 backoff = min(backoff * 2, settings.maximumBackoff)
@@ -98,6 +114,7 @@ public final class WorkerRuntime: Sendable {
                 continue
             }
             backoff = settings.initialBackoff
+            lastRejection = nil
             state.withLock { $0.client = client }
             let drained = await serve(client)
             state.withLock { $0.client = nil }

@@ -21,6 +21,8 @@ public struct WorkerSettings: Sendable {
     public var giveUpAfter: Duration?
     /// Exit after the coordinator sends DRAIN (and in-flight jobs finish) instead of reconnecting. Default false.
     public var exitAfterDrain: Bool = false
+    /// Receives a line for each event a person running the worker should see (a rejection it will retry).
+    public var onNotice: (@Sendable (String) -> Void)?
 
     public init(host: String, port: Int, token: [UInt8], name: String, slots: Int, labels: [String] = []) {
         self.host = host

@@ -1,0 +1,55 @@
+import Foundation
+import Testing
+import Wire
+
+/// A fleet worker must not be stopped for good by anyone who can answer on its coordinator's address.
+@Suite("Forged rejections", .serialized, .timeLimit(.minutes(2)))
+struct ForgedRejectionTests {
+    /// Listens on `port`, answers the first connection with `frame` and closes everything; returns when done.
+    private func answerOnce(port: Int, with frame: [UInt8]) throws -> Thread {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var yes: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        inet_pton(AF_INET, "127.0.0.1", &address.sin_addr)
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound == 0, listen(fd, 8) == 0 else { close(fd); throw CocoaError(.fileWriteUnknown) }
+        let thread = Thread {
+            let client = accept(fd, nil, nil)
+            if client >= 0 {
+                _ = frame.withUnsafeBytes { send(client, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                close(client)
+            }
+            close(fd)
+        }
+        thread.start()
+        return thread
+    }
+
+    @Test("a REJECT before the coordinator authenticated is not final: the worker retries and serves the real one")
+    func forgedRejectThenRealCoordinator() async throws {
+        let ws = try E2EWorkspace()
+        defer { ws.cleanUp() }
+        try ws.scenario("one", ["pass"])
+        let matrix = try ws.matrix(locales: ["en"])
+        let port = freePort()
+        try Data("forged-reject-token-0123456789".utf8).write(to: ws.root.appendingPathComponent("token"))
+        let forged = Message.reject(Reject(.authenticationFailed, "go away")).encoded()
+        _ = try answerOnce(port: port, with: forged)
+        let worker = try ws.start(["worker", "--connect", "127.0.0.1:\(port)", "--token-file", "token",
+                                   "--exit-after-drain"], label: "worker")
+        try await waitUntil("the worker hears the forged REJECT", timeout: .seconds(30)) {
+            ws.output("worker").contains("Not final")
+        }
+        #expect(worker.isRunning, "a rejection before authentication must not stop the worker")
+        let serve = try ws.start(["serve", matrix, "--listen", "127.0.0.1:\(port)", "--token-file", "token"], label: "serve")
+        try await ws.waitForExit(serve, timeout: .seconds(60))
+        #expect(serve.terminationStatus == 0, "\(ws.output("serve"))")
+        try await ws.waitForExit(worker, timeout: .seconds(30))
+        #expect(worker.terminationStatus == 0, "\(ws.output("worker"))")
+    }
+}
