@@ -24,11 +24,16 @@ public final class CoordinatorEngine {
         /// The protocol version agreed in the handshake: a message type of a later version is refused.
         var version: UInt16
         var sentScenarios: Set<Bytes32> = []
+        /// The worker process's instance id (`flowmatrix.instance` label), if it sent one.
+        var instance: String?
         /// Attempts assigned to this peer whose RESULT has not come (`attemptKey`): the only ones it may report on.
         var outstanding: Set<UInt64> = []
         /// Attempts it reported on lately: a RESULT delivered again is ignored, not an offence.
         var reported = RecentKeys(capacity: 4096)
     }
+
+    /// The label a worker process sends with a random id, the same on every reconnection of that process.
+    public static let instanceLabel = "flowmatrix.instance"
 
     /// A job index and a wire attempt number as one key.
     private static func attemptKey(_ index: Int, _ attempt: UInt32) -> UInt64 { UInt64(index) << 32 | UInt64(attempt) }
@@ -46,6 +51,9 @@ public final class CoordinatorEngine {
     private var nextWorker: UInt64 = 1
     private var jobIndex: [String: Int] = [:]
     private var lastAttempt: [Int: AttemptInfo] = [:]
+    /// Worker process instances (their `flowmatrix.instance` label) whose connection was lost, newest 256.
+    private var lostInstances: [String: WorkerID] = [:]
+    private var lostInstanceOrder: [String] = []
     private var attemptJournal: AttemptJournal
     private let journal: @Sendable ([JournalRecord]) -> Void
     private let now: () -> Duration
@@ -110,9 +118,16 @@ public final class CoordinatorEngine {
             guard let equals = label.firstIndex(of: "=") else { labels[label] = ""; continue }
             labels[String(label[..<equals])] = String(label[label.index(after: equals)...])
         }
-        let directives = scheduler.onWorkerJoined(worker, name: hello.name, registries: Set(hello.registries), labels: labels,
+        let instance = labels[Self.instanceLabel]
+        peers[peer]?.instance = instance
+        var directives = scheduler.onWorkerJoined(worker, name: hello.name, registries: Set(hello.registries), labels: labels,
                                                   slots: Int(hello.slots), canRevoke: hello.version >= MessageType.revoke.introducedIn,
                                                   now: now())
+        // The same process reconnected: its connection broke, it did not crash (docs/FLEET.md, "Network faults").
+        if let instance, let lost = lostInstances.removeValue(forKey: instance) {
+            lostInstanceOrder.removeAll { $0 == instance }
+            directives += scheduler.onWorkerReturned(lost: lost, now: now())
+        }
         return interpret(directives)
     }
 
@@ -303,6 +318,11 @@ public final class CoordinatorEngine {
     public func onPeerClosed(_ peer: UInt64) -> [Action] {
         guard let state = peers.removeValue(forKey: peer) else { return [] }
         peerOfWorker[state.worker] = nil
+        if let instance = state.instance {
+            lostInstances[instance] = state.worker
+            lostInstanceOrder.append(instance)
+            if lostInstanceOrder.count > 256 { lostInstances[lostInstanceOrder.removeFirst()] = nil }
+        }
         return interpret(scheduler.onWorkerLost(state.worker, now: now()))
     }
 

@@ -78,6 +78,9 @@ public struct Scheduler: Sendable {
     private var measured: [Duration?] = []
     /// Jobs being taken back for an idle worker: job → the worker that wants it.
     private var stealingFor: [Int32: WorkerID] = [:]
+    /// The jobs recently lost workers had in flight (the newest 64 workers), in case the worker comes back.
+    private var lostWith: [WorkerID: [Int32]] = [:]
+    private var lostOrder: [WorkerID] = []
     private var capabilities: [Capability] = []
     private var queues: [Queue] = []
     private var workers: [WorkerID: WorkerState] = [:]
@@ -264,6 +267,9 @@ public struct Scheduler: Sendable {
     public mutating func onWorkerLost(_ worker: WorkerID, now: Duration) -> [SchedulerDirective] {
         guard let state = workers.removeValue(forKey: worker) else { return [] }
         var directives: [SchedulerDirective] = []
+        lostWith[worker] = state.inFlight.sorted()
+        lostOrder.append(worker)
+        if lostOrder.count > 64 { lostWith[lostOrder.removeFirst()] = nil }
         for job in state.inFlight.sorted() {
             let index = Int(job)
             guard let live = jobs[index].live, live.worker == worker else { continue }
@@ -284,6 +290,22 @@ public struct Scheduler: Sendable {
         }
         dispatchAll(now: now, into: &directives)
         directives += announceCompletionIfDone()
+        return directives
+    }
+
+    /// A lost worker is back (the same process, reconnected): its connection broke, it did not crash, so the jobs
+    /// lost with it were not at fault. Their loss no longer counts toward quarantine and they need not run alone.
+    public mutating func onWorkerReturned(lost worker: WorkerID, now: Duration) -> [SchedulerDirective] {
+        guard let lost = lostWith.removeValue(forKey: worker) else { return [] }
+        lostOrder.removeAll { $0 == worker }
+        for job in lost {
+            let index = Int(job)
+            guard jobs[index].phase != .done, jobs[index].lostStreak > 0 else { continue }
+            jobs[index].lostStreak -= 1
+            if jobs[index].lostStreak == 0, let live = jobs[index].live { workers[live.worker]?.suspects.remove(job) }
+        }
+        var directives: [SchedulerDirective] = []
+        dispatchAll(now: now, into: &directives)
         return directives
     }
 

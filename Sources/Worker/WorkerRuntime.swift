@@ -33,6 +33,9 @@ public final class WorkerRuntime: Sendable {
     private let executor: JobExecutor
     private let registryNames: [String]
     private let state = Mutex(State())
+    /// Sent as the `flowmatrix.instance` label on every connection of this runtime: a coordinator that sees it
+    /// again knows the process survived and only its connection broke.
+    public let instance = (0..<8).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
 
     private struct State {
         var stopped = false
@@ -80,7 +83,8 @@ public final class WorkerRuntime: Sendable {
         while true {
             if state.withLock({ $0.stopped }) { return .stopped }
             let handshake = ClientHandshakeSettings(token: settings.token, name: settings.name, slots: UInt32(settings.slots),
-                                                    registries: registryNames, labels: settings.labels)
+                                                    registries: registryNames,
+                                                    labels: settings.labels + ["flowmatrix.instance=\(instance)"])
             let client: AsyncFramedClient
             do {
                 client = try await AsyncFramedClient.connect(host: settings.host, port: settings.port, handshake: handshake)

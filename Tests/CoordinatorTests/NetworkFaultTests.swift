@@ -1,0 +1,49 @@
+import Coordinator
+import Testing
+import Wire
+
+/// A lost connection is not a crash: when the same worker process reconnects, the jobs lost with its connection
+/// are not crash suspects (they need not run alone) and the loss does not count toward quarantine.
+@Suite("Lost connections versus crashes")
+struct NetworkFaultTests {
+    @Test("jobs lost with a connection run alone next, until the same worker is back: then they pipeline again")
+    func returnedWorkerClearsSuspicion() {
+        var h = SchedulerHarness(jobs(6, expected: .seconds(1)),
+                                 settings: SchedulerSettings(quarantineAfterWorkerLosses: 2))
+        h.join(1, slots: 2, credit: 4)
+        #expect(h.take(1).count == 4)
+        h.apply(h.scheduler.onWorkerLost(WorkerID(1), now: h.now))
+        // On worker 2 the first lost job runs alone: a suspect.
+        h.join(2, slots: 2, credit: 4)
+        #expect(h.take(2).count == 1)
+        // Worker 1's process reconnects (as worker 3): it did not crash.
+        h.apply(h.scheduler.onWorkerReturned(lost: WorkerID(1), now: h.now))
+        h.join(3, slots: 2, credit: 4)
+        let afterReturn = h.take(2).count + h.take(3).count
+        #expect(afterReturn == 5, "every remaining job is dispatched, none held back as a suspect")
+        // And a second network loss of the same jobs does not quarantine them.
+        h.apply(h.scheduler.onWorkerLost(WorkerID(3), now: h.now))
+        #expect(!h.finished.values.contains(.quarantined))
+    }
+
+    @Test("the engine recognises a reconnected process by its instance label")
+    func engineMatchesInstances() throws {
+        let engine = CoordinatorEngine(definition: makeDefinition(Array(repeating: ["pass"], count: 6)), journal: { _ in },
+                                       now: { .zero })
+        func hello(_ name: String) -> Hello {
+            Hello(version: 3, name: name, slots: 2, registries: ["test"], labels: ["\(CoordinatorEngine.instanceLabel)=abc"],
+                  nonce: .zero, mac: .zero)
+        }
+        func assignedCount(_ actions: [CoordinatorEngine.Action]) -> Int {
+            var n = 0
+            for case .send(_, let messages) in actions { for case .assign(let jobs) in messages { n += jobs.count } }
+            return n
+        }
+        _ = engine.onPeerJoined(1, hello: hello("w"))
+        #expect(assignedCount(engine.onMessages(1, [.credit(4)])) == 4)
+        _ = engine.onPeerClosed(1)
+        _ = engine.onPeerJoined(2, hello: hello("w"))
+        // Not suspects: all six jobs go out at once (2 slots + up to 1 queued per slot… of 1-s-unknown jobs: 4).
+        #expect(assignedCount(engine.onMessages(2, [.credit(10)])) == 4)
+    }
+}
