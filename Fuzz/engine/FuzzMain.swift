@@ -1,0 +1,92 @@
+// libFuzzer entry point for the coordinator engine: decoded message sequences from several peers, joins, closes,
+// ticks and artifact-ingest events fed into `CoordinatorEngine` with an in-memory journal sink.
+// Built by Fuzz/run-engine-fuzz.sh against instrumented builds of the package's modules; not part of the package.
+import Coordinator
+import FlowCrypto
+import Foundation
+import Journal
+import Wire
+
+/// A run of 8 jobs with 2 retries, so assignments, retries, leases and flakiness all happen.
+let fuzzDefinition: RunDefinition = {
+    let body = Array("{\"id\":\"s\",\"steps\":[{\"target\":\"a\",\"verb\":\"tap\"},{\"target\":\"b\",\"verb\":\"tap\"}],\"title\":\"s\"}".utf8)
+    let hash = Bytes32(SHA256.hash(body)) ?? .zero
+    var jobs: [RunJob] = []
+    for i in 0..<8 {
+        let registry = i % 4 == 3 ? "other" : "test"
+        let expected: Duration = i % 2 == 0 ? .seconds(2) : .zero
+        jobs.append(RunJob(id: "j\(i)", scenarioID: "s", scenarioTitle: "s", scenarioHash: hash, stepKeys: ["tap:a", "tap:b"],
+                           registry: registry, requiredLabels: [:], configuration: [ConfigurationPair("locale", "en")],
+                           seed: UInt64(i), expectedDuration: expected))
+    }
+    var definition = RunDefinition(runID: "fuzz", jobs: jobs, scenarioBodies: [hash: body],
+                                   scheduler: SchedulerSettings(retries: 2, jobTimeout: .seconds(5)))
+    definition.journalStartDelay = .milliseconds(100)
+    return definition
+}()
+
+/// Input: a sequence of operations. Each starts with a byte: bits 0–1 pick the peer (1–4), bits 2–3 the operation:
+/// 0 join (next byte: slots, protocol version, a label), 1 a frame (FrameDecoder over the rest: one frame, decoded
+/// as a message and delivered), 2 close, 3 tick (next byte: seconds to advance) and acknowledge pending ingests.
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    let bytes = Array(UnsafeBufferPointer(start: data, count: size))
+    nonisolated(unsafe) var clock = Duration.zero
+    var records = 0
+    let engine = CoordinatorEngine(definition: fuzzDefinition, journal: { _ in }, now: { clock },
+                                   wallClock: { Date(timeIntervalSince1970: 0) })
+    var ingests: [(UInt64, ArtifactChunk)] = []
+    func take(_ actions: [CoordinatorEngine.Action]) {
+        for action in actions {
+            switch action {
+            case .ingest(let peer, let chunks): ingests += chunks.map { (peer, $0) }
+            case .send(_, let messages): records += messages.count
+            case .close(let peer, _): _ = engine.onPeerClosed(peer)
+            }
+        }
+    }
+    var i = 0
+    while i < bytes.count {
+        let op = bytes[i]
+        i += 1
+        let peer = UInt64(op & 3) + 1
+        switch (op >> 2) & 3 {
+        case 0:
+            let arg = i < bytes.count ? bytes[i] : 0
+            i += 1
+            let labels = arg & 0x80 != 0 ? ["\(CoordinatorEngine.instanceLabel)=x"] : (arg & 0x40 != 0 ? ["="] : ["k=v"])
+            let hello = Hello(version: UInt16(arg >> 4 & 3) + 1, name: "w\(peer)", slots: UInt32(arg & 7) + 1,
+                              registries: ["test"], labels: labels, nonce: .zero, mac: .zero)
+            take(engine.onPeerJoined(peer, hello: hello))
+        case 1:
+            var buffer = ByteBuffer()
+            buffer.append(contentsOf: bytes[i...])
+            var decoder = FrameDecoder(maxFrameSize: 1 << 16)
+            let before = buffer.readableBytes
+            guard let frame = try? decoder.decode(buffer: &buffer) else { return 0 }
+            i += before - buffer.readableBytes
+            if let message = try? Message(frame: frame) { take(engine.onMessages(peer, [message])) }
+        case 2:
+            take(engine.onPeerClosed(peer))
+        default:
+            let arg = i < bytes.count ? bytes[i] : 1
+            i += 1
+            clock += .milliseconds(Int64(arg) * 50)
+            take(engine.onTick())
+            let events = ingests.map { peer, chunk -> IngestEvent in
+                let ack = ArtifactAck(job: chunk.job, attempt: chunk.attempt, name: chunk.name, sha256: chunk.sha256,
+                                      kind: .acceptedThrough, offset: chunk.offset + UInt64(chunk.bytes.count))
+                return chunk.last
+                    ? .stored(peer: peer, ack: ack, step: Int(chunk.step), mediaType: chunk.mediaType, size: chunk.bytes.count,
+                              rawSize: Int(clamping: chunk.rawSize))
+                    : .accepted(peer: peer, ack: ack)
+            }
+            ingests.removeAll()
+            take(engine.onIngest(events))
+        }
+    }
+    // Invariants: progress adds up.
+    let progress = engine.progress
+    precondition(progress.done <= progress.total && progress.done == progress.outcomes.values.reduce(0, +))
+    return 0
+}
