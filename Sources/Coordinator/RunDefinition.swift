@@ -95,5 +95,17 @@ public struct RunProgress: Sendable, Hashable {
     public var artifactsStored: Int = 0
     public var artifactResends: Int = 0
 
+    public init(total: Int, done: Int, outcomes: [JobOutcome: Int], inFlight: Int, workers: Int, attempts: Int, retries: Int,
+                supersededResults: Int) {
+        self.total = total
+        self.done = done
+        self.outcomes = outcomes
+        self.inFlight = inFlight
+        self.workers = workers
+        self.attempts = attempts
+        self.retries = retries
+        self.supersededResults = supersededResults
+    }
+
     public func count(_ outcome: JobOutcome) -> Int { outcomes[outcome] ?? 0 }
 }

@@ -295,16 +295,9 @@ enum ArtifactsBench {
                 Double(count * blobSize) / 1e9, elapsed, Double(count * blobSize) / elapsed / 1e6))
     }
 
-    /// VmRSS and VmHWM (peak) of this process, from /proc/self/status.
+    /// This process's resident set size now and at its peak.
     private static func memoryStatus() -> String {
-        let text: String
-        do {
-            text = try String(contentsOfFile: "/proc/self/status", encoding: .utf8)
-        } catch {
-            return "unavailable (\(error))"
-        }
-        let lines = text.split(separator: "\n").filter { $0.hasPrefix("VmRSS") || $0.hasPrefix("VmHWM") }
-        return lines.map { $0.replacingOccurrences(of: "\t", with: " ").split(separator: " ").joined(separator: " ") }
-            .joined(separator: ", ")
+        String(format: "RSS %.0f MB, peak %.0f MB", Double(ProcessFacts.residentBytes()) / 1e6,
+               Double(ProcessFacts.peakResidentBytes()) / 1e6)
     }
 }

@@ -21,7 +21,7 @@ enum IngestBench {
         try Data(matrix.utf8).write(to: dir.appendingPathComponent("m.json"))
         try Data("ingest-bench-token-0123456789".utf8).write(to: dir.appendingPathComponent("token"))
         let port = Int.random(in: 20_000...60_000)
-        let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        let executable = ProcessFacts.executable
         func start(_ args: [String]) throws -> Process {
             let p = Process()
             p.executableURL = executable
@@ -63,22 +63,6 @@ enum IngestBench {
                      + "with the workers' generation and hashing)", coordinatorCPU, Double(bytes) / 1e6 / max(coordinatorCPU, 0.001)))
     }
 
-    /// User + system CPU seconds of a running process, from /proc/<pid>/stat.
-    static func cpuSeconds(_ pid: Int32) -> Double {
-        guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-              let close = text.lastIndex(of: ")") else { return 0 }
-        let fields = text[text.index(after: close)...].split(separator: " ")
-        // After the command name: state is field 3; utime and stime are fields 14 and 15.
-        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
-        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
-    }
-
-    /// The peak resident set size of a process, from /proc/<pid>/status (VmHWM), in bytes.
-    static func peakRSS(_ pid: Int32) -> Int {
-        guard let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return 0 }
-        for line in text.split(separator: "\n") where line.hasPrefix("VmHWM:") {
-            return (line.split(separator: " ").compactMap { Int($0) }.first ?? 0) * 1024
-        }
-        return 0
-    }
+    static func cpuSeconds(_ pid: Int32) -> Double { ProcessFacts.cpuSeconds(pid) }
+    static func peakRSS(_ pid: Int32) -> Int { ProcessFacts.peakRSS(pid) }
 }

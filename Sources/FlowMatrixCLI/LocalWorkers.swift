@@ -28,10 +28,14 @@ final class LocalWorkers: Sendable {
     private let maximumRestarts: Int
 
     private let registries: [String]
+    /// Their own lines (a worker's "drained after …") are dropped (`run --quiet`).
+    private let quiet: Bool
 
-    init(count: Int, slots: Int, port: Int, token: String, registries: [String] = [], maximumRestarts: Int = 200) throws {
+    init(count: Int, slots: Int, port: Int, token: String, registries: [String] = [], quiet: Bool = false,
+         maximumRestarts: Int = 200) throws {
         self.registries = registries
-        executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        self.quiet = quiet
+        executable = ProcessFacts.executable
         self.port = port
         self.token = token
         self.slots = slots
@@ -51,11 +55,11 @@ final class LocalWorkers: Sendable {
         process.environment = environment
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = FileHandle.nullDevice
+        if quiet { process.standardError = FileHandle.nullDevice }
         process.terminationHandler = { [weak self] _ in self?.exited(index) }
         try process.run()
-        // Lowering another process's priority needs no privilege; failing to is harmless (errno is ignored).
-        _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), id_t(process.processIdentifier),
-                        min(19, getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0) + Self.niceness))
+        // Lowering another process's priority needs no privilege; failing to is harmless.
+        ProcessFacts.lowerPriority(of: process.processIdentifier, by: Self.niceness)
         state.withLock { $0.processes[index] = process }
     }
 

@@ -5,31 +5,40 @@ import Synchronization
 /// The live progress of a run: one rewritten line on a terminal, a plain line every few seconds otherwise.
 final class ProgressLine: Sendable {
     private let total: Int
+    /// Jobs already final when this session started (a resumed run): not counted in its rate.
+    private let alreadyDone: Int
     private let enabled: Bool
     private let isTTY: Bool
     private let lastPlain = Mutex<ContinuousClock.Instant?>(nil)
 
-    init(total: Int, enabled: Bool) {
+    init(total: Int, alreadyDone: Int = 0, enabled: Bool) {
         self.total = total
+        self.alreadyDone = alreadyDone
         self.enabled = enabled
         isTTY = isatty(STDOUT_FILENO) == 1
     }
 
-    static func text(_ p: RunProgress, total: Int, elapsed: Duration) -> String {
+    /// `[ran/total]` counts jobs with a real outcome (not those that never ran); the rate and ETA count only what
+    /// this session finished, so a resumed run's rate is its own; "not run" appears once there are some.
+    static func text(_ p: RunProgress, total: Int, alreadyDone: Int = 0, elapsed: Duration) -> String {
         let seconds = max(elapsed.milliseconds / 1000, 0.001)
-        let rate = Double(p.done) / seconds
+        let notRun = p.count(.notRun) + p.count(.cancelled)
+        let ran = p.done - notRun
+        let rate = Double(max(0, p.done - alreadyDone)) / seconds
         let eta = rate > 0 ? Double(total - p.done) / rate : 0
         let width = String(total).count
-        let done = String(repeating: " ", count: max(0, width - String(p.done).count)) + String(p.done)
-        return String(format: "[%@/%d] passed %d, failed %d, flaky %d | %.0f jobs/s | ETA %.0fs | %d worker(s), %d running",
-                      done, total, p.count(.passed), p.count(.failed) + p.count(.timedOut) + p.count(.quarantined),
-                      p.count(.flaky), rate, eta, p.workers, p.inFlight)
+        let done = String(repeating: " ", count: max(0, width - String(ran).count)) + String(ran)
+        let etaText = p.done == total ? "done" : (rate > 0 ? String(format: "ETA %.0fs", eta) : "ETA unknown")
+        var line = String(format: "[%@/%d] passed %d, failed %d, flaky %d", done, total, p.count(.passed),
+                          p.count(.failed) + p.count(.timedOut) + p.count(.quarantined), p.count(.flaky))
+        if notRun > 0 { line += ", not run \(notRun)" }
+        return line + String(format: " | %.0f jobs/s | %@ | %d worker(s), %d running", rate, etaText, p.workers, p.inFlight)
     }
 
     func update(_ p: RunProgress, elapsed: Duration) {
         guard enabled else { return }
         if isTTY {
-            print("\r\u{1B}[2K" + Self.text(p, total: total, elapsed: elapsed), terminator: "")
+            print("\r\u{1B}[2K" + Self.text(p, total: total, alreadyDone: alreadyDone, elapsed: elapsed), terminator: "")
             fflush(nil)
         } else {
             let now = ContinuousClock.now
@@ -38,14 +47,14 @@ final class ProgressLine: Sendable {
                 last = now
                 return true
             }
-            if due { FlowMatrixCLI.say(Self.text(p, total: total, elapsed: elapsed)) }
+            if due { FlowMatrixCLI.say(Self.text(p, total: total, alreadyDone: alreadyDone, elapsed: elapsed)) }
         }
     }
 
     func finish(_ p: RunProgress, elapsed: Duration) {
         guard enabled else { return }
-        if isTTY { FlowMatrixCLI.say("\r\u{1B}[2K" + Self.text(p, total: total, elapsed: elapsed)) } else {
-            FlowMatrixCLI.say(Self.text(p, total: total, elapsed: elapsed))
+        if isTTY { FlowMatrixCLI.say("\r\u{1B}[2K" + Self.text(p, total: total, alreadyDone: alreadyDone, elapsed: elapsed)) } else {
+            FlowMatrixCLI.say(Self.text(p, total: total, alreadyDone: alreadyDone, elapsed: elapsed))
         }
     }
 }

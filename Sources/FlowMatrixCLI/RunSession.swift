@@ -120,7 +120,7 @@ enum RunSession {
         }
         let workers = options.localWorkers > 0
             ? try LocalWorkers(count: options.localWorkers, slots: options.slotsPerWorker, port: server.port,
-                               token: String(decoding: token, as: UTF8.self))
+                               token: String(decoding: token, as: UTF8.self), quiet: options.quiet)
             : nil
 
         let interrupts = InterruptHandler { count in
@@ -132,7 +132,8 @@ enum RunSession {
                 server.abort(reason: "aborted by the user")
             }
         }
-        let progress = ProgressLine(total: definition.jobs.count, enabled: !options.quiet)
+        let progress = ProgressLine(total: definition.jobs.count, alreadyDone: definition.finished.count,
+                                    enabled: !options.quiet)
         let ticker = Task {
             while !Task.isCancelled {
                 progress.update(server.progress, elapsed: ContinuousClock.now - started)
@@ -164,9 +165,13 @@ enum RunSession {
         let notRun = final.count(.notRun) + final.count(.cancelled)
         if !options.quiet {
             let seconds = max(elapsed.milliseconds / 1000, 0.001)
+            // Jobs that ran in this session (not those final before a resume, not those that never ran).
+            let ran = final.done - definition.finished.count - notRun
+            // Not run without an interrupt: fail-fast stopped dispatching.
+            let word = status == .completed && notRun > 0 ? "stopped by fail-fast" : status.rawValue
             FlowMatrixCLI.say(String(format: "run %@ %@ in %.2fs: %d passed, %d failed, %d flaky, %d timed out, %d quarantined, %d not run (%.0f jobs/s)",
-                         runID, status.rawValue, seconds, final.count(.passed), final.count(.failed), final.count(.flaky),
-                         final.count(.timedOut), final.count(.quarantined), notRun, Double(final.done) / seconds))
+                         runID, word, seconds, final.count(.passed), final.count(.failed), final.count(.flaky),
+                         final.count(.timedOut), final.count(.quarantined), notRun, Double(max(0, ran)) / seconds))
             if final.artifactsStored > 0 || final.artifactResends > 0 {
                 FlowMatrixCLI.say("  \(final.artifactsStored) artifact(s) stored"
                     + (final.artifactResends > 0 ? ", \(final.artifactResends) re-sent after failing verification" : ""))

@@ -127,7 +127,7 @@ public enum WorkerMain {
         settings.onNotice = { line in FileHandle.standardError.write(Data("worker \(name): \(line)\n".utf8)) }
         let runtime = WorkerRuntime(settings: settings, registries: registries)
         let exit = await runtime.run()
-        FileHandle.standardError.write(Data("worker \(settings.name): \(exit) after \(runtime.jobsRun) jobs\n".utf8))
+        FileHandle.standardError.write(Data("worker \(settings.name): \(exit) after \(runtime.jobsRun) attempt(s)\n".utf8))
         switch exit {
         case .drained, .stopped: return 0
         case .gaveUp: return 2

@@ -1,0 +1,78 @@
+import Foundation
+#if canImport(Darwin)
+import Darwin
+#endif
+
+/// Facts about this process and its children, in one place: Linux reads /proc, other systems use what is portable
+/// (figures a platform cannot give are 0, and the benches say "unavailable").
+enum ProcessFacts {
+    /// This executable, to start `flowmatrix worker` children.
+    static var executable: URL {
+        #if os(Linux)
+        URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        #else
+        Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments[0])
+        #endif
+    }
+
+    /// This process's resident set size now, in bytes.
+    static func residentBytes() -> Int {
+        #if os(Linux)
+        guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return 0 }
+        let fields = text.split(separator: " ")
+        guard fields.count > 1, let pages = Int(fields[1]) else { return 0 }
+        return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
+        #else
+        return peakResidentBytes()
+        #endif
+    }
+
+    /// The peak resident set size of this process (`who` = self) or of its reaped children, in bytes.
+    static func peakResidentBytes(children: Bool = false) -> Int {
+        var usage = rusage()
+        #if os(Linux)
+        getrusage(__rusage_who_t((children ? RUSAGE_CHILDREN : RUSAGE_SELF).rawValue), &usage)
+        return Int(usage.ru_maxrss) * 1024  // KiB on Linux
+        #else
+        getrusage(children ? RUSAGE_CHILDREN : RUSAGE_SELF, &usage)
+        return Int(usage.ru_maxrss)  // bytes on Darwin
+        #endif
+    }
+
+    /// User + system CPU seconds of a running process (0 where the platform cannot tell).
+    static func cpuSeconds(_ pid: Int32) -> Double {
+        #if os(Linux)
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = text.lastIndex(of: ")") else { return 0 }
+        let fields = text[text.index(after: close)...].split(separator: " ")
+        // After the command name: state is field 3; utime and stime are fields 14 and 15.
+        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
+        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+        #else
+        return 0
+        #endif
+    }
+
+    /// The peak resident set size of a running process, in bytes (0 where the platform cannot tell).
+    static func peakRSS(_ pid: Int32) -> Int {
+        #if os(Linux)
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return 0 }
+        for line in text.split(separator: "\n") where line.hasPrefix("VmHWM:") {
+            return (line.split(separator: " ").compactMap { Int($0) }.first ?? 0) * 1024
+        }
+        return 0
+        #else
+        return 0
+        #endif
+    }
+
+    /// Lowers a child's scheduling priority by `steps` below this process's (failing to is harmless).
+    static func lowerPriority(of pid: Int32, by steps: Int32) {
+        #if os(Linux)
+        let which = __priority_which_t(PRIO_PROCESS.rawValue)
+        _ = setpriority(which, id_t(pid), min(19, getpriority(which, 0) + steps))
+        #else
+        _ = setpriority(PRIO_PROCESS, id_t(pid), min(19, getpriority(PRIO_PROCESS, 0) + steps))
+        #endif
+    }
+}
