@@ -67,6 +67,11 @@ public final class CoordinatorEngine {
     public var onJobFinished: ((RunJob, JobOutcome) -> Void)?
     /// Called once when every job is final.
     public var onRunComplete: (() -> Void)?
+    /// Sentences for the person running the coordinator: a worker that can run nothing, jobs no worker can run.
+    public var onNotice: ((String) -> Void)?
+    /// When the engine last said that jobs wait for a capable worker (nil: not since they last had one).
+    private var unservedSince: Duration?
+    private var unservedNoticeAt: Duration?
 
     /// - Parameters:
     ///   - journal: receives records in batches (hand them to a `JournalWriter`).
@@ -120,6 +125,7 @@ public final class CoordinatorEngine {
         }
         let instance = labels[Self.instanceLabel]
         peers[peer]?.instance = instance
+        var actions: [Action] = []
         var directives = scheduler.onWorkerJoined(worker, name: hello.name, registries: Set(hello.registries), labels: labels,
                                                   slots: Int(hello.slots), canRevoke: hello.version >= MessageType.revoke.introducedIn,
                                                   now: now())
@@ -128,7 +134,17 @@ public final class CoordinatorEngine {
             lostInstanceOrder.removeAll { $0 == instance }
             directives += scheduler.onWorkerReturned(lost: lost, now: now())
         }
-        return interpret(directives)
+        if !scheduler.canServe(worker) {
+            // Said at once, on both sides: otherwise both wait for ever.
+            let needs = scheduler.neededRegistries.joined(separator: ", ")
+            let offers = hello.registries.sorted().joined(separator: ", ")
+            let text = "this run needs registr\(scheduler.neededRegistries.count == 1 ? "y" : "ies") [\(needs)]"
+                + (definition.jobs.first.map { $0.requiredLabels.isEmpty ? "" : " with labels \($0.requiredLabels.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ","))" } ?? "")
+                + "; worker \(hello.name) offers [\(offers)] and labels [\(hello.labels.filter { !$0.hasPrefix("flowmatrix.") }.joined(separator: ", "))]: it gets no jobs from this run"
+            onNotice?(text)
+            if hello.version >= MessageType.notice.introducedIn { actions.append(.send(peer: peer, [.notice(text)])) }
+        }
+        return actions + interpret(directives)
     }
 
     /// The index of job `id`. A job's STEP events and RESULT arrive one after another, so the last answer is
@@ -330,10 +346,27 @@ public final class CoordinatorEngine {
     public func onTick() -> [Action] {
         let t = now()
         let actions = interpret(scheduler.onTick(now: t))
+        noticeUnservedJobs(now: t)
         var records: [JournalRecord] = []
         attemptJournal.journalLongRunning(now: t, into: &records)
         if !records.isEmpty { journal(records) }
         return actions
+    }
+
+    /// Jobs that no connected worker can run, said once they have waited 10 s, and again every 60 s.
+    private func noticeUnservedJobs(now t: Duration) {
+        let needs = scheduler.unservedNeeds
+        guard !needs.isEmpty else { unservedSince = nil; unservedNoticeAt = nil; return }
+        let since = unservedSince ?? t
+        unservedSince = since
+        guard t - since >= .seconds(10), unservedNoticeAt.map({ t - $0 >= .seconds(60) }) ?? true else { return }
+        unservedNoticeAt = t
+        let what = needs.map { need in
+            "\(need.jobs) job(s) need registry \(need.registry)"
+                + (need.labels.isEmpty ? "" : " with labels " + need.labels.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ","))
+        }.joined(separator: "; ")
+        let connected = workerNames.isEmpty ? "no worker is connected" : "connected: \(workerNames.joined(separator: ", "))"
+        onNotice?("\(what), and no connected worker offers that for \((t - since).secondsText) (\(connected))")
     }
 
     /// Ctrl-C once: no more dispatching; in-flight jobs finish.

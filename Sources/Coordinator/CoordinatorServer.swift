@@ -19,6 +19,8 @@ public struct CoordinatorSettings: Sendable {
     public var handshakeDeadline: Duration = .seconds(10)
     /// Where streamed artifacts are stored; nil refuses them (acknowledged, never stored).
     public var blobStore: BlobStore?
+    /// Receives the engine's notices (a worker that can run nothing, jobs no worker can run), on the loop thread.
+    public var onNotice: (@Sendable (String) -> Void)?
 
     public init(host: String, port: Int, token: [UInt8]) {
         self.host = host
@@ -75,6 +77,7 @@ public final class CoordinatorServer: Sendable {
                 // Loop-confined from birth: the engine is created on the thread that owns it.
                 let engine = CoordinatorEngine(definition: definition, journal: journal,
                                                now: { ContinuousClock.now - startInstant })
+                engine.onNotice = settings.onNotice
                 let core = ServerCore(engine: engine, shared: shared, loop: loop, blobStore: settings.blobStore)
                 core.publish(complete: engine.isComplete)
                 c.resume(returning: LoopBound(core, loop: loop))

@@ -159,6 +159,21 @@ public struct Scheduler: Sendable {
         return measured[Int(jobs[index].capability)]
     }
 
+    /// What the queued jobs need that no connected worker offers: registry and labels per capability, with counts.
+    public var unservedNeeds: [(registry: String, labels: [String: String], jobs: Int)] {
+        queues.enumerated().compactMap { c, queue in
+            guard !queue.isEmpty, !workers.values.contains(where: { $0.capabilities.contains(c) }) else { return nil }
+            return (capabilities[c].registry, capabilities[c].labels,
+                    (queue.fresh.count - queue.head) + (queue.retry.count - queue.retryHead))
+        }
+    }
+
+    /// The registries and labels the run's jobs need, whatever their state.
+    public var neededRegistries: [String] { Array(Set(capabilities.map(\.registry))).sorted() }
+
+    /// Whether `worker` can run any of the run's jobs.
+    public func canServe(_ worker: WorkerID) -> Bool { !(workers[worker]?.capabilities.isEmpty ?? true) }
+
     /// Jobs waiting for a worker that no connected worker can run (missing registry or labels).
     public var unservableQueuedJobs: Int {
         var count = 0

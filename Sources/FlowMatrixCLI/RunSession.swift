@@ -65,6 +65,11 @@ enum RunSession {
                     + "(built in: \(hosted.sorted().joined(separator: ", "))); use 'flowmatrix serve' with your own workers",
                     exitCode: invalidInput)
             }
+            guard plan.matrix.requiredLabels.isEmpty else {
+                let labels = plan.matrix.requiredLabels.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+                throw CommandFailure("the matrix requires worker labels \(labels.joined(separator: ", ")), which local workers "
+                    + "do not carry; use 'flowmatrix serve' with workers started with --label", exitCode: invalidInput)
+            }
         }
 
         let runID = options.resume ?? RunID.generate(at: Date())
@@ -90,6 +95,8 @@ enum RunSession {
         let token = options.token ?? Array(Hex.encode(secureRandomBytes(32)).utf8)
         var settings = CoordinatorSettings(host: options.host, port: options.port, token: token)
         settings.heartbeatInterval = .seconds(2)
+        let quiet = options.quiet
+        settings.onNotice = { line in if !quiet { FlowMatrixCLI.writeError("\nnotice: \(line)\n") } }
         do {
             settings.blobStore = try BlobStore(root: options.store.blobsRoot)
         } catch {

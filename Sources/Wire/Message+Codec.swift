@@ -102,6 +102,8 @@ extension Message {
                 w.writeVarint(UInt64(answer.attempt))
                 w.writeBool(answer.taken)
             }
+        case .notice(let text):
+            w.writeString(text)
         case .error(let m):
             w.writeVarint(UInt64(m.code))
             w.writeString(m.message)
@@ -240,6 +242,8 @@ extension Message {
                 RevokeAnswer(job: try r.readString("revoked.job"), attempt: try r.readVarint(UInt32.self, "revoked.attempt"),
                              taken: try r.readBool("revoked.taken"))
             })
+        case .notice:
+            return .notice(try r.readString("notice.text"))
         case .drain:
             return .drain
         case .bye:

@@ -17,6 +17,8 @@ public enum MessageType: UInt8, Sendable, Hashable, CaseIterable {
     case revoke = 0x18
     /// Version 3 on.
     case revoked = 0x19
+    /// Version 3 on.
+    case notice = 0x24
     case heartbeat = 0x20
     case cancel = 0x21
     case drain = 0x22
@@ -28,7 +30,7 @@ public enum MessageType: UInt8, Sendable, Hashable, CaseIterable {
     public var introducedIn: UInt16 {
         switch self {
         case .resultSteps: 2
-        case .revoke, .revoked: 3
+        case .revoke, .revoked, .notice: 3
         default: 1
         }
     }
@@ -383,6 +385,8 @@ public enum Message: Sendable, Hashable {
     case cancel(Cancel)
     case revoke([AttemptRef])
     case revoked([RevokeAnswer])
+    /// Coordinator → worker (version 3): a sentence for the person running the worker (it gets no jobs, and why).
+    case notice(String)
     case drain
     case bye
     case error(ErrorMessage)
@@ -405,6 +409,7 @@ public enum Message: Sendable, Hashable {
         case .cancel: .cancel
         case .revoke: .revoke
         case .revoked: .revoked
+        case .notice: .notice
         case .drain: .drain
         case .bye: .bye
         case .error: .error

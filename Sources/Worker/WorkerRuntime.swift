@@ -132,10 +132,17 @@ public final class WorkerRuntime: Sendable {
         d * Double.random(in: 0.5...1.0)
     }
 
+    /// The coordinator's NOTICEs, as lines for the person running the worker.
+    private var noticeRelay: (@Sendable (String) -> Void)? {
+        guard let notice = settings.onNotice else { return nil }
+        return { text in notice("coordinator says: \(text)") }
+    }
+
     /// Serves one connection until it closes. - Returns: true when the coordinator drained this worker.
     private func serve(_ client: AsyncFramedClient) async -> Bool {
         let session = WorkerSession(client: client, executor: executor, slots: settings.slots,
-                                    prefetch: settings.slots * settings.prefetchPerSlot)
+                                    prefetch: settings.slots * settings.prefetchPerSlot,
+                                    onNotice: noticeRelay)
         session.start()
         state.withLock { $0.session = session }
         for await batch in client.inbound {

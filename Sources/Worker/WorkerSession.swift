@@ -150,7 +150,12 @@ final class WorkerSession: Sendable {
     private let state: Mutex<State>
     private let watchdog = Mutex<ScheduledTimer?>(nil)
 
-    init(client: AsyncFramedClient, executor: JobExecutor, slots: Int, prefetch: Int) {
+    /// Receives the coordinator's NOTICE sentences.
+    private let onNotice: (@Sendable (String) -> Void)?
+
+    init(client: AsyncFramedClient, executor: JobExecutor, slots: Int, prefetch: Int,
+         onNotice: (@Sendable (String) -> Void)? = nil) {
+        self.onNotice = onNotice
         self.client = client
         self.executor = executor
         let outbox = Outbox(client: client)
@@ -221,6 +226,8 @@ final class WorkerSession: Sendable {
                 cancelJob(Key(job: cancel.job, attempt: cancel.attempt), reason: cancel.reason)
             case .revoke(let attempts):
                 revoke(attempts)
+            case .notice(let text):
+                onNotice?(text)
             case .drain:
                 state.withLock { $0.draining = true }
             case .artifactAck(let ack):

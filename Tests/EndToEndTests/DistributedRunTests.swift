@@ -143,7 +143,7 @@ struct DistributedRunTests {
         #expect(output.contains("token") && output.contains("Not final"), "\(output)")
     }
 
-    @Test("a worker lacking the registry never receives its jobs")
+    @Test("a worker lacking the registry never receives its jobs, and both sides are told why at once")
     func registryMismatch() async throws {
         let ws = try E2EWorkspace()
         defer { ws.cleanUp() }
@@ -154,7 +154,13 @@ struct DistributedRunTests {
         let serve = try ws.start(["serve", matrix, "--listen", "127.0.0.1:\(port)", "--token-file", "token"], label: "serve")
         let wrong = try ws.start(["worker", "--connect", "127.0.0.1:\(port)", "--token-file", "token", "--registry", "test",
                                   "--name", "test-only"], label: "wrong")
-        try await waitUntil("the test-only worker connected", timeout: .seconds(30)) { ws.output("serve").contains("job(s)") }
+        // Both sides are told at once why the test-only worker gets nothing.
+        try await waitUntil("the coordinator says the test-only worker gets no jobs", timeout: .seconds(30)) {
+            ws.output("serve").contains("worker test-only offers [test]")
+        }
+        try await waitUntil("the worker is told", timeout: .seconds(30)) {
+            ws.output("wrong").contains("coordinator says: this run needs registry [noop]")
+        }
         let right = try ws.start(["worker", "--connect", "127.0.0.1:\(port)", "--token-file", "token", "--registry", "noop",
                                   "--name", "noop-only", "--exit-after-drain"], label: "right")
         try await ws.waitForExit(serve, timeout: .seconds(60))

@@ -67,6 +67,7 @@ enum Vectors {
             ("revoke", .revoke([AttemptRef(job: "j1", attempt: 1), AttemptRef(job: "j2", attempt: 3)])),
             ("revoked", .revoked([RevokeAnswer(job: "j1", attempt: 1, taken: true),
                                   RevokeAnswer(job: "j2", attempt: 3, taken: false)])),
+            ("notice", .notice("hi")),
             ("heartbeat", .heartbeat),
             ("cancel", .cancel(Cancel(job: "j1", attempt: 1, reason: "lease expired"))),
             ("drain", .drain),
