@@ -161,13 +161,14 @@ enum EngineFiles {
     }
 
     /// A shared volume, an Indexed Job of `shards` completions (shard `JOB_COMPLETION_INDEX + 1`, each into its
-    /// own store on the volume, then a marker file), and a merge Job that waits for every marker and merges.
+    /// own store on the volume, then a marker in `/results/done`), and a merge Job that waits for every marker and merges.
     static func kubernetes(_ s: Settings, command: String) -> String {
         let image = s.image ?? "flowmatrix:latest"
         let run = "flowmatrix run \(shellQuoted(s.matrix)) --shard auto --store \"/results/shard-$JOB_COMPLETION_INDEX\""
             + durationsFlag(s) + "; code=$?; "
-            + "if [ \"$code\" -le 1 ]; then touch \"/results/shard-$JOB_COMPLETION_INDEX.done\"; exit 0; fi; exit \"$code\""
-        let merge = "until [ \"$(ls /results/*.done 2>/dev/null | wc -l)\" -ge \(s.shards) ]; do sleep 10; done; "
+            + "if [ \"$code\" -le 1 ]; then mkdir -p /results/done && touch \"/results/done/shard-$JOB_COMPLETION_INDEX\"; "
+            + "exit 0; fi; exit \"$code\""
+        let merge = "until [ \"$(ls /results/done 2>/dev/null | wc -l)\" -ge \(s.shards) ]; do sleep 10; done; "
             + "flowmatrix merge /results/shard-* --store /results/merged"
         return header(command) + """
             # One image with flowmatrix on PATH and the repository (matrix + corpus) in its working directory.
