@@ -5,10 +5,13 @@ import MatrixPlan
 /// ideal split (`total / shards`), split by count vs longest-first by durations (exact, and estimated from a
 /// previous run whose durations are off by up to ±30 %) — and what the split costs.
 enum ShardsBench {
-    static let suite = BenchSuite(name: "shards", overview: "slowest shard vs ideal: count split vs duration-balanced") { quick in
+    static let suite = BenchSuite(
+        name: "shards", overview: "slowest shard vs ideal: count split vs duration-balanced"
+    ) { quick in
         let jobs = quick ? 2_000 : 20_000
         print("  skewed corpus: \(jobs) jobs, durations Pareto-like (most ~0.2–1 s, a tail up to ~60 s), seed 42")
-        print("  shards   ideal s   count: slowest  (over ideal)   durations: slowest (over)   estimated ±30 %: slowest (over)")
+        print("  shards  ideal s  | by count: slowest s  over ideal | by durations: slowest s  over ideal "
+            + "| estimated ±30 %: slowest s  over ideal")
         let corpus = Corpus(jobs: jobs, seed: 42)
         for shards in [2, 4, 8, 16, 32] {
             let ideal = corpus.total / Double(shards)
@@ -16,14 +19,15 @@ enum ShardsBench {
             let exact = corpus.makespan(ShardSplit(jobIDs: corpus.ids, count: shards, durations: corpus.actual))
             let estimated = corpus.makespan(ShardSplit(jobIDs: corpus.ids, count: shards, durations: corpus.estimated))
             func over(_ v: Double) -> String { String(format: "%+.2f %%", (v / ideal - 1) * 100) }
-            print(String(format: "  %6d  %8.1f   %14.1f  %12@   %17.1f %7@   %23.1f %7@", shards, ideal, count, over(count),
-                         exact, over(exact), estimated, over(estimated)))
+            print(String(format: "  %6d  %7.1f  | %19.1f  %10@ | %23.1f  %10@ | %26.1f  %10@", shards, ideal, count,
+                         over(count), exact, over(exact), estimated, over(estimated)))
         }
         let big = Corpus(jobs: quick ? 10_000 : 100_000, seed: 7)
         let started = ContinuousClock.now
         let split = ShardSplit(jobIDs: big.ids, count: 16, durations: big.actual)
         let elapsed = ContinuousClock.now - started
-        print(String(format: "  split cost: %d jobs into 16 shards by durations in %.1f ms (slowest %+.3f %% over ideal)",
+        print(String(format: "  split cost: %d jobs into 16 shards by durations in %.1f ms "
+                     + "(slowest %+.3f %% over ideal)",
                      big.ids.count, elapsed.milliseconds, (split.makespan / split.ideal - 1) * 100))
     }
 

@@ -25,7 +25,8 @@ enum CICommand {
             ("--workers <n>", "kubernetes-fleet: worker replicas (default 2)."),
             ("--slots <n>", "Slots per worker (kubernetes-fleet, systemd-worker)."),
             ("--connect <host:port>", "systemd-worker: the coordinator's numeric address."),
-            ("--token-file <file>", "systemd-worker: the token file on the machine (default /etc/flowmatrix/fleet.token)."),
+            ("--token-file <file>", "systemd-worker: the token's path on the machine "
+                + "(default /etc/flowmatrix/fleet.token)."),
             ("--binary <path>", "systemd-worker: the flowmatrix binary (default /usr/local/bin/flowmatrix)."),
             ("--label <key=value>", "systemd-worker: a worker label (repeatable)."),
         ],
@@ -49,7 +50,9 @@ enum CICommand {
             let binary = try args.option("--binary") ?? "/usr/local/bin/flowmatrix"
             let labels = try args.options("--label")
             let rest = try args.positionals()
-            guard let engine = rest.first else { throw UsageError("name an engine: \(engines.joined(separator: ", "))") }
+            guard let engine = rest.first else {
+                throw UsageError("name an engine: \(engines.joined(separator: ", "))")
+            }
             guard engines.contains(engine) else {
                 throw UsageError("unknown engine '\(engine)'; engines: \(engines.joined(separator: ", "))")
             }
@@ -71,8 +74,11 @@ enum CICommand {
                 settings.matrix = rest[1]
                 switch engine {
                 case "kubernetes-fleet":
-                    guard settings.image != nil else { throw UsageError("kubernetes-fleet needs --image (none is published)") }
-                    text = EngineFiles.kubernetesFleet(settings, token: Hex.encode(secureRandomBytes(32)), command: command)
+                    guard settings.image != nil else {
+                        throw UsageError("kubernetes-fleet needs --image (none is published)")
+                    }
+                    let token = Hex.encode(secureRandomBytes(32))
+                    text = EngineFiles.kubernetesFleet(settings, token: token, command: command)
                 default:
                     guard let shards else { throw UsageError("\(engine) needs --shards <n>") }
                     settings.shards = shards
@@ -80,7 +86,9 @@ enum CICommand {
                     case "github": text = EngineFiles.github(settings, command: command)
                     case "gitlab": text = EngineFiles.gitlab(settings, command: command)
                     default:
-                        guard settings.image != nil else { throw UsageError("kubernetes needs --image (none is published)") }
+                        guard settings.image != nil else {
+                            throw UsageError("kubernetes needs --image (none is published)")
+                        }
                         text = EngineFiles.kubernetes(settings, command: command)
                     }
                 }

@@ -175,20 +175,24 @@ enum MergeCommand {
         }
 
         var reportNote: String?
-        if !already || !FileManager.default.fileExists(atPath: target.runFolder(runID).appendingPathComponent("report.html").path) {
+        let report = target.runFolder(runID).appendingPathComponent("report.html").path
+        if !already || !FileManager.default.fileExists(atPath: report) {
             reportNote = RunArtifacts.writeReports(runID: runID, store: target, baseline: baseline)
         }
-        guard let merged = try reader.run(runID) else { throw CommandFailure("the merged run \(runID) is not in the journal") }
+        guard let merged = try reader.run(runID) else {
+            throw CommandFailure("the merged run \(runID) is not in the journal")
+        }
         let count = { (o: JobOutcome) in merged.outcomes[o] ?? 0 }
         if !quiet {
             if already {
                 FlowMatrixCLI.say("already merged: run \(runID) holds these \(shards.count) shard(s); nothing changed")
             } else {
-                FlowMatrixCLI.say("merged \(shards.count) shard(s) of plan \(first.record.planHash.prefix(12)) into run "
-                    + "\(runID): \(merged.jobCount) job(s), \(copied) blob(s) copied")
+                FlowMatrixCLI.say("merged \(shards.count) shard(s) of plan \(first.record.planHash.prefix(12)) "
+                    + "into run \(runID): \(merged.jobCount) job(s), \(copied) blob(s) copied")
             }
             let notRun = count(.notRun) + count(.cancelled)
-            FlowMatrixCLI.say("run \(runID): \(count(.passed)) passed, \(count(.failed)) failed, \(count(.flaky)) flaky, "
+            FlowMatrixCLI.say("run \(runID): \(count(.passed)) passed, \(count(.failed)) failed, "
+                + "\(count(.flaky)) flaky, "
                 + "\(count(.timedOut)) timed out, \(count(.quarantined)) quarantined, \(notRun) not run")
             if let reportNote { FlowMatrixCLI.say("  \(reportNote)") }
             FlowMatrixCLI.say("  details: flowmatrix show \(runID)  (store: \(target.root.path))")
@@ -202,7 +206,9 @@ enum MergeCommand {
     static func check(_ shards: [Shard]) -> [String] {
         guard let first = shards.first else { return [] }
         var problems: [String] = []
-        func name(_ s: Shard) -> String { "shard \(s.record.index)/\(s.record.count) (run \(s.summary.info.runID) in \(s.store.root.path))" }
+        func name(_ s: Shard) -> String {
+            "shard \(s.record.index)/\(s.record.count) (run \(s.summary.info.runID) in \(s.store.root.path))"
+        }
         var consistent: [Shard] = []
         for shard in shards {
             if shard.record.planHash != first.record.planHash {
@@ -233,8 +239,9 @@ enum MergeCommand {
         let missing = (1...first.record.count).filter { byIndex[$0] == nil }
         if !missing.isEmpty, problems.allSatisfy({ !$0.contains("another plan") && !$0.contains("splits the plan") }) {
             let list = missing.map { "\($0)/\(first.record.count)" }.joined(separator: ", ")
-            problems.append("shard\(missing.count == 1 ? "" : "s") \(list) \(missing.count == 1 ? "is" : "are") missing: "
-                + "\(first.record.count) shards make the plan of \(first.record.planJobs) job(s), \(byIndex.count) given")
+            let verb = missing.count == 1 ? "shard \(list) is" : "shards \(list) are"
+            problems.append("\(verb) missing: \(first.record.count) shards make the plan of \(first.record.planJobs) "
+                + "job(s), \(byIndex.count) given")
         }
         return problems
     }
@@ -257,7 +264,9 @@ enum MergeCommand {
             "planHash": shards[0].record.planHash, "shards": shards[0].record.count,
             "runs": shards.map { ["index": $0.record.index, "runID": $0.summary.info.runID] },
         ] as [String: Any]
-        guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) else { return "{}" }
+        guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) else {
+            return "{}"
+        }
         return String(decoding: data, as: UTF8.self)
     }
 

@@ -21,7 +21,7 @@ enum RunCommand {
             ("--retries <n>", "Override the matrix's retry count."),
             ("--seed <n>", "Override the matrix's seed."),
             ("--quiet", "No progress line or summary."),
-            ("--shard <i/n>", "Run only shard i of n (from 1) of the plan, in its own store; 'auto' reads the CI's index."),
+            ("--shard <i/n>", "Run only shard i of n (from 1) of the plan; 'auto' reads the engine's index (below)."),
             ("--shard-count <n>", "The shard count for '--shard auto' on Kubernetes (or FLOWMATRIX_SHARD_COUNT)."),
             ("--durations <path>", "Balance shards by a previous run's durations: its journal, store or summary.json."),
         ],

@@ -87,8 +87,8 @@ enum RunSession {
         } else {
             try writer.submit([
                 .runStarted(RunInfo(runID: runID, matrixName: plan.matrix.name, matrixPath: URL(fileURLWithPath: matrixPath).path,
-                                    seed: plan.matrix.seed, startedAt: Date(), settingsJSON: settingsJSON(plan.matrix, planHash: planHash,
-                                                                          shard: shardRecord))),
+                                    seed: plan.matrix.seed, startedAt: Date(),
+                                    settingsJSON: settingsJSON(plan.matrix, planHash: planHash, shard: shardRecord))),
                 .jobsPlanned(runID: runID, jobs: plan.jobs.map { job in
                     PlannedJob(jobID: job.id, scenarioID: job.scenario.id, scenarioTitle: job.scenario.title,
                                configuration: job.configuration.canonicalString,

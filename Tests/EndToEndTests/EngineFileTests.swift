@@ -23,7 +23,9 @@ struct EngineFileTests {
 
     static func requireTool(_ name: String) throws -> String {
         guard let path = tool(name) else {
-            Issue.record("'\(name)' is missing from PATH: run scripts/install-deps.sh test (pip: pyyaml check-jsonschema kubernetes-validate)")
+            let message = "'\(name)' is missing from PATH: run scripts/install-deps.sh test "
+                + "(PyPI: pyyaml check-jsonschema kubernetes-validate)"
+            Issue.record(Comment(rawValue: message))
             throw CancellationError()
         }
         return path

@@ -6,7 +6,7 @@ import Testing
 @Suite("shards and merge end to end", .serialized, .timeLimit(.minutes(4)))
 struct ShardMergeTests {
     /// What must be equal between a merged run and an unsharded one: everything but run ids, workers and times.
-    struct RunFacts: Equatable, CustomStringConvertible {
+    struct RunFacts: Equatable {
         struct Attempt: Equatable {
             var attempt: Int
             var outcome: JobOutcome?
@@ -47,8 +47,6 @@ struct ShardMergeTests {
                            attemptRows: attempts, artifacts: artifacts)
             }
         }
-
-        var description: String { jobs.map { "\($0.id) \($0.scenario) \($0.configuration) \($0.outcome.map(\.rawValue) ?? "-")" }.joined(separator: "\n") }
     }
 
     static func journal(_ ws: E2EWorkspace, _ store: String) -> String {
@@ -59,6 +57,15 @@ struct ShardMergeTests {
         let runs = try JournalReader(path: journal(ws, store)).runs()
         #expect(runs.count == 1, "\(store) holds one run")
         return try #require(runs.first?.info.runID)
+    }
+
+    /// Runs shard `spec` of `matrix` into `store` with one local worker; expects exit 0 or 1, returns the output.
+    static func shard(_ ws: E2EWorkspace, _ matrix: String, _ spec: String, store: String, _ extra: [String] = [],
+                      sourceLocation: SourceLocation = #_sourceLocation) async throws -> String {
+        let (status, output) = try await ws.run(["run", matrix, "--shard", spec, "--workers", "1", "--store", store] + extra,
+                                                label: "shard-\(store)")
+        #expect(status <= 1, "\(output)", sourceLocation: sourceLocation)
+        return output
     }
 
     /// Passing, failing (with an artifact on the failing attempt), and flaky scenarios over three locales.
@@ -80,9 +87,7 @@ struct ShardMergeTests {
         #expect(refStatus == 1, "failures exit 1: \(refOutput)")
         var shardJobs = 0
         for i in 1...3 {
-            let (status, output) = try await ws.run(["run", matrix, "--shard", "\(i)/3", "--workers", "1",
-                                                     "--store", "s\(i)"], label: "shard\(i)")
-            #expect(status <= 1, "\(output)")
+            let output = try await Self.shard(ws, matrix, "\(i)/3", store: "s\(i)")
             #expect(output.contains("shard \(i)/3 (from --shard), split by count"), "\(output)")
             let run = try #require(try JournalReader(path: Self.journal(ws, "s\(i)")).run(try Self.onlyRun(ws, "s\(i)")))
             shardJobs += run.jobCount
@@ -121,11 +126,7 @@ struct ShardMergeTests {
         let ws = try E2EWorkspace()
         defer { ws.cleanUp() }
         let matrix = try Self.mixedCorpus(ws)
-        for i in 1...3 {
-            let (status, output) = try await ws.run(["run", matrix, "--shard", "\(i)/3", "--workers", "1", "--store", "s\(i)",
-                                                     "--quiet"], label: "shard\(i)")
-            #expect(status <= 1, "\(output)")
-        }
+        for i in 1...3 { _ = try await Self.shard(ws, matrix, "\(i)/3", store: "s\(i)") }
         let (missing, missingOutput) = try await ws.run(["merge", "s1", "s3", "--store", "m"], label: "missing")
         #expect(missing == 65, "\(missingOutput)")
         #expect(missingOutput.contains("shard 2/3 is missing"), "\(missingOutput)")
@@ -175,9 +176,8 @@ struct ShardMergeTests {
         let ws = try E2EWorkspace()
         defer { ws.cleanUp() }
         let matrix = try Self.mixedCorpus(ws)
-        _ = try await ws.run(["run", matrix, "--shard", "1/2", "--workers", "1", "--store", "a", "--quiet"], label: "a")
-        _ = try await ws.run(["run", matrix, "--shard", "2/2", "--workers", "1", "--store", "b", "--quiet", "--seed", "8"],
-                             label: "b")
+        _ = try await Self.shard(ws, matrix, "1/2", store: "a")
+        _ = try await Self.shard(ws, matrix, "2/2", store: "b", ["--seed", "8"])
         let (status, output) = try await ws.run(["merge", "a", "b", "--store", "m"], label: "merge")
         #expect(status == 65, "\(output)")
         #expect(output.contains("is of another plan"), "\(output)")
@@ -203,9 +203,7 @@ struct ShardMergeTests {
         let runID = try Self.onlyRun(ws, "s1")
         let before = try JournalReader(path: s1).jobs(run: runID)
         #expect(before.contains { $0.result == nil }, "killed mid-run")
-        let (other, otherOutput) = try await ws.run(["run", matrix, "--shard", "2/2", "--workers", "1", "--store", "s2",
-                                                     "--quiet"], label: "s2")
-        #expect(other <= 1, "\(otherOutput)")
+        _ = try await Self.shard(ws, matrix, "2/2", store: "s2")
 
         let (refused, refusedOutput) = try await ws.run(["merge", "s1", "s2", "--store", "m"], label: "refused")
         #expect(refused == 65, "\(refusedOutput)")
@@ -266,9 +264,7 @@ struct ShardMergeTests {
         let summary = "previous/runs/\(previous)/summary.json"
         var splits: [String] = []
         for (i, source) in ["previous/journal.sqlite", "previous", summary].enumerated() {
-            let (status, output) = try await ws.run(["run", matrix, "--shard", "1/2", "--durations", source,
-                                                     "--workers", "1", "--store", "d\(i)"], label: "d\(i)")
-            #expect(status <= 1, "\(output)")
+            let output = try await Self.shard(ws, matrix, "1/2", store: "d\(i)", ["--durations", source])
             #expect(output.contains("split by durations from \(source)"), "\(output)")
             splits.append(try JournalReader(path: Self.journal(ws, "d\(i)")).jobs(run: try Self.onlyRun(ws, "d\(i)"))
                 .map(\.job.jobID).joined(separator: ","))
@@ -276,5 +272,14 @@ struct ShardMergeTests {
         #expect(splits[0] == splits[1], "a journal or its store: the same durations")
         let (bad, badOutput) = try await ws.run(["run", matrix, "--shard", "1/2", "--durations", "m.json"], label: "bad")
         #expect(bad == 2 && badOutput.contains("not a summary.json"), "\(badOutput)")
+    }
+
+    @Test("bench shards prints the slowest shard against the ideal for both splits")
+    func bench() async throws {
+        let ws = try E2EWorkspace()
+        defer { ws.cleanUp() }
+        let (status, output) = try await ws.run(["bench", "--quick", "shards"], label: "bench")
+        #expect(status == 0, "\(output)")
+        #expect(output.contains("by count") && output.contains("by durations") && output.contains("split cost"), "\(output)")
     }
 }
