@@ -13,7 +13,7 @@ enum CICommand {
             + "                      | ci kubernetes-fleet <matrix> --image <image> [--workers <n>] [--slots <n>]\n"
             + "                      | ci systemd-worker --connect <host:port> [--token-file <file>] [--slots <n>]",
         arguments: [
-            ("<engine>", engines.joined(separator: ", ")),
+            ("<engine>", engines.joined(separator: ", ") + " (or systemd)"),
             ("<matrix>", "The matrix path as the shard jobs see it (relative to the checkout or image)."),
         ],
         options: [
@@ -50,9 +50,11 @@ enum CICommand {
             let binary = try args.option("--binary") ?? "/usr/local/bin/flowmatrix"
             let labels = try args.options("--label")
             let rest = try args.positionals()
-            guard let engine = rest.first else {
+            guard let named = rest.first else {
                 throw UsageError("name an engine: \(engines.joined(separator: ", "))")
             }
+            // `systemd` names the only unit there is.
+            let engine = named == "systemd" ? "systemd-worker" : named
             guard engines.contains(engine) else {
                 throw UsageError("unknown engine '\(engine)'; engines: \(engines.joined(separator: ", "))")
             }

@@ -60,8 +60,12 @@ public struct ShardSplit: Sendable, Hashable {
         let n = max(1, count)
         var shards = Array(repeating: [Int](), count: n)
         var loads = Array(repeating: 0.0, count: n)
-        let known = jobIDs.compactMap { id in durations?[id].flatMap { $0.isFinite && $0 >= 0 ? $0 : nil } }
-        guard let durations, !known.isEmpty else {
+        // One lookup per job: what the durations say of it (nil: unknown, or not a usable duration).
+        let measured: [Double?] = durations.map { d in
+            jobIDs.map { id in d[id].flatMap { $0.isFinite && $0 >= 0 ? $0 : nil } }
+        } ?? []
+        let known = measured.compactMap { $0 }
+        guard !known.isEmpty else {
             for k in jobIDs.indices {
                 shards[k % n].append(k)
                 loads[k % n] += 1
@@ -70,7 +74,7 @@ public struct ShardSplit: Sendable, Hashable {
             return
         }
         let fallback = Self.median(known.sorted())
-        let expected = jobIDs.map { id in durations[id].flatMap { $0.isFinite && $0 >= 0 ? $0 : nil } ?? fallback }
+        let expected = measured.map { $0 ?? fallback }
         let order = jobIDs.indices.sorted { a, b in
             expected[a] != expected[b] ? expected[a] > expected[b] : a < b
         }

@@ -206,7 +206,7 @@ struct EngineFileTests {
     func systemdWorker() async throws {
         let ws = try E2EWorkspace()
         defer { ws.cleanUp() }
-        let (status, output) = try await ws.run(["ci", "systemd-worker", "--connect", "10.0.0.5:7700", "--slots", "4",
+        let (status, output) = try await ws.run(["ci", "systemd", "--connect", "10.0.0.5:7700", "--slots", "4",
                                                  "--binary", E2EWorkspace.binary.path], label: "unit")
         #expect(status == 0, "\(output)")
         let unit = try String(contentsOf: ws.root.appendingPathComponent("unit.out"), encoding: .utf8)
