@@ -30,6 +30,14 @@ struct ShardRecord: Sendable, Hashable {
 extension RunSummary {
     /// Whether the run is one shard of a plan (`run --shard`).
     var isShard: Bool { ShardRecord(settingsJSON: info.settingsJSON) != nil }
+
+    /// ` [shard 2/4]` for a shard, ` [merged from 4 shards]` for a merged run, else empty (for `runs` and `show`).
+    var scaleOutNote: String {
+        if let shard = ShardRecord(settingsJSON: info.settingsJSON) { return " [shard \(shard.index)/\(shard.count)]" }
+        let object = try? JSONSerialization.jsonObject(with: Data(info.settingsJSON.utf8)) as? [String: Any]
+        guard let shards = (object?["merged"] as? [String: Any])?["shards"] as? Int else { return "" }
+        return " [merged from \(shards) shards]"
+    }
 }
 
 /// `flowmatrix merge`: shard stores into one run, with the reports of a run.

@@ -116,6 +116,10 @@ struct ShardMergeTests {
         }
         let summary = try String(contentsOf: folder.appendingPathComponent("summary.json"), encoding: .utf8)
         #expect(summary.contains("\"failed\":3"), "\(summary.prefix(400))")
+        let (_, runs) = try await ws.run(["runs", "--store", "merged"], label: "runs")
+        #expect(runs.contains("\(merged)  completed    e2e [merged from 3 shards]  12 jobs"), "\(runs)")
+        let (_, shardRuns) = try await ws.run(["runs", "--store", "s2"], label: "runs-s2")
+        #expect(shardRuns.contains("e2e [shard 2/3]"), "\(shardRuns)")
         // A diff baseline like any run.
         let (diffStatus, diffOutput) = try await ws.run(["diff", merged, merged, "--store", "merged"], label: "diff")
         #expect(diffStatus == 0, "\(diffOutput)")
