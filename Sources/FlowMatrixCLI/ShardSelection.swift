@@ -88,6 +88,9 @@ struct ShardSelection: Sendable {
         guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
             throw CommandFailure("\(file) is neither a journal nor a summary.json")
         }
+        guard object["schemaVersion"] != nil else {
+            throw CommandFailure("\(file) is JSON but not a summary.json (no schemaVersion)")
+        }
         var out: [String: Double] = [:]
         // Plain passes: [id, scenarioID, configuration, registry, durationSeconds].
         for case let row as [Any] in object["passed"] as? [Any] ?? [] where row.count >= 5 {
@@ -97,9 +100,6 @@ struct ShardSelection: Sendable {
             if let id = job["id"] as? String, let seconds = (job["durationSeconds"] as? NSNumber)?.doubleValue {
                 out[id] = seconds
             }
-        }
-        guard object["schemaVersion"] != nil else {
-            throw CommandFailure("\(file) is JSON but not a summary.json (no schemaVersion)")
         }
         return out
     }
