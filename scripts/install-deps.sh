@@ -7,10 +7,13 @@
 #     libxml2-utils      xmllint, to validate junit.xml against Tests/ReportsTests/Fixtures/junit.xsd
 #     python3            drives Chromium over the DevTools protocol (Tests/ReportsTests/Fixtures/click_cell.py)
 #     fonts-dejavu-core  a font with the heat map's symbols
+#     systemd            systemd-analyze verify, for the units 'flowmatrix ci systemd-worker' prints
+#     python3-pip + PyPI pyyaml, check-jsonschema (vendored GitHub workflow / GitLab CI schemas),
+#                        kubernetes-validate (Kubernetes schemas): Tests/EndToEndTests/EngineFileTests.swift
 set -euo pipefail
 packages=(libuv1-dev zlib1g-dev libsqlite3-dev libssl-dev libcairo2-dev pkg-config gzip)
 if [ "${1:-}" = "test" ]; then
-    packages+=(chromium libxml2-utils python3 fonts-dejavu-core sqlite3)
+    packages+=(chromium libxml2-utils python3 python3-pip fonts-dejavu-core sqlite3 systemd)
 fi
 missing=()
 for p in "${packages[@]}"; do
@@ -23,6 +26,15 @@ if [ ${#missing[@]} -gt 0 ]; then
     export DEBIAN_FRONTEND=noninteractive
     $sudo_cmd apt-get update -qq
     $sudo_cmd apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+if [ "${1:-}" = "test" ]; then
+    python_packages=(pyyaml check-jsonschema kubernetes-validate)
+    if ! python3 -c "import yaml" 2>/dev/null || ! command -v check-jsonschema >/dev/null \
+        || ! command -v kubernetes-validate >/dev/null; then
+        echo "installing from PyPI: ${python_packages[*]}"
+        python3 -m pip install -q "${python_packages[@]}" 2>/dev/null \
+            || python3 -m pip install -q --break-system-packages "${python_packages[@]}"
+    fi
 fi
 if ! command -v swift >/dev/null 2>&1 && [ ! -x /opt/swift/usr/bin/swift ]; then
     echo "error: no Swift toolchain (expected on PATH or in /opt/swift)" >&2

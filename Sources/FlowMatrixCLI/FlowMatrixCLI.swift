@@ -10,6 +10,8 @@ public enum FlowMatrixCLI {
             PlanCommand.spec,
             RunCommand.spec,
             RunCommand.serveSpec,
+            MergeCommand.spec,
+            CICommand.spec,
             WorkerCommand.spec,
             RunsCommand.spec,
             RunsCommand.showSpec,

@@ -9,6 +9,7 @@ enum RunCommand {
         name: "run",
         overview: "Run a matrix: an embedded coordinator on loopback plus local worker processes.",
         usage: "run <matrix> [--workers <n>] [--slots <n>] [--store <dir>] [--strict] [--baseline last|<run-id>]\n"
+            + "                      [--shard <i/n>|auto [--shard-count <n>]] [--durations <journal|summary.json>]\n"
             + "                      | run --resume <run-id> [<matrix>]",
         arguments: [("<matrix>", "A matrix file (see docs/MATRIX.md).")],
         options: [
@@ -21,16 +22,34 @@ enum RunCommand {
             ("--retries <n>", "Override the matrix's retry count."),
             ("--seed <n>", "Override the matrix's seed."),
             ("--quiet", "No progress line or summary."),
+            ("--shard <i/n>", "Run only shard i of n (from 1) of the plan; 'auto' reads the engine's index (below)."),
+            ("--shard-count <n>", "The shard count for '--shard auto' on Kubernetes (or FLOWMATRIX_SHARD_COUNT)."),
+            ("--durations <path>", "Balance shards by a previous run's durations: its journal, store or summary.json."),
         ],
         discussion: """
             Ctrl-C once stops dispatching and lets in-flight jobs finish; twice cancels them. The journal stays
             consistent either way; 'flowmatrix run --resume <run-id>' finishes the run later.
             EXIT CODES: 0 all jobs passed (flaky allowed unless --strict), 1 failures, 2 I/O error (store, port),
             64 usage error, 65 the matrix or its corpus has findings, 130 interrupted.
+            SHARDS: every shard computes the same split of the plan (by count, or longest-first by --durations, which
+            every shard must be given alike) and runs its share; 'flowmatrix merge' joins the shard stores into one
+            run. A shard resumes like any run ('--resume', its store). docs/SCALE-OUT.md has engine files.
+            \(ShardSelection.environmentHelp)
             """,
         run: { args in
             var options = try commonOptions(&args)
             if let n = try args.intOption("--workers", in: 1...256) { options.localWorkers = n }
+            let shardCount = try args.intOption("--shard-count", in: 1...100_000)
+            let durations = try args.option("--durations")
+            if let (spec, source) = try ShardSelection.resolve(shard: try args.option("--shard"), count: shardCount,
+                                                               environment: ProcessInfo.processInfo.environment) {
+                guard options.resume == nil else { throw UsageError("a resumed shard keeps its share: drop '--shard'") }
+                options.shard = ShardSelection(spec: spec, source: source,
+                                               durations: try durations.map(ShardSelection.loadDurations),
+                                               durationsPath: durations)
+            } else if durations != nil {
+                throw UsageError("'--durations' balances shards: give it with '--shard'")
+            }
             if let n = try args.intOption("--slots", in: 1...256) { options.slotsPerWorker = n }
             let rest = try args.positionals()
             guard rest.count <= 1 else { throw UsageError("give one matrix") }

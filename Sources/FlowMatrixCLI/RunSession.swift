@@ -24,6 +24,8 @@ struct RunOptions: Sendable {
     var quiet = false
     var retriesOverride: Int?
     var seedOverride: UInt64?
+    /// `--shard`: run only this shard's share of the plan (docs/SCALE-OUT.md).
+    var shard: ShardSelection?
 }
 
 /// Runs one matrix end to end: plan, journal, coordinator, (local workers), progress, outcome, exit code.
@@ -58,6 +60,14 @@ enum RunSession {
         }
         if let r = options.retriesOverride { plan.matrix.retries = r }
         if let s = options.seedOverride { plan.matrix.seed = s }
+        let planHash = plan.hash
+        var shardRecord: [String: Any]?
+        if let shard = options.shard {
+            shardRecord = shard.apply(to: &plan)
+        } else if let resumeState, let runID = options.resume, try reader.run(runID)?.isShard == true {
+            // A shard resumes with the jobs it journaled, not a new split.
+            plan.jobs = plan.jobs.filter { resumeState.done[$0.id] != nil || resumeState.nextAttempt[$0.id] != nil }
+        }
         if options.localWorkers > 0 {
             let hosted = Set(BuiltInRegistries.all.map(\.name))
             guard hosted.contains(plan.matrix.registry) else {
@@ -83,7 +93,8 @@ enum RunSession {
         } else {
             try writer.submit([
                 .runStarted(RunInfo(runID: runID, matrixName: plan.matrix.name, matrixPath: URL(fileURLWithPath: matrixPath).path,
-                                    seed: plan.matrix.seed, startedAt: Date(), settingsJSON: settingsJSON(plan.matrix))),
+                                    seed: plan.matrix.seed, startedAt: Date(),
+                                    settingsJSON: settingsJSON(plan.matrix, planHash: planHash, shard: shardRecord))),
                 .jobsPlanned(runID: runID, jobs: plan.jobs.map { job in
                     PlannedJob(jobID: job.id, scenarioID: job.scenario.id, scenarioTitle: job.scenario.title,
                                configuration: job.configuration.canonicalString,
@@ -124,6 +135,10 @@ enum RunSession {
         if !options.quiet {
             let mode = options.localWorkers > 0 ? "\(options.localWorkers) local worker(s)" : "workers connecting to \(options.host):\(server.port)"
             FlowMatrixCLI.say("run \(runID): \(plan.matrix.name), \(definition.jobs.count) job(s), \(mode)")
+            if let shard = options.shard {
+                FlowMatrixCLI.say("  shard \(shard.spec) (from \(shard.source)), split by "
+                    + (shard.durations == nil ? "count" : "durations from \(shard.durationsPath ?? "?")"))
+            }
         }
         let workers = options.localWorkers > 0
             ? try LocalWorkers(count: options.localWorkers, slots: options.slotsPerWorker, port: server.port,
@@ -244,11 +259,15 @@ enum RunSession {
         return digest.prefix(8).reduce(0) { $0 << 8 | UInt64($1) }
     }
 
-    static func settingsJSON(_ m: MatrixFile) -> String {
-        let object: [String: Any] = [
+    /// The run's settings as stored in the journal; a shard also records its index, count, plan hash and the
+    /// plan positions of its jobs (what `merge` checks and orders by).
+    static func settingsJSON(_ m: MatrixFile, planHash: String? = nil, shard: [String: Any]? = nil) -> String {
+        var object: [String: Any] = [
             "registry": m.registry, "retries": m.retries, "jobTimeoutSeconds": m.jobTimeout.milliseconds / 1000,
             "failFast": m.failFast, "keep": m.keep.rawValue, "reduction": m.reduction.description,
         ]
+        if let planHash { object["planHash"] = planHash }
+        if let shard { object["shard"] = shard }
         guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) else { return "{}" }
         return String(decoding: data, as: UTF8.self)
     }

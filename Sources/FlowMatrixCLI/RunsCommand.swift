@@ -19,7 +19,7 @@ enum RunsCommand {
             for run in runs {
                 let o = run.outcomes
                 print("\(run.info.runID)  \(run.status.rawValue.padding(toLength: 11, withPad: " ", startingAt: 0))  "
-                      + "\(run.info.matrixName)  \(run.jobCount) jobs: \(o[.passed] ?? 0) passed, \(o[.failed] ?? 0) failed, "
+                      + "\(run.info.matrixName)\(run.scaleOutNote)  \(run.jobCount) jobs: \(o[.passed] ?? 0) passed, \(o[.failed] ?? 0) failed, "
                       + "\(o[.flaky] ?? 0) flaky, \((o[.timedOut] ?? 0) + (o[.quarantined] ?? 0)) timed out/quarantined")
             }
             return ExitCode.success
@@ -45,7 +45,7 @@ enum RunsCommand {
                 runID = last
             }
             guard let run = try reader.run(runID) else { throw CommandFailure("no run '\(runID)'") }
-            print("run \(runID) (\(run.status.rawValue)): \(run.info.matrixName), \(run.jobCount) jobs")
+            print("run \(runID) (\(run.status.rawValue)): \(run.info.matrixName)\(run.scaleOutNote), \(run.jobCount) jobs")
             var allPassed = true
             for row in try reader.jobs(run: runID) {
                 let outcome = row.result?.outcome.rawValue ?? row.state.rawValue

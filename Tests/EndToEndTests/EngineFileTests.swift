@@ -1,0 +1,227 @@
+import Foundation
+import Testing
+
+/// `flowmatrix ci …`: the generated files parse (PyYAML), name only real keys (the engines' published schemas, as
+/// vendored by check-jsonschema and kubernetes-validate; `systemd-analyze verify`), and their commands work.
+/// The Python tools come from `scripts/install-deps.sh test`.
+@Suite("ci engine files", .serialized, .timeLimit(.minutes(3)))
+struct EngineFileTests {
+    /// The path of `name` as the shell finds it on PATH (pyenv shims included), or nil.
+    static func tool(_ name: String) -> String? {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/bin/sh")
+        p.arguments = ["-c", "command -v \"$0\"", name]
+        let pipe = Pipe()
+        p.standardOutput = pipe
+        p.standardError = FileHandle.nullDevice
+        guard (try? p.run()) != nil else { return nil }
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        let path = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        return p.terminationStatus == 0 && path.hasPrefix("/") ? path : nil
+    }
+
+    static func requireTool(_ name: String) throws -> String {
+        guard let path = tool(name) else {
+            let message = "'\(name)' is missing from PATH: run scripts/install-deps.sh test "
+                + "(PyPI: pyyaml check-jsonschema kubernetes-validate)"
+            Issue.record(Comment(rawValue: message))
+            throw CancellationError()
+        }
+        return path
+    }
+
+    /// Generates `flowmatrix ci args…` into `file` and returns its documents as JSON objects (PyYAML's reading).
+    static func generate(_ ws: E2EWorkspace, _ args: [String], into file: String) async throws -> [[String: Any]] {
+        let (status, output) = try await ws.run(["ci"] + args, label: "ci-\(file)")
+        #expect(status == 0, "\(output)")
+        let text = try String(contentsOf: ws.root.appendingPathComponent("ci-\(file).out"), encoding: .utf8)
+        try Data(text.utf8).write(to: ws.root.appendingPathComponent(file))
+        let python = try requireTool("python3")
+        let script = "import json, sys, yaml; print(json.dumps(list(yaml.safe_load_all(open(sys.argv[1])))))"
+        let (parsed, json) = try await ws.runTool(python, ["-c", script, file])
+        #expect(parsed == 0, "PyYAML parses \(file): \(json)")
+        let documents = try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [[String: Any]]
+        return try #require(documents, "\(file): \(json.prefix(300))")
+    }
+
+    static func corpus(_ ws: E2EWorkspace) throws -> String {
+        try ws.scenario("passes", ["pass"])
+        try ws.scenario("fails", ["pass", "fail"])
+        _ = try ws.matrix(locales: ["en", "de", "ar"])
+        return "m.json"
+    }
+
+    /// Runs a generated shell line with `/bin/sh` in the workspace, the built binary standing in for `flowmatrix`.
+    static func shell(_ ws: E2EWorkspace, _ line: String, environment: [String: String] = [:]) throws -> (Int32, String) {
+        // `flowmatrix` on PATH is the built binary, as in the engines' images.
+        let bin = ws.root.appendingPathComponent("bin")
+        if !FileManager.default.fileExists(atPath: bin.path) {
+            try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: true)
+            try FileManager.default.createSymbolicLink(at: bin.appendingPathComponent("flowmatrix"),
+                                                       withDestinationURL: E2EWorkspace.binary)
+        }
+        let command = line.replacingOccurrences(of: ".build/release/flowmatrix", with: "flowmatrix")
+            .replacingOccurrences(of: "/results", with: ws.root.appendingPathComponent("results").path)
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/bin/sh")
+        p.arguments = ["-c", command]
+        p.currentDirectoryURL = ws.root
+        var env = ProcessInfo.processInfo.environment
+        for key in ["CI_NODE_INDEX", "CI_NODE_TOTAL", "JOB_COMPLETION_INDEX", "BUILDKITE_PARALLEL_JOB"] { env[key] = nil }
+        for (k, v) in environment { env[k] = v }
+        env["PATH"] = bin.path + ":" + (env["PATH"] ?? "/usr/bin:/bin")
+        p.environment = env
+        let log = ws.root.appendingPathComponent("sh-\(UUID().uuidString).log")
+        FileManager.default.createFile(atPath: log.path, contents: nil)
+        let handle = try FileHandle(forWritingTo: log)
+        p.standardOutput = handle
+        p.standardError = handle
+        try p.run()
+        p.waitUntilExit()
+        try handle.close()
+        return (p.terminationStatus, (try? String(contentsOf: log, encoding: .utf8)) ?? "")
+    }
+
+    @Test("GitHub Actions: a valid workflow (github-workflows schema) whose shard and merge steps work")
+    func github() async throws {
+        let ws = try E2EWorkspace()
+        defer { ws.cleanUp() }
+        let matrix = try Self.corpus(ws)
+        let docs = try await Self.generate(ws, ["github", matrix, "--shards", "3"], into: "workflow.yml")
+        let schema = try await ws.runTool(try Self.requireTool("check-jsonschema"),
+                                          ["--builtin-schema", "vendor.github-workflows", "workflow.yml"])
+        #expect(schema.0 == 0, "\(schema.1)")
+        let jobs = try #require(docs.first?["jobs"] as? [String: Any])
+        let shard = try #require(jobs["shard"] as? [String: Any])
+        let strategy = try #require(shard["strategy"] as? [String: Any])
+        #expect((strategy["matrix"] as? [String: Any])?["shard"] as? [Int] == [1, 2, 3])
+        #expect(strategy["fail-fast"] as? Bool == false)
+        let merge = try #require(jobs["merge"] as? [String: Any])
+        #expect(merge["needs"] as? String == "shard")
+        let shardSteps = try #require(shard["steps"] as? [[String: Any]])
+        let mergeSteps = try #require(merge["steps"] as? [[String: Any]])
+        #expect(shardSteps.contains { ($0["uses"] as? String)?.hasPrefix("actions/upload-artifact@") == true })
+        #expect(mergeSteps.contains { ($0["uses"] as? String)?.hasPrefix("actions/download-artifact@") == true })
+        #expect(mergeSteps.last?["uses"] as? String == "actions/upload-artifact@v4", "the merge job publishes the report")
+
+        // The steps' commands, as the runner would run them for each matrix entry, then the merge after download.
+        let runLine = try #require(shardSteps.compactMap { $0["run"] as? String }.first { $0.contains(" run ") })
+        for i in 1...3 {
+            let line = runLine.replacingOccurrences(of: "${{ matrix.shard }}", with: "\(i)")
+                .replacingOccurrences(of: "--store shard-store", with: "--store shards/flowmatrix-shard-\(i)")
+            let (status, output) = try Self.shell(ws, line)
+            #expect(status <= 1, "\(line): \(output)")
+        }
+        let mergeLine = try #require(mergeSteps.compactMap { $0["run"] as? String }.first { $0.contains(" merge ") })
+        let (status, output) = try Self.shell(ws, mergeLine)
+        #expect(status == 1, "the merge fails the workflow on failures: \(output)")
+        #expect(output.contains("merged 3 shard(s)"), "\(output)")
+    }
+
+    @Test("GitLab CI: a valid pipeline (gitlab-ci schema); parallel shards use CI_NODE_INDEX; the merge works")
+    func gitlab() async throws {
+        let ws = try E2EWorkspace()
+        defer { ws.cleanUp() }
+        let matrix = try Self.corpus(ws)
+        let docs = try await Self.generate(ws, ["gitlab", matrix, "--shards", "2"], into: "gitlab-ci.yml")
+        let schema = try await ws.runTool(try Self.requireTool("check-jsonschema"),
+                                          ["--builtin-schema", "vendor.gitlab-ci", "gitlab-ci.yml"])
+        #expect(schema.0 == 0, "\(schema.1)")
+        let pipeline = try #require(docs.first)
+        let shard = try #require(pipeline["flowmatrix-shard"] as? [String: Any])
+        #expect(shard["parallel"] as? Int == 2)
+        #expect((shard["artifacts"] as? [String: Any])?["when"] as? String == "always")
+        let merge = try #require(pipeline["flowmatrix-merge"] as? [String: Any])
+        #expect(merge["when"] as? String == "always")
+        let reports = (merge["artifacts"] as? [String: Any])?["reports"] as? [String: Any]
+        #expect(reports?["junit"] as? String == "merged/runs/*/junit.xml")
+        for i in 1...2 {
+            for line in shard["script"] as? [String] ?? [] {
+                let (status, output) = try Self.shell(ws, line, environment: ["CI_NODE_INDEX": "\(i)", "CI_NODE_TOTAL": "2"])
+                #expect(status <= 1, "\(line): \(output)")
+                #expect(output.contains("shard \(i)/2 (from CI_NODE_INDEX/CI_NODE_TOTAL)"), "\(output)")
+            }
+        }
+        for line in merge["script"] as? [String] ?? [] {
+            let (status, output) = try Self.shell(ws, line)
+            #expect(status == 1 && output.contains("merged 2 shard(s)"), "\(output)")
+        }
+    }
+
+    @Test("Kubernetes: an Indexed Job and a merge Job that pass strict schema validation and work as written")
+    func kubernetes() async throws {
+        let ws = try E2EWorkspace()
+        defer { ws.cleanUp() }
+        let matrix = try Self.corpus(ws)
+        let docs = try await Self.generate(ws, ["kubernetes", matrix, "--shards", "3", "--image", "registry.example/flowmatrix:1"],
+                                           into: "shards.yml")
+        let validate = try await ws.runTool(try Self.requireTool("kubernetes-validate"), ["--strict", "--quiet", "shards.yml"])
+        #expect(validate.0 == 0, "\(validate.1)")
+        #expect(docs.map { $0["kind"] as? String } == ["PersistentVolumeClaim", "Job", "Job"])
+        let indexed = try #require(docs[1]["spec"] as? [String: Any])
+        #expect(indexed["completionMode"] as? String == "Indexed")
+        #expect(indexed["completions"] as? Int == 3 && indexed["parallelism"] as? Int == 3)
+        func container(_ spec: [String: Any]) throws -> [String: Any] {
+            let pod = try #require((spec["template"] as? [String: Any])?["spec"] as? [String: Any])
+            return try #require((pod["containers"] as? [[String: Any]])?.first)
+        }
+        let shard = try container(indexed)
+        #expect(shard["image"] as? String == "registry.example/flowmatrix:1")
+        let env = shard["env"] as? [[String: Any]] ?? []
+        let count = try #require(env.first { $0["name"] as? String == "FLOWMATRIX_SHARD_COUNT" }?["value"] as? String)
+        let shardLine = try #require((shard["command"] as? [String])?.last)
+        try FileManager.default.createDirectory(at: ws.root.appendingPathComponent("results"), withIntermediateDirectories: true)
+        for index in 0..<3 {
+            let (status, output) = try Self.shell(ws, shardLine, environment: ["JOB_COMPLETION_INDEX": "\(index)",
+                                                                               "FLOWMATRIX_SHARD_COUNT": count])
+            #expect(status == 0, "a shard pod succeeds when its jobs ran, failures or not: \(output)")
+            #expect(output.contains("shard \(index + 1)/3"), "\(output)")
+        }
+        let mergeSpec = try #require(docs[2]["spec"] as? [String: Any])
+        let mergeLine = try #require((try container(mergeSpec)["command"] as? [String])?.last)
+        let (status, output) = try Self.shell(ws, mergeLine)
+        #expect(status == 1 && output.contains("merged 3 shard(s)"), "\(output)")
+    }
+
+    @Test("Kubernetes fleet: Secret, Service, coordinator Job and workers Deployment pass strict schema validation")
+    func kubernetesFleet() async throws {
+        let ws = try E2EWorkspace()
+        defer { ws.cleanUp() }
+        let matrix = try Self.corpus(ws)
+        let docs = try await Self.generate(ws, ["kubernetes-fleet", matrix, "--image", "registry.example/flowmatrix:1",
+                                                "--workers", "3"], into: "fleet.yml")
+        let validate = try await ws.runTool(try Self.requireTool("kubernetes-validate"), ["--strict", "--quiet", "fleet.yml"])
+        #expect(validate.0 == 0, "\(validate.1)")
+        #expect(docs.map { $0["kind"] as? String } == ["Secret", "Service", "PersistentVolumeClaim", "Job", "Deployment"])
+        let token = try #require((docs[0]["stringData"] as? [String: Any])?["token"] as? String)
+        #expect(token.count == 64)
+        let deployment = try #require(docs[4]["spec"] as? [String: Any])
+        #expect(deployment["replicas"] as? Int == 3)
+        let text = try String(contentsOf: ws.root.appendingPathComponent("fleet.yml"), encoding: .utf8)
+        #expect(text.contains("secretKeyRef"), "workers read the token from the Secret")
+    }
+
+    @Test("systemd: the worker unit passes 'systemd-analyze verify' without a warning")
+    func systemdWorker() async throws {
+        let ws = try E2EWorkspace()
+        defer { ws.cleanUp() }
+        let (status, output) = try await ws.run(["ci", "systemd", "--connect", "10.0.0.5:7700", "--slots", "4",
+                                                 "--binary", E2EWorkspace.binary.path], label: "unit")
+        #expect(status == 0, "\(output)")
+        let unit = try String(contentsOf: ws.root.appendingPathComponent("unit.out"), encoding: .utf8)
+        #expect(unit.contains("ExecStart=\(E2EWorkspace.binary.path) worker --connect 10.0.0.5:7700"))
+        #expect(unit.contains("RestartPreventExitStatus=3 64"))
+        let file = ws.root.appendingPathComponent("flowmatrix-worker.service")
+        try Data(unit.utf8).write(to: file)
+        guard let analyze = Self.tool("systemd-analyze") else {
+            print("NOT RUN: systemd-analyze is not installed here (Debian package 'systemd'); the unit was not verified")
+            return
+        }
+        let (verified, messages) = try await ws.runTool(analyze, ["verify", file.path])
+        #expect(verified == 0, "\(messages)")
+        #expect(messages.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty, "no warnings: \(messages)")
+        let (usage, usageOutput) = try await ws.run(["ci", "systemd-worker", "--connect", "coordinator.local"], label: "bad")
+        #expect(usage == 64, "\(usageOutput)")
+    }
+}
