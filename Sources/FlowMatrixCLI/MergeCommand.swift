@@ -133,7 +133,7 @@ enum MergeCommand {
                 }
                 let writer = try targetBlobs.makeWriter()
                 try writer.append(try source.compressedBytes(sha, maxSize: Int.max))
-                try writer.commit(expectedSHA256: sha)
+                _ = try writer.commit(expectedSHA256: sha)  // verifies the hash; the size is known already
                 copied += 1
             }
         }

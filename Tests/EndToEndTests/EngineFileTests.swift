@@ -73,7 +73,7 @@ struct EngineFileTests {
         env["PATH"] = bin.path + ":" + (env["PATH"] ?? "/usr/bin:/bin")
         p.environment = env
         let log = ws.root.appendingPathComponent("sh-\(UUID().uuidString).log")
-        FileManager.default.createFile(atPath: log.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)  // FileHandle below fails if it did not
         let handle = try FileHandle(forWritingTo: log)
         p.standardOutput = handle
         p.standardError = handle
