@@ -468,6 +468,7 @@ public struct Scheduler: Sendable {
     /// Jobs beyond its slots that a worker may hold, for a job expected to take `expected`: enough queued work per
     /// slot to cover `queuedWorkPerSlot`, at least one job per slot, at most `maximumCreditPerSlot`.
     private func queuedAllowance(slots: Int, expected: Duration?) -> Int {
+        guard settings.adaptiveFeeding else { return slots * settings.maximumCreditPerSlot }
         guard let expected else { return slots }
         guard expected > .zero else { return slots * settings.maximumCreditPerSlot }
         let perSlot = settings.queuedWorkPerSlot / expected
@@ -477,7 +478,7 @@ public struct Scheduler: Sendable {
     /// Work stealing: a worker with free slots and credit, and nothing queued that it can run, gets jobs that other
     /// workers (speaking version 3) hold beyond their slots and are long enough to be worth a round trip.
     private mutating func steal(now: Duration, into directives: inout [SchedulerDirective]) {
-        guard !isDispatchStopped, workers.count > 1 else { return }
+        guard !isDispatchStopped, settings.adaptiveFeeding, workers.count > 1 else { return }
         for thiefID in workers.keys.sorted() {
             guard let thief = workers[thiefID], thief.credit > 0, thief.suspects.isEmpty else { continue }
             var wanted = thief.slots - thief.inFlight.count

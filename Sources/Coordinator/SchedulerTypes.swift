@@ -70,6 +70,10 @@ public struct SchedulerSettings: Sendable, Hashable {
     /// Jobs expected to take at least this long are taken back from a worker that has not started them when
     /// another capable worker has a free slot (work stealing, protocol version 3). Default 20 ms.
     public var stealingThreshold: Duration = .milliseconds(20)
+    /// Whether the depth follows expected durations (`queuedWorkPerSlot`) and idle workers steal. False feeds
+    /// every worker as deep as its credit allows (up to `maximumCreditPerSlot`) and never takes jobs back: the
+    /// previous release's behaviour, kept for comparison benchmarks. Default true.
+    public var adaptiveFeeding = true
     /// Most advertised slots per worker that the scheduler believes (a larger HELLO is clamped). Default 1,024.
     public var maximumSlots: Int = 1024
 

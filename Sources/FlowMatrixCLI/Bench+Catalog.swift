@@ -119,10 +119,5 @@ enum CatalogBench {
     }
 
     /// User plus system CPU time of this process, in seconds.
-    static func processCPUSeconds() -> Double {
-        var usage = rusage()
-        guard getrusage(RUSAGE_SELF.rawValue, &usage) == 0 else { return 0 }
-        return Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6
-            + Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
-    }
+    static func processCPUSeconds() -> Double { ProcessFacts.cpuSeconds(children: false) }
 }

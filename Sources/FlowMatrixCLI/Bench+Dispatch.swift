@@ -22,7 +22,7 @@ enum DispatchBench {
                          rates.count, endToEnd.last ?? 0, endToEnd[endToEnd.count / 2], durable.last ?? 0, durable[durable.count / 2]))
         }
         memory(jobs: quick ? 20_000 : 1_000_000)
-        makespan(jobs: quick ? 200 : 2_000)
+        // Long jobs on real workers, and the 2,000-job simulated case: `bench makespan`.
     }
 
     /// The one scenario of the no-op benches: three steps that the `noop` registry does nothing for.
@@ -76,8 +76,8 @@ enum DispatchBench {
             definition: definition, settings: CoordinatorSettings(host: "127.0.0.1", port: 0, token: Array(token.utf8))
         ) { records in if journal { try? writer.submit(records) } }
         let started = ContinuousClock.now
-        let selfBefore = cpuSeconds(RUSAGE_SELF)
-        let childrenBefore = cpuSeconds(RUSAGE_CHILDREN)
+        let selfBefore = cpuSeconds(children: false)
+        let childrenBefore = cpuSeconds(children: true)
         let workers = try LocalWorkers(count: 2, slots: 64, port: server.port, token: token, registries: ["noop"])
         let final = await server.waitForCompletion()
         let elapsed = ContinuousClock.now - started
@@ -87,8 +87,8 @@ enum DispatchBench {
         await workers.waitForExit(grace: .seconds(5))
         let stats = writer.statistics
         try writer.close()
-        let coordinatorCPU = cpuSeconds(RUSAGE_SELF) - selfBefore
-        let workersCPU = cpuSeconds(RUSAGE_CHILDREN) - childrenBefore
+        let coordinatorCPU = cpuSeconds(children: false) - selfBefore
+        let workersCPU = cpuSeconds(children: true) - childrenBefore
         let rate = Double(final.done) / (elapsed.milliseconds / 1000)
         let durable = Double(final.done) / (journalDone.milliseconds / 1000)
         print(String(format: "  %d no-op jobs (3 steps), 2 worker processes x 64 slots, journal %@: %.2f s, %.0f jobs/s (target >= 100,000)",
@@ -100,9 +100,40 @@ enum DispatchBench {
         print(String(format: "  ... with every journal record durable: %.0f jobs/s; %d records in %d transactions (group commit); journal writer thread %.1f µs per job",
                      durable, stats.recordsApplied - planned.recordsApplied, stats.transactionsCommitted - planned.transactionsCommitted,
                      (stats.writerCPUSeconds - planned.writerCPUSeconds) * 1e6 / Double(final.done)))
-        print(String(format: "  for scale: Ray ~1,800 tasks/s, multiprocessing.Pool ~48,000/s on this kind of machine -> %.1fx Pool",
-                     rate / 48_000))
+        if let pool = poolRate(tasks: min(count, 100_000)) {
+            print(String(format: "  peer, same sitting: Python multiprocessing.Pool, 2 processes, imap_unordered chunksize 1: %.0f tasks/s -> %.1fx Pool",
+                         pool, rate / pool))
+        } else {
+            print("  peer: python3 not available, no ratio printed")
+        }
         return (rate, durable)
+    }
+
+    /// Python's multiprocessing.Pool with 2 worker processes dispatching no-op tasks one by one (results
+    /// returned one by one, as FlowMatrix's are), measured now; nil without python3.
+    static func poolRate(tasks: Int) -> Double? {
+        let script = """
+            import multiprocessing, time, sys
+            def noop(i): return i
+            if __name__ == "__main__":
+                n = int(sys.argv[1])
+                with multiprocessing.Pool(2) as pool:
+                    list(pool.imap_unordered(noop, range(1000), chunksize=1))
+                    t = time.perf_counter()
+                    for _ in pool.imap_unordered(noop, range(n), chunksize=1): pass
+                    print(n / (time.perf_counter() - t))
+            """
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", "-c", script, String(tasks)]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = FileHandle.nullDevice
+        guard (try? process.run()) != nil else { return nil }
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { return nil }
+        return Double(String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
     }
 
     static func memory(jobs count: Int) {
@@ -151,12 +182,7 @@ enum DispatchBench {
     }
 
     /// User + system CPU seconds of this process or of its reaped children.
-    static func cpuSeconds(_ who: __rusage_who) -> Double {
-        var usage = rusage()
-        getrusage(__rusage_who_t(who.rawValue), &usage)
-        return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec)
-            + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
-    }
+    static func cpuSeconds(children: Bool) -> Double { ProcessFacts.cpuSeconds(children: children) }
 
     /// The process's resident set size.
     static func residentBytes() -> Int { ProcessFacts.residentBytes() }

@@ -42,15 +42,7 @@ extension BenchCommand {
             ])
     }
 
-    static func maxResidentKilobytes() -> Int {
-        var usage = rusage()
-        #if os(Linux)
-        getrusage(RUSAGE_SELF.rawValue, &usage)
-        #else
-        getrusage(RUSAGE_SELF, &usage)
-        #endif
-        return Int(usage.ru_maxrss)
-    }
+    static func maxResidentKilobytes() -> Int { ProcessFacts.peakResidentBytes() / 1024 }
 
     static func seconds(_ d: Duration) -> Double {
         Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18

@@ -23,7 +23,7 @@ enum WorkerBench {
         var perJob: [Double] = []
         var rates: [Double] = []
         for _ in 0..<rounds {
-            let cpuBefore = DispatchBench.cpuSeconds(RUSAGE_SELF)
+            let cpuBefore = DispatchBench.cpuSeconds(children: false)
             let started = ContinuousClock.now
             for i in 0..<count {
                 let job = JobAssignment(job: ids[i], attempt: 1, scenarioHash: .zero, registry: NoOpRegistry.name,
@@ -33,7 +33,7 @@ enum WorkerBench {
                                    upload: { _ in }, reports: reports)
             }
             let elapsed = ContinuousClock.now - started
-            perJob.append((DispatchBench.cpuSeconds(RUSAGE_SELF) - cpuBefore) * 1e6 / Double(count))
+            perJob.append((DispatchBench.cpuSeconds(children: false) - cpuBefore) * 1e6 / Double(count))
             rates.append(Double(count) / (elapsed.milliseconds / 1000))
         }
         perJob.sort()

@@ -16,6 +16,7 @@ enum BenchCommand {
             matrixSuite,
             WireBench.suite,
             DispatchBench.suite,
+            MakespanBench.suite,
             WorkerBench.suite,
             JournalBench.suite,
             ArtifactsBench.suite,

@@ -39,6 +39,18 @@ enum ProcessFacts {
         #endif
     }
 
+    /// User + system CPU seconds of this process, or of its reaped children.
+    static func cpuSeconds(children: Bool) -> Double {
+        var usage = rusage()
+        #if os(Linux)
+        getrusage(__rusage_who_t((children ? RUSAGE_CHILDREN : RUSAGE_SELF).rawValue), &usage)
+        #else
+        getrusage(children ? RUSAGE_CHILDREN : RUSAGE_SELF, &usage)
+        #endif
+        return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec)
+            + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+    }
+
     /// User + system CPU seconds of a running process (0 where the platform cannot tell).
     static func cpuSeconds(_ pid: Int32) -> Double {
         #if os(Linux)
