@@ -29,7 +29,7 @@ let package = Package(
         // Pure layers, lowest first.
         .target(name: "FlowSpec", swiftSettings: swiftSettings),
         .target(name: "MatrixPlan", dependencies: ["FlowSpec", "FlowCrypto"], swiftSettings: swiftSettings),
-        .target(name: "RunConditions", dependencies: ["MatrixPlan"], swiftSettings: swiftSettings),
+        .target(name: "RunConditions", dependencies: ["MatrixPlan", "FlowSpec"], swiftSettings: swiftSettings),
         .target(name: "FlowCrypto", dependencies: ["CCrypto"], swiftSettings: swiftSettings),
         .target(name: "Wireframe", dependencies: ["CCairo", "Artifacts"], swiftSettings: swiftSettings),
         .target(name: "Wire", dependencies: ["FlowCrypto"], swiftSettings: swiftSettings),
@@ -38,16 +38,16 @@ let package = Package(
         .target(name: "Journal", dependencies: ["CSQLite"], swiftSettings: swiftSettings),
         .target(
             name: "Coordinator",
-            dependencies: ["Wire", "UVTransport", "Artifacts", "Journal", "MatrixPlan"],
+            dependencies: ["Wire", "UVTransport", "Artifacts", "Journal", "MatrixPlan", "FlowCrypto", "FlowSpec"],
             swiftSettings: swiftSettings
         ),
         .target(
             name: "Worker",
-            dependencies: ["Wire", "UVTransport", "Artifacts", "FlowSpec", "RunConditions"],
+            dependencies: ["Wire", "UVTransport", "Artifacts", "FlowSpec", "FlowCrypto"],
             swiftSettings: swiftSettings
         ),
-        .target(name: "Reports", dependencies: ["Journal", "Artifacts", "MatrixPlan", "FlowCrypto"], swiftSettings: swiftSettings),
-        .target(name: "FlowMatrixTestKit", dependencies: ["FlowSpec", "Worker"], swiftSettings: swiftSettings),
+        .target(name: "Reports", dependencies: ["Journal", "Artifacts", "FlowCrypto"], swiftSettings: swiftSettings),
+        .target(name: "FlowMatrixTestKit", dependencies: ["FlowSpec", "Worker", "Artifacts"], swiftSettings: swiftSettings),
 
         // The sample app's headless worker (a pre-UI model and its registry) and its executable.
         .target(
@@ -76,7 +76,7 @@ let package = Package(
             name: "FlowMatrixCLI",
             dependencies: [
                 "FlowSpec", "MatrixPlan", "RunConditions", "Wire", "UVTransport", "Artifacts", "Journal",
-                "Coordinator", "Worker", "Reports", "CatalogApp", "FlowMatrixTestKit",
+                "Coordinator", "Worker", "Reports", "CatalogApp", "FlowMatrixTestKit", "FlowCrypto",
             ],
             swiftSettings: swiftSettings
         ),
@@ -85,19 +85,26 @@ let package = Package(
         // Tests: one target per module, plus end-to-end tests that start real processes.
         .testTarget(name: "CLibrariesTests", dependencies: ["CLibUV", "CZlib", "CSQLite", "CCrypto", "CCairo"], swiftSettings: swiftSettings),
         .testTarget(name: "FlowSpecTests", dependencies: ["FlowSpec"], resources: [.copy("Fixtures")], swiftSettings: swiftSettings),
-        .testTarget(name: "MatrixPlanTests", dependencies: ["MatrixPlan"], resources: [.copy("Fixtures")], swiftSettings: swiftSettings),
+        .testTarget(name: "MatrixPlanTests", dependencies: ["MatrixPlan", "FlowSpec"], resources: [.copy("Fixtures")], swiftSettings: swiftSettings),
         .testTarget(name: "RunConditionsTests", dependencies: ["RunConditions", "MatrixPlan", "FlowSpec"], swiftSettings: swiftSettings),
-        .testTarget(name: "WireTests", dependencies: ["Wire"], swiftSettings: swiftSettings),
-        .testTarget(name: "UVTransportTests", dependencies: ["UVTransport"], swiftSettings: swiftSettings),
-        .testTarget(name: "ArtifactsTests", dependencies: ["Artifacts"], swiftSettings: swiftSettings),
+        .testTarget(name: "WireTests", dependencies: ["Wire", "FlowCrypto"], swiftSettings: swiftSettings),
+        .testTarget(name: "UVTransportTests", dependencies: ["UVTransport", "Wire"], swiftSettings: swiftSettings),
+        .testTarget(name: "ArtifactsTests", dependencies: ["Artifacts", "FlowCrypto"], swiftSettings: swiftSettings),
         .testTarget(name: "JournalTests", dependencies: ["Journal", "MatrixPlan"], swiftSettings: swiftSettings),
-        .testTarget(name: "CoordinatorTests", dependencies: ["Coordinator", "FlowMatrixTestKit", "MatrixPlan"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "CoordinatorTests",
+            dependencies: ["Coordinator", "FlowMatrixTestKit", "MatrixPlan", "Artifacts", "FlowCrypto", "FlowSpec", "Journal", "Wire", "Worker"],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "WorkerTests", dependencies: ["Worker", "UVTransport", "Wire", "FlowSpec", "FlowCrypto", "FlowMatrixTestKit"],
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "CatalogTests", dependencies: ["CatalogApp", "RunConditions", "MatrixPlan", "FlowSpec", "Wireframe"], swiftSettings: swiftSettings),
         .testTarget(name: "ReportsTests", dependencies: ["Reports", "Journal", "Artifacts"], exclude: ["Fixtures"], swiftSettings: swiftSettings),
-        .testTarget(name: "EndToEndTests", dependencies: ["FlowMatrixCLI"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "EndToEndTests", dependencies: ["FlowMatrixCLI", "Artifacts", "Coordinator", "FlowMatrixTestKit", "Journal", "Wire"],
+            swiftSettings: swiftSettings
+        ),
     ]
 )

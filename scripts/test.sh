@@ -4,6 +4,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="/opt/swift/usr/bin:$PATH"
 bash scripts/install-deps.sh test
+# Package.swift must equal the code: every declared dependency imported, every imported module declared.
+python3 scripts/check-module-graph.py
 swift build --build-tests
 # Tests run in parallel within the process; end-to-end suites bound their own time and clean up.
 set +e
