@@ -465,14 +465,17 @@ public struct Scheduler: Sendable {
         steal(now: now, into: &directives)
     }
 
-    /// Jobs beyond its slots that a worker may hold, for a job expected to take `expected`: enough queued work per
-    /// slot to cover `queuedWorkPerSlot`, at least one job per slot, at most `maximumCreditPerSlot`.
+    /// Jobs beyond its slots that a worker may hold, for a job expected to take `expected`: as many per slot as
+    /// fit in `queuedWorkPerSlot`, at most `maximumCreditPerSlot`. Jobs longer than that get none: a slot then
+    /// pulls its next job when it frees (one round trip, negligible next to the job), which is greedy list
+    /// scheduling — no job waits behind another on a busy worker while a slot elsewhere is free. Unknown
+    /// durations get one per slot until the run measures some.
     private func queuedAllowance(slots: Int, expected: Duration?) -> Int {
         guard settings.adaptiveFeeding else { return slots * settings.maximumCreditPerSlot }
         guard let expected else { return slots }
         guard expected > .zero else { return slots * settings.maximumCreditPerSlot }
         let perSlot = settings.queuedWorkPerSlot / expected
-        return slots * (perSlot >= Double(settings.maximumCreditPerSlot) ? settings.maximumCreditPerSlot : max(1, Int(perSlot)))
+        return slots * (perSlot >= Double(settings.maximumCreditPerSlot) ? settings.maximumCreditPerSlot : Int(perSlot))
     }
 
     /// Work stealing: a worker with free slots and credit, and nothing queued that it can run, gets jobs that other

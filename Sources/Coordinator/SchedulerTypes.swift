@@ -64,8 +64,8 @@ public struct SchedulerSettings: Sendable, Hashable {
     /// Default 64.
     public var maximumCreditPerSlot: Int = 64
     /// How much expected work a worker may hold queued per slot beyond the job each slot runs. Short jobs are
-    /// pipelined deeply (up to `maximumCreditPerSlot` per slot); jobs of this length or longer get one queued job
-    /// per slot, so a worker never sits on work another could start. Default 50 ms.
+    /// pipelined deeply (up to `maximumCreditPerSlot` per slot); jobs longer than this get none queued (a slot
+    /// pulls its next job when it frees), so a worker never sits on work another could start. Default 50 ms.
     public var queuedWorkPerSlot: Duration = .milliseconds(50)
     /// Jobs expected to take at least this long are taken back from a worker that has not started them when
     /// another capable worker has a free slot (work stealing, protocol version 3). Default 20 ms.

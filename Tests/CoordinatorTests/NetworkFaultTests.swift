@@ -8,7 +8,7 @@ import Wire
 struct NetworkFaultTests {
     @Test("jobs lost with a connection run alone next, until the same worker is back: then they pipeline again")
     func returnedWorkerClearsSuspicion() {
-        var h = SchedulerHarness(jobs(6, expected: .seconds(1)),
+        var h = SchedulerHarness(jobs(6, expected: .zero),
                                  settings: SchedulerSettings(quarantineAfterWorkerLosses: 2))
         h.join(1, slots: 2, credit: 4)
         #expect(h.take(1).count == 4)
