@@ -1,6 +1,6 @@
 import Foundation
 
-/// Exit codes shared by every subcommand (documented in README and docs/CLI.md).
+/// Exit codes shared by every subcommand (documented in README and each command's help).
 public enum ExitCode {
     public static let success: Int32 = 0
     /// Findings, failed jobs, or a failed check.

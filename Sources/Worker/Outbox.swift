@@ -3,7 +3,7 @@ import UVTransport
 import Wire
 
 /// Messages bound for the coordinator, coalesced: tasks encode their frames straight into one shared buffer, and
-/// one hop to the event loop sends everything queued until it runs (per LIBUV-NOTES: batches out, never one hop
+/// one hop to the event loop sends everything queued until it runs (docs/ARCHITECTURE-TRANSPORT.md: batches out, never one hop
 /// per frame on the hot path). Credits granted between two sends travel as one CREDIT frame.
 final class Outbox: Sendable {
     private struct State {

@@ -5,7 +5,8 @@ import UVTransport
 ///
 /// A worker hosting your own registries is a few lines (see Workers/README.md):
 /// ```swift
-/// import FlowMatrixWorker
+/// import Foundation
+/// import Worker  // the module of the `FlowMatrixWorker` library product
 /// exit(await WorkerMain.run(registries: [RegistryFactory(name: "myapp") { job in MyRegistry(job) }]))
 /// ```
 public enum WorkerMain {

@@ -14,6 +14,19 @@ enum Vectors {
 
     static func bytes32(_ f: (Int) -> UInt8) -> Bytes32 { Bytes32((0..<32).map(f))! }
 
+    /// The doc block of `message`: header line with its comment, then 16 bytes a line.
+    static func block(_ name: String, _ message: Message) -> String {
+        let bytes = message.encoded()
+        var lines = ["```vector \(name)",
+                     Hex.encode(bytes[0..<5]).chunked2 + "  # length \(bytes.count - 4), type 0x\(Hex.encode([bytes[4]]))"]
+        var rest = Array(bytes[5...])
+        while !rest.isEmpty {
+            lines.append(Hex.encode(rest.prefix(16)).chunked2)
+            rest = Array(rest.dropFirst(16))
+        }
+        return (lines + ["```"]).joined(separator: "\n")
+    }
+
     static var hello: Hello {
         var h = Hello(
             version: 1, name: "worker-1", slots: 4, registries: ["catalog"], labels: ["linux", "gpu"],
@@ -112,13 +125,14 @@ struct VectorTests {
     func vectors() throws {
         let (valid, _) = try Vectors.parseDoc()
         for (name, message) in Vectors.messages {
+            // A missing or wrong block is reported with the block the doc should have, ready to paste.
             guard let bytes = valid[name] else {
-                Issue.record("docs/PROTOCOL.md has no vector '\(name)'")
+                Issue.record("docs/PROTOCOL.md has no vector '\(name)'; it should be:\n\(Vectors.block(name, message))")
                 continue
             }
             let decoded = try Message.decodeAll(bytes)
             #expect(decoded == [message], "vector \(name)")
-            #expect(message.encoded() == bytes, "vector \(name) re-encodes")
+            #expect(message.encoded() == bytes, "vector \(name) re-encodes; the doc should have:\n\(Vectors.block(name, message))")
         }
         #expect(Set(valid.keys) == Set(Vectors.messages.map(\.name)))
         #expect(Set(Vectors.messages.map(\.message.type)) == Set(MessageType.allCases))
@@ -152,22 +166,6 @@ struct VectorTests {
         #expect(welcome == [.send(.welcome(Vectors.welcome)), .acceptedPeer(Vectors.hello, version: 1)])
         #expect(client.onMessage(.welcome(Vectors.welcome)) == [.acceptedByServer(Vectors.welcome)])
     }
-
-    /// Prints the vectors for the doc: `WIRE_PRINT_VECTORS=1 swift test --filter printVectors`.
-    @Test("print vectors (only with WIRE_PRINT_VECTORS=1)")
-    func printVectors() {
-        guard ProcessInfo.processInfo.environment["WIRE_PRINT_VECTORS"] == "1" else { return }
-        for (name, message) in Vectors.messages {
-            let bytes = message.encoded()
-            var lines: [String] = []
-            lines.append(Hex.encode(bytes[0..<5]).chunked2 + "  # length \(bytes.count - 4), type 0x\(Hex.encode([bytes[4]]))")
-            var rest = Array(bytes[5...])
-            while !rest.isEmpty {
-                lines.append(Hex.encode(rest.prefix(16)).chunked2)
-                rest = Array(rest.dropFirst(16))
-            }
-            print("VECTOR \(name)\n" + lines.joined(separator: "\n") + "\nEND")
-        }
     }
 }
 
