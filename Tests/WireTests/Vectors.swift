@@ -166,7 +166,6 @@ struct VectorTests {
         #expect(welcome == [.send(.welcome(Vectors.welcome)), .acceptedPeer(Vectors.hello, version: 1)])
         #expect(client.onMessage(.welcome(Vectors.welcome)) == [.acceptedByServer(Vectors.welcome)])
     }
-    }
 }
 
 extension String {
