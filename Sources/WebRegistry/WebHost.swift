@@ -1,0 +1,98 @@
+import DevTools
+import Foundation
+import Synchronization
+
+/// One browser per worker process, shared by its jobs: launched on first use, relaunched when it died.
+public actor SharedBrowser {
+    public let settings: BrowserSettings
+    private var current: Browser?
+    private var launching: Task<Browser, any Error>?
+    /// How many browsers this process started (1 + restarts).
+    public private(set) var launches = 0
+
+    public init(settings: BrowserSettings = BrowserSettings()) { self.settings = settings }
+
+    /// The live browser, launching one when there is none or the last one died.
+    public func browser() async throws -> Browser {
+        if let current, current.isAlive { return current }
+        if let launching { return try await launching.value }
+        current?.close()
+        current = nil
+        let settings = settings
+        let task = Task { try await Browser.launch(settings) }
+        launching = task
+        defer { launching = nil }
+        let browser = try await task.value
+        launches += 1
+        current = browser
+        return browser
+    }
+
+    /// Ends the browser.
+    public func shutdown() {
+        current?.close()
+        current = nil
+    }
+}
+
+/// What `flowmatrix worker` hosts as the `web` registry: the shared browser, and the site under test — the URL in
+/// `FLOWMATRIX_WEB_BASE_URL`, or a folder (`FLOWMATRIX_WEB_ROOT`, default `Workers/Web/site` under the current
+/// directory) served on 127.0.0.1 by a `StaticFileServer` started on first use.
+public final class WebHost: Sendable {
+    public static let registryName = "web"
+    public let browser: SharedBrowser
+    private let site = Mutex<(url: URL?, server: StaticFileServer?)>((nil, nil))
+    private let configure: @Sendable (inout WebSettings) -> Void
+
+    public init(browser: SharedBrowser = SharedBrowser(), configure: @escaping @Sendable (inout WebSettings) -> Void = { _ in }) {
+        self.browser = browser
+        self.configure = configure
+    }
+
+    /// The base URL `open` resolves against.
+    public func baseURL() throws -> URL {
+        try site.withLock { s in
+            if let url = s.url { return url }
+            let env = ProcessInfo.processInfo.environment
+            if let raw = env["FLOWMATRIX_WEB_BASE_URL"], !raw.isEmpty {
+                guard let url = URL(string: raw.hasSuffix("/") ? raw : raw + "/") else {
+                    throw WebHostError(message: "FLOWMATRIX_WEB_BASE_URL is not a URL: \(raw)")
+                }
+                s.url = url
+                return url
+            }
+            let root = env["FLOWMATRIX_WEB_ROOT"].flatMap { $0.isEmpty ? nil : $0 } ?? "Workers/Web/site"
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: root, isDirectory: &isDirectory), isDirectory.boolValue else {
+                throw WebHostError(message: "no site to test: set FLOWMATRIX_WEB_BASE_URL to its URL, or FLOWMATRIX_WEB_ROOT to"
+                                   + " a folder to serve (looked for \(root))")
+            }
+            let server = try StaticFileServer(root: URL(fileURLWithPath: root))
+            s.server = server
+            s.url = server.baseURL
+            return server.baseURL
+        }
+    }
+
+    /// A registry for one job: a fresh context in the shared browser (relaunched once if it died meanwhile).
+    public func makeRegistry(configuration: [String: String], seed: UInt64) async throws -> WebRegistry {
+        var settings = WebSettings(baseURL: try baseURL(), browser: browser.settings)
+        configure(&settings)
+        var lastError: (any Error)?
+        for _ in 0..<2 {
+            let b = try await browser.browser()
+            do {
+                return try await WebRegistry.open(in: b, configuration: configuration, seed: seed, settings: settings)
+            } catch let error as DevToolsError where error.code == .browserClosed {
+                lastError = error
+                continue
+            }
+        }
+        throw lastError ?? WebHostError(message: "the browser could not be started")
+    }
+}
+
+public struct WebHostError: Error, Sendable, CustomStringConvertible {
+    public var message: String
+    public var description: String { message }
+}
