@@ -131,8 +131,13 @@ enum PagePrelude {
     watch();
   }
 
-  const sel = (id) => '[' + config.attr + '="' + CSS.escape(id) + '"]';
-  const find = (id) => document.querySelector(sel(id));
+  const query = (id) => '[' + config.attr + '="' + CSS.escape(id) + '"]';
+  const sel = (id) => '[' + config.attr + '="' + id + '"]';
+  const find = (id) => document.querySelector(query(id));
+  // Text a scenario names is source text: under pseudolocalization the page shows its transformation.
+  const sameText = (shown, expected) => shown === expected || shown === transform(expected, config.pseudo);
+  const containsText = (shown, expected) => shown.includes(expected)
+    || (config.pseudo === 'accented' && shown.includes(accent(expected)));
   const describe = (el) => {
     if (!el) return 'nothing';
     const id = el.getAttribute && el.getAttribute(config.attr);
@@ -212,12 +217,12 @@ enum PagePrelude {
       case 'text': {
         if (!el) return { ok: false, detail: 'no element matches ' + where };
         const t = text(el);
-        return t === c.value ? { ok: true } : { ok: false, detail: where + ' shows "' + t + '", expected "' + c.value + '"' };
+        return sameText(t, c.value) ? { ok: true } : { ok: false, detail: where + ' shows "' + t + '", expected "' + c.value + '"' };
       }
       case 'contains': {
         if (!el) return { ok: false, detail: 'no element matches ' + where };
         const t = text(el);
-        return t.includes(c.value) ? { ok: true } : { ok: false, detail: where + ' shows "' + t + '", which does not contain "' + c.value + '"' };
+        return containsText(t, c.value) ? { ok: true } : { ok: false, detail: where + ' shows "' + t + '", which does not contain "' + c.value + '"' };
       }
       case 'value': {
         if (!el) return { ok: false, detail: 'no element matches ' + where };

@@ -104,7 +104,7 @@ public actor WebRegistry: AsyncStepRegistry, StepEvidenceProviding {
     /// `Accept-Language` (and so `navigator.languages`) for a locale: the tag, then its language alone.
     static func acceptLanguage(_ locale: String) -> String {
         let language = locale.split(separator: "-").first.map(String.init) ?? locale
-        return language == locale ? locale : "\(locale),\(language);q=0.9"
+        return language == locale ? locale : "\(locale),\(language)"
     }
 
     private func metrics(_ v: Viewport) -> JSONValue {
@@ -182,7 +182,7 @@ public actor WebRegistry: AsyncStepRegistry, StepEvidenceProviding {
             case .failure(let problem): throw StepError.invalidArgument("wait timeout: \(problem)")
             }
             if let failure = try await waitFor([condition(step.target, "exists")], timeout: timeout, step: step) {
-                throw StepError.conditionTimedOut(description: failure, after: timeout)
+                throw StepError.conditionTimedOut(description: "\(selector(step.target)) to exist (\(failure))", after: timeout)
             }
         case .assert: try await assert(step)
         case .request: try await request(step)
