@@ -166,6 +166,9 @@ public final class DevToolsConnection: Sendable {
         if let closed { handler(closed) }
     }
 
+    /// Commands sent and not yet answered.
+    public var pendingCommands: Int { state.withLock { $0.pending.count } }
+
     /// Why the connection closed; nil while open.
     public var closedBy: DevToolsError? { state.withLock { $0.closedBy } }
 

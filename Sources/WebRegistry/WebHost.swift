@@ -44,9 +44,14 @@ public final class WebHost: Sendable {
     private let site = Mutex<(url: URL?, server: StaticFileServer?)>((nil, nil))
     private let configure: @Sendable (inout WebSettings) -> Void
 
-    public init(browser: SharedBrowser = SharedBrowser(), configure: @escaping @Sendable (inout WebSettings) -> Void = { _ in }) {
+    /// - Parameters:
+    ///   - baseURL: the site under test; nil reads the environment on first use (above).
+    ///   - configure: adjusts each job's settings (timeouts, identifier attribute).
+    public init(browser: SharedBrowser = SharedBrowser(), baseURL: URL? = nil,
+                configure: @escaping @Sendable (inout WebSettings) -> Void = { _ in }) {
         self.browser = browser
         self.configure = configure
+        site.withLock { $0.url = baseURL }
     }
 
     /// The base URL `open` resolves against.

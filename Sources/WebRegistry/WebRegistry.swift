@@ -253,7 +253,9 @@ public actor WebRegistry: AsyncStepRegistry, StepEvidenceProviding {
         switch direction {
         case .left, .right:
             // A horizontal drag with pointer events, as a finger swiping the row.
-            let distance = max(40, p.width * 0.8) * (direction == .left ? -1 : 1)
+            // 80 % of the element's width, kept inside the viewport (events off-screen are dropped).
+            let room = direction == .left ? p.x - 1 : Double(viewport.width) - 1 - p.x
+            let distance = min(max(40, p.width * 0.8), room) * (direction == .left ? -1 : 1)
             try await mouse("mousePressed", p.x, p.y)
             for i in 1...6 { try await mouse("mouseMoved", p.x + distance * Double(i) / 6, p.y) }
             try await mouse("mouseReleased", p.x + distance, p.y, buttons: 0)

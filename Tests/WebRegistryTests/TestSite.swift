@@ -20,8 +20,8 @@ final class TestSite: Sendable {
         "verbs.html": """
             <!doctype html><html><head><meta charset="utf-8"><style>
             #list { height: 120px; overflow-y: scroll; } #list div { height: 60px; }
-            #cover { position: fixed; left: 0; top: 300px; width: 400px; height: 60px; background: #eee; }
-            #under { position: fixed; left: 10px; top: 310px; }
+            #cover { position: fixed; left: 0; top: 0; width: 100%; height: 40px; background: #eee; }
+            #under { position: fixed; left: 10px; top: 10px; } body { padding-top: 50px; }
             </style></head><body>
             <button data-testid="tap-me" onclick="this.textContent = String(Number(this.textContent) + 1)">0</button>
             <input data-testid="field" oninput="document.querySelector('[data-testid=echo]').textContent = this.value">
@@ -40,7 +40,7 @@ final class TestSite: Sendable {
             <script>
             let start = null;
             const row = document.querySelector('[data-testid=row]');
-            row.addEventListener('pointerdown', (e) => { start = e.clientX; });
+            row.addEventListener('pointerdown', (e) => { start = e.clientX; row.setPointerCapture(e.pointerId); });
             row.addEventListener('pointerup', (e) => { document.querySelector('[data-testid=swiped]').textContent = e.clientX < start ? 'left' : 'right'; });
             document.querySelector('#list').addEventListener('scroll', (e) => { document.querySelector('[data-testid=scrolled]').textContent = String(e.target.scrollTop > 0); });
             addEventListener('ping', (e) => { document.querySelector('[data-testid=event]').textContent = JSON.stringify(e.detail); });
