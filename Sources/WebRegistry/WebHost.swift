@@ -79,6 +79,12 @@ public final class WebHost: Sendable {
         }
     }
 
+    /// Ends the browser (removing its profile) and stops serving the site.
+    public func shutdown() async {
+        await browser.shutdown()
+        site.withLock { $0.server?.stop() }
+    }
+
     /// A registry for one job: a fresh context in the shared browser (relaunched once if it died meanwhile).
     public func makeRegistry(configuration: [String: String], seed: UInt64) async throws -> WebRegistry {
         var settings = WebSettings(baseURL: try baseURL(), browser: browser.settings)

@@ -82,11 +82,8 @@ const swipeToRemove = (line, id) => {
 const loadCatalog = async () => {
   $('catalog.error').hidden = true;
   $('catalog.loading').textContent = t('loading');
-  // Defect: a fixed 1.5 s budget for the whole response; fine on a fast connection, too short on a slow one.
-  const abort = new AbortController();
-  const timer = setTimeout(() => abort.abort(), 1500);
   try {
-    const response = await fetch('api/products.json', { signal: abort.signal });
+    const response = await fetch('api/products.json');
     if (!response.ok) throw new Error('HTTP ' + response.status);
     products = (await response.json()).products;
     renderCatalog();
@@ -96,8 +93,29 @@ const loadCatalog = async () => {
     $('catalog.error.message').textContent = t('loadError');
     $('catalog.error').hidden = false;
   } finally {
-    clearTimeout(timer);
     $('catalog.loading').textContent = '';
+  }
+};
+
+const loadDelivery = async () => {
+  $('cart.delivery').hidden = true;
+  $('cart.delivery-error').hidden = true;
+  // Defect: a fixed one-second budget for the whole response; fine on a fast connection, too short on a slow one.
+  const abort = new AbortController();
+  const timer = setTimeout(() => abort.abort(), 1000);
+  try {
+    const response = await fetch('api/delivery.json', { signal: abort.signal });
+    if (!response.ok) throw new Error('HTTP ' + response.status);
+    const body = await response.json();
+    const day = new Intl.DateTimeFormat(navigator.language, { weekday: 'long', timeZone: 'UTC' }).format(new Date(body.earliest));
+    $('cart.delivery').textContent = t('delivery', { day });
+    $('cart.delivery').hidden = false;
+  } catch (error) {
+    console.error('delivery estimate failed:', String(error));
+    $('cart.delivery-error').textContent = t('deliveryError');
+    $('cart.delivery-error').hidden = false;
+  } finally {
+    clearTimeout(timer);
   }
 };
 
@@ -156,7 +174,7 @@ const start = () => {
     }
   });
   $('detail.close').addEventListener('click', () => { $('detail.panel').hidden = true; });
-  $('header.cart').addEventListener('click', () => { $('cart.panel').hidden = false; });
+  $('header.cart').addEventListener('click', () => { $('cart.panel').hidden = false; loadDelivery(); });
   $('cart.close').addEventListener('click', () => { $('cart.panel').hidden = true; });
   $('cart.lines').addEventListener('click', (e) => {
     const button = e.target.closest('button');
