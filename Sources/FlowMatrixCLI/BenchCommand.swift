@@ -22,6 +22,7 @@ enum BenchCommand {
             IngestBench.suite,
             catalogSuite,
             ReportsBench.suite,
+            webSuite,
         ]
     }
 

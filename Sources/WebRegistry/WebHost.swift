@@ -28,6 +28,12 @@ public actor SharedBrowser {
         return browser
     }
 
+    /// Ends `browser` if it is still the current one, so the next call launches a fresh browser.
+    public func replace(_ browser: Browser) {
+        browser.close()
+        if current === browser { current = nil }
+    }
+
     /// Ends the browser.
     public func shutdown() {
         current?.close()
@@ -94,8 +100,10 @@ public final class WebHost: Sendable {
             let b = try await browser.browser()
             do {
                 return try await WebRegistry.open(in: b, configuration: configuration, seed: seed, settings: settings)
-            } catch let error as DevToolsError where error.code == .browserClosed {
+            } catch let error as DevToolsError where error.code == .browserClosed || error.code == .timedOut {
+                // A browser that died or stopped answering is replaced; the job gets a fresh one.
                 lastError = error
+                await browser.replace(b)
                 continue
             }
         }

@@ -69,7 +69,11 @@ const renderCart = () => {
 
 const swipeToRemove = (line, id) => {
   let start = null;
-  line.addEventListener('pointerdown', (e) => { start = e.clientX; line.setPointerCapture(e.pointerId); });
+  line.addEventListener('pointerdown', (e) => {
+    if (e.target.closest('button')) return;  // the quantity buttons take their own clicks
+    start = e.clientX;
+    line.setPointerCapture(e.pointerId);
+  });
   line.addEventListener('pointermove', (e) => { if (start !== null) line.style.transform = 'translateX(' + (e.clientX - start) + 'px)'; });
   line.addEventListener('pointerup', (e) => {
     const moved = start === null ? 0 : e.clientX - start;
