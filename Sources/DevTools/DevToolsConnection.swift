@@ -22,6 +22,7 @@ public final class DevToolsConnection: Sendable {
 
     private struct Pending {
         var method: String
+        var session: String?
         var continuation: CheckedContinuation<JSONValue, any Error>
         var timer: Task<Void, Never>?
     }
@@ -78,7 +79,7 @@ public final class DevToolsConnection: Sendable {
                     if let closed = s.closedBy { return .failure(closed) }
                     let id = s.nextID
                     s.nextID += 1
-                    s.pending[id] = Pending(method: method, continuation: continuation, timer: nil)
+                    s.pending[id] = Pending(method: method, session: session, continuation: continuation, timer: nil)
                     return .success(id)
                 }
                 let id: Int
@@ -164,6 +165,18 @@ public final class DevToolsConnection: Sendable {
             return nil
         }
         if let closed { handler(closed) }
+    }
+
+    /// Fails every command of `session` still waiting (its target crashed or went away: no answer will come).
+    public func failPending(session: String, _ error: DevToolsError) {
+        let failed = state.withLock { s -> [Pending] in
+            let ids = s.pending.filter { $0.value.session == session }.map(\.key)
+            return ids.compactMap { s.pending.removeValue(forKey: $0) }
+        }
+        for p in failed {
+            p.timer?.cancel()
+            p.continuation.resume(throwing: DevToolsError(error.code, "\(p.method): \(error.message)"))
+        }
     }
 
     /// Commands sent and not yet answered.

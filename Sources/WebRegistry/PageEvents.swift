@@ -75,7 +75,9 @@ final class PageEvents: Sendable {
             }
             onDialog()
         case "Inspector.targetCrashed":
-            state.withLock { $0.crashed = "the page's renderer crashed" }
+            let reason = "the page's renderer crashed"
+            state.withLock { $0.crashed = reason }
+            page.connection.failPending(session: page.sessionID, DevToolsError(.targetCrashed, reason))
         case "Network.requestWillBeSent":
             guard let id = params["requestId"]?.string, let request = params["request"] else { return }
             let m = request["method"]?.string ?? "GET", url = request["url"]?.string ?? ""

@@ -1,3 +1,4 @@
+import DevTools
 import RunConditions
 
 /// The script every page of a job gets before any of its own scripts run (`Page.addScriptToEvaluateOnNewDocument`):
@@ -28,23 +29,8 @@ enum PagePrelude {
         return "{" + pairs.joined(separator: ",") + "}"
     }()
 
-    /// A JavaScript string literal.
-    static func jsString(_ s: String) -> String {
-        var out = "\""
-        for scalar in s.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\u{2028}": out += "\\u2028"
-            case "\u{2029}": out += "\\u2029"
-            default:
-                if scalar.value < 0x20 { out += String(format: "\\u%04x", scalar.value) } else { out.unicodeScalars.append(scalar) }
-            }
-        }
-        return out + "\""
-    }
+    /// A JavaScript string literal: JSON's string syntax, which escapes U+2028 and U+2029 too.
+    static func jsString(_ s: String) -> String { JSONValue.string(s).serialized }
 
     static let body = #"""
 (() => {

@@ -117,6 +117,24 @@ struct VerbTests {
         }
     }
 
+    @Test("a crashed renderer fails the next step as a crash, and the browser serves the next job")
+    func crashedRenderer() async throws {
+        try await withSite { site in
+            let r = try await site.registry()
+            try await r.step(.open, "verbs.html")
+            r.page.connection.sendIgnoringReply("Page.crash", session: r.page.sessionID)
+            do {
+                try await r.step(.wait, "never", "20")
+                Issue.record("a step on a crashed page must fail")
+            } catch let error as StepError {
+                #expect(error.description.contains("crashed"), "\(error)")
+            }
+            let next = try await site.registry()
+            try await next.step(.open, "verbs.html")
+            try await next.step(.tap, "tap-me")
+        }
+    }
+
     @Test("a browser killed mid-job fails the step as a lost browser; the host starts a new one and goes on")
     func killedBrowser() async throws {
         try await withSite { site in
