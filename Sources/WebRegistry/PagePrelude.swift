@@ -268,8 +268,20 @@ enum PagePrelude {
     el.focus();
     return document.activeElement === el ? { ok: true } : { ok: false, detail: sel(id) + ' cannot take focus' };
   };
+  // A generation that changes with anything that can change the pixels short of a running animation: evidence
+  // after a step that changed nothing reuses the previous screenshot.
+  // Per document: a random start, so a new document never continues an old one's count.
+  let generation = Math.floor(Math.random() * 2 ** 40);
+  const bump = () => { generation++; };
+  new MutationObserver(bump).observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
+  for (const e of ['resize', 'scroll', 'load', 'focus', 'blur', 'transitionend', 'animationend']) window.addEventListener(e, bump, true);
+  const snapshot = () => ({
+    generation,
+    animating: document.getAnimations().some((a) => a.playState === 'running'),
+    html: document.documentElement ? document.documentElement.outerHTML : '',
+  });
   Object.defineProperty(window, '__flowmatrix', {
-    value: Object.freeze({ transform, check, waitFor, point, focus, layoutRules, layoutFindings }),
+    value: Object.freeze({ transform, check, waitFor, point, focus, layoutRules, layoutFindings, snapshot }),
     enumerable: false,
   });
 })();

@@ -27,6 +27,8 @@ public actor WebRegistry: AsyncStepRegistry, StepEvidenceProviding {
     private var viewport: Viewport
     private var fetchEnabled = false
     private var pageOpened = false
+    /// The last screenshot taken and the page's change generation when it was taken.
+    private var lastScreenshot: (generation: Int, png: [UInt8])?
     private let offline: Bool
 
     /// The running step's recorder and awaited element, for interruptions handled on other tasks.
@@ -362,30 +364,46 @@ public actor WebRegistry: AsyncStepRegistry, StepEvidenceProviding {
     // MARK: Evidence
 
     /// After each step: a PNG screenshot, the DOM, and the console and network lines since the previous step.
+    ///
+    /// The DOM and the page's change generation come in one round trip; after a `wait` or `assert` (steps that do not
+    /// touch the page) that left the generation unchanged, with no animation running, the previous screenshot is
+    /// the picture of this step too and is reused rather than captured again.
     public func evidence(afterStep index: Int, step: Step) async -> [StepAttachment] {
         var out: [StepAttachment] = []
         var problems: [String] = []
         let logs = events.takeLogs()
         if pageOpened && events.crashed == nil && events.dialog == nil {
-            if settings.screenshots {
-                do {
-                    let shot = try await page.send("Page.captureScreenshot", ["format": "png"], timeout: settings.pageTimeout)
-                    if let base64 = shot["data"]?.string, let data = Data(base64Encoded: base64) {
-                        out.append(StepAttachment(name: "screenshot.png", mediaType: "image/png", bytes: [UInt8](data)))
-                    }
-                } catch {
-                    problems.append("screenshot: \(error)")
-                }
-            }
+            var generation: Int?
+            var animating = true
             do {
-                let dom = try await page.send("Runtime.evaluate", [
-                    "expression": "document.documentElement ? document.documentElement.outerHTML : ''", "returnByValue": true,
+                let snapshot = try await page.send("Runtime.evaluate", [
+                    "expression": "__flowmatrix.snapshot()", "returnByValue": true,
                 ], timeout: settings.pageTimeout)
-                if let html = dom["result"]?["value"]?.string {
+                let value = snapshot["result"]?["value"]
+                generation = value?["generation"]?.int
+                animating = value?["animating"]?.bool ?? true
+                if let html = value?["html"]?.string {
                     out.append(StepAttachment(name: "dom.html", mediaType: "text/html", bytes: Array(html.utf8)))
                 }
             } catch {
                 problems.append("dom: \(error)")
+            }
+            if settings.screenshots {
+                let passive = step.verb == .wait || step.verb == .assert
+                if passive, !animating, let generation, let last = lastScreenshot, last.generation == generation {
+                    out.append(StepAttachment(name: "screenshot.png", mediaType: "image/png", bytes: last.png))
+                } else {
+                    do {
+                        let shot = try await page.send("Page.captureScreenshot", ["format": "png"], timeout: settings.pageTimeout)
+                        if let base64 = shot["data"]?.string, let data = Data(base64Encoded: base64) {
+                            let png = [UInt8](data)
+                            out.append(StepAttachment(name: "screenshot.png", mediaType: "image/png", bytes: png))
+                            lastScreenshot = generation.map { (generation: $0, png: png) }
+                        }
+                    } catch {
+                        problems.append("screenshot: \(error)")
+                    }
+                }
             }
         }
         if !logs.console.isEmpty {

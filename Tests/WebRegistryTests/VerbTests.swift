@@ -41,6 +41,28 @@ struct VerbTests {
         }
     }
 
+    @Test("evidence: a wait or assert that changed nothing reuses the previous screenshot; a change is captured anew")
+    func screenshotReuse() async throws {
+        try await withSite { site in
+            let r = try await site.registry()
+            try await r.step(.open, "verbs.html")
+            func shot(_ verb: Verb, _ target: String) async throws -> [UInt8] {
+                let evidence = await r.evidence(afterStep: 0, step: Step(verb: verb, target: target))
+                return try #require(evidence.first { $0.name == "screenshot.png" }).bytes
+            }
+            let first = try await shot(.open, "verbs.html")
+            let unchanged = try await shot(.assert, "tap-me")
+            #expect(unchanged == first)
+            try await r.step(.tap, "tap-me")
+            let afterTap = try await shot(.tap, "tap-me")
+            #expect(afterTap != first)
+            // The page changes without a step acting on it: a passive step's evidence shows the change.
+            _ = try await r.inPage("document.querySelector('[data-testid=echo]').textContent = 'changed by the page'")
+            let changed = try await shot(.assert, "echo")
+            #expect(changed != afterTap)
+        }
+    }
+
     @Test("a wait that never holds fails after its timeout, without polling the page")
     func waitTimesOut() async throws {
         try await withSite { site in
