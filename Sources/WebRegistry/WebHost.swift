@@ -3,14 +3,36 @@ import Foundation
 import Synchronization
 
 /// One browser per worker process, shared by its jobs: launched on first use, relaunched when it died.
+///
+/// With `prewarm`, it keeps one blank page in a fresh context ready: `page()` hands it out and starts the next, so
+/// the renderer start of the next job overlaps the steps of this one (one extra renderer process per worker).
 public actor SharedBrowser {
     public let settings: BrowserSettings
+    public let prewarm: Bool
     private var current: Browser?
     private var launching: Task<Browser, any Error>?
+    private var spare: (browser: Browser, page: Task<PageTarget, any Error>)?
     /// How many browsers this process started (1 + restarts).
     public private(set) var launches = 0
 
-    public init(settings: BrowserSettings = BrowserSettings()) { self.settings = settings }
+    public init(settings: BrowserSettings = BrowserSettings(), prewarm: Bool = true) {
+        self.settings = settings
+        self.prewarm = prewarm
+    }
+
+    /// A fresh page in its own context of the live browser (the prewarmed one when there is one).
+    public func page() async throws -> (Browser, PageTarget) {
+        let browser = try await browser()
+        var page: PageTarget?
+        if let spare {
+            self.spare = nil
+            if spare.browser === browser { page = try? await spare.page.value }
+        }
+        if page == nil { page = try await browser.newPage() }
+        if prewarm { spare = (browser, Task { try await browser.newPage() }) }
+        guard let page else { throw DevToolsError(.launchFailed, "no page") }
+        return (browser, page)
+    }
 
     /// The live browser, launching one when there is none or the last one died.
     public func browser() async throws -> Browser {
@@ -36,6 +58,8 @@ public actor SharedBrowser {
 
     /// Ends the browser.
     public func shutdown() {
+        spare?.page.cancel()
+        spare = nil
         current?.close()
         current = nil
     }
@@ -97,9 +121,10 @@ public final class WebHost: Sendable {
         configure(&settings)
         var lastError: (any Error)?
         for _ in 0..<2 {
-            let b = try await browser.browser()
+            let (b, page) = try await browser.page()
             do {
-                return try await WebRegistry.open(in: b, configuration: configuration, seed: seed, settings: settings)
+                return try await WebRegistry.open(page: page, browser: b, configuration: configuration, seed: seed,
+                                                  settings: settings)
             } catch let error as DevToolsError where error.code == .browserClosed || error.code == .timedOut {
                 // A browser that died or stopped answering is replaced; the job gets a fresh one.
                 lastError = error

@@ -40,8 +40,22 @@ public actor WebRegistry: AsyncStepRegistry, StepEvidenceProviding {
     /// - Throws: `RunConditionsError` for invalid axis values; `DevToolsError` when the browser fails.
     public static func open(in browser: Browser, configuration: [String: String], seed: UInt64,
                             settings: WebSettings) async throws -> WebRegistry {
-        let conditions = try RunConditions(values: configuration, seed: seed)
-        let page = try await browser.newPage()
+        _ = try RunConditions(values: configuration, seed: seed)
+        return try await open(page: browser.newPage(), browser: browser, configuration: configuration, seed: seed,
+                              settings: settings)
+    }
+
+    /// Applies `configuration` to `page`, a fresh page of `browser` (e.g. one `SharedBrowser` prepared); the
+    /// registry disposes the page's context when it goes away.
+    public static func open(page: PageTarget, browser: Browser, configuration: [String: String], seed: UInt64,
+                            settings: WebSettings) async throws -> WebRegistry {
+        let conditions: RunConditions
+        do {
+            conditions = try RunConditions(values: configuration, seed: seed)
+        } catch {
+            page.disposeIgnoringReply()
+            throw error
+        }
         do {
             let registry = WebRegistry(page: page, conditions: conditions, settings: settings, seed: seed)
             try await registry.setUp(userAgent: browser.userAgent, timezone: configuration["timezone"])
