@@ -1,12 +1,14 @@
 import CatalogApp
+import Foundation
 import FlowMatrixTestKit
 import WebRegistry
 import Worker
 
 /// The registries `flowmatrix worker` hosts without any code of the user's.
 enum BuiltInRegistries {
-    /// The `web` registry's host: one browser per worker process, started by the first web job.
-    static let web = WebHost()
+    /// The `web` registry's host: one browser per worker process, started by the first web job
+    /// (`FLOWMATRIX_WEB_PREWARM=1` keeps the next job's page ready; see `SharedBrowser`).
+    static let web = WebHost(browser: SharedBrowser(prewarm: ProcessInfo.processInfo.environment["FLOWMATRIX_WEB_PREWARM"] == "1"))
 
     static var all: [RegistryFactory] {
         [

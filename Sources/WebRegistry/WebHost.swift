@@ -5,7 +5,8 @@ import Synchronization
 /// One browser per worker process, shared by its jobs: launched on first use, relaunched when it died.
 ///
 /// With `prewarm`, it keeps one blank page in a fresh context ready: `page()` hands it out and starts the next, so
-/// the renderer start of the next job overlaps the steps of this one (one extra renderer process per worker).
+/// the renderer start of the next job overlaps the steps of this one (one extra renderer process per worker). Off by
+/// default: on a machine whose cores are busy (2 workers on 2 cores) it measured slower, not faster.
 public actor SharedBrowser {
     public let settings: BrowserSettings
     public let prewarm: Bool
@@ -15,7 +16,7 @@ public actor SharedBrowser {
     /// How many browsers this process started (1 + restarts).
     public private(set) var launches = 0
 
-    public init(settings: BrowserSettings = BrowserSettings(), prewarm: Bool = true) {
+    public init(settings: BrowserSettings = BrowserSettings(), prewarm: Bool = false) {
         self.settings = settings
         self.prewarm = prewarm
     }
