@@ -48,8 +48,11 @@ public final class DevToolsConnection: Sendable {
     private let protocolErrorHandler: (@Sendable (DevToolsError) -> Void)?
 
     /// Starts the reader thread on `readFD`; commands are written to `writeFD`. The connection owns both fds.
+    /// Ignores SIGPIPE for the whole process (as the libuv transport does): a write racing the browser's death must
+    /// fail with EPIPE, not end the process.
     public init(readFD: Int32, writeFD: Int32, defaultTimeout: Duration = .seconds(30),
                 onProtocolError: (@Sendable (DevToolsError) -> Void)? = nil) {
+        signal(SIGPIPE, SIG_IGN)
         self.readFD = readFD
         writer = Mutex(writeFD)
         self.defaultTimeout = defaultTimeout

@@ -225,13 +225,13 @@ public actor WebRegistry: AsyncStepRegistry, StepEvidenceProviding {
             throw StepError.failed("cannot open \(url.absoluteString): \(error)")
         }
         let load = "new Promise((r) => document.readyState === 'complete' ? r(true) : addEventListener('load', () => r(true), { once: true }))"
-        let deadline = ContinuousClock.now + settings.loadTimeout
-        while true {
+        // The document may be replaced while we wait (a redirect, a script navigating): then the evaluation fails
+        // with its context destroyed, and we wait on the new document — a few times at most.
+        for attempt in 1...5 {
             do {
                 _ = try await evaluate(load, timeout: settings.loadTimeout)
                 break
-            } catch let error as DevToolsError where error.code == .commandFailed && ContinuousClock.now < deadline {
-                // The document was replaced while we waited (a redirect): wait on the new one.
+            } catch let error as DevToolsError where error.code == .commandFailed && attempt < 5 {
                 continue
             }
         }

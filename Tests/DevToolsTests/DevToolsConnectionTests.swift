@@ -20,7 +20,7 @@ struct DevToolsConnectionTests {
     func misbehavingPeer() async throws {
         let fake = try FakeBrowser.install()
         defer { try? FileManager.default.removeItem(at: fake.directory) }
-        let process = try BrowserProcess(executable: fake.executable, settings: BrowserSettings())
+        let process = try FakeBrowser.start(fake.executable)
         defer { process.terminate() }
         let connection = DevToolsConnection(readFD: process.messageFD, writeFD: process.commandFD)
         defer { connection.closeWriter() }

@@ -1,3 +1,4 @@
+import DevTools
 import Foundation
 
 /// A stand-in browser: a Python script that speaks the pipe protocol on fds 3 and 4 and misbehaves on purpose.
@@ -26,6 +27,22 @@ enum FakeBrowser {
                     reply["sessionId"] = msg["sessionId"]
                 os.write(4, json.dumps(reply).encode() + b"\0")
         """#
+
+    /// Starts the fake browser at `executable`. A process another test forks while the script file is being written
+    /// may hold it open for a moment (ETXTBSY, "Text file busy"): that is retried, a bounded number of times.
+    static func start(_ executable: String) throws -> BrowserProcess {
+        var last: DevToolsError?
+        for _ in 0..<200 {
+            do {
+                return try BrowserProcess(executable: executable, settings: BrowserSettings())
+            } catch {
+                let devtools = error as DevToolsError
+                guard devtools.message.contains("Text file busy") else { throw devtools }
+                last = devtools
+            }
+        }
+        throw last ?? DevToolsError(.launchFailed, "the fake browser did not start")
+    }
 
     /// Writes the script to a temporary executable file; the caller removes the directory.
     static func install() throws -> (directory: URL, executable: String) {

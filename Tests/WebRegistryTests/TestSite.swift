@@ -1,6 +1,7 @@
 import DevTools
 import FlowSpec
 import Foundation
+import Testing
 import WebRegistry
 
 /// A temporary folder of test pages served on 127.0.0.1, and a browser for one test; `close()` ends both.
@@ -99,3 +100,8 @@ func withSite(_ body: (TestSite) async throws -> Void) async throws {
     }
     await site.close()
 }
+
+/// The suites that start real browsers, one at a time: started together on a 2-core machine they starve each other
+/// (and every other test in the process).
+@Suite("web registry in real Chromium", .serialized)
+enum RealChromium {}
