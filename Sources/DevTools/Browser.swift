@@ -25,22 +25,27 @@ public final class Browser: Sendable {
     /// - Throws: `.launchFailed` when no executable is found, the spawn fails, or the browser never answers.
     public static func launch(_ settings: BrowserSettings = BrowserSettings()) async throws -> Browser {
         guard let executable = settings.resolvedExecutable() else {
-            throw DevToolsError(.launchFailed, "no Chromium found: install Debian's `chromium` or set FLOWMATRIX_CHROMIUM")
+            throw DevToolsError(
+                .launchFailed, "no Chromium found: install Debian's `chromium` or set FLOWMATRIX_CHROMIUM")
         }
         let process = try BrowserProcess(executable: executable, settings: settings)
-        let connection = DevToolsConnection(readFD: process.messageFD, writeFD: process.commandFD,
-                                            defaultTimeout: settings.commandTimeout)
+        let connection = DevToolsConnection(
+            readFD: process.messageFD, writeFD: process.commandFD,
+            defaultTimeout: settings.commandTimeout)
         do {
             let version = try await connection.send("Browser.getVersion", timeout: settings.launchTimeout)
-            return Browser(process: process, connection: connection, userAgent: version["userAgent"]?.string ?? "",
-                           product: version["product"]?.string ?? "")
+            return Browser(
+                process: process, connection: connection, userAgent: version["userAgent"]?.string ?? "",
+                product: version["product"]?.string ?? "")
         } catch {
             let log = (try? String(contentsOfFile: process.profileDirectory + "/browser.log", encoding: .utf8)) ?? ""
             process.terminate()
             connection.closeWriter()
             let tail = log.split(separator: "\n").suffix(5).joined(separator: " | ")
-            throw DevToolsError(.launchFailed, "\(executable) did not answer on its DevTools pipe: \(error)"
-                                + (tail.isEmpty ? "" : "; its log ends: \(tail)"))
+            throw DevToolsError(
+                .launchFailed,
+                "\(executable) did not answer on its DevTools pipe: \(error)"
+                    + (tail.isEmpty ? "" : "; its log ends: \(tail)"))
         }
     }
 
@@ -54,11 +59,13 @@ public final class Browser: Sendable {
             throw DevToolsError(.malformedMessage, "Target.createBrowserContext answered without browserContextId")
         }
         do {
-            let target = try await connection.send("Target.createTarget", ["url": "about:blank", "browserContextId": .string(contextID)])
+            let target = try await connection.send(
+                "Target.createTarget", ["url": "about:blank", "browserContextId": .string(contextID)])
             guard let targetID = target["targetId"]?.string else {
                 throw DevToolsError(.malformedMessage, "Target.createTarget answered without targetId")
             }
-            let attached = try await connection.send("Target.attachToTarget", ["targetId": .string(targetID), "flatten": true])
+            let attached = try await connection.send(
+                "Target.attachToTarget", ["targetId": .string(targetID), "flatten": true])
             guard let sessionID = attached["sessionId"]?.string else {
                 throw DevToolsError(.malformedMessage, "Target.attachToTarget answered without sessionId")
             }

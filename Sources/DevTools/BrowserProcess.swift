@@ -1,12 +1,13 @@
-#if canImport(Darwin)
-import Darwin
-#elseif canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 import Foundation
 import Synchronization
+
+#if canImport(Darwin)
+    import Darwin
+#elseif canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
 
 /// How a browser is started.
 public struct BrowserSettings: Sendable, Hashable {
@@ -19,8 +20,10 @@ public struct BrowserSettings: Sendable, Hashable {
     /// The longest the browser may take to answer its first command (default 60 s: a cold start on a loaded machine).
     public var launchTimeout: Duration
 
-    public init(executable: String? = nil, extraArguments: [String] = [], commandTimeout: Duration = .seconds(30),
-                launchTimeout: Duration = .seconds(60)) {
+    public init(
+        executable: String? = nil, extraArguments: [String] = [], commandTimeout: Duration = .seconds(30),
+        launchTimeout: Duration = .seconds(60)
+    ) {
         self.executable = executable
         self.extraArguments = extraArguments
         self.commandTimeout = commandTimeout
@@ -33,14 +36,15 @@ public struct BrowserSettings: Sendable, Hashable {
         if let executable { return executable }
         if let env = ProcessInfo.processInfo.environment["FLOWMATRIX_CHROMIUM"], !env.isEmpty { return env }
         #if canImport(Darwin)
-        let candidates = [
-            "/Applications/Chromium.app/Contents/MacOS/Chromium",
-            "/Applications/Google Chrome.app/Contents/MacOS/Google Chrome",
-        ]
+            let candidates = [
+                "/Applications/Chromium.app/Contents/MacOS/Chromium",
+                "/Applications/Google Chrome.app/Contents/MacOS/Google Chrome",
+            ]
         #else
-        let candidates = [
-            "/usr/lib/chromium/chromium", "/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome",
-        ]
+            let candidates = [
+                "/usr/lib/chromium/chromium", "/usr/bin/chromium", "/usr/bin/chromium-browser",
+                "/usr/bin/google-chrome",
+            ]
         #endif
         return candidates.first { access($0, X_OK) == 0 }
     }
@@ -78,7 +82,9 @@ public final class BrowserProcess: Sendable {
     /// Starts `executable` with `arguments` (the client's switches and the profile are added by the caller).
     /// - Throws: `.launchFailed` when the pipes cannot be made or the process cannot be spawned.
     public init(executable: String, settings: BrowserSettings) throws(DevToolsError) {
-        let profile = FileManager.default.temporaryDirectory.appendingPathComponent("flowmatrix-chromium-\(UUID().uuidString)").path
+        let profile = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "flowmatrix-chromium-\(UUID().uuidString)"
+        ).path
         do {
             try FileManager.default.createDirectory(atPath: profile, withIntermediateDirectories: true)
         } catch {
@@ -87,18 +93,21 @@ public final class BrowserProcess: Sendable {
         let toBrowser = try Self.makePipe()
         let fromBrowser: (read: Int32, write: Int32)
         do { fromBrowser = try Self.makePipe() } catch {
-            close(toBrowser.read); close(toBrowser.write)
+            close(toBrowser.read)
+            close(toBrowser.write)
             throw error
         }
         let arguments = [executable] + BrowserSettings.arguments(profile: profile, extra: settings.extraArguments)
         var pid: pid_t = 0
-        let result = Self.spawn(executable: executable, arguments: arguments, browserReads: toBrowser.read,
-                                browserWrites: fromBrowser.write, log: profile + "/browser.log", pid: &pid)
+        let result = Self.spawn(
+            executable: executable, arguments: arguments, browserReads: toBrowser.read,
+            browserWrites: fromBrowser.write, log: profile + "/browser.log", pid: &pid)
         // The child's ends are the child's now.
         close(toBrowser.read)
         close(fromBrowser.write)
         guard result == 0 else {
-            close(toBrowser.write); close(fromBrowser.read)
+            close(toBrowser.write)
+            close(fromBrowser.read)
             try? FileManager.default.removeItem(atPath: profile)
             throw DevToolsError(.launchFailed, "cannot start \(executable): \(String(cString: strerror(result)))")
         }
@@ -114,7 +123,9 @@ public final class BrowserProcess: Sendable {
     /// on exec (so no other child inherits them).
     private static func makePipe() throws(DevToolsError) -> (read: Int32, write: Int32) {
         var fds: [Int32] = [-1, -1]
-        guard pipe(&fds) == 0 else { throw DevToolsError(.launchFailed, "pipe failed: \(String(cString: strerror(errno)))") }
+        guard pipe(&fds) == 0 else {
+            throw DevToolsError(.launchFailed, "pipe failed: \(String(cString: strerror(errno)))")
+        }
         var moved: [Int32] = []
         for fd in fds {
             let high = fcntl(fd, F_DUPFD_CLOEXEC, 5)
@@ -128,14 +139,16 @@ public final class BrowserProcess: Sendable {
         return (moved[0], moved[1])
     }
 
-    private static func spawn(executable: String, arguments: [String], browserReads: Int32, browserWrites: Int32,
-                              log: String, pid: inout pid_t) -> Int32 {
+    private static func spawn(
+        executable: String, arguments: [String], browserReads: Int32, browserWrites: Int32,
+        log: String, pid: inout pid_t
+    ) -> Int32 {
         #if canImport(Darwin)
-        var actions: posix_spawn_file_actions_t? = nil
-        var attributes: posix_spawnattr_t? = nil
+            var actions: posix_spawn_file_actions_t? = nil
+            var attributes: posix_spawnattr_t? = nil
         #else
-        var actions = posix_spawn_file_actions_t()
-        var attributes = posix_spawnattr_t()
+            var actions = posix_spawn_file_actions_t()
+            var attributes = posix_spawnattr_t()
         #endif
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }

@@ -1,12 +1,13 @@
-#if canImport(Darwin)
-import Darwin
-#elseif canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 import Foundation
 import Synchronization
+
+#if canImport(Darwin)
+    import Darwin
+#elseif canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
 
 /// A DevTools protocol connection over a pipe pair: commands with ids and timeouts, responses matched to them,
 /// events routed to the handler of their session (flattened sessions: one pipe, `sessionId` on each message).
@@ -50,8 +51,10 @@ public final class DevToolsConnection: Sendable {
     /// Starts the reader thread on `readFD`; commands are written to `writeFD`. The connection owns both fds.
     /// Ignores SIGPIPE for the whole process (as the libuv transport does): a write racing the browser's death must
     /// fail with EPIPE, not end the process.
-    public init(readFD: Int32, writeFD: Int32, defaultTimeout: Duration = .seconds(30),
-                onProtocolError: (@Sendable (DevToolsError) -> Void)? = nil) {
+    public init(
+        readFD: Int32, writeFD: Int32, defaultTimeout: Duration = .seconds(30),
+        onProtocolError: (@Sendable (DevToolsError) -> Void)? = nil
+    ) {
         signal(SIGPIPE, SIG_IGN)
         self.readFD = readFD
         writer = Mutex(writeFD)
@@ -72,8 +75,10 @@ public final class DevToolsConnection: Sendable {
     ///   - timeout: the longest to wait for the answer (default: `defaultTimeout`).
     /// - Returns: the `result` object.
     /// - Throws: `DevToolsError` (`.commandFailed`, `.timedOut`, `.browserClosed`) or `CancellationError`.
-    public func send(_ method: String, _ params: JSONValue = [:], session: String? = nil,
-                     timeout: Duration? = nil) async throws -> JSONValue {
+    public func send(
+        _ method: String, _ params: JSONValue = [:], session: String? = nil,
+        timeout: Duration? = nil
+    ) async throws -> JSONValue {
         let limit = timeout ?? defaultTimeout
         let idBox = Mutex<Int?>(nil)
         return try await withTaskCancellationHandler {
@@ -93,11 +98,16 @@ public final class DevToolsConnection: Sendable {
                 idBox.withLock { $0 = id }
                 let timer = Task { [weak self] in
                     do { try await Task.sleep(for: limit) } catch { return }
-                    self?.complete(id, with: .failure(DevToolsError(
-                        .timedOut, "the browser did not answer \(method) within \(Self.secondsText(limit))")))
+                    self?.complete(
+                        id,
+                        with: .failure(
+                            DevToolsError(
+                                .timedOut, "the browser did not answer \(method) within \(Self.secondsText(limit))")))
                 }
                 state.withLock { s in s.pending[id]?.timer = timer }
-                if let error = write(DevToolsMessage.encodeCommand(id: id, method: method, params: params, sessionID: session)) {
+                if let error = write(
+                    DevToolsMessage.encodeCommand(id: id, method: method, params: params, sessionID: session))
+                {
                     complete(id, with: .failure(error))
                 }
                 if Task.isCancelled { complete(id, with: .failure(CancellationError())) }
@@ -133,14 +143,15 @@ public final class DevToolsConnection: Sendable {
             while offset < bytes.count {
                 let n = bytes.withUnsafeBytes { raw in
                     #if canImport(Darwin)
-                    Darwin.write(fd, raw.baseAddress! + offset, raw.count - offset)
+                        Darwin.write(fd, raw.baseAddress! + offset, raw.count - offset)
                     #else
-                    Glibc.write(fd, raw.baseAddress! + offset, raw.count - offset)
+                        Glibc.write(fd, raw.baseAddress! + offset, raw.count - offset)
                     #endif
                 }
                 if n < 0 {
                     if errno == EINTR || errno == EAGAIN { continue }
-                    return DevToolsError(.browserClosed, "writing to the browser failed: \(String(cString: strerror(errno)))")
+                    return DevToolsError(
+                        .browserClosed, "writing to the browser failed: \(String(cString: strerror(errno)))")
                 }
                 offset += n
             }
@@ -158,7 +169,9 @@ public final class DevToolsConnection: Sendable {
     public func unsubscribe(session: String) { _ = state.withLock { $0.sessions.removeValue(forKey: session) } }
 
     /// Routes events without a session (Target.*, Browser.*) to `handler`.
-    public func subscribeBrowserEvents(_ handler: @escaping EventHandler) { state.withLock { $0.browserEvents = handler } }
+    public func subscribeBrowserEvents(_ handler: @escaping EventHandler) {
+        state.withLock { $0.browserEvents = handler }
+    }
 
     /// Calls `handler` once when the connection closes (at once if it is closed already).
     public func onClose(_ handler: @escaping @Sendable (DevToolsError) -> Void) {
@@ -242,7 +255,10 @@ public final class DevToolsConnection: Sendable {
     }
 
     private func answer(_ id: Int, _ result: Result<JSONValue, DevToolsError>) {
-        enum Found { case pending(Pending), ignored, unknown }
+        enum Found {
+            case pending(Pending)
+            case ignored, unknown
+        }
         let found: Found = state.withLock { s in
             if let p = s.pending.removeValue(forKey: id) { return .pending(p) }
             if s.ignored.remove(id) != nil { return .ignored }
@@ -258,7 +274,8 @@ public final class DevToolsConnection: Sendable {
             }
         case .ignored: break
         case .unknown:
-            recordProtocolError(DevToolsError(.unexpectedMessage, "an answer to command id \(id), which nobody sent or awaits"))
+            recordProtocolError(
+                DevToolsError(.unexpectedMessage, "an answer to command id \(id), which nobody sent or awaits"))
         }
     }
 

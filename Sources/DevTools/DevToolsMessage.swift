@@ -9,7 +9,8 @@ public enum DevToolsMessage: Sendable, Hashable {
     public static func decode(_ bytes: some Collection<UInt8>) throws(DevToolsError) -> DevToolsMessage {
         let value = try JSONValue.parse(bytes)
         guard case .object(let members) = value else {
-            throw DevToolsError(.malformedMessage, "a DevTools message must be a JSON object: \(JSONValue.preview(bytes))")
+            throw DevToolsError(
+                .malformedMessage, "a DevTools message must be a JSON object: \(JSONValue.preview(bytes))")
         }
         var session: String?
         if let raw = members["sessionId"] {
@@ -23,8 +24,9 @@ public enum DevToolsMessage: Sendable, Hashable {
                 throw DevToolsError(.malformedMessage, "id is not an integer: \(JSONValue.preview(bytes))")
             }
             if let error = members["error"] {
-                return .failure(id: id, sessionID: session, code: error["code"]?.int ?? 0,
-                                message: error["message"]?.string ?? error.serialized)
+                return .failure(
+                    id: id, sessionID: session, code: error["code"]?.int ?? 0,
+                    message: error["message"]?.string ?? error.serialized)
             }
             return .response(id: id, sessionID: session, result: members["result"] ?? .object([:]))
         }

@@ -15,12 +15,27 @@ public enum JSONValue: Sendable, Hashable {
         return nil
     }
 
-    public var string: String? { if case .string(let s) = self { return s }; return nil }
-    public var double: Double? { if case .number(let n) = self { return n }; return nil }
+    public var string: String? {
+        if case .string(let s) = self { return s }
+        return nil
+    }
+    public var double: Double? {
+        if case .number(let n) = self { return n }
+        return nil
+    }
     public var int: Int? { double.flatMap { $0.isFinite && $0 == $0.rounded() ? Int(exactly: $0) : nil } }
-    public var bool: Bool? { if case .bool(let b) = self { return b }; return nil }
-    public var array: [JSONValue]? { if case .array(let a) = self { return a }; return nil }
-    public var object: [String: JSONValue]? { if case .object(let o) = self { return o }; return nil }
+    public var bool: Bool? {
+        if case .bool(let b) = self { return b }
+        return nil
+    }
+    public var array: [JSONValue]? {
+        if case .array(let a) = self { return a }
+        return nil
+    }
+    public var object: [String: JSONValue]? {
+        if case .object(let o) = self { return o }
+        return nil
+    }
 
     /// Parses UTF-8 JSON text.
     /// - Throws: `DevToolsError` with code `.malformedMessage` when the bytes are not JSON.
@@ -64,7 +79,13 @@ public enum JSONValue: Sendable, Hashable {
         case .null: out += "null"
         case .bool(let b): out += b ? "true" : "false"
         case .number(let n):
-            if n.isFinite, n == n.rounded(), abs(n) < 1e15 { out += String(Int64(n)) } else if n.isFinite { out += "\(n)" } else { out += "null" }
+            if n.isFinite, n == n.rounded(), abs(n) < 1e15 {
+                out += String(Int64(n))
+            } else if n.isFinite {
+                out += "\(n)"
+            } else {
+                out += "null"
+            }
         case .string(let s): Self.writeString(s, into: &out)
         case .array(let a):
             out += "["
@@ -96,7 +117,8 @@ public enum JSONValue: Sendable, Hashable {
             case "\t": out += "\\t"
             default:
                 if scalar.value < 0x20 || scalar.value == 0x2028 || scalar.value == 0x2029 {
-                    out += "\\u" + String(repeating: "0", count: 4 - String(scalar.value, radix: 16).count)
+                    out +=
+                        "\\u" + String(repeating: "0", count: 4 - String(scalar.value, radix: 16).count)
                         + String(scalar.value, radix: 16)
                 } else {
                     out.unicodeScalars.append(scalar)

@@ -18,25 +18,28 @@ extension BenchCommand {
 /// processes with one browser each.
 enum WebBench {
     static var siteFolder: URL {
-        let here = URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent("Workers/Web/site")
+        let here = URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent(
+            "Workers/Web/site")
         if FileManager.default.fileExists(atPath: here.path) { return here }
         return URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("Workers/Web/site")
     }
 
     /// The 10 steps, as FlowSpec (here) and as Playwright calls (`playwrightSteps`).
-    static let scenario = Scenario(id: "bench-cart", title: "Add two lamps and change a quantity", steps: [
-        Step(verb: .open, target: "index.html"),
-        Step(verb: .wait, target: "catalog.item.1", arg: "10"),
-        Step(verb: .tap, target: "catalog.item.1.add"),
-        Step(verb: .tap, target: "catalog.item.2.add"),
-        Step(verb: .assert, target: "header.cart-count", arg: "text=2"),
-        Step(verb: .tap, target: "header.cart"),
-        Step(verb: .wait, target: "cart.panel"),
-        Step(verb: .tap, target: "cart.line.1.plus"),
-        Step(verb: .assert, target: "cart.line.1.qty", arg: "text=2"),
-        Step(verb: .tap, target: "cart.close"),
-    ])
+    static let scenario = Scenario(
+        id: "bench-cart", title: "Add two lamps and change a quantity",
+        steps: [
+            Step(verb: .open, target: "index.html"),
+            Step(verb: .wait, target: "catalog.item.1", arg: "10"),
+            Step(verb: .tap, target: "catalog.item.1.add"),
+            Step(verb: .tap, target: "catalog.item.2.add"),
+            Step(verb: .assert, target: "header.cart-count", arg: "text=2"),
+            Step(verb: .tap, target: "header.cart"),
+            Step(verb: .wait, target: "cart.panel"),
+            Step(verb: .tap, target: "cart.line.1.plus"),
+            Step(verb: .assert, target: "cart.line.1.qty", arg: "text=2"),
+            Step(verb: .tap, target: "cart.close"),
+        ])
 
     static func run(quick: Bool) async throws {
         let server = try StaticFileServer(root: siteFolder)
@@ -52,7 +55,10 @@ enum WebBench {
             starts.append(seconds(ContinuousClock.now - t))
             browser.close()
         }
-        print(String(format: "browser start (spawn → first DevTools answer): median %.0f ms of %d", median(starts) * 1000, starts.count))
+        print(
+            String(
+                format: "browser start (spawn → first DevTools answer): median %.0f ms of %d", median(starts) * 1000,
+                starts.count))
 
         // 2. Per-job overhead: a fresh context with the configuration applied, then its disposal.
         let shared = SharedBrowser()
@@ -62,45 +68,68 @@ enum WebBench {
         var overheads: [Double] = []
         for _ in 0..<(quick ? 2 : 30) {
             let t = ContinuousClock.now
-            let registry = try await WebRegistry.open(in: browser, configuration: configuration, seed: 1, settings: settings)
+            let registry = try await WebRegistry.open(
+                in: browser, configuration: configuration, seed: 1, settings: settings)
             try await registry.page.dispose()
             overheads.append(seconds(ContinuousClock.now - t))
         }
-        print(String(format: "per-job overhead (context + emulation + teardown): median %.1f ms of %d", median(overheads) * 1000, overheads.count))
+        print(
+            String(
+                format: "per-job overhead (context + emulation + teardown): median %.1f ms of %d",
+                median(overheads) * 1000, overheads.count))
 
         // 3. One 10-step job with a screenshot (and DOM) after every step, one after the other.
         var walls: [Double] = []
         var screenshots = 0
         for _ in 0..<(quick ? 2 : 20) {
             let t = ContinuousClock.now
-            let registry = try await WebRegistry.open(in: browser, configuration: configuration, seed: 1, settings: settings)
+            let registry = try await WebRegistry.open(
+                in: browser, configuration: configuration, seed: 1, settings: settings)
             let counter = ScreenshotCounter()
-            let runner = AsyncScenarioRunner(registry: registry, onStep: { record in
-                let evidence = await registry.evidence(afterStep: record.index, step: scenario.steps[record.index])
-                counter.add(evidence.filter { $0.name == "screenshot.png" }.count)
-            })
+            let runner = AsyncScenarioRunner(
+                registry: registry,
+                onStep: { record in
+                    let evidence = await registry.evidence(afterStep: record.index, step: scenario.steps[record.index])
+                    counter.add(evidence.filter { $0.name == "screenshot.png" }.count)
+                })
             let result = await runner.run(scenario)
-            guard result.passed else { throw CommandFailure("the bench scenario failed: \(result.outcome)", exitCode: ExitCode.failures) }
+            guard result.passed else {
+                throw CommandFailure("the bench scenario failed: \(result.outcome)", exitCode: ExitCode.failures)
+            }
             try await registry.page.dispose()
             walls.append(seconds(ContinuousClock.now - t))
             screenshots += counter.count
         }
-        print(String(format: "10-step job with a screenshot per step: median %.0f ms, mean %.0f ms of %d (%d screenshots)",
-                     median(walls) * 1000, walls.reduce(0, +) / Double(walls.count) * 1000, walls.count, screenshots))
+        print(
+            String(
+                format: "10-step job with a screenshot per step: median %.0f ms, mean %.0f ms of %d (%d screenshots)",
+                median(walls) * 1000, walls.reduce(0, +) / Double(walls.count) * 1000, walls.count, screenshots))
 
         // 4. Throughput: `flowmatrix run` with 2 local workers (one browser each), beside Playwright with 2 processes.
         let jobs = quick ? 4 : 40
         let ours = try await flowmatrixRun(jobs: jobs, base: base)
-        print(String(format: "flowmatrix run, 2 local workers × 1 slot, %d jobs: %.2f s → %.2f jobs/s (whole command: coordinator, worker and browser start, report)",
-                     jobs, ours.seconds, Double(jobs) / ours.seconds))
+        print(
+            String(
+                format:
+                    "flowmatrix run, 2 local workers × 1 slot, %d jobs: %.2f s → %.2f jobs/s (whole command: coordinator, worker and browser start, report)",
+                jobs, ours.seconds, Double(jobs) / ours.seconds))
         let oursTwoSlots = try await flowmatrixRun(jobs: jobs, base: base, slots: 2)
-        print(String(format: "flowmatrix run, 2 local workers × 2 slots, %d jobs: %.2f s → %.2f jobs/s",
-                     jobs, oursTwoSlots.seconds, Double(jobs) / oursTwoSlots.seconds))
+        print(
+            String(
+                format: "flowmatrix run, 2 local workers × 2 slots, %d jobs: %.2f s → %.2f jobs/s",
+                jobs, oursTwoSlots.seconds, Double(jobs) / oursTwoSlots.seconds))
         if let playwright = try await playwrightRun(jobs: jobs, base: base) {
-            print(String(format: "Playwright for Python, 2 processes, %d jobs: %.2f s → %.2f jobs/s (browser start %.0f ms, job median %.0f ms)",
-                         jobs, playwright.seconds, Double(jobs) / playwright.seconds, playwright.launch * 1000, playwright.jobMedian * 1000))
-            print(String(format: "ratio flowmatrix/Playwright jobs/s: %.2f× with 1 slot per worker, %.2f× with 2 slots (target ≥ 2×)",
-                         playwright.seconds / ours.seconds, playwright.seconds / oursTwoSlots.seconds))
+            print(
+                String(
+                    format:
+                        "Playwright for Python, 2 processes, %d jobs: %.2f s → %.2f jobs/s (browser start %.0f ms, job median %.0f ms)",
+                    jobs, playwright.seconds, Double(jobs) / playwright.seconds, playwright.launch * 1000,
+                    playwright.jobMedian * 1000))
+            print(
+                String(
+                    format:
+                        "ratio flowmatrix/Playwright jobs/s: %.2f× with 1 slot per worker, %.2f× with 2 slots (target ≥ 2×)",
+                    playwright.seconds / ours.seconds, playwright.seconds / oursTwoSlots.seconds))
         } else {
             print("Playwright for Python: not installed (pip install playwright), no comparison")
         }
@@ -112,7 +141,9 @@ enum WebBench {
         var count: Int { value.withLock { $0 } }
     }
 
-    static func seconds(_ d: Duration) -> Double { Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18 }
+    static func seconds(_ d: Duration) -> Double {
+        Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
+    }
 
     static func median(_ xs: [Double]) -> Double {
         let s = xs.sorted()
@@ -122,7 +153,8 @@ enum WebBench {
     /// Runs `flowmatrix run` on a matrix of `jobs` copies of the scenario (two locales × a repetition axis).
     static func flowmatrixRun(jobs: Int, base: URL, slots: Int = 1) async throws -> (seconds: Double, Void) {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("web-bench-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: root.appendingPathComponent("corpus"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            at: root.appendingPathComponent("corpus"), withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: root) }
         let encoder = JSONEncoder()
         try encoder.encode(scenario).write(to: root.appendingPathComponent("corpus/bench-cart.json"))
@@ -135,7 +167,9 @@ enum WebBench {
         try Data(matrix.utf8).write(to: root.appendingPathComponent("m.json"))
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Bundle.main.executablePath ?? CommandLine.arguments[0])
-        process.arguments = ["run", "m.json", "--workers", "2", "--slots", String(slots), "--quiet", "--store", ".flowmatrix"]
+        process.arguments = [
+            "run", "m.json", "--workers", "2", "--slots", String(slots), "--quiet", "--store", ".flowmatrix",
+        ]
         process.currentDirectoryURL = root
         var environment = ProcessInfo.processInfo.environment
         environment["FLOWMATRIX_WEB_BASE_URL"] = base.absoluteString
@@ -147,13 +181,16 @@ enum WebBench {
         process.waitUntilExit()
         let elapsed = seconds(ContinuousClock.now - t)
         guard process.terminationStatus == 0 else {
-            throw CommandFailure("flowmatrix run of the bench matrix exited \(process.terminationStatus)", exitCode: ExitCode.failures)
+            throw CommandFailure(
+                "flowmatrix run of the bench matrix exited \(process.terminationStatus)", exitCode: ExitCode.failures)
         }
         return (elapsed, ())
     }
 
     /// Runs the same scenario with Playwright for Python in 2 processes; nil when Playwright is not installed.
-    static func playwrightRun(jobs: Int, base: URL) async throws -> (seconds: Double, launch: Double, jobMedian: Double)? {
+    static func playwrightRun(jobs: Int, base: URL) async throws -> (
+        seconds: Double, launch: Double, jobMedian: Double
+    )? {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("web-bench-pw-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: root) }
@@ -170,11 +207,13 @@ enum WebBench {
         let data = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         guard process.terminationStatus == 0,
-              let result = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
-              let seconds = result["seconds"] as? Double
+            let result = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+            let seconds = result["seconds"] as? Double
         else {
             if process.terminationStatus == 3 { return nil }
-            throw CommandFailure("the Playwright side failed (exit \(process.terminationStatus)): \(String(decoding: data, as: UTF8.self))")
+            throw CommandFailure(
+                "the Playwright side failed (exit \(process.terminationStatus)): \(String(decoding: data, as: UTF8.self))"
+            )
         }
         return (seconds, result["launch"] as? Double ?? 0, result["jobMedian"] as? Double ?? 0)
     }

@@ -1,6 +1,6 @@
 import CatalogApp
-import Foundation
 import FlowMatrixTestKit
+import Foundation
 import WebRegistry
 import Worker
 
@@ -8,7 +8,8 @@ import Worker
 enum BuiltInRegistries {
     /// The `web` registry's host: one browser per worker process, started by the first web job
     /// (`FLOWMATRIX_WEB_PREWARM=1` keeps the next job's page ready; see `SharedBrowser`).
-    static let web = WebHost(browser: SharedBrowser(prewarm: ProcessInfo.processInfo.environment["FLOWMATRIX_WEB_PREWARM"] == "1"))
+    static let web = WebHost(
+        browser: SharedBrowser(prewarm: ProcessInfo.processInfo.environment["FLOWMATRIX_WEB_PREWARM"] == "1"))
 
     static var all: [RegistryFactory] {
         [

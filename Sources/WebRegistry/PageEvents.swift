@@ -51,7 +51,10 @@ final class PageEvents: Sendable {
     /// Console lines and network lines since the last call.
     func takeLogs() -> (console: [String], network: [String]) {
         state.withLock { s in
-            defer { s.console.removeAll(); s.network.removeAll() }
+            defer {
+                s.console.removeAll()
+                s.network.removeAll()
+            }
             return (s.console, s.network)
         }
     }
@@ -60,7 +63,8 @@ final class PageEvents: Sendable {
     func handle(_ method: String, _ params: JSONValue) {
         switch method {
         case "Runtime.consoleAPICalled":
-            let args = params["args"]?.array?.map { $0["value"].map(Self.plain) ?? $0["description"]?.string ?? "" } ?? []
+            let args =
+                params["args"]?.array?.map { $0["value"].map(Self.plain) ?? $0["description"]?.string ?? "" } ?? []
             let line = "console.\(params["type"]?.string ?? "log"): \(args.joined(separator: " "))"
             state.withLock { $0.console.append(line) }
         case "Runtime.exceptionThrown":
@@ -80,7 +84,8 @@ final class PageEvents: Sendable {
             page.connection.failPending(session: page.sessionID, DevToolsError(.targetCrashed, reason))
         case "Network.requestWillBeSent":
             guard let id = params["requestId"]?.string, let request = params["request"] else { return }
-            let m = request["method"]?.string ?? "GET", url = request["url"]?.string ?? ""
+            let m = request["method"]?.string ?? "GET"
+            let url = request["url"]?.string ?? ""
             state.withLock { s in
                 s.requests[id] = (m, url)
                 s.network.append("→ \(m) \(url)")
@@ -108,7 +113,11 @@ final class PageEvents: Sendable {
         let method = request["method"]?.string ?? "GET"
         let url = request["url"]?.string ?? ""
         let isDocument = params["resourceType"]?.string == "Document"
-        enum Decision { case fulfill(Fixture), fail(String), pass }
+        enum Decision {
+            case fulfill(Fixture)
+            case fail(String)
+            case pass
+        }
         let decision: Decision = state.withLock { s in
             let bare = url.split(separator: "?", maxSplits: 1).first.map(String.init) ?? url
             if let fixture = s.fixtures[url] ?? s.fixtures[bare] { return .fulfill(fixture) }
@@ -126,14 +135,20 @@ final class PageEvents: Sendable {
         let id = JSONValue.string(requestID)
         switch decision {
         case .fulfill(let f):
-            let headers: JSONValue = [["name": "Content-Type", "value": .string(f.contentType)], ["name": "Cache-Control", "value": "no-store"]]
-            page.connection.sendIgnoringReply("Fetch.fulfillRequest", [
-                "requestId": id, "responseCode": .number(Double(f.status)), "responseHeaders": headers,
-                "body": .string(Data(f.body.utf8).base64EncodedString()),
-            ], session: page.sessionID)
+            let headers: JSONValue = [
+                ["name": "Content-Type", "value": .string(f.contentType)],
+                ["name": "Cache-Control", "value": "no-store"],
+            ]
+            page.connection.sendIgnoringReply(
+                "Fetch.fulfillRequest",
+                [
+                    "requestId": id, "responseCode": .number(Double(f.status)), "responseHeaders": headers,
+                    "body": .string(Data(f.body.utf8).base64EncodedString()),
+                ], session: page.sessionID)
         case .fail(let reason):
-            page.connection.sendIgnoringReply("Fetch.failRequest", ["requestId": id, "errorReason": .string(reason)],
-                                              session: page.sessionID)
+            page.connection.sendIgnoringReply(
+                "Fetch.failRequest", ["requestId": id, "errorReason": .string(reason)],
+                session: page.sessionID)
         case .pass:
             page.connection.sendIgnoringReply("Fetch.continueRequest", ["requestId": id], session: page.sessionID)
         }

@@ -78,8 +78,10 @@ public final class WebHost: Sendable {
     /// - Parameters:
     ///   - baseURL: the site under test; nil reads the environment on first use (above).
     ///   - configure: adjusts each job's settings (timeouts, identifier attribute).
-    public init(browser: SharedBrowser = SharedBrowser(), baseURL: URL? = nil,
-                configure: @escaping @Sendable (inout WebSettings) -> Void = { _ in }) {
+    public init(
+        browser: SharedBrowser = SharedBrowser(), baseURL: URL? = nil,
+        configure: @escaping @Sendable (inout WebSettings) -> Void = { _ in }
+    ) {
         self.browser = browser
         self.configure = configure
         site.withLock { $0.url = baseURL }
@@ -100,8 +102,9 @@ public final class WebHost: Sendable {
             let root = env["FLOWMATRIX_WEB_ROOT"].flatMap { $0.isEmpty ? nil : $0 } ?? "Workers/Web/site"
             var isDirectory: ObjCBool = false
             guard FileManager.default.fileExists(atPath: root, isDirectory: &isDirectory), isDirectory.boolValue else {
-                throw WebHostError(message: "no site to test: set FLOWMATRIX_WEB_BASE_URL to its URL, or FLOWMATRIX_WEB_ROOT to"
-                                   + " a folder to serve (looked for \(root))")
+                throw WebHostError(
+                    message: "no site to test: set FLOWMATRIX_WEB_BASE_URL to its URL, or FLOWMATRIX_WEB_ROOT to"
+                        + " a folder to serve (looked for \(root))")
             }
             let server = try StaticFileServer(root: URL(fileURLWithPath: root))
             s.server = server
@@ -124,8 +127,9 @@ public final class WebHost: Sendable {
         for _ in 0..<2 {
             let (b, page) = try await browser.page()
             do {
-                return try await WebRegistry.open(page: page, browser: b, configuration: configuration, seed: seed,
-                                                  settings: settings)
+                return try await WebRegistry.open(
+                    page: page, browser: b, configuration: configuration, seed: seed,
+                    settings: settings)
             } catch let error as DevToolsError where error.code == .browserClosed || error.code == .timedOut {
                 // A browser that died or stopped answering is replaced; the job gets a fresh one.
                 lastError = error

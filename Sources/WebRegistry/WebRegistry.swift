@@ -38,17 +38,22 @@ public actor WebRegistry: AsyncStepRegistry, StepEvidenceProviding {
 
     /// Opens a fresh context in `browser` and applies `configuration` to its page.
     /// - Throws: `RunConditionsError` for invalid axis values; `DevToolsError` when the browser fails.
-    public static func open(in browser: Browser, configuration: [String: String], seed: UInt64,
-                            settings: WebSettings) async throws -> WebRegistry {
+    public static func open(
+        in browser: Browser, configuration: [String: String], seed: UInt64,
+        settings: WebSettings
+    ) async throws -> WebRegistry {
         _ = try RunConditions(values: configuration, seed: seed)
-        return try await open(page: browser.newPage(), browser: browser, configuration: configuration, seed: seed,
-                              settings: settings)
+        return try await open(
+            page: browser.newPage(), browser: browser, configuration: configuration, seed: seed,
+            settings: settings)
     }
 
     /// Applies `configuration` to `page`, a fresh page of `browser` (e.g. one `SharedBrowser` prepared); the
     /// registry disposes the page's context when it goes away.
-    public static func open(page: PageTarget, browser: Browser, configuration: [String: String], seed: UInt64,
-                            settings: WebSettings) async throws -> WebRegistry {
+    public static func open(
+        page: PageTarget, browser: Browser, configuration: [String: String], seed: UInt64,
+        settings: WebSettings
+    ) async throws -> WebRegistry {
         let conditions: RunConditions
         do {
             conditions = try RunConditions(values: configuration, seed: seed)
@@ -77,22 +82,25 @@ public actor WebRegistry: AsyncStepRegistry, StepEvidenceProviding {
         let box = StepBox()
         self.monitors = monitors
         stepBox = box
-        let events = PageEvents(page: page, seed: seed, profile: profile, onDialog: {
-            Task {
-                let awaited = box.state.withLock { $0.awaited }
-                if let name = try? await monitors.handleFirstPresent(excluding: awaited) {
-                    box.state.withLock { $0.recorder }?.recordInterruption(name)
+        let events = PageEvents(
+            page: page, seed: seed, profile: profile,
+            onDialog: {
+                Task {
+                    let awaited = box.state.withLock { $0.awaited }
+                    if let name = try? await monitors.handleFirstPresent(excluding: awaited) {
+                        box.state.withLock { $0.recorder }?.recordInterruption(name)
+                    }
                 }
-            }
-        })
+            })
         self.events = events
         let accept = settings.acceptDialogs
-        monitors.register(Interruption(
-            name: "javascript-dialog", element: "javascript-dialog", isPresent: { events.dialog != nil },
-            handle: {
-                _ = try await page.send("Page.handleJavaScriptDialog", ["accept": .bool(accept)])
-                events.dialogClosed()
-            }))
+        monitors.register(
+            Interruption(
+                name: "javascript-dialog", element: "javascript-dialog", isPresent: { events.dialog != nil },
+                handle: {
+                    _ = try await page.send("Page.handleJavaScriptDialog", ["accept": .bool(accept)])
+                    events.dialogClosed()
+                }))
         page.subscribe { method, params in events.handle(method, params) }
     }
 
@@ -100,16 +108,19 @@ public actor WebRegistry: AsyncStepRegistry, StepEvidenceProviding {
 
     private func setUp(userAgent: String, timezone: String?) async throws {
         let forced: String? = conditions.requestedDirection == .pseudoRTL ? "rtl" : nil
-        let prelude = PagePrelude.source(attribute: settings.identifierAttribute, forcedDirection: forced,
-                                         pseudo: conditions.pseudo)
+        let prelude = PagePrelude.source(
+            attribute: settings.identifierAttribute, forcedDirection: forced,
+            pseudo: conditions.pseudo)
         async let a = page.send("Page.enable")
         async let b = page.send("Runtime.enable")
         async let c = page.send("Network.enable")
         async let d = page.send("Page.addScriptToEvaluateOnNewDocument", ["source": .string(prelude)])
         async let e = page.send("Emulation.setLocaleOverride", ["locale": .string(conditions.locale)])
-        async let f = page.send("Network.setUserAgentOverride", [
-            "userAgent": .string(userAgent), "acceptLanguage": .string(Self.acceptLanguage(conditions.locale)),
-        ])
+        async let f = page.send(
+            "Network.setUserAgentOverride",
+            [
+                "userAgent": .string(userAgent), "acceptLanguage": .string(Self.acceptLanguage(conditions.locale)),
+            ])
         async let g = page.send("Emulation.setDeviceMetricsOverride", metrics(viewport))
         _ = try await (a, b, c, d, e, f, g)
         if let timezone { _ = try await page.send("Emulation.setTimezoneOverride", ["timezoneId": .string(timezone)]) }
@@ -138,10 +149,12 @@ public actor WebRegistry: AsyncStepRegistry, StepEvidenceProviding {
         guard p != .unconditioned || goOffline else { return }
         let latency = p.latency.components.seconds * 1000 + p.latency.components.attoseconds / 1_000_000_000_000_000
         let rate = p.bytesPerSecond.map { Double($0) } ?? -1
-        _ = try await page.send("Network.emulateNetworkConditions", [
-            "offline": .bool(goOffline), "latency": .number(Double(latency)),
-            "downloadThroughput": .number(rate), "uploadThroughput": .number(rate),
-        ])
+        _ = try await page.send(
+            "Network.emulateNetworkConditions",
+            [
+                "offline": .bool(goOffline), "latency": .number(Double(latency)),
+                "downloadThroughput": .number(rate), "uploadThroughput": .number(rate),
+            ])
     }
 
     private func enableFetch() async throws {
@@ -166,11 +179,13 @@ public actor WebRegistry: AsyncStepRegistry, StepEvidenceProviding {
     static func stepError(_ error: DevToolsError, step: Step, crashed: String?) -> StepError {
         switch error.code {
         case .browserClosed:
-            return .failed("browser lost during \(step.key): \(error.message) — an infrastructure fault, not a failure"
-                           + " of the page; the worker restarts the browser for its next job")
+            return .failed(
+                "browser lost during \(step.key): \(error.message) — an infrastructure fault, not a failure"
+                    + " of the page; the worker restarts the browser for its next job")
         case .timedOut:
-            return .failed("the page stopped answering during \(step.key) (\(error.message)): a script may be running"
-                           + " forever")
+            return .failed(
+                "the page stopped answering during \(step.key) (\(error.message)): a script may be running"
+                    + " forever")
         default:
             if let crashed { return .failed("\(crashed) during \(step.key)") }
             return .failed("\(step.key): \(error.message)")
@@ -188,7 +203,9 @@ public actor WebRegistry: AsyncStepRegistry, StepEvidenceProviding {
             guard let text = step.arg else { throw StepError.invalidArgument("type needs the text to type") }
             _ = try await waitFor([condition(step.target, "visible")], timeout: settings.actionTimeout, step: step)
             let focused = try await evaluate("__flowmatrix.focus(\(PagePrelude.jsString(step.target)))")
-            guard focused["ok"]?.bool == true else { throw StepError.failed(focused["detail"]?.string ?? "cannot focus") }
+            guard focused["ok"]?.bool == true else {
+                throw StepError.failed(focused["detail"]?.string ?? "cannot focus")
+            }
             _ = try await page.send("Input.insertText", ["text": .string(text)], timeout: settings.pageTimeout)
         case .swipe: try await swipe(step)
         case .wait:
@@ -198,20 +215,26 @@ public actor WebRegistry: AsyncStepRegistry, StepEvidenceProviding {
             case .failure(let problem): throw StepError.invalidArgument("wait timeout: \(problem)")
             }
             if let failure = try await waitFor([condition(step.target, "exists")], timeout: timeout, step: step) {
-                throw StepError.conditionTimedOut(description: "\(selector(step.target)) to exist (\(failure))", after: timeout)
+                throw StepError.conditionTimedOut(
+                    description: "\(selector(step.target)) to exist (\(failure))", after: timeout)
             }
         case .assert: try await assert(step)
         case .request: try await request(step)
         case .ambient:
             guard pageOpened else { throw StepError.failed("no page is open: start the scenario with `open`") }
-            let detail = step.arg.map { arg in (try? JSONValue.parse(Array(arg.utf8))) != nil ? arg : PagePrelude.jsString(arg) } ?? "null"
-            _ = try await evaluate("window.dispatchEvent(new CustomEvent(\(PagePrelude.jsString(step.target)), { detail: \(detail) })), true")
+            let detail =
+                step.arg.map { arg in (try? JSONValue.parse(Array(arg.utf8))) != nil ? arg : PagePrelude.jsString(arg) }
+                ?? "null"
+            _ = try await evaluate(
+                "window.dispatchEvent(new CustomEvent(\(PagePrelude.jsString(step.target)), { detail: \(detail) })), true"
+            )
         case .rotate:
             guard let arg = step.arg, let orientation = DeviceOrientation(rawValue: arg) else {
                 throw StepError.invalidArgument("rotate needs portrait or landscape")
             }
             viewport = viewport.rotated(to: orientation)
-            _ = try await page.send("Emulation.setDeviceMetricsOverride", metrics(viewport), timeout: settings.pageTimeout)
+            _ = try await page.send(
+                "Emulation.setDeviceMetricsOverride", metrics(viewport), timeout: settings.pageTimeout)
         }
     }
 
@@ -220,11 +243,13 @@ public actor WebRegistry: AsyncStepRegistry, StepEvidenceProviding {
             throw StepError.invalidArgument("'\(step.target)' is not a URL or a path")
         }
         if offline && pageOpened { try await applyNetwork(offline: false) }
-        let navigation = try await page.send("Page.navigate", ["url": .string(url.absoluteString)], timeout: settings.loadTimeout)
+        let navigation = try await page.send(
+            "Page.navigate", ["url": .string(url.absoluteString)], timeout: settings.loadTimeout)
         if let error = navigation["errorText"]?.string, !error.isEmpty {
             throw StepError.failed("cannot open \(url.absoluteString): \(error)")
         }
-        let load = "new Promise((r) => document.readyState === 'complete' ? r(true) : addEventListener('load', () => r(true), { once: true }))"
+        let load =
+            "new Promise((r) => document.readyState === 'complete' ? r(true) : addEventListener('load', () => r(true), { once: true }))"
         // The document may be replaced while we wait (a redirect, a script navigating): then the evaluation fails
         // with its context destroyed, and we wait on the new document — a few times at most.
         for attempt in 1...5 {
@@ -244,21 +269,29 @@ public actor WebRegistry: AsyncStepRegistry, StepEvidenceProviding {
 
     private func actionPoint(_ step: Step) async throws -> Point {
         guard pageOpened else { throw StepError.failed("no page is open: start the scenario with `open`") }
-        if let failure = try await waitFor([condition(step.target, "visible")], timeout: settings.actionTimeout, step: step) {
-            throw StepError.failed("cannot \(step.verb.rawValue) \(selector(step.target)): \(failure) (waited \(settings.actionTimeout.secondsText))")
+        if let failure = try await waitFor(
+            [condition(step.target, "visible")], timeout: settings.actionTimeout, step: step)
+        {
+            throw StepError.failed(
+                "cannot \(step.verb.rawValue) \(selector(step.target)): \(failure) (waited \(settings.actionTimeout.secondsText))"
+            )
         }
         let p = try await evaluate("__flowmatrix.point(\(PagePrelude.jsString(step.target)))")
         guard p["ok"]?.bool == true, let x = p["x"]?.double, let y = p["y"]?.double else {
-            throw StepError.failed("cannot \(step.verb.rawValue) \(selector(step.target)): \(p["detail"]?.string ?? "no point")")
+            throw StepError.failed(
+                "cannot \(step.verb.rawValue) \(selector(step.target)): \(p["detail"]?.string ?? "no point")")
         }
         return Point(x: x, y: y, width: p["width"]?.double ?? 0, height: p["height"]?.double ?? 0)
     }
 
     private func mouse(_ type: String, _ x: Double, _ y: Double, buttons: Int = 1) async throws {
-        _ = try await page.send("Input.dispatchMouseEvent", [
-            "type": .string(type), "x": .number(x), "y": .number(y), "button": "left", "buttons": .number(Double(buttons)),
-            "clickCount": 1,
-        ], timeout: settings.pageTimeout)
+        _ = try await page.send(
+            "Input.dispatchMouseEvent",
+            [
+                "type": .string(type), "x": .number(x), "y": .number(y), "button": "left",
+                "buttons": .number(Double(buttons)),
+                "clickCount": 1,
+            ], timeout: settings.pageTimeout)
     }
 
     private func swipe(_ step: Step) async throws {
@@ -278,9 +311,12 @@ public actor WebRegistry: AsyncStepRegistry, StepEvidenceProviding {
         case .up, .down:
             // A finger moving up scrolls the content down.
             let distance = max(40, p.height * 0.8) * (direction == .up ? 1 : -1)
-            _ = try await page.send("Input.dispatchMouseEvent", [
-                "type": "mouseWheel", "x": .number(p.x), "y": .number(p.y), "deltaX": 0, "deltaY": .number(distance),
-            ], timeout: settings.pageTimeout)
+            _ = try await page.send(
+                "Input.dispatchMouseEvent",
+                [
+                    "type": "mouseWheel", "x": .number(p.x), "y": .number(p.y), "deltaX": 0,
+                    "deltaY": .number(distance),
+                ], timeout: settings.pageTimeout)
         }
     }
 
@@ -296,15 +332,23 @@ public actor WebRegistry: AsyncStepRegistry, StepEvidenceProviding {
         var rules: [String] = []
         let layoutWords = ["no-truncation", "no-overlap", "on-screen", "mirrored", "localized"]
         for clause in assertion.expectations {
-            if clause == "clean" { rules += layoutWords; continue }
-            if layoutWords.contains(clause) { rules.append(clause); continue }
+            if clause == "clean" {
+                rules += layoutWords
+                continue
+            }
+            if layoutWords.contains(clause) {
+                rules.append(clause)
+                continue
+            }
             if ["exists", "visible", "hidden", "absent"].contains(clause) {
                 conditions.append(condition(id, clause))
                 continue
             }
-            guard let eq = clause.firstIndex(of: "="), ["text", "contains", "value"].contains(String(clause[..<eq])) else {
-                throw StepError.invalidArgument("unknown assert clause '\(clause)' (exists, visible, hidden, absent, text=,"
-                                                + " contains=, value=, no-truncation, no-overlap, on-screen, mirrored, localized, clean)")
+            guard let eq = clause.firstIndex(of: "="), ["text", "contains", "value"].contains(String(clause[..<eq]))
+            else {
+                throw StepError.invalidArgument(
+                    "unknown assert clause '\(clause)' (exists, visible, hidden, absent, text=,"
+                        + " contains=, value=, no-truncation, no-overlap, on-screen, mirrored, localized, clean)")
             }
             var c = condition(id, String(clause[..<eq]))
             if case .object(var members) = c {
@@ -315,7 +359,9 @@ public actor WebRegistry: AsyncStepRegistry, StepEvidenceProviding {
         }
         if whole && conditions.isEmpty && rules.isEmpty { rules = layoutWords }
         if !rules.isEmpty {
-            conditions.append(["id": id.map(JSONValue.string) ?? .null, "kind": "layout", "rules": .array(rules.map(JSONValue.string))])
+            conditions.append([
+                "id": id.map(JSONValue.string) ?? .null, "kind": "layout", "rules": .array(rules.map(JSONValue.string)),
+            ])
         }
         if conditions.isEmpty { conditions.append(condition(id, "exists")) }
         let timeout = assertion.timeout ?? settings.defaultAssertTimeout
@@ -333,7 +379,8 @@ public actor WebRegistry: AsyncStepRegistry, StepEvidenceProviding {
             fixture.contentType = "application/json"
             // {"status": 503, "body": …} describes the response; any other JSON is the body itself.
             if let object = json.object, object.keys.allSatisfy({ ["status", "body", "contentType"].contains($0) }),
-               object["status"] != nil || object["body"] != nil {
+                object["status"] != nil || object["body"] != nil
+            {
                 fixture.status = object["status"]?.int ?? 200
                 fixture.body = object["body"].map { $0.string ?? $0.serialized } ?? ""
                 if let type = object["contentType"]?.string { fixture.contentType = type }
@@ -355,20 +402,24 @@ public actor WebRegistry: AsyncStepRegistry, StepEvidenceProviding {
         stepBox.state.withLock { $0.awaited = step.target }
         defer { stepBox.state.withLock { $0.awaited = nil } }
         let ms = Int(timeout.milliseconds.rounded(.up))
-        let result = try await evaluate("__flowmatrix.waitFor(\(JSONValue.array(conditions).serialized), \(ms))",
-                                        timeout: timeout + settings.pageTimeout)
+        let result = try await evaluate(
+            "__flowmatrix.waitFor(\(JSONValue.array(conditions).serialized), \(ms))",
+            timeout: timeout + settings.pageTimeout)
         return result["ok"]?.bool == true ? nil : (result["detail"]?.string ?? "the condition did not hold")
     }
 
     /// Evaluates an expression in the page (awaiting a promise) and returns its value.
     private func evaluate(_ expression: String, timeout: Duration? = nil) async throws -> JSONValue {
-        let r = try await page.send("Runtime.evaluate", [
-            "expression": .string(expression), "returnByValue": true, "awaitPromise": true,
-        ], timeout: timeout ?? settings.pageTimeout)
+        let r = try await page.send(
+            "Runtime.evaluate",
+            [
+                "expression": .string(expression), "returnByValue": true, "awaitPromise": true,
+            ], timeout: timeout ?? settings.pageTimeout)
         if let details = r["exceptionDetails"] {
             let text = details["exception"]?["description"]?.string ?? details["text"]?.string ?? "exception"
             if text.contains("__flowmatrix is not defined") {
-                throw StepError.failed("the page has no FlowMatrix prelude: only documents opened by `open` can be driven")
+                throw StepError.failed(
+                    "the page has no FlowMatrix prelude: only documents opened by `open` can be driven")
             }
             throw StepError.failed("the page threw: \(text)")
         }
@@ -390,9 +441,11 @@ public actor WebRegistry: AsyncStepRegistry, StepEvidenceProviding {
             var generation: Int?
             var animating = true
             do {
-                let snapshot = try await page.send("Runtime.evaluate", [
-                    "expression": "__flowmatrix.snapshot()", "returnByValue": true,
-                ], timeout: settings.pageTimeout)
+                let snapshot = try await page.send(
+                    "Runtime.evaluate",
+                    [
+                        "expression": "__flowmatrix.snapshot()", "returnByValue": true,
+                    ], timeout: settings.pageTimeout)
                 let value = snapshot["result"]?["value"]
                 generation = value?["generation"]?.int
                 animating = value?["animating"]?.bool ?? true
@@ -408,7 +461,8 @@ public actor WebRegistry: AsyncStepRegistry, StepEvidenceProviding {
                     out.append(StepAttachment(name: "screenshot.png", mediaType: "image/png", bytes: last.png))
                 } else {
                     do {
-                        let shot = try await page.send("Page.captureScreenshot", ["format": "png"], timeout: settings.pageTimeout)
+                        let shot = try await page.send(
+                            "Page.captureScreenshot", ["format": "png"], timeout: settings.pageTimeout)
                         if let base64 = shot["data"]?.string, let data = Data(base64Encoded: base64) {
                             let png = [UInt8](data)
                             out.append(StepAttachment(name: "screenshot.png", mediaType: "image/png", bytes: png))
@@ -421,14 +475,23 @@ public actor WebRegistry: AsyncStepRegistry, StepEvidenceProviding {
             }
         }
         if !logs.console.isEmpty {
-            out.append(StepAttachment(name: "console.txt", mediaType: "text/plain", bytes: Array((logs.console.joined(separator: "\n") + "\n").utf8)))
+            out.append(
+                StepAttachment(
+                    name: "console.txt", mediaType: "text/plain",
+                    bytes: Array((logs.console.joined(separator: "\n") + "\n").utf8)))
         }
         if !logs.network.isEmpty {
-            out.append(StepAttachment(name: "network.txt", mediaType: "text/plain", bytes: Array((logs.network.joined(separator: "\n") + "\n").utf8)))
+            out.append(
+                StepAttachment(
+                    name: "network.txt", mediaType: "text/plain",
+                    bytes: Array((logs.network.joined(separator: "\n") + "\n").utf8)))
         }
         if let crashed = events.crashed { problems.append(crashed) }
         if !problems.isEmpty {
-            out.append(StepAttachment(name: "evidence-problems.txt", mediaType: "text/plain", bytes: Array((problems.joined(separator: "\n") + "\n").utf8)))
+            out.append(
+                StepAttachment(
+                    name: "evidence-problems.txt", mediaType: "text/plain",
+                    bytes: Array((problems.joined(separator: "\n") + "\n").utf8)))
         }
         return out
     }

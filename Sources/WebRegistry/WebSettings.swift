@@ -25,10 +25,12 @@ public struct WebSettings: Sendable {
     public var screenshots: Bool
     public var browser: BrowserSettings
 
-    public init(baseURL: URL, identifierAttribute: String = "data-testid", defaultWaitTimeout: Duration = .seconds(5),
-                defaultAssertTimeout: Duration = .seconds(2), actionTimeout: Duration = .seconds(5),
-                pageTimeout: Duration = .seconds(10), loadTimeout: Duration = .seconds(30), deviceScaleFactor: Double = 1,
-                acceptDialogs: Bool = true, screenshots: Bool = true, browser: BrowserSettings = BrowserSettings()) {
+    public init(
+        baseURL: URL, identifierAttribute: String = "data-testid", defaultWaitTimeout: Duration = .seconds(5),
+        defaultAssertTimeout: Duration = .seconds(2), actionTimeout: Duration = .seconds(5),
+        pageTimeout: Duration = .seconds(10), loadTimeout: Duration = .seconds(30), deviceScaleFactor: Double = 1,
+        acceptDialogs: Bool = true, screenshots: Bool = true, browser: BrowserSettings = BrowserSettings()
+    ) {
         self.baseURL = baseURL
         self.identifierAttribute = identifierAttribute
         self.defaultWaitTimeout = defaultWaitTimeout

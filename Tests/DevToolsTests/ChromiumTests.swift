@@ -12,7 +12,8 @@ struct ChromiumTests {
         let a = try await browser.newPage()
         let b = try await browser.newPage()
         #expect(a.sessionID != b.sessionID && a.contextID != b.contextID)
-        let loadsA = Mutex(0), loadsB = Mutex(0)
+        let loadsA = Mutex(0)
+        let loadsB = Mutex(0)
         a.subscribe { method, _ in if method == "Page.loadEventFired" { loadsA.withLock { $0 += 1 } } }
         b.subscribe { method, _ in if method == "Page.loadEventFired" { loadsB.withLock { $0 += 1 } } }
         _ = try await a.send("Page.enable")
@@ -37,7 +38,8 @@ struct ChromiumTests {
         let closed = Mutex(0)
         browser.connection.onClose { _ in closed.withLock { $0 += 1 } }
         // A command that will not be answered before the kill: awaiting a promise that never settles.
-        async let pending = page.send("Runtime.evaluate", ["expression": "new Promise(() => {})", "awaitPromise": true])
+        async let pending = page.send(
+            "Runtime.evaluate", ["expression": "new Promise(() => {})", "awaitPromise": true])
         browser.process.signal(SIGKILL)
         do {
             _ = try await pending

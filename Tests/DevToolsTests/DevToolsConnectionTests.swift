@@ -16,7 +16,9 @@ func eventually(timeout: Duration = .seconds(20), _ condition: () -> Bool) async
 
 @Suite("DevTools connection against a misbehaving pipe peer")
 struct DevToolsConnectionTests {
-    @Test("malformed and unexpected messages are recorded, commands still answer, a silent command times out, exit is detected")
+    @Test(
+        "malformed and unexpected messages are recorded, commands still answer, a silent command times out, exit is detected"
+    )
     func misbehavingPeer() async throws {
         let fake = try FakeBrowser.install()
         defer { try? FileManager.default.removeItem(at: fake.directory) }

@@ -3,7 +3,8 @@ import Testing
 
 @Suite("DevTools framing and message decoding")
 struct DevToolsFramingTests {
-    static let stream: [UInt8] = Array(#"{"id":1,"result":{"a":1}}"#.utf8) + [0]
+    static let stream: [UInt8] =
+        Array(#"{"id":1,"result":{"a":1}}"#.utf8) + [0]
         + Array(#"{"method":"Page.loadEventFired","sessionId":"S1","params":{"timestamp":2.5}}"#.utf8) + [0]
         + Array(#"{"id":2,"error":{"code":-32000,"message":"No such thing"},"sessionId":"S1"}"#.utf8) + [0]
 
@@ -31,9 +32,11 @@ struct DevToolsFramingTests {
         #expect(try Self.decodeAll(perMessage) == Self.expected)
     }
 
-    @Test("malformed messages are errors with a code, never a crash", arguments: [
-        "not json", "[1,2]", #"{"id":"seven","result":{}}"#, #"{"sessionId":5,"method":"X"}"#, #"{"foo":1}"#, "",
-    ])
+    @Test(
+        "malformed messages are errors with a code, never a crash",
+        arguments: [
+            "not json", "[1,2]", #"{"id":"seven","result":{}}"#, #"{"sessionId":5,"method":"X"}"#, #"{"foo":1}"#, "",
+        ])
     func malformed(_ text: String) {
         #expect(throws: DevToolsError.self) { try DevToolsMessage.decode(Array(text.utf8)) }
         do {
@@ -55,8 +58,9 @@ struct DevToolsFramingTests {
 
     @Test("commands encode as one JSON object and a NUL, strings escaped")
     func encode() throws {
-        let bytes = DevToolsMessage.encodeCommand(id: 7, method: "Runtime.evaluate",
-                                                  params: ["expression": "a\"b\n\u{1}"], sessionID: "S")
+        let bytes = DevToolsMessage.encodeCommand(
+            id: 7, method: "Runtime.evaluate",
+            params: ["expression": "a\"b\n\u{1}"], sessionID: "S")
         #expect(bytes.last == 0)
         let parsed = try JSONValue.parse(bytes.dropLast())
         #expect(parsed["id"]?.int == 7)

@@ -42,7 +42,8 @@ extension RealChromium {
             }
         }
 
-        @Test("evidence: a wait or assert that changed nothing reuses the previous screenshot; a change is captured anew")
+        @Test(
+            "evidence: a wait or assert that changed nothing reuses the previous screenshot; a change is captured anew")
         func screenshotReuse() async throws {
             try await withSite { site in
                 let r = try await site.registry()
@@ -58,7 +59,8 @@ extension RealChromium {
                 let afterTap = try await shot(.tap, "tap-me")
                 #expect(afterTap != first)
                 // The page changes without a step acting on it: a passive step's evidence shows the change.
-                _ = try await r.inPage("document.querySelector('[data-testid=echo]').textContent = 'changed by the page'")
+                _ = try await r.inPage(
+                    "document.querySelector('[data-testid=echo]').textContent = 'changed by the page'")
                 let changed = try await shot(.assert, "echo")
                 #expect(changed != afterTap)
             }
@@ -91,7 +93,8 @@ extension RealChromium {
                         try await r.step(.tap, target)
                         Issue.record("tapping \(target) must fail")
                     } catch let error as StepError {
-                        #expect(error.description.contains("no element matches [data-testid=\"\(target)\"]"), "\(error)")
+                        #expect(
+                            error.description.contains("no element matches [data-testid=\"\(target)\"]"), "\(error)")
                     }
                 }
                 do {
@@ -108,10 +111,12 @@ extension RealChromium {
         func dialog() async throws {
             try await withSite { site in
                 let r = try await site.registry()
-                let scenario = Scenario(id: "dialog", title: "dialog", steps: [
-                    Step(verb: .open, target: "verbs.html"), Step(verb: .tap, target: "alert"),
-                    Step(verb: .assert, target: "alert", arg: "text=after"),
-                ])
+                let scenario = Scenario(
+                    id: "dialog", title: "dialog",
+                    steps: [
+                        Step(verb: .open, target: "verbs.html"), Step(verb: .tap, target: "alert"),
+                        Step(verb: .assert, target: "alert", arg: "text=after"),
+                    ])
                 let result = await AsyncScenarioRunner(registry: r).run(scenario)
                 #expect(result.passed, "\(result.outcome)")
                 #expect(result.steps.flatMap(\.interruptions) == ["javascript-dialog"])

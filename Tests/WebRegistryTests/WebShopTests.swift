@@ -10,7 +10,8 @@ extension RealChromium {
             .deletingLastPathComponent()
 
         static var binary: URL {
-            let beside = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("flowmatrix")
+            let beside = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+                .appendingPathComponent("flowmatrix")
             if FileManager.default.isExecutableFile(atPath: beside.path) { return beside }
             return repository.appendingPathComponent(".build/debug/flowmatrix")
         }
@@ -19,7 +20,10 @@ extension RealChromium {
         static let defects: [(scenario: String, axis: String, value: String, message: String)] = [
             ("add-button-fits", "locale", "de", "truncated: catalog.item.1.add"),
             ("header-mirrored", "locale", "ar", "not-mirrored: header.cart-count"),
-            ("cart-summary-localized", "direction", "pseudo-accented", "not-localized: cart.summary is assembled from 2"),
+            (
+                "cart-summary-localized", "direction", "pseudo-accented",
+                "not-localized: cart.summary is assembled from 2"
+            ),
             ("delivery-estimate", "network", "edge", "[data-testid=\"cart.delivery\"] is not visible"),
         ]
 
@@ -29,8 +33,10 @@ extension RealChromium {
             try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(at: root) }
             let includes = ["portrait", "landscape"].flatMap { o in
-                [#"{"locale": "en", "direction": "pseudo-accented", "orientation": "\#(o)", "network": "lte"}"#,
-                 #"{"locale": "en", "direction": "auto", "orientation": "\#(o)", "network": "edge"}"#]
+                [
+                    #"{"locale": "en", "direction": "pseudo-accented", "orientation": "\#(o)", "network": "lte"}"#,
+                    #"{"locale": "en", "direction": "auto", "orientation": "\#(o)", "network": "edge"}"#,
+                ]
             }
             let matrix = """
                 {"name": "web-defects", "corpus": "\(Self.repository.appendingPathComponent("Workers/Web/Scenarios").path)",
@@ -42,8 +48,10 @@ extension RealChromium {
             try Data(matrix.utf8).write(to: root.appendingPathComponent("m.json"))
             let process = Process()
             process.executableURL = Self.binary
-            process.arguments = ["run", root.appendingPathComponent("m.json").path, "--workers", "2", "--store",
-                                 root.appendingPathComponent("store").path, "--quiet"]
+            process.arguments = [
+                "run", root.appendingPathComponent("m.json").path, "--workers", "2", "--store",
+                root.appendingPathComponent("store").path, "--quiet",
+            ]
             var environment = ProcessInfo.processInfo.environment
             environment["FLOWMATRIX_WEB_ROOT"] = Self.repository.appendingPathComponent("Workers/Web/site").path
             process.environment = environment
@@ -60,7 +68,8 @@ extension RealChromium {
             }
             #expect(process.terminationStatus == 1, "failures found")
 
-            let runs = try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("store/runs").path)
+            let runs = try FileManager.default.contentsOfDirectory(
+                atPath: root.appendingPathComponent("store/runs").path)
             let run = try #require(runs.first)
             let summaryData = try Data(contentsOf: root.appendingPathComponent("store/runs/\(run)/summary.json"))
             let summary = try #require(try JSONSerialization.jsonObject(with: summaryData) as? [String: Any])
@@ -73,8 +82,9 @@ extension RealChromium {
                 let configuration = job["configuration"] as? [String: String] ?? [:]
                 let message = job["failureMessage"] as? String ?? ""
                 let defect = Self.defects.first { $0.scenario == scenario }
-                #expect(defect.map { configuration[$0.axis] == $0.value && message.contains($0.message) } == true,
-                        "unexpected failure: \(scenario) \(configuration): \(message)")
+                #expect(
+                    defect.map { configuration[$0.axis] == $0.value && message.contains($0.message) } == true,
+                    "unexpected failure: \(scenario) \(configuration): \(message)")
             }
             #expect(failing.count == 8, "each defect fails in its two configurations")
 
@@ -84,13 +94,20 @@ extension RealChromium {
                     .map { Set($0.map { "\($0["axis"] ?? "")=\($0["value"] ?? "")" }) }
             }
             for defect in Self.defects {
-                #expect(named.contains { $0.contains("\(defect.axis)=\(defect.value)") && ($0.count == 1 || $0.contains("scenario=\(defect.scenario)")) },
-                        "no pattern names \(defect.scenario) with \(defect.axis)=\(defect.value): \(named)")
+                #expect(
+                    named.contains {
+                        $0.contains("\(defect.axis)=\(defect.value)")
+                            && ($0.count == 1 || $0.contains("scenario=\(defect.scenario)"))
+                    },
+                    "no pattern names \(defect.scenario) with \(defect.axis)=\(defect.value): \(named)")
             }
             // The report shows screenshots for the failures.
-            let report = try String(contentsOf: root.appendingPathComponent("store/runs/\(run)/report.html"), encoding: .utf8)
+            let report = try String(
+                contentsOf: root.appendingPathComponent("store/runs/\(run)/report.html"), encoding: .utf8)
             #expect(report.contains("Failures by axis"))
-            let artifacts = failing.flatMap { ($0["artifacts"] as? [[String: Any]]) ?? [] }.compactMap { $0["name"] as? String }
+            let artifacts = failing.flatMap { ($0["artifacts"] as? [[String: Any]]) ?? [] }.compactMap {
+                $0["name"] as? String
+            }
             #expect(artifacts.contains("screenshot.png"))
         }
     }
