@@ -62,6 +62,10 @@ public struct BrowserSettings: Sendable, Hashable {
             "--disable-backgrounding-occluded-windows", "--font-render-hinting=none",
         ]
         if geteuid() == 0 { args.append("--no-sandbox") }  // Chromium refuses to run its sandbox as root.
+        // Site-specific switches (e.g. --ignore-certificate-errors for a staging host), space-separated.
+        if let env = ProcessInfo.processInfo.environment["FLOWMATRIX_CHROMIUM_ARGS"] {
+            args += env.split(separator: " ").map(String.init)
+        }
         return args + extra + ["about:blank"]
     }
 }
