@@ -49,6 +49,10 @@ let package = Package(
         .target(name: "Reports", dependencies: ["Journal", "Artifacts", "FlowCrypto"], swiftSettings: swiftSettings),
         .target(name: "FlowMatrixTestKit", dependencies: ["FlowSpec", "Worker", "Artifacts"], swiftSettings: swiftSettings),
 
+        // Browser driving: the DevTools protocol client, and the `web` registry that maps FlowSpec onto it.
+        .target(name: "DevTools", swiftSettings: swiftSettings),
+        .target(name: "WebRegistry", dependencies: ["DevTools", "FlowSpec", "MatrixPlan", "RunConditions"], swiftSettings: swiftSettings),
+
         // The sample app's headless worker (a pre-UI model and its registry) and its executable.
         .target(
             name: "CatalogApp",
@@ -77,6 +81,7 @@ let package = Package(
             dependencies: [
                 "FlowSpec", "MatrixPlan", "RunConditions", "Wire", "UVTransport", "Artifacts", "Journal",
                 "Coordinator", "Worker", "Reports", "CatalogApp", "FlowMatrixTestKit", "FlowCrypto",
+                "DevTools", "WebRegistry",
             ],
             swiftSettings: swiftSettings
         ),
@@ -104,6 +109,12 @@ let package = Package(
         .testTarget(name: "ReportsTests", dependencies: ["Reports", "Journal", "Artifacts"], exclude: ["Fixtures"], swiftSettings: swiftSettings),
         .testTarget(
             name: "EndToEndTests", dependencies: ["FlowMatrixCLI", "Artifacts", "Coordinator", "FlowMatrixTestKit", "Journal", "Wire"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(name: "DevToolsTests", dependencies: ["DevTools"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "WebRegistryTests",
+            dependencies: ["WebRegistry", "DevTools", "FlowSpec", "RunConditions"],
             swiftSettings: swiftSettings
         ),
     ]

@@ -23,7 +23,11 @@ enum BenchCommand {
             IngestBench.suite,
             catalogSuite,
             ReportsBench.suite,
+<<<<<<< HEAD
             ShardsBench.suite,
+=======
+            webSuite,
+>>>>>>> web
         ]
     }
 

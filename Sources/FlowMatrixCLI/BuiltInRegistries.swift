@@ -1,14 +1,24 @@
 import CatalogApp
 import FlowMatrixTestKit
+import Foundation
+import WebRegistry
 import Worker
 
 /// The registries `flowmatrix worker` hosts without any code of the user's.
 enum BuiltInRegistries {
+    /// The `web` registry's host: one browser per worker process, started by the first web job
+    /// (`FLOWMATRIX_WEB_PREWARM=1` keeps the next job's page ready; see `SharedBrowser`).
+    static let web = WebHost(
+        browser: SharedBrowser(prewarm: ProcessInfo.processInfo.environment["FLOWMATRIX_WEB_PREWARM"] == "1"))
+
     static var all: [RegistryFactory] {
         [
             TestRegistry.factory, NoOpRegistry.factory,
             RegistryFactory(name: CatalogWorkerKit.registryName) { job in
                 try CatalogWorkerKit.makeRegistry(configuration: job.configuration, seed: job.seed)
+            },
+            RegistryFactory(name: WebHost.registryName) { job in
+                try await web.makeRegistry(configuration: job.configuration, seed: job.seed)
             },
         ]
     }

@@ -33,7 +33,10 @@ enum WorkerCommand {
                 }
                 registries = registries.filter { names.contains($0.name) }
             }
-            return await WorkerMain.run(registries: registries, arguments: args.takeAll())
+            let code = await WorkerMain.run(registries: registries, arguments: args.takeAll())
+            // The web registry's browser (if a web job started one) ends with the worker, its profile removed.
+            await BuiltInRegistries.web.shutdown()
+            return code
         }
     )
 }

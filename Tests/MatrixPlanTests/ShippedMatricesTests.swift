@@ -27,8 +27,10 @@ struct ShippedMatricesTests {
             #expect(parseFindings.isEmpty)
             matrix = try #require(parsed)
         }
-        #expect(matrix.corpus == ["../Workers/Catalog/Scenarios"])
-        #expect(matrix.registry == "catalog")
+        // The Catalog matrices drive the headless model; the web ones (web-*.json) the sample shop in Chromium.
+        let web = name.hasPrefix("web-")
+        #expect(matrix.corpus == [web ? "../Workers/Web/Scenarios" : "../Workers/Catalog/Scenarios"])
+        #expect(matrix.registry == (web ? "web" : "catalog"))
         matrix.corpusURLs = [try Fixtures.corpus]
         let corpus = ScenarioLoader.loadCorpus(paths: matrix.corpusURLs)
         #expect(corpus.findings.isEmpty)

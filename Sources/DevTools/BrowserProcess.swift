@@ -1,0 +1,222 @@
+import Foundation
+import Synchronization
+
+#if canImport(Darwin)
+    import Darwin
+#elseif canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// How a browser is started.
+public struct BrowserSettings: Sendable, Hashable {
+    /// The browser executable; nil finds one (`FLOWMATRIX_CHROMIUM`, then Debian's and the usual install paths).
+    public var executable: String?
+    /// Extra command-line switches, after the ones the client needs.
+    public var extraArguments: [String]
+    /// The longest a command may wait for its answer unless it names its own limit (default 30 s).
+    public var commandTimeout: Duration
+    /// The longest the browser may take to answer its first command (default 60 s: a cold start on a loaded machine).
+    public var launchTimeout: Duration
+
+    public init(
+        executable: String? = nil, extraArguments: [String] = [], commandTimeout: Duration = .seconds(30),
+        launchTimeout: Duration = .seconds(60)
+    ) {
+        self.executable = executable
+        self.extraArguments = extraArguments
+        self.commandTimeout = commandTimeout
+        self.launchTimeout = launchTimeout
+    }
+
+    /// The executable `launch` uses: `executable`, `FLOWMATRIX_CHROMIUM`, or the first that exists of the usual
+    /// paths (Debian's real binary before its wrapper script, so the process we signal is the browser itself).
+    public func resolvedExecutable() -> String? {
+        if let executable { return executable }
+        if let env = ProcessInfo.processInfo.environment["FLOWMATRIX_CHROMIUM"], !env.isEmpty { return env }
+        #if canImport(Darwin)
+            let candidates = [
+                "/Applications/Chromium.app/Contents/MacOS/Chromium",
+                "/Applications/Google Chrome.app/Contents/MacOS/Google Chrome",
+            ]
+        #else
+            let candidates = [
+                "/usr/lib/chromium/chromium", "/usr/bin/chromium", "/usr/bin/chromium-browser",
+                "/usr/bin/google-chrome",
+            ]
+        #endif
+        return candidates.first { access($0, X_OK) == 0 }
+    }
+
+    /// The switches for a headless browser speaking DevTools on fds 3 and 4, with its profile in `profile`.
+    public static func arguments(profile: String, extra: [String]) -> [String] {
+        var args = [
+            "--headless=new", "--remote-debugging-pipe", "--user-data-dir=\(profile)",
+            "--no-first-run", "--no-default-browser-check", "--disable-background-networking",
+            "--disable-component-update", "--disable-sync", "--disable-extensions", "--disable-breakpad",
+            "--disable-default-apps", "--mute-audio", "--hide-scrollbars", "--password-store=basic",
+            "--use-mock-keychain", "--disable-features=Translate,MediaRouter,OptimizationHints",
+            // Parallel contexts are background pages to Chromium: without these its timers are throttled.
+            "--disable-background-timer-throttling", "--disable-renderer-backgrounding",
+            "--disable-backgrounding-occluded-windows", "--font-render-hinting=none",
+        ]
+        if geteuid() == 0 { args.append("--no-sandbox") }  // Chromium refuses to run its sandbox as root.
+        // Site-specific switches (e.g. --ignore-certificate-errors for a staging host), space-separated.
+        if let env = ProcessInfo.processInfo.environment["FLOWMATRIX_CHROMIUM_ARGS"] {
+            args += env.split(separator: " ").map(String.init)
+        }
+        return args + extra + ["about:blank"]
+    }
+}
+
+/// A browser process whose DevTools pipe is on its fds 3 (it reads commands) and 4 (it writes messages), started
+/// with `posix_spawn` (Foundation's `Process` closes every fd above 2 in the child on Linux), in a process group
+/// of its own so that `terminate()` ends its helper processes too, with a temporary profile removed afterwards.
+public final class BrowserProcess: Sendable {
+    public let pid: pid_t
+    /// Our end of the pipe the browser reads (its fd 3).
+    public let commandFD: Int32
+    /// Our end of the pipe the browser writes (its fd 4).
+    public let messageFD: Int32
+    /// The temporary profile directory (also holds `browser.log`, the browser's stdout and stderr).
+    public let profileDirectory: String
+    private let ended = Mutex<Int32?>(nil)
+
+    /// Starts `executable` with `arguments` (the client's switches and the profile are added by the caller).
+    /// - Throws: `.launchFailed` when the pipes cannot be made or the process cannot be spawned.
+    public init(executable: String, settings: BrowserSettings) throws(DevToolsError) {
+        let profile = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "flowmatrix-chromium-\(UUID().uuidString)"
+        ).path
+        do {
+            try FileManager.default.createDirectory(atPath: profile, withIntermediateDirectories: true)
+        } catch {
+            throw DevToolsError(.launchFailed, "cannot create the browser profile directory \(profile): \(error)")
+        }
+        let toBrowser = try Self.makePipe()
+        let fromBrowser: (read: Int32, write: Int32)
+        do { fromBrowser = try Self.makePipe() } catch {
+            close(toBrowser.read)
+            close(toBrowser.write)
+            throw error
+        }
+        let arguments = [executable] + BrowserSettings.arguments(profile: profile, extra: settings.extraArguments)
+        var pid: pid_t = 0
+        let result = Self.spawn(
+            executable: executable, arguments: arguments, browserReads: toBrowser.read,
+            browserWrites: fromBrowser.write, log: profile + "/browser.log", pid: &pid)
+        // The child's ends are the child's now.
+        close(toBrowser.read)
+        close(fromBrowser.write)
+        guard result == 0 else {
+            close(toBrowser.write)
+            close(fromBrowser.read)
+            try? FileManager.default.removeItem(atPath: profile)
+            throw DevToolsError(.launchFailed, "cannot start \(executable): \(String(cString: strerror(result)))")
+        }
+        self.pid = pid
+        commandFD = toBrowser.write
+        messageFD = fromBrowser.read
+        profileDirectory = profile
+    }
+
+    deinit { terminate() }
+
+    /// A pipe whose two fds are above 4 (so the child's dup2 onto 3 and 4 never overwrites one of them) and close
+    /// on exec (so no other child inherits them).
+    private static func makePipe() throws(DevToolsError) -> (read: Int32, write: Int32) {
+        var fds: [Int32] = [-1, -1]
+        guard pipe(&fds) == 0 else {
+            throw DevToolsError(.launchFailed, "pipe failed: \(String(cString: strerror(errno)))")
+        }
+        var moved: [Int32] = []
+        for fd in fds {
+            let high = fcntl(fd, F_DUPFD_CLOEXEC, 5)
+            close(fd)
+            guard high >= 0 else {
+                for m in moved { close(m) }
+                throw DevToolsError(.launchFailed, "fcntl(F_DUPFD_CLOEXEC) failed: \(String(cString: strerror(errno)))")
+            }
+            moved.append(high)
+        }
+        return (moved[0], moved[1])
+    }
+
+    private static func spawn(
+        executable: String, arguments: [String], browserReads: Int32, browserWrites: Int32,
+        log: String, pid: inout pid_t
+    ) -> Int32 {
+        #if canImport(Darwin)
+            var actions: posix_spawn_file_actions_t? = nil
+            var attributes: posix_spawnattr_t? = nil
+        #else
+            var actions = posix_spawn_file_actions_t()
+            var attributes = posix_spawnattr_t()
+        #endif
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, log, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        posix_spawn_file_actions_adddup2(&actions, browserReads, 3)
+        posix_spawn_file_actions_adddup2(&actions, browserWrites, 4)
+        // A process group of its own: terminate() signals the browser and every helper it started.
+        posix_spawnattr_setpgroup(&attributes, 0)
+        var flags = Int32(POSIX_SPAWN_SETPGROUP)
+        // SIGPIPE is ignored in this process (libuv); the browser gets the default dispositions.
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        sigaddset(&defaults, SIGPIPE)
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        flags |= Int32(POSIX_SPAWN_SETSIGDEF)
+        posix_spawnattr_setflags(&attributes, Int16(flags))
+        let argv = arguments.map { strdup($0) } + [nil]
+        let environment = ProcessInfo.processInfo.environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer {
+            for p in argv { free(p) }
+            for p in environment { free(p) }
+        }
+        return posix_spawn(&pid, executable, &actions, &attributes, argv, environment)
+    }
+
+    /// True until the process has been reaped.
+    public var isRunning: Bool {
+        ended.withLock { status in
+            if status != nil { return false }
+            var raw: Int32 = 0
+            let r = waitpid(pid, &raw, WNOHANG)
+            if r == pid || (r < 0 && errno == ECHILD) {
+                status = raw
+                return false
+            }
+            return true
+        }
+    }
+
+    /// Kills the browser's process group, reaps the browser and removes the profile. Idempotent; from any thread.
+    /// The pipe's fds belong to the `DevToolsConnection`, which closes them.
+    public func terminate() {
+        let first = terminated.withLock { done -> Bool in
+            defer { done = true }
+            return !done
+        }
+        guard first else { return }
+        kill(-pid, SIGKILL)
+        kill(pid, SIGKILL)
+        ended.withLock { status in
+            guard status == nil else { return }
+            var raw: Int32 = 0
+            while waitpid(pid, &raw, 0) < 0 && errno == EINTR {}
+            status = raw
+        }
+        try? FileManager.default.removeItem(atPath: profileDirectory)
+    }
+
+    private let terminated = Mutex(false)
+
+    /// Sends `signal` to the browser process alone (tests kill it to simulate a crash).
+    public func signal(_ signal: Int32) { kill(pid, signal) }
+}

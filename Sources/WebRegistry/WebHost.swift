@@ -1,0 +1,147 @@
+import DevTools
+import Foundation
+import Synchronization
+
+/// One browser per worker process, shared by its jobs: launched on first use, relaunched when it died.
+///
+/// With `prewarm`, it keeps one blank page in a fresh context ready: `page()` hands it out and starts the next, so
+/// the renderer start of the next job overlaps the steps of this one (one extra renderer process per worker). Off by
+/// default: on a machine whose cores are busy (2 workers on 2 cores) it measured slower, not faster.
+public actor SharedBrowser {
+    public let settings: BrowserSettings
+    public let prewarm: Bool
+    private var current: Browser?
+    private var launching: Task<Browser, any Error>?
+    private var spare: (browser: Browser, page: Task<PageTarget, any Error>)?
+    /// How many browsers this process started (1 + restarts).
+    public private(set) var launches = 0
+
+    public init(settings: BrowserSettings = BrowserSettings(), prewarm: Bool = false) {
+        self.settings = settings
+        self.prewarm = prewarm
+    }
+
+    /// A fresh page in its own context of the live browser (the prewarmed one when there is one).
+    public func page() async throws -> (Browser, PageTarget) {
+        let browser = try await browser()
+        var page: PageTarget?
+        if let spare {
+            self.spare = nil
+            if spare.browser === browser { page = try? await spare.page.value }
+        }
+        if page == nil { page = try await browser.newPage() }
+        if prewarm { spare = (browser, Task { try await browser.newPage() }) }
+        guard let page else { throw DevToolsError(.launchFailed, "no page") }
+        return (browser, page)
+    }
+
+    /// The live browser, launching one when there is none or the last one died.
+    public func browser() async throws -> Browser {
+        if let current, current.isAlive { return current }
+        if let launching { return try await launching.value }
+        current?.close()
+        current = nil
+        let settings = settings
+        let task = Task { try await Browser.launch(settings) }
+        launching = task
+        defer { launching = nil }
+        let browser = try await task.value
+        launches += 1
+        current = browser
+        return browser
+    }
+
+    /// Ends `browser` if it is still the current one, so the next call launches a fresh browser.
+    public func replace(_ browser: Browser) {
+        browser.close()
+        if current === browser { current = nil }
+    }
+
+    /// Ends the browser.
+    public func shutdown() {
+        spare?.page.cancel()
+        spare = nil
+        current?.close()
+        current = nil
+    }
+}
+
+/// What `flowmatrix worker` hosts as the `web` registry: the shared browser, and the site under test — the URL in
+/// `FLOWMATRIX_WEB_BASE_URL`, or a folder (`FLOWMATRIX_WEB_ROOT`, default `Workers/Web/site` under the current
+/// directory) served on 127.0.0.1 by a `StaticFileServer` started on first use.
+public final class WebHost: Sendable {
+    public static let registryName = "web"
+    public let browser: SharedBrowser
+    private let site = Mutex<(url: URL?, server: StaticFileServer?)>((nil, nil))
+    private let configure: @Sendable (inout WebSettings) -> Void
+
+    /// - Parameters:
+    ///   - baseURL: the site under test; nil reads the environment on first use (above).
+    ///   - configure: adjusts each job's settings (timeouts, identifier attribute).
+    public init(
+        browser: SharedBrowser = SharedBrowser(), baseURL: URL? = nil,
+        configure: @escaping @Sendable (inout WebSettings) -> Void = { _ in }
+    ) {
+        self.browser = browser
+        self.configure = configure
+        site.withLock { $0.url = baseURL }
+    }
+
+    /// The base URL `open` resolves against.
+    public func baseURL() throws -> URL {
+        try site.withLock { s in
+            if let url = s.url { return url }
+            let env = ProcessInfo.processInfo.environment
+            if let raw = env["FLOWMATRIX_WEB_BASE_URL"], !raw.isEmpty {
+                guard let url = URL(string: raw.hasSuffix("/") ? raw : raw + "/") else {
+                    throw WebHostError(message: "FLOWMATRIX_WEB_BASE_URL is not a URL: \(raw)")
+                }
+                s.url = url
+                return url
+            }
+            let root = env["FLOWMATRIX_WEB_ROOT"].flatMap { $0.isEmpty ? nil : $0 } ?? "Workers/Web/site"
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: root, isDirectory: &isDirectory), isDirectory.boolValue else {
+                throw WebHostError(
+                    message: "no site to test: set FLOWMATRIX_WEB_BASE_URL to its URL, or FLOWMATRIX_WEB_ROOT to"
+                        + " a folder to serve (looked for \(root))")
+            }
+            let server = try StaticFileServer(root: URL(fileURLWithPath: root))
+            s.server = server
+            s.url = server.baseURL
+            return server.baseURL
+        }
+    }
+
+    /// Ends the browser (removing its profile) and stops serving the site.
+    public func shutdown() async {
+        await browser.shutdown()
+        site.withLock { $0.server?.stop() }
+    }
+
+    /// A registry for one job: a fresh context in the shared browser (relaunched once if it died meanwhile).
+    public func makeRegistry(configuration: [String: String], seed: UInt64) async throws -> WebRegistry {
+        var settings = WebSettings(baseURL: try baseURL(), browser: browser.settings)
+        configure(&settings)
+        var lastError: (any Error)?
+        for _ in 0..<2 {
+            let (b, page) = try await browser.page()
+            do {
+                return try await WebRegistry.open(
+                    page: page, browser: b, configuration: configuration, seed: seed,
+                    settings: settings)
+            } catch let error as DevToolsError where error.code == .browserClosed || error.code == .timedOut {
+                // A browser that died or stopped answering is replaced; the job gets a fresh one.
+                lastError = error
+                await browser.replace(b)
+                continue
+            }
+        }
+        throw lastError ?? WebHostError(message: "the browser could not be started")
+    }
+}
+
+public struct WebHostError: Error, Sendable, CustomStringConvertible {
+    public var message: String
+    public var description: String { message }
+}

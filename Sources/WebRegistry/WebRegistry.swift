@@ -1,0 +1,501 @@
+import DevTools
+import FlowSpec
+import Foundation
+import MatrixPlan
+import RunConditions
+import Synchronization
+
+/// The `web` registry: runs FlowSpec steps against a real page in headless Chromium, one fresh browser context per
+/// job, with the job's configuration applied through the browser's own emulation.
+///
+/// - `open` navigates to its target resolved against the base URL and waits for the load event.
+/// - `tap`, `type`, `swipe` wait (up to `actionTimeout`) for their element to be visible, scroll it into view, check
+///   that nothing covers it, and act with real input events (mouse, inserted text, drag or wheel).
+/// - `wait` waits for its element to exist; `assert` for its clauses (`visible`, `hidden`, `absent`, `text=`,
+///   `contains=`, `value=`, and the layout rules `no-truncation`, `no-overlap`, `on-screen`, `mirrored`,
+///   `localized`, or `clean` for all five); both re-check on DOM mutations in the page, never on a poll.
+/// - `request` serves a fixture for its target URL; `ambient` dispatches a `CustomEvent` named by its target with the
+///   arg (JSON when it parses) as `detail`; `rotate` turns the viewport.
+/// JavaScript dialogs are interruptions (registered with the `InterruptionMonitors`) handled while a step runs.
+public actor WebRegistry: AsyncStepRegistry, StepEvidenceProviding {
+    public nonisolated let page: PageTarget
+    public nonisolated let conditions: RunConditions
+    nonisolated let settings: WebSettings
+    nonisolated let events: PageEvents
+    public nonisolated let monitors: InterruptionMonitors
+    private nonisolated let stepBox: StepBox
+    private var viewport: Viewport
+    private var fetchEnabled = false
+    private var pageOpened = false
+    /// The last screenshot taken and the page's change generation when it was taken.
+    private var lastScreenshot: (generation: Int, png: [UInt8])?
+    private let offline: Bool
+
+    /// The running step's recorder and awaited element, for interruptions handled on other tasks.
+    final class StepBox: Sendable {
+        let state = Mutex<(recorder: StepRecorder?, awaited: String?)>((nil, nil))
+    }
+
+    /// Opens a fresh context in `browser` and applies `configuration` to its page.
+    /// - Throws: `RunConditionsError` for invalid axis values; `DevToolsError` when the browser fails.
+    public static func open(
+        in browser: Browser, configuration: [String: String], seed: UInt64,
+        settings: WebSettings
+    ) async throws -> WebRegistry {
+        _ = try RunConditions(values: configuration, seed: seed)
+        return try await open(
+            page: browser.newPage(), browser: browser, configuration: configuration, seed: seed,
+            settings: settings)
+    }
+
+    /// Applies `configuration` to `page`, a fresh page of `browser` (e.g. one `SharedBrowser` prepared); the
+    /// registry disposes the page's context when it goes away.
+    public static func open(
+        page: PageTarget, browser: Browser, configuration: [String: String], seed: UInt64,
+        settings: WebSettings
+    ) async throws -> WebRegistry {
+        let conditions: RunConditions
+        do {
+            conditions = try RunConditions(values: configuration, seed: seed)
+        } catch {
+            page.disposeIgnoringReply()
+            throw error
+        }
+        do {
+            let registry = WebRegistry(page: page, conditions: conditions, settings: settings, seed: seed)
+            try await registry.setUp(userAgent: browser.userAgent, timezone: configuration["timezone"])
+            return registry
+        } catch {
+            page.disposeIgnoringReply()
+            throw error
+        }
+    }
+
+    private init(page: PageTarget, conditions: RunConditions, settings: WebSettings, seed: UInt64) {
+        self.page = page
+        self.conditions = conditions
+        self.settings = settings
+        viewport = conditions.viewport
+        let profile = conditions.networkProfile
+        offline = profile.failureRate >= 1 && profile.failure == .notConnected
+        let monitors = InterruptionMonitors()
+        let box = StepBox()
+        self.monitors = monitors
+        stepBox = box
+        let events = PageEvents(
+            page: page, seed: seed, profile: profile,
+            onDialog: {
+                Task {
+                    let awaited = box.state.withLock { $0.awaited }
+                    if let name = try? await monitors.handleFirstPresent(excluding: awaited) {
+                        box.state.withLock { $0.recorder }?.recordInterruption(name)
+                    }
+                }
+            })
+        self.events = events
+        let accept = settings.acceptDialogs
+        monitors.register(
+            Interruption(
+                name: "javascript-dialog", element: "javascript-dialog", isPresent: { events.dialog != nil },
+                handle: {
+                    _ = try await page.send("Page.handleJavaScriptDialog", ["accept": .bool(accept)])
+                    events.dialogClosed()
+                }))
+        page.subscribe { method, params in events.handle(method, params) }
+    }
+
+    deinit { page.disposeIgnoringReply() }
+
+    private func setUp(userAgent: String, timezone: String?) async throws {
+        let forced: String? = conditions.requestedDirection == .pseudoRTL ? "rtl" : nil
+        let prelude = PagePrelude.source(
+            attribute: settings.identifierAttribute, forcedDirection: forced,
+            pseudo: conditions.pseudo)
+        async let a = page.send("Page.enable")
+        async let b = page.send("Runtime.enable")
+        async let c = page.send("Network.enable")
+        async let d = page.send("Page.addScriptToEvaluateOnNewDocument", ["source": .string(prelude)])
+        async let e = page.send("Emulation.setLocaleOverride", ["locale": .string(conditions.locale)])
+        async let f = page.send(
+            "Network.setUserAgentOverride",
+            [
+                "userAgent": .string(userAgent), "acceptLanguage": .string(Self.acceptLanguage(conditions.locale)),
+            ])
+        async let g = page.send("Emulation.setDeviceMetricsOverride", metrics(viewport))
+        _ = try await (a, b, c, d, e, f, g)
+        if let timezone { _ = try await page.send("Emulation.setTimezoneOverride", ["timezoneId": .string(timezone)]) }
+        try await applyNetwork(offline: false)
+        if conditions.networkProfile.failureRate > 0 && !offline { try await enableFetch() }
+    }
+
+    /// `Accept-Language` (and so `navigator.languages`) for a locale: the tag, then its language alone.
+    static func acceptLanguage(_ locale: String) -> String {
+        let language = locale.split(separator: "-").first.map(String.init) ?? locale
+        return language == locale ? locale : "\(locale),\(language)"
+    }
+
+    private func metrics(_ v: Viewport) -> JSONValue {
+        [
+            "width": .number(Double(v.width)), "height": .number(Double(v.height)),
+            "deviceScaleFactor": .number(settings.deviceScaleFactor), "mobile": false,
+            "screenWidth": .number(Double(v.width)), "screenHeight": .number(Double(v.height)),
+            "screenOrientation": v.orientation == .portrait
+                ? ["type": "portraitPrimary", "angle": 0] : ["type": "landscapePrimary", "angle": 90],
+        ]
+    }
+
+    private func applyNetwork(offline goOffline: Bool) async throws {
+        let p = conditions.networkProfile
+        guard p != .unconditioned || goOffline else { return }
+        let latency = p.latency.components.seconds * 1000 + p.latency.components.attoseconds / 1_000_000_000_000_000
+        let rate = p.bytesPerSecond.map { Double($0) } ?? -1
+        _ = try await page.send(
+            "Network.emulateNetworkConditions",
+            [
+                "offline": .bool(goOffline), "latency": .number(Double(latency)),
+                "downloadThroughput": .number(rate), "uploadThroughput": .number(rate),
+            ])
+    }
+
+    private func enableFetch() async throws {
+        guard !fetchEnabled else { return }
+        _ = try await page.send("Fetch.enable", ["patterns": [["urlPattern": "*", "requestStage": "Request"]]])
+        fetchEnabled = true
+    }
+
+    // MARK: Steps
+
+    public func execute(_ step: Step) async throws {
+        stepBox.state.withLock { $0 = (StepContext.current, nil) }
+        if let crashed = events.crashed { throw StepError.failed("\(crashed); the page cannot run \(step.key)") }
+        do {
+            try await run(step)
+        } catch let error as DevToolsError {
+            throw Self.stepError(error, step: step, crashed: events.crashed)
+        }
+    }
+
+    /// The step failure a browser error means: a lost browser is an infrastructure fault, a silent page a hang.
+    static func stepError(_ error: DevToolsError, step: Step, crashed: String?) -> StepError {
+        switch error.code {
+        case .browserClosed:
+            return .failed(
+                "browser lost during \(step.key): \(error.message) — an infrastructure fault, not a failure"
+                    + " of the page; the worker restarts the browser for its next job")
+        case .timedOut:
+            return .failed(
+                "the page stopped answering during \(step.key) (\(error.message)): a script may be running"
+                    + " forever")
+        default:
+            if let crashed { return .failed("\(crashed) during \(step.key)") }
+            return .failed("\(step.key): \(error.message)")
+        }
+    }
+
+    private func run(_ step: Step) async throws {
+        switch step.verb {
+        case .open: try await open(step)
+        case .tap:
+            let p = try await actionPoint(step)
+            try await mouse("mousePressed", p.x, p.y)
+            try await mouse("mouseReleased", p.x, p.y)
+        case .type:
+            guard let text = step.arg else { throw StepError.invalidArgument("type needs the text to type") }
+            _ = try await waitFor([condition(step.target, "visible")], timeout: settings.actionTimeout, step: step)
+            let focused = try await evaluate("__flowmatrix.focus(\(PagePrelude.jsString(step.target)))")
+            guard focused["ok"]?.bool == true else {
+                throw StepError.failed(focused["detail"]?.string ?? "cannot focus")
+            }
+            _ = try await page.send("Input.insertText", ["text": .string(text)], timeout: settings.pageTimeout)
+        case .swipe: try await swipe(step)
+        case .wait:
+            let timeout: Duration
+            switch StepArguments.waitTimeout(step) {
+            case .success(let t): timeout = t ?? settings.defaultWaitTimeout
+            case .failure(let problem): throw StepError.invalidArgument("wait timeout: \(problem)")
+            }
+            if let failure = try await waitFor([condition(step.target, "exists")], timeout: timeout, step: step) {
+                throw StepError.conditionTimedOut(
+                    description: "\(selector(step.target)) to exist (\(failure))", after: timeout)
+            }
+        case .assert: try await assert(step)
+        case .request: try await request(step)
+        case .ambient:
+            guard pageOpened else { throw StepError.failed("no page is open: start the scenario with `open`") }
+            let detail =
+                step.arg.map { arg in (try? JSONValue.parse(Array(arg.utf8))) != nil ? arg : PagePrelude.jsString(arg) }
+                ?? "null"
+            _ = try await evaluate(
+                "window.dispatchEvent(new CustomEvent(\(PagePrelude.jsString(step.target)), { detail: \(detail) })), true"
+            )
+        case .rotate:
+            guard let arg = step.arg, let orientation = DeviceOrientation(rawValue: arg) else {
+                throw StepError.invalidArgument("rotate needs portrait or landscape")
+            }
+            viewport = viewport.rotated(to: orientation)
+            _ = try await page.send(
+                "Emulation.setDeviceMetricsOverride", metrics(viewport), timeout: settings.pageTimeout)
+        }
+    }
+
+    private func open(_ step: Step) async throws {
+        guard let url = URL(string: step.target, relativeTo: settings.baseURL)?.absoluteURL else {
+            throw StepError.invalidArgument("'\(step.target)' is not a URL or a path")
+        }
+        if offline && pageOpened { try await applyNetwork(offline: false) }
+        let navigation = try await page.send(
+            "Page.navigate", ["url": .string(url.absoluteString)], timeout: settings.loadTimeout)
+        if let error = navigation["errorText"]?.string, !error.isEmpty {
+            throw StepError.failed("cannot open \(url.absoluteString): \(error)")
+        }
+        let load =
+            "new Promise((r) => document.readyState === 'complete' ? r(true) : addEventListener('load', () => r(true), { once: true }))"
+        // The document may be replaced while we wait (a redirect, a script navigating): then the evaluation fails
+        // with its context destroyed, and we wait on the new document — a few times at most.
+        for attempt in 1...5 {
+            do {
+                _ = try await evaluate(load, timeout: settings.loadTimeout)
+                break
+            } catch let error as DevToolsError where error.code == .commandFailed && attempt < 5 {
+                continue
+            }
+        }
+        pageOpened = true
+        // `offline` is the app losing its connection once loaded: the document itself must load to be tested.
+        if offline { try await applyNetwork(offline: true) }
+    }
+
+    private struct Point { var x: Double, y: Double, width: Double, height: Double }
+
+    private func actionPoint(_ step: Step) async throws -> Point {
+        guard pageOpened else { throw StepError.failed("no page is open: start the scenario with `open`") }
+        if let failure = try await waitFor(
+            [condition(step.target, "visible")], timeout: settings.actionTimeout, step: step)
+        {
+            throw StepError.failed(
+                "cannot \(step.verb.rawValue) \(selector(step.target)): \(failure) (waited \(settings.actionTimeout.secondsText))"
+            )
+        }
+        let p = try await evaluate("__flowmatrix.point(\(PagePrelude.jsString(step.target)))")
+        guard p["ok"]?.bool == true, let x = p["x"]?.double, let y = p["y"]?.double else {
+            throw StepError.failed(
+                "cannot \(step.verb.rawValue) \(selector(step.target)): \(p["detail"]?.string ?? "no point")")
+        }
+        return Point(x: x, y: y, width: p["width"]?.double ?? 0, height: p["height"]?.double ?? 0)
+    }
+
+    private func mouse(_ type: String, _ x: Double, _ y: Double, buttons: Int = 1) async throws {
+        _ = try await page.send(
+            "Input.dispatchMouseEvent",
+            [
+                "type": .string(type), "x": .number(x), "y": .number(y), "button": "left",
+                "buttons": .number(Double(buttons)),
+                "clickCount": 1,
+            ], timeout: settings.pageTimeout)
+    }
+
+    private func swipe(_ step: Step) async throws {
+        guard let arg = step.arg, let direction = SwipeDirection(rawValue: arg) else {
+            throw StepError.invalidArgument("swipe needs up, down, left or right")
+        }
+        let p = try await actionPoint(step)
+        switch direction {
+        case .left, .right:
+            // A horizontal drag with pointer events, as a finger swiping the row.
+            // 80 % of the element's width, kept inside the viewport (events off-screen are dropped).
+            let room = direction == .left ? p.x - 1 : Double(viewport.width) - 1 - p.x
+            let distance = min(max(40, p.width * 0.8), room) * (direction == .left ? -1 : 1)
+            try await mouse("mousePressed", p.x, p.y)
+            for i in 1...6 { try await mouse("mouseMoved", p.x + distance * Double(i) / 6, p.y) }
+            try await mouse("mouseReleased", p.x + distance, p.y, buttons: 0)
+        case .up, .down:
+            // A finger moving up scrolls the content down.
+            let distance = max(40, p.height * 0.8) * (direction == .up ? 1 : -1)
+            _ = try await page.send(
+                "Input.dispatchMouseEvent",
+                [
+                    "type": "mouseWheel", "x": .number(p.x), "y": .number(p.y), "deltaX": 0,
+                    "deltaY": .number(distance),
+                ], timeout: settings.pageTimeout)
+        }
+    }
+
+    private func assert(_ step: Step) async throws {
+        let assertion: StepArguments.Assertion
+        switch StepArguments.assertion(step) {
+        case .success(let a): assertion = a
+        case .failure(let problem): throw StepError.invalidArgument("assert timeout: \(problem)")
+        }
+        let whole = step.target == "layout" || step.target == "page"
+        let id: String? = whole ? nil : step.target
+        var conditions: [JSONValue] = []
+        var rules: [String] = []
+        let layoutWords = ["no-truncation", "no-overlap", "on-screen", "mirrored", "localized"]
+        for clause in assertion.expectations {
+            if clause == "clean" {
+                rules += layoutWords
+                continue
+            }
+            if layoutWords.contains(clause) {
+                rules.append(clause)
+                continue
+            }
+            if ["exists", "visible", "hidden", "absent"].contains(clause) {
+                conditions.append(condition(id, clause))
+                continue
+            }
+            guard let eq = clause.firstIndex(of: "="), ["text", "contains", "value"].contains(String(clause[..<eq]))
+            else {
+                throw StepError.invalidArgument(
+                    "unknown assert clause '\(clause)' (exists, visible, hidden, absent, text=,"
+                        + " contains=, value=, no-truncation, no-overlap, on-screen, mirrored, localized, clean)")
+            }
+            var c = condition(id, String(clause[..<eq]))
+            if case .object(var members) = c {
+                members["value"] = .string(String(clause[clause.index(after: eq)...]))
+                c = .object(members)
+            }
+            conditions.append(c)
+        }
+        if whole && conditions.isEmpty && rules.isEmpty { rules = layoutWords }
+        if !rules.isEmpty {
+            conditions.append([
+                "id": id.map(JSONValue.string) ?? .null, "kind": "layout", "rules": .array(rules.map(JSONValue.string)),
+            ])
+        }
+        if conditions.isEmpty { conditions.append(condition(id, "exists")) }
+        let timeout = assertion.timeout ?? settings.defaultAssertTimeout
+        if let failure = try await waitFor(conditions, timeout: timeout, step: step) {
+            throw StepError.assertionFailed(failure)
+        }
+    }
+
+    private func request(_ step: Step) async throws {
+        guard let url = URL(string: step.target, relativeTo: settings.baseURL)?.absoluteURL else {
+            throw StepError.invalidArgument("'\(step.target)' is not a URL or a path")
+        }
+        var fixture = Fixture(status: 200, contentType: "text/plain; charset=utf-8", body: step.arg ?? "")
+        if let arg = step.arg, let json = try? JSONValue.parse(Array(arg.utf8)) {
+            fixture.contentType = "application/json"
+            // {"status": 503, "body": …} describes the response; any other JSON is the body itself.
+            if let object = json.object, object.keys.allSatisfy({ ["status", "body", "contentType"].contains($0) }),
+                object["status"] != nil || object["body"] != nil
+            {
+                fixture.status = object["status"]?.int ?? 200
+                fixture.body = object["body"].map { $0.string ?? $0.serialized } ?? ""
+                if let type = object["contentType"]?.string { fixture.contentType = type }
+            }
+        }
+        events.addFixture(url: url.absoluteString, fixture)
+        try await enableFetch()
+    }
+
+    private func condition(_ id: String?, _ kind: String) -> JSONValue {
+        ["id": id.map(JSONValue.string) ?? .null, "kind": .string(kind)]
+    }
+
+    private func selector(_ id: String) -> String { "[\(settings.identifierAttribute)=\"\(id)\"]" }
+
+    /// Waits in the page for every condition; nil when they hold, else the last failure's description.
+    private func waitFor(_ conditions: [JSONValue], timeout: Duration, step: Step) async throws -> String? {
+        guard pageOpened else { throw StepError.failed("no page is open: start the scenario with `open`") }
+        stepBox.state.withLock { $0.awaited = step.target }
+        defer { stepBox.state.withLock { $0.awaited = nil } }
+        let ms = Int(timeout.milliseconds.rounded(.up))
+        let result = try await evaluate(
+            "__flowmatrix.waitFor(\(JSONValue.array(conditions).serialized), \(ms))",
+            timeout: timeout + settings.pageTimeout)
+        return result["ok"]?.bool == true ? nil : (result["detail"]?.string ?? "the condition did not hold")
+    }
+
+    /// Evaluates an expression in the page (awaiting a promise) and returns its value.
+    private func evaluate(_ expression: String, timeout: Duration? = nil) async throws -> JSONValue {
+        let r = try await page.send(
+            "Runtime.evaluate",
+            [
+                "expression": .string(expression), "returnByValue": true, "awaitPromise": true,
+            ], timeout: timeout ?? settings.pageTimeout)
+        if let details = r["exceptionDetails"] {
+            let text = details["exception"]?["description"]?.string ?? details["text"]?.string ?? "exception"
+            if text.contains("__flowmatrix is not defined") {
+                throw StepError.failed(
+                    "the page has no FlowMatrix prelude: only documents opened by `open` can be driven")
+            }
+            throw StepError.failed("the page threw: \(text)")
+        }
+        return r["result"]?["value"] ?? .null
+    }
+
+    // MARK: Evidence
+
+    /// After each step: a PNG screenshot, the DOM, and the console and network lines since the previous step.
+    ///
+    /// The DOM and the page's change generation come in one round trip; after a `wait` or `assert` (steps that do not
+    /// touch the page) that left the generation unchanged, with no animation running, the previous screenshot is
+    /// the picture of this step too and is reused rather than captured again.
+    public func evidence(afterStep index: Int, step: Step) async -> [StepAttachment] {
+        var out: [StepAttachment] = []
+        var problems: [String] = []
+        let logs = events.takeLogs()
+        if pageOpened && events.crashed == nil && events.dialog == nil {
+            var generation: Int?
+            var animating = true
+            do {
+                let snapshot = try await page.send(
+                    "Runtime.evaluate",
+                    [
+                        "expression": "__flowmatrix.snapshot()", "returnByValue": true,
+                    ], timeout: settings.pageTimeout)
+                let value = snapshot["result"]?["value"]
+                generation = value?["generation"]?.int
+                animating = value?["animating"]?.bool ?? true
+                if let html = value?["html"]?.string {
+                    out.append(StepAttachment(name: "dom.html", mediaType: "text/html", bytes: Array(html.utf8)))
+                }
+            } catch {
+                problems.append("dom: \(error)")
+            }
+            if settings.screenshots {
+                let passive = step.verb == .wait || step.verb == .assert
+                if passive, !animating, let generation, let last = lastScreenshot, last.generation == generation {
+                    out.append(StepAttachment(name: "screenshot.png", mediaType: "image/png", bytes: last.png))
+                } else {
+                    do {
+                        let shot = try await page.send(
+                            "Page.captureScreenshot", ["format": "png"], timeout: settings.pageTimeout)
+                        if let base64 = shot["data"]?.string, let data = Data(base64Encoded: base64) {
+                            let png = [UInt8](data)
+                            out.append(StepAttachment(name: "screenshot.png", mediaType: "image/png", bytes: png))
+                            lastScreenshot = generation.map { (generation: $0, png: png) }
+                        }
+                    } catch {
+                        problems.append("screenshot: \(error)")
+                    }
+                }
+            }
+        }
+        if !logs.console.isEmpty {
+            out.append(
+                StepAttachment(
+                    name: "console.txt", mediaType: "text/plain",
+                    bytes: Array((logs.console.joined(separator: "\n") + "\n").utf8)))
+        }
+        if !logs.network.isEmpty {
+            out.append(
+                StepAttachment(
+                    name: "network.txt", mediaType: "text/plain",
+                    bytes: Array((logs.network.joined(separator: "\n") + "\n").utf8)))
+        }
+        if let crashed = events.crashed { problems.append(crashed) }
+        if !problems.isEmpty {
+            out.append(
+                StepAttachment(
+                    name: "evidence-problems.txt", mediaType: "text/plain",
+                    bytes: Array((problems.joined(separator: "\n") + "\n").utf8)))
+        }
+        return out
+    }
+
+    /// The requests the seeded flaky network failed so far (`METHOD URL #n`).
+    public nonisolated var failedRequests: [String] { events.failedRequests }
+}

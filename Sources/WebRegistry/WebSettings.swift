@@ -1,0 +1,46 @@
+import DevTools
+import Foundation
+
+/// What the `web` registry needs besides a job's configuration.
+public struct WebSettings: Sendable {
+    /// `open` targets resolve against this URL (e.g. `http://127.0.0.1:8080/`).
+    public var baseURL: URL
+    /// The attribute that names elements: a step's target `cart.total` is `[data-testid="cart.total"]`.
+    public var identifierAttribute: String
+    /// How long `wait` waits when its step gives no timeout (default 5 s).
+    public var defaultWaitTimeout: Duration
+    /// How long `assert` waits for its condition when its step gives no timeout (default 2 s).
+    public var defaultAssertTimeout: Duration
+    /// How long `tap`, `type` and `swipe` wait for their element to be there and visible (default 5 s).
+    public var actionTimeout: Duration
+    /// How long a page may take to answer a command before the step fails as a hanging page (default 10 s).
+    public var pageTimeout: Duration
+    /// How long `open` waits for the page's load event (default 30 s).
+    public var loadTimeout: Duration
+    /// Device pixels per CSS pixel for screenshots (default 1: the cheapest PNG).
+    public var deviceScaleFactor: Double
+    /// Whether JavaScript dialogs are accepted (true) or dismissed when the interruption monitor handles them.
+    public var acceptDialogs: Bool
+    /// Evidence per step: a PNG screenshot (plus the DOM, console and network logs, which are cheap).
+    public var screenshots: Bool
+    public var browser: BrowserSettings
+
+    public init(
+        baseURL: URL, identifierAttribute: String = "data-testid", defaultWaitTimeout: Duration = .seconds(5),
+        defaultAssertTimeout: Duration = .seconds(2), actionTimeout: Duration = .seconds(5),
+        pageTimeout: Duration = .seconds(10), loadTimeout: Duration = .seconds(30), deviceScaleFactor: Double = 1,
+        acceptDialogs: Bool = true, screenshots: Bool = true, browser: BrowserSettings = BrowserSettings()
+    ) {
+        self.baseURL = baseURL
+        self.identifierAttribute = identifierAttribute
+        self.defaultWaitTimeout = defaultWaitTimeout
+        self.defaultAssertTimeout = defaultAssertTimeout
+        self.actionTimeout = actionTimeout
+        self.pageTimeout = pageTimeout
+        self.loadTimeout = loadTimeout
+        self.deviceScaleFactor = deviceScaleFactor
+        self.acceptDialogs = acceptDialogs
+        self.screenshots = screenshots
+        self.browser = browser
+    }
+}

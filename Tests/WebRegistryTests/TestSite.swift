@@ -1,0 +1,114 @@
+import DevTools
+import FlowSpec
+import Foundation
+import Testing
+import WebRegistry
+
+/// A temporary folder of test pages served on 127.0.0.1, and a browser for one test; `close()` ends both.
+final class TestSite: Sendable {
+    let root: URL
+    let server: StaticFileServer
+    let browser: SharedBrowser
+
+    static let pages: [String: String] = [
+        // Records, from its first inline script, what the page sees before any of its own scripts run.
+        "probe.html": """
+        <!doctype html><html><head><meta charset="utf-8"><script>
+        window.seenAtStart = { dir: document.documentElement.getAttribute('dir') };
+        </script></head><body><p data-testid="greeting">Hello {name}</p><input data-testid="field" placeholder="Type here">
+        </body></html>
+        """,
+        "verbs.html": """
+        <!doctype html><html><head><meta charset="utf-8"><style>
+        #list { height: 120px; overflow-y: scroll; } #list div { height: 60px; }
+        #cover { position: fixed; left: 0; top: 0; width: 100%; height: 40px; background: #eee; }
+        #under { position: fixed; left: 10px; top: 10px; } body { padding-top: 50px; }
+        </style></head><body>
+        <button data-testid="tap-me" onclick="this.textContent = String(Number(this.textContent) + 1)">0</button>
+        <input data-testid="field" oninput="document.querySelector('[data-testid=echo]').textContent = this.value">
+        <p data-testid="echo"></p>
+        <div data-testid="row" style="width:300px;height:40px;background:#ddd">row</div>
+        <p data-testid="swiped"></p>
+        <div id="list" data-testid="list"><div>1</div><div>2</div><div>3</div><div>4</div><div>5</div></div>
+        <p data-testid="scrolled">0</p>
+        <button data-testid="later" onclick="setTimeout(() => { const p = document.createElement('p'); p.dataset.testid = 'appeared'; p.textContent = 'here'; document.body.append(p); }, 300)">later</button>
+        <button data-testid="fetch" onclick="fetch('api/thing').then(r => r.text().then(t => document.querySelector('[data-testid=fetched]').textContent = r.status + ' ' + t))">fetch</button>
+        <p data-testid="fetched"></p>
+        <p data-testid="event"></p>
+        <button data-testid="alert" onclick="alert('hello'); this.textContent = 'after'">alert</button>
+        <button data-testid="hang" onclick="for (;;) {}">hang</button>
+        <div id="under" data-testid="covered">covered</div><div id="cover"></div>
+        <script>
+        let start = null;
+        const row = document.querySelector('[data-testid=row]');
+        row.addEventListener('pointerdown', (e) => { start = e.clientX; row.setPointerCapture(e.pointerId); });
+        row.addEventListener('pointerup', (e) => { document.querySelector('[data-testid=swiped]').textContent = e.clientX < start ? 'left' : 'right'; });
+        document.querySelector('#list').addEventListener('scroll', (e) => { document.querySelector('[data-testid=scrolled]').textContent = String(e.target.scrollTop > 0); });
+        addEventListener('ping', (e) => { document.querySelector('[data-testid=event]').textContent = JSON.stringify(e.detail); });
+        </script></body></html>
+        """,
+    ]
+
+    init() throws {
+        root = FileManager.default.temporaryDirectory.appendingPathComponent("web-tests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(
+            at: root.appendingPathComponent("data"), withIntermediateDirectories: true)
+        for (name, text) in Self.pages { try Data(text.utf8).write(to: root.appendingPathComponent(name)) }
+        // 96 KB to time under network emulation; 20 small files for seeded failures.
+        try Data(repeating: 65, count: 96_000).write(to: root.appendingPathComponent("big.txt"))
+        for i in 1...20 { try Data("{\"n\": \(i)}".utf8).write(to: root.appendingPathComponent("data/\(i).json")) }
+        server = try StaticFileServer(root: root)
+        browser = SharedBrowser()
+    }
+
+    func settings(pageTimeout: Duration = .seconds(10)) -> WebSettings {
+        WebSettings(
+            baseURL: server.baseURL, defaultAssertTimeout: .seconds(2), actionTimeout: .seconds(2),
+            pageTimeout: pageTimeout)
+    }
+
+    func registry(
+        _ configuration: [String: String] = [:], seed: UInt64 = 1,
+        pageTimeout: Duration = .seconds(10)
+    ) async throws -> WebRegistry {
+        try await WebRegistry.open(
+            in: browser.browser(), configuration: configuration, seed: seed,
+            settings: settings(pageTimeout: pageTimeout))
+    }
+
+    func close() async {
+        await browser.shutdown()
+        server.stop()
+        try? FileManager.default.removeItem(at: root)
+    }
+}
+
+extension WebRegistry {
+    /// Evaluates `expression` in the page (awaiting promises) and returns its JSON value.
+    func inPage(_ expression: String) async throws -> JSONValue {
+        let r = try await page.send(
+            "Runtime.evaluate", ["expression": .string(expression), "returnByValue": true, "awaitPromise": true])
+        return r["result"]?["value"] ?? .null
+    }
+
+    func step(_ verb: Verb, _ target: String, _ arg: String? = nil) async throws {
+        try await execute(Step(verb: verb, target: target, arg: arg))
+    }
+}
+
+/// Runs `body` with a fresh site and browser, and ends both whatever happens.
+func withSite(_ body: (TestSite) async throws -> Void) async throws {
+    let site = try TestSite()
+    do {
+        try await body(site)
+    } catch {
+        await site.close()
+        throw error
+    }
+    await site.close()
+}
+
+/// The suites that start real browsers, one at a time: started together on a 2-core machine they starve each other
+/// (and every other test in the process).
+@Suite("web registry in real Chromium", .serialized)
+enum RealChromium {}

@@ -1,0 +1,114 @@
+import Foundation
+import Testing
+
+/// The sample shop (Workers/Web) run through `flowmatrix run` with two local workers in real Chromium: each of its
+/// four real defects fails exactly where it should, and the report's "Failures by axis" names each one.
+extension RealChromium {
+    @Suite("web shop: flowmatrix run finds each defect and the pivot names it (real Chromium)", .serialized)
+    struct WebShopTests {
+        static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+
+        static var binary: URL {
+            let beside = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+                .appendingPathComponent("flowmatrix")
+            if FileManager.default.isExecutableFile(atPath: beside.path) { return beside }
+            return repository.appendingPathComponent(".build/debug/flowmatrix")
+        }
+
+        /// Each defect: the scenario that shows it, the axis value that triggers it, and what the failure says.
+        static let defects: [(scenario: String, axis: String, value: String, message: String)] = [
+            ("add-button-fits", "locale", "de", "truncated: catalog.item.1.add"),
+            ("header-mirrored", "locale", "ar", "not-mirrored: header.cart-count"),
+            (
+                "cart-summary-localized", "direction", "pseudo-accented",
+                "not-localized: cart.summary is assembled from 2"
+            ),
+            ("delivery-estimate", "network", "edge", "[data-testid=\"cart.delivery\"] is not visible"),
+        ]
+
+        @Test("each defect fails only in its configurations, and the failures-by-axis patterns name all four")
+        func defectsByAxis() async throws {
+            let root = FileManager.default.temporaryDirectory.appendingPathComponent("web-shop-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: root) }
+            let includes = ["portrait", "landscape"].flatMap { o in
+                [
+                    #"{"locale": "en", "direction": "pseudo-accented", "orientation": "\#(o)", "network": "lte"}"#,
+                    #"{"locale": "en", "direction": "auto", "orientation": "\#(o)", "network": "edge"}"#,
+                ]
+            }
+            let matrix = """
+                {"name": "web-defects", "corpus": "\(Self.repository.appendingPathComponent("Workers/Web/Scenarios").path)",
+                 "tags": {"include": ["defect"]}, "registry": "web",
+                 "policy": {"retries": 0, "timeout": 60, "seed": 3, "keep": "failures"},
+                 "axes": {"locale": ["en", "de", "ar"], "direction": ["auto"], "orientation": ["portrait", "landscape"], "network": ["lte"]},
+                 "include": [\(includes.joined(separator: ", "))]}
+                """
+            try Data(matrix.utf8).write(to: root.appendingPathComponent("m.json"))
+            let process = Process()
+            process.executableURL = Self.binary
+            process.arguments = [
+                "run", root.appendingPathComponent("m.json").path, "--workers", "2", "--store",
+                root.appendingPathComponent("store").path, "--quiet",
+            ]
+            var environment = ProcessInfo.processInfo.environment
+            environment["FLOWMATRIX_WEB_ROOT"] = Self.repository.appendingPathComponent("Workers/Web/site").path
+            process.environment = environment
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            let deadline = ContinuousClock.now + .seconds(400)
+            while process.isRunning && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(100)) }
+            if process.isRunning {
+                kill(process.processIdentifier, SIGKILL)
+                process.waitUntilExit()
+                Issue.record("flowmatrix run did not finish in time")
+                return
+            }
+            #expect(process.terminationStatus == 1, "failures found")
+
+            let runs = try FileManager.default.contentsOfDirectory(
+                atPath: root.appendingPathComponent("store/runs").path)
+            let run = try #require(runs.first)
+            let summaryData = try Data(contentsOf: root.appendingPathComponent("store/runs/\(run)/summary.json"))
+            let summary = try #require(try JSONSerialization.jsonObject(with: summaryData) as? [String: Any])
+            let jobs = try #require(summary["jobs"] as? [[String: Any]])
+            #expect(summary["total"] as? Int == 40)
+            // The summary lists the jobs that did not pass.
+            let failing = jobs.filter { ($0["outcome"] as? String) != "passed" }
+            for job in failing {
+                let scenario = job["scenarioID"] as? String ?? ""
+                let configuration = job["configuration"] as? [String: String] ?? [:]
+                let message = job["failureMessage"] as? String ?? ""
+                let defect = Self.defects.first { $0.scenario == scenario }
+                #expect(
+                    defect.map { configuration[$0.axis] == $0.value && message.contains($0.message) } == true,
+                    "unexpected failure: \(scenario) \(configuration): \(message)")
+            }
+            #expect(failing.count == 8, "each defect fails in its two configurations")
+
+            let patterns = try #require(summary["patterns"] as? [[String: Any]])
+            let named: [Set<String>] = patterns.compactMap { pattern in
+                ((pattern["group"] as? [String: Any])?["values"] as? [[String: String]])
+                    .map { Set($0.map { "\($0["axis"] ?? "")=\($0["value"] ?? "")" }) }
+            }
+            for defect in Self.defects {
+                #expect(
+                    named.contains {
+                        $0.contains("\(defect.axis)=\(defect.value)")
+                            && ($0.count == 1 || $0.contains("scenario=\(defect.scenario)"))
+                    },
+                    "no pattern names \(defect.scenario) with \(defect.axis)=\(defect.value): \(named)")
+            }
+            // The report shows screenshots for the failures.
+            let report = try String(
+                contentsOf: root.appendingPathComponent("store/runs/\(run)/report.html"), encoding: .utf8)
+            #expect(report.contains("Failures by axis"))
+            let artifacts = failing.flatMap { ($0["artifacts"] as? [[String: Any]]) ?? [] }.compactMap {
+                $0["name"] as? String
+            }
+            #expect(artifacts.contains("screenshot.png"))
+        }
+    }
+}
