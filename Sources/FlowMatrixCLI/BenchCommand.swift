@@ -23,11 +23,8 @@ enum BenchCommand {
             IngestBench.suite,
             catalogSuite,
             ReportsBench.suite,
-<<<<<<< HEAD
             ShardsBench.suite,
-=======
             webSuite,
->>>>>>> web
         ]
     }
 
