@@ -456,6 +456,7 @@ public final class CoordinatorEngine {
                 let info = lastAttempt[a.job]
                 let message: String? = switch status {
                 case .revoked: "taken back before it started, to run on a worker with a free slot"
+                case .lost where info?.message != nil: "lost: \(info?.message ?? "")"
                 case .lost: "the worker was lost while running this attempt"
                 case .timedOut where info == nil: "the lease expired: the job exceeded its timeout"
                 default: info?.message
@@ -513,6 +514,7 @@ extension AttemptStatus {
         case .failed, .errored, .skipped: self = .failed
         case .timedOut: self = .timedOut
         case .cancelled: self = .cancelled
+        case .lost: self = .lost
         }
     }
 }
@@ -533,7 +535,7 @@ extension StepOutcome {
     init(_ status: Status) {
         switch status {
         case .passed: self = .passed
-        case .failed, .errored: self = .failed
+        case .failed, .errored, .lost: self = .failed
         case .skipped: self = .skipped
         case .timedOut: self = .timedOut
         case .cancelled: self = .cancelled

@@ -404,7 +404,8 @@ public struct Scheduler: Sendable {
         workers[worker]?.suspects.remove(Int32(index))
         if jobs[index].revoking { endRevoke(index, on: worker) }
         jobs[index].live = nil
-        jobs[index].lostStreak = 0
+        // A real result ends a streak of losses; a reported loss continues it.
+        if status != .lost { jobs[index].lostStreak = 0 }
         directives.append(.attemptEnded(assignment, worker: worker, status: status, superseded: false))
         switch status {
         case .passed:
@@ -421,8 +422,18 @@ public struct Scheduler: Sendable {
                 }
             }
         case .lost:
+            // The worker said its machinery died (a browser, a device): like a lost worker, no retry is used, and a
+            // job that loses 3 in a row is quarantined.
             jobs[index].lostStreak += 1
-            requeue(index, avoiding: worker)
+            if Int(jobs[index].lostStreak) >= settings.quarantineAfterWorkerLosses {
+                finish(index, .quarantined,
+                       reason: "its attempts were lost \(jobs[index].lostStreak) times in a row (infrastructure faults)",
+                       into: &directives)
+            } else if isDispatchStopped {
+                finish(index, .notRun, reason: "dispatch stopped before it could run again", into: &directives)
+            } else {
+                requeue(index, avoiding: worker)
+            }
         case .revoked:
             requeue(index, avoiding: worker)
         case .cancelled:

@@ -9,6 +9,8 @@ import Worker
 /// - `pass` (or anything not listed): succeeds at once.
 /// - `fail`: fails the step.
 /// - `flaky`: fails on the job's first attempt, passes on every retry (fail-then-pass → flaky).
+/// - `infra`: the machinery under the registry fails (`StepError.infrastructure`) on every attempt;
+///   `infra-once` only on the first attempt.
 /// - `chance`: fails with probability `arg` percent (default 50), drawn from the attempt's seed: the same job and
 ///   retry fail or pass the same way on every rerun and resume, and a retry (another seed) can turn out otherwise.
 /// - `hang`: waits for a change that never comes (cancellable), so the job's timeout stops it.
@@ -52,6 +54,10 @@ public struct TestRegistry: AsyncStepRegistry {
             throw StepError.assertionFailed(step.arg ?? "the test registry was told to fail")
         case "flaky":
             if attempt == 1 { throw StepError.failed("flaky: fails on the first attempt") }
+        case "infra":
+            throw StepError.infrastructure("the test registry's device went away")
+        case "infra-once":
+            if attempt == 1 { throw StepError.infrastructure("the test registry's device went away once") }
         case "chance":
             let percent = Int(step.arg ?? "") ?? 50
             if Self.chanceFails(seed: seed, percent: percent) {

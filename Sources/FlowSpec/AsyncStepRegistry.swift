@@ -37,6 +37,10 @@ public enum StepError: Error, Sendable, Hashable, CustomStringConvertible {
     case invalidArgument(String)
     /// Any other failure the registry reports.
     case failed(String)
+    /// The machinery under the registry failed (its browser or device died): not a result of the scenario. The
+    /// worker reports the attempt as lost; the coordinator runs it again, preferably elsewhere, without using a
+    /// retry, and quarantines a job whose attempts are lost 3 times in a row.
+    case infrastructure(String)
 
     public var description: String {
         switch self {
@@ -45,6 +49,7 @@ public enum StepError: Error, Sendable, Hashable, CustomStringConvertible {
         case .assertionFailed(let message): "assertion failed: \(message)"
         case .invalidArgument(let message): "invalid argument: \(message)"
         case .failed(let message): message
+        case .infrastructure(let message): "infrastructure fault: \(message)"
         }
     }
 }

@@ -179,9 +179,9 @@ public actor WebRegistry: AsyncStepRegistry, StepEvidenceProviding {
     static func stepError(_ error: DevToolsError, step: Step, crashed: String?) -> StepError {
         switch error.code {
         case .browserClosed:
-            return .failed(
-                "browser lost during \(step.key): \(error.message) — an infrastructure fault, not a failure"
-                    + " of the page; the worker restarts the browser for its next job")
+            // Not a result of the page: the attempt is reported lost and runs again (quarantined after 3 in a row).
+            return .infrastructure(
+                "browser lost during \(step.key): \(error.message); the worker restarts the browser for its next job")
         case .timedOut:
             return .failed(
                 "the page stopped answering during \(step.key) (\(error.message)): a script may be running"

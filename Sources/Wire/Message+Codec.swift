@@ -258,7 +258,7 @@ extension Message {
     fileprivate static func readStatus(_ r: inout ByteReader, _ field: StaticString) throws -> Status {
         let raw = try r.readU8(field)
         guard let status = Status(rawValue: raw) else {
-            throw WireError(.invalidValue, "\(field) \(raw) is not a known status (0–5)")
+            throw WireError(.invalidValue, "\(field) \(raw) is not a known status (0–6)")
         }
         return status
     }

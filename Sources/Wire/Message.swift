@@ -167,6 +167,8 @@ public enum Status: UInt8, Sendable, Hashable, CaseIterable {
     case errored = 3
     case cancelled = 4
     case timedOut = 5
+    /// Version 3 on: the worker could not run the attempt (its browser or device died): no test result.
+    case lost = 6
 }
 
 /// Worker → coordinator: one step finished.

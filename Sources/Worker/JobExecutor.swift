@@ -127,7 +127,12 @@ public struct JobExecutor: Sendable {
         case .failed(let failure):
             // A wait whose condition never held is a failed expectation, not a job that ran out of time: only a
             // deadline (the job's timeout, a step watchdog) makes the attempt `timedOut`.
-            let status: Status = failure.outcome == .timedOut && failure.stepError == nil ? .timedOut : .failed
+            let status: Status
+            if case .infrastructure? = failure.stepError {
+                status = .lost
+            } else {
+                status = failure.outcome == .timedOut && failure.stepError == nil ? .timedOut : .failed
+            }
             return await finish(status, failure: Failure(step: UInt32(failure.stepIndex), message: failure.message),
                                 duration: result.duration, evidence: evidence, records: records)
         case .cancelled:

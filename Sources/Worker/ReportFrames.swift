@@ -11,9 +11,12 @@ public struct ReportFrames: Sendable {
     private var steps: [StepReport] = []
     private var stepsOf: (job: String, attempt: UInt32)?
     private let holdsSteps: Bool
+    /// Version 3 and later know the `lost` status; older coordinators hear `errored`.
+    private let knowsLost: Bool
 
     public init(protocolVersion: UInt16) {
         holdsSteps = protocolVersion >= MessageType.resultSteps.introducedIn
+        knowsLost = protocolVersion >= 3
     }
 
     /// A step finished: held for its result (version 2), or encoded as a STEP frame.
@@ -29,6 +32,8 @@ public struct ReportFrames: Sendable {
 
     /// An attempt's result: with the held steps of that attempt as one RESULT_STEPS frame, or as a RESULT frame.
     public mutating func result(_ result: JobResult) {
+        var result = result
+        if result.status == .lost, !knowsLost { result.status = .errored }
         guard let of = stepsOf, of.job == result.job, of.attempt == result.attempt else {
             encodeHeldSteps()
             Message.result(result).encodeFrame(into: &bytes)

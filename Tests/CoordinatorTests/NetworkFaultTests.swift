@@ -47,3 +47,31 @@ struct NetworkFaultTests {
         #expect(assignedCount(engine.onMessages(2, [.credit(10)])) == 4)
     }
 }
+
+/// A worker reporting that its machinery died (status lost): not a test result.
+@Suite("Attempts reported lost by the worker")
+struct ReportedLossTests {
+    @Test("a reported loss uses no retry; three in a row quarantine the job; a pass after one loss is not flaky")
+    func reportedLosses() {
+        var h = SchedulerHarness(jobs(2, expected: .seconds(1)), settings: SchedulerSettings(retries: 0))
+        h.join(1, slots: 1, credit: 1)
+        h.join(2, slots: 1, credit: 1)
+        var a = h.take(1)[0]
+        var b = h.take(2)[0]
+        h.result(1, a, .lost)
+        h.result(2, b, .lost)
+        // Job `b` passes on its second try: passed, not flaky (a loss is no failure), and no retry was needed.
+        let next1 = h.take(1) + h.take(2)
+        #expect(next1.count == 2)
+        a = next1.first { $0.job == a.job } ?? a
+        b = next1.first { $0.job == b.job } ?? b
+        let workerOf = { (job: Int) -> UInt64 in next1.firstIndex { $0.job == job } == 0 ? 1 : 2 }
+        h.result(workerOf(b.job), b, .passed)
+        #expect(h.finished[b.job] == .passed)
+        h.result(workerOf(a.job), a, .lost)
+        let onOne = h.take(1), onTwo = h.take(2)
+        let third = (onOne + onTwo)[0]
+        h.result(onOne.isEmpty ? 2 : 1, third, .lost)
+        #expect(h.finished[a.job] == .quarantined)
+    }
+}
