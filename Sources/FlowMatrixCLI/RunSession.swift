@@ -52,6 +52,9 @@ enum RunSession {
             if matrixPath == nil { matrixPath = summary.info.matrixPath }
         }
         guard let matrixPath else { throw UsageError("missing <matrix>") }
+        // Every phase says when it starts and how long it took: a big matrix must never look stuck.
+        var phaseStarted = ContinuousClock.now
+        if !options.quiet { FlowMatrixCLI.say("planning \(matrixPath) …") }
         let (loaded, findings) = MatrixPlanner.load(matrixAt: URL(fileURLWithPath: matrixPath))
         guard var plan = loaded, findings.isEmpty else {
             for f in findings.sortedForDisplay() { FlowMatrixCLI.writeError("\(f)\n") }
@@ -84,6 +87,11 @@ enum RunSession {
 
         let runID = options.resume ?? RunID.generate(at: Date())
         let definition = try makeDefinition(plan: plan, runID: runID, reader: reader, resume: resumeState)
+        let matrixName = plan.matrix.name
+        if !options.quiet {
+            FlowMatrixCLI.say(String(format: "planned %d jobs in %.1f s", plan.jobs.count,
+                                     (ContinuousClock.now - phaseStarted).milliseconds / 1000))
+        }
         if resumeState != nil {
             try writer.submit(.runResumed(runID: runID, at: Date()))
             if !options.quiet {
@@ -91,17 +99,23 @@ enum RunSession {
                     + "\(definition.jobs.count - definition.finished.count) to run")
             }
         } else {
-            try writer.submit([
+            try writer.submit(
                 .runStarted(RunInfo(runID: runID, matrixName: plan.matrix.name, matrixPath: URL(fileURLWithPath: matrixPath).path,
                                     seed: plan.matrix.seed, startedAt: Date(),
-                                    settingsJSON: settingsJSON(plan.matrix, planHash: planHash, shard: shardRecord))),
-                .jobsPlanned(runID: runID, jobs: plan.jobs.map { job in
+                                    settingsJSON: settingsJSON(plan.matrix, planHash: planHash, shard: shardRecord))))
+            // In chunks, each committed before the next is built: a million planned jobs never sit in memory twice.
+            let chunk = 20_000
+            for start in stride(from: 0, to: plan.jobs.count, by: chunk) {
+                try writer.submit(.jobsPlanned(runID: runID, jobs: plan.jobs[start..<min(start + chunk, plan.jobs.count)].map { job in
                     PlannedJob(jobID: job.id, scenarioID: job.scenario.id, scenarioTitle: job.scenario.title,
                                configuration: job.configuration.canonicalString,
                                configurationJSON: JobIdentity.canonicalJSON(job.configuration), registry: job.registry)
-                }),
-            ])
+                }))
+                if (start / chunk) % 5 == 4 { try writer.flushSync() }
+            }
         }
+        // The run definition holds what the run needs; the plan's jobs are not needed again.
+        plan.jobs = []
 
         let token = options.token ?? Array(Hex.encode(secureRandomBytes(32)).utf8)
         var settings = CoordinatorSettings(host: options.host, port: options.port, token: token)
@@ -134,7 +148,7 @@ enum RunSession {
         let started = ContinuousClock.now
         if !options.quiet {
             let mode = options.localWorkers > 0 ? "\(options.localWorkers) local worker(s)" : "workers connecting to \(options.host):\(server.port)"
-            FlowMatrixCLI.say("run \(runID): \(plan.matrix.name), \(definition.jobs.count) job(s), \(mode)")
+            FlowMatrixCLI.say("run \(runID): \(matrixName), \(definition.jobs.count) job(s), \(mode)")
             if let shard = options.shard {
                 FlowMatrixCLI.say("  shard \(shard.spec) (from \(shard.source)), split by "
                     + (shard.durations == nil ? "count" : "durations from \(shard.durationsPath ?? "?")"))
@@ -182,7 +196,12 @@ enum RunSession {
         try writer.flushSync()
         try writer.close()
 
+        phaseStarted = ContinuousClock.now
+        if !options.quiet { FlowMatrixCLI.say("writing reports …") }
         let reportNote = RunArtifacts.writeReports(runID: runID, store: options.store, baseline: options.baseline)
+        if !options.quiet {
+            FlowMatrixCLI.say(String(format: "reports written in %.1f s", (ContinuousClock.now - phaseStarted).milliseconds / 1000))
+        }
         let failures = final.count(.failed) + final.count(.timedOut) + final.count(.quarantined)
         let notRun = final.count(.notRun) + final.count(.cancelled)
         if !options.quiet {
