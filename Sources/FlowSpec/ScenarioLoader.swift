@@ -76,12 +76,18 @@ public enum ScenarioLoader {
         var scenarios: [LoadedScenario] = []
         var findings: [ValidationFinding] = []
         var files: [URL] = []
+        var resolved = Set<String>()
         for path in paths {
             var isDirectory: ObjCBool = false
+            let found: [URL]
             if FileManager.default.fileExists(atPath: path.path, isDirectory: &isDirectory), isDirectory.boolValue {
-                files += scenarioFiles(in: path)
+                found = scenarioFiles(in: path)
             } else {
-                files.append(path)
+                found = [path]
+            }
+            // A file named twice (a folder and a file inside it, or through a symlink) is read once.
+            for file in found where resolved.insert(file.resolvingSymlinksInPath().standardizedFileURL.path).inserted {
+                files.append(file)
             }
         }
         var firstFileForID: [String: (String, SourcePosition?)] = [:]

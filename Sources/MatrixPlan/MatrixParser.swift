@@ -63,6 +63,10 @@ struct MatrixParser {
             add(.wrongType, "$", root.position, "a matrix file is a JSON object, found \(root.kindName)")
             return nil
         }
+        for duplicate in root.duplicateMembers(path: "$") {
+            add(.duplicateMember, duplicate.path, duplicate.position,
+                "member '\(duplicate.key)' appears more than once in this object; keep one (JSON does not say which wins)")
+        }
         checkMembers(root, path: "$", allowed: Self.topMembers)
         let name = string(root["name"], "$.name", required: true, parent: root)
         let description = string(root["description"], "$.description", required: false, parent: root)
