@@ -1,5 +1,6 @@
 import FlowCrypto
 import Foundation
+import MatrixPlan
 import Worker
 
 /// `flowmatrix run` and `flowmatrix serve`: run a matrix with local workers, or for a fleet.
@@ -7,7 +8,7 @@ enum RunCommand {
     static let spec = CommandSpec(
         name: "run",
         overview: "Run a matrix: an embedded coordinator on loopback plus local worker processes.",
-        usage: "run <matrix> [--workers <n>] [--slots <n>] [--store <dir>] [--strict] [--baseline last|<run-id>]\n"
+        usage: "run <matrix> [--workers <n>] [--slots <n>] [--store <dir>] [--strict] [--baseline last|<run-id>] [--max-jobs <n>]\n"
             + "                      | run --resume <run-id> [<matrix>]",
         arguments: [("<matrix>", "A matrix file (see docs/MATRIX.md).")],
         options: [
@@ -20,12 +21,14 @@ enum RunCommand {
             ("--retries <n>", "Override the matrix's retry count."),
             ("--seed <n>", "Override the matrix's seed."),
             ("--quiet", "No progress line or summary."),
+            ("--max-jobs <n>", "The job limit: a plan with more jobs is finding MX025 and nothing runs (default 1000000)."),
         ],
         discussion: """
             Ctrl-C once stops dispatching and lets in-flight jobs finish; twice cancels them. The journal stays
             consistent either way; 'flowmatrix run --resume <run-id>' finishes the run later.
             EXIT CODES: 0 all jobs passed (flaky allowed unless --strict), 1 failures, 2 I/O error (store, port),
-            64 usage error, 65 the matrix or its corpus has findings, 130 interrupted.
+            64 usage error, 65 the matrix or its corpus has findings (a plan over --max-jobs, MX025, included;
+            nothing runs), 130 interrupted.
             """,
         run: { args in
             var options = try commonOptions(&args)
@@ -42,7 +45,7 @@ enum RunCommand {
     static let serveSpec = CommandSpec(
         name: "serve",
         overview: "Run a matrix as a coordinator for workers on other machines (no local workers).",
-        usage: "serve <matrix> --listen <host:port> [--token-file <file>] [--store <dir>] [--resume <run-id>]",
+        usage: "serve <matrix> --listen <host:port> [--token-file <file>] [--store <dir>] [--resume <run-id>] [--max-jobs <n>]",
         arguments: [("<matrix>", "A matrix file.")],
         options: [
             ("--listen <host:port>", "Address to listen on (default 127.0.0.1:7700). Non-loopback needs a token."),
@@ -54,6 +57,7 @@ enum RunCommand {
             ("--retries <n>", "Override the matrix's retry count."),
             ("--seed <n>", "Override the matrix's seed."),
             ("--quiet", "No progress line or summary."),
+            ("--max-jobs <n>", "The job limit: a plan with more jobs is finding MX025 and nothing runs (default 1000000)."),
         ],
         discussion: """
             Workers: flowmatrix worker --connect <host:port> --token-file <file>. When the run completes the
@@ -101,6 +105,7 @@ enum RunCommand {
         options.quiet = args.flag("--quiet")
         options.baseline = try args.option("--baseline")
         options.retriesOverride = try args.intOption("--retries", in: 0...100)
+        options.planSettings = try args.planSettings()
         if let text = try args.option("--seed") {
             guard let seed = UInt64(text) else { throw UsageError("'--seed' takes a whole number, not '\(text)'") }
             options.seedOverride = seed

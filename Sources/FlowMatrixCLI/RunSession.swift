@@ -24,6 +24,8 @@ struct RunOptions: Sendable {
     var quiet = false
     var retriesOverride: Int?
     var seedOverride: UInt64?
+    /// `--max-jobs`: the plan's job limit (MX025).
+    var planSettings = PlanSettings()
 }
 
 /// Runs one matrix end to end: plan, journal, coordinator, (local workers), progress, outcome, exit code.
@@ -49,7 +51,7 @@ enum RunSession {
             if matrixPath == nil { matrixPath = summary.info.matrixPath }
         }
         guard let matrixPath else { throw UsageError("missing <matrix>") }
-        let (loaded, findings) = MatrixPlanner.load(matrixAt: URL(fileURLWithPath: matrixPath))
+        let (loaded, findings) = MatrixPlanner.load(matrixAt: URL(fileURLWithPath: matrixPath), settings: options.planSettings)
         guard var plan = loaded, findings.isEmpty else {
             for f in findings.sortedForDisplay() { FlowMatrixCLI.writeError("\(f)\n") }
             FlowMatrixCLI.writeError("Error: \(matrixPath) has \(findings.count) finding(s); the run did not start\n")

@@ -19,7 +19,7 @@ enum RunsCommand {
             for run in runs {
                 let o = run.outcomes
                 print("\(run.info.runID)  \(run.status.rawValue.padding(toLength: 11, withPad: " ", startingAt: 0))  "
-                      + "\(run.info.matrixName)  \(run.jobCount) jobs: \(o[.passed] ?? 0) passed, \(o[.failed] ?? 0) failed, "
+                      + "\(run.info.matrixName.terminalSafe)  \(run.jobCount) jobs: \(o[.passed] ?? 0) passed, \(o[.failed] ?? 0) failed, "
                       + "\(o[.flaky] ?? 0) flaky, \((o[.timedOut] ?? 0) + (o[.quarantined] ?? 0)) timed out/quarantined")
             }
             return ExitCode.success
@@ -45,7 +45,7 @@ enum RunsCommand {
                 runID = last
             }
             guard let run = try reader.run(runID) else { throw CommandFailure("no run '\(runID)'") }
-            print("run \(runID) (\(run.status.rawValue)): \(run.info.matrixName), \(run.jobCount) jobs")
+            print("run \(runID) (\(run.status.rawValue)): \(run.info.matrixName.terminalSafe), \(run.jobCount) jobs")
             var allPassed = true
             for row in try reader.jobs(run: runID) {
                 let outcome = row.result?.outcome.rawValue ?? row.state.rawValue
@@ -53,10 +53,10 @@ enum RunsCommand {
                 if !passed { allPassed = false }
                 if failedOnly && passed { continue }
                 var line = "\(row.job.jobID)  \(outcome.padding(toLength: 11, withPad: " ", startingAt: 0))  "
-                    + "\(row.job.scenarioID) [\(row.job.configuration)]"
+                    + "\(row.job.scenarioID.terminalSafe) [\(row.job.configuration.terminalSafe)]"
                 if let r = row.result, r.attempts > 1 { line += "  attempts: \(r.attempts)" }
-                if let r = row.result, let step = r.failureStep { line += "\n    step \(step): \(r.failureMessage ?? "")" } else if
-                    let r = row.result, let m = r.failureMessage { line += "\n    \(m)" }
+                if let r = row.result, let step = r.failureStep { line += "\n    step \(step): \((r.failureMessage ?? "").terminalSafe)" } else if
+                    let r = row.result, let m = r.failureMessage { line += "\n    \(m.terminalSafe)" }
                 print(line)
             }
             return allPassed ? ExitCode.success : ExitCode.failures

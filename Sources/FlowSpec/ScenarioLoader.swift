@@ -21,6 +21,8 @@ public struct LoadedScenario: Sendable, Hashable {
 public struct CorpusLoad: Sendable {
     public var scenarios: [LoadedScenario]
     public var findings: [ValidationFinding]
+    /// How many scenario files were read (each once, however often it was named).
+    public var filesRead = 0
     public var isClean: Bool { findings.isEmpty }
 }
 
@@ -82,6 +84,11 @@ public enum ScenarioLoader {
             let found: [URL]
             if FileManager.default.fileExists(atPath: path.path, isDirectory: &isDirectory), isDirectory.boolValue {
                 found = scenarioFiles(in: path)
+                if found.isEmpty {
+                    findings.append(ValidationFinding(
+                        file: path.relativePathForDisplay, code: ScenarioRule.emptyCorpus.code, path: "$", position: nil,
+                        message: "the corpus folder holds no scenario file (*.json); add scenarios or name another folder"))
+                }
             } else {
                 found = [path]
             }
@@ -106,7 +113,9 @@ public enum ScenarioLoader {
             firstFileForID[scenario.id] = (name, nil)
             scenarios.append(LoadedScenario(scenario: scenario, file: name, contentDigestSource: bytes))
         }
-        return CorpusLoad(scenarios: scenarios, findings: findings.sortedForDisplay())
+        var load = CorpusLoad(scenarios: scenarios, findings: findings.sortedForDisplay())
+        load.filesRead = files.count
+        return load
     }
 
     /// Every `*.json` file below `folder`, sorted by path so loading order is deterministic.

@@ -39,6 +39,8 @@ public enum ScenarioRule: String, Sendable, CaseIterable {
     case numberOutOfRange = "FS018"
     /// An object names the same member twice (`"steps"` twice); JSON leaves which one wins undefined.
     case duplicateMember = "FS019"
+    /// A corpus folder holds no scenario file (`*.json`), so nothing would be checked or run.
+    case emptyCorpus = "FS020"
 
     public var code: String { rawValue }
 }

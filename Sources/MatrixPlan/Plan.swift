@@ -400,6 +400,20 @@ public enum MatrixPlanner {
     /// Every finding of a matrix file and of the corpus it names (FS codes), in one pass, including the plan
     /// limits of `settings` (MX025, MX026), checked without listing the plan.
     public static func validate(matrixAt url: URL, settings: PlanSettings = PlanSettings()) -> (MatrixFile?, [ValidationFinding]) {
+        let check = check(matrixAt: url, settings: settings)
+        return (check.matrix, check.findings)
+    }
+
+    /// What `validate` checked: the matrix (nil when a finding prevents planning), every finding, and how many
+    /// scenario files of its corpus were read.
+    public struct Check: Sendable {
+        public var matrix: MatrixFile?
+        public var findings: [ValidationFinding]
+        public var scenarioFilesRead: Int
+    }
+
+    /// `validate`, also saying how many scenario files were read (for `flowmatrix validate`'s summary).
+    public static func check(matrixAt url: URL, settings: PlanSettings = PlanSettings()) -> Check {
         var (matrix, findings) = MatrixFile.load(from: url)
         // The corpus is validated even when the matrix has findings, as long as it names one.
         var corpusURLs = matrix?.corpusURLs ?? []
@@ -409,7 +423,7 @@ public enum MatrixPlanner {
             corpusURLs = entries.map { $0.hasPrefix("/") ? URL(fileURLWithPath: $0) : directory.appendingPathComponent($0).standardizedFileURL }
                 .filter { FileManager.default.fileExists(atPath: $0.path) }
         }
-        guard !corpusURLs.isEmpty else { return (matrix, findings) }
+        guard !corpusURLs.isEmpty else { return Check(matrix: matrix, findings: findings, scenarioFilesRead: 0) }
         let corpus = ScenarioLoader.loadCorpus(paths: corpusURLs, validate: true)
         findings += corpus.findings
         if let m = matrix, !corpus.scenarios.isEmpty, !corpus.scenarios.contains(where: { m.selects($0.scenario) }) {
@@ -426,6 +440,6 @@ public enum MatrixPlanner {
                 matrix = nil
             }
         }
-        return (matrix, findings.sortedForDisplay())
+        return Check(matrix: matrix, findings: findings.sortedForDisplay(), scenarioFilesRead: corpus.filesRead)
     }
 }
