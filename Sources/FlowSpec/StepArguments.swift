@@ -24,9 +24,9 @@ public enum StepArguments {
     /// `maximumTimeoutSeconds`. Never traps, whatever the text.
     public static func parseSeconds(_ text: String) -> Result<Duration, TimeoutProblem> {
         let trimmed = text.trimmingSpaces
-        guard isPlainDecimal(trimmed), let seconds = Double(trimmed), seconds.isFinite else {
-            return .failure(.notNumeric(text))
-        }
+        guard isPlainDecimal(trimmed) else { return .failure(.notNumeric(text)) }
+        // A decimal too long for a Double reads as ±infinity: out of range (or not positive), never a trap.
+        let seconds = Double(trimmed) ?? (trimmed.hasPrefix("-") ? -.infinity : .infinity)
         guard seconds > 0 else { return .failure(.notPositive(text)) }
         guard seconds <= maximumTimeoutSeconds else { return .failure(.outOfRange(text)) }
         return .success(.nanoseconds(Int64((seconds * 1e9).rounded())))

@@ -126,6 +126,8 @@ struct MatrixParser {
             jobTimeout: policy.timeout, failFast: policy.failFast, keep: policy.keep, seed: policy.seed, axes: axes,
             include: include, exclude: exclude, constraints: constraints, reduction: reduction, seedRows: seedRows)
         matrix.corpusPositions = corpusPositions
+        matrix.axesPosition = root["axes"]?.position
+        matrix.reductionPosition = root["reduction"]?.position
         checkSemantics(matrix, root: root)
         return findings.isEmpty ? matrix : nil
     }

@@ -121,7 +121,7 @@ extension MatrixFile {
                 }
             } catch {
                 limitFindings.append(ValidationFinding(
-                    file: file, code: MatrixRule.reductionTooLarge.code, path: "$.reduction", position: nil,
+                    file: file, code: MatrixRule.reductionTooLarge.code, path: "$.reduction", position: reductionPosition,
                     message: "the \(reduction) reduction could not be built (\(error)); lower t or remove values"))
             }
         }
@@ -155,7 +155,7 @@ extension MatrixFile {
     /// An MX025 finding: `what` exceeds the job limit.
     func tooManyJobs(_ what: String, settings: PlanSettings) -> ValidationFinding {
         ValidationFinding(
-            file: file, code: MatrixRule.tooManyJobs.code, path: "$.axes", position: nil,
+            file: file, code: MatrixRule.tooManyJobs.code, path: "$.axes", position: axesPosition,
             message: "\(what): more than the limit of \(settings.maximumJobs) jobs; nothing runs. Add excludes or "
                 + "constraints, use a pairwise or t-wise reduction, or raise the limit with --max-jobs")
     }
@@ -192,7 +192,7 @@ extension MatrixFile {
                 let sci = String(format: "%.2g", work)
                 let limitText = String(format: "%.2g", settings.coveringArray.maximumWork)
                 return [ValidationFinding(
-                    file: file, code: MatrixRule.reductionTooLarge.code, path: "$.reduction", position: nil,
+                    file: file, code: MatrixRule.reductionTooLarge.code, path: "$.reduction", position: reductionPosition,
                     message: "the \(reduction) reduction over \(levels.count) axes (\(levels.reduce(0, +)) values) implies about "
                         + "\(sci) value checks, more than the limit of \(limitText) (docs/MATRIX.md); lower t, "
                         + "split the matrix or remove values")]
