@@ -14,8 +14,6 @@ public enum ExitCode {
     public static let unanswered: Int32 = 4
     /// A usage error: unknown flag, missing argument, bad value (sysexits EX_USAGE).
     public static let usage: Int32 = 64
-    /// The matrix or its corpus has findings, so the run did not start (sysexits EX_DATAERR).
-    public static let invalidInput: Int32 = 65
 }
 
 /// A usage error: printed as `Error: …` then the command's usage line, exit 64.

@@ -43,8 +43,10 @@ enum ValidateCommand {
     /// What `validate` checked and found.
     struct Result {
         var findings: [ValidationFinding] = []
-        var scenarioFiles = 0
+        /// Scenario files read (resolved paths): a file named directly and through a matrix counts once.
+        var scenarioPaths = Set<String>()
         var matrices = 0
+        var scenarioFiles: Int { scenarioPaths.count }
 
         /// `N scenario files, M matrices: K findings`.
         var summary: String {
@@ -65,7 +67,7 @@ enum ValidateCommand {
             if isMatrixFile(url) {
                 let check = MatrixPlanner.check(matrixAt: url, settings: settings)
                 result.findings += check.findings
-                result.scenarioFiles += check.scenarioFilesRead
+                result.scenarioPaths.formUnion(check.scenarioFiles)
                 result.matrices += 1
             } else {
                 scenarioURLs.append(url)
@@ -74,7 +76,7 @@ enum ValidateCommand {
         if !scenarioURLs.isEmpty {
             let corpus = ScenarioLoader.loadCorpus(paths: scenarioURLs)
             result.findings += corpus.findings
-            result.scenarioFiles += corpus.filesRead
+            result.scenarioPaths.formUnion(corpus.files)
         }
         result.findings = result.findings.sortedForDisplay()
         return result

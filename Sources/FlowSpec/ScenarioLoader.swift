@@ -21,8 +21,10 @@ public struct LoadedScenario: Sendable, Hashable {
 public struct CorpusLoad: Sendable {
     public var scenarios: [LoadedScenario]
     public var findings: [ValidationFinding]
-    /// How many scenario files were read (each once, however often it was named).
-    public var filesRead = 0
+    /// The scenario files read, as resolved absolute paths (each once, however often it was named).
+    public var files: [String] = []
+    /// How many scenario files were read.
+    public var filesRead: Int { files.count }
     public var isClean: Bool { findings.isEmpty }
 }
 
@@ -78,6 +80,7 @@ public enum ScenarioLoader {
         var scenarios: [LoadedScenario] = []
         var findings: [ValidationFinding] = []
         var files: [URL] = []
+        var resolvedPaths: [String] = []
         var resolved = Set<String>()
         for path in paths {
             var isDirectory: ObjCBool = false
@@ -93,8 +96,12 @@ public enum ScenarioLoader {
                 found = [path]
             }
             // A file named twice (a folder and a file inside it, or through a symlink) is read once.
-            for file in found where resolved.insert(file.resolvingSymlinksInPath().standardizedFileURL.path).inserted {
-                files.append(file)
+            for file in found {
+                let path = file.resolvingSymlinksInPath().standardizedFileURL.path
+                if resolved.insert(path).inserted {
+                    files.append(file)
+                    resolvedPaths.append(path)
+                }
             }
         }
         var firstFileForID: [String: (String, SourcePosition?)] = [:]
@@ -114,7 +121,7 @@ public enum ScenarioLoader {
             scenarios.append(LoadedScenario(scenario: scenario, file: name, contentDigestSource: bytes))
         }
         var load = CorpusLoad(scenarios: scenarios, findings: findings.sortedForDisplay())
-        load.filesRead = files.count
+        load.files = resolvedPaths
         return load
     }
 

@@ -404,15 +404,16 @@ public enum MatrixPlanner {
         return (check.matrix, check.findings)
     }
 
-    /// What `validate` checked: the matrix (nil when a finding prevents planning), every finding, and how many
-    /// scenario files of its corpus were read.
+    /// What `validate` checked: the matrix (nil when a finding prevents planning), every finding, and the
+    /// scenario files of its corpus that were read.
     public struct Check: Sendable {
         public var matrix: MatrixFile?
         public var findings: [ValidationFinding]
-        public var scenarioFilesRead: Int
+        /// The corpus' scenario files read (resolved paths).
+        public var scenarioFiles: [String]
     }
 
-    /// `validate`, also saying how many scenario files were read (for `flowmatrix validate`'s summary).
+    /// `validate`, also saying which scenario files were read (for `flowmatrix validate`'s summary).
     public static func check(matrixAt url: URL, settings: PlanSettings = PlanSettings()) -> Check {
         var (matrix, findings) = MatrixFile.load(from: url)
         // The corpus is validated even when the matrix has findings, as long as it names one.
@@ -423,7 +424,7 @@ public enum MatrixPlanner {
             corpusURLs = entries.map { $0.hasPrefix("/") ? URL(fileURLWithPath: $0) : directory.appendingPathComponent($0).standardizedFileURL }
                 .filter { FileManager.default.fileExists(atPath: $0.path) }
         }
-        guard !corpusURLs.isEmpty else { return Check(matrix: matrix, findings: findings, scenarioFilesRead: 0) }
+        guard !corpusURLs.isEmpty else { return Check(matrix: matrix, findings: findings, scenarioFiles: []) }
         let corpus = ScenarioLoader.loadCorpus(paths: corpusURLs, validate: true)
         findings += corpus.findings
         if let m = matrix, !corpus.scenarios.isEmpty, !corpus.scenarios.contains(where: { m.selects($0.scenario) }) {
@@ -440,6 +441,6 @@ public enum MatrixPlanner {
                 matrix = nil
             }
         }
-        return Check(matrix: matrix, findings: findings.sortedForDisplay(), scenarioFilesRead: corpus.filesRead)
+        return Check(matrix: matrix, findings: findings.sortedForDisplay(), scenarioFiles: corpus.files)
     }
 }
