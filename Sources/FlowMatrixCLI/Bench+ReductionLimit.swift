@@ -12,7 +12,8 @@ extension BenchCommand {
             let limit = CoveringArray.Settings().maximumWork
             print("-- pairwise, no constraints, seed 0, uniform v^k: estimated work (value checks) vs time; limit "
                 + String(format: "%.2g", limit))
-            let sets: [(values: Int, axes: Int)] = quick ? [(5, 10)] : [(10, 30), (20, 30), (20, 50), (30, 50), (40, 60), (50, 60)]
+            // Up to the limit (21^52 ≈ 0.98·10^9) and one set above it (24^55 ≈ 1.6·10^9).
+            let sets: [(values: Int, axes: Int)] = quick ? [(5, 10)] : [(10, 30), (20, 30), (20, 50), (21, 52), (24, 55)]
             let clock = ContinuousClock()
             for (v, k) in sets {
                 let levels = Array(repeating: v, count: k)
@@ -20,12 +21,15 @@ extension BenchCommand {
                 var settings = CoveringArray.Settings()
                 settings.maximumWork = .infinity  // measure past the limit too
                 var rows = 0
+                let cpuBefore = DispatchBench.cpuSeconds(RUSAGE_SELF)
                 let elapsed = clock.measure {
                     rows = (try? CoveringArray.generate(levels: levels, strength: 2, seed: 0, settings: settings))?.count ?? -1
                 }
+                let cpu = DispatchBench.cpuSeconds(RUSAGE_SELF) - cpuBefore
                 let verdict = work > limit ? "refused by MX026" : "accepted"
                 print("  " + "\(v)^\(k)".padding(toLength: 8, withPad: " ", startingAt: 0)
-                    + String(format: "work %.2g  %6d rows  %7.2f s  (%@)", work, rows, seconds(elapsed), verdict))
+                    + String(format: "work %.2g  %6d rows  %7.2f s wall  %7.2f s CPU  %.2g checks/CPU-s  (%@)",
+                             work, rows, seconds(elapsed), cpu, work / max(cpu, 1e-9), verdict))
                 if seconds(elapsed) > 60 { print("  (stopping: over 60 s)"); break }
             }
             let huge = Array(repeating: 100, count: 100)

@@ -58,9 +58,10 @@ public enum CoveringArray {
         public var workBudget: Double = 4e8
         /// Refuse more tuples than this (memory guard).
         public var maximumTuples: Int = 60_000_000
-        /// Refuse a reduction whose `estimatedWork` exceeds this (time guard; docs/MATRIX.md gives the
-        /// measured seconds at the limit).
-        public var maximumWork: Double = 2e10
+        /// Refuse a reduction whose `estimatedWork` exceeds this (time guard, MX026). Measured (release build,
+        /// `flowmatrix bench reduction-limit`, docs/MATRIX.md): about 3·10^7 value checks per CPU-second, so a
+        /// reduction at the limit takes about 30 CPU-seconds at worst.
+        public var maximumWork: Double = 1e9
         /// Row-deletion attempts of the post-optimization (each pass deletes at most one row).
         public var optimizationPasses: Int = 64
 

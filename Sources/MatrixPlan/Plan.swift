@@ -168,14 +168,15 @@ extension MatrixFile {
     public func limitFindings(scenariosSelected: Int, settings: PlanSettings) -> [ValidationFinding] {
         let space = MatrixSpace(self)
         let limit = BigCount(UInt64(max(settings.maximumJobs, 0)))
-        let scenarios = UInt64(max(scenariosSelected, 0))
+        // Configurations are listed even when no scenario is selected: they count at least once, as in `plan`.
+        let scenarios = UInt64(max(scenariosSelected, 1))
         switch reduction {
         case .full:
-            let added = UInt64(space.addedCombinations().count)
             let (configurations, exact): (BigCount, Bool)
             if let stages = space.countStages() {
                 (configurations, exact) = (stages.afterConstraints, true)
             } else {
+                let added = UInt64(space.addedCombinations().count)
                 (configurations, exact) = (space.levels.reduce(BigCount(1)) { $0 * UInt64($1) } + BigCount(added), false)
             }
             let jobs = configurations * scenarios
