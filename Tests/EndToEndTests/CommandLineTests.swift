@@ -21,9 +21,12 @@ struct CommandLineTests {
         for code in ["FS005", "FS009", "FS001", "FS006"] { #expect(output.contains(code), "\(code) in \(output)") }
         #expect(output.contains("broken/c.json:2:"), "malformed JSON names its line: \(output)")
 
-        let (jsonStatus, json) = try await ws.run(["validate", "--json", "broken/b.json"], label: "json")
+        let (jsonStatus, both) = try await ws.run(["validate", "--json", "broken/b.json"], label: "json")
         #expect(jsonStatus == 1)
-        let findings = try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [[String: Any]]
+        // stdout is one JSON document; what was checked goes to stderr.
+        let json = try Data(contentsOf: ws.root.appendingPathComponent("json.out"))
+        #expect(both.hasSuffix("checked 1 scenario file, 0 matrices: 1 finding\n"))
+        let findings = try JSONSerialization.jsonObject(with: json) as? [[String: Any]]
         #expect(findings?.first?["code"] as? String == "FS009")
         #expect(findings?.first.map { Set($0.keys).isSuperset(of: ["file", "code", "path", "message"]) } == true)
 
