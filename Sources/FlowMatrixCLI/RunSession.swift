@@ -53,7 +53,7 @@ enum RunSession {
         guard let matrixPath else { throw UsageError("missing <matrix>") }
         let (loaded, findings) = MatrixPlanner.load(matrixAt: URL(fileURLWithPath: matrixPath), settings: options.planSettings)
         guard var plan = loaded, findings.isEmpty else {
-            for f in findings.sortedForDisplay() { FlowMatrixCLI.writeError("\(f)\n") }
+            for f in findings.sortedForDisplay() { FlowMatrixCLI.writeError("\(f.description.terminalSafe)\n") }
             FlowMatrixCLI.writeError("Error: \(matrixPath) has \(findings.count) finding(s); the run did not start\n")
             return invalidInput
         }
@@ -110,7 +110,7 @@ enum RunSession {
         let started = ContinuousClock.now
         if !options.quiet {
             let mode = options.localWorkers > 0 ? "\(options.localWorkers) local worker(s)" : "workers connecting to \(options.host):\(server.port)"
-            FlowMatrixCLI.say("run \(runID): \(plan.matrix.name), \(definition.jobs.count) job(s), \(mode)")
+            FlowMatrixCLI.say("run \(runID): \(plan.matrix.name.terminalSafe), \(definition.jobs.count) job(s), \(mode)")
         }
         let workers = options.localWorkers > 0
             ? try LocalWorkers(count: options.localWorkers, slots: options.slotsPerWorker, port: server.port,
