@@ -12,8 +12,8 @@ extension BenchCommand {
             let limit = CoveringArray.Settings().maximumWork
             print("-- pairwise, no constraints, seed 0, uniform v^k: estimated work (value checks) vs time; limit "
                 + String(format: "%.2g", limit))
-            // Up to the limit (21^52 ≈ 0.98·10^9) and one set above it (24^55 ≈ 1.6·10^9).
-            let sets: [(values: Int, axes: Int)] = quick ? [(5, 10)] : [(10, 30), (20, 30), (20, 50), (21, 52), (24, 55)]
+            // Up to the limit (20^40 ≈ 5.0·10^8) and one set above it (20^50 ≈ 7.8·10^8).
+            let sets: [(values: Int, axes: Int)] = quick ? [(5, 10)] : [(10, 30), (20, 30), (20, 40), (20, 50)]
             let clock = ContinuousClock()
             for (v, k) in sets {
                 let levels = Array(repeating: v, count: k)

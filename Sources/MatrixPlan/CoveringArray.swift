@@ -59,9 +59,10 @@ public enum CoveringArray {
         /// Refuse more tuples than this (memory guard).
         public var maximumTuples: Int = 60_000_000
         /// Refuse a reduction whose `estimatedWork` exceeds this (time guard, MX026). Measured (release build,
-        /// `flowmatrix bench reduction-limit`, docs/MATRIX.md): about 3·10^7 value checks per CPU-second, so a
-        /// reduction at the limit takes about 30 CPU-seconds at worst.
-        public var maximumWork: Double = 1e9
+        /// `flowmatrix bench reduction-limit`, docs/MATRIX.md): 7–10·10^7 value checks per CPU-second, so a
+        /// reduction at the limit takes about 6 CPU-seconds (under a minute of wall time even when the shared
+        /// 2-core machine runs five builds).
+        public var maximumWork: Double = 5e8
         /// Row-deletion attempts of the post-optimization (each pass deletes at most one row).
         public var optimizationPasses: Int = 64
 
