@@ -220,11 +220,6 @@ extension Plan {
     /// `explain`'s text, and whether it answers the query: false when the query names no job, configuration,
     /// axis or value of this plan (`plan --explain` then exits non-zero).
     public func explanation(_ query: String) -> (text: String, answered: Bool) {
-        let (text, answered) = explainText(query)
-        return (text, answered)
-    }
-
-    private func explainText(_ query: String) -> (String, Bool) {
         let q = query.trimmingSpaces
         if q.count >= 6, !q.contains("="), let job = jobs.first(where: { $0.id.hasPrefix(q.lowercased()) }) {
             let index = configurations.firstIndex(of: job.configuration) ?? 0
