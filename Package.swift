@@ -12,8 +12,12 @@ let package = Package(
     name: "FlowMatrix",
     platforms: [.macOS(.v15)],
     products: [
+        // What a user's worker depends on (Workers/README.md): the scenario API, the worker runtime, and the
+        // modules its job context speaks in (configurations; what they mean at run time).
         .library(name: "FlowSpec", targets: ["FlowSpec"]),
         .library(name: "FlowMatrixWorker", targets: ["Worker"]),
+        .library(name: "MatrixPlan", targets: ["MatrixPlan"]),
+        .library(name: "RunConditions", targets: ["RunConditions"]),
         .executable(name: "flowmatrix", targets: ["flowmatrix"]),
         .executable(name: "catalog-worker", targets: ["catalog-worker"]),
         .executable(name: "example-worker", targets: ["example-worker"]),

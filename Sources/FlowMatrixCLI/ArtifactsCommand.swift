@@ -33,7 +33,7 @@ enum ArtifactsCommand {
                 if rows.isEmpty { print("no artifacts stored for this selection (the matrix's keep policy decides which attempts keep them)") }
                 for row in rows {
                     let a = row.artifact
-                    print("\(row.jobID)  attempt \(row.attempt)  step \(a.stepIndex)  \(a.name)  \(a.mediaType)  "
+                    print("\(row.jobID)  attempt \(row.attempt)  step \(a.stepIndex)  \(a.name.terminalSafe)  \(a.mediaType.terminalSafe)  "
                           + "\(a.rawSize) B (\(a.compressedSize) B gz)  \(a.sha256.prefix(16))")
                 }
                 return ExitCode.success
@@ -66,6 +66,11 @@ enum ArtifactsCommand {
             ("--store <dir>", "The store (default: .flowmatrix)."),
             ("--grace <seconds>", "Keep unreferenced blobs and partial uploads younger than this (default 3600)."),
         ],
+        discussion: """
+            A blob stays while any run in the journal references it: delete old runs first with
+            'flowmatrix runs delete --older-than 30d' (or --keep <n>, or run ids) to let gc free their blobs.
+            EXIT CODES: 0 done, 2 no journal or an I/O error in the store, 64 usage error.
+            """,
         run: { args in
             let store = StoreLayout(try args.option("--store"))
             let grace = try args.intOption("--grace", in: 0...(365 * 86_400)) ?? 3600

@@ -14,6 +14,7 @@ enum BenchCommand {
     static var suites: [BenchSuite] {
         [
             matrixSuite,
+            reductionLimitSuite,
             WireBench.suite,
             DispatchBench.suite,
             MakespanBench.suite,

@@ -1,4 +1,5 @@
 import Foundation
+import MatrixPlan
 
 /// Exit codes shared by every subcommand (documented in README and each command's help).
 public enum ExitCode {
@@ -9,6 +10,8 @@ public enum ExitCode {
     public static let ioError: Int32 = 2
     /// The run was interrupted (Ctrl-C twice) before it completed.
     public static let interrupted: Int32 = 130
+    /// `plan --explain` could not answer: the query names no job, configuration, axis or value of the plan.
+    public static let unanswered: Int32 = 4
     /// A usage error: unknown flag, missing argument, bad value (sysexits EX_USAGE).
     public static let usage: Int32 = 64
 }
@@ -144,6 +147,16 @@ public struct ArgumentList: Sendable {
         }
         return value
     }
+
+    /// Takes `--max-jobs <n>` (the plan's job limit, MX025) into plan settings; absent means the default.
+    public mutating func planSettings() throws -> PlanSettings {
+        var settings = PlanSettings()
+        if let n = try intOption("--max-jobs", in: 1...Self.maximumJobLimit) { settings.maximumJobs = n }
+        return settings
+    }
+
+    /// The largest `--max-jobs` accepted.
+    public static let maximumJobLimit = 1_000_000_000
 
     /// Takes the remaining positional arguments; an unknown `-flag` left over is a usage error.
     public mutating func positionals() throws -> [String] {

@@ -47,7 +47,7 @@ enum DiffCommand {
             if json {
                 print(String(decoding: diff.json(), as: UTF8.self))
             } else {
-                print(diff.text, terminator: "")
+                print(TerminalText.escaped(diff.text, keepingNewlines: true), terminator: "")
             }
             return diff.hasRegressions ? ExitCode.failures : ExitCode.success
         }

@@ -8,22 +8,28 @@ enum PlanCommand {
     static let spec = CommandSpec(
         name: "plan",
         overview: "Expand a matrix file into configurations and jobs, and show the counts at each stage.",
-        usage: "plan [--json] [--device-args] [--explain <id-or-assignment>] <matrix>",
+        usage: "plan [--json] [--device-args] [--explain <id-or-assignment>] [--max-jobs <n>] <matrix>",
         arguments: [("<matrix>", "A matrix file (JSON), e.g. Matrices/nightly.json.")],
         options: [
             ("--json", "Print {\"configurations\": [...], \"jobs\": [...], \"counts\": {...}} (values as strings)."),
             ("--explain <query>", "Say why a job (id), a configuration ('#n' or 'axis=value,…') exists, or why an assignment was dropped."),
             ("--device-args", "Print each configuration's XCUIApplication launch arguments and xcodebuild flags (see docs/RUN-CONDITIONS.md)."),
+            ("--max-jobs <n>", "The job limit: a plan with more jobs is finding MX025 (default \(PlanSettings.defaultMaximumJobs))."),
         ],
         discussion: """
             The stages are: cartesian, after exclude, after include, after constraints, after reduction,
             scenarios selected, jobs. See docs/MATRIX.md for the format and the rule codes.
-            EXIT CODES: 0 planned, 1 the matrix or its corpus has findings, 2 unreadable file, 64 usage error.
+            A plan over the job limit (MX025) or a reduction too large to build (MX026) is refused before
+            anything is listed.
+            EXIT CODES: 0 planned, 1 the matrix or its corpus has findings (MX025/MX026 included), 2 unreadable
+            file, 4 --explain cannot answer (the query names no job, configuration, axis or value of the plan),
+            64 usage error.
             """,
         run: { args in
             let json = args.flag("--json")
             let deviceArgs = args.flag("--device-args")
             let explain = try args.option("--explain")
+            let settings = try args.planSettings()
             let paths = try args.positionals()
             guard let path = paths.first else { throw UsageError("missing <matrix>") }
             guard paths.count == 1 else { throw UsageError("unexpected argument '\(paths[1])'") }
@@ -31,20 +37,25 @@ enum PlanCommand {
             guard FileManager.default.fileExists(atPath: url.path) else {
                 throw CommandFailure("no matrix file at '\(path)'", exitCode: ExitCode.ioError)
             }
-            let (plan, findings) = MatrixPlanner.load(matrixAt: url)
+            let (plan, findings) = MatrixPlanner.load(matrixAt: url, settings: settings)
             guard let plan else {
-                for finding in findings { FlowMatrixCLI.writeError(finding.description + "\n") }
+                for finding in findings { FlowMatrixCLI.writeError(finding.description.terminalSafe + "\n") }
                 FlowMatrixCLI.writeError("Error: '\(path)' has \(findings.count) finding\(findings.count == 1 ? "" : "s"); nothing planned\n")
                 return ExitCode.failures
             }
             if let explain {
-                print(plan.explain(explain))
+                let (text, answered) = plan.explanation(explain)
+                guard answered else {
+                    FlowMatrixCLI.writeError("Error: cannot explain: \(text.terminalSafe)\n")
+                    return ExitCode.unanswered
+                }
+                print(TerminalText.escaped(text, keepingNewlines: true))
                 return ExitCode.success
             }
             if deviceArgs {
                 for (index, configuration) in plan.configurations.enumerated() {
                     let device = DeviceArguments.for(configuration)
-                    print("#\(index + 1) \(configuration.canonicalString)")
+                    print("#\(index + 1) \(configuration.canonicalString.terminalSafe)")
                     print("  launch arguments: \(device.launchArguments.joined(separator: " "))")
                     print("  xcodebuild:       \(device.xcodebuildFlags.joined(separator: " "))")
                     print("  orientation \(device.orientation), window \(device.windowSize)")
@@ -55,14 +66,14 @@ enum PlanCommand {
                 print(plan.json())
                 return ExitCode.success
             }
-            print("matrix '\(plan.matrix.name)' (\(plan.matrix.file)) on registry '\(plan.matrix.registry)'")
+            print("matrix '\(plan.matrix.name.terminalSafe)' (\(plan.matrix.file.terminalSafe)) on registry '\(plan.matrix.registry.terminalSafe)'")
             let width = plan.countLines.map(\.0.count).max() ?? 0
             for (name, value) in plan.countLines {
                 print("  " + name.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + value)
             }
             for note in plan.notes { print("note: \(note)") }
             print("")
-            print(plan.table(), terminator: "")
+            print(TerminalText.escaped(plan.table(), keepingNewlines: true), terminator: "")
             return ExitCode.success
         }
     )

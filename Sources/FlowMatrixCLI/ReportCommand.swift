@@ -58,7 +58,7 @@ enum ReportCommand {
             } catch let error as JournalError {
                 throw CommandFailure(error.description, exitCode: ExitCode.ioError)
             }
-            for warning in files.warnings { FlowMatrixCLI.writeError("warning: \(warning)\n") }
+            for warning in files.warnings { FlowMatrixCLI.writeError("warning: \(warning.terminalSafe)\n") }
             print("report: \(files.html.path)")
             print("junit: \(files.junit.path)")
             print("summary: \(files.summary.path)")

@@ -1,6 +1,7 @@
 import FlowCrypto
 import Foundation
 import UVTransport
+import MatrixPlan
 import Worker
 
 /// `flowmatrix run` and `flowmatrix serve`: run a matrix with local workers, or for a fleet.
@@ -9,7 +10,7 @@ enum RunCommand {
         name: "run",
         overview: "Run a matrix: an embedded coordinator on loopback plus local worker processes.",
         usage: "run <matrix> [--workers <n>] [--slots <n>] [--store <dir>] [--strict] [--baseline last|<run-id>]\n"
-            + "                      [--shard <i/n>|auto [--shard-count <n>]] [--durations <journal|summary.json>]\n"
+            + "                      [--max-jobs <n>] [--shard <i/n>|auto [--shard-count <n>]] [--durations <journal|summary.json>]\n"
             + "                      | run --resume <run-id> [<matrix>]",
         arguments: [("<matrix>", "A matrix file (see docs/MATRIX.md).")],
         options: [
@@ -25,12 +26,14 @@ enum RunCommand {
             ("--shard <i/n>", "Run only shard i of n (from 1) of the plan; 'auto' reads the engine's index (below)."),
             ("--shard-count <n>", "The shard count for '--shard auto' on Kubernetes (or FLOWMATRIX_SHARD_COUNT)."),
             ("--durations <path>", "Balance shards by a previous run's durations: its journal, store or summary.json."),
+            ("--max-jobs <n>", "The job limit: a plan with more jobs is finding MX025 and nothing runs (default 1000000)."),
         ],
         discussion: """
             Ctrl-C once stops dispatching and lets in-flight jobs finish; twice cancels them. The journal stays
             consistent either way; 'flowmatrix run --resume <run-id>' finishes the run later.
             EXIT CODES: 0 all jobs passed (flaky allowed unless --strict), 1 failures, 2 I/O error (store, port),
-            64 usage error, 65 the matrix or its corpus has findings, 130 interrupted.
+            64 usage error, 65 the matrix or its corpus has findings (a plan over --max-jobs, MX025, included;
+            nothing runs), 130 interrupted.
             SHARDS: every shard computes the same split of the plan (by count, or longest-first by --durations, which
             every shard must be given alike) and runs its share; 'flowmatrix merge' joins the shard stores into one
             run. A shard resumes like any run ('--resume', its store). docs/SCALE-OUT.md has engine files.
@@ -62,7 +65,7 @@ enum RunCommand {
     static let serveSpec = CommandSpec(
         name: "serve",
         overview: "Run a matrix as a coordinator for workers on other machines (no local workers).",
-        usage: "serve <matrix> --listen <host:port> [--token-file <file>] [--store <dir>] [--resume <run-id>]",
+        usage: "serve <matrix> --listen <host:port> [--token-file <file>] [--store <dir>] [--resume <run-id>] [--max-jobs <n>]",
         arguments: [("<matrix>", "A matrix file.")],
         options: [
             ("--listen <host:port>", "Address to listen on (default 127.0.0.1:7700). Non-loopback needs a token."),
@@ -74,6 +77,7 @@ enum RunCommand {
             ("--retries <n>", "Override the matrix's retry count."),
             ("--seed <n>", "Override the matrix's seed."),
             ("--quiet", "No progress line or summary."),
+            ("--max-jobs <n>", "The job limit: a plan with more jobs is finding MX025 and nothing runs (default 1000000)."),
         ],
         discussion: """
             Workers: flowmatrix worker --connect <host:port> --token-file <file>. When the run completes the
@@ -121,6 +125,7 @@ enum RunCommand {
         options.quiet = args.flag("--quiet")
         options.baseline = try args.option("--baseline")
         options.retriesOverride = try args.intOption("--retries", in: 0...100)
+        options.planSettings = try args.planSettings()
         if let text = try args.option("--seed") {
             guard let seed = UInt64(text) else { throw UsageError("'--seed' takes a whole number, not '\(text)'") }
             options.seedOverride = seed

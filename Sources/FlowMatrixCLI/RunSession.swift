@@ -26,6 +26,8 @@ struct RunOptions: Sendable {
     var seedOverride: UInt64?
     /// `--shard`: run only this shard's share of the plan (docs/SCALE-OUT.md).
     var shard: ShardSelection?
+    /// `--max-jobs`: the plan's job limit (MX025).
+    var planSettings = PlanSettings()
 }
 
 /// Runs one matrix end to end: plan, journal, coordinator, (local workers), progress, outcome, exit code.
@@ -55,9 +57,9 @@ enum RunSession {
         // Every phase says when it starts and how long it took: a big matrix must never look stuck.
         var phaseStarted = ContinuousClock.now
         if !options.quiet { FlowMatrixCLI.say("planning \(matrixPath) …") }
-        let (loaded, findings) = MatrixPlanner.load(matrixAt: URL(fileURLWithPath: matrixPath))
+        let (loaded, findings) = MatrixPlanner.load(matrixAt: URL(fileURLWithPath: matrixPath), settings: options.planSettings)
         guard var plan = loaded, findings.isEmpty else {
-            for f in findings.sortedForDisplay() { FlowMatrixCLI.writeError("\(f)\n") }
+            for f in findings.sortedForDisplay() { FlowMatrixCLI.writeError("\(f.description.terminalSafe)\n") }
             FlowMatrixCLI.writeError("Error: \(matrixPath) has \(findings.count) finding(s); the run did not start\n")
             return invalidInput
         }
@@ -148,7 +150,7 @@ enum RunSession {
         let started = ContinuousClock.now
         if !options.quiet {
             let mode = options.localWorkers > 0 ? "\(options.localWorkers) local worker(s)" : "workers connecting to \(options.host):\(server.port)"
-            FlowMatrixCLI.say("run \(runID): \(matrixName), \(definition.jobs.count) job(s), \(mode)")
+            FlowMatrixCLI.say("run \(runID): \(matrixName.terminalSafe), \(definition.jobs.count) job(s), \(mode)")
             if let shard = options.shard {
                 FlowMatrixCLI.say("  shard \(shard.spec) (from \(shard.source)), split by "
                     + (shard.durations == nil ? "count" : "durations from \(shard.durationsPath ?? "?")"))

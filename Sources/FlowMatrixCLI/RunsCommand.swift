@@ -5,26 +5,115 @@ import Journal
 enum RunsCommand {
     static let spec = CommandSpec(
         name: "runs",
-        overview: "List the runs in the journal, newest first.",
-        usage: "runs [--store <dir>] [--limit <n>]",
-        options: [("--store <dir>", "The store (default: .flowmatrix)."), ("--limit <n>", "At most this many runs (default 20).")],
+        overview: "List the runs in the journal, newest first; delete old runs.",
+        usage: "runs [--store <dir>] [--limit <n>]\n"
+            + "       flowmatrix runs delete (<run-id>... | --older-than <age> | --keep <n>) [--force] [--dry-run] [--store <dir>]",
+        options: [
+            ("--store <dir>", "The store (default: .flowmatrix)."),
+            ("--limit <n>", "At most this many runs (default 20)."),
+            ("--older-than <age>", "delete: runs started more than <age> ago: <n>d (days) or <n>h (hours), e.g. 30d."),
+            ("--keep <n>", "delete: keep the newest <n> runs, delete the rest (with --older-than: only older ones)."),
+            ("--force", "delete: also delete runs still marked running (their coordinator may be alive)."),
+            ("--dry-run", "delete: print what would be deleted, delete nothing."),
+        ],
+        subcommands: [("delete", "Delete runs (their jobs, attempts, steps, results and artifact references) and report folders.")],
+        discussion: """
+            'runs delete' works in one journal transaction, safely beside a live coordinator; a run still marked
+            running is kept unless --force (finish it with 'flowmatrix run --resume <run-id>'). Blobs are not
+            touched: run 'flowmatrix gc' afterwards to free those no remaining run references.
+            EXIT CODES: 0 listed / deleted (or nothing matched); 1 a selected run was kept because it is still
+            running; 2 no journal, journal error, or an unknown <run-id>; 64 usage error.
+            """,
         run: { args in
             let store = StoreLayout(try args.option("--store"))
-            let limit = try args.intOption("--limit", in: 1...10_000) ?? 20
-            try args.finish()
+            let limit = try args.intOption("--limit", in: 1...10_000)
+            let olderThan = try args.option("--older-than")
+            let keep = try args.intOption("--keep", in: 0...1_000_000)
+            let force = args.flag("--force")
+            let dryRun = args.flag("--dry-run")
+            var positional = try args.positionals()
+            if positional.first == "delete" {
+                positional.removeFirst()
+                guard limit == nil else { throw UsageError("'--limit' lists runs; 'runs delete' does not take it") }
+                let age = try olderThan.map(parseAge)
+                guard !positional.isEmpty || age != nil || keep != nil else {
+                    throw UsageError("'runs delete' needs run ids, --older-than <age> or --keep <n>")
+                }
+                guard positional.isEmpty || (age == nil && keep == nil) else {
+                    throw UsageError("give run ids, or --older-than/--keep, not both")
+                }
+                try store.requireJournal()
+                return try delete(store: store, ids: positional, olderThan: age, keep: keep, force: force, dryRun: dryRun)
+            }
+            guard olderThan == nil, keep == nil, !force, !dryRun else {
+                throw UsageError("--older-than, --keep, --force and --dry-run belong to 'runs delete'")
+            }
+            if let first = positional.first { throw UsageError("unexpected argument '\(first)' (did you mean 'runs delete'?)") }
             try store.requireJournal()
             let reader = try JournalReader(path: store.journalPath)
-            let runs = try reader.runs(limit: limit)
+            let runs = try reader.runs(limit: limit ?? 20)
             if runs.isEmpty { print("no runs yet") }
             for run in runs {
                 let o = run.outcomes
-                print("\(run.info.runID)  \(run.status.rawValue.padding(toLength: 11, withPad: " ", startingAt: 0))  "
-                      + "\(run.info.matrixName)\(run.scaleOutNote)  \(run.jobCount) jobs: \(o[.passed] ?? 0) passed, \(o[.failed] ?? 0) failed, "
+                print("\(run.info.runID.terminalSafe)  \(run.status.rawValue.padding(toLength: 11, withPad: " ", startingAt: 0))  "
+                      + "\(run.info.matrixName.terminalSafe)\(run.scaleOutNote)  \(run.jobCount) jobs: \(o[.passed] ?? 0) passed, \(o[.failed] ?? 0) failed, "
                       + "\(o[.flaky] ?? 0) flaky, \((o[.timedOut] ?? 0) + (o[.quarantined] ?? 0)) timed out/quarantined")
             }
             return ExitCode.success
         }
     )
+
+    /// `<n>d` or `<n>h` as seconds.
+    static func parseAge(_ text: String) throws -> TimeInterval {
+        let unit = text.last
+        guard let unit, unit == "d" || unit == "h", let n = Int(text.dropLast()), n >= 0, n <= 36_500 * 24 else {
+            throw UsageError("'--older-than' takes <n>d (days) or <n>h (hours), e.g. 30d, not '\(text)'")
+        }
+        return TimeInterval(n) * (unit == "d" ? 86_400 : 3_600)
+    }
+
+    /// `runs delete`: selects the runs, deletes them in one journal transaction, removes their report folders.
+    static func delete(store: StoreLayout, ids: [String], olderThan age: TimeInterval?, keep: Int?, force: Bool,
+                       dryRun: Bool) throws -> Int32 {
+        let reader = try JournalReader(path: store.journalPath)
+        var selected: [String]
+        if ids.isEmpty {
+            let runs = try reader.runs(limit: Int(Int32.max))  // newest first
+            let cutoff = age.map { Date().addingTimeInterval(-$0) }
+            selected = runs.enumerated().filter { index, run in
+                (keep.map { index >= $0 } ?? true) && (cutoff.map { run.info.startedAt < $0 } ?? true)
+            }.map(\.element.info.runID)
+        } else {
+            selected = []
+            for id in ids {
+                let runID = id == "last" ? try reader.latestRunID() : id
+                guard let runID, try reader.run(runID) != nil else {
+                    throw CommandFailure("no run '\(id.terminalSafe)' in \(store.journalPath); nothing deleted")
+                }
+                selected.append(runID)
+            }
+        }
+        if dryRun {
+            for id in selected { print("would delete run \(id.terminalSafe)") }
+            print("\(selected.count) run(s) would be deleted")
+            return ExitCode.success
+        }
+        let result = try JournalPruner(path: store.journalPath).deleteRuns(selected, includingRunning: force)
+        for id in result.deleted {
+            let folder = store.runFolder(id)
+            if FileManager.default.fileExists(atPath: folder.path) {
+                do { try FileManager.default.removeItem(at: folder) } catch {
+                    FlowMatrixCLI.writeError("warning: run \(id) deleted, but its folder \(folder.path) stays: \(error.localizedDescription)\n")
+                }
+            }
+        }
+        for id in result.skippedRunning {
+            FlowMatrixCLI.writeError("kept run \(id.terminalSafe): it is still marked running (finish it with 'flowmatrix run --resume \(id)', or pass --force)\n")
+        }
+        print("deleted \(result.deleted.count) run(s)" + (result.deleted.isEmpty ? "" : ": " + result.deleted.map(\.terminalSafe).joined(separator: ", "))
+            + "; run 'flowmatrix gc' to free blobs no remaining run references")
+        return result.skippedRunning.isEmpty ? ExitCode.success : ExitCode.failures
+    }
 
     static let showSpec = CommandSpec(
         name: "show",
@@ -32,7 +121,11 @@ enum RunsCommand {
         usage: "show <run-id> [--store <dir>] [--failed]",
         arguments: [("<run-id>", "A run id from 'flowmatrix runs' (or 'last').")],
         options: [("--store <dir>", "The store (default: .flowmatrix)."), ("--failed", "Only jobs that did not pass.")],
-        discussion: "EXIT CODES: 0 every job passed, 1 some job did not, 2 no such run.",
+        discussion: """
+            Messages and names are printed with control characters (ESC, BEL, NUL, …) and bidirectional
+            overrides written as \\u{XX}, so stored text cannot drive the terminal.
+            EXIT CODES: 0 every job passed, 1 some job did not, 2 no journal or no such run, 64 usage error.
+            """,
         run: { args in
             let store = StoreLayout(try args.option("--store"))
             let failedOnly = args.flag("--failed")
@@ -45,7 +138,7 @@ enum RunsCommand {
                 runID = last
             }
             guard let run = try reader.run(runID) else { throw CommandFailure("no run '\(runID)'") }
-            print("run \(runID) (\(run.status.rawValue)): \(run.info.matrixName)\(run.scaleOutNote), \(run.jobCount) jobs")
+            print("run \(runID) (\(run.status.rawValue)): \(run.info.matrixName.terminalSafe)\(run.scaleOutNote), \(run.jobCount) jobs")
             var allPassed = true
             for row in try reader.jobs(run: runID) {
                 let outcome = row.result?.outcome.rawValue ?? row.state.rawValue
@@ -53,10 +146,10 @@ enum RunsCommand {
                 if !passed { allPassed = false }
                 if failedOnly && passed { continue }
                 var line = "\(row.job.jobID)  \(outcome.padding(toLength: 11, withPad: " ", startingAt: 0))  "
-                    + "\(row.job.scenarioID) [\(row.job.configuration)]"
+                    + "\(row.job.scenarioID.terminalSafe) [\(row.job.configuration.terminalSafe)]"
                 if let r = row.result, r.attempts > 1 { line += "  attempts: \(r.attempts)" }
-                if let r = row.result, let step = r.failureStep { line += "\n    step \(step): \(r.failureMessage ?? "")" } else if
-                    let r = row.result, let m = r.failureMessage { line += "\n    \(m)" }
+                if let r = row.result, let step = r.failureStep { line += "\n    step \(step): \((r.failureMessage ?? "").terminalSafe)" } else if
+                    let r = row.result, let m = r.failureMessage { line += "\n    \(m.terminalSafe)" }
                 print(line)
             }
             return allPassed ? ExitCode.success : ExitCode.failures

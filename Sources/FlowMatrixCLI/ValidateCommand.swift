@@ -7,47 +7,79 @@ enum ValidateCommand {
     static let spec = CommandSpec(
         name: "validate",
         overview: "Check scenario files, corpus folders and matrix files; report every finding.",
-        usage: "validate [--json] <path> ...",
+        usage: "validate [--json] [--max-jobs <n>] <path> ...",
         arguments: [("<path>", "A scenario file (.json), a corpus folder, or a matrix file.")],
-        options: [("--json", "Print findings as a JSON array of {file, code, path, line, column, message}.")],
+        options: [
+            ("--json", "Print findings as a JSON array of {file, code, path, line, column, message}."),
+            ("--max-jobs <n>", "The job limit matrices are checked against (MX025; default \(PlanSettings.defaultMaximumJobs))."),
+        ],
         discussion: """
-            Prints each finding as 'file:line:column: CODE message (at json-path)'. Rule codes are listed in
-            docs/SCENARIOS.md (FS…) and docs/MATRIX.md (MX…).
+            Prints each finding as 'file:line:column: CODE message (at json-path)', then what was checked:
+            'N scenario files, M matrices: K findings' (to stderr with --json). A corpus folder with no
+            scenario file is FS020. Rule codes are listed in docs/SCENARIOS.md (FS…) and docs/MATRIX.md (MX…).
             EXIT CODES: 0 no findings, 1 findings, 64 usage error.
             """,
         run: { args in
             let json = args.flag("--json")
+            let settings = try args.planSettings()
             let paths = try args.positionals()
             guard !paths.isEmpty else { throw UsageError("missing <path>") }
-            let findings = validate(paths: paths)
+            let result = validate(paths: paths, settings: settings)
+            let findings = result.findings
             if json {
                 let encoder = JSONEncoder()
                 encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
                 let data = try encoder.encode(findings)
                 print(String(decoding: data, as: UTF8.self))
+                FlowMatrixCLI.writeError(result.summary + "\n")
             } else {
-                for finding in findings { print(finding.description) }
+                for finding in findings { print(finding.description.terminalSafe) }
+                print(result.summary)
             }
             return findings.isEmpty ? ExitCode.success : ExitCode.failures
         }
     )
 
+    /// What `validate` checked and found.
+    struct Result {
+        var findings: [ValidationFinding] = []
+        /// Scenario files read (resolved paths): a file named directly and through a matrix counts once.
+        var scenarioPaths = Set<String>()
+        var matrices = 0
+        var scenarioFiles: Int { scenarioPaths.count }
+
+        /// `N scenario files, M matrices: K findings`.
+        var summary: String {
+            func count(_ n: Int, _ noun: String, _ plural: String) -> String { "\(n) \(n == 1 ? noun : plural)" }
+            return "checked " + count(scenarioFiles, "scenario file", "scenario files") + ", "
+                + count(matrices, "matrix", "matrices") + ": " + count(findings.count, "finding", "findings")
+        }
+    }
+
     /// Validates every path: matrix files each with their corpus, scenario files and folders together as one corpus.
     ///
     /// A path is a matrix file when it is a regular file whose JSON is an object with an `axes` member.
-    static func validate(paths: [String]) -> [ValidationFinding] {
-        var findings: [ValidationFinding] = []
+    static func validate(paths: [String], settings: PlanSettings = PlanSettings()) -> Result {
+        var result = Result()
         var scenarioURLs: [URL] = []
         for path in paths {
             let url = URL(fileURLWithPath: path)
             if isMatrixFile(url) {
-                findings += MatrixPlanner.validate(matrixAt: url).1
+                let check = MatrixPlanner.check(matrixAt: url, settings: settings)
+                result.findings += check.findings
+                result.scenarioPaths.formUnion(check.scenarioFiles)
+                result.matrices += 1
             } else {
                 scenarioURLs.append(url)
             }
         }
-        if !scenarioURLs.isEmpty { findings += ScenarioLoader.loadCorpus(paths: scenarioURLs).findings }
-        return findings.sortedForDisplay()
+        if !scenarioURLs.isEmpty {
+            let corpus = ScenarioLoader.loadCorpus(paths: scenarioURLs)
+            result.findings += corpus.findings
+            result.scenarioPaths.formUnion(corpus.files)
+        }
+        result.findings = result.findings.sortedForDisplay()
+        return result
     }
 
     /// True when `url` is a file holding a JSON object with an `axes` member (or, when the JSON is malformed,

@@ -96,6 +96,45 @@ public struct JSONNode: Sendable, Hashable {
     }
 }
 
+extension JSONNode {
+    /// A member name that an object repeats: where the repetition stands.
+    public struct DuplicateMember: Sendable, Hashable {
+        /// The repeated name.
+        public var key: String
+        /// The JSON path of the repeated member, e.g. `$.steps[1].arg`.
+        public var path: String
+        /// Where the second (and each later) occurrence's name stands.
+        public var position: SourcePosition
+    }
+
+    /// Every member name repeated within one object, anywhere in this document (RFC 8259 leaves the
+    /// meaning of a repeated name undefined, so validation reports it instead of letting the last one win).
+    /// - Parameter path: the JSON path of this node (`$` for the root).
+    public func duplicateMembers(path: String = "$") -> [DuplicateMember] {
+        var out: [DuplicateMember] = []
+        collectDuplicates(path: path, into: &out)
+        return out
+    }
+
+    private func collectDuplicates(path: String, into out: inout [DuplicateMember]) {
+        switch value {
+        case .object(let members):
+            var seen = Set<String>()
+            for member in members {
+                let memberPath = "\(path).\(member.key)"
+                if !seen.insert(member.key).inserted {
+                    out.append(DuplicateMember(key: member.key, path: memberPath, position: member.keyPosition))
+                }
+                member.value.collectDuplicates(path: memberPath, into: &out)
+            }
+        case .array(let items):
+            for (i, item) in items.enumerated() { item.collectDuplicates(path: "\(path)[\(i)]", into: &out) }
+        default:
+            break
+        }
+    }
+}
+
 /// One `"key": value` member of a JSON object.
 public struct JSONMember: Sendable, Hashable {
     public var key: String

@@ -12,6 +12,10 @@ extension Scenario {
             report(.wrongType, "$", root.position, "a scenario file must hold a JSON object, not \(root.kindName)")
             return (nil, findings)
         }
+        for duplicate in root.duplicateMembers(path: "$") {
+            report(.duplicateMember, duplicate.path, duplicate.position,
+                   "member '\(duplicate.key)' appears more than once in this object; keep one (JSON does not say which wins)")
+        }
         let known: Set<String> = ["id", "title", "actor", "preconditions", "tags", "steps"]
         for member in members where !known.contains(member.key) {
             let hint = member.key == "step" ? " (did you mean 'steps'?)" : ""
@@ -127,7 +131,11 @@ extension Scenario {
         }
         var arg: String?
         var argPosition = node.position
-        if let a = node["arg"], !a.isNull {
+        if let a = node["arg"], a.isNull {
+            argPosition = a.position
+            report(.wrongType, "\(path).arg", a.position,
+                   "\(label)'s arg is null; leave 'arg' out for the default, or write a string such as \"5\"")
+        } else if let a = node["arg"] {
             argPosition = a.position
             if let text = a.string { arg = text } else if let text = a.scalarText {
                 report(.wrongType, "\(path).arg", a.position,
@@ -184,10 +192,14 @@ extension Scenario {
         switch problem {
         case .notNumeric(let text):
             report(.nonNumericTimeout, path, position,
-                   "\(label) is a \(verb) whose timeout '\(text)' is not a number of seconds; write e.g. \"5\"")
+                   "\(label) is a \(verb) whose timeout '\(text)' is not a decimal number of seconds; write e.g. \"5\" or \"0.5\"")
         case .notPositive(let text):
             report(.nonPositiveTimeout, path, position,
                    "\(label) is a \(verb) with timeout \(text); a timeout must be more than zero seconds")
+        case .outOfRange(let text):
+            let limit = Int(StepArguments.maximumTimeoutSeconds)
+            report(.numberOutOfRange, path, position,
+                   "\(label) is a \(verb) with timeout \(text) seconds; a timeout is at most \(limit) seconds (one day)")
         }
     }
 }

@@ -21,6 +21,10 @@ public struct LoadedScenario: Sendable, Hashable {
 public struct CorpusLoad: Sendable {
     public var scenarios: [LoadedScenario]
     public var findings: [ValidationFinding]
+    /// The scenario files read, as resolved absolute paths (each once, however often it was named).
+    public var files: [String] = []
+    /// How many scenario files were read.
+    public var filesRead: Int { files.count }
     public var isClean: Bool { findings.isEmpty }
 }
 
@@ -76,12 +80,28 @@ public enum ScenarioLoader {
         var scenarios: [LoadedScenario] = []
         var findings: [ValidationFinding] = []
         var files: [URL] = []
+        var resolvedPaths: [String] = []
+        var resolved = Set<String>()
         for path in paths {
             var isDirectory: ObjCBool = false
+            let found: [URL]
             if FileManager.default.fileExists(atPath: path.path, isDirectory: &isDirectory), isDirectory.boolValue {
-                files += scenarioFiles(in: path)
+                found = scenarioFiles(in: path)
+                if found.isEmpty {
+                    findings.append(ValidationFinding(
+                        file: path.relativePathForDisplay, code: ScenarioRule.emptyCorpus.code, path: "$", position: nil,
+                        message: "the corpus folder holds no scenario file (*.json); add scenarios or name another folder"))
+                }
             } else {
-                files.append(path)
+                found = [path]
+            }
+            // A file named twice (a folder and a file inside it, or through a symlink) is read once.
+            for file in found {
+                let path = file.resolvingSymlinksInPath().standardizedFileURL.path
+                if resolved.insert(path).inserted {
+                    files.append(file)
+                    resolvedPaths.append(path)
+                }
             }
         }
         var firstFileForID: [String: (String, SourcePosition?)] = [:]
@@ -100,7 +120,9 @@ public enum ScenarioLoader {
             firstFileForID[scenario.id] = (name, nil)
             scenarios.append(LoadedScenario(scenario: scenario, file: name, contentDigestSource: bytes))
         }
-        return CorpusLoad(scenarios: scenarios, findings: findings.sortedForDisplay())
+        var load = CorpusLoad(scenarios: scenarios, findings: findings.sortedForDisplay())
+        load.files = resolvedPaths
+        return load
     }
 
     /// Every `*.json` file below `folder`, sorted by path so loading order is deterministic.

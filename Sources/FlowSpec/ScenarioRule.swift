@@ -35,6 +35,12 @@ public enum ScenarioRule: String, Sendable, CaseIterable {
     case emptyIdentity = "FS016"
     /// A member that the scenario format does not define (usually a typo such as `step` or `args`).
     case unknownField = "FS017"
+    /// A numeric step argument (a wait or assert timeout) is out of range (above one day).
+    case numberOutOfRange = "FS018"
+    /// An object names the same member twice (`"steps"` twice); JSON leaves which one wins undefined.
+    case duplicateMember = "FS019"
+    /// A corpus folder holds no scenario file (`*.json`), so nothing would be checked or run.
+    case emptyCorpus = "FS020"
 
     public var code: String { rawValue }
 }

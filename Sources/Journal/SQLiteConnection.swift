@@ -23,9 +23,12 @@ struct SQLRow {
     func int(_ i: Int32) -> Int { Int(sqlite3_column_int64(statement, i)) }
     func double(_ i: Int32) -> Double { sqlite3_column_double(statement, i) }
     func isNull(_ i: Int32) -> Bool { sqlite3_column_type(statement, i) == SQLITE_NULL }
+    /// The column's text, all of it: its byte count comes from SQLite, so an embedded NUL (a failure message
+    /// that contains one) does not cut it, as `String(cString:)` would.
     func text(_ i: Int32) -> String {
         guard let p = sqlite3_column_text(statement, i) else { return "" }
-        return String(cString: p)
+        let count = Int(sqlite3_column_bytes(statement, i))
+        return String(decoding: UnsafeRawBufferPointer(start: p, count: count), as: UTF8.self)
     }
     func optionalInt(_ i: Int32) -> Int? { isNull(i) ? nil : int(i) }
     func optionalDouble(_ i: Int32) -> Double? { isNull(i) ? nil : double(i) }

@@ -58,6 +58,11 @@ public enum CoveringArray {
         public var workBudget: Double = 4e8
         /// Refuse more tuples than this (memory guard).
         public var maximumTuples: Int = 60_000_000
+        /// Refuse a reduction whose `estimatedWork` exceeds this (time guard, MX026). Measured (release build,
+        /// `flowmatrix bench reduction-limit`, docs/MATRIX.md): 7–10·10^7 value checks per CPU-second, so a
+        /// reduction at the limit takes about 6 CPU-seconds (under a minute of wall time even when the shared
+        /// 2-core machine runs five builds).
+        public var maximumWork: Double = 5e8
         /// Row-deletion attempts of the post-optimization (each pass deletes at most one row).
         public var optimizationPasses: Int = 64
 
@@ -68,6 +73,21 @@ public enum CoveringArray {
     public enum Problem: Error, Sendable, Hashable {
         case tooManyTuples(Int)
         case badStrength
+        /// `estimatedWork` is above `Settings.maximumWork`.
+        case tooMuchWork(Double)
+    }
+
+    /// The work one greedy run implies, in value checks: `candidates` candidate rows for each of at least
+    /// `∏ t largest levels` rows, each weighing every value of every factor (`Σ levels`) against the tuples it
+    /// forms with the factors already fixed (`C(k−1, t−1)`). Computed in floating point, so it never overflows.
+    public static func estimatedWork(levels: [Int], strength t: Int, candidates: Int = Settings().candidates) -> Double {
+        let k = levels.count
+        guard t >= 1, t <= k else { return 0 }
+        let rows = levels.sorted(by: >).prefix(t).reduce(1.0) { $0 * Double($1) }
+        let values = levels.reduce(0.0) { $0 + Double($1) }
+        var subsets = 1.0
+        for i in 0..<(t - 1) { subsets = subsets * Double(k - 1 - i) / Double(i + 1) }
+        return Double(candidates) * rows * values * subsets
     }
 
     /// Builds a covering array.
@@ -85,6 +105,8 @@ public enum CoveringArray {
     ) throws(Problem) -> [Row] {
         let k = levels.count
         guard t >= 2, t <= k, levels.allSatisfy({ $0 >= 1 }) else { throw .badStrength }
+        let work = estimatedWork(levels: levels, strength: t, candidates: settings.candidates)
+        guard work <= settings.maximumWork else { throw .tooMuchWork(work) }
         let smallest = levels.sorted().prefix(t).reduce(1) { $0 * $1 }
         let estimate = Double(binomial(k, t)) * Double(smallest)
         guard estimate <= Double(settings.maximumTuples) else { throw .tooManyTuples(Int(min(estimate, 1e15))) }

@@ -229,6 +229,9 @@ public struct MatrixFile: Sendable, Hashable {
 
     /// Positions of the corpus entries (for findings); empty for matrices built in code.
     public var corpusPositions: [SourcePosition] = []
+    /// Where `axes` and `reduction` stand in the file (for plan-limit findings); nil for matrices built in code.
+    public var axesPosition: SourcePosition?
+    public var reductionPosition: SourcePosition?
 }
 
 extension URL {

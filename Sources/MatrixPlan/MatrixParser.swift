@@ -63,6 +63,10 @@ struct MatrixParser {
             add(.wrongType, "$", root.position, "a matrix file is a JSON object, found \(root.kindName)")
             return nil
         }
+        for duplicate in root.duplicateMembers(path: "$") {
+            add(.duplicateMember, duplicate.path, duplicate.position,
+                "member '\(duplicate.key)' appears more than once in this object; keep one (JSON does not say which wins)")
+        }
         checkMembers(root, path: "$", allowed: Self.topMembers)
         let name = string(root["name"], "$.name", required: true, parent: root)
         let description = string(root["description"], "$.description", required: false, parent: root)
@@ -122,6 +126,8 @@ struct MatrixParser {
             jobTimeout: policy.timeout, failFast: policy.failFast, keep: policy.keep, seed: policy.seed, axes: axes,
             include: include, exclude: exclude, constraints: constraints, reduction: reduction, seedRows: seedRows)
         matrix.corpusPositions = corpusPositions
+        matrix.axesPosition = root["axes"]?.position
+        matrix.reductionPosition = root["reduction"]?.position
         checkSemantics(matrix, root: root)
         return findings.isEmpty ? matrix : nil
     }

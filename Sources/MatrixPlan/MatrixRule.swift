@@ -48,6 +48,12 @@ public enum MatrixRule: String, Sendable, CaseIterable {
     case badAxisName = "MX022"
     /// The registry name or a label is empty.
     case badRegistry = "MX023"
+    /// An object names the same member twice (`"axes"` twice); JSON leaves which one wins undefined.
+    case duplicateMember = "MX024"
+    /// The plan would have more jobs than the job limit (`PlanSettings.maximumJobs`, `--max-jobs`).
+    case tooManyJobs = "MX025"
+    /// A t-wise reduction implies more generator work than `CoveringArray.Settings.maximumWork`.
+    case reductionTooLarge = "MX026"
 
     public var code: String { rawValue }
 }

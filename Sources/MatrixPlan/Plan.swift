@@ -40,8 +40,11 @@ public struct PlanCounts: Sendable, Hashable {
 
 /// Tunables of planning, with their defaults.
 public struct PlanSettings: Sendable {
-    /// The most configurations a `full` plan lists (a larger space needs a reduction).
-    public var maximumConfigurations = 1_000_000
+    /// The default job limit (`--max-jobs`).
+    public static let defaultMaximumJobs = 1_000_000
+    /// The most jobs a plan may have; a larger plan is an MX025 finding before any configuration is listed
+    /// (`flowmatrix … --max-jobs N`). Never a silent cut.
+    public var maximumJobs = PlanSettings.defaultMaximumJobs
     /// Covering-array tunables.
     public var coveringArray = CoveringArray.Settings()
 
@@ -56,8 +59,11 @@ public struct Plan: Sendable {
     public var origins: [ConfigurationOrigin]
     public var jobs: [Job]
     public var counts: PlanCounts
-    /// Anything the user should know (a truncated listing, a reduction that could not be built).
+    /// Anything the user should know (a space too large to count every stage).
     public var notes: [String]
+    /// Limits the plan met while it was built (MX025 too many jobs, MX026 a reduction too large); when any,
+    /// `jobs` is empty and the plan must not run (`MatrixPlanner.load` returns these as findings).
+    public var limitFindings: [ValidationFinding] = []
     let space: MatrixSpace
     let scenarioFiles: [String: String]
 }
@@ -76,6 +82,8 @@ extension MatrixFile {
         var notes: [String] = []
         let stages = space.countStages()
         if stages == nil { notes.append("the space is too large to count every stage exactly") }
+        let selected = scenarios.filter { selects($0.scenario) }
+        var limitFindings: [ValidationFinding] = []
         var configurations: [Configuration] = []
         var origins: [ConfigurationOrigin] = []
         var seen = Set<Configuration>()
@@ -88,9 +96,14 @@ extension MatrixFile {
         }
         switch reduction {
         case .full:
+            // `jobLimitFinding` refuses an over-limit space before listing; this guard keeps a direct caller
+            // that skipped it from listing without bound, and says so (never a silent cut).
+            let perConfiguration = max(selected.count, 1)
             for (row, includes, index) in space.validOriginals() {
-                if configurations.count >= settings.maximumConfigurations {
-                    notes.append("listing stopped at \(settings.maximumConfigurations) configurations; use a pairwise or t-wise reduction")
+                if (configurations.count + 1) * perConfiguration > settings.maximumJobs {
+                    limitFindings.append(tooManyJobs(
+                        "the full expansion has more than \(configurations.count) configurations × \(selected.count) "
+                            + "scenario(s)", settings: settings))
                     break
                 }
                 append(row, .combination(index: index, includes: includes))
@@ -107,16 +120,22 @@ extension MatrixFile {
                     append(full, .reductionRow(row: i + 1, origin: r.origin, strength: t, includes: includes))
                 }
             } catch {
-                notes.append("the \(reduction) reduction could not be built (\(error)); no original combination is listed")
+                limitFindings.append(ValidationFinding(
+                    file: file, code: MatrixRule.reductionTooLarge.code, path: "$.reduction", position: reductionPosition,
+                    message: "the \(reduction) reduction could not be built (\(error)); lower t or remove values"))
             }
         }
         for (row, include) in space.addedCombinations() where space.violatedConstraint(row) == nil {
             append(row, .include(include))
         }
-        let selected = scenarios.filter { selects($0.scenario) }
+        let (jobCount, overflow) = configurations.count.multipliedReportingOverflow(by: selected.count)
+        if limitFindings.isEmpty, overflow || jobCount > settings.maximumJobs {
+            limitFindings.append(tooManyJobs(
+                "\(configurations.count) configurations × \(selected.count) scenario(s) = \(jobCount) jobs", settings: settings))
+        }
         var jobs: [Job] = []
-        jobs.reserveCapacity(selected.count * configurations.count)
-        for (scenario, file) in selected {
+        if limitFindings.isEmpty { jobs.reserveCapacity(jobCount) }
+        for (scenario, file) in selected where limitFindings.isEmpty {
             let canonical = JobIdentity.canonicalJSON(scenario)  // once per scenario, not once per job
             for c in configurations {
                 jobs.append(Job(scenario: scenario, scenarioFile: file, configuration: c, registry: registry,
@@ -127,8 +146,66 @@ extension MatrixFile {
                                 scenariosSelected: selected.count, jobs: jobs.count)
         var files: [String: String] = [:]
         for (s, f) in scenarios { files[s.id] = f }
-        return Plan(matrix: self, configurations: configurations, origins: origins, jobs: jobs, counts: counts,
-                    notes: notes, space: space, scenarioFiles: files)
+        var plan = Plan(matrix: self, configurations: configurations, origins: origins, jobs: jobs, counts: counts,
+                        notes: notes, space: space, scenarioFiles: files)
+        plan.limitFindings = limitFindings
+        return plan
+    }
+
+    /// An MX025 finding: `what` exceeds the job limit.
+    func tooManyJobs(_ what: String, settings: PlanSettings) -> ValidationFinding {
+        ValidationFinding(
+            file: file, code: MatrixRule.tooManyJobs.code, path: "$.axes", position: axesPosition,
+            message: "\(what): more than the limit of \(settings.maximumJobs) jobs; nothing runs. Add excludes or "
+                + "constraints, use a pairwise or t-wise reduction, or raise the limit with --max-jobs")
+    }
+
+    /// The plan's size checked against `settings` without listing anything: MX025 when the jobs (configurations ×
+    /// selected scenarios) exceed `maximumJobs`, MX026 when a t-wise reduction's `estimatedWork` exceeds
+    /// `maximumWork`. A `full` space is counted exactly (streaming, `countStages`) or bounded by its cartesian
+    /// product when too large to count; a t-wise plan is bounded below by the product of its t largest axes.
+    /// All arithmetic is overflow-safe (`BigCount`, floating point), so 10^30 combinations are refused at once.
+    public func limitFindings(scenariosSelected: Int, settings: PlanSettings) -> [ValidationFinding] {
+        let space = MatrixSpace(self)
+        let limit = BigCount(UInt64(max(settings.maximumJobs, 0)))
+        // Configurations are listed even when no scenario is selected: they count at least once, as in `plan`.
+        let scenarios = UInt64(max(scenariosSelected, 1))
+        switch reduction {
+        case .full:
+            let (configurations, exact): (BigCount, Bool)
+            if let stages = space.countStages() {
+                (configurations, exact) = (stages.afterConstraints, true)
+            } else {
+                let added = UInt64(space.addedCombinations().count)
+                (configurations, exact) = (space.levels.reduce(BigCount(1)) { $0 * UInt64($1) } + BigCount(added), false)
+            }
+            let jobs = configurations * scenarios
+            guard limit < jobs else { return [] }
+            let what = exact
+                ? "the full expansion has \(configurations) configurations × \(scenariosSelected) scenario(s) = \(jobs) jobs"
+                : "the full expansion has up to \(configurations) configurations (too many to count exactly) × "
+                    + "\(scenariosSelected) scenario(s)"
+            return [tooManyJobs(what, settings: settings)]
+        case .tWise(let t):
+            let levels = space.levels
+            let work = CoveringArray.estimatedWork(levels: levels, strength: t, candidates: settings.coveringArray.candidates)
+            if work > settings.coveringArray.maximumWork {
+                let sci = String(format: "%.2g", work)
+                let limitText = String(format: "%.2g", settings.coveringArray.maximumWork)
+                return [ValidationFinding(
+                    file: file, code: MatrixRule.reductionTooLarge.code, path: "$.reduction", position: reductionPosition,
+                    message: "the \(reduction) reduction over \(levels.count) axes (\(levels.reduce(0, +)) values) implies about "
+                        + "\(sci) value checks, more than the limit of \(limitText) (docs/MATRIX.md); lower t, "
+                        + "split the matrix or remove values")]
+            }
+            // Without excludes or constraints every t-tuple must be covered: at least ∏ t largest levels rows.
+            guard space.isUnconstrained else { return [] }
+            let rows = levels.sorted(by: >).prefix(t).reduce(BigCount(1)) { $0 * UInt64($1) }
+            let jobs = rows * scenarios
+            guard limit < jobs else { return [] }
+            return [tooManyJobs("the \(reduction) reduction needs at least \(rows) configurations × "
+                                + "\(scenariosSelected) scenario(s) = \(jobs) jobs", settings: settings)]
+        }
     }
 }
 
@@ -138,7 +215,11 @@ extension Plan {
     /// Why a configuration or job exists, or why an assignment was dropped.
     /// - Parameter query: a job id (or a prefix of at least 6 characters), `#n` (the n-th configuration), or an
     ///   assignment `axis=value,…` (full or partial).
-    public func explain(_ query: String) -> String {
+    public func explain(_ query: String) -> String { explanation(query).text }
+
+    /// `explain`'s text, and whether it answers the query: false when the query names no job, configuration,
+    /// axis or value of this plan (`plan --explain` then exits non-zero).
+    public func explanation(_ query: String) -> (text: String, answered: Bool) {
         let q = query.trimmingSpaces
         if q.count >= 6, !q.contains("="), let job = jobs.first(where: { $0.id.hasPrefix(q.lowercased()) }) {
             let index = configurations.firstIndex(of: job.configuration) ?? 0
@@ -146,50 +227,50 @@ extension Plan {
             out += "  scenario: \(scenarioReason(job.scenario))\n"
             out += "  configuration: \(origins[index])\n"
             out += "  id: SHA-256 of the canonical scenario, configuration and registry, first \(JobIdentity.length) hex characters"
-            return out
+            return (out, true)
         }
         if q.hasPrefix("#"), let n = Int(q.dropFirst()) {
-            guard configurations.indices.contains(n - 1) else { return "there is no configuration #\(n); the plan has \(configurations.count)" }
-            return "configuration #\(n) \(configurations[n - 1].canonicalString): \(origins[n - 1])"
+            guard configurations.indices.contains(n - 1) else { return ("there is no configuration #\(n); the plan has \(configurations.count)", false) }
+            return ("configuration #\(n) \(configurations[n - 1].canonicalString): \(origins[n - 1])", true)
         }
         guard q.contains("="), let parsed = Configuration(parsing: q) else {
-            return "'\(query)' is neither a job id of this plan, '#n', nor an assignment such as 'orientation=landscape,window=tall-narrow'"
+            return ("'\(query)' is neither a job id of this plan, '#n', nor an assignment such as 'orientation=landscape,window=tall-narrow'", false)
         }
         var values: [String: String] = [:]
         for (key, raw) in parsed.pairs {
             guard let kind = BuiltInAxis(rawValue: key) else { values[key] = raw; continue }
             switch kind.normalize(raw) {
             case .success(let v): values[key] = v
-            case .failure(let problem): return "\(key)=\(raw) is not a valid value: \(problem.message)"
+            case .failure(let problem): return ("\(key)=\(raw) is not a valid value: \(problem.message)", false)
             }
         }
         let assignment = Configuration(values)
         if let i = configurations.firstIndex(of: assignment) {
-            return "configuration #\(i + 1) \(assignment.canonicalString): \(origins[i])"
+            return ("configuration #\(i + 1) \(assignment.canonicalString): \(origins[i])", true)
         }
         let axisNames = Set(matrix.axes.map(\.name))
         let containing = configurations.indices.filter { i in assignment.pairs.allSatisfy { configurations[i][$0.key] == $0.value } }
         if !containing.isEmpty {
             let list = containing.prefix(10).map { "#\($0 + 1)" }.joined(separator: ", ") + (containing.count > 10 ? ", …" : "")
-            return "\(assignment.canonicalString) is planned: \(containing.count) configuration\(containing.count == 1 ? " contains" : "s contain") it: \(list)"
+            return ("\(assignment.canonicalString) is planned: \(containing.count) configuration\(containing.count == 1 ? " contains" : "s contain") it: \(list)", true)
         }
         for (key, value) in assignment.pairs {
             guard let axis = matrix.axes.first(where: { $0.name == key }) else {
-                return "'\(key)' is not an axis of this matrix (axes: \(matrix.axes.map(\.name).joined(separator: ", ")))"
+                return ("'\(key)' is not an axis of this matrix (axes: \(matrix.axes.map(\.name).joined(separator: ", ")))", false)
             }
             if !axis.values.contains(value) {
                 let added = configurations.enumerated().filter { $0.element[key] == value }.map { "#\($0.offset + 1)" }
-                if !added.isEmpty { return "\(key)=\(value) is not a value of axis '\(key)'; includes add it in configuration \(added.joined(separator: ", "))" }
-                return "\(key)=\(value) is not a value of axis '\(key)' (\(axis.values.joined(separator: ", "))), so no configuration has it"
+                if !added.isEmpty { return ("\(key)=\(value) is not a value of axis '\(key)'; includes add it in configuration \(added.joined(separator: ", "))", true) }
+                return ("\(key)=\(value) is not a value of axis '\(key)' (\(axis.values.joined(separator: ", "))), so no configuration has it", false)
             }
         }
         let partial = space.partial(assignment.values.filter { axisNames.contains($0.key) })
         if let reason = space.whyImpossible(partial) {
-            return "\(assignment.canonicalString) was dropped: \(reason)"
+            return ("\(assignment.canonicalString) was dropped: \(reason)", true)
         }
         switch matrix.reduction {
         case .full:
-            return "\(assignment.canonicalString) is valid but no planned configuration contains it (the listing was truncated)"
+            return ("\(assignment.canonicalString) is valid but no planned configuration contains it", false)
         case .tWise(let t):
             var out = "\(assignment.canonicalString) is valid but was dropped by the \(matrix.reduction) reduction: it needs only every \(t)-tuple covered"
             let keys = assignment.keys
@@ -202,7 +283,7 @@ extension Plan {
                 }
                 out += "; its tuples are covered: " + covered.prefix(12).joined(separator: "; ")
             }
-            return out
+            return (out, true)
         }
     }
 
@@ -304,14 +385,32 @@ func forEachSubset(_ items: [String], size: Int, _ body: ([String]) -> Void) {
 public enum MatrixPlanner {
     /// Loads the matrix and its corpus and plans it. The plan is nil when any finding prevents planning.
     public static func load(matrixAt url: URL, settings: PlanSettings = PlanSettings()) -> (Plan?, [ValidationFinding]) {
-        let (matrix, findings) = validate(matrixAt: url)
+        let (matrix, findings) = validate(matrixAt: url, settings: settings)
         guard let matrix, findings.isEmpty else { return (nil, findings) }
         let corpus = ScenarioLoader.loadCorpus(paths: matrix.corpusURLs, validate: false)
-        return (matrix.plan(scenarios: corpus.scenarios.map { ($0.scenario, $0.file) }, settings: settings), findings)
+        let plan = matrix.plan(scenarios: corpus.scenarios.map { ($0.scenario, $0.file) }, settings: settings)
+        guard plan.limitFindings.isEmpty else { return (nil, plan.limitFindings) }
+        return (plan, findings)
     }
 
-    /// Every finding of a matrix file and of the corpus it names (FS codes), in one pass.
-    public static func validate(matrixAt url: URL) -> (MatrixFile?, [ValidationFinding]) {
+    /// Every finding of a matrix file and of the corpus it names (FS codes), in one pass, including the plan
+    /// limits of `settings` (MX025, MX026), checked without listing the plan.
+    public static func validate(matrixAt url: URL, settings: PlanSettings = PlanSettings()) -> (MatrixFile?, [ValidationFinding]) {
+        let check = check(matrixAt: url, settings: settings)
+        return (check.matrix, check.findings)
+    }
+
+    /// What `validate` checked: the matrix (nil when a finding prevents planning), every finding, and the
+    /// scenario files of its corpus that were read.
+    public struct Check: Sendable {
+        public var matrix: MatrixFile?
+        public var findings: [ValidationFinding]
+        /// The corpus' scenario files read (resolved paths).
+        public var scenarioFiles: [String]
+    }
+
+    /// `validate`, also saying which scenario files were read (for `flowmatrix validate`'s summary).
+    public static func check(matrixAt url: URL, settings: PlanSettings = PlanSettings()) -> Check {
         var (matrix, findings) = MatrixFile.load(from: url)
         // The corpus is validated even when the matrix has findings, as long as it names one.
         var corpusURLs = matrix?.corpusURLs ?? []
@@ -321,7 +420,7 @@ public enum MatrixPlanner {
             corpusURLs = entries.map { $0.hasPrefix("/") ? URL(fileURLWithPath: $0) : directory.appendingPathComponent($0).standardizedFileURL }
                 .filter { FileManager.default.fileExists(atPath: $0.path) }
         }
-        guard !corpusURLs.isEmpty else { return (matrix, findings) }
+        guard !corpusURLs.isEmpty else { return Check(matrix: matrix, findings: findings, scenarioFiles: []) }
         let corpus = ScenarioLoader.loadCorpus(paths: corpusURLs, validate: true)
         findings += corpus.findings
         if let m = matrix, !corpus.scenarios.isEmpty, !corpus.scenarios.contains(where: { m.selects($0.scenario) }) {
@@ -330,6 +429,14 @@ public enum MatrixPlanner {
                 message: "the tag filter selects none of the corpus' \(corpus.scenarios.count) scenarios; check include/exclude tags"))
             matrix = nil
         }
-        return (matrix, findings.sortedForDisplay())
+        if let m = matrix {
+            let limits = m.limitFindings(scenariosSelected: corpus.scenarios.count(where: { m.selects($0.scenario) }),
+                                         settings: settings)
+            if !limits.isEmpty {
+                findings += limits
+                matrix = nil
+            }
+        }
+        return Check(matrix: matrix, findings: findings.sortedForDisplay(), scenarioFiles: corpus.files)
     }
 }

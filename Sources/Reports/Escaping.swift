@@ -1,10 +1,13 @@
 /// Escaping for the text formats the reports write. Every string that comes from a scenario, a matrix, a
 /// worker or an artifact goes through one of these before it reaches a file.
 enum Escape {
-    /// Text or a double-quoted attribute value in HTML: `& < > " '` become entities.
+    /// Text or a double-quoted attribute value in HTML: `& < > " '` become entities, and bidirectional
+    /// embeddings, overrides and isolates (U+202A–U+202E, U+2066–U+2069) are shown as `[U+202E]`, so a title
+    /// such as RLO + "live" cannot display as "evil" nor reorder the text around it (this works inside attributes,
+    /// where a `<bdi>` element cannot go).
     static func html(_ text: String) -> String {
-        // Most strings need nothing: return them as they are.
-        if !text.utf8.contains(where: { $0 == 0x26 || $0 == 0x3C || $0 == 0x3E || $0 == 0x22 || $0 == 0x27 || $0 == 0 }) {
+        // Most strings need nothing: return them as they are. Bidi controls are E2 80 AA–AE and E2 81 A6–A9.
+        if !text.utf8.contains(where: { $0 == 0x26 || $0 == 0x3C || $0 == 0x3E || $0 == 0x22 || $0 == 0x27 || $0 == 0 || $0 == 0xE2 }) {
             return text
         }
         var out = ""
@@ -17,10 +20,17 @@ enum Escape {
             case "\"": out += "&quot;"
             case "'": out += "&#39;"
             case "\u{0}": out += "\u{FFFD}"
+            case _ where isBidiControl(scalar): out += "[U+" + String(scalar.value, radix: 16, uppercase: true) + "]"
             default: out.unicodeScalars.append(scalar)
             }
         }
         return out
+    }
+
+    /// True for the scalars that embed, override or isolate a run's direction (LRE, RLE, PDF, LRO, RLO; LRI,
+    /// RLI, FSI, PDI).
+    static func isBidiControl(_ scalar: Unicode.Scalar) -> Bool {
+        (0x202A...0x202E).contains(scalar.value) || (0x2066...0x2069).contains(scalar.value)
     }
 
     /// Text or a double-quoted attribute value in XML 1.0. Characters XML 1.0 cannot carry (control characters

@@ -4,7 +4,7 @@ import Testing
 /// The `flowmatrix` binary's contract with its users: findings, help, usage errors and exit codes.
 @Suite("flowmatrix command line", .timeLimit(.minutes(2)))
 struct CommandLineTests {
-    @Test("validate reports every finding of a broken folder in one run with codes and exit 1; clean files exit 0 silently")
+    @Test("validate reports every finding of a broken folder in one run with codes and exit 1; clean files exit 0 saying what was checked")
     func validateFolder() async throws {
         let ws = try E2EWorkspace()
         defer { ws.cleanUp() }
@@ -21,16 +21,19 @@ struct CommandLineTests {
         for code in ["FS005", "FS009", "FS001", "FS006"] { #expect(output.contains(code), "\(code) in \(output)") }
         #expect(output.contains("broken/c.json:2:"), "malformed JSON names its line: \(output)")
 
-        let (jsonStatus, json) = try await ws.run(["validate", "--json", "broken/b.json"], label: "json")
+        let (jsonStatus, both) = try await ws.run(["validate", "--json", "broken/b.json"], label: "json")
         #expect(jsonStatus == 1)
-        let findings = try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [[String: Any]]
+        // stdout is one JSON document; what was checked goes to stderr.
+        let json = try Data(contentsOf: ws.root.appendingPathComponent("json.out"))
+        #expect(both.hasSuffix("checked 1 scenario file, 0 matrices: 1 finding\n"))
+        let findings = try JSONSerialization.jsonObject(with: json) as? [[String: Any]]
         #expect(findings?.first?["code"] as? String == "FS009")
         #expect(findings?.first.map { Set($0.keys).isSuperset(of: ["file", "code", "path", "message"]) } == true)
 
         try ws.scenario("good", ["pass"])
         let (goodStatus, goodOutput) = try await ws.run(["validate", "corpus"], label: "good")
         #expect(goodStatus == 0)
-        #expect(goodOutput.isEmpty)
+        #expect(goodOutput == "checked 1 scenario file, 0 matrices: 0 findings\n")
     }
 
     @Test("usage errors exit 64 with the usage line; help exits 0")

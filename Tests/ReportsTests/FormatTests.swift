@@ -29,6 +29,7 @@ struct FormatTests {
     func escaping() {
         #expect(Escape.html(#"<a href="x">'&'</a>"#) == "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;")
         #expect(Escape.html("plain ünïcode") == "plain ünïcode")
+        #expect(Escape.html("العربية – “quoted”") == "العربية – “quoted”")
         #expect(Escape.xml("a\u{1}b\u{FFFE}c<d>") == "a\u{FFFD}b\u{FFFD}c&lt;d&gt;")
         #expect(Escape.xml("line\nnext", attribute: true) == "line&#10;next")
         #expect(Escape.xml("line\nnext") == "line\nnext")
@@ -37,5 +38,15 @@ struct FormatTests {
         #expect(Escape.fileName("..") == "_..")
         #expect(Escape.fileName("") == "_")
         #expect(Escape.fileName("wire frame (1).png") == "wire_frame__1_.png")
+    }
+
+    @Test("bidirectional overrides and isolates in user strings show as [U+…], so RLO + 'live' cannot display as 'evil'")
+    func bidiControls() {
+        #expect(Escape.html("\u{202E}live") == "[U+202E]live")
+        #expect(Escape.html("a\u{202A}b\u{202B}c\u{202C}d\u{202D}e") == "a[U+202A]b[U+202B]c[U+202C]d[U+202D]e")
+        #expect(Escape.html("\u{2066}x\u{2067}y\u{2068}z\u{2069}") == "[U+2066]x[U+2067]y[U+2068]z[U+2069]")
+        // Neighbours of the ranges are ordinary text: an en dash (U+2013), a word joiner (U+2060).
+        #expect(Escape.html("\u{2013}\u{2060}\u{2029}") == "\u{2013}\u{2060}\u{2029}")
+        #expect(Escape.html("<\u{202E}>") == "&lt;[U+202E]&gt;")
     }
 }

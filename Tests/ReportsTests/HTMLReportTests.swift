@@ -48,6 +48,21 @@ struct HTMLReportTests {
         #expect(written.html.contains("default-src &#39;none&#39;"))
     }
 
+    @Test("a title and a failure message with a right-to-left override show it as [U+202E]: 'evil' cannot read 'live'")
+    func bidiOverride() throws {
+        var run = Sweep.base()
+        let index = try #require(run.jobs.firstIndex { $0.scenarioID == "checkout" && $0.plan == .fail })
+        run.jobs[index].message = "total \u{202E}live\u{202C} shown"
+        run.jobs[index].title = "Check \u{2067}out"
+        let written = try WrittenReport(runs: [run], report: run.runID)
+        let panel = try written.panel(run.jobs[index].jobID)
+        #expect(panel.contains("total [U+202E]live[U+202C] shown"))
+        #expect(panel.contains("Check [U+2067]out"))
+        for scalar in ["\u{202E}", "\u{202C}", "\u{2067}"] {
+            #expect(!written.html.contains(scalar), "a raw bidi control reached the page")
+        }
+    }
+
     @Test("run metadata: matrix, seed, counts, duration, workers, jobs per second")
     func metadata() throws {
         let written = try WrittenReport()
