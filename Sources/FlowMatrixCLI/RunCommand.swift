@@ -22,6 +22,7 @@ enum RunCommand {
             ("--baseline <run>", "Compare with a run ('last' or a run id) in the report."),
             ("--retries <n>", "Override the matrix's retry count."),
             ("--seed <n>", "Override the matrix's seed."),
+            ("--repeat <n>", "Stability mode: run every job n times with n seeds; prints pass and flake rates (stability.json)."),
             ("--quiet", "No progress line or summary."),
             ("--shard <i/n>", "Run only shard i of n (from 1) of the plan; 'auto' reads the engine's index (below)."),
             ("--shard-count <n>", "The shard count for '--shard auto' on Kubernetes (or FLOWMATRIX_SHARD_COUNT)."),
@@ -76,6 +77,7 @@ enum RunCommand {
             ("--baseline <run>", "Compare with a run ('last' or a run id) in the report."),
             ("--retries <n>", "Override the matrix's retry count."),
             ("--seed <n>", "Override the matrix's seed."),
+            ("--repeat <n>", "Stability mode: run every job n times with n seeds; prints pass and flake rates (stability.json)."),
             ("--quiet", "No progress line or summary."),
             ("--max-jobs <n>", "The job limit: a plan with more jobs is finding MX025 and nothing runs (default 1000000)."),
         ],
@@ -125,6 +127,7 @@ enum RunCommand {
         options.quiet = args.flag("--quiet")
         options.baseline = try args.option("--baseline")
         options.retriesOverride = try args.intOption("--retries", in: 0...100)
+        options.repetitionsOverride = try args.intOption("--repeat", in: 1...1000)
         options.planSettings = try args.planSettings()
         if let text = try args.option("--seed") {
             guard let seed = UInt64(text) else { throw UsageError("'--seed' takes a whole number, not '\(text)'") }

@@ -23,6 +23,8 @@ struct RunOptions: Sendable {
     var token: [UInt8]?
     var quiet = false
     var retriesOverride: Int?
+    /// `--repeat`: stability mode, every job this many times (overrides the matrix's `policy.repeat`).
+    var repetitionsOverride: Int?
     var seedOverride: UInt64?
     /// `--shard`: run only this shard's share of the plan (docs/SCALE-OUT.md).
     var shard: ShardSelection?
@@ -65,6 +67,15 @@ enum RunSession {
         }
         if let r = options.retriesOverride { plan.matrix.retries = r }
         if let s = options.seedOverride { plan.matrix.seed = s }
+        let repetitions = options.repetitionsOverride ?? plan.matrix.repetitions
+        if repetitions > 1 {
+            guard plan.jobs.count * repetitions <= options.planSettings.maximumJobs else {
+                FlowMatrixCLI.writeError("Error: \(plan.jobs.count) jobs × \(repetitions) repetitions is more than the job limit of "
+                    + "\(options.planSettings.maximumJobs) (MX025); nothing runs. Raise it with --max-jobs, or repeat fewer times.\n")
+                return invalidInput
+            }
+            plan.jobs = Repetitions.expand(plan.jobs, count: repetitions)
+        }
         let planHash = plan.hash
         var shardRecord: [String: Any]?
         if let shard = options.shard {
@@ -203,6 +214,17 @@ enum RunSession {
         let reportNote = RunArtifacts.writeReports(runID: runID, store: options.store, baseline: options.baseline)
         if !options.quiet {
             FlowMatrixCLI.say(String(format: "reports written in %.1f s", (ContinuousClock.now - phaseStarted).milliseconds / 1000))
+        }
+        if repetitions > 1 {
+            let stability = StabilitySummary(rows: try JournalReader(path: options.store.journalPath).jobs(run: runID),
+                                             repetitions: repetitions)
+            let path = options.store.runFolder(runID).appendingPathComponent("stability.json")
+            try? FileManager.default.createDirectory(at: options.store.runFolder(runID), withIntermediateDirectories: true)
+            try stability.json().write(to: path)
+            if !options.quiet {
+                for line in stability.lines() { FlowMatrixCLI.say(line) }
+                FlowMatrixCLI.say("  stability: \(path.path)")
+            }
         }
         let failures = final.count(.failed) + final.count(.timedOut) + final.count(.quarantined)
         let notRun = final.count(.notRun) + final.count(.cancelled)

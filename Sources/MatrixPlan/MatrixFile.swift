@@ -136,6 +136,9 @@ public struct MatrixFile: Sendable, Hashable {
     public var keep: KeepPolicy
     /// Seed of the reduction and of per-job conditioners (default 0).
     public var seed: UInt64
+    /// Stability mode: every job runs this many times, each with its own seed (`policy.repeat`, `run --repeat`;
+    /// 1…1000, default 1). See `Repetitions`.
+    public var repetitions: Int = 1
     /// The axes in file order.
     public var axes: [Axis]
     /// Include entries in file order (GitHub Actions semantics), values canonical.

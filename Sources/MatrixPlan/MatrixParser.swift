@@ -3,6 +3,8 @@ import Foundation
 
 /// Builds a `MatrixFile` from parsed JSON, collecting every finding in one pass.
 struct MatrixParser {
+    /// `policy.repeat`, read by `parsePolicy`.
+    var repetitions = 1
     let file: String
     let directory: URL?
     var findings: [ValidationFinding] = []
@@ -126,6 +128,7 @@ struct MatrixParser {
             jobTimeout: policy.timeout, failFast: policy.failFast, keep: policy.keep, seed: policy.seed, axes: axes,
             include: include, exclude: exclude, constraints: constraints, reduction: reduction, seedRows: seedRows)
         matrix.corpusPositions = corpusPositions
+        matrix.repetitions = repetitions
         matrix.axesPosition = root["axes"]?.position
         matrix.reductionPosition = root["reduction"]?.position
         checkSemantics(matrix, root: root)
@@ -137,7 +140,14 @@ struct MatrixParser {
             add(.wrongType, "$.policy", node.position, "expected an object, found \(node.kindName)")
             return
         }
-        checkMembers(node, path: "$.policy", allowed: ["retries", "timeout", "failFast", "keep", "seed"])
+        checkMembers(node, path: "$.policy", allowed: ["retries", "timeout", "failFast", "keep", "seed", "repeat"])
+        if let r = node["repeat"] {
+            if let n = r.number {
+                if n == n.rounded(), (1...1000).contains(n) { repetitions = Int(n) } else {
+                    add(.badPolicy, "$.policy.repeat", r.position, "repeat must be a whole number from 1 to 1000, not \(r.scalarText ?? "")")
+                }
+            } else { add(.wrongType, "$.policy.repeat", r.position, "expected a number, found \(r.kindName)") }
+        }
         if let r = node["retries"] {
             if let n = r.number {
                 if n == n.rounded(), (0...10).contains(n) { policy.retries = Int(n) } else {
