@@ -493,13 +493,25 @@ public struct Scheduler: Sendable {
     /// workers (speaking version 3) hold beyond their slots and are long enough to be worth a round trip.
     private mutating func steal(now: Duration, into directives: inout [SchedulerDirective]) {
         guard !isDispatchStopped, settings.adaptiveFeeding, workers.count > 1 else { return }
-        for thiefID in workers.keys.sorted() {
-            guard let thief = workers[thiefID], thief.credit > 0, thief.suspects.isEmpty else { continue }
+        // Cheap checks first (this runs after every dispatch pass): nothing sorts unless a thief and a victim exist.
+        var thieves: [WorkerID] = []
+        var victims: [WorkerID] = []
+        for (id, worker) in workers {
+            if worker.canRevoke, worker.inFlight.count - worker.revoking > worker.slots { victims.append(id) }
+            if worker.credit > 0, worker.suspects.isEmpty, worker.inFlight.count < worker.slots,
+               worker.capabilities.allSatisfy({ queues[$0].isEmpty }) {
+                thieves.append(id)
+            }
+        }
+        guard !thieves.isEmpty, !victims.isEmpty else { return }
+        thieves.sort()
+        victims.sort()
+        for thiefID in thieves {
+            guard let thief = workers[thiefID] else { continue }
             var wanted = thief.slots - thief.inFlight.count
-            guard wanted > 0, thief.capabilities.allSatisfy({ queues[$0].isEmpty }) else { continue }
             wanted -= stealingFor.values.reduce(0) { $0 + ($1 == thiefID ? 1 : 0) }
-            for victimID in workers.keys.sorted() where victimID != thiefID && wanted > 0 {
-                guard let victim = workers[victimID], victim.canRevoke else { continue }
+            for victimID in victims where victimID != thiefID && wanted > 0 {
+                guard let victim = workers[victimID] else { continue }
                 let surplus = victim.inFlight.count - victim.revoking - victim.slots
                 guard surplus > 0 else { continue }
                 wanted -= revokeNewest(from: victimID, count: min(surplus, wanted), for: (thiefID, thief.capabilities),
