@@ -39,9 +39,21 @@ public final class CoordinatorEngine {
     private static func attemptKey(_ index: Int, _ attempt: UInt32) -> UInt64 { UInt64(index) << 32 | UInt64(attempt) }
 
     fileprivate struct AttemptInfo {
+        /// The attempt (wire number) this report is of.
+        var attempt: UInt32
         var durationMicros: UInt64
         var failureStep: Int?
         var message: String?
+    }
+
+    /// Per job with failed attempts in this session: the first failure's step and message, how many failed attempts
+    /// there were, and whether every one failed the same way (then retries could not change it, and the job's
+    /// message says so).
+    fileprivate struct FailureSignature {
+        var step: Int?
+        var message: String?
+        var count: Int
+        var identical: Bool
     }
 
     public let definition: RunDefinition
@@ -51,6 +63,7 @@ public final class CoordinatorEngine {
     private var nextWorker: UInt64 = 1
     private var jobIndex: [String: Int] = [:]
     private var lastAttempt: [Int: AttemptInfo] = [:]
+    private var failureSignatures: [Int: FailureSignature] = [:]
     /// Worker process instances (their `flowmatrix.instance` label) whose connection was lost, newest 256.
     private var lostInstances: [String: WorkerID] = [:]
     private var lostInstanceOrder: [String] = []
@@ -174,7 +187,8 @@ public final class CoordinatorEngine {
     /// A RESULT (or the result of RESULT_STEPS): the scheduler hears of it with the rest of the read batch.
     private func onResult(job index: Int, _ result: Wire.JobResult, into results: inout [(Assignment, AttemptStatus)]) {
         let offset = definition.attemptOffsets[index] ?? 0
-        lastAttempt[index] = AttemptInfo(durationMicros: result.durationMicros, failureStep: result.failure.map { Int($0.step) },
+        lastAttempt[index] = AttemptInfo(attempt: result.attempt, durationMicros: result.durationMicros,
+                                         failureStep: result.failure.map { Int($0.step) },
                                          message: result.failure?.message)
         scheduler.onMeasured(job: index, duration: .microseconds(Int64(clamping: result.durationMicros)))
         results.append((Assignment(job: index, attempt: Int(result.attempt) - offset), AttemptStatus(result.status)))
@@ -453,7 +467,18 @@ public final class CoordinatorEngine {
                         into: &records)
                     continue
                 }
-                let info = lastAttempt[a.job]
+                // The last report, if it is of this attempt (a worker lost mid-attempt sent none).
+                let info = lastAttempt[a.job].flatMap { $0.attempt == UInt32(clamping: attempt) ? $0 : nil }
+                if status == .failed || status == .timedOut {
+                    let step = info?.failureStep, text = info?.message
+                    if var signature = failureSignatures[a.job] {
+                        signature.count += 1
+                        signature.identical = signature.identical && signature.step == step && signature.message == text
+                        failureSignatures[a.job] = signature
+                    } else {
+                        failureSignatures[a.job] = FailureSignature(step: step, message: text, count: 1, identical: true)
+                    }
+                }
                 let message: String? = switch status {
                 case .revoked: "taken back before it started, to run on a worker with a free slot"
                 case .lost where info?.message != nil: "lost: \(info?.message ?? "")"
@@ -476,6 +501,7 @@ public final class CoordinatorEngine {
                 if final == nil || record == nil { completed[a.job] = record } else { journaledFinal = a.job }
             case .jobFinished(let index, let outcome, let attempts, let reason):
                 let info = lastAttempt.removeValue(forKey: index)
+                defer { failureSignatures[index] = nil }
                 if journaledFinal != index {
                     attemptJournal.finished(jobID: definition.jobs[index].id,
                         jobResult(index, outcome: outcome, attempts: attempts, reason: reason, info: info, at: date),
@@ -500,10 +526,16 @@ extension CoordinatorEngine {
     fileprivate func jobResult(_ index: Int, outcome: JobOutcome, attempts: Int, reason: String?, info: AttemptInfo?,
                                at date: Date) -> Journal.JobResult {
         let failing = outcome == .passed || outcome == .flaky ? nil : info
+        var message = reason ?? failing?.message
+        if outcome == .failed || outcome == .timedOut, reason == nil, let signature = failureSignatures[index],
+           signature.identical, signature.count > 1 {
+            // Retries ran as the policy says and could not change it: say so (docs/REPORTS.md).
+            message = (message ?? "failed") + " [failed identically on every attempt (\(signature.count)): no seed changes it]"
+        }
         return Journal.JobResult(
             outcome: outcome, attempts: attempts + (definition.attemptOffsets[index] ?? 0),
             duration: info.map { Double($0.durationMicros) / 1e6 },
-            failureStep: failing?.failureStep, failureMessage: reason ?? failing?.message, finishedAt: date)
+            failureStep: failing?.failureStep, failureMessage: message, finishedAt: date)
     }
 }
 
