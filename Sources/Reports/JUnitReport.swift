@@ -25,69 +25,106 @@ public enum JUnitReport {
     /// The XML document of `report`.
     public static func xml(_ report: RunReport, grouping: JUnitGrouping = .scenario) -> String {
         let output = ReportOutput()
-        write(report, grouping: grouping, to: output)
+        let index = RunIndex(report)
+        // In memory the jobs are simply handed over suite by suite, in the order the journal would stream them.
+        let suites = Suites(index, grouping: grouping)
+        let ordered = report.jobs.indices.sorted { (suites.suiteOf[$0], $0) < (suites.suiteOf[$1], $1) }
+        write(index, grouping: grouping, to: output) { body in
+            for i in ordered { body(report.jobs[i]) }
+        }
         return output.text
     }
 
-    /// Writes the XML document of `report` test case by test case.
-    static func write(_ report: RunReport, grouping: JUnitGrouping, to out: ReportOutput) {
-        let multipleRegistries = report.registries.count > 1
-        var suites: [(name: String, jobs: [JobReport])] = []
-        var index: [String: Int] = [:]
-        for job in report.jobs {
-            let key = grouping == .scenario ? job.job.scenarioID : configurationName(job, multipleRegistries)
-            if let i = index[key] { suites[i].jobs.append(job) } else {
-                index[key] = suites.count
-                suites.append((key, [job]))
+    /// The suites of a run: one per scenario or configuration, in order of their first job in the plan.
+    struct Suites {
+        var names: [String] = []
+        /// Suite index per job (plan order).
+        var suiteOf: [Int] = []
+        var tallies: [Tally] = []
+        var times: [Double] = []
+
+        init(_ index: RunIndex, grouping: JUnitGrouping) {
+            let multipleRegistries = index.registries.count > 1
+            var position: [String: Int] = [:]
+            suiteOf.reserveCapacity(index.jobs.count)
+            for job in index.jobs {
+                let key = grouping == .scenario
+                    ? index.scenarioID(job)
+                    : JUnitReport.configurationName(index.configuration(job).text, index.registry(job), multipleRegistries)
+                let suite: Int
+                if let known = position[key] { suite = known } else {
+                    suite = names.count
+                    position[key] = suite
+                    names.append(key)
+                    tallies.append(Tally())
+                    times.append(0)
+                }
+                suiteOf.append(suite)
+                tallies[suite].add(job.status)
+                times[suite] += job.duration ?? 0
             }
         }
-        let timestamp = Format.timestamp(report.run.info.startedAt).replacingOccurrences(of: "Z", with: "")
-        let totals = tally(report.jobs)
+    }
+
+    /// Writes the XML document test case by test case. `jobs` hands over every job once, suite by suite (in the order
+    /// of ``Suites``: by scenario or configuration as the journal's grouped stream gives them).
+    static func write(_ index: RunIndex, grouping: JUnitGrouping, to out: ReportOutput,
+                      jobs: ((JobReport) -> Void) throws -> Void) rethrows {
+        let multipleRegistries = index.registries.count > 1
+        let suites = Suites(index, grouping: grouping)
+        let timestamp = Format.timestamp(index.run.info.startedAt).replacingOccurrences(of: "Z", with: "")
+        var totals = Tally()
+        for job in index.jobs { totals.add(job.status) }
         out += "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-        out += "<testsuites name=\"\(a("flowmatrix \(report.run.info.matrixName) \(report.runID)"))\""
+        out += "<testsuites name=\"\(a("flowmatrix \(index.run.info.matrixName) \(index.runID)"))\""
             + " tests=\"\(totals.tests)\" failures=\"\(totals.failures)\" errors=\"\(totals.errors)\""
-            + " skipped=\"\(totals.skipped)\" time=\"\(Format.junitTime(report.duration))\" timestamp=\"\(timestamp)\">\n"
-        for suite in suites {
-            let t = tally(suite.jobs)
-            let time = suite.jobs.reduce(0.0) { $0 + ($1.row.result?.duration ?? 0) }
-            out += "  <testsuite name=\"\(a(suite.name))\" tests=\"\(t.tests)\" failures=\"\(t.failures)\""
-                + " errors=\"\(t.errors)\" skipped=\"\(t.skipped)\" time=\"\(Format.junitTime(time))\""
-                + " timestamp=\"\(timestamp)\" hostname=\"flowmatrix\">\n"
-            out += "    <properties>\n"
-            for (name, value) in [("flowmatrix.run", report.runID), ("flowmatrix.matrix", report.run.info.matrixName),
-                                  ("flowmatrix.seed", String(report.run.info.seed)), ("flowmatrix.flaky", String(t.flaky))] {
-                out += "      <property name=\"\(a(name))\" value=\"\(a(value))\"/>\n"
+            + " skipped=\"\(totals.skipped)\" time=\"\(Format.junitTime(index.duration))\" timestamp=\"\(timestamp)\">\n"
+        var open: String?
+        try jobs { job in
+            let name = grouping == .scenario
+                ? job.job.scenarioID : configurationName(job.job.configuration, job.job.registry, multipleRegistries)
+            if name != open {
+                if open != nil { out += "  </testsuite>\n" }
+                open = name
+                let suite = suites.names.firstIndex(of: name).map { ($0, suites.tallies[$0], suites.times[$0]) }
+                let t = suite?.1 ?? Tally()
+                out += "  <testsuite name=\"\(a(name))\" tests=\"\(t.tests)\" failures=\"\(t.failures)\""
+                    + " errors=\"\(t.errors)\" skipped=\"\(t.skipped)\" time=\"\(Format.junitTime(suite?.2 ?? 0))\""
+                    + " timestamp=\"\(timestamp)\" hostname=\"flowmatrix\">\n"
+                out += "    <properties>\n"
+                for (name, value) in [("flowmatrix.run", index.runID), ("flowmatrix.matrix", index.run.info.matrixName),
+                                      ("flowmatrix.seed", String(index.run.info.seed)), ("flowmatrix.flaky", String(t.flaky))] {
+                    out += "      <property name=\"\(a(name))\" value=\"\(a(value))\"/>\n"
+                }
+                out += "    </properties>\n"
             }
-            out += "    </properties>\n"
-            for job in suite.jobs { out += testcase(job, grouping: grouping, multipleRegistries: multipleRegistries) }
-            out += "  </testsuite>\n"
+            out += testcase(job, grouping: grouping, multipleRegistries: multipleRegistries)
         }
+        if open != nil { out += "  </testsuite>\n" }
         out += "</testsuites>\n"
     }
 
     private static func a(_ s: String) -> String { Escape.xml(s, attribute: true) }
     private static func t(_ s: String) -> String { Escape.xml(s) }
 
-    private struct Tally { var tests = 0, failures = 0, errors = 0, skipped = 0, flaky = 0 }
+    struct Tally {
+        var tests = 0, failures = 0, errors = 0, skipped = 0, flaky = 0
 
-    private static func tally(_ jobs: [JobReport]) -> Tally {
-        var t = Tally()
-        for job in jobs {
-            t.tests += 1
-            switch job.status {
-            case .failed: t.failures += 1
-            case .timedOut, .quarantined: t.errors += 1
-            case .notRun: t.skipped += 1
-            case .flaky: t.flaky += 1
+        mutating func add(_ status: CellStatus) {
+            tests += 1
+            switch status {
+            case .failed: failures += 1
+            case .timedOut, .quarantined: errors += 1
+            case .notRun: skipped += 1
+            case .flaky: flaky += 1
             case .passed: break
             }
         }
-        return t
     }
 
-    static func configurationName(_ job: JobReport, _ multipleRegistries: Bool) -> String {
-        let config = job.job.configuration.isEmpty ? "default" : job.job.configuration
-        return multipleRegistries ? "\(config) @\(job.job.registry)" : config
+    static func configurationName(_ configuration: String, _ registry: String, _ multipleRegistries: Bool) -> String {
+        let config = configuration.isEmpty ? "default" : configuration
+        return multipleRegistries ? "\(config) @\(registry)" : config
     }
 
     /// `step 3 (tap checkout): message` from an attempt or the job result.
@@ -114,7 +151,7 @@ public enum JUnitReport {
     }
 
     private static func testcase(_ job: JobReport, grouping: JUnitGrouping, multipleRegistries: Bool) -> String {
-        let config = configurationName(job, multipleRegistries)
+        let config = configurationName(job.job.configuration, job.job.registry, multipleRegistries)
         let (classname, name) = grouping == .scenario ? (job.job.scenarioID, config) : (config, job.job.scenarioID)
         var out = "    <testcase name=\"\(a(name))\" classname=\"\(a(classname))\""
             + " time=\"\(Format.junitTime(job.row.result?.duration))\""

@@ -5,7 +5,8 @@ import Journal
 public struct SummaryDocument: Sendable, Hashable, Codable {
     /// Bumped when a member changes meaning or disappears (members may be added without a bump).
     /// 2: jobs that passed on their only attempt without artifacts moved from `jobs` to the compact `passed` rows.
-    public static let currentSchemaVersion = 2
+    /// 3: an artifact's `file` (a decompressed copy) became `reportBlob` (the compressed blob the folder carries).
+    public static let currentSchemaVersion = 3
 
     public struct Run: Sendable, Hashable, Codable {
         public var id: String
@@ -36,8 +37,9 @@ public struct SummaryDocument: Sendable, Hashable, Codable {
         public var compressedSize: Int
         /// The blob in the store, relative to the store directory (`blobs/ab/ab….gz`).
         public var blob: String
-        /// The decompressed copy, relative to the report folder; nil when not extracted.
-        public var file: String?
+        /// The blob's copy in the report folder (`blobs/<sha256>.js`, compressed, base64 in a script); nil when the
+        /// folder does not carry it.
+        public var reportBlob: String?
     }
 
     public struct Attempt: Sendable, Hashable, Codable {
@@ -106,18 +108,11 @@ public struct SummaryDocument: Sendable, Hashable, Codable {
             try c.encode(durationSeconds)
         }
 
-        init(_ job: JobReport) {
-            id = job.id
-            scenarioID = job.job.scenarioID
-            configuration = job.job.configuration
-            registry = job.job.registry
-            durationSeconds = job.row.result?.duration
-        }
-
-        /// The row as JSON text, written by hand: a run has up to 100,000 of them.
-        var json: String {
-            "[" + JSONText.string(id) + "," + JSONText.string(scenarioID) + "," + JSONText.string(configuration) + ","
-                + JSONText.string(registry) + "," + JSONText.number(durationSeconds) + "]"
+        /// The row of a job of the index as JSON text, written by hand: a run has up to 100,000 of them.
+        static func json(_ job: RunIndex.Job, _ index: RunIndex) -> String {
+            "[" + JSONText.string(job.id) + "," + JSONText.string(index.scenarioID(job)) + ","
+                + JSONText.string(index.configuration(job).text) + "," + JSONText.string(index.registry(job)) + ","
+                + JSONText.number(job.duration) + "]"
         }
 
         /// A job summed up by a row: passed on its only attempt, no artifact.
@@ -144,49 +139,26 @@ public struct SummaryDocument: Sendable, Hashable, Codable {
     public var scenarios: [String: String]
     public var baseline: Baseline?
 
-    init(report: RunReport, pivot: AxisPivot, artifacts: [ArtifactExport.Key: ExportedArtifact], diff: RunDiff?) {
-        let info = report.run.info
+    /// The document's members other than `jobs` and `passed` (left empty), from the run's index.
+    init(index: RunIndex, pivot: AxisPivot, diff: RunDiff?) {
+        let info = index.run.info
         schemaVersion = Self.currentSchemaVersion
         run = Run(
             id: info.runID, matrix: info.matrixName, matrixPath: info.matrixPath, seed: String(info.seed),
-            status: report.run.status.rawValue, startedAt: Format.timestamp(info.startedAt),
-            finishedAt: report.run.finishedAt.map(Format.timestamp), durationSeconds: report.duration,
-            jobsPerSecond: report.jobsPerSecond, attempts: report.attemptCount, workers: report.workers,
-            registries: report.registries, axes: report.axisNames,
+            status: index.run.status.rawValue, startedAt: Format.timestamp(info.startedAt),
+            finishedAt: index.run.finishedAt.map(Format.timestamp), durationSeconds: index.duration,
+            jobsPerSecond: index.jobsPerSecond, attempts: index.attemptCount, workers: index.workers,
+            registries: index.registries, axes: index.axisNames,
             settings: (try? JSONDecoder().decode(JSONValue.self, from: Data(info.settingsJSON.utf8)))
         )
-        counts = Dictionary(uniqueKeysWithValues: report.counts.map { ($0.key.rawValue, $0.value) })
-        total = report.jobs.count
+        counts = Dictionary(uniqueKeysWithValues: index.counts.map { ($0.key.rawValue, $0.value) })
+        total = index.jobs.count
         headline = pivot.headline
         patterns = pivot.explanations
         topGroups = Array(pivot.ranked.prefix(10))
-        passed = report.jobs.filter(PassedJob.fits).map(PassedJob.init)
-        var scenarios: [String: String] = [:]
-        for job in report.jobs where scenarios[job.job.scenarioID] == nil { scenarios[job.job.scenarioID] = job.job.scenarioTitle }
-        self.scenarios = scenarios
-        jobs = report.jobs.filter { !PassedJob.fits($0) }.map { job in
-            Job(
-                id: job.id, scenarioID: job.job.scenarioID, scenarioTitle: job.job.scenarioTitle,
-                configuration: Dictionary(job.axes.map { ($0.axis, $0.value) }, uniquingKeysWith: { a, _ in a }),
-                registry: job.job.registry, status: job.status.rawValue, outcome: job.row.result?.outcome.rawValue,
-                attempts: job.row.result?.attempts ?? job.attempts.count, durationSeconds: job.row.result?.duration,
-                failureStep: job.row.result?.failureStep, failureMessage: job.row.result?.failureMessage,
-                attemptDetails: job.attempts.map { at in
-                    Attempt(attempt: at.attempt, worker: at.row.worker, outcome: at.outcome?.rawValue,
-                            durationSeconds: at.row.result?.duration, failureStep: at.row.result?.failureStep,
-                            message: at.row.result?.message, superseded: at.superseded, steps: at.steps.count,
-                            interruptedSteps: at.steps.filter { !($0.interruptions ?? "").isEmpty }.count)
-                },
-                artifacts: job.attempts.flatMap { at in
-                    at.artifacts.map { ref in
-                        let exported = artifacts[ArtifactExport.Key(job: job.id, attempt: at.attempt, step: ref.stepIndex, name: ref.name)]
-                        return Artifact(attempt: at.attempt, step: ref.stepIndex, name: ref.name, mediaType: ref.mediaType,
-                                        sha256: ref.sha256, rawSize: ref.rawSize, compressedSize: ref.compressedSize,
-                                        blob: "blobs/\(ref.sha256.prefix(2))/\(ref.sha256).gz", file: exported?.relativePath)
-                    }
-                }
-            )
-        }
+        jobs = []
+        passed = []
+        scenarios = Dictionary(index.scenarios.map { ($0.id, $0.title) }, uniquingKeysWith: { a, _ in a })
         baseline = diff.map { d in
             Baseline(runID: d.base, hasRegressions: d.hasRegressions,
                      categories: Dictionary(uniqueKeysWithValues: d.sections.map { ($0.key, $0.entries.map(\.jobID)) }),
@@ -194,27 +166,78 @@ public struct SummaryDocument: Sendable, Hashable, Codable {
         }
     }
 
-    /// Compact JSON with sorted keys, one `passed` row per line.
-    public func json() throws -> Data {
-        let output = ReportOutput()
-        try write(to: output)
-        return Data(output.text.utf8)
+    /// The full entry of a job that is not a compact passed row.
+    static func job(_ job: JobReport, carried: (ArtifactReference) -> Bool) -> Job {
+        Job(
+            id: job.id, scenarioID: job.job.scenarioID, scenarioTitle: job.job.scenarioTitle,
+            configuration: Dictionary(job.axes.map { ($0.axis, $0.value) }, uniquingKeysWith: { a, _ in a }),
+            registry: job.job.registry, status: job.status.rawValue, outcome: job.row.result?.outcome.rawValue,
+            attempts: job.row.result?.attempts ?? job.attempts.count, durationSeconds: job.row.result?.duration,
+            failureStep: job.row.result?.failureStep, failureMessage: job.row.result?.failureMessage,
+            attemptDetails: job.attempts.map { at in
+                Attempt(attempt: at.attempt, worker: at.row.worker, outcome: at.outcome?.rawValue,
+                        durationSeconds: at.row.result?.duration, failureStep: at.row.result?.failureStep,
+                        message: at.row.result?.message, superseded: at.superseded, steps: at.steps.count,
+                        interruptedSteps: at.steps.filter { !($0.interruptions ?? "").isEmpty }.count)
+            },
+            artifacts: job.attempts.flatMap { at in
+                at.artifacts.map { ref in
+                    Artifact(attempt: at.attempt, step: ref.stepIndex, name: ref.name, mediaType: ref.mediaType,
+                             sha256: ref.sha256, rawSize: ref.rawSize, compressedSize: ref.compressedSize,
+                             blob: "blobs/\(ref.sha256.prefix(2))/\(ref.sha256).gz",
+                             reportBlob: carried(ref) ? BlobCarrier.path(ref.sha256) : nil)
+                }
+            }
+        )
     }
 
-    /// Writes ``json()`` into `out`: everything but the `passed` rows through `JSONEncoder`, the rows by hand.
-    func write(to out: ReportOutput) throws {
-        var head = self
-        head.passed = []
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let text = String(decoding: try encoder.encode(head), as: UTF8.self)
-        // `"passed":[]` occurs once: inside a JSON string its quotes would be escaped.
-        guard let slot = text.range(of: "\"passed\":[]") else {
-            throw ReportError(code: .output, message: "summary.json: the encoder wrote no passed member")
+    /// Writes `summary.json` as the jobs stream by: the members before `jobs` first, each full job as it comes
+    /// (``add(_:carried:)``), then the compact passed rows from the index and the remaining members.
+    final class Writer {
+        private let out: ReportOutput
+        private let index: RunIndex
+        private let tail: String
+        private let encoder = JSONEncoder()
+        private var fits: [Bool]
+        private var first = true
+
+        init(out: ReportOutput, index: RunIndex, pivot: AxisPivot, diff: RunDiff?) throws {
+            self.out = out
+            self.index = index
+            fits = Array(repeating: false, count: index.jobs.count)
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            let text = String(decoding: try encoder.encode(SummaryDocument(index: index, pivot: pivot, diff: diff)),
+                              as: UTF8.self)
+            // `"jobs":[],"passed":[]` occurs once (sorted keys, adjacent): inside a JSON string its quotes would be
+            // escaped.
+            guard let slot = text.range(of: "\"jobs\":[],\"passed\":[]") else {
+                throw ReportError(code: .output, message: "summary.json: the encoder wrote no jobs and passed members")
+            }
+            out += String(text[..<slot.lowerBound]) + "\"jobs\":["
+            tail = String(text[slot.upperBound...])
         }
-        out += String(text[..<slot.lowerBound]) + "\"passed\":["
-        for (i, row) in passed.enumerated() { out += (i == 0 ? "\n" : ",\n") + row.json }
-        out += (passed.isEmpty ? "]" : "\n]") + String(text[slot.upperBound...]) + "\n"
+
+        /// One job, in plan order.
+        func add(_ job: JobReport, carried: (ArtifactReference) -> Bool) throws {
+            if PassedJob.fits(job) {
+                fits[job.row.ordinal] = true
+                return
+            }
+            out += (first ? "\n" : ",\n") + String(decoding: try encoder.encode(SummaryDocument.job(job, carried: carried)),
+                                                      as: UTF8.self)
+            first = false
+        }
+
+        /// The passed rows and the rest of the document.
+        func finish() {
+            out += (first ? "]" : "\n]") + ",\"passed\":["
+            var any = false
+            for (i, job) in index.jobs.enumerated() where fits[i] {
+                out += (any ? ",\n" : "\n") + PassedJob.json(job, index)
+                any = true
+            }
+            out += (any ? "\n]" : "]") + tail + "\n"
+        }
     }
 }
 
