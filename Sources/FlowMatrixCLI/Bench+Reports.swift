@@ -193,7 +193,7 @@ enum ReportsBench {
         getrusage(children ? RUSAGE_CHILDREN : RUSAGE_SELF, &usage)
         return Int(usage.ru_maxrss)
         #else
-        getrusage(children ? RUSAGE_CHILDREN : RUSAGE_SELF.rawValue, &usage)
+        getrusage(children ? RUSAGE_CHILDREN.rawValue : RUSAGE_SELF.rawValue, &usage)
         return Int(usage.ru_maxrss) * 1024
         #endif
     }
