@@ -5,7 +5,8 @@ import Journal
 public struct SummaryDocument: Sendable, Hashable, Codable {
     /// Bumped when a member changes meaning or disappears (members may be added without a bump).
     /// 2: jobs that passed on their only attempt without artifacts moved from `jobs` to the compact `passed` rows.
-    /// 3: an artifact's `file` (a decompressed copy) became `reportBlob` (the compressed blob the folder carries).
+    /// 3: an artifact is a compact array `[attempt, step, name, mediaType, sha256, rawSize, compressedSize, carried]`;
+    /// its `blob` path (derived from the hash) and `file` (a decompressed copy, no longer written) are gone.
     public static let currentSchemaVersion = 3
 
     public struct Run: Sendable, Hashable, Codable {
@@ -27,6 +28,8 @@ public struct SummaryDocument: Sendable, Hashable, Codable {
         public var settings: JSONValue?
     }
 
+    /// An artifact as one compact JSON array (a nightly run has tens of thousands):
+    /// `[attempt, step, name, mediaType, sha256, rawSize, compressedSize, carried]`.
     public struct Artifact: Sendable, Hashable, Codable {
         public var attempt: Int
         public var step: Int
@@ -35,11 +38,50 @@ public struct SummaryDocument: Sendable, Hashable, Codable {
         public var sha256: String
         public var rawSize: Int
         public var compressedSize: Int
+        /// Whether the report folder carries the blob (``reportBlob``).
+        public var carried: Bool
+
         /// The blob in the store, relative to the store directory (`blobs/ab/ab….gz`).
-        public var blob: String
-        /// The blob's copy in the report folder (`blobs/<sha256>.js`, compressed, base64 in a script); nil when the
+        public var blob: String { "blobs/\(sha256.prefix(2))/\(sha256).gz" }
+        /// The blob's copy in the report folder (`blobs/<sha256>.js`: compressed, base64 in a script); nil when the
         /// folder does not carry it.
-        public var reportBlob: String?
+        public var reportBlob: String? { carried ? BlobCarrier.path(sha256) : nil }
+
+        init(attempt: Int, step: Int, name: String, mediaType: String, sha256: String, rawSize: Int, compressedSize: Int,
+             carried: Bool) {
+            self.attempt = attempt
+            self.step = step
+            self.name = name
+            self.mediaType = mediaType
+            self.sha256 = sha256
+            self.rawSize = rawSize
+            self.compressedSize = compressedSize
+            self.carried = carried
+        }
+
+        public init(from decoder: any Decoder) throws {
+            var c = try decoder.unkeyedContainer()
+            attempt = try c.decode(Int.self)
+            step = try c.decode(Int.self)
+            name = try c.decode(String.self)
+            mediaType = try c.decode(String.self)
+            sha256 = try c.decode(String.self)
+            rawSize = try c.decode(Int.self)
+            compressedSize = try c.decode(Int.self)
+            carried = try c.decode(Bool.self)
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var c = encoder.unkeyedContainer()
+            try c.encode(attempt)
+            try c.encode(step)
+            try c.encode(name)
+            try c.encode(mediaType)
+            try c.encode(sha256)
+            try c.encode(rawSize)
+            try c.encode(compressedSize)
+            try c.encode(carried)
+        }
     }
 
     public struct Attempt: Sendable, Hashable, Codable {
@@ -184,8 +226,7 @@ public struct SummaryDocument: Sendable, Hashable, Codable {
                 at.artifacts.map { ref in
                     Artifact(attempt: at.attempt, step: ref.stepIndex, name: ref.name, mediaType: ref.mediaType,
                              sha256: ref.sha256, rawSize: ref.rawSize, compressedSize: ref.compressedSize,
-                             blob: "blobs/\(ref.sha256.prefix(2))/\(ref.sha256).gz",
-                             reportBlob: carried(ref) ? BlobCarrier.path(ref.sha256) : nil)
+                             carried: carried(ref))
                 }
             }
         )
