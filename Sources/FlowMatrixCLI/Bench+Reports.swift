@@ -105,7 +105,6 @@ enum ReportsBench {
     private static func fillJournal(_ directory: URL, runID: String, scenarios: Int, failures: Bool) throws -> Int {
         let store = try BlobStore(root: directory, syncToDisk: false)
         let writer = try JournalWriter(path: directory.appendingPathComponent("journal.sqlite").path)
-        let sink = ArtifactSink()
         let at = Date(timeIntervalSince1970: 1_795_900_000)
         var jobs: [PlannedJob] = []
         for s in 0..<scenarios {
@@ -137,6 +136,7 @@ enum ReportsBench {
                 }
                 if failsNow {
                     let seed = UInt64(i * 4 + a)
+                    let sink = ArtifactSink()
                     for artifact in [
                         try sink.attach(name: "wireframe.png", mediaType: "image/png",
                                         bytes: try ArtifactsBench.pngLike(width: 64, height: 48, seed: seed), step: 2),

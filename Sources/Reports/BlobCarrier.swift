@@ -41,21 +41,30 @@ public enum ArtifactKind: String, Sendable, Hashable, Codable {
     }
 }
 
-/// Copies the blobs a report shows into `<report folder>/blobs/<sha256>.js`, still gzip-compressed: each blob once,
-/// however many jobs reference it, as `FM.blob("<sha256>","<base64 of the .gz bytes>")` (a script, so a page opened
-/// from `file://` can load it; the page decompresses it with `DecompressionStream`). Base64 adds a third; nothing is
-/// ever stored decompressed.
+/// Copies the blobs a report shows into pack files `<report folder>/blobs/pack-NNN.js`, still gzip-compressed: each
+/// blob once, however many jobs reference it, as a line `FM.blob("<sha256>","<base64 of the .gz bytes>");` (a script,
+/// so a page opened from `file://` can load it; the page decompresses a blob with `DecompressionStream`). A pack is
+/// closed once it holds ``packSize`` bytes, so a nightly's thousands of blobs are a few files, and the blobs of one
+/// job (streamed in plan order) usually share a pack. Base64 adds a third; nothing is ever stored decompressed.
 final class BlobCarrier {
+    /// Bytes of script text after which a pack is closed (1 MiB).
+    static let packSize = 1 << 20
+
     private let store: BlobStore?
     private let folder: URL
     private let selection: ArtifactSelection
     private let maxArtifactSize: Int
-    /// Blob → the note when it could not be carried (nil: carried).
-    private var done: [String: String?] = [:]
+    /// Blob → its pack, or why it is not carried.
+    private var done: [String: Result<Int, Note>] = [:]
+    private var pack: ReportOutput?
+    private var packBytes = 0
     private(set) var files: [URL] = []
     private(set) var warnings: [String] = []
-    /// Bytes of the blobs carried (compressed, before base64).
+    /// Blobs carried, and their compressed bytes (before base64).
+    private(set) var count = 0
     private(set) var compressedBytes = 0
+
+    struct Note: Error { var text: String }
 
     init(store: BlobStore?, folder: URL, selection: ArtifactSelection, maxArtifactSize: Int) throws {
         self.store = store
@@ -70,50 +79,70 @@ final class BlobCarrier {
         }
     }
 
-    /// `blobs/<sha256>.js`.
-    static func path(_ sha256: String) -> String { "blobs/" + Escape.fileName(sha256) + ".js" }
+    /// `blobs/pack-007.js`.
+    static func path(pack n: Int) -> String {
+        let digits = String(n)
+        return "blobs/pack-" + String(repeating: "0", count: max(0, 3 - digits.count)) + digits + ".js"
+    }
 
-    /// Carries the artifacts of `job` that the selection includes. Returns, per artifact, nil when carried and the
-    /// reason otherwise.
-    func carry(_ job: JobReport) -> [ArtifactReference: String] {
-        var notes: [ArtifactReference: String] = [:]
+    /// Carries the artifacts of `job` that the selection includes. Returns, per artifact, its pack or why it is not
+    /// carried.
+    func carry(_ job: JobReport) throws -> [ArtifactReference: Result<Int, Note>] {
+        var out: [ArtifactReference: Result<Int, Note>] = [:]
         let selected = selection.includes(job.status)
         for attempt in job.attempts {
             for ref in attempt.artifacts {
                 guard selected else {
-                    notes[ref] = selection == .none ? "not carried" : "not carried (the job passed)"
+                    out[ref] = .failure(Note(text: selection == .none ? "not carried" : "not carried (the job passed)"))
                     continue
                 }
-                if let note = carry(ref, job: job.id, attempt: attempt.attempt) { notes[ref] = note }
+                out[ref] = try carry(ref, job: job.id, attempt: attempt.attempt)
             }
         }
-        return notes
+        return out
     }
 
-    private func carry(_ ref: ArtifactReference, job: String, attempt: Int) -> String? {
+    private func carry(_ ref: ArtifactReference, job: String, attempt: Int) throws -> Result<Int, Note> {
         if let known = done[ref.sha256] { return known }
-        let note = write(ref).map { "unavailable: \($0)" }
-        done[ref.sha256] = .some(note)
-        if let note { warnings.append("artifact \(ref.name) of job \(job) attempt \(attempt) step \(ref.stepIndex): \(note)") }
-        return note
+        let result = try write(ref)
+        done[ref.sha256] = result
+        if case .failure(let note) = result {
+            warnings.append("artifact \(ref.name) of job \(job) attempt \(attempt) step \(ref.stepIndex): \(note.text)")
+        }
+        return result
     }
 
-    /// Writes the blob's script; the reason when it cannot.
-    private func write(_ ref: ArtifactReference) -> String? {
-        guard let store else { return "no blob store" }
-        guard ref.rawSize <= maxArtifactSize else { return "larger than \(maxArtifactSize) bytes" }
-        let url = folder.appendingPathComponent(Self.path(ref.sha256))
-        do {
-            let bytes = try store.compressedBytes(ref.sha256, maxSize: maxArtifactSize)
-            let script = "FM.blob(" + JSONText.string(ref.sha256) + ",\"" + Data(bytes).base64EncodedString() + "\");\n"
-            try Data(script.utf8).write(to: url)
-            compressedBytes += bytes.count
-            files.append(url)
-            return nil
-        } catch let error as ArtifactError {
-            return error.message
-        } catch {
-            return "cannot write \(url.lastPathComponent): \(error.localizedDescription)"
+    /// Appends the blob to the open pack; the reason when it cannot be read.
+    /// - Throws: ``ReportError`` `.output` when a pack cannot be written.
+    private func write(_ ref: ArtifactReference) throws -> Result<Int, Note> {
+        guard let store else { return .failure(Note(text: "unavailable: no blob store")) }
+        guard ref.rawSize <= maxArtifactSize else {
+            return .failure(Note(text: "unavailable: larger than \(maxArtifactSize) bytes"))
         }
+        let bytes: [UInt8]
+        do {
+            bytes = try store.compressedBytes(ref.sha256, maxSize: maxArtifactSize)
+        } catch let error as ArtifactError {
+            return .failure(Note(text: "unavailable: \(error.message)"))
+        }
+        if pack == nil || packBytes >= Self.packSize {
+            try pack?.finish()
+            let url = folder.appendingPathComponent(Self.path(pack: files.count))
+            pack = try ReportOutput(file: url, bufferSize: 256 << 10)
+            files.append(url)
+            packBytes = 0
+        }
+        let line = "FM.blob(" + JSONText.string(ref.sha256) + ",\"" + Data(bytes).base64EncodedString() + "\");\n"
+        pack? += line
+        packBytes += line.utf8.count
+        count += 1
+        compressedBytes += bytes.count
+        return .success(files.count - 1)
+    }
+
+    /// Closes the last pack.
+    func finish() throws {
+        try pack?.finish()
+        pack = nil
     }
 }

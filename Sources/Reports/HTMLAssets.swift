@@ -94,8 +94,9 @@ enum HTMLAssets {
           }
           function mark(img, ok) { img.setAttribute('data-loaded', ok ? 'true' : 'false'); }
           // A job's panel is built when it is opened, from its chunk file (data/jobs-NNN.js); the artifacts it shows
-          // come from the blobs the folder carries (blobs/<sha256>.js). Both are scripts that call FM.chunk / FM.blob
-          // with base64 of gzip (a page from file:// may load scripts, not fetch files); DecompressionStream inflates.
+          // come from the blob packs the folder carries (blobs/pack-NNN.js). Both are scripts that call FM.chunk /
+          // FM.blob with base64 of gzip (a page from file:// may load scripts, not fetch files); DecompressionStream
+          // inflates what is opened.
           var run = null;
           function runData() {
             if (run === null) {
@@ -106,60 +107,68 @@ enum HTMLAssets {
             }
             return run;
           }
-          var waiting = {}, promises = {};
+          var chunks = {}, packed = {}, loads = {}, parsed = {}, urls = {};
+          window.FM = {
+            chunk: function (n, data) { chunks[n] = data; },
+            blob: function (sha, data) { packed[sha] = data; }
+          };
           function gunzip(base64) {
             var text = atob(base64), bytes = new Uint8Array(text.length);
             for (var i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i);
             var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream('gzip'));
             return new Response(stream).arrayBuffer();
           }
-          function load(src, key) {
-            if (!promises[key]) {
-              promises[key] = new Promise(function (resolve, reject) {
-                waiting[key] = resolve;
+          function numbered(prefix, n) {
+            var digits = String(n);
+            while (digits.length < 3) digits = '0' + digits;
+            return prefix + digits + '.js';
+          }
+          function load(src) {
+            if (!loads[src]) {
+              loads[src] = new Promise(function (resolve, reject) {
                 var tag = document.createElement('script');
                 tag.src = src;
-                tag.onerror = function () { delete waiting[key]; reject(new Error('cannot load ' + src)); };
+                tag.onload = function () { resolve(); };
+                tag.onerror = function () { reject(new Error('cannot load ' + src)); };
                 document.body.appendChild(tag);
               });
             }
-            return promises[key];
+            return loads[src];
           }
-          function deliver(key, data) {
-            var resolve = waiting[key];
-            if (!resolve) return;
-            delete waiting[key];
-            resolve(gunzip(data));
-          }
-          window.FM = {
-            chunk: function (n, data) { deliver('c' + n, data); },
-            blob: function (sha, data) { deliver('b' + sha, data); }
-          };
           function chunkOf(id) {
             var bytes = new TextEncoder().encode(id), h = 0x811c9dc5;
             for (var i = 0; i < bytes.length; i++) { h = Math.imul(h ^ bytes[i], 0x01000193) >>> 0; }
             return h % runData().chunks;
           }
           function jobData(id) {
-            var n = chunkOf(id), digits = String(n);
-            while (digits.length < 3) digits = '0' + digits;
-            return load('data/jobs-' + digits + '.js', 'c' + n).then(function (buffer) {
-              var jobs = JSON.parse(new TextDecoder().decode(buffer));
+            var n = chunkOf(id);
+            if (!parsed[n]) {
+              parsed[n] = load(numbered('data/jobs-', n)).then(function () {
+                if (chunks[n] === undefined) throw new Error('chunk ' + n + ' is missing');
+                var data = chunks[n];
+                delete chunks[n];
+                return gunzip(data);
+              }).then(function (buffer) { return JSON.parse(new TextDecoder().decode(buffer)); });
+            }
+            return parsed[n].then(function (jobs) {
               return Object.prototype.hasOwnProperty.call(jobs, id) ? jobs[id] : null;
             });
           }
-          var urls = {};
-          function blobURL(sha, type) {
+          function blobURL(r) {
+            var sha = r[4];
             if (!urls[sha]) {
-              urls[sha] = load('blobs/' + sha + '.js', 'b' + sha).then(function (buffer) {
-                return {url: URL.createObjectURL(new Blob([buffer], {type: type})), bytes: buffer};
+              urls[sha] = load(numbered('blobs/pack-', r[5])).then(function () {
+                if (packed[sha] === undefined) throw new Error('blob ' + sha + ' is missing');
+                return gunzip(packed[sha]);
+              }).then(function (buffer) {
+                return {url: URL.createObjectURL(new Blob([buffer], {type: r[2]})), bytes: buffer};
               });
             }
             return urls[sha];
           }
           function image(r, attrs) {
             var img = el('img', attrs);
-            blobURL(r[4], r[2]).then(function (b) {
+            blobURL(r).then(function (b) {
               img.addEventListener('load', function () { mark(img, img.naturalWidth > 0); });
               img.addEventListener('error', function () { mark(img, false); });
               img.src = b.url;
@@ -168,7 +177,7 @@ enum HTMLAssets {
             return img;
           }
           function preview(r, pre, link) {
-            blobURL(r[4], r[2]).then(function (b) {
+            blobURL(r).then(function (b) {
               var text = new TextDecoder().decode(b.bytes.slice(0, 65536));
               if (r[7] === 'json' && b.bytes.byteLength <= 65536) {
                 try { text = JSON.stringify(JSON.parse(text), null, 2); } catch (e) { text = text; }
@@ -202,7 +211,7 @@ enum HTMLAssets {
             var td = el('td', {colspan: '5'});
             for (var i = 0; i < refs.length; i++) {
               var r = refs[i], caption = r[1] + ' · ' + r[2] + ' · ' + r[3] + ' bytes';
-              if (!r[5]) {
+              if (r[5] === null) {
                 td.appendChild(el('div', {'class': 'note artifact', 'data-sha256': r[4]}, [caption + ' — '
                   + (r[6] === null ? 'not carried' : r[6]) + ' · blob ' + r[4].slice(0, 12) + '…']));
               } else if (r[7] === 'image') {
@@ -297,7 +306,7 @@ enum HTMLAssets {
             if (problem && failingStep !== null) {
               var figures = el('div', {'class': 'failing-step-artifacts'});
               deciding[9].forEach(function (r) {
-                if (r[0] !== failingStep || !r[5] || r[7] !== 'image') return;
+                if (r[0] !== failingStep || r[5] === null || r[7] !== 'image') return;
                 figures.appendChild(el('figure', {'class': 'artifact failing-step'}, [el('a', {}, [
                   image(r, {'data-artifact': r[1], 'data-failing-step': String(failingStep), alt: r[1]})]),
                   el('figcaption', {}, [r[1] + ' at the failing step ' + failingStep + ', attempt ' + deciding[0]])]));

@@ -17,7 +17,7 @@ import Journal
 ///              failureMessage, [attempt…]], …}
 /// attempt:  [attempt, worker, outcome, durationUs, startedAfter, superseded 0|1, failureStep, message, [step…], [artifact…]]
 /// step:     [index, key, outcome, durationUs, message, interruptions]   (the last two only when either is set)
-/// artifact: [step, name, mediaType, rawSize, sha256, carried 0|1, note, kind]
+/// artifact: [step, name, mediaType, rawSize, sha256, pack (blobs/pack-NNN.js) or null, note, kind]
 /// ```
 final class JobChunks {
     /// Jobs per chunk (until ``maxChunks`` is reached; then chunks grow).
@@ -73,8 +73,8 @@ final class JobChunks {
     private static func s(_ text: String?) -> String { text.map(JSONText.string) ?? "null" }
 
     /// Appends one job's entry to its chunk.
-    /// - Parameter carried: the artifacts whose blob the report folder carries.
-    func add(_ job: JobReport, carried: (ArtifactReference) -> Bool, note: (ArtifactReference) -> String?) {
+    /// - Parameter carried: the pack of each artifact the folder carries, or why it does not.
+    func add(_ job: JobReport, carried: [ArtifactReference: Result<Int, BlobCarrier.Note>]) {
         let s = Self.s
         var values: [String: String] = [:]
         for v in job.axes { values[v.axis] = v.value }
@@ -103,8 +103,13 @@ final class JobChunks {
             for (k, ref) in HTMLReport.ordered(attempt.artifacts).enumerated() {
                 let kind = ArtifactKind(mediaType: ref.mediaType, name: ref.name)
                 text += (k == 0 ? "[" : ",[") + String(ref.stepIndex) + "," + s(ref.name) + "," + s(ref.mediaType) + ","
-                    + String(ref.rawSize) + "," + JSONText.string(ref.sha256) + "," + (carried(ref) ? "1" : "0") + ","
-                    + s(note(ref)) + "," + s(kind.rawValue) + "]"
+                    + String(ref.rawSize) + "," + JSONText.string(ref.sha256) + ","
+                switch carried[ref] {
+                case .success(let pack): text += String(pack) + ",null,"
+                case .failure(let note): text += "null," + s(note.text) + ","
+                case nil: text += "null,\"not carried\","
+                }
+                text += s(kind.rawValue) + "]"
             }
             text += "]]"
         }

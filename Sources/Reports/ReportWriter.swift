@@ -30,8 +30,10 @@ public struct ReportFiles: Sendable, Hashable {
     public var html: URL
     public var junit: URL
     public var summary: URL
-    /// The blobs the folder carries (`folder/blobs/<sha256>.js`, compressed, once each).
+    /// The packs of blobs the folder carries (`folder/blobs/pack-NNN.js`: each blob once, compressed).
     public var blobs: [URL]
+    /// Distinct blobs in the packs.
+    public var carriedBlobs = 0
     /// The job panels' chunk files (`folder/data/jobs-NNN.js`).
     public var chunks: [URL]
     /// Bytes of the compressed blobs the folder carries (before base64).
@@ -119,11 +121,10 @@ public enum ReportWriter {
         var anyArtifact = false
         try reader.forEachJob(run: runID) { detail in
             let job = JobReport(detail, axes: index.configuration(index.jobs[detail.row.ordinal]).axes)
-            let notes = carrier.carry(job)
+            let carried = try carrier.carry(job)
             anyArtifact = anyArtifact || !detail.artifacts.isEmpty
-            let carried = { (ref: ArtifactReference) in notes[ref] == nil && settings.artifacts.includes(job.status) }
-            chunks.add(job, carried: carried, note: { notes[$0] })
-            try summary.add(job, carried: carried)
+            chunks.add(job, carried: carried)
+            try summary.add(job) { if case .success = carried[$0] { true } else { false } }
             if job.status != .passed && job.status != .notRun {
                 let result = job.row.result
                 failures[detail.row.ordinal] = JUnitReport.failureText(
@@ -133,7 +134,9 @@ public enum ReportWriter {
         summary.finish()
         try summaryOutput.finish()
         files.chunks = try chunks.finish()
+        try carrier.finish()
         files.blobs = carrier.files
+        files.carriedBlobs = carrier.count
         files.blobBytes = carrier.compressedBytes
         if store == nil && anyArtifact {
             warnings.append("no blob store at \(blobsRoot.path): artifacts are listed but not carried")

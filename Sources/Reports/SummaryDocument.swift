@@ -38,14 +38,11 @@ public struct SummaryDocument: Sendable, Hashable, Codable {
         public var sha256: String
         public var rawSize: Int
         public var compressedSize: Int
-        /// Whether the report folder carries the blob (``reportBlob``).
+        /// Whether the report folder carries the blob (in one of its `blobs/pack-NNN.js`).
         public var carried: Bool
 
         /// The blob in the store, relative to the store directory (`blobs/ab/ab….gz`).
         public var blob: String { "blobs/\(sha256.prefix(2))/\(sha256).gz" }
-        /// The blob's copy in the report folder (`blobs/<sha256>.js`: compressed, base64 in a script); nil when the
-        /// folder does not carry it.
-        public var reportBlob: String? { carried ? BlobCarrier.path(sha256) : nil }
 
         init(attempt: Int, step: Int, name: String, mediaType: String, sha256: String, rawSize: Int, compressedSize: Int,
              carried: Bool) {
