@@ -173,28 +173,29 @@ enum ReportsBench {
         return jobs.count
     }
 
-    /// Runs this executable with `arguments`; its exit status and peak resident set size.
+    /// Runs this executable with `arguments` (output discarded); its exit status and peak resident set size, from
+    /// `wait4`'s usage of that child alone.
     private static func runChild(_ arguments: [String]) throws -> (status: Int32, maxRSSBytes: Int) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL
-        if let path = Bundle.main.executableURL { process.executableURL = path }
-        process.arguments = arguments
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        return (process.terminationStatus, maxResidentBytes(children: true))
-    }
-
-    /// Peak resident set size of this process, or the largest of its waited-for children, in bytes
-    /// (`ru_maxrss` is kilobytes on Linux, bytes on Darwin).
-    static func maxResidentBytes(children: Bool) -> Int {
+        let executable = Bundle.main.executableURL?.path ?? CommandLine.arguments[0]
+        var actions: posix_spawn_file_actions_t = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        defer { for arg in argv { free(arg) } }
+        var pid: pid_t = 0
+        let rc = posix_spawn(&pid, executable, &actions, nil, argv, environ)
+        guard rc == 0 else { throw CommandFailure("cannot start \(executable): \(String(cString: strerror(rc)))") }
+        var status: Int32 = 0
         var usage = rusage()
+        while wait4(pid, &status, 0, &usage) < 0 {
+            guard errno == EINTR else { throw CommandFailure("wait4: \(String(cString: strerror(errno)))") }
+        }
+        let exit = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
         #if canImport(Darwin)
-        getrusage(children ? RUSAGE_CHILDREN : RUSAGE_SELF, &usage)
-        return Int(usage.ru_maxrss)
+        return (exit, Int(usage.ru_maxrss))  // bytes on Darwin
         #else
-        getrusage(children ? RUSAGE_CHILDREN.rawValue : RUSAGE_SELF.rawValue, &usage)
-        return Int(usage.ru_maxrss) * 1024
+        return (exit, Int(usage.ru_maxrss) * 1024)  // kilobytes on Linux
         #endif
     }
 

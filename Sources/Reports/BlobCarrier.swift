@@ -42,8 +42,9 @@ public enum ArtifactKind: String, Sendable, Hashable, Codable {
 }
 
 /// Copies the blobs a report shows into pack files `<report folder>/blobs/pack-NNN.js`, still gzip-compressed: each
-/// blob once, however many jobs reference it, as a line `FM.blob("<sha256>","<base64 of the .gz bytes>");` (a script,
-/// so a page opened from `file://` can load it; the page decompresses a blob with `DecompressionStream`). A pack is
+/// blob once, however many jobs reference it. A pack is one call `FM.pack(N,["<base64 of a .gz>",\n…]);` (a script,
+/// so a page opened from `file://` can load it; the page decompresses a blob with `DecompressionStream`); a job's
+/// chunk names each artifact's blob by `[pack, index]`. A pack is
 /// closed once it holds ``packSize`` bytes, so a nightly's thousands of blobs are a few files, and the blobs of one
 /// job (streamed in plan order) usually share a pack. Base64 adds a third; nothing is ever stored decompressed.
 final class BlobCarrier {
@@ -54,8 +55,8 @@ final class BlobCarrier {
     private let folder: URL
     private let selection: ArtifactSelection
     private let maxArtifactSize: Int
-    /// Blob → its pack, or why it is not carried.
-    private var done: [String: Result<Int, Note>] = [:]
+    /// Blob → where it is, or why it is not carried.
+    private var done: [String: Result<Place, Note>] = [:]
     private var pack: ReportOutput?
     private var packBytes = 0
     private(set) var files: [URL] = []
@@ -65,6 +66,11 @@ final class BlobCarrier {
     private(set) var compressedBytes = 0
 
     struct Note: Error { var text: String }
+
+    /// A carried blob: its pack and its index in the pack.
+    struct Place { var pack: Int, index: Int }
+
+    private var inPack = 0
 
     init(store: BlobStore?, folder: URL, selection: ArtifactSelection, maxArtifactSize: Int) throws {
         self.store = store
@@ -87,8 +93,8 @@ final class BlobCarrier {
 
     /// Carries the artifacts of `job` that the selection includes. Returns, per artifact, its pack or why it is not
     /// carried.
-    func carry(_ job: JobReport) throws -> [ArtifactReference: Result<Int, Note>] {
-        var out: [ArtifactReference: Result<Int, Note>] = [:]
+    func carry(_ job: JobReport) throws -> [ArtifactReference: Result<Place, Note>] {
+        var out: [ArtifactReference: Result<Place, Note>] = [:]
         let selected = selection.includes(job.status)
         for attempt in job.attempts {
             for ref in attempt.artifacts {
@@ -102,7 +108,7 @@ final class BlobCarrier {
         return out
     }
 
-    private func carry(_ ref: ArtifactReference, job: String, attempt: Int) throws -> Result<Int, Note> {
+    private func carry(_ ref: ArtifactReference, job: String, attempt: Int) throws -> Result<Place, Note> {
         if let known = done[ref.sha256] { return known }
         let result = try write(ref)
         done[ref.sha256] = result
@@ -114,7 +120,7 @@ final class BlobCarrier {
 
     /// Appends the blob to the open pack; the reason when it cannot be read.
     /// - Throws: ``ReportError`` `.output` when a pack cannot be written.
-    private func write(_ ref: ArtifactReference) throws -> Result<Int, Note> {
+    private func write(_ ref: ArtifactReference) throws -> Result<Place, Note> {
         guard let store else { return .failure(Note(text: "unavailable: no blob store")) }
         guard ref.rawSize <= maxArtifactSize else {
             return .failure(Note(text: "unavailable: larger than \(maxArtifactSize) bytes"))
@@ -126,23 +132,29 @@ final class BlobCarrier {
             return .failure(Note(text: "unavailable: \(error.message)"))
         }
         if pack == nil || packBytes >= Self.packSize {
-            try pack?.finish()
+            try finish()
             let url = folder.appendingPathComponent(Self.path(pack: files.count))
-            pack = try ReportOutput(file: url, bufferSize: 256 << 10)
+            let output = try ReportOutput(file: url, bufferSize: 256 << 10)
+            output += "FM.pack(\(files.count),[\n"
+            pack = output
             files.append(url)
             packBytes = 0
+            inPack = 0
         }
-        let line = "FM.blob(" + JSONText.string(ref.sha256) + ",\"" + Data(bytes).base64EncodedString() + "\");\n"
-        pack? += line
-        packBytes += line.utf8.count
+        let text = (inPack == 0 ? "\"" : ",\n\"") + Data(bytes).base64EncodedString() + "\""
+        pack? += text
+        packBytes += text.utf8.count
+        inPack += 1
         count += 1
         compressedBytes += bytes.count
-        return .success(files.count - 1)
+        return .success(Place(pack: files.count - 1, index: inPack - 1))
     }
 
     /// Closes the last pack.
     func finish() throws {
-        try pack?.finish()
-        pack = nil
+        guard let pack else { return }
+        pack += "\n]);\n"
+        try pack.finish()
+        self.pack = nil
     }
 }

@@ -95,7 +95,7 @@ enum HTMLAssets {
           function mark(img, ok) { img.setAttribute('data-loaded', ok ? 'true' : 'false'); }
           // A job's panel is built when it is opened, from its chunk file (data/jobs-NNN.js); the artifacts it shows
           // come from the blob packs the folder carries (blobs/pack-NNN.js). Both are scripts that call FM.chunk /
-          // FM.blob with base64 of gzip (a page from file:// may load scripts, not fetch files); DecompressionStream
+          // FM.pack with base64 of gzip (a page from file:// may load scripts, not fetch files); DecompressionStream
           // inflates what is opened.
           var run = null;
           function runData() {
@@ -107,10 +107,10 @@ enum HTMLAssets {
             }
             return run;
           }
-          var chunks = {}, packed = {}, loads = {}, parsed = {}, urls = {};
+          var chunks = {}, packs = {}, loads = {}, parsed = {}, urls = {};
           window.FM = {
             chunk: function (n, data) { chunks[n] = data; },
-            blob: function (sha, data) { packed[sha] = data; }
+            pack: function (n, blobs) { packs[n] = blobs; }
           };
           function gunzip(base64) {
             var text = atob(base64), bytes = new Uint8Array(text.length);
@@ -157,9 +157,10 @@ enum HTMLAssets {
           function blobURL(r) {
             var sha = r[4];
             if (!urls[sha]) {
-              urls[sha] = load(numbered('blobs/pack-', r[5])).then(function () {
-                if (packed[sha] === undefined) throw new Error('blob ' + sha + ' is missing');
-                return gunzip(packed[sha]);
+              urls[sha] = load(numbered('blobs/pack-', r[5][0])).then(function () {
+                var pack = packs[r[5][0]];
+                if (!pack || typeof pack[r[5][1]] !== 'string') throw new Error('blob ' + sha + ' is missing');
+                return gunzip(pack[r[5][1]]);
               }).then(function (buffer) {
                 return {url: URL.createObjectURL(new Blob([buffer], {type: r[2]})), bytes: buffer};
               });
@@ -420,14 +421,15 @@ enum HTMLAssets {
             var row = e.target.closest ? e.target.closest('tr[data-values]') : null;
             if (row) highlight(row);
           });
-          // Bare cells get their tooltip when the pointer first reaches them.
+          // Cells get their tooltip when the pointer first reaches them.
           document.addEventListener('mouseover', function (e) {
             var cell = e.target.closest ? e.target.closest('a.cell[data-job]') : null;
             if (!cell || cell.hasAttribute('title')) return;
             var row = cell.closest('tr[data-scenario]'), config = configOf(cell), parts = [];
             for (var key in config) { if (key !== 'scenario') parts.push(key + '=' + config[key]); }
             var title = row && row.firstElementChild ? row.firstElementChild.firstChild.textContent.trim() : '';
-            cell.setAttribute('title', title + ' · ' + (parts.join(',') || 'default') + ' · passed');
+            var status = cell.getAttribute('data-status') || 'passed';
+            cell.setAttribute('title', title + ' · ' + (parts.join(',') || 'default') + ' · ' + (LABELS[status] || status));
           });
           fromHash();
           // Ready once the heat map and the failures by axis (parsed above this script) have been laid out for a

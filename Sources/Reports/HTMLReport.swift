@@ -146,12 +146,10 @@ struct HTMLReport {
                         out += "<a class=\"cell s-passed\" data-job=\"\(h(job.id))\"></a>"
                         continue
                     }
-                    let configuration = index.configuration(job).text
-                    let tip = "\(index.scenarioTitle(job)) · \(configuration.isEmpty ? "default" : configuration) · \(job.status.label)"
+                    // Its tooltip, like a passed cell's, comes from the script (scenario, header, status).
                     out += "<a class=\"cell s-\(job.status.rawValue)\(newIDs.contains(job.id) ? " new" : "")\""
-                        + " data-job=\"\(h(job.id))\" data-status=\"\(job.status.rawValue)\" href=\"#job=\(h(job.id))\""
-                        + " data-config=\"\(h(configuration))\""
-                        + " title=\"\(h(tip))\">\(Self.symbols[job.status] ?? "")</a>"
+                        + " data-job=\"\(h(job.id))\" data-status=\"\(job.status.rawValue)\" href=\"#job=\(h(job.id))\">"
+                        + (Self.symbols[job.status] ?? "") + "</a>"
                 }
                 out += "</td>"
                 if out.utf8.count > 1 << 16 {

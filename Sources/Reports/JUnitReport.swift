@@ -193,12 +193,11 @@ public enum JUnitReport {
             let why = result?.outcome == .cancelled ? "cancelled" : "not run"
             body += "      <skipped message=\"\(a(result?.failureMessage.map { "\(why): \($0)" } ?? why))\"/>\n"
         }
-        // A plain pass (one attempt) says only which job ran where: classname and name already say the rest, and a
+        // A plain pass (one attempt) is a bare test case: classname, name and time are what CI reads, and a
         // 100,000-job run has that many of them.
-        let plain = job.status == .passed && job.attempts.count == 1 && !job.attempts[0].superseded
-        var systemOut = plain ? "job \(job.id) \"\(job.job.scenarioTitle)\""
-            : "job \(job.id) scenario \(job.job.scenarioID) \"\(job.job.scenarioTitle)\" configuration \(job.job.configuration)"
-                + " registry \(job.job.registry): \(job.status.label) after \(job.attempts.count) attempt(s)"
+        if job.status == .passed && job.attempts.count == 1 && !job.attempts[0].superseded { return out + "/>\n" }
+        var systemOut = "job \(job.id) scenario \(job.job.scenarioID) \"\(job.job.scenarioTitle)\" configuration \(job.job.configuration)"
+            + " registry \(job.job.registry): \(job.status.label) after \(job.attempts.count) attempt(s)"
         for at in job.attempts {
             systemOut += "\nattempt \(at.attempt): \(at.outcome?.rawValue ?? "unfinished") on \(at.row.worker.isEmpty ? "?" : at.row.worker)"
                 + (at.superseded ? " (superseded)" : "")

@@ -17,7 +17,7 @@ import Journal
 ///              failureMessage, [attempt…]], …}
 /// attempt:  [attempt, worker, outcome, durationUs, startedAfter, superseded 0|1, failureStep, message, [step…], [artifact…]]
 /// step:     [index, key, outcome, durationUs, message, interruptions]   (the last two only when either is set)
-/// artifact: [step, name, mediaType, rawSize, sha256, pack (blobs/pack-NNN.js) or null, note, kind]
+/// artifact: [step, name, mediaType, rawSize, sha256, [pack, index] (blobs/pack-NNN.js) or null, note, kind]
 /// ```
 final class JobChunks {
     /// Jobs per chunk (until ``maxChunks`` is reached; then chunks grow).
@@ -74,7 +74,7 @@ final class JobChunks {
 
     /// Appends one job's entry to its chunk.
     /// - Parameter carried: the pack of each artifact the folder carries, or why it does not.
-    func add(_ job: JobReport, carried: [ArtifactReference: Result<Int, BlobCarrier.Note>]) {
+    func add(_ job: JobReport, carried: [ArtifactReference: Result<BlobCarrier.Place, BlobCarrier.Note>]) {
         let s = Self.s
         var values: [String: String] = [:]
         for v in job.axes { values[v.axis] = v.value }
@@ -105,7 +105,7 @@ final class JobChunks {
                 text += (k == 0 ? "[" : ",[") + String(ref.stepIndex) + "," + s(ref.name) + "," + s(ref.mediaType) + ","
                     + String(ref.rawSize) + "," + JSONText.string(ref.sha256) + ","
                 switch carried[ref] {
-                case .success(let pack): text += String(pack) + ",null,"
+                case .success(let place): text += "[\(place.pack),\(place.index)],null,"
                 case .failure(let note): text += "null," + s(note.text) + ","
                 case nil: text += "null,\"not carried\","
                 }

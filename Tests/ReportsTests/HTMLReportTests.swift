@@ -110,7 +110,7 @@ struct HTMLReportTests {
         let refs = try #require(attempts[1][9] as? [[Any]])
         #expect(refs.map { $0[1] as? String } == ["wireframe.png", "surface.json", "log.txt"])
         #expect(refs.map { $0[7] as? String } == ["image", "json", "text"])
-        #expect(refs.allSatisfy { $0[0] as? Int == 2 && $0[5] as? Int == 0 })
+        #expect(refs.allSatisfy { $0[0] as? Int == 2 && ($0[5] as? [Int])?.first == 0 })
     }
 
     @Test("a flaky job's panel data shows the failed attempt and the passing retry on another worker")

@@ -41,20 +41,29 @@ struct WrittenReport {
         try #require(try chunkJobs()[id])
     }
 
-    /// The decompressed content of a blob the folder carries (in one of its `blobs/pack-NNN.js`).
+    /// The decompressed content of a blob the folder carries, by hash (found through the chunks' `[pack, index]`).
     func blob(_ sha256: String) throws -> [UInt8] {
         try #require(try carried()[sha256])
     }
 
-    /// Every blob the folder carries, decompressed, by hash.
+    /// Every blob the chunks reference in the folder's packs, decompressed, by hash.
     func carried() throws -> [String: [UInt8]] {
+        let packs = try files.blobs.map { url in
+            let text = try String(contentsOf: url, encoding: .utf8)
+            let open = try #require(text.range(of: ",[\n"))
+            let close = try #require(text.range(of: "\n]);", options: .backwards))
+            return text[open.upperBound..<close.lowerBound].split(separator: ",\n").map { String($0.dropFirst().dropLast()) }
+        }
         var blobs: [String: [UInt8]] = [:]
-        for url in files.blobs {
-            for line in try String(contentsOf: url, encoding: .utf8).split(separator: "\n") {
-                let sha = try #require(line.split(separator: "\"").dropFirst().first)
-                blobs[String(sha)] = try ReportScript.payload(of: String(line))
+        for job in try chunkJobs().values {
+            for attempt in job[8] as? [[Any]] ?? [] {
+                for ref in attempt[9] as? [[Any]] ?? [] {
+                    guard let place = ref[5] as? [Int], let sha = ref[4] as? String else { continue }
+                    blobs[sha] = try ReportScript.gunzip(packs[place[0]][place[1]])
+                }
             }
         }
+        #expect(blobs.count == packs.reduce(0) { $0 + $1.count })
         return blobs
     }
 }
@@ -66,11 +75,16 @@ enum ReportScript {
         try payload(of: try String(contentsOf: url, encoding: .utf8))
     }
 
-    /// The decompressed payload of one `FM.…(…, "<base64>");` call.
+    /// The decompressed payload of one `FM.chunk(n,"<base64>");` call.
     static func payload(of text: String) throws -> [UInt8] {
         let open = try #require(text.range(of: ",\""))
         let close = try #require(text.range(of: "\");", options: .backwards))
-        let compressed = try #require(Data(base64Encoded: String(text[open.upperBound..<close.lowerBound])))
+        return try gunzip(String(text[open.upperBound..<close.lowerBound]))
+    }
+
+    /// Base64 of gzip, decoded and decompressed.
+    static func gunzip(_ base64: String) throws -> [UInt8] {
+        let compressed = try #require(Data(base64Encoded: base64))
         let decompressor = try GzipDecompressor(maxOutputSize: 1 << 30)
         var out: [UInt8] = []
         try compressed.withUnsafeBytes { try decompressor.decompress($0) { out.append(contentsOf: $0) } }
@@ -118,7 +132,7 @@ struct ReportWriterTests {
         let attempts = try #require(try written.jobData(failed.jobID)[8] as? [[Any]])
         let refs = try #require(attempts[0][9] as? [[Any]])
         let png = try #require(refs.first { $0[1] as? String == "wireframe.png" })
-        #expect(png[5] as? Int == 0)
+        #expect((png[5] as? [Int])?.first == 0)
         #expect(try written.blob(try #require(png[4] as? String)) == PNG.checkerboard(width: 24, height: 16))
         let log = try #require((attempts[1][9] as? [[Any]])?.first { $0[1] as? String == "log.txt" })
         #expect(String(decoding: try written.blob(try #require(log[4] as? String)), as: UTF8.self)
