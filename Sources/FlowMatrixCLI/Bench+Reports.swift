@@ -35,7 +35,12 @@ enum ReportsBench {
     ///   plus a few flaky and timed-out jobs; otherwise every job passes and nothing is stored.
     private static func run(scenarios: Int, failures: Bool) throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("flowmatrix-bench-reports-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: directory) }
+        // FLOWMATRIX_BENCH_KEEP=1 keeps the journal, the store and the report folder for a look.
+        defer {
+            if ProcessInfo.processInfo.environment["FLOWMATRIX_BENCH_KEEP"] == "1" { print("  kept \(directory.path)") } else {
+                try? FileManager.default.removeItem(at: directory)
+            }
+        }
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let runID = "bench"
         let jobCount = try fillJournal(directory, runID: runID, scenarios: scenarios, failures: failures)
@@ -48,8 +53,9 @@ enum ReportsBench {
         let child = try runChild(["report", runID, "--store", directory.path])
         let wall = clock.now - started
         guard child.status == 0 else { throw CommandFailure("flowmatrix report exited \(child.status)") }
-        print(String(format: "  flowmatrix report (child process): %.2f s wall, peak RSS %.1f MB (targets: <= 2 s, <= 150 MB)",
-                     BenchCommand.seconds(wall), Double(child.maxRSSBytes) / 1e6))
+        print(String(format: "  flowmatrix report (child process): %.2f s wall, %.2f s CPU, peak RSS %.1f MB"
+                     + " (targets: <= 2 s, <= 150 MB)", BenchCommand.seconds(wall), child.cpuSeconds,
+                     Double(child.maxRSSBytes) / 1e6))
 
         // The same in process, for the time per phase.
         let reader = try JournalReader(path: directory.appendingPathComponent("journal.sqlite").path)
@@ -175,7 +181,7 @@ enum ReportsBench {
 
     /// Runs this executable with `arguments` (output discarded); its exit status and peak resident set size, from
     /// `wait4`'s usage of that child alone.
-    private static func runChild(_ arguments: [String]) throws -> (status: Int32, maxRSSBytes: Int) {
+    private static func runChild(_ arguments: [String]) throws -> (status: Int32, maxRSSBytes: Int, cpuSeconds: Double) {
         let executable = Bundle.main.executableURL?.path ?? CommandLine.arguments[0]
         var actions: posix_spawn_file_actions_t = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
@@ -192,10 +198,12 @@ enum ReportsBench {
             guard errno == EINTR else { throw CommandFailure("wait4: \(String(cString: strerror(errno)))") }
         }
         let exit = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+        let cpu = Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec)
+            + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
         #if canImport(Darwin)
-        return (exit, Int(usage.ru_maxrss))  // bytes on Darwin
+        return (exit, Int(usage.ru_maxrss), cpu)  // bytes on Darwin
         #else
-        return (exit, Int(usage.ru_maxrss) * 1024)  // kilobytes on Linux
+        return (exit, Int(usage.ru_maxrss) * 1024, cpu)  // kilobytes on Linux
         #endif
     }
 
