@@ -31,8 +31,9 @@ enum ReportsBench {
         return out
     }()
 
-    /// - Parameter failures: 10 % of the jobs fail (twice, each attempt storing a wireframe, a snapshot and a log),
-    ///   plus a few flaky and timed-out jobs; otherwise every job passes and nothing is stored.
+    /// - Parameter failures: 10 % of the jobs fail (twice, each attempt storing a wireframe, a snapshot and a log; the
+    ///   wireframe and snapshot are the same in both attempts), plus a few flaky and timed-out jobs; otherwise every
+    ///   job passes and nothing is stored.
     private static func run(scenarios: Int, failures: Bool) throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("flowmatrix-bench-reports-\(UUID().uuidString)")
         // FLOWMATRIX_BENCH_KEEP=1 keeps the journal, the store and the report folder for a look.
@@ -141,13 +142,15 @@ enum ReportsBench {
                         message: outcome == .passed ? nil : "'Total' clipped at \(i % 37) pt")))
                 }
                 if failsNow {
-                    let seed = UInt64(i * 4 + a)
+                    // Evidence of the failing step, shaped like the nightly's: a wireframe (128 × 96, noisy, so it
+                    // compresses like a real one) that is the same screen in both attempts of a job, its surface
+                    // snapshot, and a log that differs per attempt.
                     let sink = ArtifactSink()
                     for artifact in [
                         try sink.attach(name: "wireframe.png", mediaType: "image/png",
-                                        bytes: try ArtifactsBench.pngLike(width: 64, height: 48, seed: seed), step: 2),
+                                        bytes: try ArtifactsBench.pngLike(width: 128, height: 96, seed: UInt64(i)), step: 2),
                         try sink.attach(name: "surface.json", mediaType: "application/json", bytes: Array(
-                            #"{"job":"\#(job.jobID)","attempt":\#(a),"nodes":[{"id":"total","frame":[12,\#(i % 300),80,20],"clipped":true}]}"#.utf8), step: 2),
+                            #"{"job":"\#(job.jobID)","nodes":[{"id":"total","frame":[12,\#(i % 300),80,20],"clipped":true}]}"#.utf8), step: 2),
                         try sink.attach(name: "step.log", mediaType: "text/plain", bytes: Array(
                             "step 2 failed: 'Total' clipped at \(i % 37) pt (attempt \(a), job \(job.jobID))\n".utf8), step: 2),
                     ] {
