@@ -120,7 +120,7 @@ public enum ReportWriter {
         var failures: [Int: String] = [:]
         var anyArtifact = false
         try reader.forEachJob(run: runID) { detail in
-            let job = JobReport(detail, axes: index.configuration(index.jobs[detail.row.ordinal]).axes)
+            let job = JobReport(detail, axes: index.axes(of: detail.row))
             let carried = try carrier.carry(job)
             anyArtifact = anyArtifact || !detail.artifacts.isEmpty
             chunks.add(job, carried: carried)
@@ -149,7 +149,7 @@ public enum ReportWriter {
         let junit = try ReportOutput(file: files.junit)
         try JUnitReport.write(index, grouping: settings.junitGrouping, to: junit) { body in
             try reader.forEachJob(run: runID, order: settings.junitGrouping == .scenario ? .byScenario : .byConfiguration) {
-                body(JobReport($0, axes: index.configuration(index.jobs[$0.row.ordinal]).axes))
+                body(JobReport($0, axes: index.axes(of: $0.row)))
             }
         }
         try junit.finish()

@@ -131,6 +131,15 @@ struct RunIndex {
     func configuration(_ job: Job) -> Configuration { configurations[Int(job.configuration)] }
     func registry(_ job: Job) -> String { registries[Int(job.registry)] }
 
+    /// The parsed axes of a streamed job row: its configuration's in the index (parsed once per configuration), or
+    /// parsed now for a job the index does not hold (planned after the index was read, by a resume).
+    func axes(of row: JobRow) -> [AxisValue] {
+        if row.ordinal < jobs.count, jobs[row.ordinal].id == row.job.jobID {
+            return configurations[Int(jobs[row.ordinal].configuration)].axes
+        }
+        return AxisValue.parse(configuration: row.job.configuration, json: row.job.configurationJSON)
+    }
+
     /// Jobs by cell status (every status present, zero when none).
     var counts: [CellStatus: Int] {
         var counts = Dictionary(uniqueKeysWithValues: CellStatus.allCases.map { ($0, 0) })

@@ -258,8 +258,11 @@ public struct SummaryDocument: Sendable, Hashable, Codable {
         /// One job, in plan order.
         func add(_ job: JobReport, carried: (ArtifactReference) -> Bool) throws {
             if PassedJob.fits(job) {
-                fits[job.row.ordinal] = true
-                return
+                // A job planned after the index was read (a resume) has no compact row: it goes in full.
+                if job.row.ordinal < fits.count, index.jobs[job.row.ordinal].id == job.id {
+                    fits[job.row.ordinal] = true
+                    return
+                }
             }
             out += (first ? "\n" : ",\n") + String(decoding: try encoder.encode(SummaryDocument.job(job, carried: carried)),
                                                       as: UTF8.self)
