@@ -39,23 +39,13 @@ public struct AttemptWithSteps: Sendable, Hashable {
 }
 
 /// A job with its attempts (each with its steps) and artifact references, as
-/// ``JournalReader/forEachJob(run:order:_:)`` streams it.
+/// ``JournalReader/forEachJob(run:_:)`` streams it.
 public struct JobDetail: Sendable, Hashable {
     public var row: JobRow
     /// In attempt order (superseded ones included, flagged).
     public var attempts: [AttemptWithSteps]
     /// By attempt number, each in step then name order.
     public var artifacts: [Int: [ArtifactReference]]
-}
-
-/// The order in which ``JournalReader/forEachJob(run:order:_:)`` streams a run's jobs.
-public enum JobStreamOrder: Sendable, Hashable {
-    /// Plan order.
-    case plan
-    /// Grouped by scenario id: groups in the order of their first job in the plan, plan order within a group.
-    case byScenario
-    /// Grouped by configuration and registry, like ``byScenario``.
-    case byConfiguration
 }
 
 /// A stored artifact reference with where it belongs.
@@ -296,50 +286,37 @@ public final class JournalReader: Sendable {
             result: result)
     }
 
-    /// Streams the jobs of a run with their attempts, steps and artifact references, one job at a time, from one
-    /// query (SQLite steps through the rows; nothing is collected, so memory does not grow with the number of jobs).
-    /// `body` runs inside the reader's read transaction and must not call this reader.
-    /// - Parameter order: plan order, or grouped (by scenario or by configuration and registry: groups in the order
-    ///   of their first job in the plan, plan order within a group), for writers that emit one section per group.
-    public func forEachJob(run runID: String, order: JobStreamOrder = .plan, _ body: (JobDetail) throws -> Void)
-        throws
-    {
-        let group: String
-        switch order {
-        case .plan: group = "job_key"
-        case .byScenario: group = "MIN(job_key) OVER (PARTITION BY scenario_id)"
-        case .byConfiguration: group = "MIN(job_key) OVER (PARTITION BY configuration, registry)"
-        }
+    /// Streams the jobs of a run in plan order with their attempts, steps and artifact references, one job at a time,
+    /// from one query (SQLite steps through the rows; nothing is collected, so memory does not grow with the number
+    /// of jobs). `body` runs inside the reader's read transaction and must not call this reader.
+    public func forEachJob(run runID: String, _ body: (JobDetail) throws -> Void) throws {
         let sql = """
-            WITH o AS (
-                SELECT job_key, ROW_NUMBER() OVER (ORDER BY job_key) - 1 AS ordinal, \(group) AS grp
-                FROM jobs WHERE run_key = (SELECT run_key FROM runs WHERE run_id = ?)
-            )
-            SELECT \(Self.jobColumns), o.ordinal, j.job_key, \(Self.attemptColumns), a.steps,
+            SELECT \(Self.jobColumns), j.job_key, \(Self.attemptColumns), a.steps,
                 (SELECT json_group_array(json_array(x.step_index, x.name, x.media_type, x.sha256, x.compressed_size,
                     x.raw_size)) FROM (SELECT * FROM artifacts x WHERE x.job_key = a.job_key AND x.attempt = a.attempt
                     ORDER BY x.step_index, x.name) x)
-            FROM o JOIN jobs j ON j.job_key = o.job_key LEFT JOIN results r ON r.job_key = j.job_key
-                LEFT JOIN attempts a ON a.job_key = j.job_key
-            ORDER BY o.grp, o.job_key, a.attempt
+            FROM jobs j LEFT JOIN results r ON r.job_key = j.job_key LEFT JOIN attempts a ON a.job_key = j.job_key
+            WHERE j.run_key = (SELECT run_key FROM runs WHERE run_id = ?) ORDER BY j.job_key, a.attempt
             """
         try read { c in
             var current: JobDetail?
             var currentKey = -1
+            var ordinal = 0
             try c.forEachRow(sql, [.text(runID)]) { row in
-                let key = row.int(14)
+                let key = row.int(13)
                 if key != currentKey {
                     if let done = current { try body(done) }
-                    current = JobDetail(row: try Self.jobRow(row, ordinal: row.int(13)), attempts: [], artifacts: [:])
+                    current = JobDetail(row: try Self.jobRow(row, ordinal: ordinal), attempts: [], artifacts: [:])
                     currentKey = key
+                    ordinal += 1
                 }
-                guard !row.isNull(15) else { return }
+                guard !row.isNull(14) else { return }
                 let jobID = current?.row.job.jobID ?? ""
-                let attempt = try Self.attemptRow(row, "attempt of \(jobID)", base: 15)
+                let attempt = try Self.attemptRow(row, "attempt of \(jobID)", base: 14)
                 let steps = try StepLines.decode(
-                    row.optionalText(24) ?? "", "attempt \(attempt.attempt) of job \(jobID) in run \(runID)")
+                    row.optionalText(23) ?? "", "attempt \(attempt.attempt) of job \(jobID) in run \(runID)")
                 current?.attempts.append(AttemptWithSteps(attempt: attempt, steps: steps))
-                if let json = row.optionalText(25), json != "[]" {
+                if let json = row.optionalText(24), json != "[]" {
                     current?.artifacts[attempt.attempt] = try Self.artifactReferences(json, "job \(jobID)")
                 }
             }

@@ -150,8 +150,11 @@ public struct AxisPivot: Sendable, Hashable, Codable {
         func redundant(_ key: Key, _ jobs: Int) -> Bool {
             key.count > 1 && key.smaller.contains { initial[$0]?.jobs == jobs }
         }
-        let ranked = initial.filter { $0.value.failures > 0 && !redundant($0.key, $0.value.jobs) }.keys.map(group)
-            .sorted(by: rankedBefore)
+        // Labels are built once per group (a 100,000-job run has tens of thousands of groups, and ties are common).
+        let rankable = initial.filter { $0.value.failures > 0 && !redundant($0.key, $0.value.jobs) }.keys.map(group)
+        let labels = rankable.map(\.label)
+        let ranked = rankable.indices.sorted { rankedBefore(rankable[$0], rankable[$1], labels[$0], labels[$1]) }
+            .map { rankable[$0] }
 
         // Sequential covering: the best group of the jobs not yet explained, then the best of the rest, … "Best" is
         // weighted relative accuracy, `failures − jobs × (failures left / jobs left)`: the failures a group holds
@@ -164,13 +167,13 @@ public struct AxisPivot: Sendable, Hashable, Codable {
             let failures = remaining.reduce(0) { $0 + ($1.failure ? 1 : 0) }
             guard failures >= 2 else { break }
             let base = Double(failures) / Double(remaining.count)
-            var best: (gain: Double, group: Group, key: Key)?
+            var best: (gain: Double, group: Group, key: Key, label: String)?
             for (key, t) in tallies where t.failures >= 2 && Double(t.failures) / Double(t.jobs) >= minimumExplanationRate {
                 let gain = Double(t.failures) - Double(t.jobs) * base
                 if let b = best, gain < b.gain { continue }
                 let candidate = Self.group(axisValues(key), t, totalFailures: failures)
-                if let b = best, gain == b.gain, !rankedBefore(candidate, b.group) { continue }
-                best = (gain, candidate, key)
+                if let b = best, gain == b.gain, !rankedBefore(candidate, b.group, candidate.label, b.label) { continue }
+                best = (gain, candidate, key, candidate.label)
             }
             guard let best else { break }
             explanations.append(Explanation(group: group(best.key), explains: best.group.failures))
@@ -294,13 +297,14 @@ public struct AxisPivot: Sendable, Hashable, Codable {
         return a < b
     }
 
-    /// Higher score, then higher rate, then more failures, then fewer values, then label.
-    static func rankedBefore(_ a: Group, _ b: Group) -> Bool {
+    /// Higher score, then higher rate, then more failures, then fewer values, then label (given, when known).
+    static func rankedBefore(_ a: Group, _ b: Group, _ aLabel: @autoclosure () -> String? = nil,
+                             _ bLabel: @autoclosure () -> String? = nil) -> Bool {
         if a.score != b.score { return a.score > b.score }
         if a.rate != b.rate { return a.rate > b.rate }
         if a.failures != b.failures { return a.failures > b.failures }
         if a.values.count != b.values.count { return a.values.count < b.values.count }
-        return a.label < b.label
+        return (aLabel() ?? a.label) < (bLabel() ?? b.label)
     }
 
     /// One sentence for a person: which axis values the failures follow.

@@ -26,13 +26,73 @@ public enum JUnitReport {
     public static func xml(_ report: RunReport, grouping: JUnitGrouping = .scenario) -> String {
         let output = ReportOutput()
         let index = RunIndex(report)
-        // In memory the jobs are simply handed over suite by suite, in the order the journal would stream them.
-        let suites = Suites(index, grouping: grouping)
-        let ordered = report.jobs.indices.sorted { (suites.suiteOf[$0], $0) < (suites.suiteOf[$1], $1) }
-        write(index, grouping: grouping, to: output) { body in
-            for i in ordered { body(report.jobs[i]) }
+        var kept: [Int: [UInt8]] = [:]
+        for job in report.jobs where !isPlainPass(job) {
+            kept[job.row.ordinal] = Array(testcase(job, grouping: grouping, multipleRegistries: index.registries.count > 1).utf8)
         }
+        write(index, grouping: grouping, to: output) { kept[$0] }
         return output.text
+    }
+
+    /// The test cases of the jobs that are more than a plain pass, collected as the jobs stream by in plan order:
+    /// their XML goes to a temporary file and only its place is kept, so ``write(_:grouping:to:kept:)`` can put them
+    /// into their suites afterwards. A plain pass is written from the index alone.
+    final class Cases {
+        let grouping: JUnitGrouping
+        let multipleRegistries: Bool
+        private let file: FileHandle
+        private let url: URL
+        private var buffer: [UInt8] = []
+        private var length = 0
+        /// Plan position → byte range in the file.
+        private var places: [Int: Range<Int>] = [:]
+
+        /// Collects into a temporary file in `folder` (removed when this is released).
+        init(grouping: JUnitGrouping, multipleRegistries: Bool, folder: URL) throws {
+            self.grouping = grouping
+            self.multipleRegistries = multipleRegistries
+            url = folder.appendingPathComponent(".junit-cases-\(UUID().uuidString).tmp")
+            guard FileManager.default.createFile(atPath: url.path, contents: nil) else {
+                throw ReportError(code: .output, message: "cannot write \(url.path)")
+            }
+            do {
+                file = try FileHandle(forUpdating: url)
+            } catch {
+                try? FileManager.default.removeItem(at: url)
+                throw ReportError(code: .output, message: "cannot write \(url.path): \(error.localizedDescription)")
+            }
+        }
+
+        deinit {
+            try? file.close()
+            try? FileManager.default.removeItem(at: url)
+        }
+
+        /// Keeps the test case of `job` unless it is a plain pass.
+        func add(_ job: JobReport) {
+            guard !JUnitReport.isPlainPass(job) else { return }
+            let text = Array(JUnitReport.testcase(job, grouping: grouping, multipleRegistries: multipleRegistries).utf8)
+            places[job.row.ordinal] = length..<(length + text.count)
+            length += text.count
+            buffer += text
+            if buffer.count >= 1 << 20 { try? flush() }
+        }
+
+        /// Writes the buffered test cases (a failure here shows again, thrown, on the next ``text(_:)``).
+        private func flush() throws {
+            guard !buffer.isEmpty else { return }
+            try file.seekToEnd()
+            try file.write(contentsOf: buffer)
+            buffer.removeAll(keepingCapacity: true)
+        }
+
+        /// The kept test case of the job at plan position `ordinal`, or nil for a plain pass.
+        func text(_ ordinal: Int) throws -> [UInt8]? {
+            guard let range = places[ordinal] else { return nil }
+            try flush()
+            try file.seek(toOffset: UInt64(range.lowerBound))
+            return [UInt8](try file.read(upToCount: range.count) ?? Data())
+        }
     }
 
     /// The suites of a run: one per scenario or configuration, in order of their first job in the plan.
@@ -66,10 +126,10 @@ public enum JUnitReport {
         }
     }
 
-    /// Writes the XML document test case by test case. `jobs` hands over every job once, suite by suite (in the order
-    /// of ``Suites``: by scenario or configuration as the journal's grouped stream gives them).
+    /// Writes the XML document suite by suite: each job's kept test case (`kept(plan position)`, nil for a plain
+    /// pass), a plain pass from the index.
     static func write(_ index: RunIndex, grouping: JUnitGrouping, to out: ReportOutput,
-                      jobs: ((JobReport) -> Void) throws -> Void) rethrows {
+                      kept: (Int) throws -> [UInt8]?) rethrows {
         let multipleRegistries = index.registries.count > 1
         let suites = Suites(index, grouping: grouping)
         let timestamp = Format.timestamp(index.run.info.startedAt).replacingOccurrences(of: "Z", with: "")
@@ -79,29 +139,50 @@ public enum JUnitReport {
         out += "<testsuites name=\"\(a("flowmatrix \(index.run.info.matrixName) \(index.runID)"))\""
             + " tests=\"\(totals.tests)\" failures=\"\(totals.failures)\" errors=\"\(totals.errors)\""
             + " skipped=\"\(totals.skipped)\" time=\"\(Format.junitTime(index.duration))\" timestamp=\"\(timestamp)\">\n"
-        var open: String?
-        try jobs { job in
-            let name = grouping == .scenario
-                ? job.job.scenarioID : configurationName(job.job.configuration, job.job.registry, multipleRegistries)
-            if name != open {
-                if open != nil { out += "  </testsuite>\n" }
-                open = name
-                let suite = suites.names.firstIndex(of: name).map { ($0, suites.tallies[$0], suites.times[$0]) }
-                let t = suite?.1 ?? Tally()
-                out += "  <testsuite name=\"\(a(name))\" tests=\"\(t.tests)\" failures=\"\(t.failures)\""
-                    + " errors=\"\(t.errors)\" skipped=\"\(t.skipped)\" time=\"\(Format.junitTime(suite?.2 ?? 0))\""
-                    + " timestamp=\"\(timestamp)\" hostname=\"flowmatrix\">\n"
-                out += "    <properties>\n"
-                for (name, value) in [("flowmatrix.run", index.runID), ("flowmatrix.matrix", index.run.info.matrixName),
-                                      ("flowmatrix.seed", String(index.run.info.seed)), ("flowmatrix.flaky", String(t.flaky))] {
-                    out += "      <property name=\"\(a(name))\" value=\"\(a(value))\"/>\n"
-                }
-                out += "    </properties>\n"
-            }
-            out += testcase(job, grouping: grouping, multipleRegistries: multipleRegistries)
+        // The jobs of each suite, in plan order (a counting sort by suite).
+        var starts = Array(repeating: 0, count: suites.names.count + 1)
+        for suite in suites.suiteOf { starts[suite + 1] += 1 }
+        for i in suites.names.indices { starts[i + 1] += starts[i] }
+        var next = starts
+        var ordered = Array(repeating: Int32(0), count: index.jobs.count)
+        for (position, suite) in suites.suiteOf.enumerated() {
+            ordered[next[suite]] = Int32(position)
+            next[suite] += 1
         }
-        if open != nil { out += "  </testsuite>\n" }
+        for (suite, name) in suites.names.enumerated() {
+            let t = suites.tallies[suite]
+            out += "  <testsuite name=\"\(a(name))\" tests=\"\(t.tests)\" failures=\"\(t.failures)\""
+                + " errors=\"\(t.errors)\" skipped=\"\(t.skipped)\" time=\"\(Format.junitTime(suites.times[suite]))\""
+                + " timestamp=\"\(timestamp)\" hostname=\"flowmatrix\">\n"
+            out += "    <properties>\n"
+            for (name, value) in [("flowmatrix.run", index.runID), ("flowmatrix.matrix", index.run.info.matrixName),
+                                  ("flowmatrix.seed", String(index.run.info.seed)), ("flowmatrix.flaky", String(t.flaky))] {
+                out += "      <property name=\"\(a(name))\" value=\"\(a(value))\"/>\n"
+            }
+            out += "    </properties>\n"
+            for position in ordered[starts[suite]..<starts[suite + 1]] {
+                if let text = try kept(Int(position)) {
+                    out.write(bytes: text)
+                    continue
+                }
+                let job = index.jobs[Int(position)]
+                let config = configurationName(index.configuration(job).text, index.registry(job), multipleRegistries)
+                let scenario = index.scenarioID(job)
+                out += caseOpening(grouping == .scenario ? (scenario, config) : (config, scenario), job.duration) + "/>\n"
+            }
+            out += "  </testsuite>\n"
+        }
         out += "</testsuites>\n"
+    }
+
+    /// Passed on its only attempt: a bare test case.
+    static func isPlainPass(_ job: JobReport) -> Bool {
+        job.status == .passed && job.attempts.count == 1 && !job.attempts[0].superseded
+    }
+
+    /// `    <testcase name="…" classname="…" time="…"` (not closed).
+    private static func caseOpening(_ names: (classname: String, name: String), _ duration: Double?) -> String {
+        "    <testcase name=\"\(a(names.name))\" classname=\"\(a(names.classname))\" time=\"\(Format.junitTime(duration))\""
     }
 
     private static func a(_ s: String) -> String { Escape.xml(s, attribute: true) }
@@ -150,11 +231,10 @@ public enum JUnitReport {
         return lines.joined(separator: "\n")
     }
 
-    private static func testcase(_ job: JobReport, grouping: JUnitGrouping, multipleRegistries: Bool) -> String {
+    fileprivate static func testcase(_ job: JobReport, grouping: JUnitGrouping, multipleRegistries: Bool) -> String {
         let config = configurationName(job.job.configuration, job.job.registry, multipleRegistries)
-        let (classname, name) = grouping == .scenario ? (job.job.scenarioID, config) : (config, job.job.scenarioID)
-        var out = "    <testcase name=\"\(a(name))\" classname=\"\(a(classname))\""
-            + " time=\"\(Format.junitTime(job.row.result?.duration))\""
+        var out = caseOpening(grouping == .scenario ? (job.job.scenarioID, config) : (config, job.job.scenarioID),
+                              job.row.result?.duration)
         let deciding = job.decidingAttempt
         let others = job.attempts.filter {
             !$0.superseded && $0.attempt != deciding?.attempt && $0.outcome != nil && $0.outcome != .passed
@@ -195,7 +275,7 @@ public enum JUnitReport {
         }
         // A plain pass (one attempt) is a bare test case: classname, name and time are what CI reads, and a
         // 100,000-job run has that many of them.
-        if job.status == .passed && job.attempts.count == 1 && !job.attempts[0].superseded { return out + "/>\n" }
+        if isPlainPass(job) { return out + "/>\n" }
         var systemOut = "job \(job.id) scenario \(job.job.scenarioID) \"\(job.job.scenarioTitle)\" configuration \(job.job.configuration)"
             + " registry \(job.job.registry): \(job.status.label) after \(job.attempts.count) attempt(s)"
         for at in job.attempts {

@@ -56,6 +56,12 @@ final class ReportOutput {
         if handle != nil && buffer.count >= flushSize { flush() }
     }
 
+    /// Appends bytes (UTF-8 text already encoded).
+    func write(bytes: some Collection<UInt8>) {
+        buffer.append(contentsOf: bytes)
+        if handle != nil && buffer.count >= flushSize { flush() }
+    }
+
     static func += (output: ReportOutput, text: String) { output.write(text) }
 
     /// Everything written so far, for an in-memory output.

@@ -44,8 +44,8 @@ public struct ReportFiles: Sendable, Hashable {
     public var diff: RunDiff?
     /// Problems that did not stop the report (a blob missing from the store…), one sentence each.
     public var warnings: [String]
-    /// Seconds spent per phase, in order: `index`, (`diff` with a baseline), `pivot`, `jobs` (chunks, blobs and
-    /// summary.json, streamed together), `junit.xml`, `report.html`.
+    /// Seconds spent per phase, in order: `index`, (`diff` with a baseline), `pivot`, `jobs` (chunks, blobs,
+    /// summary.json and the test cases, streamed together), `junit.xml`, `report.html`.
     public var timings: [Timing] = []
 
     /// Time spent in one phase of writing a report.
@@ -117,6 +117,8 @@ public enum ReportWriter {
                                    start: index.run.info.startedAt)
         let summaryOutput = try ReportOutput(file: files.summary)
         let summary = try SummaryDocument.Writer(out: summaryOutput, index: index, pivot: pivot, diff: diff)
+        let cases = try JUnitReport.Cases(grouping: settings.junitGrouping, multipleRegistries: index.registries.count > 1,
+                                          folder: folder)
         var failures: [Int: String] = [:]
         var anyArtifact = false
         try reader.forEachJob(run: runID) { detail in
@@ -124,6 +126,7 @@ public enum ReportWriter {
             let carried = try carrier.carry(job)
             anyArtifact = anyArtifact || !detail.artifacts.isEmpty
             chunks.add(job, carried: carried)
+            cases.add(job)
             try summary.add(job) { if case .success = carried[$0] { true } else { false } }
             if job.status != .passed && job.status != .notRun {
                 let result = job.row.result
@@ -145,12 +148,14 @@ public enum ReportWriter {
         }
         lap("jobs")
 
-        // JUnit wants its test cases suite by suite: the journal streams them grouped.
+        // JUnit wants its test cases suite by suite: the kept ones come back from their temporary file.
         let junit = try ReportOutput(file: files.junit)
-        try JUnitReport.write(index, grouping: settings.junitGrouping, to: junit) { body in
-            try reader.forEachJob(run: runID, order: settings.junitGrouping == .scenario ? .byScenario : .byConfiguration) {
-                body(JobReport($0, axes: index.axes(of: $0.row)))
-            }
+        do {
+            try JUnitReport.write(index, grouping: settings.junitGrouping, to: junit) { try cases.text($0) }
+        } catch let error as ReportError {
+            throw error
+        } catch {
+            throw ReportError(code: .output, message: "cannot write \(files.junit.path): \(error.localizedDescription)")
         }
         try junit.finish()
         lap("junit.xml")
