@@ -369,28 +369,6 @@ public final class JournalReader: Sendable {
         }
     }
 
-    /// Every attempt of a run with its steps, by job id, each job's in attempt order: one query for what a
-    /// report of the whole run needs (instead of two per job).
-    public func attemptsWithSteps(run runID: String) throws -> [String: [AttemptWithSteps]] {
-        let rows = try read { c in
-            try c.query(
-                """
-                SELECT \(Self.attemptColumns), j.job_id, a.steps
-                FROM attempts a JOIN jobs j ON j.job_key = a.job_key
-                WHERE j.run_key = (SELECT run_key FROM runs WHERE run_id = ?) ORDER BY a.job_key, a.attempt
-                """,
-                [.text(runID)]
-            ) { row in (row.text(9), try Self.attemptRow(row, "attempt of \(row.text(9))"), row.optionalText(10)) }
-        }
-        var out: [String: [AttemptWithSteps]] = [:]
-        for (jobID, attempt, steps) in rows {
-            let decoded = try StepLines.decode(
-                steps ?? "", "attempt \(attempt.attempt) of job \(jobID) in run \(runID)")
-            out[jobID, default: []].append(AttemptWithSteps(attempt: attempt, steps: decoded))
-        }
-        return out
-    }
-
     private static let attemptColumns = """
         a.attempt, a.worker, a.started_at, a.finished_at, a.outcome, a.failure_step, a.message, a.duration_s,
         a.superseded
