@@ -32,19 +32,25 @@ enum HTMLAssets {
         table.grid td,table.grid th{border-bottom:1px solid var(--line);padding:4px 8px;text-align:left;vertical-align:top}
         table.grid th{color:var(--muted);font-weight:600}
         .scroll{overflow:auto;max-width:100%}
-        table.heatmap th,table.heatmap td{padding:1px;text-align:center;font-size:11.5px}
-        table.heatmap thead th{font-weight:500;color:var(--muted);border-bottom:1px solid var(--line);white-space:nowrap;padding:2px 4px}
-        table.heatmap thead th.axis{text-align:right;font-weight:700;color:var(--ink)}
-        table.heatmap tbody th{text-align:right;font-weight:500;padding-right:8px;white-space:nowrap;max-width:28em;overflow:hidden;
-        text-overflow:ellipsis}
-        a.cell{display:flex;align-items:center;justify-content:center;width:22px;height:22px;border-radius:4px;color:#fff;
-        text-decoration:none;font-weight:700;position:relative}
-        a.cell{cursor:pointer}
-        a.cell.s-passed:empty::after{content:"✓"}
+        .heatmap{font-size:11.5px}
+        .heatmap .hl,.heatmap .hr{white-space:nowrap;height:24px;line-height:24px;width:max-content}
+        .heatmap .hr{content-visibility:auto;contain-intrinsic-size:auto 24px}
+        .heatmap .hl{color:var(--muted);border-bottom:1px solid var(--line)}
+        .heatmap .axis,.heatmap .rh{display:inline-block;width:18em;text-align:right;padding-right:8px;overflow:hidden;
+        text-overflow:ellipsis;vertical-align:top}
+        .heatmap .axis{font-weight:700;color:var(--ink)}
+        .heatmap .rh{font-weight:500}
+        .heatmap .h{display:inline-block;text-align:center;overflow:hidden;text-overflow:ellipsis;vertical-align:top;
+        border-left:1px solid var(--line)}
+        a.cell,i.none,span.multi{display:inline-block;width:22px;height:22px;margin:1px;vertical-align:top}
+        span.multi{display:inline-flex}
+        span.multi a.cell{flex:1;width:auto;margin:0 1px 0 0}
+        a.cell{border-radius:4px;color:#fff;text-align:center;line-height:22px;text-decoration:none;font-weight:700;
+        position:relative;cursor:pointer}
         a.cell:hover,a.cell.selected{outline:3px solid #1d232b;outline-offset:1px}
         a.cell.new::after{content:"";position:absolute;top:-3px;right:-3px;width:8px;height:8px;border-radius:50%;background:#111;
         border:1px solid #fff}
-        td.none{background:repeating-linear-gradient(45deg,#fff,#fff 3px,#eef0f2 3px,#eef0f2 6px)}
+        i.none{background:repeating-linear-gradient(45deg,#fff,#fff 3px,#eef0f2 3px,#eef0f2 6px)}
         .legend{display:flex;flex-wrap:wrap;gap:12px;margin:6px 0 10px;font-size:12.5px;align-items:center}
         .legend .cell{width:16px;height:16px;display:inline-flex;font-size:10px}
         .bar{background:#eef0f2;height:10px;border-radius:5px;min-width:80px;position:relative;overflow:hidden}
@@ -71,11 +77,11 @@ enum HTMLAssets {
         details.category summary{cursor:pointer}
         .note{color:var(--muted);font-style:italic}
         label.toggle{font-size:12.5px;color:var(--muted)}
-        table.heatmap.only-failing tbody tr[data-failing="0"]{display:none}
+        .heatmap.only-failing .hr[data-failing="0"]{display:none}
         tr[data-values]{cursor:pointer}
         tr[data-values]:hover,tr[data-values].active{background:#eef4ff}
-        table.heatmap.highlighting a.cell:not(.match){opacity:.18}
-        table.heatmap.highlighting a.cell.match{outline:2px solid #1d232b}
+        .heatmap.highlighting a.cell:not(.match){opacity:.18}
+        .heatmap.highlighting a.cell.match{outline:2px solid #1d232b}
         """
 
     static let script = """
@@ -361,33 +367,37 @@ enum HTMLAssets {
               if (map) map.classList.toggle('only-failing', toggle.checked);
             });
           }
-          // A cell's configuration comes from the header above its column (every header row is one axis).
+          // A cell's configuration comes from the header above its column (every header line is one axis): a
+          // row's first element is its title, then one element per column (a cell, a hatched gap, or a box of cells).
           var columns = null;
           function headerColumns() {
             if (columns !== null) return columns;
             columns = [];
-            var rows = document.querySelectorAll('#heatmap-table thead tr');
-            for (var r = 0; r < rows.length; r++) {
-              var ths = rows[r].children, labels = [];
-              for (var c = 1; c < ths.length; c++) {
-                for (var n = 0; n < (ths[c].colSpan || 1); n++) labels.push(ths[c].textContent);
+            var lines = document.querySelectorAll('#heatmap-table .hl');
+            for (var r = 0; r < lines.length; r++) {
+              var parts = lines[r].children, labels = [];
+              for (var c = 1; c < parts.length; c++) {
+                var span = Number(parts[c].getAttribute('data-span')) || 1;
+                for (var n = 0; n < span; n++) labels.push(parts[c].textContent);
               }
-              columns.push({axis: ths.length ? ths[0].textContent : '', labels: labels});
+              columns.push({axis: parts.length ? parts[0].textContent : '', labels: labels});
             }
             return columns;
           }
-          function configOf(cell) {
-            var values = {};
-            var td = cell.closest('td');
-            var column = td ? td.cellIndex - 1 : -1;
-            var levels = headerColumns();
+          function configAt(row, column) {
+            var values = {}, levels = headerColumns();
             for (var i = 0; i < levels.length; i++) {
               var label = levels[i].labels[column];
               if (label !== undefined && label !== '–') values[levels[i].axis] = label;
             }
-            var row = cell.closest('tr[data-scenario]');
-            if (row) values.scenario = row.getAttribute('data-scenario');
+            values.scenario = row.getAttribute('data-scenario');
             return values;
+          }
+          function configOf(cell) {
+            var box = cell.parentElement && cell.parentElement.classList.contains('multi') ? cell.parentElement : cell;
+            var row = box.closest('.hr[data-scenario]');
+            if (!row) return {};
+            return configAt(row, Array.prototype.indexOf.call(row.children, box) - 1);
           }
           var activeRow = null;
           function highlight(row) {
@@ -405,10 +415,15 @@ enum HTMLAssets {
             activeRow = row;
             row.classList.add('active');
             map.classList.add('highlighting');
-            for (var j = 0; j < cells.length; j++) {
-              var config = configOf(cells[j]);
-              var match = wanted.every(function (pair) { return config[pair[0]] === pair[1]; });
-              cells[j].classList.toggle('match', match);
+            var rows = map.querySelectorAll('.hr');
+            for (var r = 0; r < rows.length; r++) {
+              var kids = rows[r].children;
+              for (var c = 1; c < kids.length; c++) {
+                var config = configAt(rows[r], c - 1);
+                var match = wanted.every(function (pair) { return config[pair[0]] === pair[1]; });
+                var inside = kids[c].matches('a.cell') ? [kids[c]] : kids[c].querySelectorAll('a.cell');
+                for (var k = 0; k < inside.length; k++) inside[k].classList.toggle('match', match);
+              }
             }
           }
           document.addEventListener('click', function (e) {
@@ -425,7 +440,7 @@ enum HTMLAssets {
           document.addEventListener('mouseover', function (e) {
             var cell = e.target.closest ? e.target.closest('a.cell[data-job]') : null;
             if (!cell || cell.hasAttribute('title')) return;
-            var row = cell.closest('tr[data-scenario]'), config = configOf(cell), parts = [];
+            var row = cell.closest('.hr[data-scenario]'), config = configOf(cell), parts = [];
             for (var key in config) { if (key !== 'scenario') parts.push(key + '=' + config[key]); }
             var title = row && row.firstElementChild ? row.firstElementChild.firstChild.textContent.trim() : '';
             var status = cell.getAttribute('data-status') || 'passed';

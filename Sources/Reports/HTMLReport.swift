@@ -119,29 +119,31 @@ struct HTMLReport {
         }
         if diff != nil { out += "<span><span class=\"cell s-failed new\"></span> new since the baseline</span>" }
         out += "<label class=\"toggle\"><input type=\"checkbox\" id=\"only-failing\"> only scenarios with problems</label></div>\n"
-        out += "<div class=\"scroll\"><table class=\"heatmap\" id=\"heatmap-table\">\n<thead>\n"
+        // Rows of inline cells rather than a table: a row off screen skips layout and paint (`content-visibility`),
+        // so 100,000 cells draw quickly. Every cell is 24 px wide; a header label spans its columns.
+        out += "<div class=\"scroll\"><div class=\"heatmap\" id=\"heatmap-table\">\n"
         for (level, cells) in layout.header.enumerated() {
-            out += "<tr><th class=\"axis\">\(h(layout.headerAxes[level]))</th>"
+            out += "<div class=\"hl\"><span class=\"axis\">\(h(layout.headerAxes[level]))</span>"
             for cell in cells {
-                out += "<th\(cell.span > 1 ? " colspan=\"\(cell.span)\"" : "")>\(h(cell.label))</th>"
+                out += "<span class=\"h\" data-span=\"\(cell.span)\" style=\"width:\(cell.span * 24)px\">\(h(cell.label))</span>"
             }
-            out += "</tr>\n"
+            out += "</div>\n"
         }
-        out += "</thead>\n<tbody>\n"
         output += out
         for row in layout.rows {
-            var out = "<tr data-failing=\"\(row.failing ? 1 : 0)\" data-scenario=\"\(h(row.scenarioID))\">"
-                + "<th title=\"\(h(row.scenarioID))\">\(h(row.title))"
-                + " <span class=\"muted mono\">\(h(row.scenarioID))</span></th>"
+            var out = "<div class=\"hr\" data-failing=\"\(row.failing ? 1 : 0)\" data-scenario=\"\(h(row.scenarioID))\">"
+                + "<span class=\"rh\" title=\"\(h(row.scenarioID))\">\(h(row.title))"
+                + " <span class=\"muted mono\">\(h(row.scenarioID))</span></span>"
             for jobs in row.cells {
                 guard !jobs.isEmpty else {
-                    out += "<td class=\"none\"></td>"
+                    out += "<i class=\"none\"></i>"
                     continue
                 }
-                out += "<td>"
+                // One element per column: the cell, or a box of the column's cells when it has several jobs.
+                if jobs.count > 1 { out += "<span class=\"multi\">" }
                 for position in jobs {
                     let job = index.jobs[position]
-                    // A passed cell is bare (symbol from CSS, tooltip and config from the script): 100,000 of them.
+                    // A passed cell is bare (its tooltip and click come from the script): 100,000 of them.
                     if job.status == .passed {
                         out += "<a class=\"cell s-passed\" data-job=\"\(h(job.id))\"></a>"
                         continue
@@ -151,15 +153,15 @@ struct HTMLReport {
                         + " data-job=\"\(h(job.id))\" data-status=\"\(job.status.rawValue)\" href=\"#job=\(h(job.id))\">"
                         + (Self.symbols[job.status] ?? "") + "</a>"
                 }
-                out += "</td>"
+                if jobs.count > 1 { out += "</span>" }
                 if out.utf8.count > 1 << 16 {
                     output += out
                     out = ""
                 }
             }
-            output += out + "</tr>\n"
+            output += out + "</div>\n"
         }
-        output += "</tbody>\n</table></div>\n</section>\n"
+        output += "</div></div>\n</section>\n"
     }
 
     // MARK: - Pivot
