@@ -64,7 +64,7 @@ enum ReportCommand {
             print("junit: \(files.junit.path)")
             print("summary: \(files.summary.path)")
             print("panels: \(files.chunks.count) chunk file(s) in \(files.folder.appendingPathComponent("data").path)")
-            print("blobs: \(files.blobs.count) carried (\(files.blobBytes) bytes compressed)")
+            print("blobs: \(files.carriedBlobs) carried in \(files.blobs.count) pack(s) (\(files.blobBytes) bytes compressed)")
             if let diff = files.diff { print("baseline \(diff.base): \(diff.summaryLine)") }
             return ExitCode.success
         }

@@ -70,50 +70,56 @@ final class JobChunks {
         return String(Int64((seconds * 1e6).rounded()))
     }
 
-    private static func s(_ text: String?) -> String { text.map(JSONText.string) ?? "null" }
-
     /// Appends one job's entry to its chunk.
     /// - Parameter carried: the pack of each artifact the folder carries, or why it does not.
     func add(_ job: JobReport, carried: [ArtifactReference: Result<BlobCarrier.Place, BlobCarrier.Note>]) {
-        let s = Self.s
-        var values: [String: String] = [:]
-        for v in job.axes { values[v.axis] = v.value }
+        // Pieces go straight into the chunk's buffer: no intermediate strings per job (100,000 of them).
         let n = Self.chunk(of: job.id, count: count)
-        var text = (written[n] == 0 ? "{" : ",\n") + JSONText.string(job.id) + ":["
+        let o = outputs[n]
+        func s(_ text: String?) { o += text.map(JSONText.string) ?? "null" }
+        func c() { o += "," }
+        o += written[n] == 0 ? "{" : ",\n"
         written[n] += 1
-        text += s(job.job.scenarioID) + "," + s(job.job.scenarioTitle) + "," + s(job.job.registry) + ","
-            + s(job.status.rawValue) + "," + Self.micros(job.row.result?.duration) + ",["
-            + axes.map { s(values[$0]) }.joined(separator: ",") + "],"
-            + JSONText.int(job.row.result?.failureStep) + "," + s(job.row.result?.failureMessage) + ",["
+        s(job.id); o += ":["
+        s(job.job.scenarioID); c(); s(job.job.scenarioTitle); c(); s(job.job.registry); c(); s(job.status.rawValue); c()
+        o += Self.micros(job.row.result?.duration); o += ",["
+        for (i, axis) in axes.enumerated() {
+            if i > 0 { c() }
+            s(job.axes.first { $0.axis == axis }?.value)
+        }
+        o += "],"; o += JSONText.int(job.row.result?.failureStep); c(); s(job.row.result?.failureMessage); o += ",["
         for (i, attempt) in job.attempts.enumerated() {
             let result = attempt.row.result
-            let started = attempt.row.startedAt.map { String(Int64($0.timeIntervalSince1970.rounded(.down)) - start) } ?? "null"
-            text += (i == 0 ? "[" : ",[") + String(attempt.attempt) + "," + s(attempt.row.worker.isEmpty ? nil : attempt.row.worker)
-                + "," + s(result?.outcome.rawValue) + "," + Self.micros(result?.duration) + "," + started + ","
-                + (attempt.superseded ? "1" : "0") + "," + JSONText.int(result?.failureStep) + "," + s(result?.message) + ",["
+            o += i == 0 ? "[" : ",["
+            o += String(attempt.attempt); c(); s(attempt.row.worker.isEmpty ? nil : attempt.row.worker); c()
+            s(result?.outcome.rawValue); c(); o += Self.micros(result?.duration); c()
+            o += attempt.row.startedAt.map { String(Int64($0.timeIntervalSince1970.rounded(.down)) - start) } ?? "null"
+            o += attempt.superseded ? ",1," : ",0,"; o += JSONText.int(result?.failureStep); c(); s(result?.message)
+            o += ",["
             for (k, step) in attempt.steps.enumerated() {
-                text += (k == 0 ? "[" : ",[") + String(step.index) + "," + s(step.key) + "," + s(step.outcome.rawValue) + ","
-                    + Self.micros(step.duration)
+                o += k == 0 ? "[" : ",["
+                o += String(step.index); c(); s(step.key); c(); s(step.outcome.rawValue); c(); o += Self.micros(step.duration)
                 let message = step.message.flatMap { $0.isEmpty ? nil : $0 }
                 let interruptions = step.interruptions.flatMap { $0.isEmpty ? nil : $0 }
-                if message != nil || interruptions != nil { text += "," + s(message) + "," + s(interruptions) }
-                text += "]"
+                if message != nil || interruptions != nil { c(); s(message); c(); s(interruptions) }
+                o += "]"
             }
-            text += "],["
+            o += "],["
             for (k, ref) in HTMLReport.ordered(attempt.artifacts).enumerated() {
-                let kind = ArtifactKind(mediaType: ref.mediaType, name: ref.name)
-                text += (k == 0 ? "[" : ",[") + String(ref.stepIndex) + "," + s(ref.name) + "," + s(ref.mediaType) + ","
-                    + String(ref.rawSize) + "," + JSONText.string(ref.sha256) + ","
+                o += k == 0 ? "[" : ",["
+                o += String(ref.stepIndex); c(); s(ref.name); c(); s(ref.mediaType); c(); o += String(ref.rawSize); c()
+                s(ref.sha256); c()
                 switch carried[ref] {
-                case .success(let place): text += "[\(place.pack),\(place.index)],null,"
-                case .failure(let note): text += "null," + s(note.text) + ","
-                case nil: text += "null,\"not carried\","
+                case .success(let place): o += "[\(place.pack),\(place.index)],null,"
+                case .failure(let note): o += "null,"; s(note.text); c()
+                case nil: o += "null,\"not carried\","
                 }
-                text += s(kind.rawValue) + "]"
+                s(ArtifactKind(mediaType: ref.mediaType, name: ref.name).rawValue)
+                o += "]"
             }
-            text += "]]"
+            o += "]]"
         }
-        outputs[n] += text + "]]"
+        o += "]]"
     }
 
     /// Compresses every chunk into `data/jobs-NNN.js` (one at a time) and removes the temporary files.
