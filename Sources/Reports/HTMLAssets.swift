@@ -32,6 +32,7 @@ enum HTMLAssets {
         table.grid td,table.grid th{border-bottom:1px solid var(--line);padding:4px 8px;text-align:left;vertical-align:top}
         table.grid th{color:var(--muted);font-weight:600}
         .scroll{overflow:auto;max-width:100%}
+        #failures,#baseline{content-visibility:auto;contain-intrinsic-size:auto 600px}
         .heatmap{font-size:11.5px}
         .heatmap .hl,.heatmap .hr{white-space:nowrap;height:24px;line-height:24px;width:max-content}
         .heatmap .hr{content-visibility:auto;contain-intrinsic-size:auto 24px}

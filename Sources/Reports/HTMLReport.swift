@@ -233,15 +233,24 @@ struct HTMLReport {
             return
         }
         output += "<table class=\"grid\"><tr><th>status</th><th>scenario</th><th>configuration</th><th>attempts</th><th>failing step</th></tr>\n"
-        for position in problems {
+        // The first rows only: the rest are a click away on the heat map, and all of them are in summary.json.
+        for position in problems.prefix(Self.failingRows) {
             let job = index.jobs[position]
             output += "<tr><td><span class=\"chip s-\(job.status.rawValue)\">\(h(job.status.label))</span></td>"
                 + "<td><a href=\"#job=\(h(job.id))\">\(h(index.scenarioTitle(job)))</a></td>"
                 + "<td class=\"mono\">\(h(index.configuration(job).text))</td><td>\(job.attempts)</td>"
                 + "<td>\(job.status == .flaky ? "<span class=\"muted\">passed on retry</span>" : h(failures[position] ?? "no message"))</td></tr>\n"
         }
-        output += "</table>\n</section>\n"
+        output += "</table>\n"
+        if problems.count > Self.failingRows {
+            output += "<p class=\"muted\">… and \(problems.count - Self.failingRows) more: every one is a cell on the heat map"
+                + " and an entry in summary.json.</p>\n"
+        }
+        output += "</section>\n"
     }
+
+    /// The most rows of the "Jobs that did not pass" table.
+    static let failingRows = 2_000
 
     // MARK: - Baseline
 
