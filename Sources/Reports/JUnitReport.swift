@@ -52,15 +52,7 @@ public enum JUnitReport {
             self.grouping = grouping
             self.multipleRegistries = multipleRegistries
             url = folder.appendingPathComponent(".junit-cases-\(UUID().uuidString).tmp")
-            guard FileManager.default.createFile(atPath: url.path, contents: nil) else {
-                throw ReportError(code: .output, message: "cannot write \(url.path)")
-            }
-            do {
-                file = try FileHandle(forUpdating: url)
-            } catch {
-                try? FileManager.default.removeItem(at: url)
-                throw ReportError(code: .output, message: "cannot write \(url.path): \(error.localizedDescription)")
-            }
+            file = try ReportOutput.createTemporary(url, for: folder.appendingPathComponent("junit.xml"))
         }
 
         deinit {

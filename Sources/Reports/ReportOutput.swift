@@ -28,18 +28,24 @@ final class ReportOutput {
     init(file url: URL, bufferSize: Int = 1 << 20) throws {
         flushSize = bufferSize
         let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).tmp")
-        guard FileManager.default.createFile(atPath: temporary.path, contents: nil) else {
-            throw ReportError(code: .output, message: "cannot write \(url.path): cannot create \(temporary.lastPathComponent)")
-        }
-        do {
-            handle = try FileHandle(forWritingTo: temporary)
-        } catch {
-            try? FileManager.default.removeItem(at: temporary)
-            throw ReportError(code: .output, message: "cannot write \(url.path): \(error.localizedDescription)")
-        }
+        handle = try Self.createTemporary(temporary, for: url)
         destination = url
         self.temporary = temporary
         buffer.reserveCapacity(bufferSize + bufferSize / 16)
+    }
+
+    /// Creates the empty file `temporary` (on the way to `destination`) and opens it for reading and writing.
+    /// - Throws: ``ReportError`` `.output`; nothing is left behind.
+    static func createTemporary(_ temporary: URL, for destination: URL) throws -> FileHandle {
+        guard FileManager.default.createFile(atPath: temporary.path, contents: nil) else {
+            throw ReportError(code: .output, message: "cannot write \(destination.path): cannot create \(temporary.lastPathComponent)")
+        }
+        do {
+            return try FileHandle(forUpdating: temporary)
+        } catch {
+            try? FileManager.default.removeItem(at: temporary)
+            throw ReportError(code: .output, message: "cannot write \(destination.path): \(error.localizedDescription)")
+        }
     }
 
     deinit {
