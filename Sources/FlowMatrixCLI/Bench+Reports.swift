@@ -3,116 +3,266 @@ import Foundation
 import Journal
 import Reports
 
-/// `flowmatrix bench reports`: reading a large run from the journal and writing its reports and a diff.
+/// `flowmatrix bench reports`: a run of 100,000 jobs, all passing and then with 10 % failures that stored artifacts;
+/// its reports written by `flowmatrix report` in a child process (wall time, peak RSS), the report folder measured
+/// against the compressed blobs it references, and the page's ready time in headless Chromium when it is installed.
 enum ReportsBench {
     static var suite: BenchSuite {
-        BenchSuite(name: "reports", overview: "Load a large run, pivot it, write report.html / junit.xml / summary.json, diff two runs.") { quick in
-            try run(scenarios: quick ? 10 : 100, variety: false)
-            // A nightly of 100,000 jobs (1,042 scenarios × 96 configurations), with failures, flaky and timed-out jobs.
-            if !quick { try run(scenarios: 1042, variety: true) }
+        BenchSuite(name: "reports", overview: "Write the reports of a 100,000-job run: time, peak RSS, folder size, page ready.") { quick in
+            // 1,042 scenarios × 96 configurations = 100,032 jobs.
+            try run(scenarios: quick ? 21 : 1042, failures: false)
+            try run(scenarios: quick ? 21 : 1042, failures: true)
         }
     }
 
-    /// - Parameter variety: adds flaky (1 in 97) and timed-out (1 in 211) jobs to the failures.
-    private static func run(scenarios: Int, variety: Bool) throws {
+    /// The eight locales × two directions × three windows × two networks of every scenario.
+    private static let configurations: [(text: String, json: String)] = {
+        var out: [(String, String)] = []
+        for locale in ["en", "de", "fr", "ja", "ar", "he", "pt-BR", "zh-Hans"] {
+            for direction in ["auto", "pseudo-double"] {
+                for window in ["narrow-portrait", "full-window", "short-wide"] {
+                    for network in ["lte", "3g"] {
+                        out.append(("direction=\(direction),locale=\(locale),network=\(network),window=\(window)",
+                                    #"{"direction":"\#(direction)","locale":"\#(locale)","network":"\#(network)","window":"\#(window)"}"#))
+                    }
+                }
+            }
+        }
+        return out
+    }()
+
+    /// - Parameter failures: 10 % of the jobs fail (twice, each attempt storing a wireframe, a snapshot and a log; the
+    ///   wireframe and snapshot are the same in both attempts), plus a few flaky and timed-out jobs; otherwise every
+    ///   job passes and nothing is stored.
+    private static func run(scenarios: Int, failures: Bool) throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("flowmatrix-bench-reports-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: directory) }
+        // FLOWMATRIX_BENCH_KEEP=1 keeps the journal, the store and the report folder for a look.
+        defer {
+            if ProcessInfo.processInfo.environment["FLOWMATRIX_BENCH_KEEP"] == "1" { print("  kept \(directory.path)") } else {
+                try? FileManager.default.removeItem(at: directory)
+            }
+        }
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let runID = "bench"
+        let jobCount = try fillJournal(directory, runID: runID, scenarios: scenarios, failures: failures)
+        print("  \(jobCount) jobs, \(failures ? "10 % failing with artifacts (and flaky, timed-out jobs)" : "all passing, no artifacts")")
+
+        // The whole `flowmatrix report` command in a child process: its wall time and peak RSS are the report's.
+        let folder = directory.appendingPathComponent("runs/\(runID)")
+        let clock = ContinuousClock()
+        let started = clock.now
+        let child = try runChild(["report", runID, "--store", directory.path])
+        let wall = clock.now - started
+        guard child.status == 0 else { throw CommandFailure("flowmatrix report exited \(child.status)") }
+        print(String(format: "  flowmatrix report (child process): %.2f s wall, %.2f s CPU, peak RSS %.1f MB"
+                     + " (targets: <= 2 s, <= 150 MB)", BenchCommand.seconds(wall), child.cpuSeconds,
+                     Double(child.maxRSSBytes) / 1e6))
+
+        // The same in process, for the time per phase.
+        let reader = try JournalReader(path: directory.appendingPathComponent("journal.sqlite").path)
+        let files = try ReportWriter.write(runID: runID, reader: reader, blobsRoot: directory, into: folder)
+        let phases = files.timings.map { "\($0.phase) \(String(format: "%.0f", $0.seconds * 1000)) ms" }
+        let total = files.timings.reduce(0) { $0 + $1.seconds }
+        print(String(format: "  ReportWriter.write in process: %.2f s: ", total) + phases.joined(separator: ", "))
+
+        // The folder against the compressed blobs the report references (those of the jobs that did not pass).
+        var statuses: [String: JobOutcome] = [:]
+        try reader.forEachJobRow(run: runID) { if let outcome = $0.result?.outcome { statuses[$0.job.jobID] = outcome } }
+        var referenced: [String: Int] = [:]
+        for row in try reader.artifacts(run: runID) where statuses[row.jobID] != .passed {
+            referenced[row.artifact.sha256] = row.artifact.compressedSize
+        }
+        let blobBytes = referenced.values.reduce(0, +)
+        let sizes = try folderSizes(folder)
+        let size = sizes.values.reduce(0, +)
+        let budget = Int(1.4 * Double(blobBytes)) + 500 * jobCount
+        print("  report folder \(mb(size)): " + sizes.sorted { $0.key < $1.key }.map { "\($0.key) \(mb($0.value))" }
+                .joined(separator: ", "))
+        print(String(format: "  referenced blobs (compressed) %@; folder = %.0f B/job beyond 1.4 × blobs: %@ (target <= 500 B/job)",
+                     mb(blobBytes), Double(size - Int(1.4 * Double(blobBytes))) / Double(jobCount),
+                     size <= budget ? "within" : "OVER"))
+        if blobBytes > 0 {
+            let carried = sizes["blobs/"] ?? 0
+            print(String(format: "  blobs/ carries %@ for %@ of blobs: %.3f× (base64 and the script wrapper)",
+                         mb(carried), mb(blobBytes), Double(carried) / Double(blobBytes)))
+        }
+        try pageReady(files.html)
+    }
+
+    private static func mb(_ bytes: Int) -> String { String(format: "%.2f MB", Double(bytes) / 1e6) }
+
+    /// Bytes per top-level entry of the folder (`report.html`, `data/`, `blobs/`, …).
+    private static func folderSizes(_ folder: URL) throws -> [String: Int] {
+        var sizes: [String: Int] = [:]
+        let base = folder.standardizedFileURL.path + "/"
+        guard let walker = FileManager.default.enumerator(at: folder, includingPropertiesForKeys: [.fileSizeKey, .isRegularFileKey])
+        else { return sizes }
+        for case let url as URL in walker {
+            let values = try url.resourceValues(forKeys: [.fileSizeKey, .isRegularFileKey])
+            guard values.isRegularFile == true else { continue }
+            let relative = url.standardizedFileURL.path.replacingOccurrences(of: base, with: "")
+            let top = relative.split(separator: "/").count > 1 ? String(relative.prefix { $0 != "/" }) + "/" : relative
+            sizes[top, default: 0] += values.fileSize ?? 0
+        }
+        return sizes
+    }
+
+    /// Writes run `runID` into the journal under `directory` (and its artifacts into the store). Job ids are 16 hex
+    /// digits, like real ones. Returns the number of jobs.
+    private static func fillJournal(_ directory: URL, runID: String, scenarios: Int, failures: Bool) throws -> Int {
         let store = try BlobStore(root: directory, syncToDisk: false)
         let writer = try JournalWriter(path: directory.appendingPathComponent("journal.sqlite").path)
-        let png = try ArtifactSink().attach(name: "wireframe.png", mediaType: "image/png",
-                                            bytes: [UInt8](repeating: 0x42, count: 20_000), step: 2)
-        try store.store(png)
-        let start = Date(timeIntervalSince1970: 1_795_900_000)
-        var jobCount = 0
-        for (n, runID) in ["bench-a", "bench-b"].enumerated() {
-            let at = start.addingTimeInterval(Double(n) * 86_400)
-            var jobs: [PlannedJob] = []
-            for s in 0..<scenarios {
-                for locale in ["en", "de", "fr", "ja", "ar", "he", "pt-BR", "zh-Hans"] {
-                    for direction in ["auto", "pseudo-double"] {
-                        for window in ["narrow-portrait", "full-window", "short-wide"] {
-                            for network in ["lte", "3g"] {
-                                let config = "direction=\(direction),locale=\(locale),network=\(network),window=\(window)"
-                                let json = #"{"direction":"\#(direction)","locale":"\#(locale)","network":"\#(network)","window":"\#(window)"}"#
-                                jobs.append(PlannedJob(jobID: "s\(s)-\(config)", scenarioID: "s\(s)", scenarioTitle: "Scenario \(s)",
-                                                       configuration: config, configurationJSON: json, registry: "catalog"))
-                            }
-                        }
-                    }
-                }
+        let at = Date(timeIntervalSince1970: 1_795_900_000)
+        var jobs: [PlannedJob] = []
+        for s in 0..<scenarios {
+            for config in configurations {
+                let id = String(UInt64(0x5c1d_0000_0000_0000) | UInt64(jobs.count) &* 0x9E37_79B9, radix: 16)
+                jobs.append(PlannedJob(jobID: String(repeating: "0", count: max(0, 16 - id.count)) + id, scenarioID: "s\(s)",
+                                       scenarioTitle: "Scenario \(s)", configuration: config.text,
+                                       configurationJSON: config.json, registry: "catalog"))
             }
-            jobCount = jobs.count
-            var records: [JournalRecord] = [
-                .runStarted(RunInfo(runID: runID, matrixName: "bench", matrixPath: "bench.json", seed: 1, startedAt: at)),
-                .jobsPlanned(runID: runID, jobs: jobs),
-            ]
-            for (i, job) in jobs.enumerated() {
-                let fails = (job.configuration.contains("pseudo-double") && job.configuration.contains("narrow") && i % 3 == n)
-                let flaky = variety && !fails && i % 97 == 5
-                let timesOut = variety && !fails && !flaky && i % 211 == 7
-                let attempts = fails || flaky ? 2 : 1
-                for a in 1...attempts {
-                    let failsNow = fails || (flaky && a == 1)
-                    records.append(.attemptStarted(runID: runID, jobID: job.jobID, attempt: a, worker: "w\(i % 8)", at: at))
-                    for step in 0..<6 {
-                        let outcome: StepOutcome = failsNow && step == 2 ? .failed : timesOut && step == 5 ? .timedOut : .passed
-                        records.append(.stepRecorded(runID: runID, jobID: job.jobID, attempt: a, step: StepResult(
-                            index: step, key: "step \(step)", outcome: outcome, duration: 0.05,
-                            message: outcome == .passed ? nil : "clipped")))
-                    }
-                    if failsNow {
+        }
+        try writer.submit([
+            .runStarted(RunInfo(runID: runID, matrixName: "bench", matrixPath: "bench.json", seed: 1, startedAt: at)),
+            .jobsPlanned(runID: runID, jobs: jobs),
+        ])
+        var records: [JournalRecord] = []
+        for (i, job) in jobs.enumerated() {
+            let fails = failures && i % 10 == 3
+            let flaky = failures && !fails && i % 97 == 5
+            let timesOut = failures && !fails && !flaky && i % 211 == 7
+            let attempts = fails || flaky ? 2 : 1
+            for a in 1...attempts {
+                let failsNow = fails || (flaky && a == 1)
+                records.append(.attemptStarted(runID: runID, jobID: job.jobID, attempt: a, worker: "w\(i % 8)", at: at))
+                for step in 0..<6 {
+                    let outcome: StepOutcome = failsNow && step == 2 ? .failed : timesOut && step == 5 ? .timedOut : .passed
+                    records.append(.stepRecorded(runID: runID, jobID: job.jobID, attempt: a, step: StepResult(
+                        index: step, key: "step \(step)", outcome: outcome, duration: 0.05,
+                        message: outcome == .passed ? nil : "'Total' clipped at \(i % 37) pt")))
+                }
+                if failsNow {
+                    // Evidence of the failing step, shaped like the nightly's: a wireframe (128 × 96, noisy, so it
+                    // compresses like a real one) that is the same screen in both attempts of a job, its surface
+                    // snapshot, and a log that differs per attempt.
+                    let sink = ArtifactSink()
+                    for artifact in [
+                        try sink.attach(name: "wireframe.png", mediaType: "image/png",
+                                        bytes: try ArtifactsBench.pngLike(width: 128, height: 96, seed: UInt64(i)), step: 2),
+                        try sink.attach(name: "surface.json", mediaType: "application/json", bytes: Array(
+                            #"{"job":"\#(job.jobID)","nodes":[{"id":"total","frame":[12,\#(i % 300),80,20],"clipped":true}]}"#.utf8), step: 2),
+                        try sink.attach(name: "step.log", mediaType: "text/plain", bytes: Array(
+                            "step 2 failed: 'Total' clipped at \(i % 37) pt (attempt \(a), job \(job.jobID))\n".utf8), step: 2),
+                    ] {
+                        try store.store(artifact)
                         records.append(.artifactStored(runID: runID, jobID: job.jobID, attempt: a, artifact: ArtifactReference(
-                            stepIndex: 2, name: png.name, mediaType: png.mediaType, sha256: png.sha256,
-                            compressedSize: png.compressedSize, rawSize: png.rawSize)))
+                            stepIndex: 2, name: artifact.name, mediaType: artifact.mediaType, sha256: artifact.sha256,
+                            compressedSize: artifact.compressedSize, rawSize: artifact.rawSize)))
                     }
-                    let outcome: JobOutcome = failsNow ? .failed : timesOut ? .timedOut : .passed
-                    let step = failsNow ? 2 : timesOut ? 5 : nil
-                    records.append(.attemptFinished(runID: runID, jobID: job.jobID, attempt: a, result: AttemptResult(
-                        outcome: outcome, finishedAt: at, duration: 0.3, failureStep: step,
-                        message: step == nil ? nil : "clipped")))
                 }
-                let outcome: JobOutcome = fails ? .failed : flaky ? .flaky : timesOut ? .timedOut : .passed
-                let step = fails ? 2 : timesOut ? 5 : nil
-                records.append(.jobFinished(runID: runID, jobID: job.jobID, result: JobResult(
-                    outcome: outcome, attempts: attempts, duration: 0.3, failureStep: step,
-                    failureMessage: step == nil ? nil : "clipped", finishedAt: at.addingTimeInterval(Double(i) * 0.01))))
+                let outcome: JobOutcome = failsNow ? .failed : timesOut ? .timedOut : .passed
+                let step = failsNow ? 2 : timesOut ? 5 : nil
+                records.append(.attemptFinished(runID: runID, jobID: job.jobID, attempt: a, result: AttemptResult(
+                    outcome: outcome, finishedAt: at, duration: 0.3, failureStep: step,
+                    message: step == nil ? nil : "'Total' clipped")))
             }
-            records.append(.runFinished(runID: runID, status: .completed, at: at.addingTimeInterval(600)))
-            try writer.submit(records)
+            let outcome: JobOutcome = fails ? .failed : flaky ? .flaky : timesOut ? .timedOut : .passed
+            let step = fails ? 2 : timesOut ? 5 : nil
+            records.append(.jobFinished(runID: runID, jobID: job.jobID, result: JobResult(
+                outcome: outcome, attempts: attempts, duration: 0.3, failureStep: step,
+                failureMessage: step == nil ? nil : "'Total' clipped", finishedAt: at.addingTimeInterval(Double(i) * 0.01))))
+            if records.count > 50_000 {
+                try writer.submit(records)
+                records.removeAll(keepingCapacity: true)
+            }
         }
+        records.append(.runFinished(runID: runID, status: .completed, at: at.addingTimeInterval(600)))
+        try writer.submit(records)
         try writer.close()
-        let reader = try JournalReader(path: directory.appendingPathComponent("journal.sqlite").path)
-        func timed<T>(_ label: String, _ body: () throws -> T) throws -> T {
-            let clock = ContinuousClock()
-            var result: T?
-            let elapsed = try clock.measure { result = try body() }
-            let ms = Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000
-            print("  \(label.padding(toLength: 34, withPad: " ", startingAt: 0)) \(String(format: "%9.1f ms", ms))"
-                  + "  (\(String(format: "%.0f", Double(jobCount) / max(ms / 1000, 1e-9))) jobs/s)")
-            // `body` ran, so `result` holds its value.
-            guard let result else { throw CommandFailure("bench step '\(label)' produced nothing") }
-            return result
+        return jobs.count
+    }
+
+    /// Runs this executable with `arguments` (output discarded); its exit status, CPU time and peak resident set
+    /// size. The peak comes from `/usr/bin/time -f %M` where it exists: Linux records the spawning process's own
+    /// peak in a spawned child's `ru_maxrss` (exec keeps the larger of the two), and this process holds a whole
+    /// journal's records, so only a small intermediate process reports the child's own figure.
+    private static func runChild(_ arguments: [String]) throws -> (status: Int32, maxRSSBytes: Int, cpuSeconds: Double) {
+        let executable = Bundle.main.executableURL?.path ?? CommandLine.arguments[0]
+        let time = "/usr/bin/time"
+        let viaTime = FileManager.default.isExecutableFile(atPath: time)
+        let peakFile = FileManager.default.temporaryDirectory.appendingPathComponent("flowmatrix-bench-peak-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: peakFile) }
+        var actions: posix_spawn_file_actions_t = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        if viaTime { posix_spawn_file_actions_addopen(&actions, 2, peakFile.path, O_WRONLY | O_CREAT | O_TRUNC, 0o600) }
+        let command = viaTime ? [time, "-f", "%M", executable] + arguments : [executable] + arguments
+        let argv = command.map { strdup($0) } + [nil]
+        defer { for arg in argv { free(arg) } }
+        var pid: pid_t = 0
+        let rc = posix_spawn(&pid, command[0], &actions, nil, argv, environ)
+        guard rc == 0 else { throw CommandFailure("cannot start \(command[0]): \(String(cString: strerror(rc)))") }
+        var status: Int32 = 0
+        var usage = rusage()
+        while wait4(pid, &status, 0, &usage) < 0 {
+            guard errno == EINTR else { throw CommandFailure("wait4: \(String(cString: strerror(errno)))") }
         }
-        print("  \(jobCount) jobs per run, 2 runs (\(scenarios) scenarios)")
-        _ = try timed("JournalReader.attemptsWithSteps") { try reader.attemptsWithSteps(run: "bench-b") }
-        let report = try timed("RunReport.load") { try RunReport.load(runID: "bench-b", reader: reader) }
-        let pivot = try timed("AxisPivot.compute") { AxisPivot.compute(report) }
-        print("  patterns: \(pivot.headline)")
-        _ = try timed("JUnitReport.xml") { JUnitReport.xml(report) }
-        let files = try timed("ReportWriter.write (all files)") {
-            try ReportWriter.write(runID: "bench-b", reader: reader, blobsRoot: directory,
-                                   into: directory.appendingPathComponent("runs/bench-b"), baseline: "bench-a")
+        let exit = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+        // `time`'s CPU includes its child's (it waited for it); its own is negligible.
+        let cpu = Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec)
+            + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+        if viaTime, let text = try? String(contentsOf: peakFile, encoding: .utf8),
+           let kilobytes = text.split(separator: "\n").last.flatMap({ Int($0.trimmingCharacters(in: .whitespaces)) }) {
+            return (exit, kilobytes * 1024, cpu)
         }
-        for timing in files.timings {
-            print("    \(timing.phase.padding(toLength: 28, withPad: " ", startingAt: 0)) \(String(format: "%9.1f ms", timing.seconds * 1000))")
+        #if canImport(Darwin)
+        return (exit, Int(usage.ru_maxrss), cpu)  // bytes on Darwin
+        #else
+        return (exit, Int(usage.ru_maxrss) * 1024, cpu)  // kilobytes on Linux (includes this process's peak)
+        #endif
+    }
+
+    /// Opens the page in headless Chromium (through the browser tests' DevTools driver) and prints when it was ready.
+    private static func pageReady(_ html: URL) throws {
+        guard let chromium = which("chromium") ?? which("chromium-browser"), let python = which("python3") else {
+            print("  page ready: skipped (chromium or python3 not installed)")
+            return
         }
-        let diff = try timed("RunDiff.compute") { try RunDiff.compute(reader: reader, base: "bench-a", head: "bench-b") }
-        print("  diff: \(diff.summaryLine)")
-        for url in [files.html, files.junit, files.summary] {
-            let size = (try FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int) ?? 0
-            print("  \(url.lastPathComponent.padding(toLength: 30, withPad: " ", startingAt: 0)) \(size / 1024) KiB")
+        let driver = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Tests/ReportsTests/Fixtures/click_cell.py")
+        guard FileManager.default.fileExists(atPath: driver.path) else {
+            print("  page ready: skipped (no \(driver.path): run the bench from a source checkout)")
+            return
         }
-        print("  artifacts extracted: \(files.artifacts.count)")
+        let profile = FileManager.default.temporaryDirectory.appendingPathComponent("flowmatrix-bench-chromium-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: profile, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: profile) }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: python)
+        process.arguments = [driver.path, chromium, html.absoluteString, "--ready", profile.path]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let output = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0,
+              let state = try? JSONSerialization.jsonObject(with: output) as? [String: Any],
+              let ready = state["readyMs"] as? Double
+        else {
+            print("  page ready: chromium run failed (\(String(decoding: output, as: UTF8.self).prefix(200)))")
+            return
+        }
+        print(String(format: "  page ready in headless Chromium: %.2f s after navigation start, %d cells (target <= 2 s)",
+                     ready / 1000, state["cells"] as? Int ?? 0))
+    }
+
+    private static func which(_ name: String) -> String? {
+        for directory in (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":") {
+            let path = "\(directory)/\(name)"
+            if FileManager.default.isExecutableFile(atPath: path) { return path }
+        }
+        return nil
     }
 }

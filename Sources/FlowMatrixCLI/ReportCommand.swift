@@ -14,13 +14,14 @@ enum ReportCommand {
             ("--store <dir>", "The store directory with journal.sqlite and blobs/ (default: .flowmatrix)."),
             ("--baseline <run-id>|last", "Compare with this run ('last': the run before) in a 'Changes' section."),
             ("--out <dir>", "Where to write (default: <store>/runs/<run-id>)."),
-            ("--artifacts failed|all|none", "Which jobs' artifacts to decompress next to the report (default: failed,"
-                + " i.e. every job that did not pass)."),
+            ("--artifacts failed|all|none", "Which jobs' artifact blobs the report folder carries, compressed, once"
+                + " each (default: failed, i.e. every job that did not pass)."),
             ("--junit-by scenario|configuration", "One JUnit test suite per scenario (default) or per configuration."),
         ],
         discussion: """
-            Writes report.html (heat map, failures by axis, job panels with steps and artifacts), junit.xml,
-            summary.json and artifacts/ into the output folder; docs/REPORTS.md describes each.
+            Writes report.html (heat map, failures by axis; job panels with steps and artifacts load when opened),
+            junit.xml, summary.json, data/ (the panels' chunks) and blobs/ (the artifacts, still compressed) into the
+            output folder, which can be moved or uploaded whole; docs/REPORTS.md describes each.
             EXIT CODES: 0 report written, 2 unknown run or unreadable journal or unwritable folder, 64 usage error.
             """,
         run: { args in
@@ -62,7 +63,8 @@ enum ReportCommand {
             print("report: \(files.html.path)")
             print("junit: \(files.junit.path)")
             print("summary: \(files.summary.path)")
-            print("artifacts: \(files.artifacts.count) extracted")
+            print("panels: \(files.chunks.count) chunk file(s) in \(files.folder.appendingPathComponent("data").path)")
+            print("blobs: \(files.carriedBlobs) carried in \(files.blobs.count) pack(s) (\(files.blobBytes) bytes compressed)")
             if let diff = files.diff { print("baseline \(diff.base): \(diff.summaryLine)") }
             return ExitCode.success
         }

@@ -38,6 +38,16 @@ public struct AttemptWithSteps: Sendable, Hashable {
     public var steps: [StepResult]
 }
 
+/// A job with its attempts (each with its steps) and artifact references, as
+/// ``JournalReader/forEachJob(run:_:)`` streams it.
+public struct JobDetail: Sendable, Hashable {
+    public var row: JobRow
+    /// In attempt order (superseded ones included, flagged).
+    public var attempts: [AttemptWithSteps]
+    /// By attempt number, each in step then name order.
+    public var artifacts: [Int: [ArtifactReference]]
+}
+
 /// A stored artifact reference with where it belongs.
 public struct ArtifactRow: Sendable, Hashable {
     public var runID: String
@@ -236,35 +246,122 @@ public final class JournalReader: Sendable {
 
     /// The jobs of a run in plan order.
     public func jobs(run runID: String) throws -> [JobRow] {
+        var rows: [JobRow] = []
+        try forEachJobRow(run: runID) { rows.append($0) }
+        return rows
+    }
+
+    /// Streams the jobs of a run in plan order, one row at a time (nothing is collected: memory does not grow with
+    /// the number of jobs). `body` runs inside the reader's read transaction and must not call this reader.
+    public func forEachJobRow(run runID: String, _ body: (JobRow) throws -> Void) throws {
         try read { c in
-            try c.query(
+            var ordinal = 0
+            try c.forEachRow(
                 """
-                SELECT j.job_id, j.scenario_id, j.scenario_title, j.configuration, j.configuration_json, j.registry,
-                    ROW_NUMBER() OVER (ORDER BY j.job_key) - 1, j.state, r.outcome,
-                    MAX(j.attempts, COALESCE(r.attempts, 0)), r.duration_s, r.failure_step, r.failure_message,
-                    r.finished_at
+                SELECT \(Self.jobColumns)
                 FROM jobs j LEFT JOIN results r ON r.job_key = j.job_key
                 WHERE j.run_key = (SELECT run_key FROM runs WHERE run_id = ?) ORDER BY j.job_key
                 """,
                 [.text(runID)]
             ) { row in
-                let job = PlannedJob(
-                    jobID: row.text(0), scenarioID: row.text(1), scenarioTitle: row.text(2), configuration: row.text(3),
-                    configurationJSON: row.text(4), registry: row.text(5)
-                )
-                var result: JobResult?
-                if let outcome = try Self.outcome(row.optionalText(8), "job \(job.jobID)") {
-                    result = JobResult(
-                        outcome: outcome, attempts: row.int(9), duration: row.optionalDouble(10),
-                        failureStep: row.optionalInt(11), failureMessage: row.optionalText(12),
-                        finishedAt: Self.date(row, 13) ?? Date(timeIntervalSince1970: 0)
-                    )
-                }
-                // A job is done when it has a result; `jobs.state` says queued or running until then.
-                return JobRow(
-                    job: job, ordinal: row.int(6),
-                    state: result != nil ? .done : JobState(rawValue: row.text(7)) ?? .queued, result: result)
+                try body(try Self.jobRow(row, ordinal: ordinal))
+                ordinal += 1
             }
+        }
+    }
+
+    private static let jobColumns = """
+        j.job_id, j.scenario_id, j.scenario_title, j.configuration, j.configuration_json, j.registry, j.state,
+        r.outcome, MAX(j.attempts, COALESCE(r.attempts, 0)), r.duration_s, r.failure_step, r.failure_message,
+        r.finished_at
+        """
+
+    /// A row of ``jobColumns`` (columns 0…12).
+    private static func jobRow(_ row: SQLRow, ordinal: Int) throws -> JobRow {
+        let job = PlannedJob(
+            jobID: row.text(0), scenarioID: row.text(1), scenarioTitle: row.text(2), configuration: row.text(3),
+            configurationJSON: row.text(4), registry: row.text(5)
+        )
+        var result: JobResult?
+        if let outcome = try Self.outcome(row.optionalText(7), "job \(job.jobID)") {
+            result = JobResult(
+                outcome: outcome, attempts: row.int(8), duration: row.optionalDouble(9),
+                failureStep: row.optionalInt(10), failureMessage: row.optionalText(11),
+                finishedAt: Self.date(row, 12) ?? Date(timeIntervalSince1970: 0)
+            )
+        }
+        // A job is done when it has a result; `jobs.state` says queued or running until then.
+        return JobRow(
+            job: job, ordinal: ordinal, state: result != nil ? .done : JobState(rawValue: row.text(6)) ?? .queued,
+            result: result)
+    }
+
+    /// Streams the jobs of a run in plan order with their attempts, steps and artifact references, one job at a time,
+    /// from one query (SQLite steps through the rows; nothing is collected, so memory does not grow with the number
+    /// of jobs). `body` runs inside the reader's read transaction and must not call this reader.
+    public func forEachJob(run runID: String, _ body: (JobDetail) throws -> Void) throws {
+        let sql = """
+            SELECT \(Self.jobColumns), j.job_key, \(Self.attemptColumns), a.steps,
+                (SELECT json_group_array(json_array(x.step_index, x.name, x.media_type, x.sha256, x.compressed_size,
+                    x.raw_size)) FROM (SELECT * FROM artifacts x WHERE x.job_key = a.job_key AND x.attempt = a.attempt
+                    ORDER BY x.step_index, x.name) x)
+            FROM jobs j LEFT JOIN results r ON r.job_key = j.job_key LEFT JOIN attempts a ON a.job_key = j.job_key
+            WHERE j.run_key = (SELECT run_key FROM runs WHERE run_id = ?) ORDER BY j.job_key, a.attempt
+            """
+        try read { c in
+            var current: JobDetail?
+            var currentKey = -1
+            var ordinal = 0
+            try c.forEachRow(sql, [.text(runID)]) { row in
+                let key = row.int(13)
+                if key != currentKey {
+                    if let done = current { try body(done) }
+                    current = JobDetail(row: try Self.jobRow(row, ordinal: ordinal), attempts: [], artifacts: [:])
+                    currentKey = key
+                    ordinal += 1
+                }
+                guard !row.isNull(14) else { return }
+                let jobID = current?.row.job.jobID ?? ""
+                let attempt = try Self.attemptRow(row, "attempt of \(jobID)", base: 14)
+                let steps = try StepLines.decode(
+                    row.optionalText(23) ?? "", "attempt \(attempt.attempt) of job \(jobID) in run \(runID)")
+                current?.attempts.append(AttemptWithSteps(attempt: attempt, steps: steps))
+                if let json = row.optionalText(24), json != "[]" {
+                    current?.artifacts[attempt.attempt] = try Self.artifactReferences(json, "job \(jobID)")
+                }
+            }
+            if let done = current { try body(done) }
+        }
+    }
+
+    /// `[[step, name, mediaType, sha256, compressedSize, rawSize], …]` as SQLite's `json_array` wrote it.
+    private static func artifactReferences(_ json: String, _ what: String) throws -> [ArtifactReference] {
+        guard let rows = try? JSONSerialization.jsonObject(with: Data(json.utf8)) as? [[Any]] else {
+            throw JournalError(code: SQLITE_CORRUPT, message: "unreadable artifact list of \(what)", operation: "read")
+        }
+        return try rows.map { r in
+            guard r.count == 6, let step = r[0] as? Int, let name = r[1] as? String, let media = r[2] as? String,
+                  let sha = r[3] as? String, let compressed = r[4] as? Int, let raw = r[5] as? Int
+            else { throw JournalError(code: SQLITE_CORRUPT, message: "bad artifact row of \(what)", operation: "read") }
+            return ArtifactReference(stepIndex: step, name: name, mediaType: media, sha256: sha, compressedSize: compressed,
+                                     rawSize: raw)
+        }
+    }
+
+    /// Attempts started in a run (superseded ones included) and the workers that ran them, sorted.
+    public func attemptTotals(run runID: String) throws -> (attempts: Int, workers: [String]) {
+        try read { c in
+            let count = try c.scalarInt(
+                """
+                SELECT COUNT(*) FROM attempts a JOIN jobs j ON j.job_key = a.job_key
+                WHERE j.run_key = (SELECT run_key FROM runs WHERE run_id = ?)
+                """, [.text(runID)]) ?? 0
+            let workers = try c.query(
+                """
+                SELECT DISTINCT a.worker FROM attempts a JOIN jobs j ON j.job_key = a.job_key
+                WHERE j.run_key = (SELECT run_key FROM runs WHERE run_id = ?) AND a.worker <> '' ORDER BY a.worker
+                """, [.text(runID)]) { $0.text(0) }
+            return (count, workers)
         }
     }
 
@@ -282,43 +379,25 @@ public final class JournalReader: Sendable {
         }
     }
 
-    /// Every attempt of a run with its steps, by job id, each job's in attempt order: one query for what a
-    /// report of the whole run needs (instead of two per job).
-    public func attemptsWithSteps(run runID: String) throws -> [String: [AttemptWithSteps]] {
-        let rows = try read { c in
-            try c.query(
-                """
-                SELECT \(Self.attemptColumns), j.job_id, a.steps
-                FROM attempts a JOIN jobs j ON j.job_key = a.job_key
-                WHERE j.run_key = (SELECT run_key FROM runs WHERE run_id = ?) ORDER BY a.job_key, a.attempt
-                """,
-                [.text(runID)]
-            ) { row in (row.text(9), try Self.attemptRow(row, "attempt of \(row.text(9))"), row.optionalText(10)) }
-        }
-        var out: [String: [AttemptWithSteps]] = [:]
-        for (jobID, attempt, steps) in rows {
-            let decoded = try StepLines.decode(
-                steps ?? "", "attempt \(attempt.attempt) of job \(jobID) in run \(runID)")
-            out[jobID, default: []].append(AttemptWithSteps(attempt: attempt, steps: decoded))
-        }
-        return out
-    }
-
     private static let attemptColumns = """
         a.attempt, a.worker, a.started_at, a.finished_at, a.outcome, a.failure_step, a.message, a.duration_s,
         a.superseded
         """
 
-    private static func attemptRow(_ row: SQLRow, _ what: @autoclosure () -> String) throws -> AttemptRow {
+    /// A row of ``attemptColumns``, starting at column `base`.
+    private static func attemptRow(_ row: SQLRow, _ what: @autoclosure () -> String, base: Int32 = 0) throws
+        -> AttemptRow
+    {
         var result: AttemptResult?
-        if let outcome = try Self.outcome(row.optionalText(4), what()) {
+        if let outcome = try Self.outcome(row.optionalText(base + 4), what()) {
             result = AttemptResult(
-                outcome: outcome, finishedAt: Self.date(row, 3) ?? Date(timeIntervalSince1970: 0),
-                duration: row.optionalDouble(7) ?? 0, failureStep: row.optionalInt(5), message: row.optionalText(6),
-                superseded: row.int(8) != 0
+                outcome: outcome, finishedAt: Self.date(row, base + 3) ?? Date(timeIntervalSince1970: 0),
+                duration: row.optionalDouble(base + 7) ?? 0, failureStep: row.optionalInt(base + 5),
+                message: row.optionalText(base + 6), superseded: row.int(base + 8) != 0
             )
         }
-        return AttemptRow(attempt: row.int(0), worker: row.text(1), startedAt: Self.date(row, 2), result: result)
+        return AttemptRow(
+            attempt: row.int(base), worker: row.text(base + 1), startedAt: Self.date(row, base + 2), result: result)
     }
 
     /// The steps of one attempt, in step order (a step recorded twice: the last record).

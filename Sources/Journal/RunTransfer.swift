@@ -19,9 +19,11 @@ extension JournalReader {
         guard let summary = try run(runID) else {
             throw JournalError(code: SQLITE_NOTFOUND, message: "no run \(runID) in the journal", operation: "read run")
         }
-        return RunContent(
-            summary: summary, jobs: try jobs(run: runID), attempts: try attemptsWithSteps(run: runID),
-            artifacts: try artifacts(run: runID))
+        var attempts: [String: [AttemptWithSteps]] = [:]
+        try forEachJob(run: runID) { detail in
+            if !detail.attempts.isEmpty { attempts[detail.row.job.jobID] = detail.attempts }
+        }
+        return RunContent(summary: summary, jobs: try jobs(run: runID), attempts: attempts, artifacts: try artifacts(run: runID))
     }
 }
 

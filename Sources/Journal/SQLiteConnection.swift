@@ -178,14 +178,20 @@ final class SQLiteConnection {
 
     /// Runs a cached query and maps each row.
     func query<T>(_ sql: String, _ values: [SQLValue] = [], _ row: (SQLRow) throws -> T) throws -> [T] {
+        var out: [T] = []
+        try forEachRow(sql, values) { out.append(try row($0)) }
+        return out
+    }
+
+    /// Runs a cached query and hands each row to `body` as SQLite steps to it: nothing is collected, so memory does
+    /// not grow with the number of rows.
+    func forEachRow(_ sql: String, _ values: [SQLValue] = [], _ body: (SQLRow) throws -> Void) throws {
         let statement = try prepared(sql)
         defer { sqlite3_reset(statement) }
         try bind(statement, values, sql)
-        var out: [T] = []
         while try check(sqlite3_step(statement), sql) == SQLITE_ROW {
-            out.append(try row(SQLRow(statement: statement)))
+            try body(SQLRow(statement: statement))
         }
-        return out
     }
 
     /// The first column of the first row as an Int64, or nil when there is no row.

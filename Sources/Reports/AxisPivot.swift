@@ -81,63 +81,113 @@ public struct AxisPivot: Sendable, Hashable, Codable {
 
     /// The pivot of a run's jobs (scenario id added as the ``scenarioAxis`` pseudo-axis).
     public static func compute(_ report: RunReport) -> AxisPivot {
-        compute(report.jobs.map { job in
-            Input(axes: [AxisValue(axis: scenarioAxis, value: job.job.scenarioID)] + job.axes, status: job.status)
-        })
+        compute(RunIndex(report))
     }
 
     /// The pivot of `jobs`. Pure; pairs combine values of two different axes, and a ``scenarioAxis`` value is also
     /// combined with every pair of the other axes.
     public static func compute(_ jobs: [Input]) -> AxisPivot {
-        let counted = jobs.filter(\.status.isVerdict).map { job in
-            Counted(keys: groupKeys(job.axes.sorted { order($0, $1) }), failure: job.status.isFailure,
-                    flaky: job.status == .flaky)
+        var values = ValueTable()
+        var profiles = ProfileTable()
+        var counted: [Counted] = []
+        for job in jobs where job.status.isVerdict {
+            let ids = job.axes.sorted { order($0, $1) }.map { values.id($0) }
+            counted.append(Counted(profile: profiles.id(ids), failure: job.status.isFailure, flaky: job.status == .flaky))
         }
-        let totalFailures = counted.filter(\.failure).count
-        let totalFlaky = counted.filter(\.flaky).count
-        let tallies = tally(counted)
-        func group(_ values: [AxisValue]) -> Group {
-            Self.group(values, tallies[values] ?? Tally(), totalFailures: totalFailures)
+        return compute(counted, profiles: profiles.arrays, values: values.values)
+    }
+
+    /// The pivot of a run's index: each configuration's values are looked up once, not once per job.
+    static func compute(_ index: RunIndex) -> AxisPivot {
+        var values = ValueTable()
+        var profiles = ProfileTable()
+        let scenarioIDs = index.scenarios.map { values.id(AxisValue(axis: scenarioAxis, value: $0.id)) }
+        let configurationIDs = index.configurations.map { $0.axes.sorted { order($0, $1) }.map { values.id($0) } }
+        var profileOf: [Int64: Int32] = [:]
+        var counted: [Counted] = []
+        counted.reserveCapacity(index.jobs.count)
+        for job in index.jobs where job.status.isVerdict {
+            let pair = Int64(job.scenario) << 32 | Int64(job.configuration)
+            let profile: Int32
+            if let known = profileOf[pair] { profile = known } else {
+                profile = profiles.id([scenarioIDs[Int(job.scenario)]] + configurationIDs[Int(job.configuration)])
+                profileOf[pair] = profile
+            }
+            counted.append(Counted(profile: profile, failure: job.status.isFailure, flaky: job.status == .flaky))
+        }
+        return compute(counted, profiles: profiles.arrays, values: values.values)
+    }
+
+    /// The core over interned values: a job is a profile (its value ids, scenario first, then by axis), a group a
+    /// ``Key`` of one to three value ids.
+    private static func compute(_ counted: [Counted], profiles: [[Int32]], values: [AxisValue]) -> AxisPivot {
+        let totalFailures = counted.reduce(0) { $0 + ($1.failure ? 1 : 0) }
+        let totalFlaky = counted.reduce(0) { $0 + ($1.flaky ? 1 : 0) }
+        // Axis ids per value (the scenario pseudo-axis is -1), so tallying compares integers.
+        var axisIDs: [String: Int32] = [scenarioAxis: -1]
+        let axes = values.map { value in
+            if let id = axisIDs[value.axis] { return id }
+            axisIDs[value.axis] = Int32(axisIDs.count)
+            return Int32(axisIDs.count - 1)
+        }
+        func tally(_ jobs: [Counted], sign: Int, into start: [Key: Tally]) -> [Key: Tally] {
+            Self.tally(jobs, profiles: profiles, axes: axes, scenarioAxisID: -1, sign: sign, into: start)
+        }
+        var tallies = tally(counted, sign: 1, into: [:])
+        let initial = tallies
+        func axisValues(_ key: Key) -> [AxisValue] { key.ids.map { values[Int($0)] } }
+        func group(_ key: Key) -> Group {
+            Self.group(axisValues(key), initial[key] ?? Tally(), totalFailures: totalFailures)
         }
         var tables: [String: [Group]] = [:]
-        for key in tallies.keys where key.count == 1 { tables[key[0].axis, default: []].append(group(key)) }
-        let axes = tables.map { axis, groups in
+        for key in initial.keys where key.count == 1 { tables[values[Int(key.a)].axis, default: []].append(group(key)) }
+        let axisTables = tables.map { axis, groups in
             AxisTable(axis: axis, values: groups.sorted { $0.values[0] < $1.values[0] },
                       bestScore: groups.map(\.score).max() ?? 0)
         }.sorted { a, b in a.axis == b.axis ? false : (a.axis == scenarioAxis || (b.axis != scenarioAxis && a.axis < b.axis)) }
         // A value that does not narrow its group (every job of the smaller group has it) adds nothing: leave the
         // larger group out ("checkout + orientation=portrait" when every checkout job is portrait).
-        func redundant(_ key: [AxisValue]) -> Bool {
-            guard key.count > 1, let jobs = tallies[key]?.jobs else { return false }
-            return key.indices.contains { i in
-                var smaller = key
-                smaller.remove(at: i)
-                return tallies[smaller]?.jobs == jobs
-            }
+        func redundant(_ key: Key, _ jobs: Int) -> Bool {
+            key.count > 1 && key.smaller.contains { initial[$0]?.jobs == jobs }
         }
-        let ranked = tallies.filter { $0.value.failures > 0 && !redundant($0.key) }.keys.map(group).sorted(by: rankedBefore)
+        // Labels are built once per group (a 100,000-job run has tens of thousands of groups, and ties are common).
+        let rankable = initial.filter { $0.value.failures > 0 && !redundant($0.key, $0.value.jobs) }.keys.map(group)
+        let labels = rankable.map(\.label)
+        let ranked = rankable.indices.sorted { rankedBefore(rankable[$0], rankable[$1], labels[$0], labels[$1]) }
+            .map { rankable[$0] }
 
         // Sequential covering: the best group of the jobs not yet explained, then the best of the rest, … "Best" is
         // weighted relative accuracy, `failures − jobs × (failures left / jobs left)`: the failures a group holds
         // beyond what its size predicts. It prefers a group that explains many failures precisely over a tiny
-        // exact one and over a broad one that merely contains them.
+        // exact one and over a broad one that merely contains them. The jobs a pattern explains are taken out of
+        // the tallies (their groups counted down), not re-tallied.
         var remaining = counted
         var explanations: [Explanation] = []
         while explanations.count < maxExplanations {
-            let failures = remaining.filter(\.failure).count
+            let failures = remaining.reduce(0) { $0 + ($1.failure ? 1 : 0) }
             guard failures >= 2 else { break }
             let base = Double(failures) / Double(remaining.count)
-            let candidates = tally(remaining).filter { $0.value.failures >= 2 }
-                .map { (gain: Double($0.value.failures) - Double($0.value.jobs) * base,
-                        group: Self.group($0.key, $0.value, totalFailures: failures)) }
-                .filter { $0.group.rate >= minimumExplanationRate }
-            guard let best = candidates.min(by: { a, b in
-                a.gain != b.gain ? a.gain > b.gain : rankedBefore(a.group, b.group)
-            })?.group else { break }
-            explanations.append(Explanation(group: group(best.values), explains: best.failures))
-            remaining.removeAll { $0.keys.contains(best.values) }
+            var best: (gain: Double, group: Group, key: Key, label: String)?
+            for (key, t) in tallies where t.failures >= 2 && Double(t.failures) / Double(t.jobs) >= minimumExplanationRate {
+                let gain = Double(t.failures) - Double(t.jobs) * base
+                if let b = best, gain < b.gain { continue }
+                let candidate = Self.group(axisValues(key), t, totalFailures: failures)
+                if let b = best, gain == b.gain, !rankedBefore(candidate, b.group, candidate.label, b.label) { continue }
+                best = (gain, candidate, key, candidate.label)
+            }
+            guard let best else { break }
+            explanations.append(Explanation(group: group(best.key), explains: best.group.failures))
+            let ids = best.key.ids
+            var covered: [Counted] = []
+            remaining.removeAll { job in
+                let profile = profiles[Int(job.profile)]
+                guard ids.allSatisfy(profile.contains) else { return false }
+                covered.append(job)
+                return true
+            }
+            tallies = tally(covered, sign: -1, into: tallies)
         }
-        return AxisPivot(totalJobs: counted.count, totalFailures: totalFailures, totalFlaky: totalFlaky, axes: axes,
+        return AxisPivot(totalJobs: counted.count, totalFailures: totalFailures, totalFlaky: totalFlaky, axes: axisTables,
                          ranked: ranked, explanations: explanations,
                          unexplained: totalFailures - explanations.reduce(0) { $0 + $1.explains })
     }
@@ -150,37 +200,80 @@ public struct AxisPivot: Sendable, Hashable, Codable {
     private struct Tally { var jobs = 0, failures = 0, flaky = 0 }
 
     private struct Counted {
-        /// Every group the job belongs to.
-        var keys: Set<[AxisValue]>
+        /// Index into the profiles: the job's value ids.
+        var profile: Int32
         var failure: Bool
         var flaky: Bool
     }
 
-    /// The groups of a job with sorted values: each value, each pair of values of two axes, and each scenario value
-    /// with a pair of the other axes.
-    private static func groupKeys(_ values: [AxisValue]) -> Set<[AxisValue]> {
-        var keys = Set<[AxisValue]>()
-        for (i, v) in values.enumerated() {
-            keys.insert([v])
-            for (j, w) in values.enumerated() where j > i && w.axis != v.axis {
-                keys.insert([v, w])
-                // Within one scenario, a pair of axis values: "checkout fails only with rtl + landscape".
-                guard v.axis == scenarioAxis else { continue }
-                for x in values[(j + 1)...] where x.axis != w.axis && x.axis != v.axis {
-                    keys.insert([v, w, x])
-                }
+    /// A group: one to three value ids in profile order (-1 = none).
+    private struct Key: Hashable {
+        var a: Int32, b: Int32 = -1, c: Int32 = -1
+        var count: Int { b < 0 ? 1 : c < 0 ? 2 : 3 }
+        var ids: [Int32] { count == 1 ? [a] : count == 2 ? [a, b] : [a, b, c] }
+        /// The groups with one value fewer.
+        var smaller: [Key] {
+            switch count {
+            case 2: [Key(a: a), Key(a: b)]
+            case 3: [Key(a: b, b: c), Key(a: a, b: c), Key(a: a, b: b)]
+            default: []
             }
         }
-        return keys
     }
 
-    private static func tally(_ jobs: [Counted]) -> [[AxisValue]: Tally] {
-        var tallies: [[AxisValue]: Tally] = [:]
+    /// Interned axis values.
+    private struct ValueTable {
+        var values: [AxisValue] = []
+        var ids: [AxisValue: Int32] = [:]
+        mutating func id(_ value: AxisValue) -> Int32 {
+            if let id = ids[value] { return id }
+            ids[value] = Int32(values.count)
+            values.append(value)
+            return Int32(values.count - 1)
+        }
+    }
+
+    /// Interned profiles (a job's value ids).
+    private struct ProfileTable {
+        var arrays: [[Int32]] = []
+        var ids: [[Int32]: Int32] = [:]
+        mutating func id(_ profile: [Int32]) -> Int32 {
+            if let id = ids[profile] { return id }
+            ids[profile] = Int32(arrays.count)
+            arrays.append(profile)
+            return Int32(arrays.count - 1)
+        }
+    }
+
+    /// Adds (`sign` 1) or removes (-1) the jobs' groups: each value, each pair of values of two axes, and each
+    /// scenario value with a pair of the other axes. A profile's values are sorted (scenario first, then by axis).
+    private static func tally(_ jobs: [Counted], profiles: [[Int32]], axes: [Int32], scenarioAxisID: Int32, sign: Int,
+                              into start: [Key: Tally]) -> [Key: Tally] {
+        var tallies = start
+        var perProfile: [Int32: Tally] = [:]
         for job in jobs {
-            for key in job.keys {
-                tallies[key, default: Tally()].jobs += 1
-                if job.failure { tallies[key, default: Tally()].failures += 1 }
-                if job.flaky { tallies[key, default: Tally()].flaky += 1 }
+            perProfile[job.profile, default: Tally()].jobs += sign
+            if job.failure { perProfile[job.profile, default: Tally()].failures += sign }
+            if job.flaky { perProfile[job.profile, default: Tally()].flaky += sign }
+        }
+        func add(_ key: Key, _ t: Tally) {
+            tallies[key, default: Tally()].jobs += t.jobs
+            tallies[key, default: Tally()].failures += t.failures
+            tallies[key, default: Tally()].flaky += t.flaky
+        }
+        for (profile, t) in perProfile {
+            let ids = profiles[Int(profile)]
+            for i in ids.indices {
+                add(Key(a: ids[i]), t)
+                for j in (i + 1)..<ids.count where axes[Int(ids[j])] != axes[Int(ids[i])] {
+                    add(Key(a: ids[i], b: ids[j]), t)
+                    // Within one scenario, a pair of axis values: "checkout fails only with rtl + landscape".
+                    guard axes[Int(ids[i])] == scenarioAxisID else { continue }
+                    for k in (j + 1)..<ids.count
+                    where axes[Int(ids[k])] != axes[Int(ids[j])] && axes[Int(ids[k])] != scenarioAxisID {
+                        add(Key(a: ids[i], b: ids[j], c: ids[k]), t)
+                    }
+                }
             }
         }
         return tallies
@@ -204,13 +297,14 @@ public struct AxisPivot: Sendable, Hashable, Codable {
         return a < b
     }
 
-    /// Higher score, then higher rate, then more failures, then fewer values, then label.
-    static func rankedBefore(_ a: Group, _ b: Group) -> Bool {
+    /// Higher score, then higher rate, then more failures, then fewer values, then label (given, when known).
+    static func rankedBefore(_ a: Group, _ b: Group, _ aLabel: @autoclosure () -> String? = nil,
+                             _ bLabel: @autoclosure () -> String? = nil) -> Bool {
         if a.score != b.score { return a.score > b.score }
         if a.rate != b.rate { return a.rate > b.rate }
         if a.failures != b.failures { return a.failures > b.failures }
         if a.values.count != b.values.count { return a.values.count < b.values.count }
-        return a.label < b.label
+        return (aLabel() ?? a.label) < (bLabel() ?? b.label)
     }
 
     /// One sentence for a person: which axis values the failures follow.

@@ -32,19 +32,26 @@ enum HTMLAssets {
         table.grid td,table.grid th{border-bottom:1px solid var(--line);padding:4px 8px;text-align:left;vertical-align:top}
         table.grid th{color:var(--muted);font-weight:600}
         .scroll{overflow:auto;max-width:100%}
-        table.heatmap th,table.heatmap td{padding:1px;text-align:center;font-size:11.5px}
-        table.heatmap thead th{font-weight:500;color:var(--muted);border-bottom:1px solid var(--line);white-space:nowrap;padding:2px 4px}
-        table.heatmap thead th.axis{text-align:right;font-weight:700;color:var(--ink)}
-        table.heatmap tbody th{text-align:right;font-weight:500;padding-right:8px;white-space:nowrap;max-width:28em;overflow:hidden;
-        text-overflow:ellipsis}
-        a.cell{display:flex;align-items:center;justify-content:center;width:22px;height:22px;border-radius:4px;color:#fff;
-        text-decoration:none;font-weight:700;position:relative}
-        a.cell{cursor:pointer}
-        a.cell.s-passed:empty::after{content:"✓"}
+        #failures,#baseline{content-visibility:auto;contain-intrinsic-size:auto 600px}
+        .heatmap{font-size:11.5px}
+        .heatmap .hl,.heatmap .hr{white-space:nowrap;height:24px;line-height:24px;width:max-content}
+        .heatmap .hr{content-visibility:auto;contain-intrinsic-size:auto 24px}
+        .heatmap .hl{color:var(--muted);border-bottom:1px solid var(--line)}
+        .heatmap .axis,.heatmap .rh{display:inline-block;width:18em;text-align:right;padding-right:8px;overflow:hidden;
+        text-overflow:ellipsis;vertical-align:top}
+        .heatmap .axis{font-weight:700;color:var(--ink)}
+        .heatmap .rh{font-weight:500}
+        .heatmap .h{display:inline-block;text-align:center;overflow:hidden;text-overflow:ellipsis;vertical-align:top;
+        border-left:1px solid var(--line)}
+        a.cell,i.none,span.multi{display:inline-block;width:22px;height:22px;margin:1px;vertical-align:top}
+        span.multi{display:inline-flex}
+        span.multi a.cell{flex:1;width:auto;margin:0 1px 0 0}
+        a.cell{border-radius:4px;color:#fff;text-align:center;line-height:22px;text-decoration:none;font-weight:700;
+        position:relative;cursor:pointer}
         a.cell:hover,a.cell.selected{outline:3px solid #1d232b;outline-offset:1px}
         a.cell.new::after{content:"";position:absolute;top:-3px;right:-3px;width:8px;height:8px;border-radius:50%;background:#111;
         border:1px solid #fff}
-        td.none{background:repeating-linear-gradient(45deg,#fff,#fff 3px,#eef0f2 3px,#eef0f2 6px)}
+        i.none{background:repeating-linear-gradient(45deg,#fff,#fff 3px,#eef0f2 3px,#eef0f2 6px)}
         .legend{display:flex;flex-wrap:wrap;gap:12px;margin:6px 0 10px;font-size:12.5px;align-items:center}
         .legend .cell{width:16px;height:16px;display:inline-flex;font-size:10px}
         .bar{background:#eef0f2;height:10px;border-radius:5px;min-width:80px;position:relative;overflow:hidden}
@@ -71,11 +78,11 @@ enum HTMLAssets {
         details.category summary{cursor:pointer}
         .note{color:var(--muted);font-style:italic}
         label.toggle{font-size:12.5px;color:var(--muted)}
-        table.heatmap.only-failing tbody tr[data-failing="0"]{display:none}
+        .heatmap.only-failing .hr[data-failing="0"]{display:none}
         tr[data-values]{cursor:pointer}
         tr[data-values]:hover,tr[data-values].active{background:#eef4ff}
-        table.heatmap.highlighting a.cell:not(.match){opacity:.18}
-        table.heatmap.highlighting a.cell.match{outline:2px solid #1d232b}
+        .heatmap.highlighting a.cell:not(.match){opacity:.18}
+        .heatmap.highlighting a.cell.match{outline:2px solid #1d232b}
         """
 
     static let script = """
@@ -93,25 +100,101 @@ enum HTMLAssets {
             return e;
           }
           function mark(img, ok) { img.setAttribute('data-loaded', ok ? 'true' : 'false'); }
-          function watchImages(root) {
-            var images = root.querySelectorAll('img[data-artifact]');
-            for (var n = 0; n < images.length; n++) {
-              (function (img) {
-                img.addEventListener('load', function () { mark(img, img.naturalWidth > 0); });
-                img.addEventListener('error', function () { mark(img, false); });
-                if (img.complete && img.getAttribute('src')) mark(img, img.naturalWidth > 0);
-              })(images[n]);
+          // A job's panel is built when it is opened, from its chunk file (data/jobs-NNN.js); the artifacts it shows
+          // come from the blob packs the folder carries (blobs/pack-NNN.js). Both are scripts that call FM.chunk /
+          // FM.pack with base64 of gzip (a page from file:// may load scripts, not fetch files); DecompressionStream
+          // inflates what is opened.
+          var run = null;
+          function runData() {
+            if (run === null) {
+              var node = document.getElementById('run-data');
+              try { run = node ? JSON.parse(node.textContent) : {}; } catch (e) { run = {}; }
+              if (!run.axes) run.axes = [];
+              if (!run.chunks) run.chunks = 1;
             }
+            return run;
           }
-          // Jobs without a panel in the page (passed, not run) are built from the data island when opened.
-          var data = null;
-          function island() {
-            if (data === null) {
-              var node = document.getElementById('job-data');
-              try { data = node ? JSON.parse(node.textContent) : {}; } catch (e) { data = {}; }
-              if (!data.jobs) data.jobs = {};
+          var chunks = {}, packs = {}, loads = {}, parsed = {}, urls = {};
+          window.FM = {
+            chunk: function (n, data) { chunks[n] = data; },
+            pack: function (n, blobs) { packs[n] = blobs; }
+          };
+          function gunzip(base64) {
+            var text = atob(base64), bytes = new Uint8Array(text.length);
+            for (var i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i);
+            var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream('gzip'));
+            return new Response(stream).arrayBuffer();
+          }
+          function numbered(prefix, n) {
+            var digits = String(n);
+            while (digits.length < 3) digits = '0' + digits;
+            return prefix + digits + '.js';
+          }
+          function load(src) {
+            if (!loads[src]) {
+              loads[src] = new Promise(function (resolve, reject) {
+                var tag = document.createElement('script');
+                tag.src = src;
+                tag.onload = function () { resolve(); };
+                tag.onerror = function () { reject(new Error('cannot load ' + src)); };
+                document.body.appendChild(tag);
+              });
             }
-            return data;
+            return loads[src];
+          }
+          function chunkOf(id) {
+            var bytes = new TextEncoder().encode(id), h = 0x811c9dc5;
+            for (var i = 0; i < bytes.length; i++) { h = Math.imul(h ^ bytes[i], 0x01000193) >>> 0; }
+            return h % runData().chunks;
+          }
+          function jobData(id) {
+            var n = chunkOf(id);
+            if (!parsed[n]) {
+              parsed[n] = load(numbered('data/jobs-', n)).then(function () {
+                if (chunks[n] === undefined) throw new Error('chunk ' + n + ' is missing');
+                var data = chunks[n];
+                delete chunks[n];
+                return gunzip(data);
+              }).then(function (buffer) { return JSON.parse(new TextDecoder().decode(buffer)); });
+            }
+            return parsed[n].then(function (jobs) {
+              return Object.prototype.hasOwnProperty.call(jobs, id) ? jobs[id] : null;
+            });
+          }
+          function blobURL(r) {
+            var sha = r[4];
+            if (!urls[sha]) {
+              urls[sha] = load(numbered('blobs/pack-', r[5][0])).then(function () {
+                var pack = packs[r[5][0]];
+                if (!pack || typeof pack[r[5][1]] !== 'string') throw new Error('blob ' + sha + ' is missing');
+                return gunzip(pack[r[5][1]]);
+              }).then(function (buffer) {
+                return {url: URL.createObjectURL(new Blob([buffer], {type: r[2]})), bytes: buffer};
+              });
+            }
+            return urls[sha];
+          }
+          function image(r, attrs) {
+            var img = el('img', attrs);
+            blobURL(r).then(function (b) {
+              img.addEventListener('load', function () { mark(img, img.naturalWidth > 0); });
+              img.addEventListener('error', function () { mark(img, false); });
+              img.src = b.url;
+              if (img.parentNode) img.parentNode.setAttribute('href', b.url);
+            }, function () { mark(img, false); });
+            return img;
+          }
+          function preview(r, pre, link) {
+            blobURL(r).then(function (b) {
+              var text = new TextDecoder().decode(b.bytes.slice(0, 65536));
+              if (r[7] === 'json' && b.bytes.byteLength <= 65536) {
+                try { text = JSON.stringify(JSON.parse(text), null, 2); } catch (e) { text = text; }
+              } else if (b.bytes.byteLength > 65536) {
+                text += '\\n…';
+              }
+              pre.textContent = text;
+              link.setAttribute('href', b.url);
+            }, function () { pre.textContent = 'unavailable'; });
           }
           function secs(us) {
             if (us === null || us === undefined) return '-';
@@ -122,49 +205,51 @@ enum HTMLAssets {
             return m + ' min ' + (v - m * 60).toFixed(0) + ' s';
           }
           function stamp(seconds) { return new Date(seconds * 1000).toISOString().replace(/\\.\\d+Z$/, 'Z'); }
-          function failureText(step, steps, message, S) {
+          function failureText(step, steps, message) {
             var parts = [];
             if (step !== null && step !== undefined) {
               var key = null;
-              for (var i = 0; i < steps.length; i++) { if (steps[i][0] === step) { key = S[steps[i][1]]; break; } }
+              for (var i = 0; i < steps.length; i++) { if (steps[i][0] === step) { key = steps[i][1]; break; } }
               parts.push('step ' + step + (key !== null ? ' (' + key + ')' : ''));
             }
             if (message) parts.push(message);
             return parts.length ? parts.join(': ') : 'no message';
           }
-          function artifactRow(refs, S) {
+          function artifactRow(refs, open) {
             var td = el('td', {colspan: '5'});
             for (var i = 0; i < refs.length; i++) {
-              var r = refs[i], name = S[r[1]], path = r[5] === null ? null : S[r[5]];
-              var caption = name + ' · ' + S[r[2]] + ' · ' + r[3] + ' bytes';
-              if (path === null) {
+              var r = refs[i], caption = r[1] + ' · ' + r[2] + ' · ' + r[3] + ' bytes';
+              if (r[5] === null) {
                 td.appendChild(el('div', {'class': 'note artifact', 'data-sha256': r[4]}, [caption + ' — '
-                  + (r[6] === null ? 'not extracted' : S[r[6]]) + ' · blob ' + r[4].slice(0, 12) + '…']));
-              } else if (S[r[7]] === 'image') {
+                  + (r[6] === null ? 'not carried' : r[6]) + ' · blob ' + r[4].slice(0, 12) + '…']));
+              } else if (r[7] === 'image') {
                 td.appendChild(el('figure', {'class': 'artifact'}, [
-                  el('a', {href: path}, [el('img', {'data-artifact': name, src: path, alt: name})]),
-                  el('figcaption', {}, [caption])]));
+                  el('a', {}, [image(r, {'data-artifact': r[1], alt: r[1]})]), el('figcaption', {}, [caption])]));
               } else {
-                td.appendChild(el('div', {'class': 'artifact'}, [el('a', {href: path}, [caption])]));
+                var pre = el('pre'), link = el('a', {}, ['open']);
+                var box = el('details', {'class': 'artifact', 'data-kind': r[7]}, [el('summary', {}, [caption + ' · ', link]), pre]);
+                if (open) box.setAttribute('open', '');
+                preview(r, pre, link);
+                td.appendChild(box);
               }
             }
             return el('tr', {'class': 'artifacts'}, [el('td'), td]);
           }
-          function attemptBlock(a, d) {
-            var S = d.strings, outcome = a[2] === null ? null : S[a[2]], steps = a[8], refs = a[9];
+          function attemptBlock(a) {
+            var outcome = a[2], steps = a[8], refs = a[9];
             var interrupted = 0;
             for (var i = 0; i < steps.length; i++) { if (steps[i][5] !== null && steps[i][5] !== undefined) interrupted++; }
             var box = el('div', {'class': 'attempt' + (a[5] ? ' superseded' : ''), 'data-attempt': String(a[0])}, [
               el('h3', {}, ['Attempt ' + a[0] + ': ' + (outcome || 'unfinished') + ' on worker ',
-                el('span', {'class': 'mono'}, [a[1] === null ? '?' : S[a[1]]]),
+                el('span', {'class': 'mono'}, [a[1] === null ? '?' : a[1]]),
                 ' · ' + secs(a[3]) + (a[5] ? ' · superseded' : '')])]);
             var facts = [];
-            if (a[4] !== null) facts.push('started ' + stamp(d.start + a[4]));
+            if (a[4] !== null) facts.push('started ' + stamp(runData().start + a[4]));
             facts.push(steps.length + ' step(s)');
             facts.push(interrupted + ' with interruptions handled');
             box.appendChild(el('p', {'class': 'muted'}, [facts.join(' · ')]));
             if (a[7] !== null && outcome !== 'passed') {
-              box.appendChild(el('p', {'class': 'failure'}, [failureText(a[6], steps, S[a[7]], S)]));
+              box.appendChild(el('p', {'class': 'failure'}, [failureText(a[6], steps, a[7])]));
             }
             var total = 0;
             for (var t = 0; t < steps.length; t++) total += Math.max(0, steps[t][3]);
@@ -174,47 +259,45 @@ enum HTMLAssets {
             for (var r = 0; r < refs.length; r++) { (byStep[refs[r][0]] = byStep[refs[r][0]] || []).push(refs[r]); }
             var offset = 0;
             for (var k = 0; k < steps.length; k++) {
-              var st = steps[k], so = S[st[2]];
+              var st = steps[k], so = st[2];
               var failing = st[0] === a[6] || so === 'failed' || so === 'timedOut';
               shown[st[0]] = true;
               var bar = el('span', {'class': failing ? 'failing' : ''});
               bar.style.left = (total > 0 ? offset / total * 100 : 0).toFixed(2) + '%';
               bar.style.width = (total > 0 ? Math.max(0.5, st[3] / total * 100) : 0).toFixed(2) + '%';
               offset += Math.max(0, st[3]);
-              var message = el('td', {}, [st[4] !== null && st[4] !== undefined ? S[st[4]] : null]);
+              var message = el('td', {}, [st[4] !== null && st[4] !== undefined ? st[4] : null]);
               if (st[5] !== null && st[5] !== undefined) {
-                message.appendChild(el('div', {'class': 'interruptions'}, ['interruptions handled: ' + S[st[5]]]));
+                message.appendChild(el('div', {'class': 'interruptions'}, ['interruptions handled: ' + st[5]]));
               }
               table.appendChild(el('tr', {'class': 'step' + (failing ? ' failing' : ''), 'data-step': String(st[0])}, [
-                el('td', {}, [String(st[0])]), el('td', {'class': 'mono'}, [S[st[1]]]),
+                el('td', {}, [String(st[0])]), el('td', {'class': 'mono'}, [st[1]]),
                 el('td', {}, [so + (failing ? ' ◀' : '')]), el('td', {}, [secs(st[3])]),
                 el('td', {}, [el('div', {'class': 'bar time'}, [bar])]), message]));
-              if (byStep[st[0]]) table.appendChild(artifactRow(byStep[st[0]], S));
+              if (byStep[st[0]]) table.appendChild(artifactRow(byStep[st[0]], failing));
             }
             Object.keys(byStep).map(Number).sort(function (x, y) { return x - y; }).forEach(function (index) {
               if (shown[index]) return;
               table.appendChild(el('tr', {'class': 'step', 'data-step': String(index)}, [el('td', {}, [String(index)]),
                 el('td', {colspan: '5', 'class': 'muted'}, ['(no step record)'])]));
-              table.appendChild(artifactRow(byStep[index], S));
+              table.appendChild(artifactRow(byStep[index], index === a[6]));
             });
             box.appendChild(table);
             return box;
           }
-          function build(id) {
-            var d = island();
-            if (!Object.prototype.hasOwnProperty.call(d.jobs, id)) return null;
-            var j = d.jobs[id], S = d.strings, status = S[j[3]], attempts = j[8];
+          function build(id, j) {
+            var status = j[3], attempts = j[8], axes = runData().axes;
             var panel = el('section', {'class': 'job-panel', id: 'job-' + id, 'data-job-panel': id}, [
               el('a', {'class': 'close', href: '#'}, ['close ✕']),
-              el('h2', {}, [S[j[1]] + ' ', el('span', {'class': 'chip s-' + status}, [LABELS[status] || status])]),
-              el('p', {'class': 'muted'}, ['scenario ', el('span', {'class': 'mono'}, [S[j[0]]]), ' · registry ',
-                el('span', {'class': 'mono'}, [S[j[2]]]), ' · job ', el('span', {'class': 'mono'}, [id]),
+              el('h2', {}, [j[1] + ' ', el('span', {'class': 'chip s-' + status}, [LABELS[status] || status])]),
+              el('p', {'class': 'muted'}, ['scenario ', el('span', {'class': 'mono'}, [j[0]]), ' · registry ',
+                el('span', {'class': 'mono'}, [j[2]]), ' · job ', el('span', {'class': 'mono'}, [id]),
                 ' · ' + attempts.length + ' attempt(s) · ' + secs(j[4])])]);
             var heads = el('tr'), values = el('tr');
-            for (var i = 0; i < d.axes.length; i++) {
-              if (j[5][i] === null) continue;
-              heads.appendChild(el('th', {}, [d.axes[i]]));
-              values.appendChild(el('td', {'class': 'mono'}, [S[j[5][i]]]));
+            for (var i = 0; i < axes.length; i++) {
+              if (j[5][i] === null || j[5][i] === undefined) continue;
+              heads.appendChild(el('th', {}, [axes[i]]));
+              values.appendChild(el('td', {'class': 'mono'}, [j[5][i]]));
             }
             panel.appendChild(el('table', {'class': 'grid'}, [heads, values]));
             var deciding = null;
@@ -225,23 +308,22 @@ enum HTMLAssets {
             var problem = status !== 'passed' && status !== 'flaky';
             if (problem && (j[6] !== null || j[7] !== null)) {
               panel.appendChild(el('p', {'class': 'failure', 'data-failure-step': j[6] === null ? '' : String(j[6])}, [
-                el('strong', {}, [failureText(j[6], deciding ? deciding[8] : [], j[7] === null ? null : S[j[7]], S)])]));
+                el('strong', {}, [failureText(j[6], deciding ? deciding[8] : [], j[7])])]));
             }
             var failingStep = deciding ? (deciding[6] !== null ? deciding[6] : j[6]) : null;
             if (problem && failingStep !== null) {
               var figures = el('div', {'class': 'failing-step-artifacts'});
               deciding[9].forEach(function (r) {
-                if (r[0] !== failingStep || r[5] === null || S[r[7]] !== 'image') return;
-                figures.appendChild(el('figure', {'class': 'artifact failing-step'}, [el('a', {href: S[r[5]]}, [
-                  el('img', {'data-artifact': S[r[1]], 'data-failing-step': String(failingStep), src: S[r[5]], alt: S[r[1]]})]),
-                  el('figcaption', {}, [S[r[1]] + ' at the failing step ' + failingStep + ', attempt ' + deciding[0]])]));
+                if (r[0] !== failingStep || r[5] === null || r[7] !== 'image') return;
+                figures.appendChild(el('figure', {'class': 'artifact failing-step'}, [el('a', {}, [
+                  image(r, {'data-artifact': r[1], 'data-failing-step': String(failingStep), alt: r[1]})]),
+                  el('figcaption', {}, [r[1] + ' at the failing step ' + failingStep + ', attempt ' + deciding[0]])]));
               });
               if (figures.firstChild) panel.appendChild(figures);
             }
             if (!attempts.length) panel.appendChild(el('p', {'class': 'note'}, ['No attempt was started.']));
-            for (var m = 0; m < attempts.length; m++) panel.appendChild(attemptBlock(attempts[m], d));
+            for (var m = 0; m < attempts.length; m++) panel.appendChild(attemptBlock(attempts[m]));
             document.getElementById('panels').appendChild(panel);
-            watchImages(panel);
             return panel;
           }
           function cellOf(id) {
@@ -249,19 +331,25 @@ enum HTMLAssets {
             for (var k = 0; k < cells.length; k++) { if (cells[k].getAttribute('data-job') === id) return cells[k]; }
             return null;
           }
+          var wantedJob = null;
           function show(id) {
+            wantedJob = id;
             var open = document.querySelectorAll('.job-panel.open');
             for (var i = 0; i < open.length; i++) open[i].classList.remove('open');
             var selected = document.querySelectorAll('.cell.selected');
             for (var j = 0; j < selected.length; j++) selected[j].classList.remove('selected');
             document.body.removeAttribute('data-open-job');
             if (!id) return;
-            var panel = document.getElementById('job-' + id) || build(id);
-            if (!panel) return;
-            panel.classList.add('open');
-            document.body.setAttribute('data-open-job', id);
             var cell = cellOf(id);
             if (cell) cell.classList.add('selected');
+            var existing = document.getElementById('job-' + id);
+            var ready = existing ? Promise.resolve(existing)
+              : jobData(id).then(function (j) { return j === null ? null : (document.getElementById('job-' + id) || build(id, j)); });
+            ready.then(function (panel) {
+              if (!panel || wantedJob !== id) return;
+              panel.classList.add('open');
+              document.body.setAttribute('data-open-job', id);
+            }, function () { document.body.setAttribute('data-open-job-error', id); });
           }
           function fromHash() {
             var match = /^#job=(.+)$/.exec(location.hash);
@@ -280,33 +368,37 @@ enum HTMLAssets {
               if (map) map.classList.toggle('only-failing', toggle.checked);
             });
           }
-          // A cell's configuration comes from the header above its column (every header row is one axis).
+          // A cell's configuration comes from the header above its column (every header line is one axis): a
+          // row's first element is its title, then one element per column (a cell, a hatched gap, or a box of cells).
           var columns = null;
           function headerColumns() {
             if (columns !== null) return columns;
             columns = [];
-            var rows = document.querySelectorAll('#heatmap-table thead tr');
-            for (var r = 0; r < rows.length; r++) {
-              var ths = rows[r].children, labels = [];
-              for (var c = 1; c < ths.length; c++) {
-                for (var n = 0; n < (ths[c].colSpan || 1); n++) labels.push(ths[c].textContent);
+            var lines = document.querySelectorAll('#heatmap-table .hl');
+            for (var r = 0; r < lines.length; r++) {
+              var parts = lines[r].children, labels = [];
+              for (var c = 1; c < parts.length; c++) {
+                var span = Number(parts[c].getAttribute('data-span')) || 1;
+                for (var n = 0; n < span; n++) labels.push(parts[c].textContent);
               }
-              columns.push({axis: ths.length ? ths[0].textContent : '', labels: labels});
+              columns.push({axis: parts.length ? parts[0].textContent : '', labels: labels});
             }
             return columns;
           }
-          function configOf(cell) {
-            var values = {};
-            var td = cell.closest('td');
-            var column = td ? td.cellIndex - 1 : -1;
-            var levels = headerColumns();
+          function configAt(row, column) {
+            var values = {}, levels = headerColumns();
             for (var i = 0; i < levels.length; i++) {
               var label = levels[i].labels[column];
               if (label !== undefined && label !== '–') values[levels[i].axis] = label;
             }
-            var row = cell.closest('tr[data-scenario]');
-            if (row) values.scenario = row.getAttribute('data-scenario');
+            values.scenario = row.getAttribute('data-scenario');
             return values;
+          }
+          function configOf(cell) {
+            var box = cell.parentElement && cell.parentElement.classList.contains('multi') ? cell.parentElement : cell;
+            var row = box.closest('.hr[data-scenario]');
+            if (!row) return {};
+            return configAt(row, Array.prototype.indexOf.call(row.children, box) - 1);
           }
           var activeRow = null;
           function highlight(row) {
@@ -324,10 +416,15 @@ enum HTMLAssets {
             activeRow = row;
             row.classList.add('active');
             map.classList.add('highlighting');
-            for (var j = 0; j < cells.length; j++) {
-              var config = configOf(cells[j]);
-              var match = wanted.every(function (pair) { return config[pair[0]] === pair[1]; });
-              cells[j].classList.toggle('match', match);
+            var rows = map.querySelectorAll('.hr');
+            for (var r = 0; r < rows.length; r++) {
+              var kids = rows[r].children;
+              for (var c = 1; c < kids.length; c++) {
+                var config = configAt(rows[r], c - 1);
+                var match = wanted.every(function (pair) { return config[pair[0]] === pair[1]; });
+                var inside = kids[c].matches('a.cell') ? [kids[c]] : kids[c].querySelectorAll('a.cell');
+                for (var k = 0; k < inside.length; k++) inside[k].classList.toggle('match', match);
+              }
             }
           }
           document.addEventListener('click', function (e) {
@@ -340,18 +437,23 @@ enum HTMLAssets {
             var row = e.target.closest ? e.target.closest('tr[data-values]') : null;
             if (row) highlight(row);
           });
-          // Bare cells get their tooltip when the pointer first reaches them.
+          // Cells get their tooltip when the pointer first reaches them.
           document.addEventListener('mouseover', function (e) {
             var cell = e.target.closest ? e.target.closest('a.cell[data-job]') : null;
             if (!cell || cell.hasAttribute('title')) return;
-            var row = cell.closest('tr[data-scenario]'), config = configOf(cell), parts = [];
+            var row = cell.closest('.hr[data-scenario]'), config = configOf(cell), parts = [];
             for (var key in config) { if (key !== 'scenario') parts.push(key + '=' + config[key]); }
             var title = row && row.firstElementChild ? row.firstElementChild.firstChild.textContent.trim() : '';
-            cell.setAttribute('title', title + ' · ' + (parts.join(',') || 'default') + ' · passed');
+            var status = cell.getAttribute('data-status') || 'passed';
+            cell.setAttribute('title', title + ' · ' + (parts.join(',') || 'default') + ' · ' + (LABELS[status] || status));
           });
-          watchImages(document);
           fromHash();
-          document.documentElement.setAttribute('data-ready', 'true');
+          // Ready once the heat map and the failures by axis (parsed above this script) have been laid out for a
+          // frame; data-ready-ms is the time since navigation started.
+          requestAnimationFrame(function () {
+            document.documentElement.setAttribute('data-ready-ms', String(Math.round(performance.now())));
+            document.documentElement.setAttribute('data-ready', 'true');
+          });
         })();
         """
 
@@ -360,9 +462,10 @@ enum HTMLAssets {
         "'sha256-" + Data(SHA256.hash(Array(script.utf8))).base64EncodedString() + "'"
     }
 
-    /// No network at all: images from the report folder (or data URLs), the inline style, and the one script.
+    /// No network at all: images only from the blobs the page decompressed (`blob:` URLs), the inline style, the one
+    /// inline script, and the chunk and blob scripts of the report folder.
     static var contentSecurityPolicy: String {
-        "default-src 'none'; img-src 'self' file: data:; style-src 'unsafe-inline'; script-src \(scriptHashSource);"
+        "default-src 'none'; img-src blob: data:; style-src 'unsafe-inline'; script-src \(scriptHashSource) 'self' file:;"
             + " base-uri 'none'; form-action 'none'"
     }
 }

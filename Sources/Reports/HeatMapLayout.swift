@@ -25,18 +25,27 @@ struct HeatMapLayout {
 
     static let missing = "–"
 
-    init(_ report: RunReport) {
-        let multipleRegistries = report.registries.count > 1
-        headerAxes = report.axisNames + (multipleRegistries ? ["registry"] : [])
+    init(_ index: RunIndex) {
+        let multipleRegistries = index.registries.count > 1
+        headerAxes = index.axisNames + (multipleRegistries ? ["registry"] : [])
         if headerAxes.isEmpty { headerAxes = ["configuration"] }
-        func columnKey(_ job: JobReport) -> [String] {
-            if report.axisNames.isEmpty && !multipleRegistries { return ["default"] }
+        // A column is a configuration (with its registry when the run has several): its key is computed once per
+        // distinct configuration, not per job.
+        func columnKey(_ configuration: Int32, _ registry: Int32) -> [String] {
+            if index.axisNames.isEmpty && !multipleRegistries { return ["default"] }
             var values: [String: String] = [:]
-            for v in job.axes { values[v.axis] = v.value }
-            return report.axisNames.map { values[$0] ?? Self.missing } + (multipleRegistries ? [job.job.registry] : [])
+            for v in index.configurations[Int(configuration)].axes { values[v.axis] = v.value }
+            return index.axisNames.map { values[$0] ?? Self.missing }
+                + (multipleRegistries ? [index.registries[Int(registry)]] : [])
         }
-        let keys = report.jobs.map(columnKey)
-        let distinct = Array(Set(keys))
+        var keyOf: [Int64: [String]] = [:]
+        func pair(_ job: RunIndex.Job) -> Int64 {
+            Int64(job.configuration) << 32 | Int64(multipleRegistries ? job.registry : 0)
+        }
+        for job in index.jobs where keyOf[pair(job)] == nil {
+            keyOf[pair(job)] = columnKey(job.configuration, job.registry)
+        }
+        let distinct = Array(Set(keyOf.values))
         // Rank each level's distinct values once (natural order), then sort the columns by their ranks: a run of
         // 100,000 configurations compares integers, not strings.
         let depth = distinct.map(\.count).max() ?? 0
@@ -52,6 +61,7 @@ struct HeatMapLayout {
         }.map(\.0)
         var columnIndex: [[String]: Int] = [:]
         for (i, c) in columns.enumerated() { columnIndex[c] = i }
+        let columnOf = keyOf.mapValues { columnIndex[$0] ?? 0 }
         columnCount = columns.count
         var header: [[HeaderCell]] = []
         for level in headerAxes.indices {
@@ -69,18 +79,12 @@ struct HeatMapLayout {
             header.append(cells)
         }
         self.header = header
-        var rows: [Row] = []
-        var rowIndex: [String: Int] = [:]
-        for (j, job) in report.jobs.enumerated() {
-            let id = job.job.scenarioID
-            let r: Int
-            if let existing = rowIndex[id] { r = existing } else {
-                r = rows.count
-                rowIndex[id] = r
-                rows.append(Row(scenarioID: id, title: job.job.scenarioTitle, cells: Array(repeating: [], count: columns.count),
-                                failing: false))
-            }
-            if let c = columnIndex[keys[j]] { rows[r].cells[c].append(j) }
+        var rows = index.scenarios.map {
+            Row(scenarioID: $0.id, title: $0.title, cells: Array(repeating: [], count: columns.count), failing: false)
+        }
+        for (j, job) in index.jobs.enumerated() {
+            let r = Int(job.scenario)
+            rows[r].cells[columnOf[pair(job)] ?? 0].append(j)
             if job.status != .passed && job.status != .notRun { rows[r].failing = true }
         }
         self.rows = rows

@@ -25,69 +25,179 @@ public enum JUnitReport {
     /// The XML document of `report`.
     public static func xml(_ report: RunReport, grouping: JUnitGrouping = .scenario) -> String {
         let output = ReportOutput()
-        write(report, grouping: grouping, to: output)
+        let index = RunIndex(report)
+        var kept: [Int: [UInt8]] = [:]
+        for job in report.jobs where !isPlainPass(job) {
+            kept[job.row.ordinal] = Array(testcase(job, grouping: grouping, multipleRegistries: index.registries.count > 1).utf8)
+        }
+        write(index, grouping: grouping, to: output) { kept[$0] }
         return output.text
     }
 
-    /// Writes the XML document of `report` test case by test case.
-    static func write(_ report: RunReport, grouping: JUnitGrouping, to out: ReportOutput) {
-        let multipleRegistries = report.registries.count > 1
-        var suites: [(name: String, jobs: [JobReport])] = []
-        var index: [String: Int] = [:]
-        for job in report.jobs {
-            let key = grouping == .scenario ? job.job.scenarioID : configurationName(job, multipleRegistries)
-            if let i = index[key] { suites[i].jobs.append(job) } else {
-                index[key] = suites.count
-                suites.append((key, [job]))
+    /// The test cases of the jobs that are more than a plain pass, collected as the jobs stream by in plan order:
+    /// their XML goes to a temporary file and only its place is kept, so ``write(_:grouping:to:kept:)`` can put them
+    /// into their suites afterwards. A plain pass is written from the index alone.
+    final class Cases {
+        let grouping: JUnitGrouping
+        let multipleRegistries: Bool
+        private let file: FileHandle
+        private let url: URL
+        private var buffer: [UInt8] = []
+        private var length = 0
+        /// Plan position → byte range in the file.
+        private var places: [Int: Range<Int>] = [:]
+
+        /// Collects into a temporary file in `folder` (removed when this is released).
+        init(grouping: JUnitGrouping, multipleRegistries: Bool, folder: URL) throws {
+            self.grouping = grouping
+            self.multipleRegistries = multipleRegistries
+            url = folder.appendingPathComponent(".junit-cases-\(UUID().uuidString).tmp")
+            file = try ReportOutput.createTemporary(url, for: folder.appendingPathComponent("junit.xml"))
+        }
+
+        deinit {
+            try? file.close()
+            try? FileManager.default.removeItem(at: url)
+        }
+
+        /// Keeps the test case of `job` unless it is a plain pass.
+        func add(_ job: JobReport) {
+            guard !JUnitReport.isPlainPass(job) else { return }
+            let text = Array(JUnitReport.testcase(job, grouping: grouping, multipleRegistries: multipleRegistries).utf8)
+            places[job.row.ordinal] = length..<(length + text.count)
+            length += text.count
+            buffer += text
+            if buffer.count >= 1 << 20 { try? flush() }
+        }
+
+        /// Writes the buffered test cases (a failure here shows again, thrown, on the next ``text(_:)``).
+        private func flush() throws {
+            guard !buffer.isEmpty else { return }
+            try file.seekToEnd()
+            try file.write(contentsOf: buffer)
+            buffer.removeAll(keepingCapacity: true)
+        }
+
+        /// The kept test case of the job at plan position `ordinal`, or nil for a plain pass.
+        func text(_ ordinal: Int) throws -> [UInt8]? {
+            guard let range = places[ordinal] else { return nil }
+            try flush()
+            try file.seek(toOffset: UInt64(range.lowerBound))
+            return [UInt8](try file.read(upToCount: range.count) ?? Data())
+        }
+    }
+
+    /// The suites of a run: one per scenario or configuration, in order of their first job in the plan.
+    struct Suites {
+        var names: [String] = []
+        /// Suite index per job (plan order).
+        var suiteOf: [Int] = []
+        var tallies: [Tally] = []
+        var times: [Double] = []
+
+        init(_ index: RunIndex, grouping: JUnitGrouping) {
+            let multipleRegistries = index.registries.count > 1
+            var position: [String: Int] = [:]
+            suiteOf.reserveCapacity(index.jobs.count)
+            for job in index.jobs {
+                let key = grouping == .scenario
+                    ? index.scenarioID(job)
+                    : JUnitReport.configurationName(index.configuration(job).text, index.registry(job), multipleRegistries)
+                let suite: Int
+                if let known = position[key] { suite = known } else {
+                    suite = names.count
+                    position[key] = suite
+                    names.append(key)
+                    tallies.append(Tally())
+                    times.append(0)
+                }
+                suiteOf.append(suite)
+                tallies[suite].add(job.status)
+                times[suite] += job.duration ?? 0
             }
         }
-        let timestamp = Format.timestamp(report.run.info.startedAt).replacingOccurrences(of: "Z", with: "")
-        let totals = tally(report.jobs)
+    }
+
+    /// Writes the XML document suite by suite: each job's kept test case (`kept(plan position)`, nil for a plain
+    /// pass), a plain pass from the index.
+    static func write(_ index: RunIndex, grouping: JUnitGrouping, to out: ReportOutput,
+                      kept: (Int) throws -> [UInt8]?) rethrows {
+        let multipleRegistries = index.registries.count > 1
+        let suites = Suites(index, grouping: grouping)
+        let timestamp = Format.timestamp(index.run.info.startedAt).replacingOccurrences(of: "Z", with: "")
+        var totals = Tally()
+        for job in index.jobs { totals.add(job.status) }
         out += "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-        out += "<testsuites name=\"\(a("flowmatrix \(report.run.info.matrixName) \(report.runID)"))\""
+        out += "<testsuites name=\"\(a("flowmatrix \(index.run.info.matrixName) \(index.runID)"))\""
             + " tests=\"\(totals.tests)\" failures=\"\(totals.failures)\" errors=\"\(totals.errors)\""
-            + " skipped=\"\(totals.skipped)\" time=\"\(Format.junitTime(report.duration))\" timestamp=\"\(timestamp)\">\n"
-        for suite in suites {
-            let t = tally(suite.jobs)
-            let time = suite.jobs.reduce(0.0) { $0 + ($1.row.result?.duration ?? 0) }
-            out += "  <testsuite name=\"\(a(suite.name))\" tests=\"\(t.tests)\" failures=\"\(t.failures)\""
-                + " errors=\"\(t.errors)\" skipped=\"\(t.skipped)\" time=\"\(Format.junitTime(time))\""
+            + " skipped=\"\(totals.skipped)\" time=\"\(Format.junitTime(index.duration))\" timestamp=\"\(timestamp)\">\n"
+        // The jobs of each suite, in plan order (a counting sort by suite).
+        var starts = Array(repeating: 0, count: suites.names.count + 1)
+        for suite in suites.suiteOf { starts[suite + 1] += 1 }
+        for i in suites.names.indices { starts[i + 1] += starts[i] }
+        var next = starts
+        var ordered = Array(repeating: Int32(0), count: index.jobs.count)
+        for (position, suite) in suites.suiteOf.enumerated() {
+            ordered[next[suite]] = Int32(position)
+            next[suite] += 1
+        }
+        for (suite, name) in suites.names.enumerated() {
+            let t = suites.tallies[suite]
+            out += "  <testsuite name=\"\(a(name))\" tests=\"\(t.tests)\" failures=\"\(t.failures)\""
+                + " errors=\"\(t.errors)\" skipped=\"\(t.skipped)\" time=\"\(Format.junitTime(suites.times[suite]))\""
                 + " timestamp=\"\(timestamp)\" hostname=\"flowmatrix\">\n"
             out += "    <properties>\n"
-            for (name, value) in [("flowmatrix.run", report.runID), ("flowmatrix.matrix", report.run.info.matrixName),
-                                  ("flowmatrix.seed", String(report.run.info.seed)), ("flowmatrix.flaky", String(t.flaky))] {
+            for (name, value) in [("flowmatrix.run", index.runID), ("flowmatrix.matrix", index.run.info.matrixName),
+                                  ("flowmatrix.seed", String(index.run.info.seed)), ("flowmatrix.flaky", String(t.flaky))] {
                 out += "      <property name=\"\(a(name))\" value=\"\(a(value))\"/>\n"
             }
             out += "    </properties>\n"
-            for job in suite.jobs { out += testcase(job, grouping: grouping, multipleRegistries: multipleRegistries) }
+            for position in ordered[starts[suite]..<starts[suite + 1]] {
+                if let text = try kept(Int(position)) {
+                    out.write(bytes: text)
+                    continue
+                }
+                let job = index.jobs[Int(position)]
+                let config = configurationName(index.configuration(job).text, index.registry(job), multipleRegistries)
+                let scenario = index.scenarioID(job)
+                out += caseOpening(grouping == .scenario ? (scenario, config) : (config, scenario), job.duration) + "/>\n"
+            }
             out += "  </testsuite>\n"
         }
         out += "</testsuites>\n"
     }
 
+    /// Passed on its only attempt: a bare test case.
+    static func isPlainPass(_ job: JobReport) -> Bool {
+        job.status == .passed && job.attempts.count == 1 && !job.attempts[0].superseded
+    }
+
+    /// `    <testcase name="…" classname="…" time="…"` (not closed).
+    private static func caseOpening(_ names: (classname: String, name: String), _ duration: Double?) -> String {
+        "    <testcase name=\"\(a(names.name))\" classname=\"\(a(names.classname))\" time=\"\(Format.junitTime(duration))\""
+    }
+
     private static func a(_ s: String) -> String { Escape.xml(s, attribute: true) }
     private static func t(_ s: String) -> String { Escape.xml(s) }
 
-    private struct Tally { var tests = 0, failures = 0, errors = 0, skipped = 0, flaky = 0 }
+    struct Tally {
+        var tests = 0, failures = 0, errors = 0, skipped = 0, flaky = 0
 
-    private static func tally(_ jobs: [JobReport]) -> Tally {
-        var t = Tally()
-        for job in jobs {
-            t.tests += 1
-            switch job.status {
-            case .failed: t.failures += 1
-            case .timedOut, .quarantined: t.errors += 1
-            case .notRun: t.skipped += 1
-            case .flaky: t.flaky += 1
+        mutating func add(_ status: CellStatus) {
+            tests += 1
+            switch status {
+            case .failed: failures += 1
+            case .timedOut, .quarantined: errors += 1
+            case .notRun: skipped += 1
+            case .flaky: flaky += 1
             case .passed: break
             }
         }
-        return t
     }
 
-    static func configurationName(_ job: JobReport, _ multipleRegistries: Bool) -> String {
-        let config = job.job.configuration.isEmpty ? "default" : job.job.configuration
-        return multipleRegistries ? "\(config) @\(job.job.registry)" : config
+    static func configurationName(_ configuration: String, _ registry: String, _ multipleRegistries: Bool) -> String {
+        let config = configuration.isEmpty ? "default" : configuration
+        return multipleRegistries ? "\(config) @\(registry)" : config
     }
 
     /// `step 3 (tap checkout): message` from an attempt or the job result.
@@ -113,11 +223,10 @@ public enum JUnitReport {
         return lines.joined(separator: "\n")
     }
 
-    private static func testcase(_ job: JobReport, grouping: JUnitGrouping, multipleRegistries: Bool) -> String {
-        let config = configurationName(job, multipleRegistries)
-        let (classname, name) = grouping == .scenario ? (job.job.scenarioID, config) : (config, job.job.scenarioID)
-        var out = "    <testcase name=\"\(a(name))\" classname=\"\(a(classname))\""
-            + " time=\"\(Format.junitTime(job.row.result?.duration))\""
+    fileprivate static func testcase(_ job: JobReport, grouping: JUnitGrouping, multipleRegistries: Bool) -> String {
+        let config = configurationName(job.job.configuration, job.job.registry, multipleRegistries)
+        var out = caseOpening(grouping == .scenario ? (job.job.scenarioID, config) : (config, job.job.scenarioID),
+                              job.row.result?.duration)
         let deciding = job.decidingAttempt
         let others = job.attempts.filter {
             !$0.superseded && $0.attempt != deciding?.attempt && $0.outcome != nil && $0.outcome != .passed
@@ -156,6 +265,9 @@ public enum JUnitReport {
             let why = result?.outcome == .cancelled ? "cancelled" : "not run"
             body += "      <skipped message=\"\(a(result?.failureMessage.map { "\(why): \($0)" } ?? why))\"/>\n"
         }
+        // A plain pass (one attempt) is a bare test case: classname, name and time are what CI reads, and a
+        // 100,000-job run has that many of them.
+        if isPlainPass(job) { return out + "/>\n" }
         var systemOut = "job \(job.id) scenario \(job.job.scenarioID) \"\(job.job.scenarioTitle)\" configuration \(job.job.configuration)"
             + " registry \(job.job.registry): \(job.status.label) after \(job.attempts.count) attempt(s)"
         for at in job.attempts {

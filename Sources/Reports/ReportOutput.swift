@@ -13,31 +13,39 @@ final class ReportOutput {
     /// The first write error; ``finish()`` throws it.
     private var failure: (any Error)?
     private var finished = false
-    private static let flushSize = 1 << 20
+    private let flushSize: Int
 
     /// Collects the text in memory; read it with ``text``.
     init() {
+        flushSize = 1 << 20
         handle = nil
         destination = nil
         temporary = nil
     }
 
-    /// Writes into `url` (replaced when ``finish()`` succeeds).
+    /// Writes into `url` (replaced when ``finish()`` succeeds), through a buffer of `bufferSize` bytes (1 MiB).
     /// - Throws: ``ReportError`` `.output` when the temporary file cannot be created.
-    init(file url: URL) throws {
+    init(file url: URL, bufferSize: Int = 1 << 20) throws {
+        flushSize = bufferSize
         let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).tmp")
-        guard FileManager.default.createFile(atPath: temporary.path, contents: nil) else {
-            throw ReportError(code: .output, message: "cannot write \(url.path): cannot create \(temporary.lastPathComponent)")
-        }
-        do {
-            handle = try FileHandle(forWritingTo: temporary)
-        } catch {
-            try? FileManager.default.removeItem(at: temporary)
-            throw ReportError(code: .output, message: "cannot write \(url.path): \(error.localizedDescription)")
-        }
+        handle = try Self.createTemporary(temporary, for: url)
         destination = url
         self.temporary = temporary
-        buffer.reserveCapacity(Self.flushSize + 64 << 10)
+        buffer.reserveCapacity(bufferSize + bufferSize / 16)
+    }
+
+    /// Creates the empty file `temporary` (on the way to `destination`) and opens it for reading and writing.
+    /// - Throws: ``ReportError`` `.output`; nothing is left behind.
+    static func createTemporary(_ temporary: URL, for destination: URL) throws -> FileHandle {
+        guard FileManager.default.createFile(atPath: temporary.path, contents: nil) else {
+            throw ReportError(code: .output, message: "cannot write \(destination.path): cannot create \(temporary.lastPathComponent)")
+        }
+        do {
+            return try FileHandle(forUpdating: temporary)
+        } catch {
+            try? FileManager.default.removeItem(at: temporary)
+            throw ReportError(code: .output, message: "cannot write \(destination.path): \(error.localizedDescription)")
+        }
     }
 
     deinit {
@@ -51,7 +59,13 @@ final class ReportOutput {
     /// Appends UTF-8 text.
     func write(_ text: String) {
         buffer.append(contentsOf: text.utf8)
-        if handle != nil && buffer.count >= Self.flushSize { flush() }
+        if handle != nil && buffer.count >= flushSize { flush() }
+    }
+
+    /// Appends bytes (UTF-8 text already encoded).
+    func write(bytes: some Collection<UInt8>) {
+        buffer.append(contentsOf: bytes)
+        if handle != nil && buffer.count >= flushSize { flush() }
     }
 
     static func += (output: ReportOutput, text: String) { output.write(text) }

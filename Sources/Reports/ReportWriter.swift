@@ -4,31 +4,23 @@ import Journal
 
 /// Tunables of a report, with documented defaults.
 public struct ReportSettings: Sendable, Hashable {
-    /// Which jobs' artifacts are decompressed into `artifacts/` (default: jobs that did not pass).
+    /// Which jobs' artifact blobs the report folder carries in `blobs/` (default: jobs that did not pass).
     public var artifacts: ArtifactSelection
     /// How `junit.xml` groups test cases (default: one suite per scenario).
     public var junitGrouping: JUnitGrouping
     /// Relative duration growth that the baseline section counts as a regression (default 0.2 = 20 %).
     public var durationThreshold: Double
-    /// The largest decompressed artifact extracted, in bytes (default 64 MiB); larger ones are noted, not copied.
+    /// The largest artifact (decompressed size) carried, in bytes (default 64 MiB); larger ones are noted, not copied.
     public var maxArtifactSize: Int
-    /// The most bytes of a JSON or text artifact shown inline in a job panel (default 64 KiB).
-    public var inlineLimit: Int
-
-    /// The most panels of jobs that did not pass written into `report.html` (default 2,000, in plan order); the
-    /// panels of the others, like those of passed and not-run jobs, are built from the page's data island when opened.
-    public var pagePanels: Int
 
     public init(
         artifacts: ArtifactSelection = .notPassed, junitGrouping: JUnitGrouping = .scenario, durationThreshold: Double = 0.2,
-        maxArtifactSize: Int = 64 << 20, inlineLimit: Int = 64 << 10, pagePanels: Int = 2_000
+        maxArtifactSize: Int = 64 << 20
     ) {
-        self.pagePanels = pagePanels
         self.artifacts = artifacts
         self.junitGrouping = junitGrouping
         self.durationThreshold = durationThreshold
         self.maxArtifactSize = maxArtifactSize
-        self.inlineLimit = inlineLimit
     }
 }
 
@@ -38,16 +30,22 @@ public struct ReportFiles: Sendable, Hashable {
     public var html: URL
     public var junit: URL
     public var summary: URL
-    /// Decompressed artifacts under `folder/artifacts/`.
-    public var artifacts: [URL]
+    /// The packs of blobs the folder carries (`folder/blobs/pack-NNN.js`: each blob once, compressed).
+    public var blobs: [URL]
+    /// Distinct blobs in the packs.
+    public var carriedBlobs = 0
+    /// The job panels' chunk files (`folder/data/jobs-NNN.js`).
+    public var chunks: [URL]
+    /// Bytes of the compressed blobs the folder carries (before base64).
+    public var blobBytes: Int
     /// The baseline run compared against, when one was asked for.
     public var baselineRunID: String?
     /// The comparison with the baseline run.
     public var diff: RunDiff?
     /// Problems that did not stop the report (a blob missing from the store…), one sentence each.
     public var warnings: [String]
-    /// Seconds spent per phase, in order: `load`, `artifacts`, `pivot`, `report.html`, `junit.xml`, `summary.json`
-    /// (`diff` too with a baseline).
+    /// Seconds spent per phase, in order: `index`, (`diff` with a baseline), `pivot`, `jobs` (chunks, blobs,
+    /// summary.json and the test cases, streamed together), `junit.xml`, `report.html`.
     public var timings: [Timing] = []
 
     /// Time spent in one phase of writing a report.
@@ -57,14 +55,17 @@ public struct ReportFiles: Sendable, Hashable {
     }
 }
 
-/// Writes a run's `report.html`, `junit.xml`, `summary.json` and extracted artifacts into a folder.
+/// Writes a run's `report.html`, `junit.xml`, `summary.json`, the job panels' chunk files and the blobs they show
+/// into a folder, streaming from the journal: only a compact index of the jobs (``RunIndex``) is held; attempts,
+/// steps and artifacts pass through one job at a time.
 public enum ReportWriter {
     /// Writes the report of run `runID`.
     /// - Parameters:
     ///   - reader: the journal.
     ///   - blobsRoot: the store directory that holds `blobs/` (`.flowmatrix`), or the `blobs` directory itself.
-    ///     Nothing is created there; a missing store only means no artifact can be extracted (a warning).
-    ///   - folder: the output folder (`.flowmatrix/runs/<run-id>`), created if needed. Its `artifacts/` is replaced.
+    ///     Nothing is created there; a missing store only means no artifact can be carried (a warning).
+    ///   - folder: the output folder (`.flowmatrix/runs/<run-id>`), created if needed. Its `blobs/` and `data/` (and
+    ///     the `artifacts/` of older reports) are replaced.
     ///   - baseline: a run id, or `last` for the most recent run started before this one; nil for no comparison.
     /// - Throws: ``ReportError`` (`.unknownRun` for the run or the baseline, `.noBaseline`, `.output`) or the
     ///   journal's errors.
@@ -82,57 +83,89 @@ public enum ReportWriter {
             timings.append(ReportFiles.Timing(phase: phase, seconds: Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18))
             mark = now
         }
-        let report = try RunReport.load(runID: runID, reader: reader)
-        lap("load")
+        let index = try RunIndex(runID: runID, reader: reader)
+        lap("index")
         var diff: RunDiff?
         if let baseline {
             let base = try resolveBaseline(baseline, for: runID, reader: reader)
             diff = try RunDiff.compute(reader: reader, base: base, head: runID, durationThreshold: settings.durationThreshold)
             lap("diff")
         }
+        let pivot = AxisPivot.compute(index)
+        lap("pivot")
         do {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            for old in ["artifacts", "blobs", "data"] {
+                let url = folder.appendingPathComponent(old)
+                if FileManager.default.fileExists(atPath: url.path) { try FileManager.default.removeItem(at: url) }
+            }
         } catch {
-            throw ReportError(code: .output, message: "cannot create \(folder.path): \(error.localizedDescription)")
+            throw ReportError(code: .output, message: "cannot prepare \(folder.path): \(error.localizedDescription)")
         }
         var warnings: [String] = []
         let store = storeRoot(blobsRoot).flatMap { try? BlobStore(root: $0, syncToDisk: false) }
-        if store == nil && report.jobs.contains(where: { $0.attempts.contains { !$0.artifacts.isEmpty } }) {
-            warnings.append("no blob store at \(blobsRoot.path): artifacts are listed but not extracted")
-        }
-        let export = ArtifactExport(store: store, folder: folder, selection: settings.artifacts,
-                                    maxArtifactSize: settings.maxArtifactSize, inlineLimit: settings.inlineLimit)
-        let exported: (artifacts: [ArtifactExport.Key: ExportedArtifact], files: [URL], warnings: [String])
-        do {
-            exported = try export.run(report)
-        } catch let error as ReportError {
-            throw error
-        } catch {
-            throw ReportError(code: .output, message: "cannot write artifacts into \(folder.path): \(error.localizedDescription)")
-        }
-        warnings += exported.warnings
-        lap("artifacts")
-        let pivot = AxisPivot.compute(report)
-        lap("pivot")
         var files = ReportFiles(
             folder: folder, html: folder.appendingPathComponent("report.html"),
             junit: folder.appendingPathComponent("junit.xml"), summary: folder.appendingPathComponent("summary.json"),
-            artifacts: exported.files, baselineRunID: diff?.base, diff: diff, warnings: warnings
+            blobs: [], chunks: [], blobBytes: 0, baselineRunID: diff?.base, diff: diff, warnings: []
         )
-        // Each file is streamed to disk as it is rendered.
-        let html = try ReportOutput(file: files.html)
-        HTMLReport(report: report, pivot: pivot, artifacts: exported.artifacts, diff: diff, warnings: warnings,
-                   pagePanels: settings.pagePanels).write(to: html)
-        try html.finish()
-        lap("report.html")
+
+        // One pass in plan order: each job's panel data into its chunk, its blobs into blobs/, its summary entry.
+        let carrier = try BlobCarrier(store: store, folder: folder, selection: settings.artifacts,
+                                      maxArtifactSize: settings.maxArtifactSize)
+        let chunks = try JobChunks(folder: folder, jobs: index.jobs.count, axes: index.axisNames,
+                                   start: index.run.info.startedAt)
+        let summaryOutput = try ReportOutput(file: files.summary)
+        let summary = try SummaryDocument.Writer(out: summaryOutput, index: index, pivot: pivot, diff: diff)
+        let cases = try JUnitReport.Cases(grouping: settings.junitGrouping, multipleRegistries: index.registries.count > 1,
+                                          folder: folder)
+        var failures: [Int: String] = [:]
+        var anyArtifact = false
+        try reader.forEachJob(run: runID) { detail in
+            let job = JobReport(detail, axes: index.axes(of: detail.row))
+            let carried = try carrier.carry(job)
+            anyArtifact = anyArtifact || !detail.artifacts.isEmpty
+            chunks.add(job, carried: carried)
+            cases.add(job)
+            try summary.add(job) { if case .success = carried[$0] { true } else { false } }
+            if job.status != .passed && job.status != .notRun {
+                let result = job.row.result
+                failures[detail.row.ordinal] = JUnitReport.failureText(
+                    step: result?.failureStep, steps: job.decidingAttempt?.steps ?? [], message: result?.failureMessage)
+            }
+        }
+        summary.finish()
+        try summaryOutput.finish()
+        files.chunks = try chunks.finish()
+        try carrier.finish()
+        files.blobs = carrier.files
+        files.carriedBlobs = carrier.count
+        files.blobBytes = carrier.compressedBytes
+        if store == nil && anyArtifact {
+            warnings.append("no blob store at \(blobsRoot.path): artifacts are listed but not carried")
+        } else {
+            warnings += carrier.warnings
+        }
+        lap("jobs")
+
+        // JUnit wants its test cases suite by suite: the kept ones come back from their temporary file.
         let junit = try ReportOutput(file: files.junit)
-        JUnitReport.write(report, grouping: settings.junitGrouping, to: junit)
+        do {
+            try JUnitReport.write(index, grouping: settings.junitGrouping, to: junit) { try cases.text($0) }
+        } catch let error as ReportError {
+            throw error
+        } catch {
+            throw ReportError(code: .output, message: "cannot write \(files.junit.path): \(error.localizedDescription)")
+        }
         try junit.finish()
         lap("junit.xml")
-        let summary = try ReportOutput(file: files.summary)
-        try SummaryDocument(report: report, pivot: pivot, artifacts: exported.artifacts, diff: diff).write(to: summary)
-        try summary.finish()
-        lap("summary.json")
+
+        let html = try ReportOutput(file: files.html)
+        HTMLReport(index: index, pivot: pivot, diff: diff, warnings: warnings, failures: failures,
+                   chunkCount: chunks.count).write(to: html)
+        try html.finish()
+        lap("report.html")
+        files.warnings = warnings
         files.timings = timings
         return files
     }

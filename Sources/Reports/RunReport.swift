@@ -86,53 +86,40 @@ public struct RunReport: Sendable, Hashable {
     public var runID: String { run.info.runID }
 
     /// Jobs by cell status (every status present, zero when none).
-    public var counts: [CellStatus: Int] {
-        var counts = Dictionary(uniqueKeysWithValues: CellStatus.allCases.map { ($0, 0) })
-        for job in jobs { counts[job.status, default: 0] += 1 }
-        return counts
-    }
+    public var counts: [CellStatus: Int] { RunIndex(self).counts }
 
     /// Jobs with a final outcome per second of run time.
-    public var jobsPerSecond: Double? {
-        guard let duration, duration > 0 else { return nil }
-        return Double(jobs.filter { $0.row.result != nil }.count) / duration
-    }
+    public var jobsPerSecond: Double? { RunIndex(self).jobsPerSecond }
 
-    /// Reads run `runID` with its jobs, attempts, steps and artifact references.
+    /// Reads run `runID` with its jobs, attempts, steps and artifact references, all in memory (the report writer
+    /// streams instead; this is for callers that want the whole run as values).
     /// - Throws: ``ReportError`` `.unknownRun`, or the journal's error.
     public static func load(runID: String, reader: JournalReader) throws -> RunReport {
         guard let run = try reader.run(runID) else { throw ReportError.unknownRun(runID) }
-        var artifactsByAttempt: [String: [Int: [ArtifactReference]]] = [:]
-        for row in try reader.artifacts(run: runID) {
-            artifactsByAttempt[row.jobID, default: [:]][row.attempt, default: []].append(row.artifact)
-        }
         var jobs: [JobReport] = []
-        var workers = Set<String>()
-        var attemptCount = 0
-        var lastFinish: Date?
-        let attemptsByJob = try reader.attemptsWithSteps(run: runID)
-        for row in try reader.jobs(run: runID) {
-            var attempts: [AttemptReport] = []
-            for attempt in attemptsByJob[row.job.jobID] ?? [] {
-                let artifacts = (artifactsByAttempt[row.job.jobID]?[attempt.attempt.attempt] ?? [])
-                    .sorted { ($0.stepIndex, $0.name) < ($1.stepIndex, $1.name) }
-                attempts.append(AttemptReport(row: attempt.attempt, steps: attempt.steps, artifacts: artifacts))
-                if !attempt.attempt.worker.isEmpty { workers.insert(attempt.attempt.worker) }
-            }
-            attemptCount += attempts.count
-            if let finished = row.result?.finishedAt, finished > (lastFinish ?? .distantPast) { lastFinish = finished }
-            jobs.append(JobReport(
-                row: row, axes: AxisValue.parse(configuration: row.job.configuration, json: row.job.configurationJSON),
-                status: CellStatus(row), attempts: attempts
-            ))
-        }
+        try reader.forEachJob(run: runID) { jobs.append(JobReport($0)) }
+        let workers = Set(jobs.flatMap { $0.attempts.map(\.row.worker) }).subtracting([""])
+        let lastFinish = jobs.compactMap(\.row.result?.finishedAt).max()
         let end = run.finishedAt ?? lastFinish
-        let duration = end.map { max(0, $0.timeIntervalSince(run.info.startedAt)) }
         return RunReport(
             run: run, jobs: jobs,
             axisNames: Set(jobs.flatMap { $0.axes.map(\.axis) }).sorted(),
             registries: Set(jobs.map(\.job.registry)).sorted(),
-            workers: workers.sorted(), attemptCount: attemptCount, duration: duration
+            workers: workers.sorted(), attemptCount: jobs.reduce(0) { $0 + $1.attempts.count },
+            duration: end.map { max(0, $0.timeIntervalSince(run.info.startedAt)) }
         )
+    }
+}
+
+extension JobReport {
+    /// A job as the journal streams it.
+    init(_ detail: JobDetail, axes: [AxisValue]? = nil) {
+        let row = detail.row
+        self.init(
+            row: row, axes: axes ?? AxisValue.parse(configuration: row.job.configuration, json: row.job.configurationJSON),
+            status: CellStatus(row),
+            attempts: detail.attempts.map { a in
+                AttemptReport(row: a.attempt, steps: a.steps, artifacts: detail.artifacts[a.attempt.attempt] ?? [])
+            })
     }
 }

@@ -5,7 +5,9 @@ import Journal
 public struct SummaryDocument: Sendable, Hashable, Codable {
     /// Bumped when a member changes meaning or disappears (members may be added without a bump).
     /// 2: jobs that passed on their only attempt without artifacts moved from `jobs` to the compact `passed` rows.
-    public static let currentSchemaVersion = 2
+    /// 3: an artifact is a compact array `[attempt, step, name, mediaType, sha256, rawSize, compressedSize, carried]`;
+    /// its `blob` path (derived from the hash) and `file` (a decompressed copy, no longer written) are gone.
+    public static let currentSchemaVersion = 3
 
     public struct Run: Sendable, Hashable, Codable {
         public var id: String
@@ -26,6 +28,8 @@ public struct SummaryDocument: Sendable, Hashable, Codable {
         public var settings: JSONValue?
     }
 
+    /// An artifact as one compact JSON array (a nightly run has tens of thousands):
+    /// `[attempt, step, name, mediaType, sha256, rawSize, compressedSize, carried]`.
     public struct Artifact: Sendable, Hashable, Codable {
         public var attempt: Int
         public var step: Int
@@ -34,10 +38,47 @@ public struct SummaryDocument: Sendable, Hashable, Codable {
         public var sha256: String
         public var rawSize: Int
         public var compressedSize: Int
+        /// Whether the report folder carries the blob (in one of its `blobs/pack-NNN.js`).
+        public var carried: Bool
+
         /// The blob in the store, relative to the store directory (`blobs/ab/ab….gz`).
-        public var blob: String
-        /// The decompressed copy, relative to the report folder; nil when not extracted.
-        public var file: String?
+        public var blob: String { "blobs/\(sha256.prefix(2))/\(sha256).gz" }
+
+        init(attempt: Int, step: Int, name: String, mediaType: String, sha256: String, rawSize: Int, compressedSize: Int,
+             carried: Bool) {
+            self.attempt = attempt
+            self.step = step
+            self.name = name
+            self.mediaType = mediaType
+            self.sha256 = sha256
+            self.rawSize = rawSize
+            self.compressedSize = compressedSize
+            self.carried = carried
+        }
+
+        public init(from decoder: any Decoder) throws {
+            var c = try decoder.unkeyedContainer()
+            attempt = try c.decode(Int.self)
+            step = try c.decode(Int.self)
+            name = try c.decode(String.self)
+            mediaType = try c.decode(String.self)
+            sha256 = try c.decode(String.self)
+            rawSize = try c.decode(Int.self)
+            compressedSize = try c.decode(Int.self)
+            carried = try c.decode(Bool.self)
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var c = encoder.unkeyedContainer()
+            try c.encode(attempt)
+            try c.encode(step)
+            try c.encode(name)
+            try c.encode(mediaType)
+            try c.encode(sha256)
+            try c.encode(rawSize)
+            try c.encode(compressedSize)
+            try c.encode(carried)
+        }
     }
 
     public struct Attempt: Sendable, Hashable, Codable {
@@ -106,18 +147,11 @@ public struct SummaryDocument: Sendable, Hashable, Codable {
             try c.encode(durationSeconds)
         }
 
-        init(_ job: JobReport) {
-            id = job.id
-            scenarioID = job.job.scenarioID
-            configuration = job.job.configuration
-            registry = job.job.registry
-            durationSeconds = job.row.result?.duration
-        }
-
-        /// The row as JSON text, written by hand: a run has up to 100,000 of them.
-        var json: String {
-            "[" + JSONText.string(id) + "," + JSONText.string(scenarioID) + "," + JSONText.string(configuration) + ","
-                + JSONText.string(registry) + "," + JSONText.number(durationSeconds) + "]"
+        /// The row of a job of the index as JSON text, written by hand: a run has up to 100,000 of them.
+        static func json(_ job: RunIndex.Job, _ index: RunIndex) -> String {
+            "[" + JSONText.string(job.id) + "," + JSONText.string(index.scenarioID(job)) + ","
+                + JSONText.string(index.configuration(job).text) + "," + JSONText.string(index.registry(job)) + ","
+                + JSONText.number(job.duration) + "]"
         }
 
         /// A job summed up by a row: passed on its only attempt, no artifact.
@@ -144,49 +178,26 @@ public struct SummaryDocument: Sendable, Hashable, Codable {
     public var scenarios: [String: String]
     public var baseline: Baseline?
 
-    init(report: RunReport, pivot: AxisPivot, artifacts: [ArtifactExport.Key: ExportedArtifact], diff: RunDiff?) {
-        let info = report.run.info
+    /// The document's members other than `jobs` and `passed` (left empty), from the run's index.
+    init(index: RunIndex, pivot: AxisPivot, diff: RunDiff?) {
+        let info = index.run.info
         schemaVersion = Self.currentSchemaVersion
         run = Run(
             id: info.runID, matrix: info.matrixName, matrixPath: info.matrixPath, seed: String(info.seed),
-            status: report.run.status.rawValue, startedAt: Format.timestamp(info.startedAt),
-            finishedAt: report.run.finishedAt.map(Format.timestamp), durationSeconds: report.duration,
-            jobsPerSecond: report.jobsPerSecond, attempts: report.attemptCount, workers: report.workers,
-            registries: report.registries, axes: report.axisNames,
+            status: index.run.status.rawValue, startedAt: Format.timestamp(info.startedAt),
+            finishedAt: index.run.finishedAt.map(Format.timestamp), durationSeconds: index.duration,
+            jobsPerSecond: index.jobsPerSecond, attempts: index.attemptCount, workers: index.workers,
+            registries: index.registries, axes: index.axisNames,
             settings: (try? JSONDecoder().decode(JSONValue.self, from: Data(info.settingsJSON.utf8)))
         )
-        counts = Dictionary(uniqueKeysWithValues: report.counts.map { ($0.key.rawValue, $0.value) })
-        total = report.jobs.count
+        counts = Dictionary(uniqueKeysWithValues: index.counts.map { ($0.key.rawValue, $0.value) })
+        total = index.jobs.count
         headline = pivot.headline
         patterns = pivot.explanations
         topGroups = Array(pivot.ranked.prefix(10))
-        passed = report.jobs.filter(PassedJob.fits).map(PassedJob.init)
-        var scenarios: [String: String] = [:]
-        for job in report.jobs where scenarios[job.job.scenarioID] == nil { scenarios[job.job.scenarioID] = job.job.scenarioTitle }
-        self.scenarios = scenarios
-        jobs = report.jobs.filter { !PassedJob.fits($0) }.map { job in
-            Job(
-                id: job.id, scenarioID: job.job.scenarioID, scenarioTitle: job.job.scenarioTitle,
-                configuration: Dictionary(job.axes.map { ($0.axis, $0.value) }, uniquingKeysWith: { a, _ in a }),
-                registry: job.job.registry, status: job.status.rawValue, outcome: job.row.result?.outcome.rawValue,
-                attempts: job.row.result?.attempts ?? job.attempts.count, durationSeconds: job.row.result?.duration,
-                failureStep: job.row.result?.failureStep, failureMessage: job.row.result?.failureMessage,
-                attemptDetails: job.attempts.map { at in
-                    Attempt(attempt: at.attempt, worker: at.row.worker, outcome: at.outcome?.rawValue,
-                            durationSeconds: at.row.result?.duration, failureStep: at.row.result?.failureStep,
-                            message: at.row.result?.message, superseded: at.superseded, steps: at.steps.count,
-                            interruptedSteps: at.steps.filter { !($0.interruptions ?? "").isEmpty }.count)
-                },
-                artifacts: job.attempts.flatMap { at in
-                    at.artifacts.map { ref in
-                        let exported = artifacts[ArtifactExport.Key(job: job.id, attempt: at.attempt, step: ref.stepIndex, name: ref.name)]
-                        return Artifact(attempt: at.attempt, step: ref.stepIndex, name: ref.name, mediaType: ref.mediaType,
-                                        sha256: ref.sha256, rawSize: ref.rawSize, compressedSize: ref.compressedSize,
-                                        blob: "blobs/\(ref.sha256.prefix(2))/\(ref.sha256).gz", file: exported?.relativePath)
-                    }
-                }
-            )
-        }
+        jobs = []
+        passed = []
+        scenarios = Dictionary(index.scenarios.map { ($0.id, $0.title) }, uniquingKeysWith: { a, _ in a })
         baseline = diff.map { d in
             Baseline(runID: d.base, hasRegressions: d.hasRegressions,
                      categories: Dictionary(uniqueKeysWithValues: d.sections.map { ($0.key, $0.entries.map(\.jobID)) }),
@@ -194,27 +205,80 @@ public struct SummaryDocument: Sendable, Hashable, Codable {
         }
     }
 
-    /// Compact JSON with sorted keys, one `passed` row per line.
-    public func json() throws -> Data {
-        let output = ReportOutput()
-        try write(to: output)
-        return Data(output.text.utf8)
+    /// The full entry of a job that is not a compact passed row.
+    static func job(_ job: JobReport, carried: (ArtifactReference) -> Bool) -> Job {
+        Job(
+            id: job.id, scenarioID: job.job.scenarioID, scenarioTitle: job.job.scenarioTitle,
+            configuration: Dictionary(job.axes.map { ($0.axis, $0.value) }, uniquingKeysWith: { a, _ in a }),
+            registry: job.job.registry, status: job.status.rawValue, outcome: job.row.result?.outcome.rawValue,
+            attempts: job.row.result?.attempts ?? job.attempts.count, durationSeconds: job.row.result?.duration,
+            failureStep: job.row.result?.failureStep, failureMessage: job.row.result?.failureMessage,
+            attemptDetails: job.attempts.map { at in
+                Attempt(attempt: at.attempt, worker: at.row.worker, outcome: at.outcome?.rawValue,
+                        durationSeconds: at.row.result?.duration, failureStep: at.row.result?.failureStep,
+                        message: at.row.result?.message, superseded: at.superseded, steps: at.steps.count,
+                        interruptedSteps: at.steps.filter { !($0.interruptions ?? "").isEmpty }.count)
+            },
+            artifacts: job.attempts.flatMap { at in
+                at.artifacts.map { ref in
+                    Artifact(attempt: at.attempt, step: ref.stepIndex, name: ref.name, mediaType: ref.mediaType,
+                             sha256: ref.sha256, rawSize: ref.rawSize, compressedSize: ref.compressedSize,
+                             carried: carried(ref))
+                }
+            }
+        )
     }
 
-    /// Writes ``json()`` into `out`: everything but the `passed` rows through `JSONEncoder`, the rows by hand.
-    func write(to out: ReportOutput) throws {
-        var head = self
-        head.passed = []
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let text = String(decoding: try encoder.encode(head), as: UTF8.self)
-        // `"passed":[]` occurs once: inside a JSON string its quotes would be escaped.
-        guard let slot = text.range(of: "\"passed\":[]") else {
-            throw ReportError(code: .output, message: "summary.json: the encoder wrote no passed member")
+    /// Writes `summary.json` as the jobs stream by: the members before `jobs` first, each full job as it comes
+    /// (``add(_:carried:)``), then the compact passed rows from the index and the remaining members.
+    final class Writer {
+        private let out: ReportOutput
+        private let index: RunIndex
+        private let tail: String
+        private let encoder = JSONEncoder()
+        private var fits: [Bool]
+        private var first = true
+
+        init(out: ReportOutput, index: RunIndex, pivot: AxisPivot, diff: RunDiff?) throws {
+            self.out = out
+            self.index = index
+            fits = Array(repeating: false, count: index.jobs.count)
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            let text = String(decoding: try encoder.encode(SummaryDocument(index: index, pivot: pivot, diff: diff)),
+                              as: UTF8.self)
+            // `"jobs":[],"passed":[]` occurs once (sorted keys, adjacent): inside a JSON string its quotes would be
+            // escaped.
+            guard let slot = text.range(of: "\"jobs\":[],\"passed\":[]") else {
+                throw ReportError(code: .output, message: "summary.json: the encoder wrote no jobs and passed members")
+            }
+            out += String(text[..<slot.lowerBound]) + "\"jobs\":["
+            tail = String(text[slot.upperBound...])
         }
-        out += String(text[..<slot.lowerBound]) + "\"passed\":["
-        for (i, row) in passed.enumerated() { out += (i == 0 ? "\n" : ",\n") + row.json }
-        out += (passed.isEmpty ? "]" : "\n]") + String(text[slot.upperBound...]) + "\n"
+
+        /// One job, in plan order.
+        func add(_ job: JobReport, carried: (ArtifactReference) -> Bool) throws {
+            if PassedJob.fits(job) {
+                // A job planned after the index was read (a resume) has no compact row: it goes in full.
+                if job.row.ordinal < fits.count, index.jobs[job.row.ordinal].id == job.id {
+                    fits[job.row.ordinal] = true
+                    return
+                }
+            }
+            out += (first ? "\n" : ",\n") + String(decoding: try encoder.encode(SummaryDocument.job(job, carried: carried)),
+                                                      as: UTF8.self)
+            first = false
+        }
+
+        /// The passed rows and the rest of the document.
+        func finish() {
+            out += (first ? "]" : "\n]") + ",\"passed\":["
+            var any = false
+            for (i, job) in index.jobs.enumerated() where fits[i] {
+                out += (any ? ",\n" : "\n") + PassedJob.json(job, index)
+                any = true
+            }
+            out += (any ? "\n]" : "]") + tail + "\n"
+        }
     }
 }
 

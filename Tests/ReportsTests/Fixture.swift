@@ -241,13 +241,14 @@ enum Sweep {
 /// A run of 2,000 jobs: 20 scenarios × 10 locales × 2 directions × 5 window sizes. `s3` fails with rtl at the
 /// largest window (10 jobs); `s7` is flaky in locale `l2` with ltr (5 jobs); everything else passes.
 enum LargeSweep {
-    static func run(runID: String = "20261201-0100-cccc") -> FixtureRun {
+    /// 100 jobs per scenario (20 scenarios: 2,000 jobs); the failures are in scenario 3, and in 803 with 1,000 scenarios.
+    static func run(runID: String = "20261201-0100-cccc", scenarios: Int = 20) -> FixtureRun {
         var jobs: [FixtureJob] = []
-        for s in 0..<20 {
+        for s in 0..<scenarios {
             for l in 0..<10 {
                 for direction in ["ltr", "rtl"] {
                     for w in 0..<5 {
-                        let plan: Plan = s == 3 && direction == "rtl" && w == 4 ? .fail
+                        let plan: Plan = s % 800 == 3 && direction == "rtl" && w == 4 ? .fail
                             : s == 7 && l == 2 && direction == "ltr" ? .flaky : .pass
                         jobs.append(FixtureJob(scenarioID: "s\(s)", title: "Scenario \(s)",
                                                configuration: [("locale", "l\(l)"), ("direction", direction), ("window", "w\(w)")],

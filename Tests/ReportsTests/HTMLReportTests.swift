@@ -4,12 +4,13 @@ import Testing
 
 @Suite("HTML report")
 struct HTMLReportTests {
-    @Test("the heat map has one cell per job; jobs that did not pass link to panels in the page, the rest are bare")
+    @Test("the heat map has one cell per job; jobs that did not pass link to their panels, the rest are bare")
     func oneCellPerJob() throws {
         let written = try WrittenReport()
         #expect(occurrences(" data-job=\"", in: written.html) == 36)
-        // Failed ×3, flaky, timed out, quarantined: in the page. Passed ×29 and not run: in the data island.
-        #expect(occurrences("<section class=\"job-panel\"", in: written.html) == 6)
+        // No panel is in the page: every one is built from its chunk when opened.
+        #expect(occurrences("<section class=\"job-panel\"", in: written.html) == 0)
+        #expect(written.html.contains("<div id=\"panels\"></div>"))
         for job in written.run.jobs {
             #expect(written.html.contains("data-job=\"\(job.jobID)\""))
             switch job.plan {
@@ -24,9 +25,10 @@ struct HTMLReportTests {
         #expect(written.html.contains("data-status=\"quarantined\""))
         #expect(written.html.contains("data-status=\"timedOut\""))
         #expect(written.html.contains("data-status=\"notRun\""))
-        // Three header rows (one per axis) and three scenario rows.
-        #expect(written.html.contains("<th class=\"axis\">direction</th><th colspan=\"6\">ltr</th><th colspan=\"6\">rtl</th>"))
-        #expect(occurrences("<tr data-failing=", in: written.html) == 3)
+        // Three header lines (one per axis) and three scenario rows, every column 24 px wide.
+        #expect(written.html.contains("<span class=\"axis\">direction</span><span class=\"h\" data-span=\"6\" style=\"width:144px\">ltr</span>"
+            + "<span class=\"h\" data-span=\"6\" style=\"width:144px\">rtl</span>"))
+        #expect(occurrences("<div class=\"hr\" data-failing=", in: written.html) == 3)
     }
 
     @Test("a scenario titled <script>alert(1)</script> shows as text; the page runs only its own script")
@@ -34,15 +36,19 @@ struct HTMLReportTests {
         let written = try WrittenReport()
         #expect(!written.html.contains(Sweep.xssTitle))
         #expect(written.html.contains("&lt;script&gt;alert(1)&lt;/script&gt;"))
-        // One script runs; the data island is JSON with `<` escaped, so no tag can close it early.
+        // One inline script runs; the run's data block is JSON (axis names escaped), not executed.
         #expect(occurrences("<script>", in: written.html) == 1)
-        #expect(occurrences("<script type=\"application/json\" id=\"job-data\">", in: written.html) == 1)
+        #expect(occurrences("<script type=\"application/json\" id=\"run-data\">", in: written.html) == 1)
         #expect(occurrences("<script", in: written.html) == 2)
         #expect(occurrences("</script>", in: written.html) == 2)
-        #expect(try written.island().contains("\\u003cscript\\u003ealert(1)\\u003c/script\\u003e"))
         #expect(written.html.contains("script-src &#39;sha256-"))
-        // Logs are text too.
-        #expect(written.html.contains("&lt;b&gt;not bold&lt;/b&gt;"))
+        // The chunks carry the title as a JSON string inside gzip inside a base64 string literal: never markup.
+        let xss = try written.job("xss", "ar", "rtl", "landscape")
+        #expect(try written.jobData(xss.jobID)[1] as? String == Sweep.xssTitle)
+        for url in written.files.chunks {
+            let script = try String(contentsOf: url, encoding: .utf8)
+            #expect(script.allSatisfy { $0.isLetter || $0.isNumber || "FM.chunk(,\"+/=);\n".contains($0) })
+        }
         // No network: nothing is fetched from anywhere but the report folder.
         #expect(!written.html.contains("http://") && !written.html.contains("https://"))
         #expect(written.html.contains("default-src &#39;none&#39;"))
@@ -55,11 +61,13 @@ struct HTMLReportTests {
         run.jobs[index].message = "total \u{202E}live\u{202C} shown"
         run.jobs[index].title = "Check \u{2067}out"
         let written = try WrittenReport(runs: [run], report: run.runID)
-        let panel = try written.panel(run.jobs[index].jobID)
-        #expect(panel.contains("total [U+202E]live[U+202C] shown"))
-        #expect(panel.contains("Check [U+2067]out"))
+        // The page builds the panel from the job's chunk data, which carries the visible form.
+        let data = "\(try written.jobData(run.jobs[index].jobID))"
+        #expect(data.contains("total [U+202E]live[U+202C] shown"), "\(data)")
+        #expect(data.contains("Check [U+2067]out"), "\(data)")
         for scalar in ["\u{202E}", "\u{202C}", "\u{2067}"] {
             #expect(!written.html.contains(scalar), "a raw bidi control reached the page")
+            #expect(!data.contains(scalar), "a raw bidi control reached the panel data")
         }
     }
 
@@ -97,41 +105,42 @@ struct HTMLReportTests {
         #expect(written.html.contains("data-axis=\"locale\""))
     }
 
-    @Test("a failed job's panel: attempts with workers, step timeline, failing step and message, interruptions, artifacts")
+    @Test("a failed job's panel data: attempts with workers, step timeline, failing step and message, interruptions, artifacts")
     func failedPanel() throws {
         let written = try WrittenReport()
         let job = try written.job("checkout", "ar", "rtl", "landscape")
-        let panel = try written.panel(job.jobID)
-        #expect(panel.contains("Check out"))
-        #expect(panel.contains("<p class=\"failure\" data-failure-step=\"2\"><strong>step 2 (expect &#39;Total&#39; visible):"
-            + " expected &#39;Total&#39; to be visible; it is clipped at the trailing edge</strong></p>"))
-        #expect(panel.contains("Attempt 1: failed on worker <span class=\"mono\">worker-a</span>"))
-        #expect(panel.contains("Attempt 2: failed on worker <span class=\"mono\">worker-b</span>"))
-        #expect(occurrences("<tr class=\"step failing\" data-step=\"2\">", in: panel) == 2)
-        #expect(occurrences("<tr class=\"step\" data-step=\"", in: panel) == 4)
-        #expect(panel.contains("interruptions handled: alert &#39;Allow notifications?&#39; dismissed"))
-        #expect(panel.contains("1 with interruptions handled"))
-        #expect(panel.contains("<img data-artifact=\"wireframe.png\" src=\"artifacts/\(job.jobID)/a1/s2-wireframe.png\""))
-        #expect(panel.contains("<img data-artifact=\"wireframe.png\" src=\"artifacts/\(job.jobID)/a2/s2-wireframe.png\""))
-        // The deciding attempt's failing-step wireframe also sits right under the failure message.
-        #expect(panel.contains("data-failing-step=\"2\" src=\"artifacts/\(job.jobID)/a2/s2-wireframe.png\""))
-        #expect(panel.contains("wireframe.png at the failing step 2, attempt 2"))
-        // The snapshot is pretty-printed JSON, open under the failing step; the log is its text.
-        #expect(panel.contains("<details class=\"artifact\" data-kind=\"json\" open>"))
-        #expect(panel.contains("&quot;clipped&quot; : true"))
-        #expect(panel.contains("attempt 1 step 2: expected &#39;Total&#39;"))
-        #expect(panel.contains("href=\"artifacts/\(job.jobID)/a1/s2-surface.json\""))
+        let entry = try written.jobData(job.jobID)
+        #expect(entry[0] as? String == "checkout")
+        #expect(entry[1] as? String == "Check out")
+        #expect(entry[3] as? String == "failed")
+        #expect(entry[5] as? [String] == ["rtl", "ar", "landscape"])
+        #expect(entry[6] as? Int == 2)
+        #expect(entry[7] as? String == "expected 'Total' to be visible; it is clipped at the trailing edge")
+        let attempts = try #require(entry[8] as? [[Any]])
+        #expect(attempts.map { $0[1] as? String } == ["worker-a", "worker-b"])
+        #expect(attempts.map { $0[2] as? String } == ["failed", "failed"])
+        #expect(attempts.map { $0[6] as? Int } == [2, 2])
+        let steps = try #require(attempts[0][8] as? [[Any]])
+        #expect(steps.map { $0[1] as? String } == Array(FixtureRun.steps.prefix(3)))
+        #expect(steps[2][2] as? String == "failed")
+        #expect(steps[0][5] as? String == "alert 'Allow notifications?' dismissed")
+        // Wireframe first, then the snapshot, then the log; all carried.
+        let refs = try #require(attempts[1][9] as? [[Any]])
+        #expect(refs.map { $0[1] as? String } == ["wireframe.png", "surface.json", "log.txt"])
+        #expect(refs.map { $0[7] as? String } == ["image", "json", "text"])
+        #expect(refs.allSatisfy { $0[0] as? Int == 2 && ($0[5] as? [Int])?.first == 0 })
     }
 
-    @Test("a flaky job's panel shows the failed attempt and the passing retry on another worker")
+    @Test("a flaky job's panel data shows the failed attempt and the passing retry on another worker")
     func flakyPanel() throws {
         let written = try WrittenReport()
         let job = try written.job("browse", "en-US", "ltr", "portrait")
-        let panel = try written.panel(job.jobID)
-        #expect(panel.contains("Attempt 1: failed on worker <span class=\"mono\">worker-a</span>"))
-        #expect(panel.contains("Attempt 2: passed on worker <span class=\"mono\">worker-b</span>"))
-        #expect(panel.contains("s1-wireframe.png"))
-        #expect(!panel.contains("data-failure-step"))
+        let entry = try written.jobData(job.jobID)
+        let attempts = try #require(entry[8] as? [[Any]])
+        #expect(attempts.map { $0[1] as? String } == ["worker-a", "worker-b"])
+        #expect(attempts.map { $0[2] as? String } == ["failed", "passed"])
+        #expect((attempts[0][9] as? [[Any]])?.first?[0] as? Int == 1)
+        #expect(entry[6] is NSNull)
     }
 
     @Test("with a baseline, the report has a changes section and marks new failures on the heat map")
@@ -149,31 +158,25 @@ struct HTMLReportTests {
         #expect((baseline?["categories"] as? [String: [String]])?["newFailures"]?.count == 4)
     }
 
-    @Test("passed and not-run jobs are carried by the data island with their attempts and steps, the others are not")
-    func dataIsland() throws {
+    @Test("every job's panel data is in exactly one chunk, the one its id hashes to; a passed job with its steps")
+    func chunks() throws {
         let written = try WrittenReport()
-        let island = try #require(try JSONSerialization.jsonObject(with: Data(written.island().utf8)) as? [String: Any])
-        let jobs = try #require(island["jobs"] as? [String: [Any]])
-        let strings = try #require(island["strings"] as? [String])
-        let carried = Set(written.run.jobs.filter { $0.plan == .pass || $0.plan == .cancelled }.map(\.jobID))
-        #expect(Set(jobs.keys) == carried)
-        #expect(carried.count == 30)
-        for job in written.run.jobs where !carried.contains(job.jobID) {
-            #expect(written.html.contains("<section class=\"job-panel\" id=\"job-\(job.jobID)\""))
-        }
-        #expect(island["axes"] as? [String] == ["direction", "locale", "orientation"])
+        #expect(written.files.chunks.count == 1)
+        #expect(written.html.contains("\"axes\":[\"direction\",\"locale\",\"orientation\"],"))
+        #expect(written.html.contains("\"chunks\":1,\"v\":2}"))
+        let jobs = try written.chunkJobs()
+        #expect(Set(jobs.keys) == Set(written.run.jobs.map(\.jobID)))
         // A passed checkout job: one attempt on worker-a with four steps, the first with its interruption.
         let passed = try written.job("checkout", "en-US", "ltr", "portrait")
         let entry = try #require(jobs[passed.jobID])
-        #expect(strings[try #require(entry[1] as? Int)] == "Check out")
-        #expect(strings[try #require(entry[3] as? Int)] == "passed")
+        #expect(entry[1] as? String == "Check out")
+        #expect(entry[3] as? String == "passed")
         let attempts = try #require(entry[8] as? [[Any]])
         #expect(attempts.count == 1)
-        #expect(strings[try #require(attempts[0][1] as? Int)] == "worker-a")
+        #expect(attempts[0][1] as? String == "worker-a")
         let steps = try #require(attempts[0][8] as? [[Any]])
-        #expect(steps.count == 4)
-        #expect(steps.map { strings[($0[1] as? Int) ?? 0] } == FixtureRun.steps)
-        #expect(strings[try #require(steps[0][5] as? Int)] == "alert 'Allow notifications?' dismissed")
+        #expect(steps.map { $0[1] as? String } == FixtureRun.steps)
+        #expect(steps[0][5] as? String == "alert 'Allow notifications?' dismissed")
         // Durations in whole microseconds: 1 s over four steps.
         #expect(steps[0][3] as? Int == 250_000)
     }

@@ -94,11 +94,10 @@ struct JUnitReportTests {
         #expect(quarantined.first("error")?.attributes["type"] == "quarantined")
         let cancelled = try #require(cases["xss|direction=rtl,locale=de-DE,orientation=portrait"])
         #expect(cancelled.first("skipped")?.attributes["message"] == "cancelled: the run was interrupted")
+        // A plain pass (one attempt) is a bare test case: CI needs its name and time, a 100,000-job run has that many.
         let passed = try #require(cases["browse|direction=rtl,locale=ar,orientation=landscape"])
-        #expect(passed.children.map(\.name) == ["system-out"])
-        // A passing test case names its attempt, never dumps its steps (only failures carry `[index] key: …`).
-        #expect(passed.first("system-out")?.text.contains("attempt 1: passed on worker-a") == true)
-        #expect(passed.first("system-out")?.text.contains("[0]") == false)
+        #expect(passed.children.isEmpty)
+        // Only failures dump steps (`[index] key: …`).
         #expect(cases.values.filter { $0.children.map(\.name) == ["system-out"] }.allSatisfy {
             $0.first("system-out")?.text.contains("launch app") == false
         })

@@ -1,3 +1,4 @@
+import Artifacts
 import Foundation
 import Journal
 import Reports
@@ -24,19 +25,71 @@ struct WrittenReport {
         try #require(Sweep.job(run, scenario, locale, direction, orientation))
     }
 
-    /// The JSON text of the page's data island (passed and not-run jobs).
-    func island() throws -> String {
-        let open = "<script type=\"application/json\" id=\"job-data\">"
-        let start = try #require(html.range(of: open))
-        let end = try #require(html.range(of: "</script>", range: start.upperBound..<html.endIndex))
-        return String(html[start.upperBound..<end.lowerBound])
+    /// Every job's panel data, from all the chunk files (`data/jobs-NNN.js`), by job id.
+    func chunkJobs() throws -> [String: [Any]] {
+        var jobs: [String: [Any]] = [:]
+        for url in files.chunks {
+            let json = try ReportScript.payload(of: url)
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(json)) as? [String: [Any]])
+            jobs.merge(object) { a, _ in a }
+        }
+        return jobs
     }
 
-    /// The HTML of one job's panel.
-    func panel(_ id: String) throws -> String {
-        let start = try #require(html.range(of: "<section class=\"job-panel\" id=\"job-\(id)\""))
-        let end = try #require(html.range(of: "</section>", range: start.upperBound..<html.endIndex))
-        return String(html[start.lowerBound..<end.upperBound])
+    /// One job's panel data.
+    func jobData(_ id: String) throws -> [Any] {
+        try #require(try chunkJobs()[id])
+    }
+
+    /// The decompressed content of a blob the folder carries, by hash (found through the chunks' `[pack, index]`).
+    func blob(_ sha256: String) throws -> [UInt8] {
+        try #require(try carried()[sha256])
+    }
+
+    /// Every blob the chunks reference in the folder's packs, decompressed, by hash.
+    func carried() throws -> [String: [UInt8]] {
+        let packs = try files.blobs.map { url in
+            let text = try String(contentsOf: url, encoding: .utf8)
+            let open = try #require(text.range(of: ",[\n"))
+            let close = try #require(text.range(of: "\n]);", options: .backwards))
+            return text[open.upperBound..<close.lowerBound].split(separator: ",\n").map { String($0.dropFirst().dropLast()) }
+        }
+        var blobs: [String: [UInt8]] = [:]
+        for job in try chunkJobs().values {
+            for attempt in job[8] as? [[Any]] ?? [] {
+                for ref in attempt[9] as? [[Any]] ?? [] {
+                    guard let place = ref[5] as? [Int], let sha = ref[4] as? String else { continue }
+                    blobs[sha] = try ReportScript.gunzip(packs[place[0]][place[1]])
+                }
+            }
+        }
+        #expect(blobs.count == packs.reduce(0) { $0 + $1.count })
+        return blobs
+    }
+}
+
+/// The scripts of a report folder: `FM.chunk(n,"<base64>")` / `FM.blob("<sha>","<base64>")`, gzip inside.
+enum ReportScript {
+    /// The decompressed payload of a chunk file.
+    static func payload(of url: URL) throws -> [UInt8] {
+        try payload(of: try String(contentsOf: url, encoding: .utf8))
+    }
+
+    /// The decompressed payload of one `FM.chunk(n,"<base64>");` call.
+    static func payload(of text: String) throws -> [UInt8] {
+        let open = try #require(text.range(of: ",\""))
+        let close = try #require(text.range(of: "\");", options: .backwards))
+        return try gunzip(String(text[open.upperBound..<close.lowerBound]))
+    }
+
+    /// Base64 of gzip, decoded and decompressed.
+    static func gunzip(_ base64: String) throws -> [UInt8] {
+        let compressed = try #require(Data(base64Encoded: base64))
+        let decompressor = try GzipDecompressor(maxOutputSize: 1 << 30)
+        var out: [UInt8] = []
+        try compressed.withUnsafeBytes { try decompressor.decompress($0) { out.append(contentsOf: $0) } }
+        try decompressor.finish()
+        return out
     }
 }
 
@@ -57,28 +110,48 @@ struct ReportWriterTests {
         #expect(written.files.diff == nil)
     }
 
-    @Test("by default only artifacts of jobs that did not pass are extracted, decompressed")
-    func artifactsOfFailures() throws {
-        let written = try WrittenReport()
-        // Failed jobs: 3 × 2 attempts × 3 artifacts; flaky: 1 failed attempt × 3; timed out: 1 × 3.
-        #expect(written.files.artifacts.count == 3 * 2 * 3 + 3 + 3)
-        let failed = try written.job("checkout", "ar", "rtl", "landscape")
-        let png = written.files.folder.appendingPathComponent("artifacts/\(failed.jobID)/a1/s2-wireframe.png")
-        #expect(try Data(contentsOf: png) == Data(PNG.checkerboard(width: 24, height: 16)))
-        let log = written.files.folder.appendingPathComponent("artifacts/\(failed.jobID)/a2/s2-log.txt")
-        #expect(try String(contentsOf: log, encoding: .utf8).hasPrefix("attempt 2 step 2: expected 'Total'"))
+    /// Distinct blobs referenced by the jobs `include` accepts.
+    private func blobs(_ written: WrittenReport, _ include: (Plan) -> Bool) throws -> Set<String> {
+        let reader = try written.fixture.reader()
+        let plans = Dictionary(uniqueKeysWithValues: written.run.jobs.map { ($0.jobID, $0.plan) })
+        return Set(try reader.artifacts(run: written.run.runID).filter { include(plans[$0.jobID] ?? .pass) }.map(\.artifact.sha256))
     }
 
-    @Test("--all extracts every artifact; none extracts nothing and the panel lists them by hash")
+    @Test("by default the folder carries the blobs of jobs that did not pass: once each, still compressed")
+    func artifactsOfFailures() throws {
+        let written = try WrittenReport()
+        // Failed jobs: 3 × 2 attempts × 3 artifacts; flaky: 1 failed attempt × 3; timed out: 1 × 3 — 24 references
+        // to 7 distinct blobs (one PNG, two snapshots, four logs: identical content is one blob).
+        let expected = try blobs(written) { $0 != .pass }
+        #expect(expected.count == 7)
+        #expect(Set(try written.carried().keys) == expected)
+        #expect(written.files.carriedBlobs == 7)
+        #expect(written.files.blobs.map(\.lastPathComponent) == ["pack-000.js"])
+        #expect(!FileManager.default.fileExists(atPath: written.files.folder.appendingPathComponent("artifacts").path))
+        let failed = try written.job("checkout", "ar", "rtl", "landscape")
+        let attempts = try #require(try written.jobData(failed.jobID)[8] as? [[Any]])
+        let refs = try #require(attempts[0][9] as? [[Any]])
+        let png = try #require(refs.first { $0[1] as? String == "wireframe.png" })
+        #expect((png[5] as? [Int])?.first == 0)
+        #expect(try written.blob(try #require(png[4] as? String)) == PNG.checkerboard(width: 24, height: 16))
+        let log = try #require((attempts[1][9] as? [[Any]])?.first { $0[1] as? String == "log.txt" })
+        #expect(String(decoding: try written.blob(try #require(log[4] as? String)), as: UTF8.self)
+            .hasPrefix("attempt 2 step 2: expected 'Total'"))
+        // The carried blobs are base64 of the store's .gz bytes: a third more, plus about 90 bytes of wrapper each.
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: written.files.blobs[0].path)[.size] as? Int)
+        #expect(size <= written.files.blobBytes * 4 / 3 + 100 * written.files.carriedBlobs)
+    }
+
+    @Test("--artifacts all carries every blob; none carries nothing and the panel data lists them by hash")
     func artifactSelection() throws {
         let none = try WrittenReport(settings: ReportSettings(artifacts: .none))
-        #expect(none.files.artifacts.isEmpty)
-        #expect(!FileManager.default.fileExists(atPath: none.files.folder.appendingPathComponent("artifacts").path))
+        #expect(none.files.blobs.isEmpty)
         let failed = try none.job("checkout", "ar", "rtl", "landscape")
-        #expect(try none.panel(failed.jobID).contains("wireframe.png · image/png"))
-        #expect(try none.panel(failed.jobID).contains("not extracted"))
+        let refs = try #require((try none.jobData(failed.jobID)[8] as? [[Any]])?.first?[9] as? [[Any]])
+        #expect(refs.count == 3)
+        #expect(refs.allSatisfy { $0[5] is NSNull && $0[6] as? String == "not carried" })
         let all = try WrittenReport(settings: ReportSettings(artifacts: .all))
-        #expect(all.files.artifacts.count == 24)
+        #expect(Set(try all.carried().keys) == (try blobs(all) { _ in true }))
     }
 
     @Test("a blob missing from the store is a warning in the report, not a failure")
@@ -92,11 +165,12 @@ struct ReportWriterTests {
         try FileManager.default.removeItem(at: try fixture.store.url(for: row.artifact.sha256))
         let files = try ReportWriter.write(runID: Nightly.base.runID, reader: reader, blobsRoot: fixture.directory,
                                            into: fixture.runFolder("r"))
-        // The same snapshot content is shared by every failing rtl attempt: each reference warns.
-        #expect(!files.warnings.isEmpty)
+        // The same snapshot content is shared by every failing rtl attempt: it warns once.
+        #expect(files.warnings.count == 1)
         #expect(files.warnings.allSatisfy { $0.contains("surface.json") && $0.contains("no blob") })
+        #expect(files.carriedBlobs == 6)
         let html = try String(contentsOf: files.html, encoding: .utf8)
-        #expect(html.contains("unavailable: no blob"))
+        #expect(html.contains("warning(s) while writing this report"))
     }
 
     @Test("the blob root may be the store directory or its blobs folder")
@@ -106,7 +180,7 @@ struct ReportWriterTests {
         let files = try ReportWriter.write(runID: Nightly.base.runID, reader: try fixture.reader(),
                                            blobsRoot: fixture.directory.appendingPathComponent("blobs"),
                                            into: fixture.runFolder("b"))
-        #expect(files.artifacts.count == 24)
+        #expect(files.carriedBlobs == 7)
         #expect(files.warnings.isEmpty)
     }
 

@@ -3,6 +3,7 @@
 shows then, as JSON: the open job panel and its images, and the heat-map cells lit up by a pivot row.
 
 Usage: click_cell.py CHROMIUM REPORT_URL CSS_SELECTOR PROFILE_DIR
+       click_cell.py CHROMIUM REPORT_URL --ready PROFILE_DIR   (no click: when the page was ready, and its cells)
 
 Talks the DevTools protocol over --remote-debugging-pipe (fd 3: commands to the browser, fd 4: replies, each
 message NUL-terminated), so no network port and no extra Python package. A real mouse press and release is sent
@@ -85,6 +86,15 @@ def main():
               } else { requestAnimationFrame(check); }
             })();
           })""")
+        if selector == "--ready":
+            print(json.dumps(evaluate(session, """({
+                readyMs: Number(document.documentElement.getAttribute('data-ready-ms')),
+                cells: document.querySelectorAll('a.cell[data-job]').length})""")))
+            try:
+                call("Browser.close")
+            except (EOFError, RuntimeError):
+                pass
+            return
         before = evaluate(session, "document.querySelectorAll('.job-panel.open').length")
         rect = evaluate(session, """(function () {
             var el = document.querySelector(%s);

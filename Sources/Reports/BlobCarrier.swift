@@ -1,0 +1,160 @@
+import Artifacts
+import Foundation
+import Journal
+
+/// Which jobs' artifacts a report folder carries (their blobs, compressed).
+public enum ArtifactSelection: String, Sendable, Hashable, CaseIterable {
+    /// Jobs that did not pass (failed, flaky, timed out, quarantined): the default.
+    case notPassed
+    /// Every stored artifact of the run.
+    case all
+    /// None: the report lists artifacts by hash only.
+    case none
+
+    func includes(_ status: CellStatus) -> Bool {
+        switch self {
+        case .all: true
+        case .none: false
+        case .notPassed: status != .passed && status != .notRun
+        }
+    }
+}
+
+/// How the report shows one artifact.
+public enum ArtifactKind: String, Sendable, Hashable, Codable {
+    case image, json, text, other
+
+    /// From the media type, else the file name's extension.
+    public init(mediaType: String, name: String) {
+        let type = mediaType.lowercased(), lower = name.lowercased()
+        if type.hasPrefix("image/") && ["image/png", "image/jpeg", "image/gif", "image/webp"].contains(type) {
+            self = .image
+        } else if type == "application/json" || type.hasSuffix("+json") || lower.hasSuffix(".json") {
+            self = .json
+        } else if type.hasPrefix("text/") || lower.hasSuffix(".log") || lower.hasSuffix(".txt") {
+            self = .text
+        } else if lower.hasSuffix(".png") {
+            self = .image
+        } else {
+            self = .other
+        }
+    }
+}
+
+/// Copies the blobs a report shows into pack files `<report folder>/blobs/pack-NNN.js`, still gzip-compressed: each
+/// blob once, however many jobs reference it. A pack is one call `FM.pack(N,["<base64 of a .gz>",\n…]);` (a script,
+/// so a page opened from `file://` can load it; the page decompresses a blob with `DecompressionStream`); a job's
+/// chunk names each artifact's blob by `[pack, index]`. A pack is
+/// closed once it holds ``packSize`` bytes, so a nightly's thousands of blobs are a few files, and the blobs of one
+/// job (streamed in plan order) usually share a pack. Base64 adds a third; nothing is ever stored decompressed.
+final class BlobCarrier {
+    /// Bytes of script text after which a pack is closed (1 MiB).
+    static let packSize = 1 << 20
+
+    private let store: BlobStore?
+    private let folder: URL
+    private let selection: ArtifactSelection
+    private let maxArtifactSize: Int
+    /// Blob → where it is, or why it is not carried.
+    private var done: [String: Result<Place, Note>] = [:]
+    private var pack: ReportOutput?
+    private var packBytes = 0
+    private(set) var files: [URL] = []
+    private(set) var warnings: [String] = []
+    /// Blobs carried, and their compressed bytes (before base64).
+    private(set) var count = 0
+    private(set) var compressedBytes = 0
+
+    struct Note: Error { var text: String }
+
+    /// A carried blob: its pack and its index in the pack.
+    struct Place { var pack: Int, index: Int }
+
+    private var inPack = 0
+
+    init(store: BlobStore?, folder: URL, selection: ArtifactSelection, maxArtifactSize: Int) throws {
+        self.store = store
+        self.folder = folder
+        self.selection = selection
+        self.maxArtifactSize = maxArtifactSize
+        let blobs = folder.appendingPathComponent("blobs")
+        do {
+            try FileManager.default.createDirectory(at: blobs, withIntermediateDirectories: true)
+        } catch {
+            throw ReportError(code: .output, message: "cannot create \(blobs.path): \(error.localizedDescription)")
+        }
+    }
+
+    /// `blobs/pack-007.js`.
+    static func path(pack n: Int) -> String {
+        let digits = String(n)
+        return "blobs/pack-" + String(repeating: "0", count: max(0, 3 - digits.count)) + digits + ".js"
+    }
+
+    /// Carries the artifacts of `job` that the selection includes. Returns, per artifact, its pack or why it is not
+    /// carried.
+    func carry(_ job: JobReport) throws -> [ArtifactReference: Result<Place, Note>] {
+        var out: [ArtifactReference: Result<Place, Note>] = [:]
+        let selected = selection.includes(job.status)
+        for attempt in job.attempts {
+            for ref in attempt.artifacts {
+                guard selected else {
+                    out[ref] = .failure(Note(text: selection == .none ? "not carried" : "not carried (the job passed)"))
+                    continue
+                }
+                out[ref] = try carry(ref, job: job.id, attempt: attempt.attempt)
+            }
+        }
+        return out
+    }
+
+    private func carry(_ ref: ArtifactReference, job: String, attempt: Int) throws -> Result<Place, Note> {
+        if let known = done[ref.sha256] { return known }
+        let result = try write(ref)
+        done[ref.sha256] = result
+        if case .failure(let note) = result {
+            warnings.append("artifact \(ref.name) of job \(job) attempt \(attempt) step \(ref.stepIndex): \(note.text)")
+        }
+        return result
+    }
+
+    /// Appends the blob to the open pack; the reason when it cannot be read.
+    /// - Throws: ``ReportError`` `.output` when a pack cannot be written.
+    private func write(_ ref: ArtifactReference) throws -> Result<Place, Note> {
+        guard let store else { return .failure(Note(text: "unavailable: no blob store")) }
+        guard ref.rawSize <= maxArtifactSize else {
+            return .failure(Note(text: "unavailable: larger than \(maxArtifactSize) bytes"))
+        }
+        let bytes: [UInt8]
+        do {
+            bytes = try store.compressedBytes(ref.sha256, maxSize: maxArtifactSize)
+        } catch let error as ArtifactError {
+            return .failure(Note(text: "unavailable: \(error.message)"))
+        }
+        if pack == nil || packBytes >= Self.packSize {
+            try finish()
+            let url = folder.appendingPathComponent(Self.path(pack: files.count))
+            let output = try ReportOutput(file: url, bufferSize: 256 << 10)
+            output += "FM.pack(\(files.count),[\n"
+            pack = output
+            files.append(url)
+            packBytes = 0
+            inPack = 0
+        }
+        let text = (inPack == 0 ? "\"" : ",\n\"") + Data(bytes).base64EncodedString() + "\""
+        pack? += text
+        packBytes += text.utf8.count
+        inPack += 1
+        count += 1
+        compressedBytes += bytes.count
+        return .success(Place(pack: files.count - 1, index: inPack - 1))
+    }
+
+    /// Closes the last pack.
+    func finish() throws {
+        guard let pack else { return }
+        pack += "\n]);\n"
+        try pack.finish()
+        self.pack = nil
+    }
+}

@@ -1,0 +1,153 @@
+import Artifacts
+import Foundation
+import Journal
+
+/// The job panels' data, in chunk files next to `report.html` that the page loads when a job is opened:
+/// `data/jobs-NNN.js`, each `FM.chunk(N,"<base64 of gzip of JSON>")` (a script, because a page opened from
+/// `file://` may load scripts but not `fetch` files; the JSON is gzip-compressed and decompressed in the page with
+/// `DecompressionStream`).
+///
+/// A job's chunk is `fnv1a32(job id) % chunkCount`, so the page finds it from the id alone. While the report is
+/// written, each chunk's JSON is appended to its own temporary file through a small buffer: memory stays bounded
+/// whatever the number of jobs. ``finish()`` compresses the chunks one at a time.
+///
+/// JSON of a chunk (`v` 2; durations in whole microseconds, attempt starts in seconds after the run's start):
+/// ```
+/// {"<job id>":[scenarioID, title, registry, status, durationUs, [value per run axis or null], failureStep,
+///              failureMessage, [attempt…]], …}
+/// attempt:  [attempt, worker, outcome, durationUs, startedAfter, superseded 0|1, failureStep, message, [step…], [artifact…]]
+/// step:     [index, key, outcome, durationUs, message, interruptions]   (the last two only when either is set)
+/// artifact: [step, name, mediaType, rawSize, sha256, [pack, index] (blobs/pack-NNN.js) or null, note, kind]
+/// ```
+final class JobChunks {
+    /// Jobs per chunk (until ``maxChunks`` is reached; then chunks grow).
+    static let jobsPerChunk = 1_000
+    static let maxChunks = 256
+    private static let bufferSize = 32 << 10
+
+    let count: Int
+    private let folder: URL
+    private let axes: [String]
+    private let start: Int64
+    private var outputs: [ReportOutput] = []
+    private var temporaries: [URL] = []
+    private var written: [Int] = []
+
+    /// - Parameters:
+    ///   - folder: the report folder; chunks go into `folder/data/`.
+    ///   - jobs: the run's job count, which sets the number of chunks.
+    init(folder: URL, jobs: Int, axes: [String], start: Date) throws {
+        self.folder = folder
+        self.axes = axes
+        self.start = Int64(start.timeIntervalSince1970.rounded(.down))
+        count = max(1, min(Self.maxChunks, (jobs + Self.jobsPerChunk - 1) / Self.jobsPerChunk))
+        let data = folder.appendingPathComponent("data")
+        do {
+            try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
+        } catch {
+            throw ReportError(code: .output, message: "cannot create \(data.path): \(error.localizedDescription)")
+        }
+        for n in 0..<count {
+            let url = data.appendingPathComponent(".jobs-\(n).json")
+            outputs.append(try ReportOutput(file: url, bufferSize: Self.bufferSize))
+            temporaries.append(url)
+            written.append(0)
+        }
+    }
+
+    /// The chunk of a job: FNV-1a (32 bits) of its id's UTF-8 bytes, modulo `count` (the page computes the same).
+    static func chunk(of jobID: String, count: Int) -> Int {
+        var hash: UInt32 = 0x811c_9dc5
+        for byte in jobID.utf8 {
+            hash ^= UInt32(byte)
+            hash = hash &* 0x0100_0193
+        }
+        return Int(hash % UInt32(count))
+    }
+
+    private static func micros(_ seconds: Double?) -> String {
+        guard let seconds, seconds.isFinite else { return "null" }
+        return String(Int64((seconds * 1e6).rounded()))
+    }
+
+    /// Appends one job's entry to its chunk.
+    /// - Parameter carried: the pack of each artifact the folder carries, or why it does not.
+    func add(_ job: JobReport, carried: [ArtifactReference: Result<BlobCarrier.Place, BlobCarrier.Note>]) {
+        // Pieces go straight into the chunk's buffer: no intermediate strings per job (100,000 of them).
+        let n = Self.chunk(of: job.id, count: count)
+        let o = outputs[n]
+        func s(_ text: String?) { o += text.map(JSONText.pageString) ?? "null" }
+        func c() { o += "," }
+        o += written[n] == 0 ? "{" : ",\n"
+        written[n] += 1
+        s(job.id); o += ":["
+        s(job.job.scenarioID); c(); s(job.job.scenarioTitle); c(); s(job.job.registry); c(); s(job.status.rawValue); c()
+        o += Self.micros(job.row.result?.duration); o += ",["
+        for (i, axis) in axes.enumerated() {
+            if i > 0 { c() }
+            s(job.axes.first { $0.axis == axis }?.value)
+        }
+        o += "],"; o += JSONText.int(job.row.result?.failureStep); c(); s(job.row.result?.failureMessage); o += ",["
+        for (i, attempt) in job.attempts.enumerated() {
+            let result = attempt.row.result
+            o += i == 0 ? "[" : ",["
+            o += String(attempt.attempt); c(); s(attempt.row.worker.isEmpty ? nil : attempt.row.worker); c()
+            s(result?.outcome.rawValue); c(); o += Self.micros(result?.duration); c()
+            o += attempt.row.startedAt.map { String(Int64($0.timeIntervalSince1970.rounded(.down)) - start) } ?? "null"
+            o += attempt.superseded ? ",1," : ",0,"; o += JSONText.int(result?.failureStep); c(); s(result?.message)
+            o += ",["
+            for (k, step) in attempt.steps.enumerated() {
+                o += k == 0 ? "[" : ",["
+                o += String(step.index); c(); s(step.key); c(); s(step.outcome.rawValue); c(); o += Self.micros(step.duration)
+                let message = step.message.flatMap { $0.isEmpty ? nil : $0 }
+                let interruptions = step.interruptions.flatMap { $0.isEmpty ? nil : $0 }
+                if message != nil || interruptions != nil { c(); s(message); c(); s(interruptions) }
+                o += "]"
+            }
+            o += "],["
+            for (k, ref) in HTMLReport.ordered(attempt.artifacts).enumerated() {
+                o += k == 0 ? "[" : ",["
+                o += String(ref.stepIndex); c(); s(ref.name); c(); s(ref.mediaType); c(); o += String(ref.rawSize); c()
+                s(ref.sha256); c()
+                switch carried[ref] {
+                case .success(let place): o += "[\(place.pack),\(place.index)],null,"
+                case .failure(let note): o += "null,"; s(note.text); c()
+                case nil: o += "null,\"not carried\","
+                }
+                s(ArtifactKind(mediaType: ref.mediaType, name: ref.name).rawValue)
+                o += "]"
+            }
+            o += "]]"
+        }
+        o += "]]"
+    }
+
+    /// Compresses every chunk into `data/jobs-NNN.js` (one at a time) and removes the temporary files.
+    /// - Returns: the chunk files.
+    func finish() throws -> [URL] {
+        var files: [URL] = []
+        for n in 0..<count {
+            outputs[n] += written[n] == 0 ? "{}" : "}"
+            try outputs[n].finish()
+            let url = folder.appendingPathComponent(Self.path(n))
+            do {
+                let json = try Data(contentsOf: temporaries[n])
+                try? FileManager.default.removeItem(at: temporaries[n])
+                let compressed = try GzipCodec.compress(json)
+                let script = "FM.chunk(\(n),\"" + Data(compressed).base64EncodedString() + "\");\n"
+                try Data(script.utf8).write(to: url, options: .atomic)
+            } catch {
+                throw ReportError(code: .output, message: "cannot write \(url.path): \(error.localizedDescription)")
+            }
+            files.append(url)
+        }
+        outputs = []
+        return files
+    }
+
+    /// `data/jobs-007.js`.
+    static func path(_ n: Int) -> String {
+        let digits = String(n)
+        return "data/jobs-" + String(repeating: "0", count: max(0, 3 - digits.count)) + digits + ".js"
+    }
+}
