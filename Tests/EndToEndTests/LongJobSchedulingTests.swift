@@ -47,7 +47,7 @@ struct LongJobSchedulingTests {
         let first = try ws.start(["worker", "--connect", "127.0.0.1:\(port)", "--token-file", "token", "--slots", "2",
                                   "--name", "first", "--exit-after-drain"], label: "first")
         // The first worker holds all four jobs: two running, two queued behind them.
-        try await waitUntil("the first worker holds every job", timeout: .seconds(30)) {
+        try await waitUntil("the first worker holds every job", timeout: .seconds(60)) {
             (try? attempts(ws).filter { $0.row.worker == "first" }.count) == 4
         }
         let late = try ws.start(["worker", "--connect", "127.0.0.1:\(port)", "--token-file", "token", "--slots", "2",

@@ -105,10 +105,11 @@ extension RealChromium {
             let report = try String(
                 contentsOf: root.appendingPathComponent("store/runs/\(run)/report.html"), encoding: .utf8)
             #expect(report.contains("Failures by axis"))
-            let artifacts = failing.flatMap { ($0["artifacts"] as? [[String: Any]]) ?? [] }.compactMap {
-                $0["name"] as? String
-            }
-            #expect(artifacts.contains("screenshot.png"))
+            // summary.json schema 3: an artifact is [attempt, step, name, mediaType, sha256, rawSize, compressedSize,
+            // carried]; a screenshot of a failure is carried by the report folder.
+            let artifacts = failing.flatMap { ($0["artifacts"] as? [[Any]]) ?? [] }
+            #expect(artifacts.contains { $0.count > 7 && $0[2] as? String == "screenshot.png" && $0[7] as? Bool == true },
+                    "\(artifacts.prefix(3))")
         }
     }
 }

@@ -85,7 +85,7 @@ struct WorkerSessionTests {
     func timeout() async throws {
         try await withWorker(slots: 1) { coordinator in
             coordinator.send([hang.message, quick.message,
-                              .assign([hang.job("slow", timeoutMillis: 100), quick.job("next-1"), quick.job("next-2")])])
+                              .assign([hang.job("slow", timeoutMillis: 1000), quick.job("next-1"), quick.job("next-2")])])
             try await coordinator.wait("three results") { FakeCoordinator.result("next-2", in: $0) != nil }
             let slow = coordinator.result("slow")
             #expect(slow?.status == .timedOut)
