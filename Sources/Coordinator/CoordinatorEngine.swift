@@ -26,17 +26,11 @@ public final class CoordinatorEngine {
         var sentScenarios: Set<Bytes32> = []
         /// The worker process's instance id (`flowmatrix.instance` label), if it sent one.
         var instance: String?
-        /// Attempts assigned to this peer whose RESULT has not come (`attemptKey`): the only ones it may report on.
-        var outstanding: Set<UInt64> = []
-        /// Attempts it reported on lately: a RESULT delivered again is ignored, not an offence.
-        var reported = RecentKeys(capacity: 4096)
     }
 
     /// The label a worker process sends with a random id, the same on every reconnection of that process.
     public static let instanceLabel = "flowmatrix.instance"
 
-    /// A job index and a wire attempt number as one key.
-    private static func attemptKey(_ index: Int, _ attempt: UInt32) -> UInt64 { UInt64(index) << 32 | UInt64(attempt) }
 
     fileprivate struct AttemptInfo {
         /// The attempt (wire number) this report is of.
@@ -63,6 +57,11 @@ public final class CoordinatorEngine {
     private var nextWorker: UInt64 = 1
     private var jobIndex: [String: Int] = [:]
     private var lastAttempt: [Int: AttemptInfo] = [:]
+    /// Per job, the peer holding its latest assignment and that attempt's wire number (0: none, or it reported its
+    /// result): the only attempt a peer's STEP, RESULT or ARTIFACT_CHUNK is taken from. Two flat arrays, not a set
+    /// of keys, so checking a report costs two loads.
+    private var assignedPeer: [UInt64]
+    private var assignedAttempt: [UInt32]
     private var failureSignatures: [Int: FailureSignature] = [:]
     /// Worker process instances (their `flowmatrix.instance` label) whose connection was lost, newest 256.
     private var lostInstances: [String: WorkerID] = [:]
@@ -104,6 +103,8 @@ public final class CoordinatorEngine {
                 SchedulableJob(registry: $0.registry, requiredLabels: $0.requiredLabels, expectedDuration: $0.expectedDuration)
             },
             finished: definition.finished, failures: definition.priorFailures, settings: definition.scheduler)
+        assignedPeer = Array(repeating: 0, count: definition.jobs.count)
+        assignedAttempt = Array(repeating: 0, count: definition.jobs.count)
         jobIndex.reserveCapacity(definition.jobs.count)
         for (i, job) in definition.jobs.enumerated() { jobIndex[job.id] = i }
         if scheduler.isComplete { isComplete = true }
@@ -222,23 +223,19 @@ public final class CoordinatorEngine {
                 actions.append(.close(peer: peer, reason: "\(message.type) from a version \(state.version) worker"))
                 break
             }
-            /// The job index of an attempt this peer may report on; nil (and the peer is refused) otherwise, or when
-            /// it reported on it already (`duplicate`: ignored).
+            /// The job index of the attempt assigned to this peer that a report is about. An attempt that exists but is
+            /// not this peer's live one (a duplicate, a late result after the job moved on, another worker's) is
+            /// ignored: nil, not journaled. An unknown job or an attempt never assigned to anyone is refused.
             func reportable(_ job: String, _ attempt: UInt32, ending: Bool) -> (index: Int?, refuse: Bool) {
                 guard let index = index(of: job) else { return (nil, true) }
-                let key = Self.attemptKey(index, attempt)
-                if peers[peer]?.outstanding.contains(key) == true {
-                    if ending {
-                        peers[peer]?.outstanding.remove(key)
-                        peers[peer]?.reported.insert(key)
-                    }
+                if assignedPeer[index] == peer, assignedAttempt[index] == attempt {
+                    if ending { assignedPeer[index] = 0 }
                     return (index, false)
                 }
-                if peers[peer]?.reported.contains(key) == true {
-                    if ending { supersededResults += 1 }
-                    return (nil, false)
-                }
-                return (nil, true)
+                let made = scheduler.attemptsMade(ofJob: index) + (definition.attemptOffsets[index] ?? 0)
+                guard attempt >= 1, Int(attempt) <= made else { return (nil, true) }
+                if ending { supersededResults += 1 }
+                return (nil, false)
             }
             func refuse(_ type: MessageType, _ job: String, _ attempt: UInt32) {
                 flushResults()
@@ -271,9 +268,8 @@ public final class CoordinatorEngine {
                 var answered: [(Assignment, taken: Bool)] = []
                 for answer in answers {
                     guard let index = index(of: answer.job) else { continue }
-                    let key = Self.attemptKey(index, answer.attempt)
-                    guard peers[peer]?.outstanding.contains(key) == true else { continue }
-                    if answer.taken { peers[peer]?.outstanding.remove(key) }
+                    guard assignedPeer[index] == peer, assignedAttempt[index] == answer.attempt else { continue }
+                    if answer.taken { assignedPeer[index] = 0 }
                     let offset = definition.attemptOffsets[index] ?? 0
                     answered.append((Assignment(job: index, attempt: Int(answer.attempt) - offset), answer.taken))
                 }
@@ -431,7 +427,8 @@ public final class CoordinatorEngine {
                     let attempt = a.attempt + (definition.attemptOffsets[a.job] ?? 0)
                     let id = definition.jobs[a.job].id
                     let wireAttempt = UInt32(clamping: attempt)
-                    peers[peer]?.outstanding.insert(Self.attemptKey(a.job, wireAttempt))
+                    assignedPeer[a.job] = peer
+                    assignedAttempt[a.job] = wireAttempt
                     let seed = AttemptSeed.derive(job: definition.jobs[a.job].seed,
                                                   retryIndex: scheduler.retryIndex(ofJob: a.job))
                     jobs.append(JobAssignment(job: id, attempt: wireAttempt, scenarioHash: hash,
@@ -572,28 +569,5 @@ extension StepOutcome {
         case .timedOut: self = .timedOut
         case .cancelled: self = .cancelled
         }
-    }
-}
-
-/// The most recent `capacity` keys, for membership tests: a set with a ring that forgets the oldest.
-struct RecentKeys {
-    private var members: Set<UInt64> = []
-    private var ring: [UInt64] = []
-    private var next = 0
-    let capacity: Int
-
-    init(capacity: Int) { self.capacity = max(1, capacity) }
-
-    func contains(_ key: UInt64) -> Bool { members.contains(key) }
-
-    mutating func insert(_ key: UInt64) {
-        guard members.insert(key).inserted else { return }
-        if ring.count < capacity {
-            ring.append(key)
-            return
-        }
-        members.remove(ring[next])
-        ring[next] = key
-        next = (next + 1) % capacity
     }
 }

@@ -74,8 +74,18 @@ public struct Scheduler: Sendable {
     public let settings: SchedulerSettings
     private var jobs: [JobState]
     private var expected: [Duration]
+    /// `expected` in nanoseconds, for the per-assignment depth check (Duration arithmetic is 128-bit).
+    private var expectedNanos: [Int64]
     /// Per capability, a moving average of the durations measured in this run (nil until the first).
     private var measured: [Duration?] = []
+    /// `measured` in nanoseconds (0: none yet).
+    private var measuredNanos: [Int64] = []
+    private var queuedWorkNanos: Int64 = 0
+
+    private static func nanoseconds(_ d: Duration) -> Int64 {
+        let (seconds, attoseconds) = d.components
+        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+    }
     /// Jobs being taken back for an idle worker: job → the worker that wants it.
     private var stealingFor: [Int32: WorkerID] = [:]
     /// The jobs recently lost workers had in flight (the newest 64 workers), in case the worker comes back.
@@ -102,6 +112,7 @@ public struct Scheduler: Sendable {
         self.jobs = []
         self.jobs.reserveCapacity(jobs.count)
         self.expected = jobs.map(\.expectedDuration)
+        self.expectedNanos = jobs.map { Self.nanoseconds($0.expectedDuration) }
         var capabilityIndex: [Capability: Int] = [:]
         for (index, job) in jobs.enumerated() {
             let cap = Capability(registry: job.registry, labels: job.requiredLabels)
@@ -123,6 +134,8 @@ public struct Scheduler: Sendable {
             self.jobs.append(state)
         }
         measured = Array(repeating: nil, count: capabilities.count)
+        measuredNanos = Array(repeating: 0, count: capabilities.count)
+        queuedWorkNanos = Self.nanoseconds(settings.queuedWorkPerSlot)
         let expected = self.expected
         for c in queues.indices {
             // Longest expected first; ties keep plan order so dispatch is deterministic.
@@ -150,6 +163,12 @@ public struct Scheduler: Sendable {
     public func retryIndex(ofJob index: Int) -> Int {
         guard index >= 0, index < jobs.count else { return 0 }
         return Int(jobs[index].failures)
+    }
+
+    /// Attempts assigned so far to job `index` in this session (taken back and lost ones included).
+    public func attemptsMade(ofJob index: Int) -> Int {
+        guard index >= 0, index < jobs.count else { return 0 }
+        return Int(jobs[index].attempts)
     }
 
     /// The duration the scheduler expects of job `index`: its history, else what this run measured of jobs like it.
@@ -223,6 +242,7 @@ public struct Scheduler: Sendable {
         guard index >= 0, index < jobs.count, duration >= .zero else { return }
         let c = Int(jobs[index].capability)
         measured[c] = measured[c].map { ($0 * 7 + duration) / 8 } ?? duration
+        measuredNanos[c] = max(1, Self.nanoseconds(measured[c] ?? duration))
     }
 
     /// The worker answered a REVOKE: attempts it took back run elsewhere (or not at all once dispatch stopped);
@@ -481,12 +501,13 @@ public struct Scheduler: Sendable {
     /// pulls its next job when it frees (one round trip, negligible next to the job), which is greedy list
     /// scheduling — no job waits behind another on a busy worker while a slot elsewhere is free. Unknown
     /// durations get one per slot until the run measures some.
-    private func queuedAllowance(slots: Int, expected: Duration?) -> Int {
+    private func queuedAllowance(slots: Int, job index: Int) -> Int {
         guard settings.adaptiveFeeding else { return slots * settings.maximumCreditPerSlot }
-        guard let expected else { return slots }
-        guard expected > .zero else { return slots * settings.maximumCreditPerSlot }
-        let perSlot = settings.queuedWorkPerSlot / expected
-        return slots * (perSlot >= Double(settings.maximumCreditPerSlot) ? settings.maximumCreditPerSlot : Int(perSlot))
+        // The job's history, else what the run measured of its capability (nanoseconds; 0 = unknown).
+        let known = expectedNanos[index]
+        let nanos = known > 0 ? known : measuredNanos[Int(jobs[index].capability)]
+        guard nanos > 0 else { return slots }
+        return slots * Int(min(Int64(settings.maximumCreditPerSlot), queuedWorkNanos / nanos))
     }
 
     /// Work stealing: a worker with free slots and credit, and nothing queued that it can run, gets jobs that other
@@ -567,7 +588,7 @@ public struct Scheduler: Sendable {
         }
         while state.credit > 0, batch.count < settings.maximumBatch {
             guard let pick = peekJob(for: worker, state: state) else { break }
-            let allowance = state.slots + queuedAllowance(slots: state.slots, expected: expectedDuration(ofJob: pick.job))
+            let allowance = state.slots + queuedAllowance(slots: state.slots, job: pick.job)
             guard state.inFlight.count < allowance else { break }
             let index = take(pick)
             jobs[index].attempts += 1

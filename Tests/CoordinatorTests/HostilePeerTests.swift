@@ -76,7 +76,7 @@ struct HostilePeerTests {
         #expect(!records.all.contains { "\($0)".contains("4294967295") })
     }
 
-    @Test("a worker cannot report on another worker's live attempt; the real owner's result decides")
+    @Test("a worker's reports on another worker's live attempt are ignored (nothing journaled); the owner's result decides")
     func reportOnAnothersAttempt() throws {
         var outcomes: [JobOutcome] = []
         let engine = CoordinatorEngine(definition: makeDefinition([["pass"]]), journal: { _ in }, now: { .zero })
@@ -87,9 +87,12 @@ struct HostilePeerTests {
         let step = StepEvent(job: job.job, attempt: job.attempt,
                              StepReport(index: 0, status: .passed, durationMicros: 1, message: ""))
         let lie = JobResult(job: job.job, attempt: job.attempt, status: .passed, failure: nil, durationMicros: 1)
-        #expect(refusal(engine.onMessages(2, [.step(step)]), 2).closed)
-        #expect(refusal(engine.onMessages(2, [.result(lie)]), 2).closed)
+        #expect(!refusal(engine.onMessages(2, [.step(step)]), 2).closed)
+        #expect(!refusal(engine.onMessages(2, [.result(lie)]), 2).closed)
         #expect(outcomes.isEmpty)
+        // An attempt number no one was ever assigned is refused outright.
+        let forged = JobResult(job: job.job, attempt: job.attempt + 5, status: .passed, failure: nil, durationMicros: 1)
+        #expect(refusal(engine.onMessages(2, [.result(forged)]), 2).closed)
         let truth = JobResult(job: job.job, attempt: job.attempt, status: .failed,
                               failure: Failure(step: 0, message: "real failure"), durationMicros: 1)
         _ = engine.onMessages(1, [.result(truth)])
