@@ -191,7 +191,7 @@ public final class CoordinatorEngine {
         lastAttempt[index] = AttemptInfo(attempt: result.attempt, durationMicros: result.durationMicros,
                                          failureStep: result.failure.map { Int($0.step) },
                                          message: result.failure?.message)
-        scheduler.onMeasured(job: index, duration: .microseconds(Int64(clamping: result.durationMicros)))
+        scheduler.onMeasured(job: index, nanoseconds: Int64(clamping: result.durationMicros) &* 1000)
         results.append((Assignment(job: index, attempt: Int(result.attempt) - offset), AttemptStatus(result.status)))
     }
 

@@ -76,9 +76,7 @@ public struct Scheduler: Sendable {
     private var expected: [Duration]
     /// `expected` in nanoseconds, for the per-assignment depth check (Duration arithmetic is 128-bit).
     private var expectedNanos: [Int64]
-    /// Per capability, a moving average of the durations measured in this run (nil until the first).
-    private var measured: [Duration?] = []
-    /// `measured` in nanoseconds (0: none yet).
+    /// Per capability, a moving average of the durations measured in this run, in nanoseconds (0: none yet).
     private var measuredNanos: [Int64] = []
     private var queuedWorkNanos: Int64 = 0
 
@@ -133,7 +131,6 @@ public struct Scheduler: Sendable {
             }
             self.jobs.append(state)
         }
-        measured = Array(repeating: nil, count: capabilities.count)
         measuredNanos = Array(repeating: 0, count: capabilities.count)
         queuedWorkNanos = Self.nanoseconds(settings.queuedWorkPerSlot)
         let expected = self.expected
@@ -175,7 +172,8 @@ public struct Scheduler: Sendable {
     public func expectedDuration(ofJob index: Int) -> Duration? {
         guard index >= 0, index < jobs.count else { return nil }
         if expected[index] > .zero { return expected[index] }
-        return measured[Int(jobs[index].capability)]
+        let nanos = measuredNanos[Int(jobs[index].capability)]
+        return nanos > 0 ? .nanoseconds(nanos) : nil
     }
 
     /// What the queued jobs need that no connected worker offers: registry and labels per capability, with counts.
@@ -239,10 +237,16 @@ public struct Scheduler: Sendable {
 
     /// A worker measured how long an attempt of job `index` took: it tunes how deep workers are fed.
     public mutating func onMeasured(job index: Int, duration: Duration) {
-        guard index >= 0, index < jobs.count, duration >= .zero else { return }
+        onMeasured(job: index, nanoseconds: Self.nanoseconds(duration))
+    }
+
+    /// `onMeasured(job:duration:)` in nanoseconds: integer arithmetic only, as it runs once per result.
+    public mutating func onMeasured(job index: Int, nanoseconds: Int64) {
+        guard index >= 0, index < jobs.count, nanoseconds >= 0 else { return }
         let c = Int(jobs[index].capability)
-        measured[c] = measured[c].map { ($0 * 7 + duration) / 8 } ?? duration
-        measuredNanos[c] = max(1, Self.nanoseconds(measured[c] ?? duration))
+        // A moving average weighting the newest 1/8; 0 means none yet, so every measurement is at least 1 ns.
+        let previous = measuredNanos[c]
+        measuredNanos[c] = max(1, previous == 0 ? nanoseconds : (previous * 7 + nanoseconds) / 8)
     }
 
     /// The worker answered a REVOKE: attempts it took back run elsewhere (or not at all once dispatch stopped);
