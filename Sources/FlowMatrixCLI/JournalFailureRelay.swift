@@ -24,6 +24,9 @@ final class JournalFailureRelay: Sendable {
         action?(error)
     }
 
+    /// Forgets the action (and what it holds): the run it stopped is over.
+    func detach() { state.withLock { $0.action = nil } }
+
     /// What to do on failure (once).
     func attach(_ action: @escaping @Sendable (JournalError) -> Void) {
         let failure = state.withLock { s -> JournalError? in

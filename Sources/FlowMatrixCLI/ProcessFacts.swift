@@ -1,6 +1,8 @@
 import Foundation
 #if canImport(Darwin)
 import Darwin
+#elseif canImport(Glibc)
+import Glibc
 #endif
 
 /// Facts about this process and its children, in one place: Linux reads /proc, other systems use what is portable
@@ -75,6 +77,18 @@ enum ProcessFacts {
         return 0
         #else
         return 0
+        #endif
+    }
+
+    /// Returns freed heap memory to the system (glibc keeps it otherwise), so a phase that follows a large one
+    /// does not add to its peak. A no-op where the allocator returns memory by itself.
+    static func returnFreedMemory() {
+        #if canImport(Glibc)
+        // malloc_trim is glibc's (malloc.h, which the Glibc module does not export): looked up by name.
+        typealias Trim = @convention(c) (Int) -> Int32
+        if let symbol = dlsym(dlopen(nil, RTLD_NOW), "malloc_trim") {
+            _ = unsafeBitCast(symbol, to: Trim.self)(0)
+        }
         #endif
     }
 

@@ -99,7 +99,11 @@ enum RunSession {
         }
 
         let runID = options.resume ?? RunID.generate(at: Date())
-        let definition = try makeDefinition(plan: plan, runID: runID, reader: reader, resume: resumeState)
+        // Held in an optional so the run phase below can take it: once the run is over, the definition, the engine
+        // and the server are gone before the reports are written (a million-job run must not hold both at once).
+        var runDefinition: RunDefinition? = try makeDefinition(plan: plan, runID: runID, reader: reader, resume: resumeState)
+        let jobCount = runDefinition?.jobs.count ?? 0
+        let alreadyFinal = runDefinition?.finished.count ?? 0
         let matrixName = plan.matrix.name
         if !options.quiet {
             FlowMatrixCLI.say(String(format: "planned %d jobs in %.1f s", plan.jobs.count,
@@ -108,8 +112,8 @@ enum RunSession {
         if resumeState != nil {
             try writer.submit(.runResumed(runID: runID, at: Date()))
             if !options.quiet {
-                FlowMatrixCLI.say("resuming run \(runID): \(definition.finished.count) job(s) already final, "
-                    + "\(definition.jobs.count - definition.finished.count) to run")
+                FlowMatrixCLI.say("resuming run \(runID): \(alreadyFinal) job(s) already final, "
+                    + "\(jobCount - alreadyFinal) to run")
             }
         } else {
             try writer.submit(
@@ -127,9 +131,16 @@ enum RunSession {
                 if (start / chunk) % 5 == 4 { try writer.flushSync() }
             }
         }
-        // The run definition holds what the run needs; the plan's jobs are not needed again.
+        // The run definition holds what the run needs; the plan's jobs and configurations are not needed again.
         plan.jobs = []
+        plan.configurations = []
+        plan.origins = []
 
+        let final: RunProgress
+        let status: RunStatus
+        let elapsed: Duration
+        do {
+        guard let definition = runDefinition.take() else { throw CommandFailure("internal error: the run has no definition") }
         let token = options.token ?? Array(Hex.encode(secureRandomBytes(32)).utf8)
         var settings = CoordinatorSettings(host: options.host, port: options.port, token: token)
         settings.heartbeatInterval = .seconds(2)
@@ -161,7 +172,7 @@ enum RunSession {
         let started = ContinuousClock.now
         if !options.quiet {
             let mode = options.localWorkers > 0 ? "\(options.localWorkers) local worker(s)" : "workers connecting to \(options.host):\(server.port)"
-            FlowMatrixCLI.say("run \(runID): \(matrixName.terminalSafe), \(definition.jobs.count) job(s), \(mode)")
+            FlowMatrixCLI.say("run \(runID): \(matrixName.terminalSafe), \(jobCount) job(s), \(mode)")
             if let shard = options.shard {
                 FlowMatrixCLI.say("  shard \(shard.spec) (from \(shard.source)), split by "
                     + (shard.durations == nil ? "count" : "durations from \(shard.durationsPath ?? "?")"))
@@ -181,8 +192,7 @@ enum RunSession {
                 server.abort(reason: "aborted by the user")
             }
         }
-        let progress = ProgressLine(total: definition.jobs.count, alreadyDone: definition.finished.count,
-                                    enabled: !options.quiet)
+        let progress = ProgressLine(total: jobCount, alreadyDone: alreadyFinal, enabled: !options.quiet)
         let ticker = Task {
             while !Task.isCancelled {
                 progress.update(server.progress, elapsed: ContinuousClock.now - started)
@@ -190,15 +200,16 @@ enum RunSession {
                 try? await Task.sleep(for: .milliseconds(200))
             }
         }
-        let final = await server.waitForCompletion()
+        final = await server.waitForCompletion()
         ticker.cancel()
+        await ticker.value
         progress.finish(final, elapsed: ContinuousClock.now - started)
         interrupts.cancel()
-        let elapsed = ContinuousClock.now - started
+        elapsed = ContinuousClock.now - started
 
         await server.shutdown(grace: .seconds(5))
         await workers?.waitForExit(grace: .seconds(5))
-        let status: RunStatus = interrupts.count == 0 ? .completed : (interrupts.count == 1 ? .interrupted : .aborted)
+        status = interrupts.count == 0 ? .completed : (interrupts.count == 1 ? .interrupted : .aborted)
         try writer.submit(.runFinished(runID: runID, status: status, at: Date()))
         if let failure = journalFailure.failure {
             try? writer.close()
@@ -208,6 +219,10 @@ enum RunSession {
         }
         try writer.flushSync()
         try writer.close()
+        }
+        // The run's memory (definition, engine, server) is released; hand it back to the system before the reports.
+        journalFailure.detach()
+        ProcessFacts.returnFreedMemory()
 
         phaseStarted = ContinuousClock.now
         if !options.quiet { FlowMatrixCLI.say("writing reports …") }
@@ -231,7 +246,7 @@ enum RunSession {
         if !options.quiet {
             let seconds = max(elapsed.milliseconds / 1000, 0.001)
             // Jobs that ran in this session (not those final before a resume, not those that never ran).
-            let ran = final.done - definition.finished.count - notRun
+            let ran = final.done - alreadyFinal - notRun
             // Not run without an interrupt: fail-fast stopped dispatching.
             let word = status == .completed && notRun > 0 ? "stopped by fail-fast" : status.rawValue
             FlowMatrixCLI.say(String(format: "run %@ %@ in %.2fs: %d passed, %d failed, %d flaky, %d timed out, %d quarantined, %d not run (%.0f jobs/s)",
