@@ -10,7 +10,8 @@ enum RunCommand {
         name: "run",
         overview: "Run a matrix: an embedded coordinator on loopback plus local worker processes.",
         usage: "run <matrix> [--workers <n>] [--slots <n>] [--store <dir>] [--strict] [--baseline last|<run-id>]\n"
-            + "                      [--max-jobs <n>] [--shard <i/n>|auto [--shard-count <n>]] [--durations <journal|summary.json>]\n"
+            + "                      [--max-jobs <n>] [--repeat <n>] [--shard <i/n>|auto [--shard-count <n>]]\n"
+            + "                      [--durations <journal|summary.json>]\n"
             + "                      | run --resume <run-id> [<matrix>]",
         arguments: [("<matrix>", "A matrix file (see docs/MATRIX.md).")],
         options: [
