@@ -45,17 +45,18 @@ struct LongJobSchedulingTests {
         try Data("steal-token-0123456789abcdef".utf8).write(to: ws.root.appendingPathComponent("token"))
         let serve = try ws.start(["serve", matrix, "--listen", "127.0.0.1:\(port)", "--token-file", "token"], label: "serve")
         let first = try ws.start(["worker", "--connect", "127.0.0.1:\(port)", "--token-file", "token", "--slots", "2",
-                                  "--name", "first", "--exit-after-drain"], label: "first")
+                                  "--name", "first", "--exit-after-drain", "--give-up-after", "10"], label: "first")
         // The first worker holds all four jobs: two running, two queued behind them.
         try await waitUntil("the first worker holds every job", timeout: .seconds(60)) {
             (try? attempts(ws).filter { $0.row.worker == "first" }.count) == 4
         }
         let late = try ws.start(["worker", "--connect", "127.0.0.1:\(port)", "--token-file", "token", "--slots", "2",
-                                 "--name", "late", "--exit-after-drain"], label: "late")
+                                 "--name", "late", "--exit-after-drain", "--give-up-after", "10"], label: "late")
         try await ws.waitForExit(serve, timeout: .seconds(60))
         #expect(serve.terminationStatus == 0, "\(ws.output("serve"))")
-        try await ws.waitForExit(first, timeout: .seconds(20))
-        try await ws.waitForExit(late, timeout: .seconds(20))
+        // Workers exit on the coordinator's DRAIN (or, had one missed it on a loaded machine, 10 s after it left).
+        try await ws.waitForExit(first, timeout: .seconds(45))
+        try await ws.waitForExit(late, timeout: .seconds(45))
         let rows = try attempts(ws)
         let revoked = rows.filter { $0.row.result?.outcome == .notRun }
         #expect(revoked.count == 2, "\(rows.map { ($0.job, $0.row.worker, $0.row.result?.outcome as Any) })")
