@@ -20,7 +20,7 @@ struct BrowserTests {
             "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
             "--no-default-browser-check", "--disable-extensions", "--disable-component-update", "--disable-sync",
             "--disable-background-networking", "--disable-breakpad", "--user-data-dir=\(profile.path)",
-            "--virtual-time-budget=5000", "--dump-dom", url,
+            "--virtual-time-budget=30000", "--dump-dom", url,
         ], timeout: 90)
         #expect(!result.timedOut, "chromium did not finish within 90 s")
         #expect(result.status == 0, "\(result.stderr.suffix(2000))")
