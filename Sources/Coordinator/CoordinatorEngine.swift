@@ -344,12 +344,18 @@ public final class CoordinatorEngine {
     public func onPeerClosed(_ peer: UInt64) -> [Action] {
         guard let state = peers.removeValue(forKey: peer) else { return [] }
         peerOfWorker[state.worker] = nil
+        var directives = scheduler.onWorkerLost(state.worker, now: now())
         if let instance = state.instance {
-            lostInstances[instance] = state.worker
-            lostInstanceOrder.append(instance)
-            if lostInstanceOrder.count > 256 { lostInstances[lostInstanceOrder.removeFirst()] = nil }
+            if peers.values.contains(where: { $0.instance == instance }) {
+                // The same process is connected again already (its new connection was heard first): not a crash.
+                directives += scheduler.onWorkerReturned(lost: state.worker, now: now())
+            } else {
+                lostInstances[instance] = state.worker
+                lostInstanceOrder.append(instance)
+                if lostInstanceOrder.count > 256 { lostInstances[lostInstanceOrder.removeFirst()] = nil }
+            }
         }
-        return interpret(scheduler.onWorkerLost(state.worker, now: now()))
+        return interpret(directives)
     }
 
     /// Periodic: dead-worker detection and lease expiry (the transport sends and checks heartbeats itself).

@@ -46,6 +46,28 @@ struct NetworkFaultTests {
         // Not suspects: all six jobs go out at once (2 slots + up to 1 queued per slot… of 1-s-unknown jobs: 4).
         #expect(assignedCount(engine.onMessages(2, [.credit(10)])) == 4)
     }
+
+    @Test("the reconnection heard before the old connection's close: the lost jobs are still not suspects")
+    func reconnectionFirst() {
+        let engine = CoordinatorEngine(definition: makeDefinition(Array(repeating: ["pass"], count: 6)), journal: { _ in },
+                                       now: { .zero })
+        func hello() -> Hello {
+            Hello(version: 3, name: "w", slots: 2, registries: ["test"], labels: ["\(CoordinatorEngine.instanceLabel)=abc"],
+                  nonce: .zero, mac: .zero)
+        }
+        func assignedCount(_ actions: [CoordinatorEngine.Action]) -> Int {
+            var n = 0
+            for case .send(_, let messages) in actions { for case .assign(let jobs) in messages { n += jobs.count } }
+            return n
+        }
+        _ = engine.onPeerJoined(1, hello: hello())
+        #expect(assignedCount(engine.onMessages(1, [.credit(4)])) == 4)
+        _ = engine.onPeerJoined(2, hello: hello())
+        #expect(assignedCount(engine.onMessages(2, [.credit(10)])) == 2)
+        // The old connection's close arrives last: its 4 jobs are re-queued, and 2 go to the busy new connection at
+        // once (suspects would wait until it is idle).
+        #expect(assignedCount(engine.onPeerClosed(1)) == 2)
+    }
 }
 
 /// A worker reporting that its machinery died (status lost): not a test result.
