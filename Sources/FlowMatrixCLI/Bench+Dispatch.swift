@@ -123,16 +123,9 @@ enum DispatchBench {
                     for _ in pool.imap_unordered(noop, range(n), chunksize=1): pass
                     print(n / (time.perf_counter() - t))
             """
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", script, String(tasks)]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = FileHandle.nullDevice
-        guard (try? process.run()) != nil else { return nil }
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { return nil }
+        guard let (status, data) = try? ProcessFacts.runCapturing("/usr/bin/env", ["python3", "-c", script, String(tasks)]),
+              status == 0
+        else { return nil }
         return Double(String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
     }
 

@@ -238,16 +238,8 @@ enum ReportsBench {
         let profile = FileManager.default.temporaryDirectory.appendingPathComponent("flowmatrix-bench-chromium-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: profile, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: profile) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = [driver.path, chromium, html.absoluteString, "--ready", profile.path]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let output = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0,
+        let (status, output) = try ProcessFacts.runCapturing(python, [driver.path, chromium, html.absoluteString, "--ready", profile.path])
+        guard status == 0,
               let state = try? JSONSerialization.jsonObject(with: output) as? [String: Any],
               let ready = state["readyMs"] as? Double
         else {

@@ -197,22 +197,14 @@ enum WebBench {
         let script = root.appendingPathComponent("bench.py")
         try Data(playwrightScript.utf8).write(to: script)
         guard let executable = BrowserSettings().resolvedExecutable() else { return nil }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", script.path, base.absoluteString, executable, String(jobs)]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0,
+        let (status, data) = try ProcessFacts.runCapturing("/usr/bin/env", ["python3", script.path, base.absoluteString, executable, String(jobs)])
+        guard status == 0,
             let result = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
             let seconds = result["seconds"] as? Double
         else {
-            if process.terminationStatus == 3 { return nil }
+            if status == 3 { return nil }
             throw CommandFailure(
-                "the Playwright side failed (exit \(process.terminationStatus)): \(String(decoding: data, as: UTF8.self))"
+                "the Playwright side failed (exit \(status)): \(String(decoding: data, as: UTF8.self))"
             )
         }
         return (seconds, result["launch"] as? Double ?? 0, result["jobMedian"] as? Double ?? 0)

@@ -80,6 +80,21 @@ enum ProcessFacts {
         #endif
     }
 
+    /// Runs a program to completion with stderr discarded and returns its exit status and standard output (the
+    /// benches' peers and drivers print one JSON or number there).
+    static func runCapturing(_ executable: String, _ arguments: [String]) throws -> (status: Int32, output: Data) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let output = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, output)
+    }
+
     /// Returns freed heap memory to the system (glibc keeps it otherwise), so a phase that follows a large one
     /// does not add to its peak. A no-op where the allocator returns memory by itself.
     static func returnFreedMemory() {
