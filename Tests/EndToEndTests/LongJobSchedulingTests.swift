@@ -39,9 +39,9 @@ struct LongJobSchedulingTests {
     func lateJoinerSteals() async throws {
         let ws = try E2EWorkspace()
         defer { ws.cleanUp() }
-        // Jobs of 4 s: the late worker joins while the first still runs its first two (even on a loaded machine,
+        // Jobs of 8 s: the late worker joins while the first still runs its first two (even on a loaded machine,
         // where starting a process takes a second or two), so the two queued behind them are there to take back.
-        for i in 0..<4 { try ws.scenario("long-\(i)", ["busy:4000"]) }
+        for i in 0..<4 { try ws.scenario("long-\(i)", ["busy:8000"]) }
         let matrix = try ws.matrix(locales: ["en"], keep: "none")
         let port = freePort()
         try Data("steal-token-0123456789abcdef".utf8).write(to: ws.root.appendingPathComponent("token"))
