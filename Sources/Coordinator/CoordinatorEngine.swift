@@ -4,6 +4,24 @@ import Journal
 import MatrixPlan
 import Wire
 
+/// The coordinator engine's time: both clocks it reads, injected together so that a test controls both.
+public struct CoordinatorClock {
+    /// Time since the run began: leases, heartbeats, held journal starts (monotonic in production).
+    public var elapsed: () -> Duration
+    /// The date journaled with attempt starts and ends.
+    public var wall: () -> Date
+
+    public init(elapsed: @escaping () -> Duration, wall: @escaping () -> Date) {
+        self.elapsed = elapsed
+        self.wall = wall
+    }
+
+    /// The process's clocks, with elapsed time counted from `start`.
+    public static func system(since start: ContinuousClock.Instant = .now) -> CoordinatorClock {
+        CoordinatorClock(elapsed: { ContinuousClock.now - start }, wall: Date.init)
+    }
+}
+
 /// The coordinator's shell around the scheduler, minus sockets: authenticated peers' messages in, messages to
 /// send and journal records out. Owned by one thread (the event loop's); not thread-safe by design.
 ///
@@ -68,8 +86,7 @@ public final class CoordinatorEngine {
     private var lostInstanceOrder: [String] = []
     private var attemptJournal: AttemptJournal
     private let journal: @Sendable ([JournalRecord]) -> Void
-    private let now: () -> Duration
-    private let wallClock: () -> Date
+    private let clock: CoordinatorClock
     public private(set) var isComplete = false
     public private(set) var attemptsStarted = 0
     public private(set) var supersededResults = 0
@@ -87,16 +104,11 @@ public final class CoordinatorEngine {
 
     /// - Parameters:
     ///   - journal: receives records in batches (hand them to a `JournalWriter`).
-    ///   - now: time since the run began (a monotonic clock in production, a manual one in tests).
-    ///   - wallClock: the date journaled with starts and ends (`Date()` in production).
-    public init(
-        definition: RunDefinition, journal: @escaping @Sendable ([JournalRecord]) -> Void, now: @escaping () -> Duration,
-        wallClock: @escaping () -> Date = Date.init
-    ) {
+    ///   - clock: the engine's only source of time: time since the run began and the date journaled.
+    public init(definition: RunDefinition, journal: @escaping @Sendable ([JournalRecord]) -> Void, clock: CoordinatorClock) {
         self.definition = definition
         self.journal = journal
-        self.now = now
-        self.wallClock = wallClock
+        self.clock = clock
         attemptJournal = AttemptJournal(runID: definition.runID, startDelay: definition.journalStartDelay)
         scheduler = Scheduler(
             jobs: definition.jobs.map {
@@ -109,6 +121,18 @@ public final class CoordinatorEngine {
         for (i, job) in definition.jobs.enumerated() { jobIndex[job.id] = i }
         if scheduler.isComplete { isComplete = true }
     }
+
+    /// - Parameters:
+    ///   - now: time since the run began (a monotonic clock in production, a manual one in tests).
+    ///   - wallClock: the date journaled with starts and ends.
+    public convenience init(
+        definition: RunDefinition, journal: @escaping @Sendable ([JournalRecord]) -> Void, now: @escaping () -> Duration,
+        wallClock: @escaping () -> Date = Date.init
+    ) {
+        self.init(definition: definition, journal: journal, clock: CoordinatorClock(elapsed: now, wall: wallClock))
+    }
+
+    private func now() -> Duration { clock.elapsed() }
 
     public var progress: RunProgress {
         var p = RunProgress(total: scheduler.jobCount, done: scheduler.jobCount - scheduler.remainingCount,
@@ -405,13 +429,11 @@ public final class CoordinatorEngine {
     private func interpret(_ directives: [SchedulerDirective]) -> [Action] {
         var actions: [Action] = []
         var records: [JournalRecord] = []
-        let date = wallClock()
+        let date = clock.wall()
         let t = now()
         // Per job, the `attemptCompleted` record of this batch that the job's final result joins.
         var completed: [Int: Int] = [:]
-        // The job whose final result went into its deciding attempt's record (the directive after that attempt's).
-        var journaledFinal: Int?
-        for (position, directive) in directives.enumerated() {
+        for directive in directives {
             switch directive {
             case .assign(let worker, let batch):
                 guard let peer = peerOfWorker[worker] else { continue }
@@ -459,7 +481,7 @@ public final class CoordinatorEngine {
                                attempt: UInt32(clamping: a.attempt + (definition.attemptOffsets[a.job] ?? 0)))
                 }
                 actions.append(.send(peer: peer, [.revoke(refs)]))
-            case .attemptEnded(let a, _, let status, let superseded):
+            case .attemptEnded(let a, _, let status, let superseded, let decided):
                 let jobID = definition.jobs[a.job].id  // not the whole RunJob: this runs once per attempt
                 let attempt = a.attempt + (definition.attemptOffsets[a.job] ?? 0)
                 if superseded {
@@ -489,29 +511,23 @@ public final class CoordinatorEngine {
                 case .timedOut where info == nil: "the lease expired: the job exceeded its timeout"
                 default: info?.message
                 }
-                // The job's final result, when this attempt decided it (the scheduler says so next): it goes into
-                // the same record, built once.
-                var final: Journal.JobResult?
-                if position + 1 < directives.count, case .jobFinished(a.job, let outcome, let attempts, let reason) = directives[position + 1] {
-                    final = jobResult(a.job, outcome: outcome, attempts: attempts, reason: reason, info: info, at: date)
-                }
+                // The job's final result, when this attempt decided it: it goes into the same record, built once.
+                let final = decided.map { jobResult(a.job, $0, info: info, at: date) }
                 let record = attemptJournal.ended(job: a.job, jobID: jobID, attempt: attempt,
                     AttemptResult(outcome: JobOutcome(status), finishedAt: date,
                                   duration: Double(info?.durationMicros ?? 0) / 1e6,
                                   failureStep: status == .passed ? nil : info?.failureStep, message: message),
                     job: final, into: &records)
-                // The job's result, when it comes, joins this record unless it is in it already.
-                if final == nil || record == nil { completed[a.job] = record } else { journaledFinal = a.job }
-            case .jobFinished(let index, let outcome, let attempts, let reason):
-                let info = lastAttempt.removeValue(forKey: index)
-                defer { failureSignatures[index] = nil }
-                if journaledFinal != index {
-                    attemptJournal.finished(jobID: definition.jobs[index].id,
-                        jobResult(index, outcome: outcome, attempts: attempts, reason: reason, info: info, at: date),
-                        completed: completed.isEmpty ? nil : completed.removeValue(forKey: index), into: &records)
+                if let decided {
+                    // Its start was journaled already: the job's result is a record of its own.
+                    finishJob(a.job, decided, journaled: record != nil, completed: nil, at: date, into: &records)
+                } else {
+                    // The job's result, if it comes later in this batch, joins this record.
+                    completed[a.job] = record
                 }
-                journaledFinal = nil
-                if let onJobFinished { onJobFinished(definition.jobs[index], outcome) }
+            case .jobFinished(let index, let end):
+                finishJob(index, end, journaled: false,
+                          completed: completed.isEmpty ? nil : completed.removeValue(forKey: index), at: date, into: &records)
             case .disconnect(let worker, let reason):
                 if let peer = peerOfWorker[worker] { actions.append(.close(peer: peer, reason: reason)) }
             case .runComplete:
@@ -525,9 +541,22 @@ public final class CoordinatorEngine {
 }
 
 extension CoordinatorEngine {
+    /// Job `index` reached its final result: journaled (unless `journaled`, when it went into its deciding
+    /// attempt's record), joined to the `completed` record of this batch if there is one, and announced.
+    fileprivate func finishJob(_ index: Int, _ end: JobEnd, journaled: Bool, completed: Int?, at date: Date,
+                               into records: inout [JournalRecord]) {
+        let info = lastAttempt.removeValue(forKey: index)
+        defer { failureSignatures[index] = nil }
+        if !journaled {
+            attemptJournal.finished(jobID: definition.jobs[index].id, jobResult(index, end, info: info, at: date),
+                                    completed: completed, into: &records)
+        }
+        if let onJobFinished { onJobFinished(definition.jobs[index], end.outcome) }
+    }
+
     /// The journal's final result of job `index`; `info` is its last attempt's report.
-    fileprivate func jobResult(_ index: Int, outcome: JobOutcome, attempts: Int, reason: String?, info: AttemptInfo?,
-                               at date: Date) -> Journal.JobResult {
+    fileprivate func jobResult(_ index: Int, _ end: JobEnd, info: AttemptInfo?, at date: Date) -> Journal.JobResult {
+        let outcome = end.outcome, attempts = end.attempts, reason = end.reason
         let failing = outcome == .passed || outcome == .flaky ? nil : info
         var message = reason ?? failing?.message
         if outcome == .failed || outcome == .timedOut, reason == nil, let signature = failureSignatures[index],

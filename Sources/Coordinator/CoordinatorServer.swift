@@ -76,7 +76,7 @@ public final class CoordinatorServer: Sendable {
             let accepted = loop.execute {
                 // Loop-confined from birth: the engine is created on the thread that owns it.
                 let engine = CoordinatorEngine(definition: definition, journal: journal,
-                                               now: { ContinuousClock.now - startInstant })
+                                               clock: .system(since: startInstant))
                 engine.onNotice = settings.onNotice
                 let core = ServerCore(engine: engine, shared: shared, loop: loop, blobStore: settings.blobStore)
                 core.publish(complete: engine.isComplete)

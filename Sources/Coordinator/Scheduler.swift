@@ -264,11 +264,12 @@ public struct Scheduler: Sendable {
             workers[worker]?.inFlight.remove(Int32(index))
             workers[worker]?.suspects.remove(Int32(index))
             jobs[index].live = nil
-            directives.append(.attemptEnded(assignment, worker: worker, status: .revoked, superseded: false))
             if isDispatchStopped {
-                finish(index, .notRun, reason: "dispatch stopped before it started", into: &directives)
+                endAttempt(assignment, worker: worker, status: .revoked, deciding: .notRun,
+                           reason: "dispatch stopped before it started", into: &directives)
             } else {
                 requeue(index, avoiding: worker)
+                endAttempt(assignment, worker: worker, status: .revoked, into: &directives)
             }
         }
         dispatchAll(now: now, into: &directives)
@@ -313,18 +314,20 @@ public struct Scheduler: Sendable {
             let index = Int(job)
             guard let live = jobs[index].live, live.worker == worker else { continue }
             let assignment = Assignment(job: index, attempt: Int(live.attempt))
-            directives.append(.attemptEnded(assignment, worker: worker, status: .lost, superseded: false))
             jobs[index].live = nil
             jobs[index].revoking = false
             stealingFor[Int32(index)] = nil
             jobs[index].lostStreak += 1
             if Int(jobs[index].lostStreak) >= settings.quarantineAfterWorkerLosses {
-                finish(index, .quarantined,
-                       reason: "its attempts lost \(jobs[index].lostStreak) workers in a row (crash or hang)", into: &directives)
+                endAttempt(assignment, worker: worker, status: .lost, deciding: .quarantined,
+                           reason: "its attempts lost \(jobs[index].lostStreak) workers in a row (crash or hang)",
+                           into: &directives)
             } else if isDispatchStopped {
-                finish(index, .notRun, reason: "dispatch stopped before it could run again", into: &directives)
+                endAttempt(assignment, worker: worker, status: .lost, deciding: .notRun,
+                           reason: "dispatch stopped before it could run again", into: &directives)
             } else {
                 requeue(index, avoiding: worker)
+                endAttempt(assignment, worker: worker, status: .lost, into: &directives)
             }
         }
         dispatchAll(now: now, into: &directives)
@@ -398,9 +401,9 @@ public struct Scheduler: Sendable {
                 guard let live = jobs[index].live else { continue }
                 let assignment = Assignment(job: index, attempt: Int(live.attempt))
                 directives.append(.cancel(id, assignment, reason: reason))
-                directives.append(.attemptEnded(assignment, worker: id, status: .cancelled, superseded: false))
                 jobs[index].live = nil
-                finish(index, .cancelled, reason: reason, into: &directives)
+                endAttempt(assignment, worker: id, status: .cancelled, deciding: .cancelled, reason: reason,
+                           into: &directives)
             }
             workers[id]?.inFlight.removeAll()
             workers[id]?.suspects.removeAll()
@@ -421,7 +424,7 @@ public struct Scheduler: Sendable {
             let live = jobs[index].live, live.worker == worker, Int(live.attempt) == assignment.attempt,
             jobs[index].phase == .running
         else {
-            directives.append(.attemptEnded(assignment, worker: worker, status: status, superseded: true))
+            directives.append(.attemptEnded(assignment, worker: worker, status: status, superseded: true, decided: nil))
             return
         }
         workers[worker]?.inFlight.remove(Int32(index))
@@ -430,39 +433,43 @@ public struct Scheduler: Sendable {
         jobs[index].live = nil
         // A real result ends a streak of losses; a reported loss continues it.
         if status != .lost { jobs[index].lostStreak = 0 }
-        directives.append(.attemptEnded(assignment, worker: worker, status: status, superseded: false))
+        // What this end means for the job: its final outcome (said with the attempt's end), or a retry.
+        var outcome: JobOutcome?
+        var reason: String?
+        var stopsDispatch = false
         switch status {
         case .passed:
-            finish(index, jobs[index].failures > 0 ? .flaky : .passed, reason: nil, into: &directives)
+            outcome = jobs[index].failures > 0 ? .flaky : .passed
         case .failed, .timedOut:
             jobs[index].failures += 1
             jobs[index].lastFailure = status
             if Int(jobs[index].failures) <= settings.retries && !isDispatchStopped {
                 requeue(index, avoiding: worker)
             } else {
-                finish(index, status == .timedOut ? .timedOut : .failed, reason: nil, into: &directives)
-                if settings.failFast {
-                    directives += onStopDispatching(reason: "fail-fast: a job failed")
-                }
+                outcome = status == .timedOut ? .timedOut : .failed
+                stopsDispatch = settings.failFast
             }
         case .lost:
             // The worker said its machinery died (a browser, a device): like a lost worker, no retry is used, and a
             // job that loses 3 in a row is quarantined.
             jobs[index].lostStreak += 1
             if Int(jobs[index].lostStreak) >= settings.quarantineAfterWorkerLosses {
-                finish(index, .quarantined,
-                       reason: "its attempts were lost \(jobs[index].lostStreak) times in a row (infrastructure faults)",
-                       into: &directives)
+                outcome = .quarantined
+                reason = "its attempts were lost \(jobs[index].lostStreak) times in a row (infrastructure faults)"
             } else if isDispatchStopped {
-                finish(index, .notRun, reason: "dispatch stopped before it could run again", into: &directives)
+                outcome = .notRun
+                reason = "dispatch stopped before it could run again"
             } else {
                 requeue(index, avoiding: worker)
             }
         case .revoked:
             requeue(index, avoiding: worker)
         case .cancelled:
-            finish(index, .cancelled, reason: "cancelled", into: &directives)
+            outcome = .cancelled
+            reason = "cancelled"
         }
+        endAttempt(assignment, worker: worker, status: status, deciding: outcome, reason: reason, into: &directives)
+        if stopsDispatch { directives += onStopDispatching(reason: "fail-fast: a job failed") }
         directives += announceCompletionIfDone()
     }
 
@@ -472,12 +479,27 @@ public struct Scheduler: Sendable {
         queues[Int(jobs[index].capability)].retry.append(Int32(index))
     }
 
+    /// Says that an attempt ended and, when `outcome` is given, that this decided its job (one directive).
+    private mutating func endAttempt(
+        _ assignment: Assignment, worker: WorkerID, status: AttemptStatus, deciding outcome: JobOutcome? = nil,
+        reason: String? = nil, into directives: inout [SchedulerDirective]
+    ) {
+        let decided = outcome.flatMap { decide(assignment.job, $0, reason: reason) }
+        directives.append(.attemptEnded(assignment, worker: worker, status: status, superseded: false, decided: decided))
+    }
+
+    /// A job that ends without an attempt ending now (queued when dispatch stopped).
     private mutating func finish(_ index: Int, _ outcome: JobOutcome, reason: String?, into directives: inout [SchedulerDirective]) {
-        guard jobs[index].phase != .done else { return }
+        if let end = decide(index, outcome, reason: reason) { directives.append(.jobFinished(job: index, end)) }
+    }
+
+    /// Marks job `index` done with `outcome`; nil if it was done already.
+    private mutating func decide(_ index: Int, _ outcome: JobOutcome, reason: String?) -> JobEnd? {
+        guard jobs[index].phase != .done else { return nil }
         jobs[index].phase = .done
         remaining -= 1
         outcomeCounts[outcome, default: 0] += 1
-        directives.append(.jobFinished(job: index, outcome: outcome, attempts: Int(jobs[index].attempts), reason: reason))
+        return JobEnd(outcome: outcome, attempts: Int(jobs[index].attempts), reason: reason)
     }
 
     private mutating func announceCompletionIfDone() -> [SchedulerDirective] {

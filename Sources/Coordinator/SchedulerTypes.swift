@@ -105,6 +105,21 @@ public struct Assignment: Sendable, Hashable {
     }
 }
 
+/// A job's final outcome, as the scheduler decided it.
+public struct JobEnd: Sendable, Hashable {
+    public var outcome: JobOutcome
+    /// Attempts made in this session (the shell adds attempts of an earlier session on resume).
+    public var attempts: Int
+    /// Why the scheduler decided it without a deciding result (quarantine, dispatch stopped, abort), if so.
+    public var reason: String?
+
+    public init(outcome: JobOutcome, attempts: Int, reason: String? = nil) {
+        self.outcome = outcome
+        self.attempts = attempts
+        self.reason = reason
+    }
+}
+
 /// What the scheduler asks its shell to do.
 public enum SchedulerDirective: Sendable, Hashable {
     /// Send these jobs to the worker (one ASSIGN frame).
@@ -114,9 +129,11 @@ public enum SchedulerDirective: Sendable, Hashable {
     /// Ask the worker to give back these attempts if they have not started (REVOKE): an idle worker can run them.
     case revoke(WorkerID, [Assignment])
     /// Record an attempt's end. `superseded`: a duplicate or late result of an attempt that no longer counts.
-    case attemptEnded(Assignment, worker: WorkerID?, status: AttemptStatus, superseded: Bool)
-    /// A job reached its final outcome.
-    case jobFinished(job: Int, outcome: JobOutcome, attempts: Int, reason: String?)
+    /// `decided`: the job's final outcome when this attempt's end decided it (no separate `jobFinished` follows).
+    case attemptEnded(Assignment, worker: WorkerID?, status: AttemptStatus, superseded: Bool, decided: JobEnd?)
+    /// A job reached its final outcome without an attempt ending now (queued when dispatch stopped, or its
+    /// retry was queued when fail-fast stopped it).
+    case jobFinished(job: Int, JobEnd)
     /// Close a worker's connection (missed heartbeats).
     case disconnect(WorkerID, reason: String)
     /// Every job has its final outcome.

@@ -25,14 +25,19 @@ struct SchedulerHarness {
             case .assign(let w, let batch): assigned[w, default: []] += batch
             case .cancel(_, let a, _): cancels.append(a)
             case .revoke(let w, let batch): revokes[w, default: []] += batch
-            case .attemptEnded(let a, _, _, let s): if s { superseded.append(a) }
-            case .jobFinished(let job, let outcome, _, _):
-                finished[job] = outcome
-                finishCount[job, default: 0] += 1
+            case .attemptEnded(let a, _, _, let s, let decided):
+                if s { superseded.append(a) }
+                if let decided { finish(a.job, decided) }
+            case .jobFinished(let job, let end): finish(job, end)
             case .disconnect(let w, _): disconnects.append(w)
             case .runComplete: completions += 1
             }
         }
+    }
+
+    private mutating func finish(_ job: Int, _ end: JobEnd) {
+        finished[job] = end.outcome
+        finishCount[job, default: 0] += 1
     }
 
     mutating func join(_ w: UInt64, registries: Set<String> = ["r"], labels: [String: String] = [:], slots: Int = 1, credit: Int) {
@@ -157,7 +162,7 @@ struct SchedulerTests {
             h.join(w, credit: 1)
             #expect(h.take(w).count == 1)
             let directives = h.scheduler.onWorkerLost(WorkerID(w), now: h.now)
-            for case .jobFinished(_, _, _, let r) in directives { reason = r }
+            for case .attemptEnded(_, _, _, _, let decided?) in directives { reason = decided.reason }
             h.apply(directives)
         }
         #expect(h.finished == [0: .quarantined])
