@@ -51,7 +51,7 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(name: "Reports", dependencies: ["Journal", "Artifacts", "FlowCrypto"], swiftSettings: swiftSettings),
-        .target(name: "FlowMatrixTestKit", dependencies: ["FlowSpec", "Worker", "Artifacts"], swiftSettings: swiftSettings),
+        .target(name: "FlowMatrixTestKit", dependencies: ["FlowSpec", "Worker", "Artifacts", "Wire"], swiftSettings: swiftSettings),
 
         // Browser driving: the DevTools protocol client, and the `web` registry that maps FlowSpec onto it.
         .target(name: "DevTools", swiftSettings: swiftSettings),

@@ -1,5 +1,4 @@
 import Synchronization
-import UVTransport
 import Wire
 
 /// Messages bound for the coordinator, coalesced: tasks encode their frames straight into one shared buffer, and
@@ -15,9 +14,9 @@ final class Outbox: Sendable {
     }
 
     private let state = Mutex(State())
-    private let client: AsyncFramedClient
+    private let transport: any WorkerTransport
 
-    init(client: AsyncFramedClient) { self.client = client }
+    init(transport: any WorkerTransport) { self.transport = transport }
 
     func emit(_ messages: [Message]) {
         let schedule = state.withLock { s -> Bool in
@@ -48,7 +47,7 @@ final class Outbox: Sendable {
     }
 
     private func scheduleFlush() {
-        let accepted = client.send(encodedFrames: { [self] in take() })
+        let accepted = transport.send(encodedFrames: { [self] in take() })
         if !accepted { state.withLock { $0.scheduled = false } }
     }
 

@@ -140,7 +140,7 @@ public final class WorkerRuntime: Sendable {
 
     /// Serves one connection until it closes. - Returns: true when the coordinator drained this worker.
     private func serve(_ client: AsyncFramedClient) async -> Bool {
-        let session = WorkerSession(client: client, executor: executor, slots: settings.slots,
+        let session = WorkerSession(transport: client, executor: executor, slots: settings.slots,
                                     prefetch: settings.slots * settings.prefetchPerSlot,
                                     onNotice: noticeRelay)
         session.start()
