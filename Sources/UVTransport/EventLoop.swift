@@ -43,20 +43,19 @@ public final class EventLoop: @unchecked Sendable {
         uvLoop = .allocate(capacity: 1)
         asyncHandle = .allocate(capacity: 1)
         prepareHandle = .allocate(capacity: 1)
-        let initResult = uv_loop_init(uvLoop)
-        // uv_loop_init fails only when the process is out of file descriptors or memory: nothing to run on.
-        precondition(initResult == 0, "uv_loop_init failed: \(UVError(code: initResult, operation: "uv_loop_init"))")
-        uv_async_init(uvLoop, asyncHandle) { handle in
+        // Both fail only when the process is out of file descriptors or memory: nothing to run on.
+        uvRequire(uv_loop_init(uvLoop), "uv_loop_init")
+        uvRequire(uv_async_init(uvLoop, asyncHandle) { handle in
             guard let data = handle?.pointee.data else { return }
             Unmanaged<EventLoop>.fromOpaque(data).takeUnretainedValue().drainInbox()
-        }
+        }, "uv_async_init")
         asyncHandle.pointee.data = Unmanaged.passUnretained(self).toOpaque()
-        uv_prepare_init(uvLoop, prepareHandle)
+        uvExpect(uv_prepare_init(uvLoop, prepareHandle), "uv_prepare_init")
         prepareHandle.pointee.data = Unmanaged.passUnretained(self).toOpaque()
-        uv_prepare_start(prepareHandle) { handle in
+        uvExpect(uv_prepare_start(prepareHandle) { handle in
             guard let data = handle?.pointee.data else { return }
             Unmanaged<EventLoop>.fromOpaque(data).takeUnretainedValue().registry.flushDirty()
-        }
+        }, "uv_prepare_start")
         uv_unref(cuv_prepare_as_handle(prepareHandle))
         handleOpened()
         handleOpened()
@@ -170,7 +169,7 @@ public final class EventLoop: @unchecked Sendable {
             let wasEmpty = state.work.isEmpty
             state.work.append(work)
             // Sent inside the lock, so it cannot race the close of the async handle.
-            if wasEmpty { uv_async_send(asyncHandle) }
+            if wasEmpty { uvExpect(uv_async_send(asyncHandle), "uv_async_send") }
             return true
         }
     }
@@ -281,15 +280,15 @@ final class TimerBox: @unchecked Sendable {
             return
         }
         let timer = UnsafeMutablePointer<uv_timer_t>.allocate(capacity: 1)
-        uv_timer_init(loop.uvLoop, timer)
+        uvExpect(uv_timer_init(loop.uvLoop, timer), "uv_timer_init")
         loop.handleOpened()
         timer.pointee.data = Unmanaged.passRetained(self).toOpaque()
         handle = timer
         loop.registry.timers[ObjectIdentifier(self)] = self
-        uv_timer_start(timer, { t in
+        uvExpect(uv_timer_start(timer, { t in
             guard let data = t?.pointee.data else { return }
             Unmanaged<TimerBox>.fromOpaque(data).takeUnretainedValue().fire()
-        }, delay, interval)
+        }, delay, interval), "uv_timer_start")
         isRepeating = interval > 0
     }
 
@@ -322,7 +321,7 @@ final class TimerBox: @unchecked Sendable {
         guard let timer = handle else { return }
         handle = nil
         loop.registry.timers[ObjectIdentifier(self)] = nil
-        uv_timer_stop(timer)
+        uvExpect(uv_timer_stop(timer), "uv_timer_stop")
         uv_close(cuv_timer_as_handle(timer)) { h in
             guard let h, let data = h.pointee.data else { return }
             let box = Unmanaged<TimerBox>.fromOpaque(data).takeRetainedValue()

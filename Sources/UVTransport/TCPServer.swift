@@ -27,10 +27,11 @@ final class Listener {
         self.handshake = handshake
         self.makeHandler = makeHandler
         tcp = .allocate(capacity: 1)
-        let result = uv_tcp_init(loop.uvLoop, tcp)
-        guard result == 0 else {
+        do {
+            try uvCheck(uv_tcp_init(loop.uvLoop, tcp), "uv_tcp_init")
+        } catch {
             tcp.deallocate()
-            throw UVError(code: result, operation: "uv_tcp_init")
+            throw error
         }
         loop.handleOpened()
         tcp.pointee.data = Unmanaged.passRetained(self).toOpaque()
@@ -64,7 +65,8 @@ final class Listener {
         } catch {
             return
         }
-        guard uv_accept(cuv_tcp_as_stream(tcp), cuv_tcp_as_stream(connection.tcp)) == 0 else {
+        // A connection the peer reset before it was accepted: nobody to tell, nothing to serve.
+        guard uvError(uv_accept(cuv_tcp_as_stream(tcp), cuv_tcp_as_stream(connection.tcp)), "uv_accept") == nil else {
             connection.abort(.closedLocally)
             return
         }
@@ -268,16 +270,16 @@ public enum TCPClient {
                 defer { request.deallocate() }
                 guard let handle = request.pointee.handle, let data = handle.pointee.data else { return }
                 let connection = Unmanaged<FramedConnection>.fromOpaque(data).takeUnretainedValue()
-                if status < 0 {
-                    connection.abort(.connectFailed(UVError(code: status, operation: "connect \(connection.id)")))
+                if let error = uvError(status, "connect \(connection.id)") {
+                    connection.abort(.connectFailed(error))
                 } else {
                     connection.didOpen()
                 }
             }
         }
-        if result < 0 {
+        if let error = uvError(result, "uv_tcp_connect") {
             request.deallocate()
-            connection.abort(.connectFailed(UVError(code: result, operation: "uv_tcp_connect")))
+            connection.abort(.connectFailed(error))
         }
         return connection
     }
