@@ -50,7 +50,7 @@ let package = Package(
             dependencies: ["Wire", "UVTransport", "Artifacts", "FlowSpec", "FlowCrypto"],
             swiftSettings: swiftSettings
         ),
-        .target(name: "Reports", dependencies: ["Journal", "Artifacts", "FlowCrypto"], swiftSettings: swiftSettings),
+        .target(name: "Reports", dependencies: ["Journal", "Artifacts", "FlowCrypto", "MatrixPlan"], swiftSettings: swiftSettings),
         .target(name: "FlowMatrixTestKit", dependencies: ["FlowSpec", "Worker", "Artifacts", "Wire"], swiftSettings: swiftSettings),
 
         // Browser driving: the DevTools protocol client, and the `web` registry that maps FlowSpec onto it.

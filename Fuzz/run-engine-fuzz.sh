@@ -2,18 +2,21 @@
 # Fuzzes the coordinator engine (scheduler, attempt journal, peer bounds) with libFuzzer + AddressSanitizer:
 # decoded message sequences from several peers, joins, closes, ticks and ingest events (Fuzz/engine/FuzzMain.swift).
 # Usage: Fuzz/run-engine-fuzz.sh SECONDS [extra libFuzzer flags]
+# SANITIZERS=fuzzer runs without AddressSanitizer (several times the executions per second; Swift's own traps —
+# overflow, bounds, force-unwrap — still end the run as crashes); the default is fuzzer,address.
 # Builds the package's modules instrumented in .build/fuzz-engine, links them with the entry point, and seeds the
 # corpus with the protocol's test vectors (docs/PROTOCOL.md) wrapped as frame operations.
 set -euo pipefail
 seconds="${1:-60}"
 shift || true
 root="$(cd "$(dirname "$0")/.." && pwd)"
-scratch="$root/.build/fuzz-engine"
+sanitizers="${SANITIZERS:-fuzzer,address}"
+scratch="$root/.build/fuzz-engine-${sanitizers//,/-}"
 work="$scratch/run"
 mkdir -p "$work/corpus" "$root/Fuzz/engine/findings"
 
 swift build -c release --package-path "$root" --scratch-path "$scratch" --target Coordinator \
-    -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library 2>&1 | { grep -E "error|Build complete" || true; } | tail -3
+    -Xswiftc -sanitize="$sanitizers" -Xswiftc -parse-as-library 2>&1 | { grep -E "error|Build complete" || true; } | tail -3
 debug="$scratch/release"
 objects=()
 for t in Coordinator Wire UVTransport Artifacts Journal MatrixPlan FlowSpec FlowCrypto; do
@@ -21,7 +24,7 @@ for t in Coordinator Wire UVTransport Artifacts Journal MatrixPlan FlowSpec Flow
 done
 includes=()
 for c in CLibUV CZlib CSQLite CCrypto; do includes+=(-Xcc "-fmodule-map-file=$root/Sources/$c/module.modulemap" -I "$root/Sources/$c"); done
-swiftc -sanitize=fuzzer,address -parse-as-library -O -module-name EngineFuzz -I "$debug/Modules" "${includes[@]}" \
+swiftc -sanitize="$sanitizers" -parse-as-library -O -module-name EngineFuzz -I "$debug/Modules" "${includes[@]}" \
     "$root/Fuzz/engine/FuzzMain.swift" "${objects[@]}" -luv -lz -lsqlite3 -lcrypto -o "$work/engine-fuzz" 2>&1 \
     | grep -v "Cannot export local symbol" || true
 

@@ -90,6 +90,8 @@ public final class CoordinatorEngine {
     public private(set) var isComplete = false
     public private(set) var attemptsStarted = 0
     public private(set) var supersededResults = 0
+    /// Peers the engine has closed for what they sent, until their close is heard: their jobs were not at fault.
+    private var expelled = Set<UInt64>()
     public private(set) var artifactsStored = 0
     public private(set) var artifactResends = 0
     /// Called on the owning thread whenever a job reaches its final outcome.
@@ -151,6 +153,9 @@ public final class CoordinatorEngine {
 
     /// A peer passed the handshake; `hello` is what it advertised.
     public func onPeerJoined(_ peer: UInt64, hello: Hello) -> [Action] {
+        // A second join for a live peer id (the transport never sends one): the earlier connection is over first, so
+        // the scheduler never keeps a worker no peer stands for.
+        let earlier = peers[peer] == nil ? [] : onPeerClosed(peer)
         let worker = WorkerID(nextWorker)
         nextWorker += 1
         peers[peer] = Peer(worker: worker, name: hello.name, version: hello.version)
@@ -182,7 +187,7 @@ public final class CoordinatorEngine {
             onNotice?(text)
             if hello.version >= MessageType.notice.introducedIn { actions.append(.send(peer: peer, [.notice(text)])) }
         }
-        return actions + interpret(directives)
+        return earlier + actions + interpret(directives)
     }
 
     /// The index of job `id`. A job's STEP events and RESULT arrive one after another, so the last answer is
@@ -318,8 +323,11 @@ public final class CoordinatorEngine {
                     "a worker may not send \(message.type) to the coordinator")))]))
                 actions.append(.close(peer: peer, reason: "unexpected \(message.type) from worker"))
             }
-            // Nothing after a close counts: the rest of the batch is dropped.
-            if case .close? = actions.last { break }
+            // Nothing after this peer's close counts: the rest of the batch is dropped.
+            if case .close(let closed, _)? = actions.last, closed == peer {
+                expelled.insert(peer)
+                break
+            }
         }
         if !records.isEmpty { journal(records) }
         if !chunks.isEmpty { actions.append(.ingest(peer: peer, chunks)) }
@@ -361,6 +369,7 @@ public final class CoordinatorEngine {
     /// A peer broke a protocol bound: ERROR, then close (its attempts run again elsewhere once it is gone).
     public func refuse(_ peer: UInt64, reason: String) -> [Action] {
         guard peers[peer] != nil else { return [] }
+        expelled.insert(peer)
         return [.send(peer: peer, [.error(ErrorMessage(WireError(.invalidValue, reason)))]), .close(peer: peer, reason: reason)]
     }
 
@@ -368,7 +377,9 @@ public final class CoordinatorEngine {
     public func onPeerClosed(_ peer: UInt64) -> [Action] {
         guard let state = peers.removeValue(forKey: peer) else { return [] }
         peerOfWorker[state.worker] = nil
-        var directives = scheduler.onWorkerLost(state.worker, now: now())
+        // A connection the coordinator closed for what the peer sent: its jobs were not at fault.
+        let faultless = expelled.remove(peer) != nil
+        var directives = scheduler.onWorkerLost(state.worker, now: now(), faultless: faultless)
         if let instance = state.instance {
             if peers.values.contains(where: { $0.instance == instance }) {
                 // The same process is connected again already (its new connection was heard first): not a crash.

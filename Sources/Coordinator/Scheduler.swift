@@ -304,12 +304,17 @@ public struct Scheduler: Sendable {
     }
 
     /// The worker's connection closed or it was declared dead: its in-flight jobs run again elsewhere.
-    public mutating func onWorkerLost(_ worker: WorkerID, now: Duration) -> [SchedulerDirective] {
+    /// - Parameter faultless: the coordinator itself closed the connection (a protocol violation, BYE, an ERROR from
+    ///   the worker): the jobs it held did not crash anything, so their loss neither counts toward quarantine nor makes
+    ///   them suspects. They run again like any lost attempt.
+    public mutating func onWorkerLost(_ worker: WorkerID, now: Duration, faultless: Bool = false) -> [SchedulerDirective] {
         guard let state = workers.removeValue(forKey: worker) else { return [] }
         var directives: [SchedulerDirective] = []
-        lostWith[worker] = state.inFlight.sorted()
-        lostOrder.append(worker)
-        if lostOrder.count > 64 { lostWith[lostOrder.removeFirst()] = nil }
+        if !faultless {
+            lostWith[worker] = state.inFlight.sorted()
+            lostOrder.append(worker)
+            if lostOrder.count > 64 { lostWith[lostOrder.removeFirst()] = nil }
+        }
         for job in state.inFlight.sorted() {
             let index = Int(job)
             guard let live = jobs[index].live, live.worker == worker else { continue }
@@ -317,7 +322,7 @@ public struct Scheduler: Sendable {
             jobs[index].live = nil
             jobs[index].revoking = false
             stealingFor[Int32(index)] = nil
-            jobs[index].lostStreak += 1
+            if !faultless { jobs[index].lostStreak += 1 }
             if Int(jobs[index].lostStreak) >= settings.quarantineAfterWorkerLosses {
                 endAttempt(assignment, worker: worker, status: .lost, deciding: .quarantined,
                            reason: "its attempts lost \(jobs[index].lostStreak) workers in a row (crash or hang)",

@@ -67,6 +67,27 @@ enum ProcessFacts {
         #endif
     }
 
+    /// The resident set size of a running process now, in bytes (0 where the platform cannot tell).
+    static func residentBytes(_ pid: Int32) -> Int {
+        #if os(Linux)
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/statm", encoding: .utf8) else { return 0 }
+        let fields = text.split(separator: " ")
+        guard fields.count > 1, let pages = Int(fields[1]) else { return 0 }
+        return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
+        #else
+        return 0
+        #endif
+    }
+
+    /// The open file descriptors of a running process (0 where the platform cannot tell).
+    static func openFiles(_ pid: Int32) -> Int {
+        #if os(Linux)
+        return (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd").count) ?? 0
+        #else
+        return 0
+        #endif
+    }
+
     /// The peak resident set size of a running process, in bytes (0 where the platform cannot tell).
     static func peakRSS(_ pid: Int32) -> Int {
         #if os(Linux)

@@ -230,17 +230,6 @@ enum RunSession {
         if !options.quiet {
             FlowMatrixCLI.say(String(format: "reports written in %.1f s", (ContinuousClock.now - phaseStarted).milliseconds / 1000))
         }
-        if repetitions > 1 {
-            let stability = StabilitySummary(rows: try JournalReader(path: options.store.journalPath).jobs(run: runID),
-                                             repetitions: repetitions)
-            let path = options.store.runFolder(runID).appendingPathComponent("stability.json")
-            try? FileManager.default.createDirectory(at: options.store.runFolder(runID), withIntermediateDirectories: true)
-            try stability.json().write(to: path)
-            if !options.quiet {
-                for line in stability.lines() { FlowMatrixCLI.say(line) }
-                FlowMatrixCLI.say("  stability: \(path.path)")
-            }
-        }
         let failures = final.count(.failed) + final.count(.timedOut) + final.count(.quarantined)
         let notRun = final.count(.notRun) + final.count(.cancelled)
         if !options.quiet {
@@ -352,6 +341,11 @@ enum RunArtifacts {
             var line = "report: \(files.html.path)"
             if let diff = files.diff { line += "\n  since \(diff.base): \(diff.summaryLine)" }
             if let note { line += "\n  \(note)" }
+            if let stability = files.stability {
+                // Stability mode: the least stable jobs and axis values (stability.json holds them all).
+                line += "\n" + stability.lines().map(\.terminalSafe).joined(separator: "\n")
+                line += "\n  stability: " + files.folder.appendingPathComponent("stability.json").path
+            }
             return line
         } catch {
             return "report not written: \(error)"

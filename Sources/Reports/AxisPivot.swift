@@ -97,12 +97,15 @@ public struct AxisPivot: Sendable, Hashable, Codable {
         return compute(counted, profiles: profiles.arrays, values: values.values)
     }
 
-    /// The pivot of a run's index: each configuration's values are looked up once, not once per job.
-    static func compute(_ index: RunIndex) -> AxisPivot {
+    /// The pivot of a run's index: each configuration's values are looked up once, not once per job. Axes named in
+    /// `excluded` take no part (stability mode leaves out the repetition axis).
+    static func compute(_ index: RunIndex, excluding excluded: Set<String> = []) -> AxisPivot {
         var values = ValueTable()
         var profiles = ProfileTable()
         let scenarioIDs = index.scenarios.map { values.id(AxisValue(axis: scenarioAxis, value: $0.id)) }
-        let configurationIDs = index.configurations.map { $0.axes.sorted { order($0, $1) }.map { values.id($0) } }
+        let configurationIDs = index.configurations.map {
+            $0.axes.filter { !excluded.contains($0.axis) }.sorted { order($0, $1) }.map { values.id($0) }
+        }
         var profileOf: [Int64: Int32] = [:]
         var counted: [Counted] = []
         counted.reserveCapacity(index.jobs.count)

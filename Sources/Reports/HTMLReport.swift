@@ -9,6 +9,8 @@ struct HTMLReport {
     var index: RunIndex
     var pivot: AxisPivot
     var diff: RunDiff?
+    /// Stability mode's figures; the pivot then counts repetitions, and its rates are flake rates.
+    var stability: Stability?
     var warnings: [String]
     /// Failure text (`step 2 (key): message`) of each job that did not pass, by plan position.
     var failures: [Int: String]
@@ -45,6 +47,7 @@ struct HTMLReport {
         out += metadata()
         heatMap(out)
         out += pivotSection()
+        if let stability { out += stabilitySection(stability) }
         if let diff { out += baselineSection(diff) }
         failingJobs(out)
         out += "</main>\n<div id=\"panels\"></div>\n"
@@ -211,16 +214,40 @@ struct HTMLReport {
             }
             out += "</table>\n"
         }
-        out += "<h3>Failure rate per axis value</h3>\n"
+        out += stability == nil ? "<h3>Failure rate per axis value</h3>\n"
+            : "<h3>Flake rate per axis value</h3>\n<p class=\"muted\">Each job ran \(stability?.repetitions ?? 0) times with"
+                + " its own seed: a value's flake rate is its failed repetitions over its repetitions.</p>\n"
         for table in pivot.axes.sorted(by: { $0.bestScore != $1.bestScore ? $0.bestScore > $1.bestScore : $0.axis < $1.axis }) {
             out += "<table class=\"grid axis-table\" data-axis=\"\(h(table.axis))\"><tr><th>\(h(table.axis))</th><th>failing/jobs</th>"
-                + "<th>failure rate</th><th></th><th>flaky</th></tr>\n"
+                + "<th>\(stability == nil ? "failure rate" : "flake rate")</th><th></th><th>flaky</th></tr>\n"
             for g in table.values {
                 out += "<tr data-values=\"\(Self.values(g))\"><td class=\"mono\">\(h(g.values.first?.value ?? ""))</td>" + rateCell(g) + "<td>\(g.flaky)</td></tr>\n"
             }
             out += "</table>\n"
         }
         return out + "</section>\n"
+    }
+
+    // MARK: - Stability
+
+    /// Stability mode: the sentence naming where flakes concentrate, and the least stable jobs.
+    private func stabilitySection(_ stability: Stability) -> String {
+        let unstable = stability.jobs.filter { $0.failed > 0 }
+        var out = "<section class=\"block\" id=\"stability\">\n<h2>Stability over \(stability.repetitions) repetitions</h2>\n"
+        out += "<p class=\"headline\(unstable.isEmpty ? " ok" : "")\" id=\"stability-headline\">"
+            + h(stability.headline(pivot)) + "</p>\n"
+        guard !unstable.isEmpty else { return out + "</section>\n" }
+        out += "<p class=\"muted\">Flake rate = failed repetitions / repetitions (a repetition that passed on a retry"
+            + " counts as passed, and as flaky). \(unstable.count) of \(stability.jobs.count) jobs failed at least once;"
+            + " the least stable first (all of them in stability.json).</p>\n"
+        out += "<table class=\"grid\" id=\"stability-jobs\"><tr><th>job</th><th>failed/repetitions</th><th>flake rate</th><th></th>"
+            + "<th>flaky</th></tr>\n"
+        for e in unstable.prefix(Self.failingRows) {
+            out += "<tr><td class=\"mono\">\(h(e.key))</td><td>\(e.failed)/\(e.repetitions)</td><td><div class=\"bar\" title=\""
+                + AxisPivot.percent(e.flakeRate) + "\"><span style=\"width:\(Int((e.flakeRate * 100).rounded()))%\"></span></div></td>"
+                + "<td>\(AxisPivot.percent(e.flakeRate))</td><td>\(e.flaky)</td></tr>\n"
+        }
+        return out + "</table>\n</section>\n"
     }
 
     // MARK: - Failing jobs

@@ -1,6 +1,7 @@
 import Artifacts
 import Foundation
 import Journal
+import MatrixPlan
 
 /// Tunables of a report, with documented defaults.
 public struct ReportSettings: Sendable, Hashable {
@@ -42,6 +43,8 @@ public struct ReportFiles: Sendable, Hashable {
     public var baselineRunID: String?
     /// The comparison with the baseline run.
     public var diff: RunDiff?
+    /// Stability mode's figures (also in `folder/stability.json`); nil when the run has no repetitions.
+    public var stability: Stability?
     /// Problems that did not stop the report (a blob missing from the store…), one sentence each.
     public var warnings: [String]
     /// Seconds spent per phase, in order: `index`, (`diff` with a baseline), `pivot`, `jobs` (chunks, blobs,
@@ -91,7 +94,9 @@ public enum ReportWriter {
             diff = try RunDiff.compute(reader: reader, base: base, head: runID, durationThreshold: settings.durationThreshold)
             lap("diff")
         }
-        let pivot = AxisPivot.compute(index)
+        // Stability mode: the pivot counts repetitions of configurations, so it leaves the repetition axis out.
+        let stability = Stability.compute(index)
+        let pivot = AxisPivot.compute(index, excluding: stability == nil ? [] : [Repetitions.axis])
         lap("pivot")
         do {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -116,7 +121,8 @@ public enum ReportWriter {
         let chunks = try JobChunks(folder: folder, jobs: index.jobs.count, axes: index.axisNames,
                                    start: index.run.info.startedAt)
         let summaryOutput = try ReportOutput(file: files.summary)
-        let summary = try SummaryDocument.Writer(out: summaryOutput, index: index, pivot: pivot, diff: diff)
+        let summary = try SummaryDocument.Writer(out: summaryOutput, index: index, pivot: pivot, diff: diff,
+                                                 stability: stability)
         let cases = try JUnitReport.Cases(grouping: settings.junitGrouping, multipleRegistries: index.registries.count > 1,
                                           folder: folder)
         var failures: [Int: String] = [:]
@@ -161,10 +167,18 @@ public enum ReportWriter {
         lap("junit.xml")
 
         let html = try ReportOutput(file: files.html)
-        HTMLReport(index: index, pivot: pivot, diff: diff, warnings: warnings, failures: failures,
+        HTMLReport(index: index, pivot: pivot, diff: diff, stability: stability, warnings: warnings, failures: failures,
                    chunkCount: chunks.count).write(to: html)
         try html.finish()
         lap("report.html")
+        if let stability {
+            files.stability = stability
+            do {
+                try stability.json().write(to: folder.appendingPathComponent("stability.json"))
+            } catch {
+                throw ReportError(code: .output, message: "cannot write stability.json: \(error.localizedDescription)")
+            }
+        }
         files.warnings = warnings
         files.timings = timings
         return files

@@ -15,7 +15,11 @@ import Journal
 /// - `added` / `removed`: job ids only in head / only in base. An added job whose scenario id, configuration and
 ///   registry match a removed job names it in `replaces` (the scenario's content changed, so its job id did).
 ///
-/// Regressions (``hasRegressions``, exit 1 of `flowmatrix diff`): new failures, newly flaky, duration regressions.
+/// With repetitions in either run (stability mode), jobs are also compared over their repetitions — scenario,
+/// configuration without the repetition axis, registry — by flake rate: `flakeRateRose` / `flakeRateFell`.
+///
+/// Regressions (``hasRegressions``, exit 1 of `flowmatrix diff`): new failures, newly flaky, duration regressions,
+/// a flake rate that rose.
 public struct RunDiff: Sendable, Hashable, Codable {
     /// One job in a category.
     public struct Entry: Sendable, Hashable, Codable {
@@ -54,9 +58,15 @@ public struct RunDiff: Sendable, Hashable, Codable {
     public var removed: [Entry]
     /// Jobs in both runs with the same outcome and no duration regression.
     public var unchanged: Int
+    /// Stability mode: jobs whose flake rate (failed repetitions / repetitions) is higher in head, most risen first.
+    public var flakeRateRose: [FlakeRateChange] = []
+    /// Stability mode: jobs whose flake rate is lower in head.
+    public var flakeRateFell: [FlakeRateChange] = []
 
     /// New failures, newly flaky jobs or duration regressions.
-    public var hasRegressions: Bool { !newFailures.isEmpty || !newlyFlaky.isEmpty || !durationRegressions.isEmpty }
+    public var hasRegressions: Bool {
+        !newFailures.isEmpty || !newlyFlaky.isEmpty || !durationRegressions.isEmpty || !flakeRateRose.isEmpty
+    }
 
     /// Compares run `base` with run `head` in the journal.
     /// - Parameters:
@@ -133,6 +143,7 @@ public struct RunDiff: Sendable, Hashable, Codable {
             }
             if !changed && !regressed { diff.unchanged += 1 }
         }
+        (diff.flakeRateRose, diff.flakeRateFell) = flakeRateChanges(base: base.jobs, head: head.jobs)
         return diff
     }
 
@@ -178,7 +189,9 @@ public struct RunDiff: Sendable, Hashable, Codable {
             "\(removed.count) removed",
             "\(unchanged) unchanged",
         ]
-        return parts.joined(separator: ", ")
+        let stability = flakeRateRose.isEmpty && flakeRateFell.isEmpty ? []
+            : ["flake rate rose for \(flakeRateRose.count), fell for \(flakeRateFell.count)"]
+        return (parts + stability).joined(separator: ", ")
     }
 
     /// The diff for a terminal: a summary line, then each non-empty category with one line per job.
@@ -187,6 +200,10 @@ public struct RunDiff: Sendable, Hashable, Codable {
         for section in sections where !section.entries.isEmpty {
             out += "\n\(section.title.uppercased()) (\(section.entries.count))\n"
             for e in section.entries { out += "  " + Self.line(e, section: section.key) + "\n" }
+        }
+        for (title, changes) in [("FLAKE RATE ROSE", flakeRateRose), ("FLAKE RATE FELL", flakeRateFell)] where !changes.isEmpty {
+            out += "\n\(title) (\(changes.count))\n"
+            for c in changes { out += "  " + c.line + "\n" }
         }
         out += hasRegressions ? "\nRegressions found.\n" : "\nNo regressions.\n"
         return out

@@ -177,9 +177,12 @@ public struct SummaryDocument: Sendable, Hashable, Codable {
     /// Scenario id → title, for the scenarios of the run.
     public var scenarios: [String: String]
     public var baseline: Baseline?
+    /// Stability mode's figures (`run --repeat N`) with the 1,000 least stable jobs (all of them in
+    /// `stability.json`); absent when the run has no repetitions.
+    public var stability: Stability?
 
     /// The document's members other than `jobs` and `passed` (left empty), from the run's index.
-    init(index: RunIndex, pivot: AxisPivot, diff: RunDiff?) {
+    init(index: RunIndex, pivot: AxisPivot, diff: RunDiff?, stability: Stability? = nil) {
         let info = index.run.info
         schemaVersion = Self.currentSchemaVersion
         run = Run(
@@ -203,6 +206,7 @@ public struct SummaryDocument: Sendable, Hashable, Codable {
                      categories: Dictionary(uniqueKeysWithValues: d.sections.map { ($0.key, $0.entries.map(\.jobID)) }),
                      unchanged: d.unchanged)
         }
+        self.stability = stability?.truncated(jobs: 1000)
     }
 
     /// The full entry of a job that is not a compact passed row.
@@ -239,12 +243,12 @@ public struct SummaryDocument: Sendable, Hashable, Codable {
         private var fits: [Bool]
         private var first = true
 
-        init(out: ReportOutput, index: RunIndex, pivot: AxisPivot, diff: RunDiff?) throws {
+        init(out: ReportOutput, index: RunIndex, pivot: AxisPivot, diff: RunDiff?, stability: Stability?) throws {
             self.out = out
             self.index = index
             fits = Array(repeating: false, count: index.jobs.count)
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-            let text = String(decoding: try encoder.encode(SummaryDocument(index: index, pivot: pivot, diff: diff)),
+            let text = String(decoding: try encoder.encode(SummaryDocument(index: index, pivot: pivot, diff: diff, stability: stability)),
                               as: UTF8.self)
             // `"jobs":[],"passed":[]` occurs once (sorted keys, adjacent): inside a JSON string its quotes would be
             // escaped.

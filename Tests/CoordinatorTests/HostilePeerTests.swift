@@ -76,6 +76,44 @@ struct HostilePeerTests {
         #expect(!records.all.contains { "\($0)".contains("4294967295") })
     }
 
+    @Test("a second join for a live peer id ends the first: its job runs again, no worker is left behind")
+    func secondJoinForLivePeer() throws {
+        var outcomes: [JobOutcome] = []
+        let engine = CoordinatorEngine(definition: makeDefinition([["pass"]]), journal: { _ in }, now: { .zero })
+        engine.onJobFinished = { _, outcome in outcomes.append(outcome) }
+        _ = engine.onPeerJoined(1, hello: hello(1))
+        let first = try #require(assigned(engine.onMessages(1, [.credit(1)])).first)
+        _ = engine.onPeerJoined(1, hello: hello(1))
+        #expect(engine.workerNames == ["w1"])
+        let again = try #require(assigned(engine.onMessages(1, [.credit(1)])).first)
+        #expect(again.job == first.job && again.attempt == first.attempt + 1)
+        _ = engine.onMessages(1, [.result(JobResult(job: again.job, attempt: again.attempt, status: .passed, failure: nil,
+                                                    durationMicros: 1))])
+        #expect(outcomes == [.passed])
+    }
+
+    @Test("peers expelled for what they sent while holding a job do not get it quarantined: it runs again and passes")
+    func expelledPeersDoNotQuarantine() throws {
+        var outcomes: [JobOutcome] = []
+        let engine = CoordinatorEngine(definition: makeDefinition([["pass"]]), journal: { _ in }, now: { .zero })
+        engine.onJobFinished = { _, outcome in outcomes.append(outcome) }
+        // Three peers in turn take the job, then send a forged report and are closed (three losses would quarantine
+        // a job whose workers crashed).
+        for peer: UInt64 in 1...4 {
+            _ = engine.onPeerJoined(peer, hello: hello(peer))
+            let job = try #require(assigned(engine.onMessages(peer, [.credit(1)])).first, "peer \(peer) got no job")
+            if peer == 4 {
+                _ = engine.onMessages(peer, [.result(JobResult(job: job.job, attempt: job.attempt, status: .passed,
+                                                               failure: nil, durationMicros: 1))])
+                break
+            }
+            let forged = JobResult(job: job.job, attempt: UInt32.max, status: .passed, failure: nil, durationMicros: 1)
+            #expect(refusal(engine.onMessages(peer, [.result(forged)]), peer).closed)
+            _ = engine.onPeerClosed(peer)
+        }
+        #expect(outcomes == [.passed])
+    }
+
     @Test("a worker's reports on another worker's live attempt are ignored (nothing journaled); the owner's result decides")
     func reportOnAnothersAttempt() throws {
         var outcomes: [JobOutcome] = []

@@ -53,9 +53,19 @@ final class E2EWorkspace: Sendable {
         try start(args, label: label, environment: environment, extra: ())
     }
 
+    /// Starts another program (`ip netns exec …`) in the workspace, killed at clean-up like `flowmatrix` processes.
+    @discardableResult
+    func start(tool: String, _ args: [String], label: String) throws -> Process {
+        try start(args, label: label, environment: [:], executable: URL(fileURLWithPath: tool))
+    }
+
     private func start(_ args: [String], label: String, environment: [String: String], extra: Void) throws -> Process {
+        try start(args, label: label, environment: environment, executable: Self.binary)
+    }
+
+    private func start(_ args: [String], label: String, environment: [String: String], executable: URL) throws -> Process {
         let p = Process()
-        p.executableURL = Self.binary
+        p.executableURL = executable
         p.arguments = args
         p.currentDirectoryURL = root
         var env = ProcessInfo.processInfo.environment

@@ -1,0 +1,142 @@
+import Foundation
+import Journal
+import Testing
+
+/// Two network namespaces joined by a veth pair: the coordinator in one, a worker in the other, talking over a real
+/// (non-loopback) link that the test can cut. Needs root and iproute2's `ip` (CI runs as root); elsewhere the tests
+/// are disabled with ``NetworkNamespaces/unavailable`` as the reason.
+final class NetworkNamespaces: Sendable {
+    static let ip = "/usr/sbin/ip"
+
+    /// Why namespaces cannot be made here, or nil when they can.
+    static let unavailable: String? = {
+        guard geteuid() == 0 else { return "network namespace tests need root (CI runs them as root)" }
+        guard FileManager.default.isExecutableFile(atPath: ip) else {
+            return "network namespace tests need \(ip) (Debian package iproute2)"
+        }
+        let probe = "fmprobe\(getpid())"
+        guard (try? run(ip, ["netns", "add", probe])) != nil else {
+            return "this machine does not allow creating network namespaces (ip netns add failed)"
+        }
+        _ = try? run(ip, ["netns", "del", probe])
+        return nil
+    }()
+
+    let coordinator: String
+    let worker: String
+    let coordinatorLink: String
+    let workerLink: String
+    let coordinatorAddress: String
+    let workerAddress: String
+
+    /// Creates both namespaces, the veth pair between them and addresses in a /24 of its own.
+    init() throws {
+        let tag = String(UInt32.random(in: 0..<0xFFFFFF), radix: 16)
+        coordinator = "fmc\(tag)"
+        worker = "fmw\(tag)"
+        coordinatorLink = "fvc\(tag)"
+        workerLink = "fvw\(tag)"
+        let subnet = "10.\(Int.random(in: 64...127)).\(Int.random(in: 0...255))"
+        coordinatorAddress = "\(subnet).1"
+        workerAddress = "\(subnet).2"
+        try Self.run(Self.ip, ["netns", "add", coordinator])
+        try Self.run(Self.ip, ["netns", "add", worker])
+        try Self.run(Self.ip, ["link", "add", coordinatorLink, "netns", coordinator, "type", "veth", "peer", "name", workerLink,
+                               "netns", worker])
+        for (ns, link, address) in [(coordinator, coordinatorLink, "\(subnet).1/24"), (worker, workerLink, "\(subnet).2/24")] {
+            try Self.run(Self.ip, ["-n", ns, "addr", "add", address, "dev", link])
+            try Self.run(Self.ip, ["-n", ns, "link", "set", link, "up"])
+            try Self.run(Self.ip, ["-n", ns, "link", "set", "lo", "up"])
+        }
+    }
+
+    /// Drops every packet both ways, as a pulled cable would: no RST, no FIN, no ICMP. A blackhole route to the other
+    /// side in each namespace, more specific than the link's /24 (the kernel's netem qdisc is not always there).
+    func partition() throws {
+        try Self.run(Self.ip, ["-n", coordinator, "route", "add", "blackhole", "\(workerAddress)/32"])
+        try Self.run(Self.ip, ["-n", worker, "route", "add", "blackhole", "\(coordinatorAddress)/32"])
+    }
+
+    func heal() throws {
+        try Self.run(Self.ip, ["-n", coordinator, "route", "del", "blackhole", "\(workerAddress)/32"])
+        try Self.run(Self.ip, ["-n", worker, "route", "del", "blackhole", "\(coordinatorAddress)/32"])
+    }
+
+    /// Deletes both namespaces (the veth pair goes with them).
+    func cleanUp() {
+        for ns in [coordinator, worker] { _ = try? Self.run(Self.ip, ["netns", "del", ns]) }
+    }
+
+    @discardableResult
+    static func run(_ tool: String, _ args: [String]) throws -> String {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: tool)
+        p.arguments = args
+        let pipe = Pipe()
+        p.standardOutput = pipe
+        p.standardError = pipe
+        try p.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        let text = String(decoding: data, as: UTF8.self)
+        guard p.terminationStatus == 0 else {
+            throw CocoaError(.executableLoad, userInfo: [NSLocalizedDescriptionKey: "\(tool) \(args.joined(separator: " ")): \(text)"])
+        }
+        return text
+    }
+}
+
+@Suite("Network faults in network namespaces", .serialized, .timeLimit(.minutes(3)),
+       .enabled(if: NetworkNamespaces.unavailable == nil, "\(NetworkNamespaces.unavailable ?? "")"))
+struct NetworkNamespaceTests {
+    @Test("a partition (every packet dropped, no reset): the worker's jobs are re-queued, it rejoins after healing, every job passes")
+    func partitionAndHeal() async throws {
+        let ws = try E2EWorkspace()
+        defer { ws.cleanUp() }
+        let net = try NetworkNamespaces()
+        defer { net.cleanUp() }
+        try ws.scenario("slow", ["busy:300"])
+        let values = (0..<30).map { "\"\($0)\"" }.joined(separator: ", ")
+        let matrix = #"{"name": "netns", "corpus": "corpus", "registry": "test", "policy": {"timeout": 30}, "axes": {"n": [\#(values)]}}"#
+        try Data(matrix.utf8).write(to: ws.root.appendingPathComponent("m.json"))
+        try Data("netns-test-token-0123456789abcdef".utf8).write(to: ws.root.appendingPathComponent("token"))
+        chmod(ws.root.appendingPathComponent("token").path, 0o600)
+        let address = "\(net.coordinatorAddress):7700"
+        let binary = E2EWorkspace.binary.path
+        let serve = try ws.start(tool: NetworkNamespaces.ip, ["netns", "exec", net.coordinator, binary, "serve", "m.json",
+                                                             "--listen", address, "--token-file", "token"], label: "serve")
+        let worker = try ws.start(tool: NetworkNamespaces.ip, ["netns", "exec", net.worker, binary, "worker", "--connect", address,
+                                                              "--token-file", "token", "--registry", "test", "--slots", "2",
+                                                              "--exit-after-drain", "--give-up-after", "60"], label: "worker")
+        try await waitUntil("6 jobs finished before the partition", timeout: .seconds(60)) { ws.finishedJobs() >= 6 }
+        try net.partition()
+        // The coordinator notices the silence (3 missed heartbeats of 2 s) and re-queues what the worker held.
+        try await waitUntil("the coordinator records a lost attempt", timeout: .seconds(40)) { try lostAttempts(ws) > 0 }
+        #expect(serve.isRunning && worker.isRunning)
+        try net.heal()
+        try await ws.waitForExit(serve, timeout: .seconds(90))
+        try await ws.waitForExit(worker, timeout: .seconds(30))
+        #expect(serve.terminationStatus == 0, "\(ws.output("serve"))")
+        #expect(worker.terminationStatus == 0, "\(ws.output("worker"))")
+        let runID = try #require(try ws.latestRunID())
+        let outcomes = try ws.outcomes(run: runID)
+        #expect(outcomes.count == 30)
+        #expect(outcomes.values.allSatisfy { $0 == .passed }, "\(outcomes.values.filter { $0 != .passed })")
+        // The same worker process came back: attempts after the loss ran on it, by name.
+        let reader = try JournalReader(path: ws.journalPath)
+        let workers = try reader.attemptTotals(run: runID).workers
+        #expect(workers.count == 1, "\(workers)")
+    }
+
+    /// Attempts the coordinator ended because their worker was lost.
+    private func lostAttempts(_ ws: E2EWorkspace) throws -> Int {
+        guard let runID = try ws.latestRunID() else { return 0 }
+        let reader = try JournalReader(path: ws.journalPath)
+        var lost = 0
+        for row in try reader.jobs(run: runID) {
+            lost += try reader.attempts(run: runID, job: row.job.jobID)
+                .filter { $0.result?.message?.contains("worker was lost") == true }.count
+        }
+        return lost
+    }
+}
