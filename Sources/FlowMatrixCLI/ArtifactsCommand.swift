@@ -86,12 +86,10 @@ enum ArtifactsCommand {
     )
 
     static func resolveRun(_ text: String, reader: JournalReader) throws -> String {
-        if text == "last" {
-            guard let last = try reader.latestRunID() else { throw CommandFailure("the journal has no runs") }
-            return last
+        guard let runID = try reader.resolveRunID(text) else {
+            throw CommandFailure(text == "last" ? "the journal has no runs" : "no run '\(text)'")
         }
-        guard try reader.run(text) != nil else { throw CommandFailure("no run '\(text)'") }
-        return text
+        return runID
     }
 
     /// A file name that cannot escape its folder (names come from workers).

@@ -1,20 +1,9 @@
 import Foundation
 import MatrixPlan
+import Worker
 
-/// Exit codes shared by every subcommand (documented in README and each command's help).
-public enum ExitCode {
-    public static let success: Int32 = 0
-    /// Findings, failed jobs, or a failed check.
-    public static let failures: Int32 = 1
-    /// An input file could not be read or a run could not start (I/O, port in use, missing run).
-    public static let ioError: Int32 = 2
-    /// The run was interrupted (Ctrl-C twice) before it completed.
-    public static let interrupted: Int32 = 130
-    /// `plan --explain` could not answer: the query names no job, configuration, axis or value of the plan.
-    public static let unanswered: Int32 = 4
-    /// A usage error: unknown flag, missing argument, bad value (sysexits EX_USAGE).
-    public static let usage: Int32 = 64
-}
+/// Exit codes shared by every subcommand and the worker executables: one table (`Worker.ExitCode`).
+public typealias ExitCode = Worker.ExitCode
 
 /// A usage error: printed as `Error: …` then the command's usage line, exit 64.
 public struct UsageError: Error, Sendable {

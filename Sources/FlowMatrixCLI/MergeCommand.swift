@@ -43,7 +43,7 @@ extension RunSummary {
 /// `flowmatrix merge`: shard stores into one run, with the reports of a run.
 enum MergeCommand {
     /// Exit code when the shards do not make one run (missing, duplicated, of different plans, unfinished).
-    static let notOneRun: Int32 = 65
+    static let notOneRun = ExitCode.invalidInput
 
     static let spec = CommandSpec(
         name: "merge",

@@ -91,16 +91,11 @@ enum StoreAccess {
     /// - Throws: ``CommandFailure`` (exit 2) for an unknown run.
     static func resolveRun(_ id: String, reader: JournalReader) throws -> String {
         do {
-            if id == "last" {
-                guard let latest = try reader.latestRunID() else {
-                    throw CommandFailure("the journal has no run yet", exitCode: ExitCode.ioError)
-                }
-                return latest
+            guard let runID = try reader.resolveRunID(id) else {
+                throw CommandFailure(id == "last" ? "the journal has no run yet" : "no run '\(id)' in the journal",
+                                     exitCode: ExitCode.ioError)
             }
-            guard try reader.run(id) != nil else {
-                throw CommandFailure("no run '\(id)' in the journal", exitCode: ExitCode.ioError)
-            }
-            return id
+            return runID
         } catch let error as JournalError {
             throw CommandFailure(error.description, exitCode: ExitCode.ioError)
         }

@@ -35,7 +35,7 @@ struct RunOptions: Sendable {
 /// Runs one matrix end to end: plan, journal, coordinator, (local workers), progress, outcome, exit code.
 enum RunSession {
     /// Exit code when the matrix or its corpus has findings (the run does not start).
-    static let invalidInput: Int32 = 65
+    static let invalidInput = ExitCode.invalidInput
 
     static func execute(_ options: RunOptions) async throws -> Int32 {
         try options.store.create()

@@ -86,8 +86,7 @@ enum RunsCommand {
         } else {
             selected = []
             for id in ids {
-                let runID = id == "last" ? try reader.latestRunID() : id
-                guard let runID, try reader.run(runID) != nil else {
+                guard let runID = try reader.resolveRunID(id) else {
                     throw CommandFailure("no run '\(id.terminalSafe)' in \(store.journalPath); nothing deleted")
                 }
                 selected.append(runID)
@@ -130,14 +129,12 @@ enum RunsCommand {
             let store = StoreLayout(try args.option("--store"))
             let failedOnly = args.flag("--failed")
             let ids = try args.positionals()
-            guard ids.count == 1, var runID = ids.first else { throw UsageError("give one <run-id>") }
+            guard ids.count == 1, let requested = ids.first else { throw UsageError("give one <run-id>") }
             try store.requireJournal()
             let reader = try JournalReader(path: store.journalPath)
-            if runID == "last" {
-                guard let last = try reader.latestRunID() else { throw CommandFailure("the journal has no runs") }
-                runID = last
+            guard let runID = try reader.resolveRunID(requested), let run = try reader.run(runID) else {
+                throw CommandFailure(requested == "last" ? "the journal has no runs" : "no run '\(requested)'")
             }
-            guard let run = try reader.run(runID) else { throw CommandFailure("no run '\(runID)'") }
             print("run \(runID) (\(run.status.rawValue)): \(run.info.matrixName.terminalSafe)\(run.scaleOutNote), \(run.jobCount) jobs")
             var allPassed = true
             for row in try reader.jobs(run: runID) {

@@ -165,8 +165,9 @@ public enum ScenarioLoader {
 }
 
 extension URL {
-    /// The path relative to the current directory when it lies below it, else the full path.
-    var relativePathForDisplay: String {
+    /// The path relative to the current directory when it lies below it, else the full path (the one helper for
+    /// file names in findings; MatrixPlan uses it too).
+    package var relativePathForDisplay: String {
         let cwd = FileManager.default.currentDirectoryPath
         let p = standardizedFileURL.path
         if p.hasPrefix(cwd + "/") { return String(p.dropFirst(cwd.count + 1)) }

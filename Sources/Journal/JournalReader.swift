@@ -232,6 +232,14 @@ public final class JournalReader: Sendable {
         }
     }
 
+    /// The run a command-line argument names: `last` is the most recently started run, any other text a run id.
+    /// The one place `last` is resolved (`show`, `runs delete`, `report`, `diff`, `artifacts`).
+    /// - Returns: nil when there is no such run (for `last`: the journal has no run).
+    public func resolveRunID(_ text: String) throws -> String? {
+        if text == "last" { return try latestRunID() }
+        return try run(text) != nil ? text : nil
+    }
+
     /// The most recently started run (for `--baseline last`), or nil for an empty journal.
     public func latestRunID(excluding: String? = nil) throws -> String? {
         try read { c in

@@ -1,21 +1,3 @@
-/// A deterministic pseudo-random generator (SplitMix64): the same seed gives the same sequence everywhere.
-public struct SplitMix64: RandomNumberGenerator, Sendable {
-    private var state: UInt64
-
-    public init(seed: UInt64) { state = seed }
-
-    public mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    /// A value in `0..<bound` (bound > 0).
-    public mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
-}
-
 /// Builds t-wise covering arrays: every t-tuple of values that some valid row can hold appears in a row.
 ///
 /// Greedy, AETG/density style: each new row is the best of several seeded candidates; each candidate starts

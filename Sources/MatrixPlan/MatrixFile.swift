@@ -236,13 +236,3 @@ public struct MatrixFile: Sendable, Hashable {
     public var axesPosition: SourcePosition?
     public var reductionPosition: SourcePosition?
 }
-
-extension URL {
-    /// The path relative to the current directory when it lies below it, else the full path.
-    var relativePathForDisplay: String {
-        let cwd = FileManager.default.currentDirectoryPath
-        let p = standardizedFileURL.path
-        if p.hasPrefix(cwd + "/") { return String(p.dropFirst(cwd.count + 1)) }
-        return p
-    }
-}

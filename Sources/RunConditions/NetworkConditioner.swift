@@ -109,7 +109,7 @@ public final class NetworkConditioner: Sendable {
     public let seed: UInt64
 
     private struct State {
-        var generator: SeededGenerator
+        var generator: SplitMix64
         var sequence = 0
         var history: [ConditionedRequest] = []
     }
@@ -120,7 +120,7 @@ public final class NetworkConditioner: Sendable {
         self.profile = profile
         self.seed = seed
         // Mix the seed so neighbouring seeds (1, 2, 3…) give unrelated streams.
-        self.state = Mutex(State(generator: SeededGenerator(seed: seed ^ 0x6E65_7477_6F72_6B21)))
+        self.state = Mutex(State(generator: SplitMix64(seed: seed ^ 0x6E65_7477_6F72_6B21)))
     }
 
     /// Decides the next request's fate: its delay (latency ± jitter, plus transfer time at the byte rate) and
@@ -171,22 +171,4 @@ extension Duration {
         if overflow { return s < 0 ? .min : .max }
         return scaled &+ atto / 1_000_000_000
     }
-}
-
-/// A small, fast, seedable generator (SplitMix64): the same seed gives the same stream on every platform.
-public struct SeededGenerator: RandomNumberGenerator, Sendable {
-    private var state: UInt64
-
-    public init(seed: UInt64) { state = seed }
-
-    public mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    /// A uniform value in 0 ..< 1 with 53 bits of precision.
-    public mutating func nextUnit() -> Double { Double(next() >> 11) / Double(1 << 53) }
 }

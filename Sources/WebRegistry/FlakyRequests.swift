@@ -1,4 +1,4 @@
-import RunConditions
+import MatrixPlan
 
 /// Which requests a `flaky` network fails: a pure function of the job's seed and the request's method, URL and
 /// occurrence (the n-th request for the same method and URL in the job), never of the order in which the browser
@@ -13,7 +13,7 @@ public enum FlakyRequests {
             hash ^= UInt64(byte)
             hash &*= 0x0000_0100_0000_01b3
         }
-        var generator = SeededGenerator(seed: seed ^ hash)
+        var generator = SplitMix64(seed: seed ^ hash)
         return generator.nextUnit() < rate
     }
 }

@@ -129,10 +129,7 @@ public struct FrameDecoder: Sendable {
         case .header:
             let available = buffer.readableBytes
             guard available >= 4 else { return nil }
-            let length = buffer.storage.withUnsafeBufferPointer { p -> Int in
-                let i = buffer.readerIndex
-                return Int(p[i]) << 24 | Int(p[i + 1]) << 16 | Int(p[i + 2]) << 8 | Int(p[i + 3])
-            }
+            let length = buffer.storage.withUnsafeBufferPointer { Self.length(in: $0, at: buffer.readerIndex) }
             if length == 0 {
                 let error = WireError(.emptyFrame, "frame length 0: a frame holds at least its type byte")
                 state = .failed(error)
@@ -155,6 +152,30 @@ public struct FrameDecoder: Sendable {
             state = .header
             return Frame(type: type, payload: buffer.storage[start..<start + payloadLength])
         }
+    }
+
+    /// The big-endian frame length at `index` (4 bytes must be readable there).
+    @inline(__always)
+    static func length(in p: UnsafeBufferPointer<UInt8>, at index: Int) -> Int {
+        Int(p[index]) << 24 | Int(p[index + 1]) << 16 | Int(p[index + 2]) << 8 | Int(p[index + 3])
+    }
+
+    /// The one walk over frame headers: calls `frame(type, payloadStart, payloadCount)` for every whole frame with a
+    /// valid length from `index` on, and returns the index after the last one. It stops at a partial frame or a bad
+    /// length (0, or over `limit`), which the single-step `decode(buffer:)` then handles.
+    @inline(__always)
+    static func walkWholeFrames(
+        _ p: UnsafeBufferPointer<UInt8>, from start: Int, end: Int, limit: Int, _ frame: (UInt8, Int, Int) -> Void
+    ) -> Int {
+        var index = start
+        while end - index >= Frame.headerSize {
+            let length = length(in: p, at: index)
+            if length == 0 || length > limit { break }
+            guard end - index - 4 >= length else { break }
+            frame(p[index + 4], index + Frame.headerSize, length - 1)
+            index += 4 + length
+        }
+        return index
     }
 
     /// For a transport that reads a large body itself (straight into the payload's final array): when the
@@ -190,13 +211,8 @@ public struct FrameDecoder: Sendable {
         var index = buffer.readerIndex
         frames.reserveCapacity(frames.count + min(16384, (end - index) / 16 + 1))
         storage.withUnsafeBufferPointer { p in
-            while end - index >= Frame.headerSize {
-                let length = Int(p[index]) << 24 | Int(p[index + 1]) << 16 | Int(p[index + 2]) << 8 | Int(p[index + 3])
-                if length == 0 || length > limit { break }
-                guard end - index - 4 >= length else { break }
-                let start = index + Frame.headerSize
-                index = start + length - 1
-                frames.append(Frame(type: p[start - 1], payload: storage[start..<index]))
+            index = Self.walkWholeFrames(p, from: index, end: end, limit: limit) { type, start, payloadCount in
+                frames.append(Frame(type: type, payload: storage[start..<start + payloadCount]))
                 count += 1
             }
         }
@@ -318,12 +334,8 @@ extension FrameDecoder {
         var index = buffer.readerIndex
         entries.reserveCapacity(entries.count + min(16384, (end - index) / 16 + 1))
         storage.withUnsafeBufferPointer { p in
-            while end - index >= Frame.headerSize {
-                let length = Int(p[index]) << 24 | Int(p[index + 1]) << 16 | Int(p[index + 2]) << 8 | Int(p[index + 3])
-                if length == 0 || length > limit { break }
-                guard end - index - 4 >= length else { break }
-                entries.append(FrameBatch.Entry(type: p[index + 4], start: index + Frame.headerSize, count: length - 1))
-                index += 4 + length
+            index = Self.walkWholeFrames(p, from: index, end: end, limit: limit) { type, start, payloadCount in
+                entries.append(FrameBatch.Entry(type: type, start: start, count: payloadCount))
             }
         }
         buffer.moveReaderIndex(forwardBy: index - buffer.readerIndex)

@@ -115,14 +115,14 @@ public enum WorkerMain {
     public static func run(registries: [RegistryFactory], arguments: [String] = Array(CommandLine.arguments.dropFirst())) async -> Int32 {
         if arguments.contains("-h") || arguments.contains("--help") {
             print("OVERVIEW: A FlowMatrix worker hosting: \(registries.map(\.name).sorted().joined(separator: ", "))\n\n\(usage)")
-            return 0
+            return ExitCode.success
         }
         var settings: WorkerSettings
         do {
             settings = try parse(arguments)
         } catch {
             FileHandle.standardError.write(Data("Error: \(error.message)\n\(usage)\n".utf8))
-            return 64
+            return ExitCode.usage
         }
         let name = settings.name
         settings.onNotice = { line in FileHandle.standardError.write(Data("worker \(name): \(line)\n".utf8)) }
@@ -130,9 +130,9 @@ public enum WorkerMain {
         let exit = await runtime.run()
         FileHandle.standardError.write(Data("worker \(settings.name): \(exit) after \(runtime.jobsRun) attempt(s)\n".utf8))
         switch exit {
-        case .drained, .stopped: return 0
-        case .gaveUp: return 2
-        case .rejected: return 3
+        case .drained, .stopped: return ExitCode.success
+        case .gaveUp: return ExitCode.gaveUp
+        case .rejected: return ExitCode.rejected
         }
     }
 }

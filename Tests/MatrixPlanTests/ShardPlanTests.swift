@@ -5,31 +5,18 @@ import Testing
 
 @Suite("shard split: every job in exactly one shard, deterministic, balanced")
 struct ShardPlanTests {
-    /// A deterministic generator (SplitMix64), so every property run is reproducible.
-    struct SplitMix {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-        mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
-    }
-
     /// `count` job ids shaped like real ones (16 hex digits), and skewed durations for most of them.
     static func corpus(seed: UInt64, count: Int, withDurations: Bool) -> ([String], [String: Double]?) {
-        var rng = SplitMix(state: seed)
+        var rng = SplitMix64(seed: seed)
         let ids = (0..<count).map { _ in
             let hex = String(rng.next(), radix: 16)
             return String(repeating: "0", count: 16 - hex.count) + hex
         }
         guard withDurations else { return (ids, nil) }
         var durations: [String: Double] = [:]
-        for id in ids where rng.unit() < 0.9 {
+        for id in ids where rng.nextUnit() < 0.9 {
             // Pareto-like: most jobs short, a few long.
-            durations[id] = 0.2 / pow(max(rng.unit(), 0.01), 0.8)
+            durations[id] = 0.2 / pow(max(rng.nextUnit(), 0.01), 0.8)
         }
         return (ids, durations)
     }
