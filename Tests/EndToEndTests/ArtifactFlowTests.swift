@@ -95,9 +95,8 @@ struct ArtifactFlowTests {
         let size = 96 << 20
         try ws.scenario("huge", ["attach:huge.bin:\(size)", "fail"])
         let matrix = try ws.matrix(locales: ["en"], timeout: 120)
-        let port = freePort()
         try Data("memory-token-0123456789".utf8).write(to: ws.root.appendingPathComponent("token"))
-        let serve = try ws.start(["serve", matrix, "--listen", "127.0.0.1:\(port)", "--token-file", "token"], label: "serve")
+        let (serve, port) = try await ws.startServe(["serve", matrix, "--token-file", "token"], label: "serve")
         let worker = try ws.start(["worker", "--connect", "127.0.0.1:\(port)", "--token-file", "token", "--slots", "1",
                                    "--exit-after-drain"], label: "worker")
         var peak = 0

@@ -34,10 +34,9 @@ struct DistributedRunTests {
         // next job (the gap between two jobs is one round trip, milliseconds).
         for i in 0..<4 { try ws.scenario("slow-\(i)", ["busy:1000", "pass"]) }
         let matrix = try ws.matrix(locales: ["en", "de"])
-        let port = freePort()
         let token = "e2e-token-0123456789abcdef"
         try Data(token.utf8).write(to: ws.root.appendingPathComponent("token"))
-        let serve = try ws.start(["serve", matrix, "--listen", "127.0.0.1:\(port)", "--token-file", "token"], label: "serve")
+        let (serve, port) = try await ws.startServe(["serve", matrix, "--token-file", "token"], label: "serve")
         let victim = try ws.start(["worker", "--connect", "127.0.0.1:\(port)", "--token-file", "token", "--slots", "1",
                                    "--name", "victim"], label: "victim")
         try await waitUntil("the first job finishes", timeout: .seconds(60)) { ws.finishedJobs() >= 1 }
@@ -76,9 +75,8 @@ struct DistributedRunTests {
         var reference: [String: JobOutcome] = [:]
         for row in try refReader.jobs(run: refRun) { reference[row.job.jobID] = row.result?.outcome }
 
-        let port = freePort()
         try Data("resume-token-0123456789".utf8).write(to: ws.root.appendingPathComponent("token"))
-        let serve = try ws.start(["serve", matrix, "--listen", "127.0.0.1:\(port)", "--token-file", "token"], label: "serve1")
+        let (serve, port) = try await ws.startServe(["serve", matrix, "--token-file", "token"], label: "serve1")
         let worker = try ws.start(["worker", "--connect", "127.0.0.1:\(port)", "--token-file", "token", "--slots", "1"],
                                   label: "worker")
         try await waitUntil("some jobs finish", timeout: .seconds(60)) { ws.finishedJobs() >= 2 }
@@ -132,10 +130,9 @@ struct DistributedRunTests {
         defer { ws.cleanUp() }
         try ws.scenario("one", ["pass"])
         let matrix = try ws.matrix()
-        let port = freePort()
         try Data("the-right-token-0123456789".utf8).write(to: ws.root.appendingPathComponent("token"))
         try Data("a-wrong-token-0123456789".utf8).write(to: ws.root.appendingPathComponent("wrong"))
-        _ = try ws.start(["serve", matrix, "--listen", "127.0.0.1:\(port)", "--token-file", "token"], label: "serve")
+        let (_, port) = try await ws.startServe(["serve", matrix, "--token-file", "token"], label: "serve")
         try await waitUntil("the coordinator listens", timeout: .seconds(30)) { ws.output("serve").contains("job(s)") }
         let (status, output) = try await ws.run(["worker", "--connect", "127.0.0.1:\(port)", "--token-file", "wrong",
                                                  "--give-up-after", "1"], label: "intruder", timeout: .seconds(30))
@@ -149,9 +146,8 @@ struct DistributedRunTests {
         defer { ws.cleanUp() }
         try ws.scenario("one", ["pass"])
         let matrix = try ws.matrix(registry: "noop")
-        let port = freePort()
         try Data("registry-token-0123456789".utf8).write(to: ws.root.appendingPathComponent("token"))
-        let serve = try ws.start(["serve", matrix, "--listen", "127.0.0.1:\(port)", "--token-file", "token"], label: "serve")
+        let (serve, port) = try await ws.startServe(["serve", matrix, "--token-file", "token"], label: "serve")
         let wrong = try ws.start(["worker", "--connect", "127.0.0.1:\(port)", "--token-file", "token", "--registry", "test",
                                   "--name", "test-only"], label: "wrong")
         // Both sides are told at once why the test-only worker gets nothing.

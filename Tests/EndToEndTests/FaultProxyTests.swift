@@ -93,9 +93,8 @@ struct FaultProxyTests {
         // how the reconnected worker is fed, even on a loaded machine.
         for i in 0..<8 { try ws.scenario("net-\(i)", ["busy:1500"]) }
         let matrix = try ws.matrix(locales: ["en", "de"], keep: "none")
-        let port = freePort()
         try Data("proxy-token-0123456789abcdef".utf8).write(to: ws.root.appendingPathComponent("token"))
-        let serve = try ws.start(["serve", matrix, "--listen", "127.0.0.1:\(port)", "--token-file", "token"], label: "serve")
+        let (serve, port) = try await ws.startServe(["serve", matrix, "--token-file", "token"], label: "serve")
         try await waitUntil("the coordinator listens", timeout: .seconds(30)) { ws.output("serve").contains("job(s)") }
         let proxy = try FaultProxy(target: port)
         defer { proxy.stop() }

@@ -43,9 +43,8 @@ struct LongJobSchedulingTests {
         // where starting a process takes a second or two), so the two queued behind them are there to take back.
         for i in 0..<4 { try ws.scenario("long-\(i)", ["busy:8000"]) }
         let matrix = try ws.matrix(locales: ["en"], keep: "none")
-        let port = freePort()
         try Data("steal-token-0123456789abcdef".utf8).write(to: ws.root.appendingPathComponent("token"))
-        let serve = try ws.start(["serve", matrix, "--listen", "127.0.0.1:\(port)", "--token-file", "token"], label: "serve")
+        let (serve, port) = try await ws.startServe(["serve", matrix, "--token-file", "token"], label: "serve")
         let first = try ws.start(["worker", "--connect", "127.0.0.1:\(port)", "--token-file", "token", "--slots", "2",
                                   "--name", "first", "--exit-after-drain", "--give-up-after", "10"], label: "first")
         // The first worker holds all four jobs: two running, two queued behind them.

@@ -84,6 +84,13 @@ final class E2EWorkspace: Sendable {
         return p
     }
 
+    /// What the process started as `label` wrote to stdout and to stderr, apart.
+    func streams(_ label: String) -> (stdout: String, stderr: String) {
+        let out = (try? String(contentsOf: root.appendingPathComponent("\(label).out"), encoding: .utf8)) ?? ""
+        let err = (try? String(contentsOf: root.appendingPathComponent("\(label).err"), encoding: .utf8)) ?? ""
+        return (out, err)
+    }
+
     func output(_ label: String) -> String {
         let out = (try? String(contentsOf: root.appendingPathComponent("\(label).out"), encoding: .utf8)) ?? ""
         let err = (try? String(contentsOf: root.appendingPathComponent("\(label).err"), encoding: .utf8)) ?? ""
@@ -163,18 +170,23 @@ func waitUntil(_ what: String, timeout: Duration, _ condition: () async throws -
     }
 }
 
-/// A free TCP port on loopback (bound then released).
-func freePort() -> Int {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    defer { close(fd) }
-    var addr = sockaddr_in()
-    addr.sin_family = sa_family_t(AF_INET)
-    addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-    addr.sin_port = 0
-    var len = socklen_t(MemoryLayout<sockaddr_in>.size)
-    _ = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, len) } }
-    _ = withUnsafeMutablePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) } }
-    return Int(UInt16(bigEndian: addr.sin_port))
+extension E2EWorkspace {
+    /// Starts `flowmatrix serve args… --listen 127.0.0.1:<port>` and returns it with the port it listens on. With
+    /// no `port` the kernel picks one (`:0`) and the port is read back from serve's first line ("workers connecting
+    /// to 127.0.0.1:<port>"): nothing can take it between choosing and binding, as with a port bound, released and
+    /// passed on. A resumed coordinator passes the port its workers know.
+    func startServe(_ args: [String], port: Int = 0, label: String) async throws -> (Process, Int) {
+        let serve = try start(args + ["--listen", "127.0.0.1:\(port)"], label: label)
+        let marker = "workers connecting to 127.0.0.1:"
+        var bound: Int?
+        try await waitUntil("\(label) says the port it listens on", timeout: .seconds(60)) {
+            let text = output(label)
+            guard let range = text.range(of: marker) else { return false }
+            bound = Int(text[range.upperBound...].prefix { $0.isNumber })
+            return bound != nil
+        }
+        return (serve, try #require(bound))
+    }
 }
 
 /// A process's parent and niceness, from `/proc/<pid>/stat`.

@@ -26,18 +26,24 @@ struct ResumeAfterKillsTests {
         // With 60 % failures and 2 retries, the seed-determined mix has flaky, passed and failed jobs.
         #expect(reference.values.contains(.flaky), "\(reference)")
 
-        let port = freePort()
         try Data("kills-token-0123456789abcdef".utf8).write(to: ws.root.appendingPathComponent("token"))
-        let worker = try ws.start(["worker", "--connect", "127.0.0.1:\(port)", "--token-file", "token", "--slots", "1"],
-                                  label: "worker")
         var generator = SystemRandomNumberGenerator()
         // Kill points: ascending counts of finished jobs, chosen at random each run of the test.
         var thresholds = (0..<3).map { _ in Int.random(in: 1...13, using: &generator) }.sorted()
         for i in 1..<thresholds.count where thresholds[i] <= thresholds[i - 1] { thresholds[i] = thresholds[i - 1] + 1 }
         var runID: String?
+        // The first coordinator listens on a port the kernel picks; every resumed one takes that port, which the
+        // worker keeps reconnecting to.
+        var port = 0
+        var worker: Process?
         for (round, threshold) in thresholds.enumerated() {
             let args = runID.map { ["serve", "--resume", $0] } ?? ["serve", matrix]
-            let serve = try ws.start(args + ["--listen", "127.0.0.1:\(port)", "--token-file", "token"], label: "serve\(round)")
+            let serve: Process
+            (serve, port) = try await ws.startServe(args + ["--token-file", "token"], port: port, label: "serve\(round)")
+            if worker == nil {
+                worker = try ws.start(["worker", "--connect", "127.0.0.1:\(port)", "--token-file", "token", "--slots", "1"],
+                                      label: "worker")
+            }
             try await waitUntil("\(threshold) jobs are final", timeout: .seconds(60)) { ws.finishedJobs() >= threshold }
             ws.kill9(serve)
             runID = try ws.latestRunID()
@@ -51,6 +57,6 @@ struct ResumeAfterKillsTests {
         let differing = reference.keys.sorted().filter { resumed[$0] != reference[$0] }
             .map { "\($0): \(reference[$0].map(\.rawValue) ?? "-") vs \(resumed[$0].map(\.rawValue) ?? "-")" }
         #expect(differing.isEmpty, "kills after \(thresholds) finished jobs: \(differing)")
-        #expect(worker.isRunning)
+        #expect(worker?.isRunning == true)
     }
 }

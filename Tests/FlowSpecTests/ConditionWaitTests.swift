@@ -37,12 +37,23 @@ struct ConditionWaitTests {
     func systemClockSignal() async throws {
         let signal = ChangeSignal()
         let ready = Mutex(false)
+        let checks = Mutex(0)
+        // Bumped each time the waiter has evaluated its condition: the state changes only after it saw `false`, so
+        // the wait must take the signal path (evaluate, wait for a change, evaluate again), never a first-check pass.
+        let checked = ChangeSignal()
         let clock = ClockWaitClock(ContinuousClock())
         async let waited: Void = ConditionWaiter(clock: clock, signal: signal)
-            .wait(for: "ready", timeout: .seconds(60)) { ready.withLock { $0 } }
+            .wait(for: "ready", timeout: .seconds(60)) {
+                let value = ready.withLock { $0 }
+                checks.withLock { $0 += 1 }
+                checked.notify()
+                return value
+            }
+        await checked.waitForChange(after: 0)
         ready.withLock { $0 = true }
         signal.notify()
         try await waited
+        #expect(checks.withLock { $0 } == 2)
         #expect(clock.now() < .seconds(30))
     }
 

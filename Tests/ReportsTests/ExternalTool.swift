@@ -1,8 +1,8 @@
 import Dispatch
 import Foundation
-import Synchronization
 
-/// Runs system tools (xmllint, chromium) from tests: finds or installs them, and runs them with a time bound.
+/// Runs system tools (xmllint, chromium) from tests: finds them, and runs them with a time bound. Tests install
+/// nothing: `scripts/install-deps.sh test` (run by `scripts/test.sh`) provides the tools.
 enum ExternalTool {
     struct Output {
         var status: Int32
@@ -11,25 +11,10 @@ enum ExternalTool {
         var timedOut: Bool
     }
 
-    /// One apt-get at a time across parallel tests.
-    private static let installLock = Mutex(())
-
-    /// The path of `command`, installing Debian `package` with apt-get when it is missing and we are root.
-    /// Nil (with the reason) when it cannot be had.
+    /// The path of `command`, or nil with the reason: the Debian `package` that provides it is not installed.
     static func ensure(_ command: String, package: String) -> (path: String?, reason: String) {
-        installLock.withLock { _ in
-            if let path = which(command) { return (path, "") }
-            guard getuid() == 0 else {
-                return (nil, "'\(command)' is missing; install the Debian package '\(package)' (apt-get install -y \(package))")
-            }
-            let env = ["DEBIAN_FRONTEND": "noninteractive"]
-            _ = run("/usr/bin/apt-get", ["install", "-y", "-qq", "--no-install-recommends", package], timeout: 600, environment: env)
-            if let path = which(command) { return (path, "") }
-            _ = run("/usr/bin/apt-get", ["update", "-qq"], timeout: 300, environment: env)
-            _ = run("/usr/bin/apt-get", ["install", "-y", "-qq", "--no-install-recommends", package], timeout: 900, environment: env)
-            if let path = which(command) { return (path, "") }
-            return (nil, "'\(command)' is missing and 'apt-get install \(package)' did not provide it")
-        }
+        if let path = which(command) { return (path, "") }
+        return (nil, "'\(command)' is missing: run scripts/install-deps.sh test (it installs the Debian package '\(package)')")
     }
 
     /// Removes a directory tree; tries again when a helper process of the tool was still writing into it.
