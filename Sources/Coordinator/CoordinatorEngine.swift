@@ -36,7 +36,7 @@ public final class CoordinatorEngine {
         case ingest(peer: UInt64, [ArtifactChunk])
     }
 
-    private struct Peer {
+    struct Peer {
         var worker: WorkerID
         var name: String
         /// The protocol version agreed in the handshake: a message type of a later version is refused.
@@ -50,7 +50,7 @@ public final class CoordinatorEngine {
     public static let instanceLabel = "flowmatrix.instance"
 
 
-    fileprivate struct AttemptInfo {
+    struct AttemptInfo {
         /// The attempt (wire number) this report is of.
         var attempt: UInt32
         var durationMicros: UInt64
@@ -61,7 +61,7 @@ public final class CoordinatorEngine {
     /// Per job with failed attempts in this session: the first failure's step and message, how many failed attempts
     /// there were, and whether every one failed the same way (then retries could not change it, and the job's
     /// message says so).
-    fileprivate struct FailureSignature {
+    struct FailureSignature {
         var step: Int?
         var message: String?
         var count: Int
@@ -69,31 +69,31 @@ public final class CoordinatorEngine {
     }
 
     public let definition: RunDefinition
-    private var scheduler: Scheduler
-    private var peers: [UInt64: Peer] = [:]
-    private var peerOfWorker: [WorkerID: UInt64] = [:]
-    private var nextWorker: UInt64 = 1
-    private var jobIndex: [String: Int] = [:]
-    private var lastAttempt: [Int: AttemptInfo] = [:]
+    var scheduler: Scheduler
+    var peers: [UInt64: Peer] = [:]
+    var peerOfWorker: [WorkerID: UInt64] = [:]
+    var nextWorker: UInt64 = 1
+    var jobIndex: [String: Int] = [:]
+    var lastAttempt: [Int: AttemptInfo] = [:]
     /// Per job, the peer holding its latest assignment and that attempt's wire number (0: none, or it reported its
     /// result): the only attempt a peer's STEP, RESULT or ARTIFACT_CHUNK is taken from. Two flat arrays, not a set
     /// of keys, so checking a report costs two loads.
-    private var assignedPeer: [UInt64]
-    private var assignedAttempt: [UInt32]
-    private var failureSignatures: [Int: FailureSignature] = [:]
+    var assignedPeer: [UInt64]
+    var assignedAttempt: [UInt32]
+    var failureSignatures: [Int: FailureSignature] = [:]
     /// Worker process instances (their `flowmatrix.instance` label) whose connection was lost, newest 256.
-    private var lostInstances: [String: WorkerID] = [:]
-    private var lostInstanceOrder: [String] = []
-    private var attemptJournal: AttemptJournal
-    private let journal: @Sendable ([JournalRecord]) -> Void
-    private let clock: CoordinatorClock
-    public private(set) var isComplete = false
-    public private(set) var attemptsStarted = 0
-    public private(set) var supersededResults = 0
+    var lostInstances: [String: WorkerID] = [:]
+    var lostInstanceOrder: [String] = []
+    var attemptJournal: AttemptJournal
+    let journal: @Sendable ([JournalRecord]) -> Void
+    let clock: CoordinatorClock
+    public internal(set) var isComplete = false
+    public internal(set) var attemptsStarted = 0
+    public internal(set) var supersededResults = 0
     /// Peers the engine has closed for what they sent, until their close is heard: their jobs were not at fault.
-    private var expelled = Set<UInt64>()
-    public private(set) var artifactsStored = 0
-    public private(set) var artifactResends = 0
+    var expelled = Set<UInt64>()
+    public internal(set) var artifactsStored = 0
+    public internal(set) var artifactResends = 0
     /// Called on the owning thread whenever a job reaches its final outcome.
     public var onJobFinished: ((RunJob, JobOutcome) -> Void)?
     /// Called once when every job is final.
@@ -101,8 +101,8 @@ public final class CoordinatorEngine {
     /// Sentences for the person running the coordinator: a worker that can run nothing, jobs no worker can run.
     public var onNotice: ((String) -> Void)?
     /// When the engine last said that jobs wait for a capable worker (nil: not since they last had one).
-    private var unservedSince: Duration?
-    private var unservedNoticeAt: Duration?
+    var unservedSince: Duration?
+    var unservedNoticeAt: Duration?
 
     /// - Parameters:
     ///   - journal: receives records in batches (hand them to a `JournalWriter`).
@@ -134,7 +134,7 @@ public final class CoordinatorEngine {
         self.init(definition: definition, journal: journal, clock: CoordinatorClock(elapsed: now, wall: wallClock))
     }
 
-    private func now() -> Duration { clock.elapsed() }
+    func now() -> Duration { clock.elapsed() }
 
     public var progress: RunProgress {
         var p = RunProgress(total: scheduler.jobCount, done: scheduler.jobCount - scheduler.remainingCount,
@@ -192,17 +192,17 @@ public final class CoordinatorEngine {
 
     /// The index of job `id`. A job's STEP events and RESULT arrive one after another, so the last answer is
     /// kept: comparing two ids is cheaper than hashing one.
-    private func index(of id: String) -> Int? {
+    func index(of id: String) -> Int? {
         if let last = lastLookup, last.id == id { return last.index }
         guard let index = jobIndex[id] else { return nil }
         lastLookup = (id, index)
         return index
     }
 
-    private var lastLookup: (id: String, index: Int)?
+    var lastLookup: (id: String, index: Int)?
 
     /// A STEP event, or the steps of a RESULT_STEPS, of job `index`'s `attempt`.
-    private func onSteps(job index: Int, jobID: String, attempt: UInt32, _ steps: some Collection<StepReport>,
+    func onSteps(job index: Int, jobID: String, attempt: UInt32, _ steps: some Collection<StepReport>,
                          into records: inout [JournalRecord]) {
         let keys = definition.jobs[index].stepKeys
         attemptJournal.steps(job: index, jobID: jobID, attempt: Int(attempt), steps.lazy.map { step in
@@ -215,7 +215,7 @@ public final class CoordinatorEngine {
     }
 
     /// A RESULT (or the result of RESULT_STEPS): the scheduler hears of it with the rest of the read batch.
-    private func onResult(job index: Int, _ result: Wire.JobResult, into results: inout [(Assignment, AttemptStatus)]) {
+    func onResult(job index: Int, _ result: Wire.JobResult, into results: inout [(Assignment, AttemptStatus)]) {
         let offset = definition.attemptOffsets[index] ?? 0
         lastAttempt[index] = AttemptInfo(attempt: result.attempt, durationMicros: result.durationMicros,
                                          failureStep: result.failure.map { Int($0.step) },
@@ -405,7 +405,7 @@ public final class CoordinatorEngine {
     }
 
     /// Jobs that no connected worker can run, said once they have waited 10 s, and again every 60 s.
-    private func noticeUnservedJobs(now t: Duration) {
+    func noticeUnservedJobs(now t: Duration) {
         let needs = scheduler.unservedNeeds
         guard !needs.isEmpty else { unservedSince = nil; unservedNoticeAt = nil; return }
         let since = unservedSince ?? t
@@ -433,187 +433,5 @@ public final class CoordinatorEngine {
     /// Tell every worker to finish what it has and take no more.
     public func drainAll() -> [Action] {
         peers.keys.sorted().map { .send(peer: $0, [.drain]) }
-    }
-
-    // MARK: - Directives
-
-    private func interpret(_ directives: [SchedulerDirective]) -> [Action] {
-        var actions: [Action] = []
-        var records: [JournalRecord] = []
-        let date = clock.wall()
-        let t = now()
-        // Per job, the `attemptCompleted` record of this batch that the job's final result joins.
-        var completed: [Int: Int] = [:]
-        for directive in directives {
-            switch directive {
-            case .assign(let worker, let batch):
-                guard let peer = peerOfWorker[worker] else { continue }
-                var messages: [Message] = []
-                var jobs: [JobAssignment] = []
-                jobs.reserveCapacity(batch.count)
-                let name = peers[peer]?.name ?? worker.description
-                var lastScenario: Bytes32?  // jobs of one scenario tend to come together
-                let timeout = UInt64(definition.scheduler.jobTimeout.milliseconds)
-                for a in batch {
-                    // Field by field, not `let job = definition.jobs[a.job]`: a copy of the whole `RunJob` retains
-                    // every reference in it, once per job assigned.
-                    let hash = definition.jobs[a.job].scenarioHash
-                    if hash != lastScenario, peers[peer]?.sentScenarios.contains(hash) == false {
-                        peers[peer]?.sentScenarios.insert(hash)
-                        messages.append(.scenario(ScenarioBody(hash: hash, bytes: definition.scenarioBodies[hash] ?? [])))
-                    }
-                    lastScenario = hash
-                    let attempt = a.attempt + (definition.attemptOffsets[a.job] ?? 0)
-                    let id = definition.jobs[a.job].id
-                    let wireAttempt = UInt32(clamping: attempt)
-                    assignedPeer[a.job] = peer
-                    assignedAttempt[a.job] = wireAttempt
-                    let seed = AttemptSeed.derive(job: definition.jobs[a.job].seed,
-                                                  retryIndex: scheduler.retryIndex(ofJob: a.job))
-                    jobs.append(JobAssignment(job: id, attempt: wireAttempt, scenarioHash: hash,
-                                              registry: definition.jobs[a.job].registry,
-                                              configuration: definition.jobs[a.job].configuration,
-                                              timeoutMillis: timeout, seed: seed, keep: definition.keep))
-                    attemptJournal.started(job: a.job, jobID: id, attempt: attempt, worker: name, at: date, now: t,
-                                           steps: definition.jobs[a.job].stepKeys.count, into: &records)
-                }
-                attemptsStarted += batch.count
-                messages.append(.assign(jobs))
-                actions.append(.send(peer: peer, messages))
-            case .cancel(let worker, let a, let reason):
-                guard let peer = peerOfWorker[worker] else { continue }
-                let jobID = definition.jobs[a.job].id
-                let attempt = a.attempt + (definition.attemptOffsets[a.job] ?? 0)
-                actions.append(.send(peer: peer, [.cancel(Cancel(job: jobID, attempt: UInt32(clamping: attempt), reason: reason))]))
-            case .revoke(let worker, let batch):
-                guard let peer = peerOfWorker[worker] else { continue }
-                let refs = batch.map { a in
-                    AttemptRef(job: definition.jobs[a.job].id,
-                               attempt: UInt32(clamping: a.attempt + (definition.attemptOffsets[a.job] ?? 0)))
-                }
-                actions.append(.send(peer: peer, [.revoke(refs)]))
-            case .attemptEnded(let a, _, let status, let superseded, let decided):
-                let jobID = definition.jobs[a.job].id  // not the whole RunJob: this runs once per attempt
-                let attempt = a.attempt + (definition.attemptOffsets[a.job] ?? 0)
-                if superseded {
-                    supersededResults += 1
-                    _ = attemptJournal.ended(job: a.job, jobID: jobID, attempt: attempt,
-                        AttemptResult(outcome: JobOutcome(status), finishedAt: date, duration: 0,
-                                      message: "late or duplicate result of a superseded attempt", superseded: true),
-                        into: &records)
-                    continue
-                }
-                // The last report, if it is of this attempt (a worker lost mid-attempt sent none).
-                let info = lastAttempt[a.job].flatMap { $0.attempt == UInt32(clamping: attempt) ? $0 : nil }
-                if status == .failed || status == .timedOut {
-                    let step = info?.failureStep, text = info?.message
-                    if var signature = failureSignatures[a.job] {
-                        signature.count += 1
-                        signature.identical = signature.identical && signature.step == step && signature.message == text
-                        failureSignatures[a.job] = signature
-                    } else {
-                        failureSignatures[a.job] = FailureSignature(step: step, message: text, count: 1, identical: true)
-                    }
-                }
-                let message: String? = switch status {
-                case .revoked: "taken back before it started, to run on a worker with a free slot"
-                case .lost where info?.message != nil: "lost: \(info?.message ?? "")"
-                case .lost: "the worker was lost while running this attempt"
-                case .timedOut where info == nil: "the lease expired: the job exceeded its timeout"
-                default: info?.message
-                }
-                // The job's final result, when this attempt decided it: it goes into the same record, built once.
-                let final = decided.map { jobResult(a.job, $0, info: info, at: date) }
-                let record = attemptJournal.ended(job: a.job, jobID: jobID, attempt: attempt,
-                    AttemptResult(outcome: JobOutcome(status), finishedAt: date,
-                                  duration: Double(info?.durationMicros ?? 0) / 1e6,
-                                  failureStep: status == .passed ? nil : info?.failureStep, message: message),
-                    job: final, into: &records)
-                if let decided {
-                    // Its start was journaled already: the job's result is a record of its own.
-                    finishJob(a.job, decided, journaled: record != nil, completed: nil, at: date, into: &records)
-                } else {
-                    // The job's result, if it comes later in this batch, joins this record.
-                    completed[a.job] = record
-                }
-            case .jobFinished(let index, let end):
-                finishJob(index, end, journaled: false,
-                          completed: completed.isEmpty ? nil : completed.removeValue(forKey: index), at: date, into: &records)
-            case .disconnect(let worker, let reason):
-                if let peer = peerOfWorker[worker] { actions.append(.close(peer: peer, reason: reason)) }
-            case .runComplete:
-                isComplete = true
-                onRunComplete?()
-            }
-        }
-        if !records.isEmpty { journal(records) }
-        return actions
-    }
-}
-
-extension CoordinatorEngine {
-    /// Job `index` reached its final result: journaled (unless `journaled`, when it went into its deciding
-    /// attempt's record), joined to the `completed` record of this batch if there is one, and announced.
-    fileprivate func finishJob(_ index: Int, _ end: JobEnd, journaled: Bool, completed: Int?, at date: Date,
-                               into records: inout [JournalRecord]) {
-        let info = lastAttempt.removeValue(forKey: index)
-        defer { failureSignatures[index] = nil }
-        if !journaled {
-            attemptJournal.finished(jobID: definition.jobs[index].id, jobResult(index, end, info: info, at: date),
-                                    completed: completed, into: &records)
-        }
-        if let onJobFinished { onJobFinished(definition.jobs[index], end.outcome) }
-    }
-
-    /// The journal's final result of job `index`; `info` is its last attempt's report.
-    fileprivate func jobResult(_ index: Int, _ end: JobEnd, info: AttemptInfo?, at date: Date) -> Journal.JobResult {
-        let outcome = end.outcome, attempts = end.attempts, reason = end.reason
-        let failing = outcome == .passed || outcome == .flaky ? nil : info
-        var message = reason ?? failing?.message
-        if outcome == .failed || outcome == .timedOut, reason == nil, let signature = failureSignatures[index],
-           signature.identical, signature.count > 1 {
-            // Retries ran as the policy says and could not change it: say so (docs/REPORTS.md).
-            message = (message ?? "failed") + " [failed identically on every attempt (\(signature.count)): no seed changes it]"
-        }
-        return Journal.JobResult(
-            outcome: outcome, attempts: attempts + (definition.attemptOffsets[index] ?? 0),
-            duration: info.map { Double($0.durationMicros) / 1e6 },
-            failureStep: failing?.failureStep, failureMessage: message, finishedAt: date)
-    }
-}
-
-extension AttemptStatus {
-    init(_ status: Status) {
-        switch status {
-        case .passed: self = .passed
-        case .failed, .errored, .skipped: self = .failed
-        case .timedOut: self = .timedOut
-        case .cancelled: self = .cancelled
-        case .lost: self = .lost
-        }
-    }
-}
-
-extension JobOutcome {
-    init(_ status: AttemptStatus) {
-        switch status {
-        case .passed: self = .passed
-        case .failed: self = .failed
-        case .timedOut: self = .timedOut
-        case .lost, .cancelled: self = .cancelled
-        case .revoked: self = .notRun
-        }
-    }
-}
-
-extension StepOutcome {
-    init(_ status: Status) {
-        switch status {
-        case .passed: self = .passed
-        case .failed, .errored, .lost: self = .failed
-        case .skipped: self = .skipped
-        case .timedOut: self = .timedOut
-        case .cancelled: self = .cancelled
-        }
     }
 }

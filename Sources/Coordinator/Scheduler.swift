@@ -17,15 +17,15 @@ import FlowSpec
 ///
 /// Time arrives as a `Duration` since the run began (`now`), so tests drive it tick by tick.
 public struct Scheduler: Sendable {
-    private struct Live: Sendable {
+    struct Live: Sendable {
         var worker: WorkerID
         var attempt: Int32
         var deadline: Duration
     }
 
-    private enum Phase: UInt8, Sendable { case queued, running, done }
+    enum Phase: UInt8, Sendable { case queued, running, done }
 
-    private struct JobState: Sendable {
+    struct JobState: Sendable {
         var capability: Int32
         var phase: Phase = .queued
         var attempts: Int32 = 0
@@ -38,12 +38,12 @@ public struct Scheduler: Sendable {
         var avoid: WorkerID?
     }
 
-    private struct Capability: Sendable, Hashable {
+    struct Capability: Sendable, Hashable {
         var registry: String
         var labels: [String: String]
     }
 
-    private struct Queue: Sendable {
+    struct Queue: Sendable {
         /// Fresh jobs sorted longest-expected-first, consumed from `head`.
         var fresh: [Int32] = []
         var head = 0
@@ -53,7 +53,7 @@ public struct Scheduler: Sendable {
         var isEmpty: Bool { head == fresh.count && retryHead == retry.count }
     }
 
-    private struct WorkerState: Sendable {
+    struct WorkerState: Sendable {
         var name: String
         var capabilities: [Int]
         var slots: Int
@@ -72,30 +72,30 @@ public struct Scheduler: Sendable {
     }
 
     public let settings: SchedulerSettings
-    private var jobs: [JobState]
-    private var expected: [Duration]
+    var jobs: [JobState]
+    var expected: [Duration]
     /// `expected` in nanoseconds, for the per-assignment depth check (Duration arithmetic is 128-bit).
-    private var expectedNanos: [Int64]
+    var expectedNanos: [Int64]
     /// Per capability, a moving average of the durations measured in this run, in nanoseconds (0: none yet).
-    private var measuredNanos: [Int64] = []
-    private var queuedWorkNanos: Int64 = 0
+    var measuredNanos: [Int64] = []
+    var queuedWorkNanos: Int64 = 0
 
-    private static func nanoseconds(_ d: Duration) -> Int64 {
+    static func nanoseconds(_ d: Duration) -> Int64 {
         let (seconds, attoseconds) = d.components
         return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
     }
     /// Jobs being taken back for an idle worker: job → the worker that wants it.
-    private var stealingFor: [Int32: WorkerID] = [:]
+    var stealingFor: [Int32: WorkerID] = [:]
     /// The jobs recently lost workers had in flight (the newest 64 workers), in case the worker comes back.
-    private var lostWith: [WorkerID: [Int32]] = [:]
-    private var lostOrder: [WorkerID] = []
-    private var capabilities: [Capability] = []
-    private var queues: [Queue] = []
-    private var workers: [WorkerID: WorkerState] = [:]
-    private var remaining: Int
-    private var completionAnnounced = false
-    public private(set) var isDispatchStopped = false
-    public private(set) var outcomeCounts: [JobOutcome: Int] = [:]
+    var lostWith: [WorkerID: [Int32]] = [:]
+    var lostOrder: [WorkerID] = []
+    var capabilities: [Capability] = []
+    var queues: [Queue] = []
+    var workers: [WorkerID: WorkerState] = [:]
+    var remaining: Int
+    var completionAnnounced = false
+    public internal(set) var isDispatchStopped = false
+    public internal(set) var outcomeCounts: [JobOutcome: Int] = [:]
 
     /// - Parameters:
     ///   - jobs: the run's jobs, indexed as the shell indexes them.
@@ -415,280 +415,5 @@ public struct Scheduler: Sendable {
         }
         directives += announceCompletionIfDone()
         return directives
-    }
-
-    // MARK: - Internals
-
-    private mutating func handleResult(
-        _ worker: WorkerID, _ assignment: Assignment, status: AttemptStatus, now: Duration,
-        into directives: inout [SchedulerDirective]
-    ) {
-        workers[worker]?.lastSeen = now
-        let index = assignment.job
-        guard index >= 0, index < jobs.count,
-            let live = jobs[index].live, live.worker == worker, Int(live.attempt) == assignment.attempt,
-            jobs[index].phase == .running
-        else {
-            directives.append(.attemptEnded(assignment, worker: worker, status: status, superseded: true, decided: nil))
-            return
-        }
-        workers[worker]?.inFlight.remove(Int32(index))
-        workers[worker]?.suspects.remove(Int32(index))
-        if jobs[index].revoking { endRevoke(index, on: worker) }
-        jobs[index].live = nil
-        // A real result ends a streak of losses; a reported loss continues it.
-        if status != .lost { jobs[index].lostStreak = 0 }
-        // What this end means for the job: its final outcome (said with the attempt's end), or a retry.
-        var outcome: JobOutcome?
-        var reason: String?
-        var stopsDispatch = false
-        switch status {
-        case .passed:
-            outcome = jobs[index].failures > 0 ? .flaky : .passed
-        case .failed, .timedOut:
-            jobs[index].failures += 1
-            jobs[index].lastFailure = status
-            if Int(jobs[index].failures) <= settings.retries && !isDispatchStopped {
-                requeue(index, avoiding: worker)
-            } else {
-                outcome = status == .timedOut ? .timedOut : .failed
-                stopsDispatch = settings.failFast
-            }
-        case .lost:
-            // The worker said its machinery died (a browser, a device): like a lost worker, no retry is used, and a
-            // job that loses 3 in a row is quarantined.
-            jobs[index].lostStreak += 1
-            if Int(jobs[index].lostStreak) >= settings.quarantineAfterWorkerLosses {
-                outcome = .quarantined
-                reason = "its attempts were lost \(jobs[index].lostStreak) times in a row (infrastructure faults)"
-            } else if isDispatchStopped {
-                outcome = .notRun
-                reason = "dispatch stopped before it could run again"
-            } else {
-                requeue(index, avoiding: worker)
-            }
-        case .revoked:
-            requeue(index, avoiding: worker)
-        case .cancelled:
-            outcome = .cancelled
-            reason = "cancelled"
-        }
-        endAttempt(assignment, worker: worker, status: status, deciding: outcome, reason: reason, into: &directives)
-        if stopsDispatch { directives += onStopDispatching(reason: "fail-fast: a job failed") }
-        directives += announceCompletionIfDone()
-    }
-
-    private mutating func requeue(_ index: Int, avoiding worker: WorkerID) {
-        jobs[index].phase = .queued
-        jobs[index].avoid = worker
-        queues[Int(jobs[index].capability)].retry.append(Int32(index))
-    }
-
-    /// Says that an attempt ended and, when `outcome` is given, that this decided its job (one directive).
-    private mutating func endAttempt(
-        _ assignment: Assignment, worker: WorkerID, status: AttemptStatus, deciding outcome: JobOutcome? = nil,
-        reason: String? = nil, into directives: inout [SchedulerDirective]
-    ) {
-        let decided = outcome.flatMap { decide(assignment.job, $0, reason: reason) }
-        directives.append(.attemptEnded(assignment, worker: worker, status: status, superseded: false, decided: decided))
-    }
-
-    /// A job that ends without an attempt ending now (queued when dispatch stopped).
-    private mutating func finish(_ index: Int, _ outcome: JobOutcome, reason: String?, into directives: inout [SchedulerDirective]) {
-        if let end = decide(index, outcome, reason: reason) { directives.append(.jobFinished(job: index, end)) }
-    }
-
-    /// Marks job `index` done with `outcome`; nil if it was done already.
-    private mutating func decide(_ index: Int, _ outcome: JobOutcome, reason: String?) -> JobEnd? {
-        guard jobs[index].phase != .done else { return nil }
-        jobs[index].phase = .done
-        remaining -= 1
-        outcomeCounts[outcome, default: 0] += 1
-        return JobEnd(outcome: outcome, attempts: Int(jobs[index].attempts), reason: reason)
-    }
-
-    private mutating func announceCompletionIfDone() -> [SchedulerDirective] {
-        guard remaining == 0, !completionAnnounced else { return [] }
-        completionAnnounced = true
-        return [.runComplete]
-    }
-
-    private mutating func endRevoke(_ index: Int, on worker: WorkerID) {
-        jobs[index].revoking = false
-        stealingFor[Int32(index)] = nil
-        workers[worker]?.revoking -= 1
-    }
-
-    private mutating func dispatchAll(now: Duration, into directives: inout [SchedulerDirective]) {
-        guard !isDispatchStopped else { return }
-        for id in workers.keys.sorted() where (workers[id]?.credit ?? 0) > 0 {
-            dispatch(to: id, now: now, into: &directives)
-        }
-        steal(now: now, into: &directives)
-    }
-
-    /// Jobs beyond its slots that a worker may hold, for a job expected to take `expected`: as many per slot as
-    /// fit in `queuedWorkPerSlot`, at most `maximumCreditPerSlot`. Jobs longer than that get none: a slot then
-    /// pulls its next job when it frees (one round trip, negligible next to the job), which is greedy list
-    /// scheduling — no job waits behind another on a busy worker while a slot elsewhere is free. Unknown
-    /// durations get one per slot until the run measures some.
-    private func queuedAllowance(slots: Int, job index: Int) -> Int {
-        guard settings.adaptiveFeeding else { return slots * settings.maximumCreditPerSlot }
-        // The job's history, else what the run measured of its capability (nanoseconds; 0 = unknown).
-        let known = expectedNanos[index]
-        let nanos = known > 0 ? known : measuredNanos[Int(jobs[index].capability)]
-        guard nanos > 0 else { return slots }
-        return slots * Int(min(Int64(settings.maximumCreditPerSlot), queuedWorkNanos / nanos))
-    }
-
-    /// Work stealing: a worker with free slots and credit, and nothing queued that it can run, gets jobs that other
-    /// workers (speaking version 3) hold beyond their slots and are long enough to be worth a round trip.
-    private mutating func steal(now: Duration, into directives: inout [SchedulerDirective]) {
-        guard !isDispatchStopped, settings.adaptiveFeeding, workers.count > 1 else { return }
-        // Cheap checks first (this runs after every dispatch pass): nothing sorts unless a thief and a victim exist.
-        var thieves: [WorkerID] = []
-        var victims: [WorkerID] = []
-        for (id, worker) in workers {
-            if worker.canRevoke, worker.inFlight.count - worker.revoking > worker.slots { victims.append(id) }
-            if worker.credit > 0, worker.suspects.isEmpty, worker.inFlight.count < worker.slots,
-               worker.capabilities.allSatisfy({ queues[$0].isEmpty }) {
-                thieves.append(id)
-            }
-        }
-        guard !thieves.isEmpty, !victims.isEmpty else { return }
-        thieves.sort()
-        victims.sort()
-        for thiefID in thieves {
-            guard let thief = workers[thiefID] else { continue }
-            var wanted = thief.slots - thief.inFlight.count
-            wanted -= stealingFor.values.reduce(0) { $0 + ($1 == thiefID ? 1 : 0) }
-            for victimID in victims where victimID != thiefID && wanted > 0 {
-                guard let victim = workers[victimID] else { continue }
-                let surplus = victim.inFlight.count - victim.revoking - victim.slots
-                guard surplus > 0 else { continue }
-                wanted -= revokeNewest(from: victimID, count: min(surplus, wanted), for: (thiefID, thief.capabilities),
-                                       into: &directives)
-            }
-        }
-    }
-
-    /// Asks `worker` to give back up to `count` of its newest in-flight jobs; returns how many. With a `thief`, only
-    /// jobs it can run and that are long enough to be worth stealing (`stealingThreshold`); without, any (stop).
-    @discardableResult
-    private mutating func revokeNewest(
-        from worker: WorkerID, count: Int, for thief: (id: WorkerID, capabilities: [Int])?,
-        into directives: inout [SchedulerDirective]
-    ) -> Int {
-        guard count > 0, var state = workers.removeValue(forKey: worker) else { return 0 }
-        defer { workers[worker] = state }
-        var batch: [Assignment] = []
-        var position = state.recent.count - 1
-        while position >= 0, batch.count < count {
-            let job = state.recent[position]
-            position -= 1
-            let index = Int(job)
-            guard state.inFlight.contains(job), !jobs[index].revoking, !state.suspects.contains(job),
-                let live = jobs[index].live, live.worker == worker
-            else { continue }
-            if let thief {
-                guard thief.capabilities.contains(Int(jobs[index].capability)),
-                    expectedDuration(ofJob: index).map({ $0 >= settings.stealingThreshold }) ?? true
-                else { continue }
-                stealingFor[job] = thief.id
-            }
-            jobs[index].revoking = true
-            state.revoking += 1
-            batch.append(Assignment(job: index, attempt: Int(live.attempt)))
-        }
-        if !batch.isEmpty { directives.append(.revoke(worker, batch)) }
-        return batch.count
-    }
-
-    private mutating func dispatch(to worker: WorkerID, now: Duration, into directives: inout [SchedulerDirective]) {
-        guard !isDispatchStopped, let credit = workers[worker]?.credit, credit > 0,
-            workers[worker]?.suspects.isEmpty == true
-        else { return }
-        // Taken out of the dictionary while it changes, so its sets are uniquely referenced (not copied on write);
-        // what remains are the other workers, which `nextJob` consults for retries.
-        guard var state = workers.removeValue(forKey: worker) else { return }
-        defer { workers[worker] = state }
-        var batch: [Assignment] = []
-        if state.recent.count > 2 * state.inFlight.count + 64 {
-            let inFlight = state.inFlight
-            state.recent.removeAll { !inFlight.contains($0) }
-        }
-        while state.credit > 0, batch.count < settings.maximumBatch {
-            guard let pick = peekJob(for: worker, state: state) else { break }
-            let allowance = state.slots + queuedAllowance(slots: state.slots, job: pick.job)
-            guard state.inFlight.count < allowance else { break }
-            let index = take(pick)
-            jobs[index].attempts += 1
-            jobs[index].phase = .running
-            // A worker runs `slots` jobs at once; jobs queued behind others on it get proportionally longer leases.
-            let rounds = Int64(state.inFlight.count / state.slots + 1)
-            let deadline = now + settings.jobTimeout * rounds + settings.leaseGrace
-            jobs[index].live = Live(worker: worker, attempt: jobs[index].attempts, deadline: deadline)
-            state.inFlight.insert(Int32(index))
-            state.recent.append(Int32(index))
-            state.credit -= 1
-            batch.append(Assignment(job: index, attempt: Int(jobs[index].attempts)))
-            if jobs[index].lostStreak > 0 {
-                // A suspect runs alone on its worker: if that worker dies, the loss is attributable to it.
-                state.suspects.insert(Int32(index))
-                break
-            }
-        }
-        if !batch.isEmpty { directives.append(.assign(worker, batch)) }
-    }
-
-    /// Where the next job for a worker is: a capability's retry queue at a position, or its fresh queue's head.
-    private struct Pick {
-        var job: Int
-        var capability: Int
-        var retryPosition: Int?
-    }
-
-    /// The next job for `worker`, without taking it: retries first (skipping those that prefer another capable
-    /// worker), then the fresh job with the longest expected duration among the capabilities the worker serves.
-    /// `worker`'s own state is out of `workers` while it dispatches: `workers` holds the others.
-    private func peekJob(for worker: WorkerID, state: WorkerState) -> Pick? {
-        for c in state.capabilities where queues[c].retryHead < queues[c].retry.count {
-            let queue = queues[c]
-            let anotherCanRunIt = workers.values.contains { $0.capabilities.contains(c) }
-            let idle = state.inFlight.isEmpty
-            guard let position = queue.retry[queue.retryHead...].firstIndex(where: {
-                !(anotherCanRunIt && jobs[Int($0)].avoid == worker) && (idle || jobs[Int($0)].lostStreak == 0)
-            }) else {
-                continue
-            }
-            return Pick(job: Int(queue.retry[position]), capability: c, retryPosition: position)
-        }
-        var best: Int?
-        for c in state.capabilities where queues[c].head < queues[c].fresh.count {
-            if let b = best {
-                if expected[Int(queues[c].fresh[queues[c].head])] > expected[Int(queues[b].fresh[queues[b].head])] { best = c }
-            } else {
-                best = c
-            }
-        }
-        guard let c = best else { return nil }
-        return Pick(job: Int(queues[c].fresh[queues[c].head]), capability: c, retryPosition: nil)
-    }
-
-    /// Takes the job `peekJob` found off its queue.
-    private mutating func take(_ pick: Pick) -> Int {
-        let c = pick.capability
-        guard let position = pick.retryPosition else {
-            queues[c].head += 1
-            return pick.job
-        }
-        var queue = queues[c]
-        if position == queue.retryHead { queue.retryHead += 1 } else { queue.retry.remove(at: position) }
-        if queue.retryHead == queue.retry.count {
-            queue.retry.removeAll(keepingCapacity: true)
-            queue.retryHead = 0
-        }
-        queues[c] = queue
-        return pick.job
     }
 }

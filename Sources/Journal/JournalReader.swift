@@ -2,125 +2,12 @@ import CSQLite
 import Foundation
 import Synchronization
 
-/// A run as the journal holds it.
-public struct RunSummary: Sendable, Hashable {
-    public var info: RunInfo
-    public var status: RunStatus
-    public var finishedAt: Date?
-    /// Jobs planned in the run.
-    public var jobCount: Int
-    /// Jobs with a final outcome, by outcome.
-    public var outcomes: [JobOutcome: Int]
-}
-
-/// A job of a run with its state and final outcome.
-public struct JobRow: Sendable, Hashable {
-    public var job: PlannedJob
-    /// Position in the plan (0-based, in `jobsPlanned` order).
-    public var ordinal: Int
-    public var state: JobState
-    /// Set once the job is `done`.
-    public var result: JobResult?
-}
-
-/// One attempt of a job.
-public struct AttemptRow: Sendable, Hashable {
-    public var attempt: Int
-    public var worker: String
-    public var startedAt: Date?
-    /// Nil while the attempt runs.
-    public var result: AttemptResult?
-}
-
-/// An attempt with its steps in step order.
-public struct AttemptWithSteps: Sendable, Hashable {
-    public var attempt: AttemptRow
-    public var steps: [StepResult]
-}
-
-/// A job with its attempts (each with its steps) and artifact references, as
-/// ``JournalReader/forEachJob(run:_:)`` streams it.
-public struct JobDetail: Sendable, Hashable {
-    public var row: JobRow
-    /// In attempt order (superseded ones included, flagged).
-    public var attempts: [AttemptWithSteps]
-    /// By attempt number, each in step then name order.
-    public var artifacts: [Int: [ArtifactReference]]
-}
-
-/// A stored artifact reference with where it belongs.
-public struct ArtifactRow: Sendable, Hashable {
-    public var runID: String
-    public var jobID: String
-    public var attempt: Int
-    public var artifact: ArtifactReference
-}
-
-/// What a resumed run still has to do.
-public struct ResumeState: Sendable, Hashable {
-    /// Jobs that reached a final outcome: they stay as they are.
-    public var done: [String: JobOutcome]
-    /// Jobs that must run (again), in plan order: never started, or in flight when the coordinator stopped.
-    public var pending: [String]
-    /// The next attempt number of each pending job (attempt numbers continue after a resume).
-    public var nextAttempt: [String: Int]
-    /// Failed or timed-out attempts (not superseded) each pending job already made: they count against its retry
-    /// budget, make a later pass `flaky`, and set the seed of its next attempt.
-    public var failures: [String: Int] = [:]
-
-    public init(done: [String: JobOutcome], pending: [String], nextAttempt: [String: Int], failures: [String: Int] = [:]) {
-        self.done = done
-        self.pending = pending
-        self.nextAttempt = nextAttempt
-        self.failures = failures
-    }
-}
-
-/// Median durations from the cross-run history.
-public struct DurationEstimates: Sendable, Hashable {
-    /// Median duration (seconds) per job id, over the job's recent runs.
-    public var perJob: [String: Double]
-    /// The median of the per-job medians: the estimate for a job without history. Nil without any history.
-    public var overall: Double?
-
-    /// The expected duration of `jobID`: its own median, else the overall median, else `fallback`.
-    public func expected(_ jobID: String, fallback: Double = 1) -> Double {
-        perJob[jobID] ?? overall ?? fallback
-    }
-}
-
-/// A job's outcomes across runs.
-public struct FlakinessStats: Sendable, Hashable {
-    public var runs: Int
-    public var passed: Int
-    public var failed: Int
-    public var flaky: Int
-
-    public init(runs: Int, passed: Int, failed: Int, flaky: Int) {
-        self.runs = runs
-        self.passed = passed
-        self.failed = failed
-        self.flaky = flaky
-    }
-
-    /// Share of runs that were flaky or mixed pass/fail over the window (0…1).
-    public var flakeRate: Double { runs == 0 ? 0 : Double(flaky) / Double(runs) }
-}
-
-/// One result of a job in the cross-run history.
-public struct HistoryEntry: Sendable, Hashable {
-    public var runID: String
-    public var outcome: JobOutcome
-    /// Seconds.
-    public var duration: Double?
-}
-
 /// Reads the journal through its own connection (WAL lets it read while the writer writes).
 ///
 /// Every method is a consistent snapshot of committed data. Thread-safe: calls are serialised on the
 /// reader's connection.
 public final class JournalReader: Sendable {
-    private let connection: Mutex<SQLiteConnection>
+    let connection: Mutex<SQLiteConnection>
 
     /// Opens the journal at `path` read-only.
     /// - Throws: ``JournalError`` when the file is missing, not a database, has no journal schema, or a newer one.
@@ -150,7 +37,7 @@ public final class JournalReader: Sendable {
         self.connection = Mutex(connection)
     }
 
-    private func read<T: Sendable>(_ body: (SQLiteConnection) throws -> T) throws -> T {
+    func read<T: Sendable>(_ body: (SQLiteConnection) throws -> T) throws -> T {
         try connection.withLock { connection in
             try connection.execute("BEGIN")
             defer {
@@ -164,11 +51,11 @@ public final class JournalReader: Sendable {
         }
     }
 
-    private static func date(_ row: SQLRow, _ i: Int32) -> Date? {
+    static func date(_ row: SQLRow, _ i: Int32) -> Date? {
         row.optionalDouble(i).map { Date(timeIntervalSince1970: $0) }
     }
 
-    private static func outcome(_ text: String?, _ what: String) throws -> JobOutcome? {
+    static func outcome(_ text: String?, _ what: String) throws -> JobOutcome? {
         guard let text else { return nil }
         guard let value = JobOutcome(rawValue: text) else {
             throw JournalError(code: SQLITE_CORRUPT, message: "unknown outcome '\(text)' in \(what)", operation: "read")
@@ -178,12 +65,12 @@ public final class JournalReader: Sendable {
 
     // MARK: - Runs
 
-    private static let runColumns = """
+    static let runColumns = """
         r.run_id, r.matrix_name, r.matrix_path, r.seed, r.started_at, r.settings_json, r.status, r.finished_at,
         (SELECT COUNT(*) FROM jobs j WHERE j.run_key = r.run_key)
         """
 
-    private func runSummaries(_ connection: SQLiteConnection, _ sql: String, _ values: [SQLValue]) throws
+    func runSummaries(_ connection: SQLiteConnection, _ sql: String, _ values: [SQLValue]) throws
         -> [RunSummary]
     {
         var runs = try connection.query(sql, values) { row in
@@ -278,14 +165,14 @@ public final class JournalReader: Sendable {
         }
     }
 
-    private static let jobColumns = """
+    static let jobColumns = """
         j.job_id, j.scenario_id, j.scenario_title, j.configuration, j.configuration_json, j.registry, j.state,
         r.outcome, MAX(j.attempts, COALESCE(r.attempts, 0)), r.duration_s, r.failure_step, r.failure_message,
         r.finished_at
         """
 
     /// A row of ``jobColumns`` (columns 0…12).
-    private static func jobRow(_ row: SQLRow, ordinal: Int) throws -> JobRow {
+    static func jobRow(_ row: SQLRow, ordinal: Int) throws -> JobRow {
         let job = PlannedJob(
             jobID: row.text(0), scenarioID: row.text(1), scenarioTitle: row.text(2), configuration: row.text(3),
             configurationJSON: row.text(4), registry: row.text(5)
@@ -343,7 +230,7 @@ public final class JournalReader: Sendable {
     }
 
     /// `[[step, name, mediaType, sha256, compressedSize, rawSize], …]` as SQLite's `json_array` wrote it.
-    private static func artifactReferences(_ json: String, _ what: String) throws -> [ArtifactReference] {
+    static func artifactReferences(_ json: String, _ what: String) throws -> [ArtifactReference] {
         guard let rows = try? JSONSerialization.jsonObject(with: Data(json.utf8)) as? [[Any]] else {
             throw JournalError(code: SQLITE_CORRUPT, message: "unreadable artifact list of \(what)", operation: "read")
         }
@@ -387,13 +274,13 @@ public final class JournalReader: Sendable {
         }
     }
 
-    private static let attemptColumns = """
+    static let attemptColumns = """
         a.attempt, a.worker, a.started_at, a.finished_at, a.outcome, a.failure_step, a.message, a.duration_s,
         a.superseded
         """
 
     /// A row of ``attemptColumns``, starting at column `base`.
-    private static func attemptRow(_ row: SQLRow, _ what: @autoclosure () -> String, base: Int32 = 0) throws
+    static func attemptRow(_ row: SQLRow, _ what: @autoclosure () -> String, base: Int32 = 0) throws
         -> AttemptRow
     {
         var result: AttemptResult?
@@ -485,94 +372,6 @@ public final class JournalReader: Sendable {
                 }
             }
             return state
-        }
-    }
-
-    // MARK: - History
-
-    /// Median durations per job over each job's `recentRuns` most recent measured runs, and the median of
-    /// those medians. Cancelled, quarantined and not-run results do not count.
-    /// - Parameter jobIDs: restrict to these jobs (nil: every job in the history).
-    public func durationEstimates(jobIDs: Set<String>? = nil, recentRuns: Int = 10) throws -> DurationEstimates {
-        let rows = try read { c in
-            try c.query(
-                """
-                SELECT job_id, duration_s FROM (
-                    SELECT j.job_id, r.duration_s,
-                        ROW_NUMBER() OVER (PARTITION BY j.job_id ORDER BY r.finished_at DESC, j.run_key DESC) AS recency
-                    FROM results r JOIN jobs j ON j.job_key = r.job_key
-                    WHERE r.duration_s IS NOT NULL AND r.outcome IN ('passed', 'failed', 'flaky', 'timedOut')
-                ) WHERE recency <= ? ORDER BY job_id, duration_s
-                """,
-                [.int(max(1, recentRuns))]
-            ) { row in (row.text(0), row.double(1)) }
-        }
-        var perJob: [String: Double] = [:]
-        var start = 0
-        while start < rows.count {
-            var end = start
-            while end < rows.count, rows[end].0 == rows[start].0 { end += 1 }
-            let jobID = rows[start].0
-            if jobIDs?.contains(jobID) ?? true {
-                perJob[jobID] = Self.median(rows[start..<end].map(\.1))
-            }
-            start = end
-        }
-        return DurationEstimates(perJob: perJob, overall: perJob.isEmpty ? nil : Self.median(perJob.values.sorted()))
-    }
-
-    /// The median of sorted values (the mean of the middle two for an even count).
-    static func median(_ sorted: [Double]) -> Double {
-        let n = sorted.count
-        guard n > 0 else { return 0 }
-        return n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2
-    }
-
-    /// Outcome counts per job over each job's `recentRuns` most recent runs.
-    public func flakiness(jobIDs: Set<String>? = nil, recentRuns: Int = 20) throws -> [String: FlakinessStats] {
-        let rows = try read { c in
-            try c.query(
-                """
-                SELECT job_id, outcome FROM (
-                    SELECT j.job_id, r.outcome,
-                        ROW_NUMBER() OVER (PARTITION BY j.job_id ORDER BY r.finished_at DESC, j.run_key DESC) AS recency
-                    FROM results r JOIN jobs j ON j.job_key = r.job_key
-                    WHERE r.outcome IN ('passed', 'failed', 'flaky', 'timedOut')
-                ) WHERE recency <= ?
-                """,
-                [.int(max(1, recentRuns))]
-            ) { row in (row.text(0), row.text(1)) }
-        }
-        var stats: [String: FlakinessStats] = [:]
-        for (jobID, outcome) in rows where jobIDs?.contains(jobID) ?? true {
-            var s = stats[jobID] ?? FlakinessStats(runs: 0, passed: 0, failed: 0, flaky: 0)
-            s.runs += 1
-            switch outcome {
-            case "passed": s.passed += 1
-            case "flaky": s.flaky += 1
-            default: s.failed += 1
-            }
-            stats[jobID] = s
-        }
-        return stats
-    }
-
-    /// A job's history, newest first.
-    public func history(job jobID: String, limit: Int = 50) throws -> [HistoryEntry] {
-        try read { c in
-            try c.query(
-                """
-                SELECT ru.run_id, r.outcome, r.duration_s
-                FROM jobs j JOIN results r ON r.job_key = j.job_key JOIN runs ru ON ru.run_key = j.run_key
-                WHERE j.job_id = ? ORDER BY r.finished_at DESC, j.run_key DESC LIMIT ?
-                """,
-                [.text(jobID), .int(limit)]
-            ) { row in
-                HistoryEntry(
-                    runID: row.text(0), outcome: try Self.outcome(row.text(1), "history of \(jobID)") ?? .notRun,
-                    duration: row.optionalDouble(2)
-                )
-            }
         }
     }
 }

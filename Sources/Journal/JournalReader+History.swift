@@ -1,0 +1,91 @@
+import CSQLite
+import Foundation
+
+/// History across runs: median durations, flakiness, a job's past results.
+extension JournalReader {
+    /// Median durations per job over each job's `recentRuns` most recent measured runs, and the median of
+    /// those medians. Cancelled, quarantined and not-run results do not count.
+    /// - Parameter jobIDs: restrict to these jobs (nil: every job in the history).
+    public func durationEstimates(jobIDs: Set<String>? = nil, recentRuns: Int = 10) throws -> DurationEstimates {
+        let rows = try read { c in
+            try c.query(
+                """
+                SELECT job_id, duration_s FROM (
+                    SELECT j.job_id, r.duration_s,
+                        ROW_NUMBER() OVER (PARTITION BY j.job_id ORDER BY r.finished_at DESC, j.run_key DESC) AS recency
+                    FROM results r JOIN jobs j ON j.job_key = r.job_key
+                    WHERE r.duration_s IS NOT NULL AND r.outcome IN ('passed', 'failed', 'flaky', 'timedOut')
+                ) WHERE recency <= ? ORDER BY job_id, duration_s
+                """,
+                [.int(max(1, recentRuns))]
+            ) { row in (row.text(0), row.double(1)) }
+        }
+        var perJob: [String: Double] = [:]
+        var start = 0
+        while start < rows.count {
+            var end = start
+            while end < rows.count, rows[end].0 == rows[start].0 { end += 1 }
+            let jobID = rows[start].0
+            if jobIDs?.contains(jobID) ?? true {
+                perJob[jobID] = Self.median(rows[start..<end].map(\.1))
+            }
+            start = end
+        }
+        return DurationEstimates(perJob: perJob, overall: perJob.isEmpty ? nil : Self.median(perJob.values.sorted()))
+    }
+
+    /// The median of sorted values (the mean of the middle two for an even count).
+    static func median(_ sorted: [Double]) -> Double {
+        let n = sorted.count
+        guard n > 0 else { return 0 }
+        return n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2
+    }
+
+    /// Outcome counts per job over each job's `recentRuns` most recent runs.
+    public func flakiness(jobIDs: Set<String>? = nil, recentRuns: Int = 20) throws -> [String: FlakinessStats] {
+        let rows = try read { c in
+            try c.query(
+                """
+                SELECT job_id, outcome FROM (
+                    SELECT j.job_id, r.outcome,
+                        ROW_NUMBER() OVER (PARTITION BY j.job_id ORDER BY r.finished_at DESC, j.run_key DESC) AS recency
+                    FROM results r JOIN jobs j ON j.job_key = r.job_key
+                    WHERE r.outcome IN ('passed', 'failed', 'flaky', 'timedOut')
+                ) WHERE recency <= ?
+                """,
+                [.int(max(1, recentRuns))]
+            ) { row in (row.text(0), row.text(1)) }
+        }
+        var stats: [String: FlakinessStats] = [:]
+        for (jobID, outcome) in rows where jobIDs?.contains(jobID) ?? true {
+            var s = stats[jobID] ?? FlakinessStats(runs: 0, passed: 0, failed: 0, flaky: 0)
+            s.runs += 1
+            switch outcome {
+            case "passed": s.passed += 1
+            case "flaky": s.flaky += 1
+            default: s.failed += 1
+            }
+            stats[jobID] = s
+        }
+        return stats
+    }
+
+    /// A job's history, newest first.
+    public func history(job jobID: String, limit: Int = 50) throws -> [HistoryEntry] {
+        try read { c in
+            try c.query(
+                """
+                SELECT ru.run_id, r.outcome, r.duration_s
+                FROM jobs j JOIN results r ON r.job_key = j.job_key JOIN runs ru ON ru.run_key = j.run_key
+                WHERE j.job_id = ? ORDER BY r.finished_at DESC, j.run_key DESC LIMIT ?
+                """,
+                [.text(jobID), .int(limit)]
+            ) { row in
+                HistoryEntry(
+                    runID: row.text(0), outcome: try Self.outcome(row.text(1), "history of \(jobID)") ?? .notRun,
+                    duration: row.optionalDouble(2)
+                )
+            }
+        }
+    }
+}

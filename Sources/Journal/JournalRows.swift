@@ -1,0 +1,114 @@
+import Foundation
+
+/// A run as the journal holds it.
+public struct RunSummary: Sendable, Hashable {
+    public var info: RunInfo
+    public var status: RunStatus
+    public var finishedAt: Date?
+    /// Jobs planned in the run.
+    public var jobCount: Int
+    /// Jobs with a final outcome, by outcome.
+    public var outcomes: [JobOutcome: Int]
+}
+
+/// A job of a run with its state and final outcome.
+public struct JobRow: Sendable, Hashable {
+    public var job: PlannedJob
+    /// Position in the plan (0-based, in `jobsPlanned` order).
+    public var ordinal: Int
+    public var state: JobState
+    /// Set once the job is `done`.
+    public var result: JobResult?
+}
+
+/// One attempt of a job.
+public struct AttemptRow: Sendable, Hashable {
+    public var attempt: Int
+    public var worker: String
+    public var startedAt: Date?
+    /// Nil while the attempt runs.
+    public var result: AttemptResult?
+}
+
+/// An attempt with its steps in step order.
+public struct AttemptWithSteps: Sendable, Hashable {
+    public var attempt: AttemptRow
+    public var steps: [StepResult]
+}
+
+/// A job with its attempts (each with its steps) and artifact references, as
+/// ``JournalReader/forEachJob(run:_:)`` streams it.
+public struct JobDetail: Sendable, Hashable {
+    public var row: JobRow
+    /// In attempt order (superseded ones included, flagged).
+    public var attempts: [AttemptWithSteps]
+    /// By attempt number, each in step then name order.
+    public var artifacts: [Int: [ArtifactReference]]
+}
+
+/// A stored artifact reference with where it belongs.
+public struct ArtifactRow: Sendable, Hashable {
+    public var runID: String
+    public var jobID: String
+    public var attempt: Int
+    public var artifact: ArtifactReference
+}
+
+/// What a resumed run still has to do.
+public struct ResumeState: Sendable, Hashable {
+    /// Jobs that reached a final outcome: they stay as they are.
+    public var done: [String: JobOutcome]
+    /// Jobs that must run (again), in plan order: never started, or in flight when the coordinator stopped.
+    public var pending: [String]
+    /// The next attempt number of each pending job (attempt numbers continue after a resume).
+    public var nextAttempt: [String: Int]
+    /// Failed or timed-out attempts (not superseded) each pending job already made: they count against its retry
+    /// budget, make a later pass `flaky`, and set the seed of its next attempt.
+    public var failures: [String: Int] = [:]
+
+    public init(done: [String: JobOutcome], pending: [String], nextAttempt: [String: Int], failures: [String: Int] = [:]) {
+        self.done = done
+        self.pending = pending
+        self.nextAttempt = nextAttempt
+        self.failures = failures
+    }
+}
+
+/// Median durations from the cross-run history.
+public struct DurationEstimates: Sendable, Hashable {
+    /// Median duration (seconds) per job id, over the job's recent runs.
+    public var perJob: [String: Double]
+    /// The median of the per-job medians: the estimate for a job without history. Nil without any history.
+    public var overall: Double?
+
+    /// The expected duration of `jobID`: its own median, else the overall median, else `fallback`.
+    public func expected(_ jobID: String, fallback: Double = 1) -> Double {
+        perJob[jobID] ?? overall ?? fallback
+    }
+}
+
+/// A job's outcomes across runs.
+public struct FlakinessStats: Sendable, Hashable {
+    public var runs: Int
+    public var passed: Int
+    public var failed: Int
+    public var flaky: Int
+
+    public init(runs: Int, passed: Int, failed: Int, flaky: Int) {
+        self.runs = runs
+        self.passed = passed
+        self.failed = failed
+        self.flaky = flaky
+    }
+
+    /// Share of runs that were flaky or mixed pass/fail over the window (0…1).
+    public var flakeRate: Double { runs == 0 ? 0 : Double(flaky) / Double(runs) }
+}
+
+/// One result of a job in the cross-run history.
+public struct HistoryEntry: Sendable, Hashable {
+    public var runID: String
+    public var outcome: JobOutcome
+    /// Seconds.
+    public var duration: Double?
+}
