@@ -126,7 +126,8 @@ struct NetworkNamespaceTests {
         var lost = 0
         for row in try reader.jobs(run: runID) {
             lost += try reader.attempts(run: runID, job: row.job.jobID)
-                .filter { $0.result?.message?.contains("worker was lost") == true }.count
+                .filter { ($0.result?.message ?? "").hasPrefix("lost: ") || $0.result?.message?.contains("worker was lost") == true }
+                .count
         }
         return lost
     }
