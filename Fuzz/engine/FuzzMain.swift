@@ -1,5 +1,6 @@
 // libFuzzer entry point for the coordinator engine: decoded message sequences from several peers, joins, closes,
-// ticks and artifact-ingest events fed into `CoordinatorEngine` with an in-memory journal sink.
+// ticks and artifact-ingest events fed into `CoordinatorEngine`, its journal records checked by an in-memory model of
+// the journal's rules (`JournalModel`).
 // Built by Fuzz/run-engine-fuzz.sh against instrumented builds of the package's modules; not part of the package.
 import Coordinator
 import FlowCrypto
@@ -25,6 +26,58 @@ let fuzzDefinition: RunDefinition = {
     return definition
 }()
 
+/// The journal's rules, kept in memory: what the SQLite journal would refuse or what would make it contradict itself
+/// (an attempt started twice, steps or a result for an attempt never started or already ended, a job finished twice
+/// or started again after it finished, an attempt number outside 1…2^32−1) traps, so libFuzzer reports it.
+struct JournalModel {
+    var jobs: Set<String>
+    var started = Set<String>()
+    var ended = Set<String>()
+    var finishedJobs = Set<String>()
+
+    init(_ definition: RunDefinition) { jobs = Set(definition.jobs.map(\.id)) }
+
+    private func key(_ job: String, _ attempt: Int) -> String {
+        check(jobs.contains(job), "journal record for unknown job \(job)")
+        check(attempt >= 1 && attempt <= Int(UInt32.max), "attempt \(attempt) of \(job) out of range")
+        return job + "#" + String(attempt)
+    }
+
+    mutating func apply(_ record: JournalRecord) {
+        switch record {
+        case .attemptStarted(_, let job, let attempt, _, _):
+            let k = key(job, attempt)
+            check(!finishedJobs.contains(job), "attempt \(attempt) of \(job) started after the job finished")
+            check(started.insert(k).inserted, "attempt \(attempt) of \(job) started twice")
+        case .stepRecorded(_, let job, let attempt, _):
+            let k = key(job, attempt)
+            check(started.contains(k) && !ended.contains(k), "step for attempt \(attempt) of \(job), not running")
+        case .attemptFinished(_, let job, let attempt, let result):
+            let k = key(job, attempt)
+            check(started.contains(k), "result for attempt \(attempt) of \(job), never started")
+            // The journal ignores a second end of an attempt; only a superseded (late) result may be one.
+            check(ended.insert(k).inserted || result.superseded, "attempt \(attempt) of \(job) ended twice")
+        case .attemptCompleted(let c):
+            let k = key(c.jobID, c.attempt)
+            check(!finishedJobs.contains(c.jobID), "attempt \(c.attempt) of \(c.jobID) after the job finished")
+            check(started.insert(k).inserted && ended.insert(k).inserted, "attempt \(c.attempt) of \(c.jobID) twice")
+            if c.job != nil { check(finishedJobs.insert(c.jobID).inserted, "\(c.jobID) finished twice") }
+        case .jobFinished(_, let job, _):
+            check(jobs.contains(job), "unknown job \(job) finished")
+            check(finishedJobs.insert(job).inserted, "\(job) finished twice")
+        case .artifactStored(_, let job, let attempt, _):
+            check(started.contains(key(job, attempt)), "artifact for attempt \(attempt) of \(job), never started")
+        case .runStarted, .runResumed, .jobsPlanned, .runFinished:
+            break
+        }
+    }
+}
+
+/// `precondition` whose message survives an optimized build.
+func check(_ condition: Bool, _ message: @autoclosure () -> String) {
+    if !condition { fatalError(message()) }
+}
+
 /// Input: a sequence of operations. Each starts with a byte: bits 0–1 pick the peer (1–4), bits 2–3 the operation:
 /// 0 join (next byte: slots, protocol version, a label), 1 a frame (FrameDecoder over the rest: one frame, decoded
 /// as a message and delivered), 2 close, 3 tick (next byte: seconds to advance) and acknowledge pending ingests.
@@ -33,7 +86,9 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
     nonisolated(unsafe) var clock = Duration.zero
     var records = 0
-    let engine = CoordinatorEngine(definition: fuzzDefinition, journal: { _ in }, now: { clock },
+    nonisolated(unsafe) var model = JournalModel(fuzzDefinition)
+    let engine = CoordinatorEngine(definition: fuzzDefinition, journal: { batch in for r in batch { model.apply(r) } },
+                                   now: { clock },
                                    wallClock: { Date(timeIntervalSince1970: 0) })
     var ingests: [(UInt64, ArtifactChunk)] = []
     func take(_ actions: [CoordinatorEngine.Action]) {

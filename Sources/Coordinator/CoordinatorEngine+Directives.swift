@@ -110,6 +110,9 @@ extension CoordinatorEngine {
                             into records: inout [JournalRecord]) -> Int? {
         let jobID = definition.jobs[a.job].id  // not the whole RunJob: this runs once per attempt
         let attempt = a.attempt + (definition.attemptOffsets[a.job] ?? 0)
+        // The attempt is over (a result, a lost worker, an expired lease, taken back): no connection owns it any
+        // more, so a late report on it is ignored rather than taken (docs/PROTOCOL.md, "Bounds").
+        if assignedAttempt[a.job] == UInt32(clamping: attempt) { assignedPeer[a.job] = 0 }
         // The last report, if it is of this attempt (a worker lost mid-attempt sent none).
         let info = lastAttempt[a.job].flatMap { $0.attempt == UInt32(clamping: attempt) ? $0 : nil }
         if status == .failed || status == .timedOut {

@@ -37,16 +37,7 @@ enum FloodBench {
         try Data(token).write(to: dir.appendingPathComponent("token"))
         chmod(dir.appendingPathComponent("token").path, 0o600)
         let port = Int.random(in: 20_000...60_000)
-        func start(_ args: [String]) throws -> Process {
-            let p = Process()
-            p.executableURL = ProcessFacts.executable
-            p.arguments = args
-            p.currentDirectoryURL = dir
-            p.standardOutput = FileHandle.nullDevice
-            p.standardError = FileHandle.nullDevice
-            try p.run()
-            return p
-        }
+        func start(_ args: [String]) throws -> Process { try ProcessFacts.startFlowmatrix(args, in: dir) }
         let serve = try start(["serve", "m.json", "--listen", "127.0.0.1:\(port)", "--token-file", "token", "--quiet"])
         defer { if serve.isRunning { kill(serve.processIdentifier, SIGKILL) } }
         let pid = serve.processIdentifier

@@ -21,17 +21,7 @@ enum IngestBench {
         try Data(matrix.utf8).write(to: dir.appendingPathComponent("m.json"))
         try Data("ingest-bench-token-0123456789".utf8).write(to: dir.appendingPathComponent("token"))
         let port = Int.random(in: 20_000...60_000)
-        let executable = ProcessFacts.executable
-        func start(_ args: [String]) throws -> Process {
-            let p = Process()
-            p.executableURL = executable
-            p.arguments = args
-            p.currentDirectoryURL = dir
-            p.standardOutput = FileHandle.nullDevice
-            p.standardError = FileHandle.nullDevice
-            try p.run()
-            return p
-        }
+        func start(_ args: [String]) throws -> Process { try ProcessFacts.startFlowmatrix(args, in: dir) }
         let started = ContinuousClock.now
         let serve = try start(["serve", "m.json", "--listen", "127.0.0.1:\(port)", "--token-file", "token", "--quiet"])
         let workers = try (0..<2).map { _ in

@@ -20,13 +20,18 @@ enum ProcessFacts {
     /// This process's resident set size now, in bytes.
     static func residentBytes() -> Int {
         #if os(Linux)
-        guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return 0 }
-        let fields = text.split(separator: " ")
-        guard fields.count > 1, let pages = Int(fields[1]) else { return 0 }
-        return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
+        return resident(statm: "/proc/self/statm")
         #else
         return peakResidentBytes()
         #endif
+    }
+
+    /// Resident bytes from a Linux `statm` file (its second field, in pages); 0 when unreadable.
+    private static func resident(statm path: String) -> Int {
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return 0 }
+        let fields = text.split(separator: " ")
+        guard fields.count > 1, let pages = Int(fields[1]) else { return 0 }
+        return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
     }
 
     /// The peak resident set size of this process (`who` = self) or of its reaped children, in bytes.
@@ -70,10 +75,7 @@ enum ProcessFacts {
     /// The resident set size of a running process now, in bytes (0 where the platform cannot tell).
     static func residentBytes(_ pid: Int32) -> Int {
         #if os(Linux)
-        guard let text = try? String(contentsOfFile: "/proc/\(pid)/statm", encoding: .utf8) else { return 0 }
-        let fields = text.split(separator: " ")
-        guard fields.count > 1, let pages = Int(fields[1]) else { return 0 }
-        return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
+        return resident(statm: "/proc/\(pid)/statm")
         #else
         return 0
         #endif
@@ -99,6 +101,19 @@ enum ProcessFacts {
         #else
         return 0
         #endif
+    }
+
+    /// Starts `flowmatrix args…` (this executable) in `directory` with its output discarded: the benches' serve and
+    /// worker processes.
+    static func startFlowmatrix(_ args: [String], in directory: URL) throws -> Process {
+        let p = Process()
+        p.executableURL = executable
+        p.arguments = args
+        p.currentDirectoryURL = directory
+        p.standardOutput = FileHandle.nullDevice
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        return p
     }
 
     /// Runs a program to completion with stderr discarded and returns its exit status and standard output (the

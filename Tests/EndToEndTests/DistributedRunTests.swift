@@ -30,16 +30,23 @@ struct DistributedRunTests {
     func workerKilled() async throws {
         let ws = try E2EWorkspace()
         defer { ws.cleanUp() }
-        // 8 jobs of ~1 s on a one-slot worker: the kill, after the first finishes, lands while the victim runs its
-        // next job (the gap between two jobs is one round trip, milliseconds).
-        for i in 0..<4 { try ws.scenario("slow-\(i)", ["busy:1000", "pass"]) }
+        // 8 jobs of ~2 s on a one-slot worker; the kill lands once the journal shows the victim running an attempt
+        // (its start is journaled after 0.5 s), so it is mid-job even on a loaded machine.
+        for i in 0..<4 { try ws.scenario("slow-\(i)", ["busy:2000", "pass"]) }
         let matrix = try ws.matrix(locales: ["en", "de"])
         let token = "e2e-token-0123456789abcdef"
         try Data(token.utf8).write(to: ws.root.appendingPathComponent("token"))
         let (serve, port) = try await ws.startServe(["serve", matrix, "--token-file", "token"], label: "serve")
         let victim = try ws.start(["worker", "--connect", "127.0.0.1:\(port)", "--token-file", "token", "--slots", "1",
                                    "--name", "victim"], label: "victim")
-        try await waitUntil("the first job finishes", timeout: .seconds(60)) { ws.finishedJobs() >= 1 }
+        try await waitUntil("the victim runs an attempt", timeout: .seconds(60)) {
+            // The journal may not have its schema yet: not yet, then.
+            guard let runID = try? ws.latestRunID(), let reader = try? JournalReader(path: ws.journalPath),
+                  let rows = try? reader.jobs(run: runID) else { return false }
+            return rows.contains { row in
+                (try? reader.attempts(run: runID, job: row.job.jobID))?.contains { $0.worker == "victim" && $0.result == nil } ?? false
+            }
+        }
         ws.kill9(victim)
         let survivor = try ws.start(["worker", "--connect", "127.0.0.1:\(port)", "--token-file", "token", "--slots", "2",
                                      "--name", "survivor", "--exit-after-drain", "--give-up-after", "20"], label: "survivor")

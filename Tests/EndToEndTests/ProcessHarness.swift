@@ -105,19 +105,9 @@ final class E2EWorkspace: Sendable {
         return (p.terminationStatus, output(label))
     }
 
-    /// Runs a system tool (not flowmatrix) to completion.
+    /// Runs a system tool (not flowmatrix) to completion in the workspace.
     func runTool(_ path: String, _ args: [String]) async throws -> (Int32, String) {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: path)
-        p.arguments = args
-        p.currentDirectoryURL = root
-        let pipe = Pipe()
-        p.standardOutput = pipe
-        p.standardError = pipe
-        try p.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return (p.terminationStatus, String(decoding: data, as: UTF8.self))
+        try runProgram(path, args, in: root)
     }
 
     func waitForExit(_ p: Process, timeout: Duration) async throws {
@@ -156,6 +146,21 @@ final class E2EWorkspace: Sendable {
         guard let id = try? latestRunID(), let o = try? outcomes(run: id) else { return 0 }
         return o.count
     }
+}
+
+/// Runs a program to completion (in `directory`, or here) and returns its exit status and output (stdout and stderr).
+func runProgram(_ path: String, _ args: [String], in directory: URL? = nil) throws -> (Int32, String) {
+    let p = Process()
+    p.executableURL = URL(fileURLWithPath: path)
+    p.arguments = args
+    if let directory { p.currentDirectoryURL = directory }
+    let pipe = Pipe()
+    p.standardOutput = pipe
+    p.standardError = pipe
+    try p.run()
+    let data = pipe.fileHandleForReading.readDataToEndOfFile()
+    p.waitUntilExit()
+    return (p.terminationStatus, String(decoding: data, as: UTF8.self))
 }
 
 /// Waits for `condition` to hold, checking it every 20 ms, failing after `timeout`.
