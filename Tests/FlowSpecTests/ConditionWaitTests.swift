@@ -43,7 +43,7 @@ struct ConditionWaitTests {
         let checked = ChangeSignal()
         let clock = ClockWaitClock(ContinuousClock())
         async let waited: Void = ConditionWaiter(clock: clock, signal: signal)
-            .wait(for: "ready", timeout: .seconds(60)) {
+            .wait(for: "ready", timeout: .seconds(600)) {
                 let value = ready.withLock { $0 }
                 checks.withLock { $0 += 1 }
                 checked.notify()
@@ -53,8 +53,9 @@ struct ConditionWaitTests {
         ready.withLock { $0 = true }
         signal.notify()
         try await waited
+        // Two evaluations and no timeout: it woke on the signal (at the deadline it would have thrown). No wall-time
+        // bound: a loaded machine may take long to run the waiting task at all.
         #expect(checks.withLock { $0 } == 2)
-        #expect(clock.now() < .seconds(30))
     }
 
     @Test("a registered interruption that appears during a wait is handled, recorded, and the wait continues")
