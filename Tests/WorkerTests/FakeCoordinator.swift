@@ -1,4 +1,5 @@
 import FlowCrypto
+import FlowMatrixTestKit
 import FlowSpec
 import Foundation
 import Synchronization
@@ -11,23 +12,21 @@ final class FakeCoordinator: Sendable {
     static let token = Array("worker-tests-token".utf8)
 
     private struct State {
-        /// As the worker sent them, except that a RESULT_STEPS is recorded as the STEPs and RESULT it stands for.
-        var received: [Message] = []
         /// The types of the frames as they came.
         var frameTypes: [MessageType] = []
         var connection: LoopBound<FramedConnection>?
-        var waiters: [(id: Int, predicate: @Sendable ([Message]) -> Bool, continuation: CheckedContinuation<Void, Never>)] = []
-        var nextWaiter = 0
     }
 
     let loop = EventLoop()
     private let state = Mutex(State())
+    /// As the worker sent them, except that a RESULT_STEPS is recorded as the STEPs and RESULT it stands for.
+    private let log = MessageLog()
     private let server = Mutex<TCPServer?>(nil)
 
     /// The port to connect to.
     var port: Int { server.withLock { $0?.port ?? 0 } }
 
-    var received: [Message] { state.withLock { $0.received } }
+    var received: [Message] { log.messages }
     var frameTypes: [MessageType] { state.withLock { $0.frameTypes } }
 
     /// - Parameter versions: the protocol versions offered in CHALLENGE.
@@ -55,36 +54,7 @@ final class FakeCoordinator: Sendable {
 
     /// Waits (up to `seconds`) until the messages received so far satisfy `predicate`.
     func wait(_ what: String, seconds: Double = 20, until predicate: @escaping @Sendable ([Message]) -> Bool) async throws {
-        let id = state.withLock { s -> Int in
-            s.nextWaiter += 1
-            return s.nextWaiter
-        }
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask {
-                await withTaskCancellationHandler {
-                    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                        let now = self.state.withLock { s -> Bool in
-                            if predicate(s.received) || Task.isCancelled { return true }
-                            s.waiters.append((id, predicate, continuation))
-                            return false
-                        }
-                        if now { continuation.resume() }
-                    }
-                } onCancel: {
-                    let waiter = self.state.withLock { s -> CheckedContinuation<Void, Never>? in
-                        guard let i = s.waiters.firstIndex(where: { $0.id == id }) else { return nil }
-                        return s.waiters.remove(at: i).continuation
-                    }
-                    waiter?.resume()
-                }
-            }
-            group.addTask {
-                try await Task.sleep(for: .seconds(seconds))
-                throw WaitTimedOut(what: what, received: self.received)
-            }
-            defer { group.cancelAll() }
-            try await group.next()
-        }
+        try await log.wait(what, timeout: .seconds(seconds), until: predicate)
     }
 
     /// The RESULT of `job`, if it arrived.
@@ -101,24 +71,16 @@ final class FakeCoordinator: Sendable {
     }
 
     fileprivate func onMessages(_ messages: [Message]) {
-        let ready = state.withLock { s -> [CheckedContinuation<Void, Never>] in
-            for message in messages {
-                s.frameTypes.append(message.type)
+        state.withLock { s in
+            s.frameTypes += messages.map(\.type)
+            // Under the lock, so batches are recorded in the order they came.
+            log.append(messages.flatMap { message -> [Message] in
                 if case .resultSteps(let report) = message {
-                    s.received += report.stepEvents.map(Message.step) + [.result(report.result)]
-                } else {
-                    s.received.append(message)
+                    return report.stepEvents.map(Message.step) + [.result(report.result)]
                 }
-            }
-            var ready: [CheckedContinuation<Void, Never>] = []
-            s.waiters.removeAll { waiter in
-                guard waiter.predicate(s.received) else { return false }
-                ready.append(waiter.continuation)
-                return true
-            }
-            return ready
+                return [message]
+            })
         }
-        for continuation in ready { continuation.resume() }
     }
 
     private final class Handler: FramedConnectionHandler {
@@ -133,12 +95,6 @@ final class FakeCoordinator: Sendable {
 
         func onClose(_ connection: FramedConnection, _ reason: CloseReason) {}
     }
-}
-
-struct WaitTimedOut: Error, CustomStringConvertible {
-    let what: String
-    let received: [Message]
-    var description: String { "timed out waiting for \(what); received \(received.map(\.type))" }
 }
 
 /// A scenario and the SCENARIO message that delivers it.
