@@ -95,7 +95,9 @@ extension CoordinatorEngine {
     }
 
     /// A late or duplicate result of an attempt the job moved on from: recorded, never counted.
-    private func endSuperseded(_ a: Assignment, status: AttemptStatus, at date: Date, into records: inout [JournalRecord]) {
+    private func endSuperseded(
+        _ a: Assignment, status: AttemptStatus, at date: Date, into records: inout [JournalRecord]
+    ) {
         supersededResults += 1
         let attempt = a.attempt + (definition.attemptOffsets[a.job] ?? 0)
         _ = attemptJournal.ended(job: a.job, jobID: definition.jobs[a.job].id, attempt: attempt,

@@ -107,7 +107,9 @@ public final class CoordinatorEngine {
     /// - Parameters:
     ///   - journal: receives records in batches (hand them to a `JournalWriter`).
     ///   - clock: the engine's only source of time: time since the run began and the date journaled.
-    public init(definition: RunDefinition, journal: @escaping @Sendable ([JournalRecord]) -> Void, clock: CoordinatorClock) {
+    public init(
+        definition: RunDefinition, journal: @escaping @Sendable ([JournalRecord]) -> Void, clock: CoordinatorClock
+    ) {
         self.definition = definition
         self.journal = journal
         self.clock = clock

@@ -73,7 +73,8 @@ extension Scheduler {
         reason: String? = nil, into directives: inout [SchedulerDirective]
     ) {
         let decided = outcome.flatMap { decide(assignment.job, $0, reason: reason) }
-        directives.append(.attemptEnded(assignment, worker: worker, status: status, superseded: false, decided: decided))
+        directives.append(
+            .attemptEnded(assignment, worker: worker, status: status, superseded: false, decided: decided))
     }
 
     /// A job that ends without an attempt ending now (queued when dispatch stopped).

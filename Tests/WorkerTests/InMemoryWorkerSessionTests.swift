@@ -5,7 +5,7 @@ import Worker
 
 /// The worker session's shell with real runner tasks and the test registry, over an in-memory transport with a
 /// manual clock: credit, queueing, REVOKE, the watchdog and DRAIN without a socket or an event loop.
-@Suite("Worker session without sockets", .timeLimit(.minutes(1)))
+@Suite("Worker session without sockets", .timeLimit(.minutes(5)))
 struct InMemoryWorkerSessionTests {
     let quick = ScenarioFixture("quick", targets: ["pass", "pass"])
     let hang = ScenarioFixture("hang", targets: ["pass", "hang"])
@@ -23,6 +23,10 @@ struct InMemoryWorkerSessionTests {
         session.start()
         return (session, transport, clock)
     }
+
+    /// How long a wait may take: generous, since a loaded machine may run the runner tasks late (a wait ends as soon
+    /// as its condition holds, so this costs nothing when all is well).
+    static let patience = Duration.seconds(120)
 
     static func result(_ job: String, in messages: [Message]) -> JobResult? {
         messages.lazy.compactMap {
@@ -44,7 +48,7 @@ struct InMemoryWorkerSessionTests {
         #expect(Self.credit(in: transport.sent) == 6)
         let ids = (0..<6).map { "j\($0)" }
         _ = session.onMessages([quick.message, .assign(ids.map { quick.job($0) })])
-        try await transport.wait("six results and their credit") { sent in
+        try await transport.wait("six results and their credit", timeout: Self.patience) { sent in
             ids.allSatisfy { Self.result($0, in: sent) != nil } && Self.credit(in: sent) == 12
         }
         for id in ids { #expect(Self.result(id, in: transport.sent)?.status == .passed) }
@@ -66,11 +70,11 @@ struct InMemoryWorkerSessionTests {
         // The running attempt goes on until the watchdog stops it; the taken one never runs here.
         clock.advance(by: .seconds(1))
         session.onTick()
-        try await transport.wait("the running job's RESULT") { Self.result("running", in: $0) != nil }
+        try await transport.wait("the running job's RESULT", timeout: Self.patience) { Self.result("running", in: $0) != nil }
         #expect(Self.result("running", in: transport.sent)?.status == .timedOut)
         #expect(Self.result("queued", in: transport.sent) == nil)
         // Credit: the window (2), the taken attempt's (1), the finished job's (1).
-        try await transport.wait("the finished job's credit") { Self.credit(in: $0) == 4 }
+        try await transport.wait("the finished job's credit", timeout: Self.patience) { Self.credit(in: $0) == 4 }
         _ = await session.finish()
     }
 
@@ -87,7 +91,9 @@ struct InMemoryWorkerSessionTests {
         #expect(Self.result("slow", in: transport.sent) == nil)
         clock.advance(by: .seconds(3))
         session.onTick()
-        try await transport.wait("both results") { Self.result("next", in: $0) != nil && Self.result("slow", in: $0) != nil }
+        try await transport.wait("both results", timeout: Self.patience) {
+            Self.result("next", in: $0) != nil && Self.result("slow", in: $0) != nil
+        }
         let slow = Self.result("slow", in: transport.sent)
         #expect(slow?.status == .timedOut)
         #expect(Self.result("next", in: transport.sent)?.status == .passed)
@@ -98,7 +104,7 @@ struct InMemoryWorkerSessionTests {
     func drain() async throws {
         let (session, transport, _) = session(slots: 2, prefetch: 2)
         _ = session.onMessages([quick.message, .assign((0..<4).map { quick.job("d\($0)") }), .drain])
-        try await transport.wait("BYE") { $0.contains { if case .bye = $0 { true } else { false } } }
+        try await transport.wait("BYE", timeout: Self.patience) { $0.contains { if case .bye = $0 { true } else { false } } }
         let sent = transport.sent
         let byes = sent.indices.filter { if case .bye = sent[$0] { true } else { false } }
         let lastResult = sent.lastIndex {
