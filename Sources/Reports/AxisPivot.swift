@@ -98,8 +98,9 @@ public struct AxisPivot: Sendable, Hashable, Codable {
     }
 
     /// The pivot of a run's index: each configuration's values are looked up once, not once per job. Axes named in
-    /// `excluded` take no part (stability mode leaves out the repetition axis).
-    static func compute(_ index: RunIndex, excluding excluded: Set<String> = []) -> AxisPivot {
+    /// `excluded` take no part (stability mode leaves out the repetition axis); jobs whose position is in `skipped`
+    /// neither (stability mode's flake pivot leaves out jobs that failed every repetition).
+    static func compute(_ index: RunIndex, excluding excluded: Set<String> = [], skipped: Set<Int> = []) -> AxisPivot {
         var values = ValueTable()
         var profiles = ProfileTable()
         let scenarioIDs = index.scenarios.map { values.id(AxisValue(axis: scenarioAxis, value: $0.id)) }
@@ -109,7 +110,7 @@ public struct AxisPivot: Sendable, Hashable, Codable {
         var profileOf: [Int64: Int32] = [:]
         var counted: [Counted] = []
         counted.reserveCapacity(index.jobs.count)
-        for job in index.jobs where job.status.isVerdict {
+        for (position, job) in index.jobs.enumerated() where job.status.isVerdict && !skipped.contains(position) {
             let pair = Int64(job.scenario) << 32 | Int64(job.configuration)
             let profile: Int32
             if let known = profileOf[pair] { profile = known } else {

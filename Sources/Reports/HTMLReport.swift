@@ -230,24 +230,31 @@ struct HTMLReport {
 
     // MARK: - Stability
 
-    /// Stability mode: the sentence naming where flakes concentrate, and the least stable jobs.
+    /// Stability mode: the sentence naming where flaky repetitions concentrate, the flaky jobs, then the jobs that
+    /// failed every repetition.
     private func stabilitySection(_ stability: Stability) -> String {
-        let unstable = stability.jobs.filter { $0.failed > 0 }
         var out = "<section class=\"block\" id=\"stability\">\n<h2>Stability over \(stability.repetitions) repetitions</h2>\n"
-        out += "<p class=\"headline\(unstable.isEmpty ? " ok" : "")\" id=\"stability-headline\">"
-            + h(stability.headline(pivot)) + "</p>\n"
-        guard !unstable.isEmpty else { return out + "</section>\n" }
-        out += "<p class=\"muted\">Flake rate = failed repetitions / repetitions (a repetition that passed on a retry"
-            + " counts as passed, and as flaky). \(unstable.count) of \(stability.jobs.count) jobs failed at least once;"
-            + " the least stable first (all of them in stability.json).</p>\n"
-        out += "<table class=\"grid\" id=\"stability-jobs\"><tr><th>job</th><th>failed/repetitions</th><th>flake rate</th><th></th>"
-            + "<th>flaky</th></tr>\n"
-        for e in unstable.prefix(Self.failingRows) {
+        out += "<p class=\"headline\(stability.flakyJobs == 0 ? " ok" : "")\" id=\"stability-headline\">"
+            + h(stability.headline) + "</p>\n"
+        out += "<p class=\"muted\">Flake rate = failed repetitions / repetitions. A job is flaky when it failed some"
+            + " repetitions but not all, or passed only on a retry; one that failed every repetition fails on every seed."
+            + " All of them are in stability.json.</p>\n"
+        let flaky = stability.jobs.filter(\.isFlaky)
+        if !flaky.isEmpty { out += table("stability-flaky", "Flaky jobs (\(flaky.count))", flaky) }
+        let broken = stability.jobs.filter(\.failedEvery)
+        if !broken.isEmpty { out += table("stability-failed-every", "Failed every repetition (\(broken.count))", broken) }
+        return out + "</section>\n"
+    }
+
+    private func table(_ id: String, _ title: String, _ entries: [Stability.Entry]) -> String {
+        var out = "<h3>\(h(title))</h3>\n<table class=\"grid\" id=\"\(id)\"><tr><th>job</th><th>failed/repetitions</th>"
+            + "<th>flake rate</th><th></th><th>passed on a retry</th></tr>\n"
+        for e in entries.prefix(Self.failingRows) {
             out += "<tr><td class=\"mono\">\(h(e.key))</td><td>\(e.failed)/\(e.repetitions)</td><td><div class=\"bar\" title=\""
                 + AxisPivot.percent(e.flakeRate) + "\"><span style=\"width:\(Int((e.flakeRate * 100).rounded()))%\"></span></div></td>"
                 + "<td>\(AxisPivot.percent(e.flakeRate))</td><td>\(e.flaky)</td></tr>\n"
         }
-        return out + "</table>\n</section>\n"
+        return out + "</table>\n"
     }
 
     // MARK: - Failing jobs

@@ -95,8 +95,14 @@ public enum ReportWriter {
             lap("diff")
         }
         // Stability mode: the pivot counts repetitions of configurations, so it leaves the repetition axis out.
-        let stability = Stability.compute(index)
+        var stability = Stability.compute(index)
         let pivot = AxisPivot.compute(index, excluding: stability == nil ? [] : [Repetitions.axis])
+        if let s = stability {
+            // Where flakiness concentrates: the same pivot without the jobs that failed every repetition.
+            let flakePivot = AxisPivot.compute(index, excluding: [Repetitions.axis], skipped: s.failedEveryPositions(in: index))
+            stability?.headline = s.headline(flakePivot: flakePivot)
+            stability?.patterns = flakePivot.explanations
+        }
         lap("pivot")
         do {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
