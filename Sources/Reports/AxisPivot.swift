@@ -99,8 +99,11 @@ public struct AxisPivot: Sendable, Hashable, Codable {
 
     /// The pivot of a run's index: each configuration's values are looked up once, not once per job. Axes named in
     /// `excluded` take no part (stability mode leaves out the repetition axis); jobs whose position is in `skipped`
-    /// neither (stability mode's flake pivot leaves out jobs that failed every repetition).
-    static func compute(_ index: RunIndex, excluding excluded: Set<String> = [], skipped: Set<Int> = []) -> AxisPivot {
+    /// neither (stability mode's flake pivot leaves out jobs that failed every repetition, and with `flakyFails`
+    /// counts a job that passed only on a retry as a failure: both are evidence of flakiness).
+    static func compute(
+        _ index: RunIndex, excluding excluded: Set<String> = [], skipped: Set<Int> = [], flakyFails: Bool = false
+    ) -> AxisPivot {
         var values = ValueTable()
         var profiles = ProfileTable()
         let scenarioIDs = index.scenarios.map { values.id(AxisValue(axis: scenarioAxis, value: $0.id)) }
@@ -117,7 +120,8 @@ public struct AxisPivot: Sendable, Hashable, Codable {
                 profile = profiles.id([scenarioIDs[Int(job.scenario)]] + configurationIDs[Int(job.configuration)])
                 profileOf[pair] = profile
             }
-            counted.append(Counted(profile: profile, failure: job.status.isFailure, flaky: job.status == .flaky))
+            let failure = job.status.isFailure || (flakyFails && job.status == .flaky)
+            counted.append(Counted(profile: profile, failure: failure, flaky: job.status == .flaky))
         }
         return compute(counted, profiles: profiles.arrays, values: values.values)
     }

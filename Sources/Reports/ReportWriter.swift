@@ -99,7 +99,8 @@ public enum ReportWriter {
         let pivot = AxisPivot.compute(index, excluding: stability == nil ? [] : [Repetitions.axis])
         if let s = stability {
             // Where flakiness concentrates: the same pivot without the jobs that failed every repetition.
-            let flakePivot = AxisPivot.compute(index, excluding: [Repetitions.axis], skipped: s.failedEveryPositions(in: index))
+            let flakePivot = AxisPivot.compute(index, excluding: [Repetitions.axis], skipped: s.failedEveryPositions(in: index),
+                                               flakyFails: true)
             stability?.headline = s.headline(flakePivot: flakePivot)
             stability?.patterns = flakePivot.explanations
         }

@@ -223,7 +223,7 @@ public struct Stability: Sendable, Hashable, Codable {
 
     /// The stability headline: how many jobs are flaky and how many failed every repetition, and where the flaky
     /// repetitions concentrate, from `flakePivot` (the pivot over repetitions without the repetition axis and without
-    /// jobs that failed every time): `3 of 40 jobs are flaky …; flaky mostly with network=flaky + window=narrow (…)`.
+    /// jobs that failed every time, where a repetition that passed only on a retry counts as failing): `3 of 40 jobs are flaky …; flaky mostly with network=flaky + window=narrow (…)`.
     public func headline(flakePivot pivot: AxisPivot) -> String {
         let flaky = flakyJobs, broken = failedEveryJobs
         var text = "\(flaky) of \(jobs.count) job\(jobs.count == 1 ? "" : "s") \(flaky == 1 ? "is" : "are") flaky (failed some of "
@@ -231,7 +231,8 @@ public struct Stability: Sendable, Hashable, Codable {
         guard pivot.totalFailures > 0 else { return text + "." }
         guard !pivot.explanations.isEmpty else { return text + "; the flaky repetitions share no axis value." }
         let patterns = pivot.explanations.map { e in
-            "\(e.group.label) (\(e.group.failures) of \(e.group.jobs) repetitions fail, \(AxisPivot.percent(e.group.rate)))"
+            "\(e.group.label) (\(e.group.failures) of \(e.group.jobs) repetitions failed or needed a retry, "
+                + AxisPivot.percent(e.group.rate) + ")"
         }
         text += ". Flaky mostly with " + patterns.joined(separator: "; ")
         return text + (pivot.unexplained == 0 ? "." : "; \(pivot.unexplained) elsewhere.")
