@@ -232,6 +232,8 @@ public struct MatrixFile: Sendable, Hashable {
 
     /// The command fanned out beside (or instead of) the corpus; nil: scenario jobs only (docs/COMMAND-JOBS.md).
     public var command: CommandTemplate?
+    /// Where `command` stands in the file (for findings); nil for matrices built in code.
+    public var commandPosition: SourcePosition?
 
     /// Positions of the corpus entries (for findings); empty for matrices built in code.
     public var corpusPositions: [SourcePosition] = []

@@ -136,6 +136,7 @@ struct MatrixParser {
             include: include, exclude: exclude, constraints: constraints, reduction: reduction, seedRows: seedRows)
         matrix.corpusPositions = corpusPositions
         matrix.command = command
+        matrix.commandPosition = root["command"]?.position
         matrix.repetitions = repetitions
         matrix.axesPosition = root["axes"]?.position
         matrix.reductionPosition = root["reduction"]?.position

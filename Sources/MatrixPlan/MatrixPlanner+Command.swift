@@ -16,7 +16,7 @@ extension MatrixPlanner {
         guard let argv = matrix.command?.itemsCommand, matrix.command?.items == nil else { return nil }
         func finding(_ message: String) -> ValidationFinding {
             ValidationFinding(file: matrix.file, code: MatrixRule.itemsCommandFailed.code, path: "$.command.items.command",
-                              position: nil, message: message)
+                              position: matrix.commandPosition, message: message)
         }
         let shown = argv.joined(separator: " ")
         let process = Process()

@@ -387,9 +387,8 @@ func forEachSubset(_ items: [String], size: Int, _ body: ([String]) -> Void) {
 public enum MatrixPlanner {
     /// Loads the matrix and its corpus and plans it. The plan is nil when any finding prevents planning.
     public static func load(matrixAt url: URL, settings: PlanSettings = PlanSettings()) -> (Plan?, [ValidationFinding]) {
-        let (validated, findings) = validate(matrixAt: url, settings: settings)
-        guard var matrix = validated, findings.isEmpty else { return (nil, findings) }
-        if let problem = collectItems(of: &matrix) { return (nil, [problem]) }
+        let (matrix, findings) = validate(matrixAt: url, settings: settings)
+        guard let matrix, findings.isEmpty else { return (nil, findings) }
         let corpus = ScenarioLoader.loadCorpus(paths: matrix.corpusURLs, validate: false)
         let plan = matrix.plan(scenarios: corpus.scenarios.map { ($0.scenario, $0.file) }, settings: settings)
         guard plan.limitFindings.isEmpty else { return (nil, plan.limitFindings) }
@@ -414,7 +413,16 @@ public enum MatrixPlanner {
 
     /// `validate`, also saying which scenario files were read (for `flowmatrix validate`'s summary).
     public static func check(matrixAt url: URL, settings: PlanSettings = PlanSettings()) -> Check {
-        let (matrix, findings) = MatrixFile.load(from: url)
+        var (matrix, findings) = MatrixFile.load(from: url)
+        // The items of a command come from its items command, run here (validate, plan and run all see them).
+        if var m = matrix {
+            if let problem = collectItems(of: &m) {
+                findings.append(problem)
+                matrix = nil
+            } else {
+                matrix = m
+            }
+        }
         // The corpus is validated even when the matrix has findings, as long as it names one.
         var corpusURLs = matrix?.corpusURLs ?? []
         if matrix == nil, let data = try? Data(contentsOf: url), let root = try? JSONParser.parse(Array(data)) {
