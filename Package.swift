@@ -121,6 +121,11 @@ let package = Package(
             name: "EndToEndTests", dependencies: ["FlowMatrixCLI", "Artifacts", "Coordinator", "FlowMatrixTestKit", "Journal", "Wire"],
             swiftSettings: swiftSettings
         ),
+        .testTarget(
+            name: "CommandJobsTests",
+            dependencies: ["CommandJobs", "Artifacts", "FlowSpec", "MatrixPlan", "Wire", "Worker"],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(name: "DevToolsTests", dependencies: ["DevTools"], swiftSettings: swiftSettings),
         .testTarget(
             name: "WebRegistryTests",

@@ -66,7 +66,8 @@ public struct CommandTemplate: Sendable, Hashable {
         return items.map { scenario(item: $0) }
     }
 
-    func scenario(item: String?) -> Scenario {
+    /// The scenario of one item (nil: the command without items).
+    public func scenario(item: String?) -> Scenario {
         Scenario(id: item.map { "\(name)[\($0)]" } ?? name, title: item ?? name, tags: ["command"],
                  steps: [Step(verb: .request, target: Self.stepTarget, arg: canonicalJSON(item: item))])
     }
