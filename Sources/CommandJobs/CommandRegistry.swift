@@ -67,7 +67,7 @@ public final class CommandRegistry: AsyncStepRegistry, NamedResultsProviding {
         let sink = ArtifactSink.current
         for artifact in [outcome.stdout, outcome.stderr].compactMap({ $0 }) { try? sink?.attach(artifact) }
         let base = invocation.workingDirectory ?? FileManager.default.currentDirectoryPath
-        let collected = collect(job, values: values, base: base, into: sink)
+        let collected = collect(job, values: values, base: base, output: output.path, into: sink)
         results.withLock { $0 = collected.results }
         if outcome.cancelled && !outcome.timedOut { throw CancellationError() }
         if outcome.timedOut {
@@ -80,7 +80,7 @@ public final class CommandRegistry: AsyncStepRegistry, NamedResultsProviding {
     }
 
     /// Reads the result files (each test a named result) and keeps them and the artifact globs' files.
-    private func collect(_ job: CommandJob, values: PlaceholderValues, base: String, into sink: ArtifactSink?)
+    private func collect(_ job: CommandJob, values: PlaceholderValues, base: String, output: String, into sink: ArtifactSink?)
         -> (results: [NamedResult], problems: [String])
     {
         var named: [NamedResult] = []
@@ -88,21 +88,22 @@ public final class CommandRegistry: AsyncStepRegistry, NamedResultsProviding {
         var kept = Set<String>()
         func keep(_ path: String) {
             guard kept.insert(path).inserted else { return }
-            let name = FileGlob.artifactName(path, base: base)
+            let name = FileGlob.artifactName(path, roots: [output, base])
             _ = try? sink?.attach(file: URL(fileURLWithPath: path), name: name, mediaType: FileGlob.mediaType(path), step: 0)
         }
-        for pattern in (job.results ?? []).map(values.text) {
-            let paths = FileGlob.expand(pattern, base: base)
-            if paths.isEmpty { problems.append("no result file matched '\(pattern)'") }
+        for template in job.results ?? [] {
+            let paths = FileGlob.expand(values.text(template), base: base)
+            if paths.isEmpty { problems.append("no result file matched '\(template)'") }
             for path in paths {
                 keep(path)
+                let shown = FileGlob.artifactName(path, roots: [output, base])
                 do {
                     let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: path)))
                     named += try JUnitParser.parse(bytes).map(Self.namedResult)
                 } catch let error as JUnitError {
-                    problems.append("result file \(path) is not valid JUnit XML: \(error)")
+                    problems.append("result file \(shown) is not valid JUnit XML: \(error)")
                 } catch {
-                    problems.append("result file \(path) cannot be read: \(error)")
+                    problems.append("result file \(shown) cannot be read: \(error)")
                 }
             }
         }

@@ -22,13 +22,14 @@ enum FileGlob {
         return paths.filter { FileManager.default.fileExists(atPath: $0, isDirectory: &isFolder) && !isFolder.boolValue }
     }
 
-    /// The artifact name of a collected file: its path below the output folder or `base` (`/` as `-`), else its name.
-    static func artifactName(_ path: String, base: String) -> String {
-        var name = path.split(separator: "/").last.map(String.init) ?? path
-        let prefix = base.hasSuffix("/") ? base : base + "/"
-        if path.hasPrefix(prefix) { name = String(path.dropFirst(prefix.count)) }
-        if let range = name.range(of: "/attempt-") { name = String(name[range.upperBound...].drop { $0 != "/" }.dropFirst()) }
-        return name.replacingOccurrences(of: "/", with: "-")
+    /// The artifact name of a collected file: its path below the attempt's output folder or the working directory
+    /// (`/` as `-`), else its file name.
+    static func artifactName(_ path: String, roots: [String]) -> String {
+        for root in roots {
+            let prefix = root.hasSuffix("/") ? root : root + "/"
+            if path.hasPrefix(prefix) { return path.dropFirst(prefix.count).replacingOccurrences(of: "/", with: "-") }
+        }
+        return path.split(separator: "/").last.map(String.init) ?? path
     }
 
     static func mediaType(_ path: String) -> String {
