@@ -18,6 +18,7 @@ enum BenchCommand {
             WireBench.suite,
             DispatchBench.suite,
             MakespanBench.suite,
+            CommandBench.suite,
             WorkerBench.suite,
             JournalBench.suite,
             ArtifactsBench.suite,
