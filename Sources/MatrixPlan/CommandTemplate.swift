@@ -152,8 +152,9 @@ public enum Placeholder {
             if name == "item" && !hasItems { return "'{item}' needs 'items' (a list, or a command that prints them)" }
             if job.contains(name) || device.contains(name) || keys.contains(name) { return nil }
             if window.contains(name) { return hasWindow ? nil : "'{\(name)}' needs a 'window' axis" }
+            // In an argument a list stands alone (it becomes several arguments); elsewhere it is joined by spaces.
             if deviceLists.contains(name) {
-                return wholeArgument && names.count == 1 && text == "{\(name)}"
+                return !wholeArgument || (names.count == 1 && text == "{\(name)}")
                     ? nil : "'{\(name)}' stands for several arguments: write it alone as one argv element"
             }
             let known = (job.union(device).union(deviceLists).union(window).union(keys)).sorted()

@@ -64,6 +64,66 @@ struct CommandJobTests {
         #expect(artifacts.contains("stderr.log") && artifacts.contains("junit.xml"), "\(artifacts)")
     }
 
+    @Test("the shipped pytest matrix runs the real suite: failures only where the configuration breaks the code",
+          .enabled(if: pytestAvailable, "needs python3 with pytest (scripts/install-deps.sh test)"))
+    func shippedPytestMatrix() async throws {
+        let ws = try E2EWorkspace()
+        defer { ws.cleanUp() }
+        let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let store = ws.root.appendingPathComponent("store").path
+        let (status, output) = try await ws.run(
+            ["run", repository.appendingPathComponent("Matrices/pytest-locale-window.json").path, "--store", store, "--quiet"],
+            label: "pytest", workingDirectory: repository, timeout: .seconds(600))
+        #expect(status == 1, "\(output)")
+        let reader = try JournalReader(path: store + "/journal.sqlite")
+        let runID = try #require(try reader.latestRunID())
+        var failing: [String: [String]] = [:]
+        for row in try reader.jobs(run: runID) {
+            let steps = try reader.steps(run: runID, job: row.job.jobID, attempt: 1)
+            #expect(steps.filter { $0.key.hasPrefix("test:") }.count == 4, "\(row.job.configuration): \(steps)")
+            failing[row.job.configuration] = steps.filter { $0.key.hasPrefix("test:") && $0.outcome == .failed }
+                .map { String($0.key.split(separator: ".").last ?? "") }
+        }
+        #expect(failing == [
+            "locale=en,window=390x844": [], "locale=en,window=1024x768": [],
+            "locale=de,window=390x844": ["test_total_label_fits_its_column"], "locale=de,window=1024x768": [],
+            "locale=ar,window=390x844": ["test_total_follows_reading_direction"],
+            "locale=ar,window=1024x768": ["test_total_follows_reading_direction"],
+            "locale=ja,window=390x844": [], "locale=ja,window=1024x768": [],
+        ])
+    }
+
+    @Test("the shell-script sample runs for real: a locale missing a string fails with the script's stderr")
+    func shellScriptSample() async throws {
+        let ws = try E2EWorkspace()
+        defer { ws.cleanUp() }
+        let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let store = ws.root.appendingPathComponent("store").path
+        let (status, output) = try await ws.run(
+            ["run", repository.appendingPathComponent("Workers/CommandSamples/strings-check.json").path, "--store", store,
+             "--quiet"], label: "strings", workingDirectory: repository)
+        #expect(status == 1, "\(output)")
+        let reader = try JournalReader(path: store + "/journal.sqlite")
+        let rows = try reader.jobs(run: try #require(try reader.latestRunID()))
+        let outcomes = Dictionary(uniqueKeysWithValues: rows.map { ($0.job.configuration, $0.result?.outcome) })
+        #expect(outcomes == ["locale=en": .passed, "locale=de": .passed, "locale=ar": .failed])
+        let ar = try #require(rows.first { $0.job.configuration == "locale=ar" })
+        #expect(ar.result?.failureMessage == "exited with status 1\nar: missing empty")
+    }
+
+    static var pytestAvailable: Bool {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        p.arguments = ["python3", "-c", "import pytest"]
+        p.standardOutput = FileHandle.nullDevice
+        p.standardError = FileHandle.nullDevice
+        guard (try? p.run()) != nil else { return false }
+        p.waitUntilExit()
+        return p.terminationStatus == 0
+    }
+
     @Test("a worker without --allow-commands never gets command jobs; one with it runs them all")
     func allowCommands() async throws {
         let ws = try E2EWorkspace()
