@@ -144,7 +144,8 @@ extension MatrixFile {
                                 canonicalScenario: canonical))
             }
         }
-        let counts = PlanCounts(stages: stages, afterReduction: configurations.count, scenariosInCorpus: scenarios.count,
+        let counts = PlanCounts(stages: stages, afterReduction: configurations.count,
+                                scenariosInCorpus: scenarios.count + commandJobsPerConfiguration,
                                 scenariosSelected: selected.count, jobs: jobs.count)
         var files: [String: String] = [:]
         for (s, f) in scenarios { files[s.id] = f }
