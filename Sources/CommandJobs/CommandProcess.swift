@@ -43,6 +43,8 @@ public struct CommandOutcome: Sendable {
     public var stderr: CompressedArtifact?
     /// The last lines of stderr (at most `CommandSettings.stderrTailBytes`), for the failure message.
     public var stderrTail: String
+    /// Output that could not be kept, and why (the registry files them as `artifacts.error.txt`).
+    public var outputProblems: [String] = []
     public var passed: Bool { exitStatus == 0 && !timedOut && !cancelled }
 }
 

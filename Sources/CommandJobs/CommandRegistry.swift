@@ -65,9 +65,18 @@ public final class CommandRegistry: AsyncStepRegistry, NamedResultsProviding {
             throw StepError.failed("\(error)")
         }
         let sink = ArtifactSink.current
-        for artifact in [outcome.stdout, outcome.stderr].compactMap({ $0 }) { try? sink?.attach(artifact) }
+        var artifactProblems = outcome.outputProblems
+        for artifact in [outcome.stdout, outcome.stderr].compactMap({ $0 }) {
+            do { try sink?.attach(artifact) } catch { artifactProblems.append("\(artifact.name): \(error)") }
+        }
         let base = invocation.workingDirectory ?? FileManager.default.currentDirectoryPath
         let collected = collect(job, values: values, base: base, output: output.path, into: sink)
+        artifactProblems += collected.artifactProblems
+        if !artifactProblems.isEmpty {
+            // An artifact that could not be kept is said, not lost silently (as `EvidenceLog` does for evidence).
+            _ = try? sink?.attach(name: "artifacts.error.txt", mediaType: "text/plain",
+                                  bytes: Array((artifactProblems.joined(separator: "\n") + "\n").utf8), step: 0)
+        }
         results.withLock { $0 = collected.results }
         if outcome.cancelled && !outcome.timedOut { throw CancellationError() }
         if outcome.timedOut {
@@ -81,15 +90,20 @@ public final class CommandRegistry: AsyncStepRegistry, NamedResultsProviding {
 
     /// Reads the result files (each test a named result) and keeps them and the artifact globs' files.
     private func collect(_ job: CommandJob, values: PlaceholderValues, base: String, output: String, into sink: ArtifactSink?)
-        -> (results: [NamedResult], problems: [String])
+        -> (results: [NamedResult], problems: [String], artifactProblems: [String])
     {
         var named: [NamedResult] = []
         var problems: [String] = []
+        var artifactProblems: [String] = []
         var kept = Set<String>()
         func keep(_ path: String) {
             guard kept.insert(path).inserted else { return }
             let name = FileGlob.artifactName(path, roots: [output, base])
-            _ = try? sink?.attach(file: URL(fileURLWithPath: path), name: name, mediaType: FileGlob.mediaType(path), step: 0)
+            do {
+                try sink?.attach(file: URL(fileURLWithPath: path), name: name, mediaType: FileGlob.mediaType(path), step: 0)
+            } catch {
+                artifactProblems.append("\(name): \(error)")
+            }
         }
         for template in job.results ?? [] {
             let paths = FileGlob.expand(values.text(template), base: base)
@@ -110,7 +124,7 @@ public final class CommandRegistry: AsyncStepRegistry, NamedResultsProviding {
         for pattern in (job.artifacts ?? []).map(values.text) {
             for path in FileGlob.expand(pattern, base: base) { keep(path) }
         }
-        return (named, problems)
+        return (named, problems, artifactProblems)
     }
 
     static func namedResult(_ c: JUnitCase) -> NamedResult {

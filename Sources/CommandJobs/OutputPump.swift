@@ -19,6 +19,8 @@ struct OutputPump {
     private var timedOut = false
     private var killed = false
     private var exitedAt: ContinuousClock.Instant?
+    /// Output that could not be kept (a compressor error): said in the attempt's artifacts, never silently lost.
+    private var problems: [String] = []
 
     init(child: SpawnedChild, settings: CommandSettings, deadline: ContinuousClock.Instant?) {
         self.child = child
@@ -27,8 +29,7 @@ struct OutputPump {
     }
 
     mutating func run(isCancelled: () -> Bool) -> CommandOutcome {
-        let out = try? ArtifactStream(name: "stdout.log", maxCompressedSize: settings.maxCompressedOutput)
-        let err = try? ArtifactStream(name: "stderr.log", maxCompressedSize: settings.maxCompressedOutput)
+        var streams = [stream("stdout.log"), stream("stderr.log")]
         var fds = [pollfd(fd: child.stdoutFD, events: Int16(POLLIN), revents: 0),
                    pollfd(fd: child.stderrFD, events: Int16(POLLIN), revents: 0)]
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
@@ -44,7 +45,10 @@ struct OutputPump {
                 let n = read(fds[i].fd, buffer.baseAddress, buffer.count)
                 if n > 0 {
                     let bytes = UnsafeRawBufferPointer(rebasing: buffer[0..<n])
-                    try? (i == 0 ? out : err)?.write(bytes)
+                    do { try streams[i]?.write(bytes) } catch {
+                        problems.append("\(streams[i]?.name ?? "output"): \(error); the rest was not kept")
+                        streams[i] = nil
+                    }
                     if i == 1 { keepTail(bytes) }
                 } else if n == 0 || (errno != EINTR && errno != EAGAIN) {
                     fds[i].fd = -1
@@ -71,8 +75,23 @@ struct OutputPump {
         if !killed { _ = kill(-child.pid, SIGKILL) }
         return CommandOutcome(
             pid: child.pid, exitStatus: exitStatus, signal: exitSignal, timedOut: timedOut, cancelled: isCancelled(),
-            duration: .zero, stdout: try? out?.finish(step: 0), stderr: try? err?.finish(step: 0),
-            stderrTail: tailText())
+            duration: .zero, stdout: finish(streams[0]), stderr: finish(streams[1]), stderrTail: tailText(),
+            outputProblems: problems)
+    }
+
+    private mutating func stream(_ name: String) -> ArtifactStream? {
+        do { return try ArtifactStream(name: name, maxCompressedSize: settings.maxCompressedOutput) } catch {
+            problems.append("\(name): \(error); not kept")
+            return nil
+        }
+    }
+
+    private mutating func finish(_ stream: ArtifactStream?) -> CompressedArtifact? {
+        guard let stream else { return nil }
+        do { return try stream.finish(step: 0) } catch {
+            problems.append("\(stream.name): \(error); not kept")
+            return nil
+        }
     }
 
     private func pollTimeout() -> Int32 {

@@ -13,54 +13,63 @@ import Glibc
 
 /// `flowmatrix bench command`: command jobs of `true`, one per configuration, on 2 local worker processes (journal
 /// on, as in a run), beside `xargs -P2 -n1 true` and GNU `parallel -j2 true` over the same count in the same sitting;
-/// then what a job costs beyond starting and reaping its process.
+/// then what a job costs beyond forking and exec'ing its process (CPU beyond xargs', which does little else).
 enum CommandBench {
     static let suite = BenchSuite(name: "command", overview: "command jobs of `true`/s on 2 local workers vs xargs -P2 and GNU parallel") { quick in
         let count = quick ? 200 : 3_000
-        let spawn = spawnSeconds(count: quick ? 100 : 1_000)
-        print(String(format: "  bare posix_spawn + waitpid of /bin/true, one at a time, in this process: %.0f µs each", spawn * 1e6))
-        var best = 0.0
+        print(String(format: "  bare posix_spawn + waitpid of /bin/true, one at a time, in this process: %.0f µs each",
+                     spawnSeconds(count: quick ? 100 : 1_000) * 1e6))
+        print("  \(count) jobs per measurement; each round runs the peers and FlowMatrix back to back (the machine is shared)")
         for round in 1...(quick ? 1 : 3) {
-            let xargs = peerRate("seq \(count) | xargs -P2 -n1 true", count: count)
-            let parallel = peerRate("seq \(count) | parallel -j2 true", count: count)
+            let xargs = peer("seq \(count) | xargs -P2 -n1 true", count: count)
+            let parallel = peer("seq \(count) | parallel -j2 true", count: count)
+            var best = 0.0
             for slots in [1, 2] {
                 let run = try await throughput(jobs: count, slots: slots)
                 best = max(best, run.rate)
-                // Two lanes (2 workers × 1 slot, like -P2): a lane's time per job beyond a bare spawn + reap.
-                let overhead = 2 / run.rate - spawn
-                print(String(format: "  round %d, %d jobs, 2 workers x %d slot(s): %.0f jobs/s; %.0f µs per job per lane beyond spawn + reap; CPU per job: coordinator %.0f µs, workers (incl. the commands) %.0f µs",
-                             round, run.done, slots, run.rate, overhead * 1e6, run.coordinatorCPU * 1e6, run.workersCPU * 1e6))
+                var line = String(format: "  round %d: FlowMatrix, 2 workers x %d slot(s): %.0f jobs/s; CPU per job: coordinator %.0f µs, workers + commands %.0f µs",
+                                  round, slots, run.rate, run.coordinatorCPU * 1e6, run.workersCPU * 1e6)
+                if let xargs {
+                    // What a job costs beyond forking and exec'ing `true`, which xargs does with almost nothing else.
+                    line += String(format: "; beyond fork/exec (minus xargs' CPU per job): %.0f µs CPU, %+.0f µs wall per lane",
+                                   (run.coordinatorCPU + run.workersCPU - xargs.cpu) * 1e6, (2 / run.rate - 2 / xargs.rate) * 1e6)
+                }
+                print(line)
             }
             if let xargs {
-                print(String(format: "  round %d peer: xargs -P2 -n1 true: %.0f jobs/s -> FlowMatrix best so far %.2fx xargs (target >= 0.8x)",
-                             round, xargs, best / xargs))
+                print(String(format: "  round %d: xargs -P2 -n1 true: %.0f jobs/s, %.0f µs CPU per job -> FlowMatrix %.2fx xargs (target >= 0.8x)",
+                             round, xargs.rate, xargs.cpu * 1e6, best / xargs.rate))
             } else {
                 print("  peer: xargs not available")
             }
             if let parallel {
-                print(String(format: "  round %d peer: GNU parallel -j2 true: %.0f jobs/s -> FlowMatrix best so far %.1fx parallel",
-                             round, parallel, best / parallel))
+                print(String(format: "  round %d: GNU parallel -j2 true: %.0f jobs/s, %.0f µs CPU per job -> FlowMatrix %.1fx parallel",
+                             round, parallel.rate, parallel.cpu * 1e6, best / parallel.rate))
             } else {
                 print("  peer: GNU parallel not installed (scripts/install-deps.sh bench)")
             }
         }
     }
 
-    /// Jobs per second of a shell pipeline running `count` commands (nil when it fails, e.g. the tool is missing).
-    static func peerRate(_ pipeline: String, count: Int) -> Double? {
+    /// Jobs per second and CPU seconds per job (the pipeline and everything it ran) of a shell pipeline running
+    /// `count` commands; nil when it fails (the tool is missing).
+    static func peer(_ pipeline: String, count: Int) -> (rate: Double, cpu: Double)? {
+        let cpuBefore = ProcessFacts.cpuSeconds(children: true)
         let started = ContinuousClock.now
         guard let (status, _) = try? ProcessFacts.runCapturing("/bin/sh", ["-c", pipeline]), status == 0 else { return nil }
-        return Double(count) / ((ContinuousClock.now - started).milliseconds / 1000)
+        let seconds = (ContinuousClock.now - started).milliseconds / 1000
+        return (Double(count) / seconds, (ProcessFacts.cpuSeconds(children: true) - cpuBefore) / Double(count))
     }
 
     /// Seconds per `posix_spawn` + `waitpid` of `/bin/true`, serially: the floor any runner pays per job.
     static func spawnSeconds(count: Int) -> Double {
         let argv: [UnsafeMutablePointer<CChar>?] = [strdup("/bin/true"), nil]
+        let environment: [UnsafeMutablePointer<CChar>?] = [nil]
         defer { free(argv[0]) }
         let started = ContinuousClock.now
         for _ in 0..<count {
             var pid: pid_t = 0
-            guard posix_spawn(&pid, "/bin/true", nil, nil, argv, environ) == 0 else { return 0 }
+            guard posix_spawn(&pid, "/bin/true", nil, nil, argv, environment) == 0 else { return 0 }
             var status: Int32 = 0
             waitpid(pid, &status, 0)
         }

@@ -32,6 +32,7 @@ extension MatrixPlanner {
         process.standardInput = FileHandle.nullDevice
         do { try process.run() } catch { return finding("the items command '\(shown)' could not start: \(error)") }
         // Both pipes are drained at once (a command filling its stderr pipe would otherwise block).
+        // Written by the one reader block, read only after `group.wait()`: never accessed concurrently.
         nonisolated(unsafe) var stderrData = Data()
         let group = DispatchGroup()
         DispatchQueue.global().async(group: group) { stderrData = errors.fileHandleForReading.readDataToEndOfFile() }
