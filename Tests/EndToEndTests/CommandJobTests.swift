@@ -153,6 +153,15 @@ struct CommandJobTests {
         }
     }
 
+    @Test("bench command runs (quick) and prints the peers beside FlowMatrix")
+    func bench() async throws {
+        let ws = try E2EWorkspace()
+        defer { ws.cleanUp() }
+        let (status, output) = try await ws.run(["bench", "--quick", "command"], label: "bench", timeout: .seconds(300))
+        #expect(status == 0, "\(output)")
+        #expect(output.contains("FlowMatrix, 2 workers x 1 slot(s)") && output.contains("xargs -P2 -n1 true"), "\(output)")
+    }
+
     @Test("'--registry command' without --allow-commands is a usage error in the CLI's format")
     func registryNeedsAllow() async throws {
         let ws = try E2EWorkspace()
