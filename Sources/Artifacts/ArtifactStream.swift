@@ -8,6 +8,7 @@ public final class ArtifactStream {
     public let name: String
     public let mediaType: String
     /// The most compressed bytes kept (default 16 MiB: a gigabyte of typical log output compresses to far less).
+    /// Command jobs use 8 MiB (`CommandSettings.maxCompressedOutput`).
     public let maxCompressedSize: Int
     private let compressor: GzipCompressor
     private var compressed: [UInt8] = []

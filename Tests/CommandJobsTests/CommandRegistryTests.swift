@@ -98,7 +98,8 @@ struct CommandRegistryTests {
                                        timeout: .milliseconds(700))
         let started = ContinuousClock.now
         let run = await Attempt(template)
-        #expect(ContinuousClock.now - started < .seconds(20))
+        // Far below the commands' 300 s (a loaded machine can take a while to schedule anything).
+        #expect(ContinuousClock.now - started < .seconds(150))
         guard case .conditionTimedOut(let what, _)? = run.error as? StepError else {
             Issue.record("expected a timeout, got \(run.message)")
             return
