@@ -33,7 +33,15 @@ public final class ArtifactStream {
             return
         }
         rawSize += bytes.count
-        try compressor.compress(bytes) { compressed.append(contentsOf: $0) }
+        try compressor.compress(bytes) { append($0) }
+    }
+
+    /// Appends compressed bytes; past 1 MiB the buffer grows once to the cap instead of doubling past it.
+    private func append(_ chunk: UnsafeRawBufferPointer) {
+        if compressed.count + chunk.count > compressed.capacity, compressed.capacity >= 1 << 20 {
+            compressed.reserveCapacity(max(compressed.count + chunk.count, maxCompressedSize + 256 << 10))
+        }
+        compressed.append(contentsOf: chunk)
     }
 
     /// Ends the stream: the artifact of `step`, or nil when nothing was written.
@@ -42,9 +50,9 @@ public final class ArtifactStream {
         if dropped > 0 {
             let note = Array("\n[flowmatrix: \(dropped) more bytes not kept: the compressed output reached \(maxCompressedSize) bytes]\n".utf8)
             rawSize += note.count
-            try note.withUnsafeBytes { raw in try compressor.compress(raw) { compressed.append(contentsOf: $0) } }
+            try note.withUnsafeBytes { raw in try compressor.compress(raw) { append($0) } }
         }
-        try compressor.finish { compressed.append(contentsOf: $0) }
+        try compressor.finish { append($0) }
         return CompressedArtifact(name: name, mediaType: mediaType, stepIndex: step, sha256: SHA256.hexHash(compressed),
                                   rawSize: rawSize, compressed: compressed)
     }

@@ -81,8 +81,8 @@ public enum CommandProcess {
 
 /// Tunables of command jobs, with their defaults.
 public struct CommandSettings: Sendable {
-    /// The most compressed bytes kept of each of stdout and stderr (default 8 MiB: a gigabyte of log-like output,
-    /// a few hundred MB of random bytes; past it the output is counted and dropped, and the artifact says so). The
+    /// The most compressed bytes kept of each of stdout and stderr (default 8 MiB: tens of MB of typical logs, over a
+    /// gigabyte of a repeated line; past it the output is counted and dropped, and the artifact says so). The
     /// worker holds them, and a copy while they stream to the coordinator: this bounds its memory per job.
     public var maxCompressedOutput = 8 << 20
     /// How much of the end of stderr makes the failure message (default 2 KiB, cut to whole lines).
