@@ -51,6 +51,12 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(name: "Reports", dependencies: ["Journal", "Artifacts", "FlowCrypto", "MatrixPlan"], swiftSettings: swiftSettings),
+        // Command jobs (docs/COMMAND-JOBS.md): the `command` registry, process groups, JUnit results.
+        .target(
+            name: "CommandJobs",
+            dependencies: ["Artifacts", "FlowSpec", "MatrixPlan", "RunConditions", "Wire", "Worker"],
+            swiftSettings: swiftSettings
+        ),
         .target(name: "FlowMatrixTestKit", dependencies: ["FlowSpec", "Worker", "Artifacts"], swiftSettings: swiftSettings),
 
         // Browser driving: the DevTools protocol client, and the `web` registry that maps FlowSpec onto it.
@@ -85,7 +91,7 @@ let package = Package(
             dependencies: [
                 "FlowSpec", "MatrixPlan", "RunConditions", "Wire", "UVTransport", "Artifacts", "Journal",
                 "Coordinator", "Worker", "Reports", "CatalogApp", "FlowMatrixTestKit", "FlowCrypto",
-                "DevTools", "WebRegistry",
+                "DevTools", "WebRegistry", "CommandJobs",
             ],
             swiftSettings: swiftSettings
         ),
@@ -114,6 +120,11 @@ let package = Package(
         .testTarget(
             name: "EndToEndTests",
             dependencies: ["FlowMatrixCLI", "Artifacts", "Coordinator", "FlowMatrixTestKit", "Journal", "UVTransport", "Wire"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "CommandJobsTests",
+            dependencies: ["CommandJobs", "Artifacts", "FlowSpec", "MatrixPlan", "Wire", "Worker"],
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "DevToolsTests", dependencies: ["DevTools"], swiftSettings: swiftSettings),

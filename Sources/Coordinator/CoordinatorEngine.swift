@@ -183,9 +183,13 @@ public final class CoordinatorEngine {
         let keys = definition.jobs[index].stepKeys
         attemptJournal.steps(job: index, jobID: jobID, attempt: Int(attempt), steps.lazy.map { step in
             let stepIndex = Int(step.index)
-            return StepResult(index: stepIndex, key: stepIndex < keys.count ? keys[stepIndex] : "step-\(step.index)",
+            var key = stepIndex < keys.count ? keys[stepIndex] : "step-\(step.index)"
+            var message = step.message
+            // A step past the declared ones may name itself (a command job's tests).
+            if stepIndex >= keys.count, let named = NamedStep.split(message) { (key, message) = named }
+            return StepResult(index: stepIndex, key: key,
                               outcome: StepOutcome(step.status), duration: Double(step.durationMicros) / 1e6,
-                              message: step.message.isEmpty ? nil : step.message,
+                              message: message.isEmpty ? nil : message,
                               interruptions: step.interruptions.isEmpty ? nil : step.interruptions.joined(separator: ", "))
         }, into: &records)
     }

@@ -19,6 +19,7 @@ enum BenchCommand {
             DispatchBench.suite,
             MakespanBench.suite,
             FloodBench.suite,
+            CommandBench.suite,
             WorkerBench.suite,
             JournalBench.suite,
             ArtifactsBench.suite,

@@ -33,6 +33,7 @@ enum RunCommand {
         discussion: """
             Ctrl-C once stops dispatching and lets in-flight jobs finish; twice cancels them. The journal stays
             consistent either way; 'flowmatrix run --resume <run-id>' finishes the run later.
+            The local workers allow command jobs (a matrix's 'command', docs/COMMAND-JOBS.md): you asked for it here.
             EXIT CODES: 0 all jobs passed (flaky allowed unless --strict), 1 failures, 2 I/O error (store, port),
             64 usage error, 65 the matrix or its corpus has findings (a plan over --max-jobs, MX025, included;
             nothing runs), 130 interrupted.
@@ -83,7 +84,8 @@ enum RunCommand {
             ("--max-jobs <n>", "The job limit: a plan with more jobs is finding MX025 and nothing runs (default 1000000)."),
         ],
         discussion: """
-            Workers: flowmatrix worker --connect <host:port> --token-file <file>. When the run completes the
+            Workers: flowmatrix worker --connect <host:port> --token-file <file> (add --allow-commands for a matrix
+            with a 'command': other workers never get command jobs). When the run completes the
             coordinator drains its workers and exits; workers reconnect to the next coordinator on that address.
             Without --token-file on loopback a token is generated into <store>/token (mode 0600).
             EXIT CODES: as for 'run'.

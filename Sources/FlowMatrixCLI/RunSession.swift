@@ -85,7 +85,8 @@ enum RunSession {
             plan.jobs = plan.jobs.filter { resumeState.done[$0.id] != nil || resumeState.nextAttempt[$0.id] != nil }
         }
         if options.localWorkers > 0 {
-            let hosted = Set(BuiltInRegistries.all.map(\.name))
+            // Local workers allow commands (LocalWorkers): they host `command` too.
+            let hosted = Set(BuiltInRegistries.all.map(\.name) + [CommandTemplate.registry])
             guard hosted.contains(plan.matrix.registry) else {
                 throw CommandFailure("the matrix needs registry '\(plan.matrix.registry)', which local workers do not host "
                     + "(built in: \(hosted.sorted().joined(separator: ", "))); use 'flowmatrix serve' with your own workers",
