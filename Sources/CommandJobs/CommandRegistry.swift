@@ -134,7 +134,7 @@ public final class CommandRegistry: AsyncStepRegistry, NamedResultsProviding {
         case .errored: .errored
         case .skipped: .skipped
         }
-        return NamedResult(name: "test:" + c.qualifiedName, status: status,
+        return NamedResult(name: CommandTemplate.testStepPrefix + c.qualifiedName, status: status,
                            duration: .nanoseconds(Int64((c.time * 1e9).rounded())), message: c.message)
     }
 
@@ -143,7 +143,7 @@ public final class CommandRegistry: AsyncStepRegistry, NamedResultsProviding {
         var text = outcome.signal.map { "killed by signal \($0)" } ?? "exited with status \(outcome.exitStatus ?? -1)"
         let failed = tests.filter { $0.status == .failed || $0.status == .errored }
         if !failed.isEmpty {
-            let names = failed.prefix(5).map { String($0.name.dropFirst("test:".count)) }.joined(separator: ", ")
+            let names = failed.prefix(5).map { String($0.name.dropFirst(CommandTemplate.testStepPrefix.count)) }.joined(separator: ", ")
             text += " (\(failed.count) of \(tests.count) tests failed: \(names)\(failed.count > 5 ? ", …" : ""))"
         }
         if !outcome.stderrTail.isEmpty {

@@ -166,7 +166,7 @@ enum RunsCommand {
         let attempts = try reader.attempts(run: runID, job: row.job.jobID).map(\.attempt)
         var byTest: [(name: String, outcomes: [String])] = []
         for (n, attempt) in attempts.enumerated() {
-            for step in try reader.steps(run: runID, job: row.job.jobID, attempt: attempt) where step.key.hasPrefix("test:") {
+            for step in try reader.steps(run: runID, job: row.job.jobID, attempt: attempt) where step.key.hasPrefix(CommandTemplate.testStepPrefix) {
                 if let i = byTest.firstIndex(where: { $0.name == step.key }) {
                     byTest[i].outcomes.append(step.outcome.rawValue)
                 } else {

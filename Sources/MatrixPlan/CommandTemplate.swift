@@ -6,6 +6,10 @@ import FlowSpec
 /// Placeholders (`{locale}`, `{window.width}`, `{job.id}`, …; `Placeholder`) stay in the template: the worker fills
 /// them per attempt, so the job id depends only on the template, the item and the configuration.
 public struct CommandTemplate: Sendable, Hashable {
+    /// The key prefix of the steps that carry a command job's tests (`test:<classname>.<name>`): `show`, the
+    /// reports and `diff` treat such steps as tests of their own.
+    public static let testStepPrefix = "test:"
+
     /// The registry command jobs are assigned under; only workers started with `--allow-commands` advertise it.
     public static let registry = "command"
     /// The step key of a command job's one declared step (its tests follow as named steps).

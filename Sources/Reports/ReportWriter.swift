@@ -164,7 +164,7 @@ public enum ReportWriter {
         // JUnit wants its test cases suite by suite: the kept ones come back from their temporary file.
         let junit = try ReportOutput(file: files.junit)
         do {
-            try JUnitReport.write(index, grouping: settings.junitGrouping, to: junit) { try cases.text($0) }
+            try JUnitReport.write(index, grouping: settings.junitGrouping, to: junit, tally: { cases.tally($0) }) { try cases.text($0) }
         } catch let error as ReportError {
             throw error
         } catch {

@@ -65,6 +65,46 @@ struct CommandJobTests {
         #expect(shown.contains("test:suite.test_a"), "\(shown)")
         let (_, artifacts) = try await ws.run(["artifacts", runID], label: "artifacts")
         #expect(artifacts.contains("stderr.log") && artifacts.contains("junit.xml"), "\(artifacts)")
+        // junit.xml: one test case per test of a command job; test_a of the flaky job failed then passed.
+        let junit = try String(contentsOf: ws.root.appendingPathComponent(".flowmatrix/runs/\(runID)/junit.xml"), encoding: .utf8)
+        let cases = junit.components(separatedBy: "<testcase ").dropFirst()
+        let flakyA = try #require(cases.first { $0.contains("name=\"suite.test_a [locale=en]\"") && $0.contains("flakyFailure") },
+                                  "\(junit)")
+        #expect(flakyA.contains("first try") && !flakyA.contains("<failure"))
+        #expect(cases.filter { $0.contains("name=\"suite.test_b [locale=en]\"") }.count == 2)  // flaky and steady jobs
+        // Counters count tests: 2 + 2 tests and the broken job (no test ran) as one failed case.
+        #expect(junit.contains("<testsuites name=") && junit.contains("tests=\"5\" failures=\"1\""), "\(junit.prefix(400))")
+    }
+
+    @Test("diff compares a command job's tests one by one: a test that starts failing is a new failure (exit 1)")
+    func diffPerTest() async throws {
+        let ws = try E2EWorkspace()
+        defer { ws.cleanUp() }
+        // test_a fails once the file `break-a` exists; test_b always passes.
+        let script = """
+            #!/bin/sh
+            out="$1"
+            if [ -e break-a ]; then a='<failure message="now broken">boom</failure>'; code=1; else a=''; code=0; fi
+            printf '<testsuite name="s"><testcase classname="suite" name="test_a">%s</testcase><testcase classname="suite" name="test_b"/></testsuite>' "$a" > "$out/junit.xml"
+            exit $code
+            """
+        try Data(script.utf8).write(to: ws.root.appendingPathComponent("job.sh"))
+        let matrix = try Self.commandMatrix(ws, argv: #"["/bin/sh", "job.sh", "{output}"]"#,
+                                            extra: #", "results": ["{output}/junit.xml"]"#)
+        _ = try await ws.run(["run", matrix, "--workers", "1", "--quiet"], label: "first")
+        let first = try #require(try ws.latestRunID())
+        try Data().write(to: ws.root.appendingPathComponent("break-a"))
+        _ = try await ws.run(["run", matrix, "--workers", "1", "--quiet"], label: "second")
+        let second = try #require(try ws.latestRunID())
+        #expect(first != second)
+        let (status, text) = try await ws.run(["diff", first, second], label: "diff")
+        #expect(status == 1, "\(text)")
+        #expect(text.contains("TESTS: NEW FAILURES (1)") && text.contains("suite.test_a  passed -> failed  (now broken)"), "\(text)")
+        #expect(!text.contains("suite.test_b"), "\(text)")
+        let (_, json) = try await ws.run(["diff", first, second, "--json"], label: "diff-json")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
+        let tests = try #require(object["tests"] as? [String: Any])
+        #expect((tests["newFailures"] as? [[String: Any]])?.compactMap { $0["test"] as? String } == ["suite.test_a"])
     }
 
     @Test("the shipped pytest matrix runs the real suite: failures only where the configuration breaks the code",
