@@ -51,6 +51,10 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(name: "Reports", dependencies: ["Journal", "Artifacts", "FlowCrypto"], swiftSettings: swiftSettings),
+        .target(
+            name: "LiveView", dependencies: ["Coordinator", "UVTransport", "Reports", "Journal", "FlowCrypto"],
+            swiftSettings: swiftSettings
+        ),
         .target(name: "FlowMatrixTestKit", dependencies: ["FlowSpec", "Worker", "Artifacts"], swiftSettings: swiftSettings),
 
         // Browser driving: the DevTools protocol client, and the `web` registry that maps FlowSpec onto it.
@@ -85,7 +89,7 @@ let package = Package(
             dependencies: [
                 "FlowSpec", "MatrixPlan", "RunConditions", "Wire", "UVTransport", "Artifacts", "Journal",
                 "Coordinator", "Worker", "Reports", "CatalogApp", "FlowMatrixTestKit", "FlowCrypto",
-                "DevTools", "WebRegistry",
+                "DevTools", "WebRegistry", "LiveView",
             ],
             swiftSettings: swiftSettings
         ),
@@ -113,6 +117,10 @@ let package = Package(
         .testTarget(name: "ReportsTests", dependencies: ["Reports", "Journal", "Artifacts"], exclude: ["Fixtures"], swiftSettings: swiftSettings),
         .testTarget(
             name: "EndToEndTests", dependencies: ["FlowMatrixCLI", "Artifacts", "Coordinator", "FlowMatrixTestKit", "Journal", "Wire"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "LiveViewTests", dependencies: ["LiveView", "UVTransport", "Coordinator", "Journal", "Reports", "DevTools"],
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "DevToolsTests", dependencies: ["DevTools"], swiftSettings: swiftSettings),

@@ -48,6 +48,7 @@ enum HTMLAssets {
         span.multi a.cell{flex:1;width:auto;margin:0 1px 0 0}
         a.cell{border-radius:4px;color:#fff;text-align:center;line-height:22px;text-decoration:none;font-weight:700;
         position:relative;cursor:pointer}
+        a.cell.running{box-shadow:inset 0 0 0 3px #1d232b}
         a.cell:hover,a.cell.selected{outline:3px solid #1d232b;outline-offset:1px}
         a.cell.new::after{content:"";position:absolute;top:-3px;right:-3px;width:8px;height:8px;border-radius:50%;background:#111;
         border:1px solid #fff}
@@ -117,7 +118,15 @@ enum HTMLAssets {
           var chunks = {}, packs = {}, loads = {}, parsed = {}, urls = {};
           window.FM = {
             chunk: function (n, data) { chunks[n] = data; },
-            pack: function (n, blobs) { packs[n] = blobs; }
+            pack: function (n, blobs) { packs[n] = blobs; },
+            // The live view: forget a job's chunk and panel (its steps changed) and rebuild the panel if it is open.
+            reopen: function (id) {
+              var n = chunkOf(id), panel = document.getElementById('job-' + id);
+              delete parsed[n];
+              delete loads[numbered('data/jobs-', n)];
+              if (panel) panel.parentNode.removeChild(panel);
+              if (wantedJob === id) show(id);
+            }
           };
           function gunzip(base64) {
             var text = atob(base64), bytes = new Uint8Array(text.length);
@@ -464,8 +473,9 @@ enum HTMLAssets {
 
     /// No network at all: images only from the blobs the page decompressed (`blob:` URLs), the inline style, the one
     /// inline script, and the chunk and blob scripts of the report folder.
-    static var contentSecurityPolicy: String {
+    /// The live view's page may also open its event stream (`connect-src 'self'`).
+    static func contentSecurityPolicy(live: Bool = false) -> String {
         "default-src 'none'; img-src blob: data:; style-src 'unsafe-inline'; script-src \(scriptHashSource) 'self' file:;"
-            + " base-uri 'none'; form-action 'none'"
+            + (live ? " connect-src 'self';" : "") + " base-uri 'none'; form-action 'none'"
     }
 }

@@ -40,7 +40,7 @@ final class JobChunks {
         self.folder = folder
         self.axes = axes
         self.start = Int64(start.timeIntervalSince1970.rounded(.down))
-        count = max(1, min(Self.maxChunks, (jobs + Self.jobsPerChunk - 1) / Self.jobsPerChunk))
+        count = Self.count(jobs: jobs)
         let data = folder.appendingPathComponent("data")
         do {
             try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
@@ -54,6 +54,9 @@ final class JobChunks {
             written.append(0)
         }
     }
+
+    /// The number of chunks of a run of `jobs` jobs.
+    static func count(jobs: Int) -> Int { max(1, min(maxChunks, (jobs + jobsPerChunk - 1) / jobsPerChunk)) }
 
     /// The chunk of a job: FNV-1a (32 bits) of its id's UTF-8 bytes, modulo `count` (the page computes the same).
     static func chunk(of jobID: String, count: Int) -> Int {

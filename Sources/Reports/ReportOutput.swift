@@ -70,6 +70,9 @@ final class ReportOutput {
 
     static func += (output: ReportOutput, text: String) { output.write(text) }
 
+    /// Everything written so far, for an in-memory output, as bytes.
+    var bytes: [UInt8] { buffer }
+
     /// Everything written so far, for an in-memory output.
     var text: String { String(decoding: buffer, as: UTF8.self) }
 
