@@ -116,11 +116,11 @@ let package = Package(
         .testTarget(name: "CatalogTests", dependencies: ["CatalogApp", "RunConditions", "MatrixPlan", "FlowSpec", "Wireframe"], swiftSettings: swiftSettings),
         .testTarget(name: "ReportsTests", dependencies: ["Reports", "Journal", "Artifacts"], exclude: ["Fixtures"], swiftSettings: swiftSettings),
         .testTarget(
-            name: "EndToEndTests", dependencies: ["FlowMatrixCLI", "Artifacts", "Coordinator", "FlowMatrixTestKit", "Journal", "Wire"],
+            name: "EndToEndTests", dependencies: ["FlowMatrixCLI", "Artifacts", "Coordinator", "FlowMatrixTestKit", "Journal", "Wire", "DevTools"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
-            name: "LiveViewTests", dependencies: ["LiveView", "UVTransport", "Coordinator", "Journal", "Reports", "DevTools"],
+            name: "LiveViewTests", dependencies: ["LiveView", "UVTransport", "Coordinator", "Journal"],
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "DevToolsTests", dependencies: ["DevTools"], swiftSettings: swiftSettings),

@@ -30,6 +30,13 @@ public struct RunEvents: Sendable {
     public var workers: [WorkerActivity]?
     /// True once every job is final (sent once).
     public var complete: Bool
+
+    public init(finished: [FinishedJob], progress: RunProgress, workers: [WorkerActivity]?, complete: Bool) {
+        self.finished = finished
+        self.progress = progress
+        self.workers = workers
+        self.complete = complete
+    }
 }
 
 /// Watches a run from the coordinator's loop thread (a live view). Implementations must return at once and never
