@@ -92,7 +92,7 @@ final class LiveViewer: Sendable {
             if already { c.resume() }
         }
         close(fd)
-        print(String(format: "  live view: the client read %.1f MB in %d event batches; %d slow client(s) dropped",
-                     Double(received.load(ordering: .relaxed)) / 1e6, stats.eventsSent, stats.droppedSlowClients))
+        print(String(format: "  live view: the client read %.1f MB in %d event batches; %d pivot(s) recomputed; %d slow client(s) dropped",
+                     Double(received.load(ordering: .relaxed)) / 1e6, stats.eventsSent, stats.pivots, stats.droppedSlowClients))
     }
 }

@@ -89,20 +89,23 @@ extension LiveCore {
         refreshPivot()
     }
 
-    /// Recomputes the failures by axis from the journal, off the loop, at most every `pivotInterval`.
+    /// Recomputes the failures by axis from the journal, off the loop: at most every `pivotInterval`, and never
+    /// more than a tenth of the time (a pivot of a big run takes a while; it must not take a core from the run).
     func refreshPivot() {
-        guard pivotDirty, !pivotBusy, !streams.isEmpty, folder == nil,
-              ContinuousClock.now - lastPivot >= settings.pivotInterval else { return }
+        guard pivotDirty, !pivotBusy, !streams.isEmpty, folder == nil, ContinuousClock.now >= nextPivot else { return }
         pivotDirty = false
         pivotBusy = true
-        lastPivot = ContinuousClock.now
-        let (runID, reader) = (self.runID, self.reader)
+        let (runID, reader, interval) = (self.runID, self.reader, settings.pivotInterval)
         let bound = LoopBound(self, loop: loop)
-        DispatchQueue.global().async { [loop] in
+        DispatchQueue.global(qos: .utility).async { [loop] in
+            let started = ContinuousClock.now
             let section = try? LivePage.pivotSection(runID: runID, reader: reader)
+            let took = ContinuousClock.now - started
             loop.execute {
                 let core = bound.value
                 core.pivotBusy = false
+                core.nextPivot = ContinuousClock.now + max(interval, took * 10)
+                core.statistics.pivots += 1
                 if let section, core.folder == nil { core.broadcast(Self.event("pivot", LivePage.jsonString(section))) }
             }
         }

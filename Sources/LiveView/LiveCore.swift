@@ -26,7 +26,8 @@ final class LiveCore: HTTPHandler {
     private var ticker: ScheduledTimer?
     var pivotDirty = false
     var pivotBusy = false
-    var lastPivot = ContinuousClock.now - .seconds(3600)
+    /// When the failures by axis may next be recomputed.
+    var nextPivot = ContinuousClock.now
     private let work = DispatchQueue(label: "flowmatrix.live-render")
 
     init(loop: EventLoop, feed: LiveFeed, runID: String, jobs: Int, reader: JournalReader, settings: LiveSettings) {

@@ -85,4 +85,6 @@ public struct LiveStatistics: Sendable, Hashable {
     public var streams = 0
     public var droppedSlowClients = 0
     public var eventsSent = 0
+    /// Recomputations of the failures by axis.
+    public var pivots = 0
 }
