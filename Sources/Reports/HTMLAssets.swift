@@ -128,11 +128,27 @@ enum HTMLAssets {
               if (wantedJob === id) show(id);
             }
           };
+          function inflate(bytes) {
+            var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream('gzip'));
+            return new Response(stream).arrayBuffer();
+          }
           function gunzip(base64) {
             var text = atob(base64), bytes = new Uint8Array(text.length);
             for (var i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i);
-            var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream('gzip'));
-            return new Response(stream).arrayBuffer();
+            return inflate(bytes);
+          }
+          // A carried blob is Z85 (5 characters per 4 bytes) after one digit: the zero bytes padding the last group.
+          var Z85 = '0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.-:+=^!/*?&<>()[]{}@%$#', Z85V = {};
+          for (var z = 0; z < 85; z++) Z85V[Z85.charCodeAt(z)] = z;
+          function unz85(text) {
+            var groups = (text.length - 1) / 5, bytes = new Uint8Array(groups * 4), p = 1;
+            for (var g = 0; g < groups; g++) {
+              var v = 0;
+              for (var k = 0; k < 5; k++) v = v * 85 + Z85V[text.charCodeAt(p++)];
+              bytes[4 * g] = v >>> 24; bytes[4 * g + 1] = (v >>> 16) & 255;
+              bytes[4 * g + 2] = (v >>> 8) & 255; bytes[4 * g + 3] = v & 255;
+            }
+            return bytes.subarray(0, bytes.length - Number(text.charAt(0)));
           }
           function numbered(prefix, n) {
             var digits = String(n);
@@ -176,7 +192,7 @@ enum HTMLAssets {
               urls[sha] = load(numbered('blobs/pack-', r[5][0])).then(function () {
                 var pack = packs[r[5][0]];
                 if (!pack || typeof pack[r[5][1]] !== 'string') throw new Error('blob ' + sha + ' is missing');
-                return gunzip(pack[r[5][1]]);
+                return inflate(unz85(pack[r[5][1]]));
               }).then(function (buffer) {
                 return {url: URL.createObjectURL(new Blob([buffer], {type: r[2]})), bytes: buffer};
               });
