@@ -79,7 +79,7 @@ final class JobChunks {
         // Pieces go straight into the chunk's buffer: no intermediate strings per job (100,000 of them).
         let n = Self.chunk(of: job.id, count: count)
         let o = outputs[n]
-        func s(_ text: String?) { o += text.map(JSONText.pageString) ?? "null" }
+        func s(_ text: String?) { o.writeJSON(text) }
         func c() { o += "," }
         o += written[n] == 0 ? "{" : ",\n"
         written[n] += 1
