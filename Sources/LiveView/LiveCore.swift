@@ -23,6 +23,8 @@ final class LiveCore: HTTPHandler {
     var lastWorkers = ""
     var folder: URL?
     var statistics = LiveStatistics()
+    /// Requests waiting for a chunk being built, by chunk.
+    var chunkWaiters: [Int: [(head: Bool, connection: HTTPConnection)]] = [:]
     private var ticker: ScheduledTimer?
     var pivotDirty = false
     var pivotBusy = false
@@ -108,19 +110,21 @@ final class LiveCore: HTTPHandler {
         let head = request.isHead
         work.async { [loop] in
             let result = Result { try body() }
-            loop.execute {
-                let connection = bound.value
-                switch result {
-                case .success(let bytes?):
-                    connection.respond(status: 200, body: bytes, contentType: contentType, headOnly: head)
-                case .success(nil):
-                    connection.respond(status: 404, body: Array("not found\n".utf8), contentType: "text/plain; charset=utf-8",
-                                       headOnly: head)
-                case .failure(let error):
-                    connection.respond(status: 503, headers: [("Retry-After", "1")], body: Array("not ready: \(error)\n".utf8),
-                                       contentType: "text/plain; charset=utf-8", headOnly: head)
-                }
-            }
+            loop.execute { Self.respond(result, contentType: contentType, headOnly: head, on: bound.value) }
+        }
+    }
+
+    /// 200 with the bytes, 404 for nil, 503 (retry in a second) for an error: the journal may not have the run yet.
+    static func respond(_ result: Result<[UInt8]?, any Error>, contentType: String, headOnly: Bool, on connection: HTTPConnection) {
+        switch result {
+        case .success(let bytes?):
+            connection.respond(status: 200, body: bytes, contentType: contentType, headOnly: headOnly)
+        case .success(nil):
+            connection.respond(status: 404, body: Array("not found\n".utf8), contentType: "text/plain; charset=utf-8",
+                               headOnly: headOnly)
+        case .failure(let error):
+            connection.respond(status: 503, headers: [("Retry-After", "1")], body: Array("not ready: \(error)\n".utf8),
+                               contentType: "text/plain; charset=utf-8", headOnly: headOnly)
         }
     }
 
@@ -143,11 +147,24 @@ final class LiveCore: HTTPHandler {
                 FileManager.default.fileExists(atPath: file.path) ? try Data(contentsOf: file).map { $0 } : nil
             }
         }
-        // While the run goes, panels come from the journal; blobs are carried only by the written report.
+        // While the run goes, panels come from the journal; blobs are carried only by the written report. A chunk
+        // is one pass over the journal: requests for a chunk already being built wait for that build.
         guard kind == "data/jobs-" else { return notFound(request, connection) }
+        if chunkWaiters[n] != nil {
+            chunkWaiters[n]?.append((request.isHead, connection))
+            return
+        }
+        chunkWaiters[n] = [(request.isHead, connection)]
         let (runID, reader, jobs) = (self.runID, self.reader, self.jobs)
-        answer(request, connection, contentType: javascript) {
-            try LivePage.chunk(n, jobs: jobs, runID: runID, reader: reader)
+        let bound = LoopBound(self, loop: loop)
+        work.async { [loop] in
+            let result = Result { try LivePage.chunk(n, jobs: jobs, runID: runID, reader: reader) }
+            loop.execute {
+                let core = bound.value
+                for (head, connection) in core.chunkWaiters.removeValue(forKey: n) ?? [] {
+                    Self.respond(result, contentType: javascript, headOnly: head, on: connection)
+                }
+            }
         }
     }
 }

@@ -20,7 +20,9 @@ struct LiveViewBrowserTests {
                   ready: document.documentElement.getAttribute('data-ready'),
                   title: Array.prototype.map.call(document.querySelectorAll('.rh'), function (r) { return r.textContent; }).join('|'),
                   injected: document.querySelectorAll('script:not([src]):not([id])').length,
-                  workers: document.querySelectorAll('#live-workers li').length};
+                  workers: document.querySelectorAll('#live-workers li').length,
+                  workerText: document.getElementById('live-workers') ? document.getElementById('live-workers').textContent : '',
+                  markup: document.querySelectorAll('#live-workers b, .rh script').length};
         })()
         """
 
@@ -28,9 +30,10 @@ struct LiveViewBrowserTests {
     func liveRun() async throws {
         let ws = try E2EWorkspace()
         defer { ws.cleanUp() }
-        // Six jobs of ~1.2 s on one slot: the run lasts several seconds; one scenario fails, titled like a script.
-        try ws.scenario("slow-pass", ["busy:1200", "pass"])
-        try ws.scenario("slow-fail", ["busy:1200", "fail"])
+        // Six jobs of ~1.5 s for one single-slot worker, started only once the page is open: the page sees every
+        // cell change. One scenario fails; the other is titled like a script.
+        try ws.scenario("slow-pass", ["busy:1500", "pass"])
+        try ws.scenario("slow-fail", ["busy:1500", "fail"])
         let title = #"<script>alert(1)</script>"#
         let scenario = ws.root.appendingPathComponent("corpus/slow-pass.json")
         let text = try String(contentsOf: scenario, encoding: .utf8).replacingOccurrences(of: "\"title\": \"slow-pass\"",
@@ -38,10 +41,13 @@ struct LiveViewBrowserTests {
         try Data(text.utf8).write(to: scenario)
         let matrix = try ws.matrix(locales: ["en", "de", "fr"])
         let token = "live-view-token-0123456789abcdef"
-        try Data(token.utf8).write(to: ws.root.appendingPathComponent("http.token"))
-        chmod(ws.root.appendingPathComponent("http.token").path, 0o600)
-        let run = try ws.start(["run", matrix, "--workers", "1", "--slots", "1", "--http", "127.0.0.1:0",
-                                "--http-token-file", "http.token", "--http-linger", "60"], label: "run")
+        for (file, content) in [("http.token", token), ("fleet.token", "fleet-" + token)] {
+            try Data(content.utf8).write(to: ws.root.appendingPathComponent(file))
+            chmod(ws.root.appendingPathComponent(file).path, 0o600)
+        }
+        let fleet = freePort()
+        let run = try ws.start(["serve", matrix, "--listen", "127.0.0.1:\(fleet)", "--token-file", "fleet.token",
+                                "--http", "127.0.0.1:0", "--http-token-file", "http.token", "--http-linger", "60"], label: "run")
         var port = 0
         try await waitUntil("the live view's address is printed", timeout: .seconds(60)) {
             guard let line = ws.output("run").split(separator: "\n").first(where: { $0.hasPrefix("live view: ") }) else {
@@ -63,6 +69,13 @@ struct LiveViewBrowserTests {
 
         // The cookie let the page in (no 401: its script ran) and its event stream (EventSource sends no headers).
         var seen: JSONValue = .null
+        try await waitUntil("the page's event stream is open", timeout: .seconds(90)) {
+            seen = try await state()
+            return seen["live"]?.string == "open"
+        }
+        #expect(seen["final"]?.int == 0)
+        try ws.start(["worker", "--connect", "127.0.0.1:\(fleet)", "--token-file", "fleet.token", "--registry", "test",
+                      "--slots", "1", "--name", "<b>worker</b>"], label: "worker")
         try await waitUntil("a cell changed state while the run was still going", timeout: .seconds(90)) {
             seen = try await state()
             guard seen["live"]?.string == "open", let final = seen["final"]?.int, let cells = seen["cells"]?.int else {
@@ -70,6 +83,12 @@ struct LiveViewBrowserTests {
             }
             return final > 0 && final < cells && run.isRunning
         }
+        try await waitUntil("the worker is listed with its job", timeout: .seconds(30)) {
+            seen = try await state()
+            return seen["workers"]?.int == 1
+        }
+        #expect(seen["workerText"]?.string?.contains("<b>worker</b>") == true, "the worker's name is text")
+        #expect(seen["markup"]?.int == 0)
         #expect(seen["cells"]?.int == 6)
         #expect(seen["liveScript"]?.bool == true)
         #expect(seen["title"]?.string?.contains(title) == true, "the hostile title is text")
