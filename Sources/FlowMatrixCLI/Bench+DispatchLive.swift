@@ -61,7 +61,12 @@ final class LiveViewer: Sendable {
         }
         let viewer = LiveViewer(server: server, fd: fd)
         let request = Array("GET /events HTTP/1.1\r\nHost: 127.0.0.1:\(server.port)\r\n\r\n".utf8)
-        _ = request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        #if canImport(Darwin)
+            let flags: Int32 = 0
+        #else
+            let flags = Int32(MSG_NOSIGNAL)
+        #endif
+        _ = request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, flags) }
         let thread = Thread { viewer.read() }
         thread.name = "flowmatrix.bench-sse-client"
         thread.start()

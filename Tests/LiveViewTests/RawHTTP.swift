@@ -38,7 +38,7 @@ struct RawHTTP {
     func send(_ bytes: [UInt8]) {
         var offset = 0
         while offset < bytes.count {
-            let n = bytes[offset...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            let n = bytes[offset...].withUnsafeBytes { sendBytes(fd, $0.baseAddress, $0.count) }
             if n <= 0 { return }
             offset += n
         }
@@ -66,6 +66,15 @@ struct RawHTTP {
         client.send(Array((lines.joined(separator: "\r\n") + "\r\n\r\n").utf8))
         return String(decoding: client.readAll(), as: UTF8.self)
     }
+}
+
+/// `send(2)` without SIGPIPE (Linux: MSG_NOSIGNAL; Darwin has no such flag, and the server side ignores SIGPIPE).
+func sendBytes(_ fd: Int32, _ base: UnsafeRawPointer?, _ count: Int) -> Int {
+    #if canImport(Darwin)
+        return Darwin.send(fd, base, count, 0)
+    #else
+        return Glibc.send(fd, base, count, Int32(MSG_NOSIGNAL))
+    #endif
 }
 
 extension String {
