@@ -57,6 +57,10 @@ let package = Package(
             dependencies: ["Artifacts", "FlowSpec", "MatrixPlan", "RunConditions", "Wire", "Worker"],
             swiftSettings: swiftSettings
         ),
+        .target(
+            name: "LiveView", dependencies: ["Coordinator", "UVTransport", "Reports", "Journal", "FlowCrypto"],
+            swiftSettings: swiftSettings
+        ),
         .target(name: "FlowMatrixTestKit", dependencies: ["FlowSpec", "Worker", "Artifacts"], swiftSettings: swiftSettings),
 
         // Browser driving: the DevTools protocol client, and the `web` registry that maps FlowSpec onto it.
@@ -91,7 +95,7 @@ let package = Package(
             dependencies: [
                 "FlowSpec", "MatrixPlan", "RunConditions", "Wire", "UVTransport", "Artifacts", "Journal",
                 "Coordinator", "Worker", "Reports", "CatalogApp", "FlowMatrixTestKit", "FlowCrypto",
-                "DevTools", "WebRegistry", "CommandJobs",
+                "DevTools", "WebRegistry", "CommandJobs", "LiveView",
             ],
             swiftSettings: swiftSettings
         ),
@@ -119,12 +123,16 @@ let package = Package(
         .testTarget(name: "ReportsTests", dependencies: ["Reports", "Journal", "Artifacts"], exclude: ["Fixtures"], swiftSettings: swiftSettings),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["FlowMatrixCLI", "Artifacts", "Coordinator", "FlowMatrixTestKit", "Journal", "UVTransport", "Wire"],
+            dependencies: ["FlowMatrixCLI", "Artifacts", "Coordinator", "FlowMatrixTestKit", "Journal", "UVTransport", "Wire", "DevTools"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "CommandJobsTests",
             dependencies: ["CommandJobs", "Artifacts", "FlowSpec", "MatrixPlan", "Wire", "Worker"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "LiveViewTests", dependencies: ["LiveView", "UVTransport", "Coordinator", "Journal"],
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "DevToolsTests", dependencies: ["DevTools"], swiftSettings: swiftSettings),

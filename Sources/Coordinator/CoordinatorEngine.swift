@@ -125,6 +125,15 @@ public final class CoordinatorEngine {
     public var unservableQueuedJobs: Int { scheduler.unservableQueuedJobs }
     public var workerNames: [String] { peers.values.map(\.name).sorted() }
 
+    /// Every connected worker with the ids of (at most `limit` of) the jobs it holds, by name: for a live view,
+    /// asked once per tick, never per job.
+    public func workerActivity(limit: Int) -> [WorkerActivity] {
+        peers.values.map { peer in
+            let held = scheduler.inFlight(on: peer.worker)
+            return WorkerActivity(name: peer.name, jobs: held.prefix(limit).map { definition.jobs[$0].id }, held: held.count)
+        }.sorted { $0.name < $1.name }
+    }
+
     // MARK: - Events from the transport
 
     /// A peer passed the handshake; `hello` is what it advertised.

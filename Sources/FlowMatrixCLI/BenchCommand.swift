@@ -17,6 +17,7 @@ enum BenchCommand {
             reductionLimitSuite,
             WireBench.suite,
             DispatchBench.suite,
+            DispatchBench.liveSuite,
             MakespanBench.suite,
             FloodBench.suite,
             CommandBench.suite,

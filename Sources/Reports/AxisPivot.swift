@@ -138,8 +138,12 @@ public struct AxisPivot: Sendable, Hashable, Codable {
             axisIDs[value.axis] = Int32(axisIDs.count)
             return Int32(axisIDs.count - 1)
         }
+        // Groups of two or three values matter only with a failure in them (ranked groups and patterns need one), so
+        // they are tallied only when every value occurs in a failing job: a passing run tallies single values alone.
+        var failing = [Bool](repeating: false, count: values.count)
+        for job in counted where job.failure { for id in profiles[Int(job.profile)] { failing[Int(id)] = true } }
         func tally(_ jobs: [Counted], sign: Int, into start: [Key: Tally]) -> [Key: Tally] {
-            Self.tally(jobs, profiles: profiles, axes: axes, scenarioAxisID: -1, sign: sign, into: start)
+            Self.tally(jobs, profiles: profiles, axes: axes, failing: failing, sign: sign, into: start)
         }
         var tallies = tally(counted, sign: 1, into: [:])
         let initial = tallies
@@ -255,8 +259,10 @@ public struct AxisPivot: Sendable, Hashable, Codable {
 
     /// Adds (`sign` 1) or removes (-1) the jobs' groups: each value, each pair of values of two axes, and each
     /// scenario value with a pair of the other axes. A profile's values are sorted (scenario first, then by axis).
-    private static func tally(_ jobs: [Counted], profiles: [[Int32]], axes: [Int32], scenarioAxisID: Int32, sign: Int,
+    /// Groups of several values only when each value is `failing` (occurs in a failing job).
+    private static func tally(_ jobs: [Counted], profiles: [[Int32]], axes: [Int32], failing: [Bool], sign: Int,
                               into start: [Key: Tally]) -> [Key: Tally] {
+        let scenarioAxisID: Int32 = -1
         var tallies = start
         var perProfile: [Int32: Tally] = [:]
         for job in jobs {
@@ -273,12 +279,13 @@ public struct AxisPivot: Sendable, Hashable, Codable {
             let ids = profiles[Int(profile)]
             for i in ids.indices {
                 add(Key(a: ids[i]), t)
-                for j in (i + 1)..<ids.count where axes[Int(ids[j])] != axes[Int(ids[i])] {
+                guard failing[Int(ids[i])] else { continue }
+                for j in (i + 1)..<ids.count where axes[Int(ids[j])] != axes[Int(ids[i])] && failing[Int(ids[j])] {
                     add(Key(a: ids[i], b: ids[j]), t)
                     // Within one scenario, a pair of axis values: "checkout fails only with rtl + landscape".
                     guard axes[Int(ids[i])] == scenarioAxisID else { continue }
                     for k in (j + 1)..<ids.count
-                    where axes[Int(ids[k])] != axes[Int(ids[j])] && axes[Int(ids[k])] != scenarioAxisID {
+                    where axes[Int(ids[k])] != axes[Int(ids[j])] && axes[Int(ids[k])] != scenarioAxisID && failing[Int(ids[k])] {
                         add(Key(a: ids[i], b: ids[j], c: ids[k]), t)
                     }
                 }

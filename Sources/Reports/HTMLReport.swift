@@ -15,6 +15,8 @@ struct HTMLReport {
     /// Failure text (`step 2 (key): message`) of each job that did not pass, by plan position.
     var failures: [Int: String]
     var chunkCount: Int
+    /// The live view's page (``LivePage``): a connect-src for its event stream, the live section, and `live.js`.
+    var live = false
 
     private func h(_ s: String) -> String { Escape.html(s) }
 
@@ -30,7 +32,7 @@ struct HTMLReport {
             <html lang="en">
             <head>
             <meta charset="utf-8">
-            <meta http-equiv="Content-Security-Policy" content="\(h(HTMLAssets.contentSecurityPolicy))">
+            <meta http-equiv="Content-Security-Policy" content="\(h(HTMLAssets.contentSecurityPolicy(live: live)))">
             <meta name="viewport" content="width=device-width, initial-scale=1">
             <meta name="generator" content="flowmatrix">
             <title>\(h("FlowMatrix · \(info.matrixName) · \(info.runID)"))</title>
@@ -45,6 +47,7 @@ struct HTMLReport {
 
             """
         out += metadata()
+        if live { out += LiveAssets.section }
         heatMap(out)
         out += pivotSection()
         if let stability { out += stabilitySection(stability) }
@@ -55,7 +58,9 @@ struct HTMLReport {
         out += "<script type=\"application/json\" id=\"run-data\">{\"axes\":["
             + index.axisNames.map(JSONText.pageString).joined(separator: ",") + "],\"start\":"
             + String(Int64(info.startedAt.timeIntervalSince1970.rounded(.down))) + ",\"chunks\":\(chunkCount),\"v\":2}</script>\n"
-        out += "<script>\(HTMLAssets.script)</script>\n</body>\n</html>\n"
+        out += "<script>\(HTMLAssets.script)</script>\n"
+        if live { out += "<script src=\"live.js\"></script>\n" }
+        out += "</body>\n</html>\n"
     }
 
     // MARK: - Run metadata
@@ -185,7 +190,7 @@ struct HTMLReport {
         return Escape.html(String(decoding: data, as: UTF8.self))
     }
 
-    private func pivotSection() -> String {
+    func pivotSection() -> String {
         var out = "<section class=\"block\" id=\"pivot\">\n<h2>Failures by axis</h2>\n"
         out += "<p class=\"headline\(pivot.totalFailures == 0 ? " ok" : "")\">\(h(pivot.headline))</p>\n"
         if !pivot.explanations.isEmpty {
