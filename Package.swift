@@ -51,6 +51,16 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(name: "Reports", dependencies: ["Journal", "Artifacts", "FlowCrypto", "MatrixPlan"], swiftSettings: swiftSettings),
+        // Command jobs (docs/COMMAND-JOBS.md): the `command` registry, process groups, JUnit results.
+        .target(
+            name: "CommandJobs",
+            dependencies: ["Artifacts", "FlowSpec", "MatrixPlan", "RunConditions", "Wire", "Worker"],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "LiveView", dependencies: ["Coordinator", "UVTransport", "Reports", "Journal", "FlowCrypto"],
+            swiftSettings: swiftSettings
+        ),
         .target(name: "FlowMatrixTestKit", dependencies: ["FlowSpec", "Worker", "Artifacts", "Wire"], swiftSettings: swiftSettings),
 
         // Browser driving: the DevTools protocol client, and the `web` registry that maps FlowSpec onto it.
@@ -85,7 +95,7 @@ let package = Package(
             dependencies: [
                 "FlowSpec", "MatrixPlan", "RunConditions", "Wire", "UVTransport", "Artifacts", "Journal",
                 "Coordinator", "Worker", "Reports", "CatalogApp", "FlowMatrixTestKit", "FlowCrypto",
-                "DevTools", "WebRegistry",
+                "DevTools", "WebRegistry", "CommandJobs", "LiveView",
             ],
             swiftSettings: swiftSettings
         ),
@@ -112,7 +122,17 @@ let package = Package(
         .testTarget(name: "CatalogTests", dependencies: ["CatalogApp", "RunConditions", "MatrixPlan", "FlowSpec", "Wireframe"], swiftSettings: swiftSettings),
         .testTarget(name: "ReportsTests", dependencies: ["Reports", "Journal", "Artifacts"], exclude: ["Fixtures"], swiftSettings: swiftSettings),
         .testTarget(
-            name: "EndToEndTests", dependencies: ["FlowMatrixCLI", "Artifacts", "Coordinator", "FlowMatrixTestKit", "Journal", "Wire"],
+            name: "EndToEndTests",
+            dependencies: ["FlowMatrixCLI", "Artifacts", "Coordinator", "FlowMatrixTestKit", "Journal", "UVTransport", "Wire", "DevTools"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "CommandJobsTests",
+            dependencies: ["CommandJobs", "Artifacts", "FlowSpec", "MatrixPlan", "Wire", "Worker"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "LiveViewTests", dependencies: ["LiveView", "UVTransport", "Coordinator", "Journal"],
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "DevToolsTests", dependencies: ["DevTools"], swiftSettings: swiftSettings),

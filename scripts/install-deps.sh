@@ -10,10 +10,16 @@
 #     systemd            systemd-analyze verify, for the units 'flowmatrix ci systemd-worker' prints
 #     python3-pip + PyPI pyyaml, check-jsonschema (vendored GitHub workflow / GitLab CI schemas),
 #                        kubernetes-validate (Kubernetes schemas): Tests/EndToEndTests/EngineFileTests.swift
+#     PyPI pytest        the command-job sample suite (Workers/PytestSample, Matrices/pytest-locale-window.json)
+#   scripts/install-deps.sh bench  also what `flowmatrix bench` compares with:
+#     parallel           GNU parallel, beside xargs in `flowmatrix bench command`
 set -euo pipefail
 packages=(libuv1-dev zlib1g-dev libsqlite3-dev libssl-dev libcairo2-dev pkg-config gzip)
 if [ "${1:-}" = "test" ]; then
     packages+=(chromium libxml2-utils python3 python3-pip fonts-dejavu-core sqlite3 systemd)
+fi
+if [ "${1:-}" = "bench" ]; then
+    packages+=(parallel python3)
 fi
 missing=()
 for p in "${packages[@]}"; do
@@ -28,9 +34,9 @@ if [ ${#missing[@]} -gt 0 ]; then
     $sudo_cmd apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 if [ "${1:-}" = "test" ]; then
-    python_packages=(pyyaml check-jsonschema kubernetes-validate)
+    python_packages=(pyyaml check-jsonschema kubernetes-validate pytest)
     if ! python3 -c "import yaml" 2>/dev/null || ! command -v check-jsonschema >/dev/null \
-        || ! command -v kubernetes-validate >/dev/null; then
+        || ! command -v kubernetes-validate >/dev/null || ! python3 -c "import pytest" 2>/dev/null; then
         echo "installing from PyPI: ${python_packages[*]}"
         python3 -m pip install -q "${python_packages[@]}" 2>/dev/null \
             || python3 -m pip install -q --break-system-packages "${python_packages[@]}"

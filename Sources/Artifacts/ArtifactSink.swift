@@ -170,7 +170,7 @@ public final class ArtifactSink: Sendable {
         }
     }
 
-    private func keep(_ artifact: CompressedArtifact) throws {
+    func keep(_ artifact: CompressedArtifact) throws {
         try state.withLock { state throws(ArtifactError) in
             if state.byStep[artifact.stepIndex]?.contains(where: { $0.name == artifact.name }) == true {
                 throw ArtifactError(

@@ -151,6 +151,15 @@ public final class CoordinatorEngine {
     public var unservableQueuedJobs: Int { scheduler.unservableQueuedJobs }
     public var workerNames: [String] { peers.values.map(\.name).sorted() }
 
+    /// Every connected worker with the ids of (at most `limit` of) the jobs it holds, by name: for a live view,
+    /// asked once per tick, never per job.
+    public func workerActivity(limit: Int) -> [WorkerActivity] {
+        peers.values.map { peer in
+            let held = scheduler.inFlight(on: peer.worker)
+            return WorkerActivity(name: peer.name, jobs: held.prefix(limit).map { definition.jobs[$0].id }, held: held.count)
+        }.sorted { $0.name < $1.name }
+    }
+
     // MARK: - Events from the transport
 
     /// A peer passed the handshake; `hello` is what it advertised.
@@ -209,9 +218,13 @@ public final class CoordinatorEngine {
         let keys = definition.jobs[index].stepKeys
         attemptJournal.steps(job: index, jobID: jobID, attempt: Int(attempt), steps.lazy.map { step in
             let stepIndex = Int(step.index)
-            return StepResult(index: stepIndex, key: stepIndex < keys.count ? keys[stepIndex] : "step-\(step.index)",
+            var key = stepIndex < keys.count ? keys[stepIndex] : "step-\(step.index)"
+            var message = step.message
+            // A step past the declared ones may name itself (a command job's tests).
+            if stepIndex >= keys.count, let named = NamedStep.split(message) { (key, message) = named }
+            return StepResult(index: stepIndex, key: key,
                               outcome: StepOutcome(step.status), duration: Double(step.durationMicros) / 1e6,
-                              message: step.message.isEmpty ? nil : step.message,
+                              message: message.isEmpty ? nil : message,
                               interruptions: step.interruptions.isEmpty ? nil : step.interruptions.joined(separator: ", "))
         }, into: &records)
     }

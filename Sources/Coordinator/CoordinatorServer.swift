@@ -21,6 +21,9 @@ public struct CoordinatorSettings: Sendable {
     public var blobStore: BlobStore?
     /// Receives the engine's notices (a worker that can run nothing, jobs no worker can run), on the loop thread.
     public var onNotice: (@Sendable (String) -> Void)?
+    /// Sees finished jobs, progress and workers once per batch and tick, on the loop thread (a live view); nil
+    /// costs nothing.
+    public var observer: (any RunObserver)?
 
     public init(host: String, port: Int, token: [UInt8]) {
         self.host = host
@@ -79,6 +82,7 @@ public final class CoordinatorServer: Sendable {
                                                clock: .system(since: startInstant))
                 engine.onNotice = settings.onNotice
                 let core = ServerCore(engine: engine, shared: shared, loop: loop, blobStore: settings.blobStore)
+                if let observer = settings.observer { core.observe(with: observer) }
                 core.publish(complete: engine.isComplete)
                 c.resume(returning: LoopBound(core, loop: loop))
             }
@@ -150,6 +154,10 @@ final class ServerCore {
     var ticker: ScheduledTimer?
     var onAllClosed: (() -> Void)?
     var ingest: ArtifactIngest?
+    var observer: (any RunObserver)?
+    /// Jobs finished since the observer last heard.
+    var observed: [FinishedJob] = []
+    private var observedComplete = false
 
     init(engine: CoordinatorEngine, shared: CoordinatorServer.Shared, loop: EventLoop, blobStore: BlobStore?) {
         self.engine = engine
@@ -167,7 +175,21 @@ final class ServerCore {
 
     func startTicking(every interval: Duration) {
         ticker = loop.scheduleRepeatingInLoop(every: interval) { [weak self] in
-            self?.perform { $0.onTick() }
+            guard let self else { return }
+            self.perform { $0.onTick() }
+            if let observer = self.observer {
+                observer.onRunEvents(RunEvents(finished: self.observed, progress: self.engine.progress,
+                    workers: self.engine.workerActivity(limit: WorkerActivity.listLimit), complete: self.engine.isComplete))
+                self.observed.removeAll(keepingCapacity: true)
+            }
+        }
+    }
+
+    /// Hands finished jobs to `observer` once per batch: the engine's per-job hook only appends an id.
+    func observe(with observer: any RunObserver) {
+        self.observer = observer
+        engine.onJobFinished = { [weak self] job, outcome in
+            self?.observed.append(FinishedJob(id: job.id, outcome: outcome))
         }
     }
 
@@ -204,6 +226,11 @@ final class ServerCore {
 
     func publish(complete: Bool) {
         let progress = engine.progress
+        if let observer, !observed.isEmpty || (complete && !observedComplete) {
+            observedComplete = complete
+            observer.onRunEvents(RunEvents(finished: observed, progress: progress, workers: nil, complete: complete))
+            observed.removeAll(keepingCapacity: true)
+        }
         let names = engine.workerNames
         let waiters = shared.state.withLock { s -> [CheckedContinuation<RunProgress, Never>] in
             s.progress = progress

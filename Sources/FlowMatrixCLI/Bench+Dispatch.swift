@@ -55,7 +55,7 @@ enum DispatchBench {
     /// Runs `count` no-op jobs through a coordinator and 2 worker processes and prints the figures.
     /// - Returns: with the journal on, the end-to-end and until-durable rates (jobs/s).
     @discardableResult
-    static func throughput(jobs count: Int, journal: Bool) async throws -> (endToEnd: Double, durable: Double)? {
+    static func throughput(jobs count: Int, journal: Bool, live: Bool = false) async throws -> (endToEnd: Double, durable: Double)? {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("fm-bench-dispatch-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -72,9 +72,12 @@ enum DispatchBench {
         try writer.flushSync()
         let planned = writer.statistics
         let token = Hex.encode(secureRandomBytes(16))
-        let server = try await CoordinatorServer.start(
-            definition: definition, settings: CoordinatorSettings(host: "127.0.0.1", port: 0, token: Array(token.utf8))
-        ) { records in if journal { try? writer.submit(records) } }
+        var settings = CoordinatorSettings(host: "127.0.0.1", port: 0, token: Array(token.utf8))
+        let viewer = live ? try await LiveViewer.start(runID: runID, jobs: count, journalPath: dir.appendingPathComponent("journal.sqlite").path) : nil
+        settings.observer = viewer?.server.feed
+        let server = try await CoordinatorServer.start(definition: definition, settings: settings) { records in
+            if journal { try? writer.submit(records) }
+        }
         let started = ContinuousClock.now
         let selfBefore = cpuSeconds(children: false)
         let childrenBefore = cpuSeconds(children: true)
@@ -87,12 +90,13 @@ enum DispatchBench {
         await workers.waitForExit(grace: .seconds(5))
         let stats = writer.statistics
         try writer.close()
+        if let viewer { await viewer.stop() }
         let coordinatorCPU = cpuSeconds(children: false) - selfBefore
         let workersCPU = cpuSeconds(children: true) - childrenBefore
         let rate = Double(final.done) / (elapsed.milliseconds / 1000)
         let durable = Double(final.done) / (journalDone.milliseconds / 1000)
-        print(String(format: "  %d no-op jobs (3 steps), 2 worker processes x 64 slots, journal %@: %.2f s, %.0f jobs/s (target >= 100,000)",
-                     final.done, journal ? "on" : "off", elapsed.milliseconds / 1000, rate))
+        print(String(format: "  %d no-op jobs (3 steps), 2 worker processes x 64 slots, journal %@%@: %.2f s, %.0f jobs/s (target >= 100,000)",
+                     final.done, journal ? "on" : "off", live ? ", live view with 1 SSE client" : "", elapsed.milliseconds / 1000, rate))
         print(String(format: "  CPU: coordinator process %.2f s (%.1f µs per job%@), 2 worker processes %.2f s (%.1f µs per job)",
                      coordinatorCPU, coordinatorCPU * 1e6 / Double(final.done), journal ? ", journal writer included" : "",
                      workersCPU, workersCPU * 1e6 / Double(final.done)))

@@ -83,7 +83,7 @@ enum ReportsBench {
                      size <= budget ? "within" : "OVER"))
         if blobBytes > 0 {
             let carried = sizes["blobs/"] ?? 0
-            print(String(format: "  blobs/ carries %@ for %@ of blobs: %.3f× (base64 and the script wrapper)",
+            print(String(format: "  blobs/ carries %@ for %@ of blobs: %.3f× (Z85 and the script wrapper)",
                          mb(carried), mb(blobBytes), Double(carried) / Double(blobBytes)))
         }
         try pageReady(files.html)

@@ -31,9 +31,14 @@ final class LocalWorkers: Sendable {
     /// Their own lines (a worker's "drained after …") are dropped (`run --quiet`).
     private let quiet: Bool
 
+    /// They host the `command` registry (`--allow-commands`): the person who ran `flowmatrix run` on a matrix with
+    /// a command asked for it to run here (docs/COMMAND-JOBS.md, "Safety").
+    private let allowCommands: Bool
+
     init(count: Int, slots: Int, port: Int, token: String, registries: [String] = [], quiet: Bool = false,
-         maximumRestarts: Int = 200) throws {
+         allowCommands: Bool = true, maximumRestarts: Int = 200) throws {
         self.registries = registries
+        self.allowCommands = allowCommands
         self.quiet = quiet
         executable = ProcessFacts.executable
         self.port = port
@@ -50,6 +55,7 @@ final class LocalWorkers: Sendable {
         process.executableURL = executable
         process.arguments = ["worker", "--connect", "127.0.0.1:\(port)", "--slots", "\(slots)", "--name", "local-\(index + 1)",
                              "--exit-after-drain", "--give-up-after", "10"] + registries.flatMap { ["--registry", $0] }
+            + (allowCommands ? ["--allow-commands"] : [])
         var environment = ProcessInfo.processInfo.environment
         environment["FLOWMATRIX_TOKEN"] = token
         process.environment = environment

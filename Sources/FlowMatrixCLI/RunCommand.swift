@@ -10,6 +10,7 @@ enum RunCommand {
         name: "run",
         overview: "Run a matrix: an embedded coordinator on loopback plus local worker processes.",
         usage: "run <matrix> [--workers <n>] [--slots <n>] [--store <dir>] [--strict] [--baseline last|<run-id>]\n"
+            + "                      [--http [<addr>:]<port> [--http-token-file <file>] [--http-linger <s>]]\n"
             + "                      [--max-jobs <n>] [--repeat <n>] [--shard <i/n>|auto [--shard-count <n>]]\n"
             + "                      [--durations <journal|summary.json>]\n"
             + "                      | run --resume <run-id> [<matrix>]",
@@ -29,10 +30,11 @@ enum RunCommand {
             ("--shard-count <n>", "The shard count for '--shard auto' on Kubernetes (or FLOWMATRIX_SHARD_COUNT)."),
             ("--durations <path>", "Balance shards by a previous run's durations: its journal, store or summary.json."),
             ("--max-jobs <n>", "The job limit: a plan with more jobs is finding MX025 and nothing runs (default 1000000)."),
-        ],
+        ] + LiveViewOptions.help,
         discussion: """
             Ctrl-C once stops dispatching and lets in-flight jobs finish; twice cancels them. The journal stays
             consistent either way; 'flowmatrix run --resume <run-id>' finishes the run later.
+            The local workers allow command jobs (a matrix's 'command', docs/COMMAND-JOBS.md): you asked for it here.
             EXIT CODES: 0 all jobs passed (flaky allowed unless --strict), 1 failures, 2 I/O error (store, port),
             64 usage error, 65 the matrix or its corpus has findings (a plan over --max-jobs, MX025, included;
             nothing runs), 130 interrupted.
@@ -67,7 +69,8 @@ enum RunCommand {
     static let serveSpec = CommandSpec(
         name: "serve",
         overview: "Run a matrix as a coordinator for workers on other machines (no local workers).",
-        usage: "serve <matrix> --listen <host:port> [--token-file <file>] [--store <dir>] [--resume <run-id>] [--max-jobs <n>]",
+        usage: "serve <matrix> --listen <host:port> [--token-file <file>] [--store <dir>] [--resume <run-id>] [--max-jobs <n>]\n"
+            + "                        [--http [<addr>:]<port> [--http-token-file <file>] [--http-linger <s>]]",
         arguments: [("<matrix>", "A matrix file.")],
         options: [
             ("--listen <host:port>", "Address to listen on (default 127.0.0.1:7700). Non-loopback needs a token."),
@@ -81,9 +84,10 @@ enum RunCommand {
             ("--repeat <n>", "Stability mode: run every job n times with n seeds; prints pass and flake rates (stability.json)."),
             ("--quiet", "No progress line or summary."),
             ("--max-jobs <n>", "The job limit: a plan with more jobs is finding MX025 and nothing runs (default 1000000)."),
-        ],
+        ] + LiveViewOptions.help,
         discussion: """
-            Workers: flowmatrix worker --connect <host:port> --token-file <file>. When the run completes the
+            Workers: flowmatrix worker --connect <host:port> --token-file <file> (add --allow-commands for a matrix
+            with a 'command': other workers never get command jobs). When the run completes the
             coordinator drains its workers and exits; workers reconnect to the next coordinator on that address.
             Without --token-file on loopback a token is generated into <store>/token (mode 0600).
             EXIT CODES: as for 'run'.
@@ -130,6 +134,7 @@ enum RunCommand {
         options.retriesOverride = try args.intOption("--retries", in: 0...100)
         options.repetitionsOverride = try args.intOption("--repeat", in: 1...1000)
         options.planSettings = try args.planSettings()
+        options.live = try LiveViewOptions.parse(&args)
         if let text = try args.option("--seed") {
             guard let seed = UInt64(text) else { throw UsageError("'--seed' takes a whole number, not '\(text)'") }
             options.seedOverride = seed

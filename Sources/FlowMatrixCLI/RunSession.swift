@@ -4,6 +4,7 @@ import FlowCrypto
 import FlowSpec
 import Foundation
 import Journal
+import LiveView
 import MatrixPlan
 import Reports
 import Wire
@@ -30,6 +31,8 @@ struct RunOptions: Sendable {
     var shard: ShardSelection?
     /// `--max-jobs`: the plan's job limit (MX025).
     var planSettings = PlanSettings()
+    /// `--http`: the live view.
+    var live: LiveViewOptions?
 }
 
 /// Runs one matrix end to end: plan, journal, coordinator, (local workers), progress, outcome, exit code.
@@ -85,7 +88,8 @@ enum RunSession {
             plan.jobs = plan.jobs.filter { resumeState.done[$0.id] != nil || resumeState.nextAttempt[$0.id] != nil }
         }
         if options.localWorkers > 0 {
-            let hosted = Set(BuiltInRegistries.all.map(\.name))
+            // Local workers allow commands (LocalWorkers): they host `command` too.
+            let hosted = Set(BuiltInRegistries.all.map(\.name) + [CommandTemplate.registry])
             guard hosted.contains(plan.matrix.registry) else {
                 throw CommandFailure("the matrix needs registry '\(plan.matrix.registry)', which local workers do not host "
                     + "(built in: \(hosted.sorted().joined(separator: ", "))); use 'flowmatrix serve' with your own workers",
@@ -136,6 +140,15 @@ enum RunSession {
         plan.configurations = []
         plan.origins = []
 
+        // The live view draws from the journal: the run and its jobs are committed before it starts.
+        var liveServer: LiveServer?
+        if let live = options.live {
+            try writer.flushSync()
+            let server = try await live.start(runID: runID, jobs: jobCount, journalPath: options.store.journalPath)
+            liveServer = server
+            if !options.quiet { FlowMatrixCLI.say("live view: \(live.url(port: server.port))") }
+        }
+        defer { liveServer?.stop() }
         let final: RunProgress
         let status: RunStatus
         let elapsed: Duration
@@ -146,6 +159,7 @@ enum RunSession {
         settings.heartbeatInterval = .seconds(2)
         let quiet = options.quiet
         settings.onNotice = { line in if !quiet { FlowMatrixCLI.writeError("\nnotice: \(line)\n") } }
+        settings.observer = liveServer?.feed
         do {
             settings.blobStore = try BlobStore(root: options.store.blobsRoot)
         } catch {
@@ -229,6 +243,14 @@ enum RunSession {
         let reportNote = RunArtifacts.writeReports(runID: runID, store: options.store, baseline: options.baseline)
         if !options.quiet {
             FlowMatrixCLI.say(String(format: "reports written in %.1f s", (ContinuousClock.now - phaseStarted).milliseconds / 1000))
+        }
+        if let liveServer, let live = options.live {
+            // Open pages reload into the static report, served from the run's folder while the linger lasts.
+            liveServer.finish(reportFolder: options.store.runFolder(runID))
+            if live.linger > .zero {
+                if !options.quiet { FlowMatrixCLI.say("serving the report at \(live.url(port: liveServer.port)) for \(live.linger)") }
+                try? await Task.sleep(for: live.linger)
+            }
         }
         let failures = final.count(.failed) + final.count(.timedOut) + final.count(.quarantined)
         let notRun = final.count(.notRun) + final.count(.cancelled)

@@ -1,5 +1,6 @@
 import Foundation
 import Journal
+import MatrixPlan
 
 /// `flowmatrix runs` and `flowmatrix show`: what the journal holds.
 enum RunsCommand {
@@ -147,9 +148,30 @@ enum RunsCommand {
                 if let r = row.result, r.attempts > 1 { line += "  attempts: \(r.attempts)" }
                 if let r = row.result, let step = r.failureStep { line += "\n    step \(step): \((r.failureMessage ?? "").terminalSafe)" } else if
                     let r = row.result, let m = r.failureMessage { line += "\n    \(m.terminalSafe)" }
+                if row.job.registry == CommandTemplate.registry, !(row.result?.outcome == .passed) {
+                    line += try testLines(reader, runID: runID, row: row)
+                }
                 print(line)
             }
             return allPassed ? ExitCode.success : ExitCode.failures
         }
     )
+
+    /// A command job's tests that did not pass in some attempt, each with its outcome per attempt
+    /// (`test:suite.test_a: failed, passed` is a test that was flaky).
+    static func testLines(_ reader: JournalReader, runID: String, row: JobRow) throws -> String {
+        let attempts = try reader.attempts(run: runID, job: row.job.jobID).map(\.attempt)
+        var byTest: [(name: String, outcomes: [String])] = []
+        for (n, attempt) in attempts.enumerated() {
+            for step in try reader.steps(run: runID, job: row.job.jobID, attempt: attempt) where step.key.hasPrefix(CommandTemplate.testStepPrefix) {
+                if let i = byTest.firstIndex(where: { $0.name == step.key }) {
+                    byTest[i].outcomes.append(step.outcome.rawValue)
+                } else {
+                    byTest.append((step.key, Array(repeating: "-", count: n) + [step.outcome.rawValue]))
+                }
+            }
+        }
+        return byTest.filter { $0.outcomes.contains { $0 != "passed" && $0 != "skipped" } }
+            .map { "\n    \($0.name.terminalSafe): \($0.outcomes.joined(separator: ", "))" }.joined()
+    }
 }

@@ -230,6 +230,11 @@ public struct MatrixFile: Sendable, Hashable {
     /// True when `root` looks like a matrix file: a JSON object with an `axes` member.
     public static func looksLikeMatrix(_ root: JSONNode) -> Bool { root["axes"] != nil }
 
+    /// The command fanned out beside (or instead of) the corpus; nil: scenario jobs only (docs/COMMAND-JOBS.md).
+    public var command: CommandTemplate?
+    /// Where `command` stands in the file (for findings); nil for matrices built in code.
+    public var commandPosition: SourcePosition?
+
     /// Positions of the corpus entries (for findings); empty for matrices built in code.
     public var corpusPositions: [SourcePosition] = []
     /// Where `axes` and `reduction` stand in the file (for plan-limit findings); nil for matrices built in code.

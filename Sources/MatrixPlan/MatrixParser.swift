@@ -10,7 +10,7 @@ struct MatrixParser {
     var findings: [ValidationFinding] = []
 
     static let topMembers: Set<String> = ["name", "description", "corpus", "tags", "registry", "labels", "policy",
-                                          "axes", "include", "exclude", "constraints", "reduction"]
+                                          "axes", "include", "exclude", "constraints", "reduction", "command"]
 
     init(file: String, directory: URL?) {
         self.file = file
@@ -72,7 +72,12 @@ struct MatrixParser {
         checkMembers(root, path: "$", allowed: Self.topMembers)
         let name = string(root["name"], "$.name", required: true, parent: root)
         let description = string(root["description"], "$.description", required: false, parent: root)
-        if root["corpus"] == nil { add(.missingMember, "$.corpus", root.position, "the matrix needs 'corpus': a scenario folder (or list), relative to the matrix file") }
+        // A matrix names a scenario corpus, a command (docs/COMMAND-JOBS.md), or both.
+        let command = root["command"].flatMap { parseCommand($0) }
+        let hasCommand = root["command"] != nil
+        if root["corpus"] == nil && !hasCommand {
+            add(.missingMember, "$.corpus", root.position, "the matrix needs 'corpus': a scenario folder (or list), relative to the matrix file, or a 'command'")
+        }
         let corpus = stringList(root["corpus"], "$.corpus")
         let corpusPositions: [SourcePosition] = root["corpus"].map { node in node.array?.map(\.position) ?? [node.position] } ?? []
         if root["corpus"] != nil && corpus.isEmpty && findings.allSatisfy({ $0.path != "$.corpus" }) {
@@ -88,7 +93,8 @@ struct MatrixParser {
                 excludeTags = stringList(tags["exclude"], "$.tags.exclude")
             }
         }
-        let registry = string(root["registry"], "$.registry", required: true, parent: root)
+        let registry = string(root["registry"], "$.registry", required: root["corpus"] != nil || !hasCommand, parent: root)
+            ?? (hasCommand && root["corpus"] == nil ? CommandTemplate.registry : nil)
         if let registry, registry.trimmingSpaces.isEmpty {
             add(.badRegistry, "$.registry", root["registry"]?.position, "the registry name is empty; name the worker kind (e.g. catalog)")
         }
@@ -116,6 +122,7 @@ struct MatrixParser {
         let exclude = parseEntries(root["exclude"], "$.exclude", axes: axes, isInclude: false, extraKeys: &extraKeys)
         let constraints = parseConstraints(root["constraints"], axes: axes, extraKeys: extraKeys)
         let (reduction, seedRows) = parseReduction(root["reduction"], axes: axes)
+        if let command { checkPlaceholders(command, axes: axes, extraKeys: extraKeys, root: root) }
 
         guard let name, let registry, findings.isEmpty else { return nil }
         let urls = corpus.map { entry in
@@ -128,6 +135,8 @@ struct MatrixParser {
             jobTimeout: policy.timeout, failFast: policy.failFast, keep: policy.keep, seed: policy.seed, axes: axes,
             include: include, exclude: exclude, constraints: constraints, reduction: reduction, seedRows: seedRows)
         matrix.corpusPositions = corpusPositions
+        matrix.command = command
+        matrix.commandPosition = root["command"]?.position
         matrix.repetitions = repetitions
         matrix.axesPosition = root["axes"]?.position
         matrix.reductionPosition = root["reduction"]?.position

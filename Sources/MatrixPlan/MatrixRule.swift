@@ -54,6 +54,12 @@ public enum MatrixRule: String, Sendable, CaseIterable {
     case tooManyJobs = "MX025"
     /// A t-wise reduction implies more generator work than `CoveringArray.Settings.maximumWork`.
     case reductionTooLarge = "MX026"
+    /// A command template names a placeholder no job has (`{locle}`), or its braces do not balance.
+    case unknownPlaceholder = "MX027"
+    /// A command is malformed: empty `argv`, one string without `"shell": true`, empty or repeated `items`.
+    case badCommand = "MX028"
+    /// The items command (run where the plan is made) failed or printed no item.
+    case itemsCommandFailed = "MX029"
 
     public var code: String { rawValue }
 }

@@ -82,7 +82,9 @@ extension MatrixFile {
         var notes: [String] = []
         let stages = space.countStages()
         if stages == nil { notes.append("the space is too large to count every stage exactly") }
-        let selected = scenarios.filter { selects($0.scenario) }
+        // Command jobs (one scenario per item) are not tag-filtered; they run under the `command` registry.
+        let selected = scenarios.filter { selects($0.scenario) }.map { ($0.scenario, $0.file, registry) }
+            + (command?.scenarios() ?? []).map { ($0, file, CommandTemplate.registry) }
         var limitFindings: [ValidationFinding] = []
         var configurations: [Configuration] = []
         var origins: [ConfigurationOrigin] = []
@@ -135,14 +137,15 @@ extension MatrixFile {
         }
         var jobs: [Job] = []
         if limitFindings.isEmpty { jobs.reserveCapacity(jobCount) }
-        for (scenario, file) in selected where limitFindings.isEmpty {
+        for (scenario, file, registry) in selected where limitFindings.isEmpty {
             let canonical = JobIdentity.canonicalJSON(scenario)  // once per scenario, not once per job
             for c in configurations {
                 jobs.append(Job(scenario: scenario, scenarioFile: file, configuration: c, registry: registry,
                                 canonicalScenario: canonical))
             }
         }
-        let counts = PlanCounts(stages: stages, afterReduction: configurations.count, scenariosInCorpus: scenarios.count,
+        let counts = PlanCounts(stages: stages, afterReduction: configurations.count,
+                                scenariosInCorpus: scenarios.count + commandJobsPerConfiguration,
                                 scenariosSelected: selected.count, jobs: jobs.count)
         var files: [String: String] = [:]
         for (s, f) in scenarios { files[s.id] = f }
@@ -412,6 +415,15 @@ public enum MatrixPlanner {
     /// `validate`, also saying which scenario files were read (for `flowmatrix validate`'s summary).
     public static func check(matrixAt url: URL, settings: PlanSettings = PlanSettings()) -> Check {
         var (matrix, findings) = MatrixFile.load(from: url)
+        // The items of a command come from its items command, run here (validate, plan and run all see them).
+        if var m = matrix {
+            if let problem = collectItems(of: &m) {
+                findings.append(problem)
+                matrix = nil
+            } else {
+                matrix = m
+            }
+        }
         // The corpus is validated even when the matrix has findings, as long as it names one.
         var corpusURLs = matrix?.corpusURLs ?? []
         if matrix == nil, let data = try? Data(contentsOf: url), let root = try? JSONParser.parse(Array(data)) {
@@ -420,8 +432,20 @@ public enum MatrixPlanner {
             corpusURLs = entries.map { $0.hasPrefix("/") ? URL(fileURLWithPath: $0) : directory.appendingPathComponent($0).standardizedFileURL }
                 .filter { FileManager.default.fileExists(atPath: $0.path) }
         }
-        guard !corpusURLs.isEmpty else { return Check(matrix: matrix, findings: findings, scenarioFiles: []) }
-        let corpus = ScenarioLoader.loadCorpus(paths: corpusURLs, validate: true)
+        let corpus = corpusURLs.isEmpty ? nil : ScenarioLoader.loadCorpus(paths: corpusURLs, validate: true)
+        return finishCheck(matrix: matrix, findings: findings, corpus: corpus, settings: settings)
+    }
+
+    private static func finishCheck(matrix: MatrixFile?, findings: [ValidationFinding], corpus: CorpusLoad?,
+                                    settings: PlanSettings) -> Check {
+        var (matrix, findings) = (matrix, findings)
+        guard let corpus else {
+            if let m = matrix, m.command != nil {
+                let limits = m.limitFindings(scenariosSelected: m.commandJobsPerConfiguration, settings: settings)
+                if !limits.isEmpty { return Check(matrix: nil, findings: (findings + limits).sortedForDisplay(), scenarioFiles: []) }
+            }
+            return Check(matrix: matrix, findings: findings, scenarioFiles: [])
+        }
         findings += corpus.findings
         if let m = matrix, !corpus.scenarios.isEmpty, !corpus.scenarios.contains(where: { m.selects($0.scenario) }) {
             findings.append(ValidationFinding(
@@ -430,8 +454,8 @@ public enum MatrixPlanner {
             matrix = nil
         }
         if let m = matrix {
-            let limits = m.limitFindings(scenariosSelected: corpus.scenarios.count(where: { m.selects($0.scenario) }),
-                                         settings: settings)
+            let limits = m.limitFindings(scenariosSelected: corpus.scenarios.count(where: { m.selects($0.scenario) })
+                                            + m.commandJobsPerConfiguration, settings: settings)
             if !limits.isEmpty {
                 findings += limits
                 matrix = nil

@@ -98,8 +98,12 @@ public struct AxisPivot: Sendable, Hashable, Codable {
     }
 
     /// The pivot of a run's index: each configuration's values are looked up once, not once per job. Axes named in
-    /// `excluded` take no part (stability mode leaves out the repetition axis).
-    static func compute(_ index: RunIndex, excluding excluded: Set<String> = []) -> AxisPivot {
+    /// `excluded` take no part (stability mode leaves out the repetition axis); jobs whose position is in `skipped`
+    /// neither (stability mode's flake pivot leaves out jobs that failed every repetition, and with `flakyFails`
+    /// counts a job that passed only on a retry as a failure: both are evidence of flakiness).
+    static func compute(
+        _ index: RunIndex, excluding excluded: Set<String> = [], skipped: Set<Int> = [], flakyFails: Bool = false
+    ) -> AxisPivot {
         var values = ValueTable()
         var profiles = ProfileTable()
         let scenarioIDs = index.scenarios.map { values.id(AxisValue(axis: scenarioAxis, value: $0.id)) }
@@ -109,14 +113,15 @@ public struct AxisPivot: Sendable, Hashable, Codable {
         var profileOf: [Int64: Int32] = [:]
         var counted: [Counted] = []
         counted.reserveCapacity(index.jobs.count)
-        for job in index.jobs where job.status.isVerdict {
+        for (position, job) in index.jobs.enumerated() where job.status.isVerdict && !skipped.contains(position) {
             let pair = Int64(job.scenario) << 32 | Int64(job.configuration)
             let profile: Int32
             if let known = profileOf[pair] { profile = known } else {
                 profile = profiles.id([scenarioIDs[Int(job.scenario)]] + configurationIDs[Int(job.configuration)])
                 profileOf[pair] = profile
             }
-            counted.append(Counted(profile: profile, failure: job.status.isFailure, flaky: job.status == .flaky))
+            let failure = job.status.isFailure || (flakyFails && job.status == .flaky)
+            counted.append(Counted(profile: profile, failure: failure, flaky: job.status == .flaky))
         }
         return compute(counted, profiles: profiles.arrays, values: values.values)
     }
@@ -133,8 +138,12 @@ public struct AxisPivot: Sendable, Hashable, Codable {
             axisIDs[value.axis] = Int32(axisIDs.count)
             return Int32(axisIDs.count - 1)
         }
+        // Groups of two or three values matter only with a failure in them (ranked groups and patterns need one), so
+        // they are tallied only when every value occurs in a failing job: a passing run tallies single values alone.
+        var failing = [Bool](repeating: false, count: values.count)
+        for job in counted where job.failure { for id in profiles[Int(job.profile)] { failing[Int(id)] = true } }
         func tally(_ jobs: [Counted], sign: Int, into start: [Key: Tally]) -> [Key: Tally] {
-            Self.tally(jobs, profiles: profiles, axes: axes, scenarioAxisID: -1, sign: sign, into: start)
+            Self.tally(jobs, profiles: profiles, axes: axes, failing: failing, sign: sign, into: start)
         }
         var tallies = tally(counted, sign: 1, into: [:])
         let initial = tallies
@@ -250,8 +259,10 @@ public struct AxisPivot: Sendable, Hashable, Codable {
 
     /// Adds (`sign` 1) or removes (-1) the jobs' groups: each value, each pair of values of two axes, and each
     /// scenario value with a pair of the other axes. A profile's values are sorted (scenario first, then by axis).
-    private static func tally(_ jobs: [Counted], profiles: [[Int32]], axes: [Int32], scenarioAxisID: Int32, sign: Int,
+    /// Groups of several values only when each value is `failing` (occurs in a failing job).
+    private static func tally(_ jobs: [Counted], profiles: [[Int32]], axes: [Int32], failing: [Bool], sign: Int,
                               into start: [Key: Tally]) -> [Key: Tally] {
+        let scenarioAxisID: Int32 = -1
         var tallies = start
         var perProfile: [Int32: Tally] = [:]
         for job in jobs {
@@ -268,12 +279,13 @@ public struct AxisPivot: Sendable, Hashable, Codable {
             let ids = profiles[Int(profile)]
             for i in ids.indices {
                 add(Key(a: ids[i]), t)
-                for j in (i + 1)..<ids.count where axes[Int(ids[j])] != axes[Int(ids[i])] {
+                guard failing[Int(ids[i])] else { continue }
+                for j in (i + 1)..<ids.count where axes[Int(ids[j])] != axes[Int(ids[i])] && failing[Int(ids[j])] {
                     add(Key(a: ids[i], b: ids[j]), t)
                     // Within one scenario, a pair of axis values: "checkout fails only with rtl + landscape".
                     guard axes[Int(ids[i])] == scenarioAxisID else { continue }
                     for k in (j + 1)..<ids.count
-                    where axes[Int(ids[k])] != axes[Int(ids[j])] && axes[Int(ids[k])] != scenarioAxisID {
+                    where axes[Int(ids[k])] != axes[Int(ids[j])] && axes[Int(ids[k])] != scenarioAxisID && failing[Int(ids[k])] {
                         add(Key(a: ids[i], b: ids[j], c: ids[k]), t)
                     }
                 }

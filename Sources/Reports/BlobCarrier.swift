@@ -42,7 +42,7 @@ public enum ArtifactKind: String, Sendable, Hashable, Codable {
 }
 
 /// Copies the blobs a report shows into pack files `<report folder>/blobs/pack-NNN.js`, still gzip-compressed: each
-/// blob once, however many jobs reference it. A pack is one call `FM.pack(N,["<base64 of a .gz>",\n…]);` (a script,
+/// blob once, however many jobs reference it. A pack is one call `FM.pack(N,["<Z85 of a .gz>",\n…]);` (a script,
 /// so a page opened from `file://` can load it; the page decompresses a blob with `DecompressionStream`); a job's
 /// chunk names each artifact's blob by `[pack, index]`. A pack is
 /// closed once it holds ``packSize`` bytes, so a nightly's thousands of blobs are a few files, and the blobs of one
@@ -61,7 +61,7 @@ final class BlobCarrier {
     private var packBytes = 0
     private(set) var files: [URL] = []
     private(set) var warnings: [String] = []
-    /// Blobs carried, and their compressed bytes (before base64).
+    /// Blobs carried, and their compressed bytes (before Z85).
     private(set) var count = 0
     private(set) var compressedBytes = 0
 
@@ -141,9 +141,11 @@ final class BlobCarrier {
             packBytes = 0
             inPack = 0
         }
-        let text = (inPack == 0 ? "\"" : ",\n\"") + Data(bytes).base64EncodedString() + "\""
-        pack? += text
-        packBytes += text.utf8.count
+        let text = Z85.encode(bytes)
+        pack?.write(bytes: (inPack == 0 ? "\"" : ",\n\"").utf8)
+        pack?.write(bytes: text)
+        pack? += "\""
+        packBytes += text.count + 4
         inPack += 1
         count += 1
         compressedBytes += bytes.count

@@ -48,6 +48,7 @@ enum HTMLAssets {
         span.multi a.cell{flex:1;width:auto;margin:0 1px 0 0}
         a.cell{border-radius:4px;color:#fff;text-align:center;line-height:22px;text-decoration:none;font-weight:700;
         position:relative;cursor:pointer}
+        a.cell.running{box-shadow:inset 0 0 0 3px #1d232b}
         a.cell:hover,a.cell.selected{outline:3px solid #1d232b;outline-offset:1px}
         a.cell.new::after{content:"";position:absolute;top:-3px;right:-3px;width:8px;height:8px;border-radius:50%;background:#111;
         border:1px solid #fff}
@@ -117,13 +118,37 @@ enum HTMLAssets {
           var chunks = {}, packs = {}, loads = {}, parsed = {}, urls = {};
           window.FM = {
             chunk: function (n, data) { chunks[n] = data; },
-            pack: function (n, blobs) { packs[n] = blobs; }
+            pack: function (n, blobs) { packs[n] = blobs; },
+            // The live view: forget a job's chunk and panel (its steps changed) and rebuild the panel if it is open.
+            reopen: function (id) {
+              var n = chunkOf(id), panel = document.getElementById('job-' + id);
+              delete parsed[n];
+              delete loads[numbered('data/jobs-', n)];
+              if (panel) panel.parentNode.removeChild(panel);
+              if (wantedJob === id) show(id);
+            }
           };
+          function inflate(bytes) {
+            var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream('gzip'));
+            return new Response(stream).arrayBuffer();
+          }
           function gunzip(base64) {
             var text = atob(base64), bytes = new Uint8Array(text.length);
             for (var i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i);
-            var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream('gzip'));
-            return new Response(stream).arrayBuffer();
+            return inflate(bytes);
+          }
+          // A carried blob is Z85 (5 characters per 4 bytes) after one digit: the zero bytes padding the last group.
+          var Z85 = '0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.-:+=^!/*?&<>()[]{}@%$#', Z85V = {};
+          for (var z = 0; z < 85; z++) Z85V[Z85.charCodeAt(z)] = z;
+          function unz85(text) {
+            var groups = (text.length - 1) / 5, bytes = new Uint8Array(groups * 4), p = 1;
+            for (var g = 0; g < groups; g++) {
+              var v = 0;
+              for (var k = 0; k < 5; k++) v = v * 85 + Z85V[text.charCodeAt(p++)];
+              bytes[4 * g] = v >>> 24; bytes[4 * g + 1] = (v >>> 16) & 255;
+              bytes[4 * g + 2] = (v >>> 8) & 255; bytes[4 * g + 3] = v & 255;
+            }
+            return bytes.subarray(0, bytes.length - Number(text.charAt(0)));
           }
           function numbered(prefix, n) {
             var digits = String(n);
@@ -167,7 +192,7 @@ enum HTMLAssets {
               urls[sha] = load(numbered('blobs/pack-', r[5][0])).then(function () {
                 var pack = packs[r[5][0]];
                 if (!pack || typeof pack[r[5][1]] !== 'string') throw new Error('blob ' + sha + ' is missing');
-                return gunzip(pack[r[5][1]]);
+                return inflate(unz85(pack[r[5][1]]));
               }).then(function (buffer) {
                 return {url: URL.createObjectURL(new Blob([buffer], {type: r[2]})), bytes: buffer};
               });
@@ -464,8 +489,9 @@ enum HTMLAssets {
 
     /// No network at all: images only from the blobs the page decompressed (`blob:` URLs), the inline style, the one
     /// inline script, and the chunk and blob scripts of the report folder.
-    static var contentSecurityPolicy: String {
+    /// The live view's page may also open its event stream (`connect-src 'self'`).
+    static func contentSecurityPolicy(live: Bool = false) -> String {
         "default-src 'none'; img-src blob: data:; style-src 'unsafe-inline'; script-src \(scriptHashSource) 'self' file:;"
-            + " base-uri 'none'; form-action 'none'"
+            + (live ? " connect-src 'self';" : "") + " base-uri 'none'; form-action 'none'"
     }
 }

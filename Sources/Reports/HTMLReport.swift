@@ -15,6 +15,8 @@ struct HTMLReport {
     /// Failure text (`step 2 (key): message`) of each job that did not pass, by plan position.
     var failures: [Int: String]
     var chunkCount: Int
+    /// The live view's page (``LivePage``): a connect-src for its event stream, the live section, and `live.js`.
+    var live = false
 
     private func h(_ s: String) -> String { Escape.html(s) }
 
@@ -30,7 +32,7 @@ struct HTMLReport {
             <html lang="en">
             <head>
             <meta charset="utf-8">
-            <meta http-equiv="Content-Security-Policy" content="\(h(HTMLAssets.contentSecurityPolicy))">
+            <meta http-equiv="Content-Security-Policy" content="\(h(HTMLAssets.contentSecurityPolicy(live: live)))">
             <meta name="viewport" content="width=device-width, initial-scale=1">
             <meta name="generator" content="flowmatrix">
             <title>\(h("FlowMatrix · \(info.matrixName) · \(info.runID)"))</title>
@@ -45,6 +47,7 @@ struct HTMLReport {
 
             """
         out += metadata()
+        if live { out += LiveAssets.section }
         heatMap(out)
         out += pivotSection()
         if let stability { out += stabilitySection(stability) }
@@ -55,7 +58,9 @@ struct HTMLReport {
         out += "<script type=\"application/json\" id=\"run-data\">{\"axes\":["
             + index.axisNames.map(JSONText.pageString).joined(separator: ",") + "],\"start\":"
             + String(Int64(info.startedAt.timeIntervalSince1970.rounded(.down))) + ",\"chunks\":\(chunkCount),\"v\":2}</script>\n"
-        out += "<script>\(HTMLAssets.script)</script>\n</body>\n</html>\n"
+        out += "<script>\(HTMLAssets.script)</script>\n"
+        if live { out += "<script src=\"live.js\"></script>\n" }
+        out += "</body>\n</html>\n"
     }
 
     // MARK: - Run metadata
@@ -185,7 +190,7 @@ struct HTMLReport {
         return Escape.html(String(decoding: data, as: UTF8.self))
     }
 
-    private func pivotSection() -> String {
+    func pivotSection() -> String {
         var out = "<section class=\"block\" id=\"pivot\">\n<h2>Failures by axis</h2>\n"
         out += "<p class=\"headline\(pivot.totalFailures == 0 ? " ok" : "")\">\(h(pivot.headline))</p>\n"
         if !pivot.explanations.isEmpty {
@@ -230,24 +235,31 @@ struct HTMLReport {
 
     // MARK: - Stability
 
-    /// Stability mode: the sentence naming where flakes concentrate, and the least stable jobs.
+    /// Stability mode: the sentence naming where flaky repetitions concentrate, the flaky jobs, then the jobs that
+    /// failed every repetition.
     private func stabilitySection(_ stability: Stability) -> String {
-        let unstable = stability.jobs.filter { $0.failed > 0 }
         var out = "<section class=\"block\" id=\"stability\">\n<h2>Stability over \(stability.repetitions) repetitions</h2>\n"
-        out += "<p class=\"headline\(unstable.isEmpty ? " ok" : "")\" id=\"stability-headline\">"
-            + h(stability.headline(pivot)) + "</p>\n"
-        guard !unstable.isEmpty else { return out + "</section>\n" }
-        out += "<p class=\"muted\">Flake rate = failed repetitions / repetitions (a repetition that passed on a retry"
-            + " counts as passed, and as flaky). \(unstable.count) of \(stability.jobs.count) jobs failed at least once;"
-            + " the least stable first (all of them in stability.json).</p>\n"
-        out += "<table class=\"grid\" id=\"stability-jobs\"><tr><th>job</th><th>failed/repetitions</th><th>flake rate</th><th></th>"
-            + "<th>flaky</th></tr>\n"
-        for e in unstable.prefix(Self.failingRows) {
+        out += "<p class=\"headline\(stability.flakyJobs == 0 ? " ok" : "")\" id=\"stability-headline\">"
+            + h(stability.headline) + "</p>\n"
+        out += "<p class=\"muted\">Flake rate = failed repetitions / repetitions. A job is flaky when it failed some"
+            + " repetitions but not all, or passed only on a retry; one that failed every repetition fails on every seed."
+            + " All of them are in stability.json.</p>\n"
+        let flaky = stability.jobs.filter(\.isFlaky)
+        if !flaky.isEmpty { out += table("stability-flaky", "Flaky jobs (\(flaky.count))", flaky) }
+        let broken = stability.jobs.filter(\.failedEvery)
+        if !broken.isEmpty { out += table("stability-failed-every", "Failed every repetition (\(broken.count))", broken) }
+        return out + "</section>\n"
+    }
+
+    private func table(_ id: String, _ title: String, _ entries: [Stability.Entry]) -> String {
+        var out = "<h3>\(h(title))</h3>\n<table class=\"grid\" id=\"\(id)\"><tr><th>job</th><th>failed/repetitions</th>"
+            + "<th>flake rate</th><th></th><th>passed on a retry</th></tr>\n"
+        for e in entries.prefix(Self.failingRows) {
             out += "<tr><td class=\"mono\">\(h(e.key))</td><td>\(e.failed)/\(e.repetitions)</td><td><div class=\"bar\" title=\""
                 + AxisPivot.percent(e.flakeRate) + "\"><span style=\"width:\(Int((e.flakeRate * 100).rounded()))%\"></span></div></td>"
                 + "<td>\(AxisPivot.percent(e.flakeRate))</td><td>\(e.flaky)</td></tr>\n"
         }
-        return out + "</table>\n</section>\n"
+        return out + "</table>\n"
     }
 
     // MARK: - Failing jobs

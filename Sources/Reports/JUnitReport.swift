@@ -27,10 +27,13 @@ public enum JUnitReport {
         let output = ReportOutput()
         let index = RunIndex(report)
         var kept: [Int: [UInt8]] = [:]
+        var tallies: [Int: Tally] = [:]
         for job in report.jobs where !isPlainPass(job) {
-            kept[job.row.ordinal] = Array(testcase(job, grouping: grouping, multipleRegistries: index.registries.count > 1).utf8)
+            let (text, tally) = cases(job, grouping: grouping, multipleRegistries: index.registries.count > 1)
+            kept[job.row.ordinal] = Array(text.utf8)
+            tallies[job.row.ordinal] = tally
         }
-        write(index, grouping: grouping, to: output) { kept[$0] }
+        write(index, grouping: grouping, to: output, tally: { tallies[$0] }) { kept[$0] }
         return output.text
     }
 
@@ -46,6 +49,8 @@ public enum JUnitReport {
         private var length = 0
         /// Plan position → byte range in the file.
         private var places: [Int: Range<Int>] = [:]
+        /// Plan position → the counts of a job written as several test cases (a command job's tests).
+        private var tallies: [Int: Tally] = [:]
 
         /// Collects into a temporary file in `folder` (removed when this is released).
         init(grouping: JUnitGrouping, multipleRegistries: Bool, folder: URL) throws {
@@ -63,7 +68,9 @@ public enum JUnitReport {
         /// Keeps the test case of `job` unless it is a plain pass.
         func add(_ job: JobReport) {
             guard !JUnitReport.isPlainPass(job) else { return }
-            let text = Array(JUnitReport.testcase(job, grouping: grouping, multipleRegistries: multipleRegistries).utf8)
+            let (xml, tally) = JUnitReport.cases(job, grouping: grouping, multipleRegistries: multipleRegistries)
+            if JUnitReport.hasTests(job) { tallies[job.row.ordinal] = tally }
+            let text = Array(xml.utf8)
             places[job.row.ordinal] = length..<(length + text.count)
             length += text.count
             buffer += text
@@ -77,6 +84,9 @@ public enum JUnitReport {
             try file.write(contentsOf: buffer)
             buffer.removeAll(keepingCapacity: true)
         }
+
+        /// The counts of the job at plan position `ordinal` when it is written as its tests' cases, else nil.
+        func tally(_ ordinal: Int) -> Tally? { tallies[ordinal] }
 
         /// The kept test case of the job at plan position `ordinal`, or nil for a plain pass.
         func text(_ ordinal: Int) throws -> [UInt8]? {
@@ -95,11 +105,12 @@ public enum JUnitReport {
         var tallies: [Tally] = []
         var times: [Double] = []
 
-        init(_ index: RunIndex, grouping: JUnitGrouping) {
+        /// `tally(position)`: the counts of a job written as several test cases (nil: the job is one case).
+        init(_ index: RunIndex, grouping: JUnitGrouping, tally: (Int) -> Tally? = { _ in nil }) {
             let multipleRegistries = index.registries.count > 1
             var position: [String: Int] = [:]
             suiteOf.reserveCapacity(index.jobs.count)
-            for job in index.jobs {
+            for (ordinal, job) in index.jobs.enumerated() {
                 let key = grouping == .scenario
                     ? index.scenarioID(job)
                     : JUnitReport.configurationName(index.configuration(job).text, index.registry(job), multipleRegistries)
@@ -112,7 +123,7 @@ public enum JUnitReport {
                     times.append(0)
                 }
                 suiteOf.append(suite)
-                tallies[suite].add(job.status)
+                if let own = tally(ordinal) { tallies[suite].add(own) } else { tallies[suite].add(job.status) }
                 times[suite] += job.duration ?? 0
             }
         }
@@ -121,12 +132,14 @@ public enum JUnitReport {
     /// Writes the XML document suite by suite: each job's kept test case (`kept(plan position)`, nil for a plain
     /// pass), a plain pass from the index.
     static func write(_ index: RunIndex, grouping: JUnitGrouping, to out: ReportOutput,
-                      kept: (Int) throws -> [UInt8]?) rethrows {
+                      tally: (Int) -> Tally? = { _ in nil }, kept: (Int) throws -> [UInt8]?) rethrows {
         let multipleRegistries = index.registries.count > 1
-        let suites = Suites(index, grouping: grouping)
+        let suites = Suites(index, grouping: grouping, tally: tally)
         let timestamp = Format.timestamp(index.run.info.startedAt).replacingOccurrences(of: "Z", with: "")
         var totals = Tally()
-        for job in index.jobs { totals.add(job.status) }
+        for (position, job) in index.jobs.enumerated() {
+            if let own = tally(position) { totals.add(own) } else { totals.add(job.status) }
+        }
         out += "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
         out += "<testsuites name=\"\(a("flowmatrix \(index.run.info.matrixName) \(index.runID)"))\""
             + " tests=\"\(totals.tests)\" failures=\"\(totals.failures)\" errors=\"\(totals.errors)\""
@@ -167,21 +180,39 @@ public enum JUnitReport {
         out += "</testsuites>\n"
     }
 
-    /// Passed on its only attempt: a bare test case.
+    /// Passed on its only attempt and reports no tests of its own: a bare test case.
     static func isPlainPass(_ job: JobReport) -> Bool {
-        job.status == .passed && job.attempts.count == 1 && !job.attempts[0].superseded
+        job.status == .passed && job.attempts.count == 1 && !job.attempts[0].superseded && !hasTests(job)
+    }
+
+    /// The XML of a job that is not a plain pass and its counts: one case, or a command job's tests' cases (a job
+    /// whose attempts ran no test, e.g. its command never started, stays one case).
+    static func cases(_ job: JobReport, grouping: JUnitGrouping, multipleRegistries: Bool) -> (text: String, tally: Tally) {
+        let tests = tests(of: job)
+        if !tests.isEmpty { return testCases(job, tests, grouping: grouping, multipleRegistries: multipleRegistries) }
+        var tally = Tally()
+        tally.add(job.status)
+        return (testcase(job, grouping: grouping, multipleRegistries: multipleRegistries), tally)
     }
 
     /// `    <testcase name="…" classname="…" time="…"` (not closed).
-    private static func caseOpening(_ names: (classname: String, name: String), _ duration: Double?) -> String {
+    static func caseOpening(_ names: (classname: String, name: String), _ duration: Double?) -> String {
         "    <testcase name=\"\(a(names.name))\" classname=\"\(a(names.classname))\" time=\"\(Format.junitTime(duration))\""
     }
 
-    private static func a(_ s: String) -> String { Escape.xml(s, attribute: true) }
-    private static func t(_ s: String) -> String { Escape.xml(s) }
+    static func a(_ s: String) -> String { Escape.xml(s, attribute: true) }
+    static func t(_ s: String) -> String { Escape.xml(s) }
 
     struct Tally {
         var tests = 0, failures = 0, errors = 0, skipped = 0, flaky = 0
+
+        mutating func add(_ other: Tally) {
+            tests += other.tests
+            failures += other.failures
+            errors += other.errors
+            skipped += other.skipped
+            flaky += other.flaky
+        }
 
         mutating func add(_ status: CellStatus) {
             tests += 1

@@ -40,7 +40,7 @@ final class JobChunks {
         self.folder = folder
         self.axes = axes
         self.start = Int64(start.timeIntervalSince1970.rounded(.down))
-        count = max(1, min(Self.maxChunks, (jobs + Self.jobsPerChunk - 1) / Self.jobsPerChunk))
+        count = Self.count(jobs: jobs)
         let data = folder.appendingPathComponent("data")
         do {
             try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
@@ -54,6 +54,9 @@ final class JobChunks {
             written.append(0)
         }
     }
+
+    /// The number of chunks of a run of `jobs` jobs.
+    static func count(jobs: Int) -> Int { max(1, min(maxChunks, (jobs + jobsPerChunk - 1) / jobsPerChunk)) }
 
     /// The chunk of a job: FNV-1a (32 bits) of its id's UTF-8 bytes, modulo `count` (the page computes the same).
     static func chunk(of jobID: String, count: Int) -> Int {
@@ -76,7 +79,7 @@ final class JobChunks {
         // Pieces go straight into the chunk's buffer: no intermediate strings per job (100,000 of them).
         let n = Self.chunk(of: job.id, count: count)
         let o = outputs[n]
-        func s(_ text: String?) { o += text.map(JSONText.pageString) ?? "null" }
+        func s(_ text: String?) { o.writeJSON(text) }
         func c() { o += "," }
         o += written[n] == 0 ? "{" : ",\n"
         written[n] += 1

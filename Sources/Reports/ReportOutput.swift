@@ -70,6 +70,23 @@ final class ReportOutput {
 
     static func += (output: ReportOutput, text: String) { output.write(text) }
 
+    /// Appends `text` as a JSON string — for the page (``JSONText/pageString(_:)``) or plain (``JSONText/string(_:)``)
+    /// — or `null`; a string that needs no escape goes straight into the buffer, without a temporary string (a report
+    /// writes millions of them).
+    func writeJSON(_ text: String?, page: Bool = true) {
+        guard let text else { return write(bytes: "null".utf8) }
+        if text.utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C || $0 == 0x3C || $0 == 0x3E || $0 == 0x26 || $0 == 0xE2 }) {
+            return write(page ? JSONText.pageString(text) : JSONText.string(text))
+        }
+        buffer.append(0x22)
+        buffer.append(contentsOf: text.utf8)
+        buffer.append(0x22)
+        if handle != nil && buffer.count >= flushSize { flush() }
+    }
+
+    /// Everything written so far, for an in-memory output, as bytes.
+    var bytes: [UInt8] { buffer }
+
     /// Everything written so far, for an in-memory output.
     var text: String { String(decoding: buffer, as: UTF8.self) }
 

@@ -95,8 +95,15 @@ public enum ReportWriter {
             lap("diff")
         }
         // Stability mode: the pivot counts repetitions of configurations, so it leaves the repetition axis out.
-        let stability = Stability.compute(index)
+        var stability = Stability.compute(index)
         let pivot = AxisPivot.compute(index, excluding: stability == nil ? [] : [Repetitions.axis])
+        if let s = stability {
+            // Where flakiness concentrates: the same pivot without the jobs that failed every repetition.
+            let flakePivot = AxisPivot.compute(index, excluding: [Repetitions.axis], skipped: s.failedEveryPositions(in: index),
+                                               flakyFails: true)
+            stability?.headline = s.headline(flakePivot: flakePivot)
+            stability?.patterns = flakePivot.explanations
+        }
         lap("pivot")
         do {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -157,7 +164,7 @@ public enum ReportWriter {
         // JUnit wants its test cases suite by suite: the kept ones come back from their temporary file.
         let junit = try ReportOutput(file: files.junit)
         do {
-            try JUnitReport.write(index, grouping: settings.junitGrouping, to: junit) { try cases.text($0) }
+            try JUnitReport.write(index, grouping: settings.junitGrouping, to: junit, tally: { cases.tally($0) }) { try cases.text($0) }
         } catch let error as ReportError {
             throw error
         } catch {

@@ -62,10 +62,13 @@ public struct RunDiff: Sendable, Hashable, Codable {
     public var flakeRateRose: [FlakeRateChange] = []
     /// Stability mode: jobs whose flake rate is lower in head.
     public var flakeRateFell: [FlakeRateChange] = []
+    /// Command jobs in both runs, compared test by test (their `test:` steps; docs/COMMAND-JOBS.md).
+    public var tests = TestChanges()
 
     /// New failures, newly flaky jobs or duration regressions.
     public var hasRegressions: Bool {
         !newFailures.isEmpty || !newlyFlaky.isEmpty || !durationRegressions.isEmpty || !flakeRateRose.isEmpty
+            || !tests.newFailures.isEmpty || !tests.newlyFlaky.isEmpty
     }
 
     /// Compares run `base` with run `head` in the journal.
@@ -77,8 +80,12 @@ public struct RunDiff: Sendable, Hashable, Codable {
         reader: JournalReader, base: String, head: String, durationThreshold: Double = 0.2, minimumDelta: Double = 0.1
     ) throws -> RunDiff {
         for id in [base, head] where try reader.run(id) == nil { throw ReportError.unknownRun(id) }
-        return compute(base: (base, try reader.jobs(run: base)), head: (head, try reader.jobs(run: head)),
-                       durationThreshold: durationThreshold, minimumDelta: minimumDelta)
+        let baseJobs = try reader.jobs(run: base), headJobs = try reader.jobs(run: head)
+        var diff = compute(base: (base, baseJobs), head: (head, headJobs), durationThreshold: durationThreshold,
+                           minimumDelta: minimumDelta)
+        diff.tests = try testChanges(reader: reader, base: base, head: head, headJobs: headJobs,
+                                     baseIDs: Set(baseJobs.map(\.job.jobID)))
+        return diff
     }
 
     private enum Verdict { case pass, flaky, failing, other }
@@ -191,7 +198,10 @@ public struct RunDiff: Sendable, Hashable, Codable {
         ]
         let stability = flakeRateRose.isEmpty && flakeRateFell.isEmpty ? []
             : ["flake rate rose for \(flakeRateRose.count), fell for \(flakeRateFell.count)"]
-        return (parts + stability).joined(separator: ", ")
+        let testParts = tests.isEmpty ? []
+            : ["tests: \(tests.newFailures.count) new failure\(tests.newFailures.count == 1 ? "" : "s"), "
+               + "\(tests.newlyFlaky.count) newly flaky, \(tests.fixed.count) fixed"]
+        return (parts + stability + testParts).joined(separator: ", ")
     }
 
     /// The diff for a terminal: a summary line, then each non-empty category with one line per job.
@@ -202,6 +212,10 @@ public struct RunDiff: Sendable, Hashable, Codable {
             for e in section.entries { out += "  " + Self.line(e, section: section.key) + "\n" }
         }
         for (title, changes) in [("FLAKE RATE ROSE", flakeRateRose), ("FLAKE RATE FELL", flakeRateFell)] where !changes.isEmpty {
+            out += "\n\(title) (\(changes.count))\n"
+            for c in changes { out += "  " + c.line + "\n" }
+        }
+        for (title, changes) in tests.sections {
             out += "\n\(title) (\(changes.count))\n"
             for c in changes { out += "  " + c.line + "\n" }
         }

@@ -19,6 +19,10 @@ public struct Stability: Sendable, Hashable, Codable {
         public var flaky = 0
         public var passRate: Double { repetitions == 0 ? 0 : Double(repetitions - failed) / Double(repetitions) }
         public var flakeRate: Double { repetitions == 0 ? 0 : Double(failed) / Double(repetitions) }
+        /// Failed in every repetition: broken on every seed, not flaky.
+        public var failedEvery: Bool { repetitions > 0 && failed == repetitions }
+        /// Flaky: failed in some repetitions but not all, or passed only on a retry in one.
+        public var isFlaky: Bool { !failedEvery && (failed > 0 || flaky > 0) }
 
         public init(key: String) { self.key = key }
 
@@ -55,9 +59,52 @@ public struct Stability: Sendable, Hashable, Codable {
     public var jobs: [Entry]
     /// Per `axis=value` (the repetition axis left out), least stable first.
     public var axisValues: [Entry]
+    /// The report's sentence (``headline(flakePivot:)``) and the patterns the flaky repetitions follow; set by the
+    /// report writer, empty otherwise.
+    public var headline = ""
+    public var patterns: [AxisPivot.Explanation] = []
+
+    init(repetitions: Int, jobs: [Entry], axisValues: [Entry]) {
+        self.repetitions = repetitions
+        self.jobs = jobs
+        self.axisValues = axisValues
+        flakyJobs = jobs.reduce(0) { $0 + ($1.isFlaky ? 1 : 0) }
+        failedEveryJobs = jobs.reduce(0) { $0 + ($1.failedEvery ? 1 : 0) }
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case repetitions, jobs, axisValues, headline, patterns, flakyJobs, failedEveryJobs
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        repetitions = try c.decode(Int.self, forKey: .repetitions)
+        jobs = try c.decode([Entry].self, forKey: .jobs)
+        axisValues = try c.decode([Entry].self, forKey: .axisValues)
+        headline = try c.decodeIfPresent(String.self, forKey: .headline) ?? ""
+        patterns = try c.decodeIfPresent([AxisPivot.Explanation].self, forKey: .patterns) ?? []
+        flakyJobs = try c.decode(Int.self, forKey: .flakyJobs)
+        failedEveryJobs = try c.decode(Int.self, forKey: .failedEveryJobs)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(repetitions, forKey: .repetitions)
+        try c.encode(jobs, forKey: .jobs)
+        try c.encode(axisValues, forKey: .axisValues)
+        try c.encode(headline, forKey: .headline)
+        try c.encode(patterns, forKey: .patterns)
+        try c.encode(flakyJobs, forKey: .flakyJobs)
+        try c.encode(failedEveryJobs, forKey: .failedEveryJobs)
+    }
 
     /// Jobs that failed in at least one repetition.
     public var unstableJobs: Int { jobs.reduce(0) { $0 + ($1.failed > 0 ? 1 : 0) } }
+    /// Jobs that failed in some repetitions but not all, or passed only on a retry (``Entry/isFlaky``), of all jobs
+    /// (also when ``jobs`` is a shortened list).
+    public private(set) var flakyJobs = 0
+    /// Jobs that failed in every repetition, of all jobs.
+    public private(set) var failedEveryJobs = 0
 
     /// One repetition as stability counts it.
     struct Repetition {
@@ -109,6 +156,24 @@ public struct Stability: Sendable, Hashable, Codable {
                        severalRegistries: index.registries.count > 1)
     }
 
+    /// Positions in `index` of the repetitions of jobs that failed every repetition: the flake pivot leaves them out,
+    /// so "flaky mostly with …" speaks of intermittent failures only.
+    func failedEveryPositions(in index: RunIndex) -> Set<Int> {
+        let keys = Set(jobs.lazy.filter(\.failedEvery).map(\.key))
+        guard !keys.isEmpty else { return [] }
+        let several = index.registries.count > 1
+        var bases: [Int32: String] = [:]
+        var out = Set<Int>()
+        for (position, job) in index.jobs.enumerated() {
+            let base = bases[job.configuration] ?? Repetitions.baseConfiguration(index.configuration(job).text)
+            bases[job.configuration] = base
+            var key = "\(index.scenarioID(job)) [\(base)]"
+            if several { key += " @\(index.registry(job))" }
+            if keys.contains(key) { out.insert(position) }
+        }
+        return out
+    }
+
     /// A canonical configuration without its repetition, and the repetition's number when it has one.
     private static func split(_ canonical: String) -> (base: String, number: Int?) {
         let prefix = Repetitions.axis + "="
@@ -120,10 +185,11 @@ public struct Stability: Sendable, Hashable, Codable {
         a.flakeRate != b.flakeRate ? a.flakeRate > b.flakeRate : a.key < b.key
     }
 
-    /// The same figures with at most `limit` jobs (the least stable): what `summary.json` carries.
+    /// The same figures with at most `limit` jobs, flaky ones first: what `summary.json` carries. The counts stay
+    /// those of every job.
     func truncated(jobs limit: Int) -> Stability {
         var copy = self
-        copy.jobs = Array(jobs.prefix(limit))
+        copy.jobs = Array((jobs.filter(\.isFlaky) + jobs.filter { !$0.isFlaky }).prefix(limit))
         return copy
     }
 
@@ -136,13 +202,17 @@ public struct Stability: Sendable, Hashable, Codable {
         return (try? encoder.encode(self)) ?? Data("{}".utf8)
     }
 
-    /// Lines for a terminal: how many jobs failed at least once, the least stable jobs and axis values.
+    /// Lines for a terminal: flaky and always-failing counts, the least stable flaky jobs, and the axis values.
     public func lines(limit: Int = 10) -> [String] {
         let unstable = jobs.filter { $0.failed > 0 }
-        var out = ["stability over \(repetitions) repetitions: \(unstable.count) of \(jobs.count) job(s) failed at least once"]
-        for e in unstable.prefix(limit) {
-            out.append("  " + Self.rate(e.flakeRate) + " failed  \(e.failed)/\(e.repetitions)  \(e.key)")
+        var out = ["stability over \(repetitions) repetitions: \(unstable.count) of \(jobs.count) job(s) failed at least once; "
+                   + "\(flakyJobs) flaky, \(failedEveryJobs) failed every repetition"]
+        let flaky = jobs.filter(\.isFlaky)
+        for e in flaky.prefix(limit) {
+            out.append("  " + Self.rate(e.flakeRate) + " failed  \(e.failed)/\(e.repetitions)"
+                       + (e.flaky > 0 ? " (+\(e.flaky) passed on a retry)" : "") + "  \(e.key)")
         }
+        if flaky.count > limit { out.append("  … \(flaky.count - limit) more flaky job(s) in stability.json") }
         let values = axisValues.filter { $0.failed > 0 }.prefix(limit)
         if !values.isEmpty {
             out.append("  by axis value (flake rate = failed repetitions / repetitions):")
@@ -151,21 +221,21 @@ public struct Stability: Sendable, Hashable, Codable {
         return out
     }
 
-    /// Where the failed repetitions concentrate, from the pivot over repetitions (computed without the repetition
-    /// axis): `Flaky mostly with network=flaky + window=narrow (12 of 40 repetitions fail, 30%); …`.
-    public func headline(_ pivot: AxisPivot) -> String {
-        let failedRepetitions = pivot.totalFailures
-        guard failedRepetitions > 0 else {
-            return "Every repetition of every job passed (\(pivot.totalJobs) repetitions)."
-        }
-        let unstable = unstableJobs
-        let lead = "\(failedRepetitions) of \(pivot.totalJobs) repetitions failed, in \(unstable) of \(jobs.count) jobs"
-        guard !pivot.explanations.isEmpty else { return lead + ", with no axis value in common." }
+    /// The stability headline: how many jobs are flaky and how many failed every repetition, and where the flaky
+    /// repetitions concentrate, from `flakePivot` (the pivot over repetitions without the repetition axis and without
+    /// jobs that failed every time, where a repetition that passed only on a retry counts as failing): `3 of 40 jobs are flaky …; flaky mostly with network=flaky + window=narrow (…)`.
+    public func headline(flakePivot pivot: AxisPivot) -> String {
+        let flaky = flakyJobs, broken = failedEveryJobs
+        var text = "\(flaky) of \(jobs.count) job\(jobs.count == 1 ? "" : "s") \(flaky == 1 ? "is" : "are") flaky (failed some of "
+            + "\(repetitions) repetitions, or passed only on a retry); \(broken) failed every repetition (no seed changes them)"
+        guard pivot.totalFailures > 0 else { return text + "." }
+        guard !pivot.explanations.isEmpty else { return text + "; the flaky repetitions share no axis value." }
         let patterns = pivot.explanations.map { e in
-            "\(e.group.label) (\(e.group.failures) of \(e.group.jobs) repetitions fail, \(AxisPivot.percent(e.group.rate)))"
+            "\(e.group.label) (\(e.group.failures) of \(e.group.jobs) repetitions failed or needed a retry, "
+                + AxisPivot.percent(e.group.rate) + ")"
         }
-        let rest = pivot.unexplained == 0 ? "" : "; \(pivot.unexplained) elsewhere"
-        return lead + ". Flaky mostly with " + patterns.joined(separator: "; ") + rest + "."
+        text += ". Flaky mostly with " + patterns.joined(separator: "; ")
+        return text + (pivot.unexplained == 0 ? "." : "; \(pivot.unexplained) elsewhere.")
     }
 
     /// `  40.0%`: a rate right-aligned in six characters with one decimal.

@@ -147,11 +147,17 @@ public struct SummaryDocument: Sendable, Hashable, Codable {
             try c.encode(durationSeconds)
         }
 
-        /// The row of a job of the index as JSON text, written by hand: a run has up to 100,000 of them.
-        static func json(_ job: RunIndex.Job, _ index: RunIndex) -> String {
-            "[" + JSONText.string(job.id) + "," + JSONText.string(index.scenarioID(job)) + ","
-                + JSONText.string(index.configuration(job).text) + "," + JSONText.string(index.registry(job)) + ","
-                + JSONText.number(job.duration) + "]"
+        /// The row of a job of the index as JSON text, written by hand straight into `out`: a run has up to 100,000.
+        static func write(_ job: RunIndex.Job, _ index: RunIndex, to out: ReportOutput) {
+            out += "["
+            out.writeJSON(job.id, page: false)
+            out += ","
+            out.writeJSON(index.scenarioID(job), page: false)
+            out += ","
+            out.writeJSON(index.configuration(job).text, page: false)
+            out += ","
+            out.writeJSON(index.registry(job), page: false)
+            out += "," + JSONText.number(job.duration) + "]"
         }
 
         /// A job summed up by a row: passed on its only attempt, no artifact.
@@ -278,7 +284,8 @@ public struct SummaryDocument: Sendable, Hashable, Codable {
             out += (first ? "]" : "\n]") + ",\"passed\":["
             var any = false
             for (i, job) in index.jobs.enumerated() where fits[i] {
-                out += (any ? ",\n" : "\n") + PassedJob.json(job, index)
+                out += any ? ",\n" : "\n"
+                PassedJob.write(job, index, to: out)
                 any = true
             }
             out += (any ? "\n]" : "]") + tail + "\n"

@@ -16,7 +16,9 @@ public struct JobExecutor: Sendable {
     /// Whether a registry type provides evidence, by type: a failed `as? any StepEvidenceProviding` searches the
     /// runtime's conformance tables, once per job of every registry without evidence. Shared by all executors (a
     /// type's conformances never change), and static so that `JobExecutor`'s layout stays what clients compiled.
-    private static let providesEvidence = EvidenceConformances()
+    private static let providesEvidence = ConformanceCache { $0 is any StepEvidenceProviding }
+    /// The same for `NamedResultsProviding` (command jobs).
+    private static let providesNamedResults = ConformanceCache { $0 is any NamedResultsProviding }
 
     public init(factories: [RegistryFactory], compressionLevel: Int = GzipCodec.defaultLevel) {
         var byName: [String: RegistryFactory] = [:]
@@ -114,6 +116,15 @@ public struct JobExecutor: Sendable {
         var result = await ArtifactSink.$current.withValue(sink) { await runner.run(scenario) }
         // The records as the steps reported them (their logs are rendered from these if the evidence is kept).
         let records = result.steps
+        // A registry whose step stands for many results (a command's tests) reports them after the declared steps.
+        let named = Self.providesNamedResults.check(registry) ? registry as? any NamedResultsProviding : nil
+        if let named {
+            for (i, r) in await named.namedResults().enumerated() {
+                reports.step(StepEvent(job: job, attempt: attempt, index: UInt32(steps.count + i), status: r.status,
+                                       durationMicros: r.duration.microseconds,
+                                       message: NamedStep.message(name: r.name, message: r.message ?? "")))
+            }
+        }
         if case .cancelled = result.outcome {
             if let deadline, ContinuousClock.now >= deadline {
                 result = AsyncScenarioRunner.timedOut(result, scenario: scenario,
@@ -131,7 +142,8 @@ public struct JobExecutor: Sendable {
             if case .infrastructure? = failure.stepError {
                 status = .lost
             } else {
-                status = failure.outcome == .timedOut && failure.stepError == nil ? .timedOut : .failed
+                // A command that outlived its own time limit (its process group killed) timed out too.
+                status = failure.outcome == .timedOut && (failure.stepError == nil || named != nil) ? .timedOut : .failed
             }
             return await finish(status, failure: Failure(step: UInt32(failure.stepIndex), message: failure.message),
                                 duration: result.duration, evidence: evidence, records: records)
@@ -159,15 +171,18 @@ struct MessageReports: JobReports {
     func result(_ result: JobResult) { emit([.result(result)]) }
 }
 
-/// Remembers, per registry type, whether it conforms to `StepEvidenceProviding`.
-private final class EvidenceConformances: Sendable {
+/// Remembers, per registry type, whether it conforms to a protocol (`StepEvidenceProviding`, `NamedResultsProviding`).
+private final class ConformanceCache: Sendable {
     private let known = Mutex<[ObjectIdentifier: Bool]>([:])
+    private let conforms: @Sendable (any AsyncStepRegistry) -> Bool
 
-    /// False only when `registry`'s type is known not to provide evidence (then the cast can be skipped).
+    init(_ conforms: @escaping @Sendable (any AsyncStepRegistry) -> Bool) { self.conforms = conforms }
+
+    /// False only when `registry`'s type is known not to conform (then the cast can be skipped).
     func check(_ registry: any AsyncStepRegistry) -> Bool {
         let type = ObjectIdentifier(Swift.type(of: registry))
         if let provides = known.withLock({ $0[type] }) { return provides }
-        let provides = registry is any StepEvidenceProviding
+        let provides = conforms(registry)
         known.withLock { $0[type] = provides }
         return provides
     }

@@ -117,13 +117,20 @@ public enum WorkerMain {
             print("OVERVIEW: A FlowMatrix worker hosting: \(registries.map(\.name).sorted().joined(separator: ", "))\n\n\(usage)")
             return ExitCode.success
         }
-        var settings: WorkerSettings
+        let settings: WorkerSettings
         do {
             settings = try parse(arguments)
         } catch {
             FileHandle.standardError.write(Data("Error: \(error.message)\n\(usage)\n".utf8))
             return ExitCode.usage
         }
+        return await serve(registries: registries, settings: settings)
+    }
+
+    /// Runs the worker with `registries` and parsed `settings` (a host with its own command line, such as
+    /// `flowmatrix worker`, parses with `parse` and reports usage errors its own way), and returns the exit code.
+    public static func serve(registries: [RegistryFactory], settings: WorkerSettings) async -> Int32 {
+        var settings = settings
         let name = settings.name
         settings.onNotice = { line in FileHandle.standardError.write(Data("worker \(name): \(line)\n".utf8)) }
         let runtime = WorkerRuntime(settings: settings, registries: registries)

@@ -49,25 +49,27 @@ final class E2EWorkspace: Sendable {
 
     /// Starts `flowmatrix args…` in the workspace; output goes to files named after `label`.
     @discardableResult
-    func start(_ args: [String], label: String, environment: [String: String] = [:]) throws -> Process {
-        try start(args, label: label, environment: environment, extra: ())
+    func start(_ args: [String], label: String, environment: [String: String] = [:], workingDirectory: URL? = nil) throws -> Process {
+        try start(args, label: label, environment: environment, workingDirectory: workingDirectory, extra: ())
     }
 
     /// Starts another program (`ip netns exec …`) in the workspace, killed at clean-up like `flowmatrix` processes.
     @discardableResult
     func start(tool: String, _ args: [String], label: String) throws -> Process {
-        try start(args, label: label, environment: [:], executable: URL(fileURLWithPath: tool))
+        try start(args, label: label, environment: [:], workingDirectory: nil, executable: URL(fileURLWithPath: tool))
     }
 
-    private func start(_ args: [String], label: String, environment: [String: String], extra: Void) throws -> Process {
-        try start(args, label: label, environment: environment, executable: Self.binary)
+    private func start(_ args: [String], label: String, environment: [String: String], workingDirectory: URL?,
+                       extra: Void) throws -> Process {
+        try start(args, label: label, environment: environment, workingDirectory: workingDirectory, executable: Self.binary)
     }
 
-    private func start(_ args: [String], label: String, environment: [String: String], executable: URL) throws -> Process {
+    private func start(_ args: [String], label: String, environment: [String: String], workingDirectory: URL?,
+                       executable: URL) throws -> Process {
         let p = Process()
         p.executableURL = executable
         p.arguments = args
-        p.currentDirectoryURL = root
+        p.currentDirectoryURL = workingDirectory ?? root
         var env = ProcessInfo.processInfo.environment
         for (k, v) in environment { env[k] = v }
         p.environment = env
@@ -98,9 +100,9 @@ final class E2EWorkspace: Sendable {
     }
 
     /// Runs `flowmatrix args…` to completion (bounded by `timeout`) and returns its exit status and output.
-    func run(_ args: [String], label: String, environment: [String: String] = [:],
+    func run(_ args: [String], label: String, environment: [String: String] = [:], workingDirectory: URL? = nil,
              timeout: Duration = .seconds(120)) async throws -> (Int32, String) {
-        let p = try start(args, label: label, environment: environment)
+        let p = try start(args, label: label, environment: environment, workingDirectory: workingDirectory)
         try await waitForExit(p, timeout: timeout)
         return (p.terminationStatus, output(label))
     }

@@ -76,6 +76,9 @@ struct StabilityModeTests {
             #expect(stability["repetitions"] as? Int == 10)
             let jobs = try #require(stability["jobs"] as? [[String: Any]])
             #expect(jobs.count == 4)
+            // Flaky: failed some repetitions but not all; the others failed none or all of them.
+            #expect(stability["flakyJobs"] as? Int == failed.values.filter { $0 > 0 && $0 < 10 }.count)
+            #expect(stability["failedEveryJobs"] as? Int == failed.values.filter { $0 == 10 }.count)
             for job in jobs {
                 let key = try #require(job["key"] as? String)
                 #expect(job["failed"] as? Int == failed[key], "\(key)")

@@ -7,7 +7,23 @@ import Testing
 struct ShippedMatricesTests {
     static var files: [String] {
         ((try? FileManager.default.contentsOfDirectory(atPath: Fixtures.shippedMatrices.path)) ?? [])
-            .filter { $0.hasSuffix(".json") }.sorted()
+            .filter { $0.hasSuffix(".json") && !commandMatrices.contains($0) }.sorted()
+    }
+
+    /// Matrices of command jobs (docs/COMMAND-JOBS.md): no corpus.
+    static let commandMatrices: Set<String> = ["pytest-locale-window.json"]
+
+    @Test("the pytest matrix runs the sample suite per locale × window, its settings in the environment")
+    func pytestMatrix() throws {
+        let url = Fixtures.shippedMatrices.appendingPathComponent("pytest-locale-window.json")
+        let (matrix, findings) = MatrixFile.load(from: url)
+        #expect(findings.isEmpty, "\(findings)")
+        let command = try #require(matrix?.command)
+        #expect(command.argv.contains("--junitxml={output}/junit.xml"))
+        #expect(command.environment == ["APP_LOCALE": "{locale}", "APP_WINDOW_WIDTH": "{window.width}"])
+        let p = try #require(matrix).plan(scenarios: [])
+        #expect(p.jobs.count == 8)
+        #expect(p.jobs.allSatisfy { $0.registry == CommandTemplate.registry })
     }
 
     @Test("the four documented matrices are shipped")

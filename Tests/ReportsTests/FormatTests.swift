@@ -50,3 +50,22 @@ struct FormatTests {
         #expect(Escape.html("<\u{202E}>") == "&lt;[U+202E]&gt;")
     }
 }
+
+@Suite("Z85 for carried blobs")
+struct Z85Tests {
+    @Test("ZeroMQ's test vector, and every length round-trips through the pad digit")
+    func roundTrip() throws {
+        // RFC 32: 86 4F D2 6F B5 59 F7 5B encodes as HelloWorld.
+        #expect(String(decoding: Z85.encode([0x86, 0x4F, 0xD2, 0x6F, 0xB5, 0x59, 0xF7, 0x5B]), as: UTF8.self) == "0HelloWorld")
+        var generator = SystemRandomNumberGenerator()
+        for length in 0..<64 {
+            let bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            let text = Z85.encode(bytes)
+            #expect(text.count == 1 + (length + 3) / 4 * 5)
+            #expect(!text.contains(UInt8(ascii: "\"")) && !text.contains(UInt8(ascii: "\\")))
+            #expect(Z85.decode(text) == bytes)
+        }
+        #expect(Z85.decode(Array("0Hell".utf8)) == nil)
+        #expect(Z85.decode(Array("9HelloWorld".utf8)) == nil)
+    }
+}

@@ -1,0 +1,245 @@
+@testable import FlowMatrixCLI
+import Foundation
+import Journal
+import Testing
+
+/// Command jobs through real `flowmatrix run`, `serve` and `worker` processes (docs/COMMAND-JOBS.md).
+@Suite("command jobs end to end")
+struct CommandJobTests {
+    /// A script that writes a JUnit file by item: `flaky` fails the first time it runs (an attempt taken back before it
+    /// started does not count, so a marker file says whether it ran), `broken` writes a result file that is not XML,
+    /// `steady` passes.
+    static let script = """
+        #!/bin/sh
+        item="$1"; attempt="$2"; out="$3"
+        case "$item" in
+          flaky) if [ ! -e flaky.ran ]; then : > flaky.ran; verdict='<failure message="first try">boom</failure>'; code=1; else verdict=''; code=0; fi ;;
+          broken) printf '<testsuite><testcase name="x">' > "$out/junit.xml"; exit 0 ;;
+          *) verdict=''; code=0 ;;
+        esac
+        printf '<testsuite name="s"><testcase classname="suite" name="test_a">%s</testcase><testcase classname="suite" name="test_b"/></testsuite>' "$verdict" > "$out/junit.xml"
+        echo "ran $item attempt $attempt" >&2
+        exit $code
+        """
+
+    static func commandMatrix(_ ws: E2EWorkspace, argv: String, items: String? = nil, retries: Int = 0,
+                              extra: String = "") throws -> String {
+        let text = """
+            {"name": "commands", "policy": {"retries": \(retries), "timeout": 120, "keep": "all"},
+             "command": {"name": "suite", "argv": \(argv)\(items.map { ", \"items\": \($0)" } ?? "")\(extra)},
+             "axes": {"locale": ["en"]}}
+            """
+        try Data(text.utf8).write(to: ws.root.appendingPathComponent("commands.json"))
+        return ws.root.appendingPathComponent("commands.json").path
+    }
+
+    @Test("a test that fails then passes on retry is flaky, per test in the journal; a bad result file fails its job and the run goes on")
+    func retriesAndFlaky() async throws {
+        let ws = try E2EWorkspace()
+        defer { ws.cleanUp() }
+        try Data(Self.script.utf8).write(to: ws.root.appendingPathComponent("job.sh"))
+        let matrix = try Self.commandMatrix(
+            ws, argv: #"["/bin/sh", "job.sh", "{item}", "{attempt}", "{output}"]"#, items: #"["flaky", "broken", "steady"]"#,
+            retries: 1, extra: #", "results": ["{output}/junit.xml"]"#)
+        let (status, output) = try await ws.run(["run", matrix, "--workers", "2"], label: "run")
+        #expect(status == 1, "\(output)")
+        let runID = try #require(try ws.latestRunID())
+        let reader = try JournalReader(path: ws.journalPath)
+        let jobs = Dictionary(uniqueKeysWithValues: try reader.jobs(run: runID).map { ($0.job.scenarioTitle, $0) })
+        #expect(jobs["flaky"]?.result?.outcome == .flaky)
+        #expect(jobs["steady"]?.result?.outcome == .passed)
+        #expect(jobs["broken"]?.result?.outcome == .failed)
+        #expect(jobs["broken"]?.result?.failureMessage?.contains("is not valid JUnit XML") == true)
+        let flakyID = try #require(jobs["flaky"]).job.jobID
+        // Attempts that ran (one taken back from a busy worker before it started has no steps).
+        let ran = try reader.attempts(run: runID, job: flakyID).filter { [.passed, .failed].contains($0.result?.outcome) }
+        #expect(ran.count == 2, "\(ran)")
+        func outcomes(_ attempt: Int) throws -> [String: StepOutcome] {
+            Dictionary(uniqueKeysWithValues: try reader.steps(run: runID, job: flakyID, attempt: attempt).map { ($0.key, $0.outcome) })
+        }
+        let first = try outcomes(try #require(ran.first).attempt)
+        let second = try outcomes(try #require(ran.last).attempt)
+        #expect(first == ["request:command": .failed, "test:suite.test_a": .failed, "test:suite.test_b": .passed])
+        #expect(second == ["request:command": .passed, "test:suite.test_a": .passed, "test:suite.test_b": .passed])
+        let (_, shown) = try await ws.run(["show", runID], label: "show")
+        #expect(shown.contains("test:suite.test_a"), "\(shown)")
+        let (_, artifacts) = try await ws.run(["artifacts", runID], label: "artifacts")
+        #expect(artifacts.contains("stderr.log") && artifacts.contains("junit.xml"), "\(artifacts)")
+        // junit.xml: one test case per test of a command job; test_a of the flaky job failed then passed.
+        let junit = try String(contentsOf: ws.root.appendingPathComponent(".flowmatrix/runs/\(runID)/junit.xml"), encoding: .utf8)
+        let cases = junit.components(separatedBy: "<testcase ").dropFirst()
+        let flakyA = try #require(cases.first { $0.contains("name=\"suite.test_a [locale=en]\"") && $0.contains("flakyFailure") },
+                                  "\(junit)")
+        #expect(flakyA.contains("first try") && !flakyA.contains("<failure"))
+        #expect(cases.filter { $0.contains("name=\"suite.test_b [locale=en]\"") }.count == 2)  // flaky and steady jobs
+        // Counters count tests: 2 + 2 tests and the broken job (no test ran) as one failed case.
+        #expect(junit.contains("<testsuites name=") && junit.contains("tests=\"5\" failures=\"1\""), "\(junit.prefix(400))")
+    }
+
+    @Test("diff compares a command job's tests one by one: a test that starts failing is a new failure (exit 1)")
+    func diffPerTest() async throws {
+        let ws = try E2EWorkspace()
+        defer { ws.cleanUp() }
+        // test_a fails once the file `break-a` exists; test_b always passes.
+        let script = """
+            #!/bin/sh
+            out="$1"
+            if [ -e break-a ]; then a='<failure message="now broken">boom</failure>'; code=1; else a=''; code=0; fi
+            printf '<testsuite name="s"><testcase classname="suite" name="test_a">%s</testcase><testcase classname="suite" name="test_b"/></testsuite>' "$a" > "$out/junit.xml"
+            exit $code
+            """
+        try Data(script.utf8).write(to: ws.root.appendingPathComponent("job.sh"))
+        let matrix = try Self.commandMatrix(ws, argv: #"["/bin/sh", "job.sh", "{output}"]"#,
+                                            extra: #", "results": ["{output}/junit.xml"]"#)
+        _ = try await ws.run(["run", matrix, "--workers", "1", "--quiet"], label: "first")
+        let first = try #require(try ws.latestRunID())
+        try Data().write(to: ws.root.appendingPathComponent("break-a"))
+        _ = try await ws.run(["run", matrix, "--workers", "1", "--quiet"], label: "second")
+        let second = try #require(try ws.latestRunID())
+        #expect(first != second)
+        let (status, text) = try await ws.run(["diff", first, second], label: "diff")
+        #expect(status == 1, "\(text)")
+        #expect(text.contains("TESTS: NEW FAILURES (1)") && text.contains("suite.test_a  passed -> failed  (now broken)"), "\(text)")
+        #expect(!text.contains("suite.test_b"), "\(text)")
+        let (_, json) = try await ws.run(["diff", first, second, "--json"], label: "diff-json")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
+        let tests = try #require(object["tests"] as? [String: Any])
+        #expect((tests["newFailures"] as? [[String: Any]])?.compactMap { $0["test"] as? String } == ["suite.test_a"])
+    }
+
+    @Test("the shipped pytest matrix runs the real suite: failures only where the configuration breaks the code",
+          .enabled(if: pytestAvailable, "needs python3 with pytest (scripts/install-deps.sh test)"))
+    func shippedPytestMatrix() async throws {
+        let ws = try E2EWorkspace()
+        defer { ws.cleanUp() }
+        let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let store = ws.root.appendingPathComponent("store").path
+        let (status, output) = try await ws.run(
+            ["run", repository.appendingPathComponent("Matrices/pytest-locale-window.json").path, "--store", store, "--quiet"],
+            label: "pytest", workingDirectory: repository, timeout: .seconds(600))
+        #expect(status == 1, "\(output)")
+        let reader = try JournalReader(path: store + "/journal.sqlite")
+        let runID = try #require(try reader.latestRunID())
+        var failing: [String: [String]] = [:]
+        for row in try reader.jobs(run: runID) {
+            let steps = try reader.steps(run: runID, job: row.job.jobID, attempt: 1)
+            #expect(steps.filter { $0.key.hasPrefix("test:") }.count == 4, "\(row.job.configuration): \(steps)")
+            failing[row.job.configuration] = steps.filter { $0.key.hasPrefix("test:") && $0.outcome == .failed }
+                .map { String($0.key.split(separator: ".").last ?? "") }
+        }
+        #expect(failing == [
+            "locale=en,window=390x844": [], "locale=en,window=1024x768": [],
+            "locale=de,window=390x844": ["test_total_label_fits_its_column"], "locale=de,window=1024x768": [],
+            "locale=ar,window=390x844": ["test_total_follows_reading_direction"],
+            "locale=ar,window=1024x768": ["test_total_follows_reading_direction"],
+            "locale=ja,window=390x844": [], "locale=ja,window=1024x768": [],
+        ])
+    }
+
+    @Test("the shell-script sample runs for real: a locale missing a string fails with the script's stderr")
+    func shellScriptSample() async throws {
+        let ws = try E2EWorkspace()
+        defer { ws.cleanUp() }
+        let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let store = ws.root.appendingPathComponent("store").path
+        let (status, output) = try await ws.run(
+            ["run", repository.appendingPathComponent("Workers/CommandSamples/strings-check.json").path, "--store", store,
+             "--quiet"], label: "strings", workingDirectory: repository)
+        #expect(status == 1, "\(output)")
+        let reader = try JournalReader(path: store + "/journal.sqlite")
+        let rows = try reader.jobs(run: try #require(try reader.latestRunID()))
+        let outcomes = Dictionary(uniqueKeysWithValues: rows.map { ($0.job.configuration, $0.result?.outcome) })
+        #expect(outcomes == ["locale=en": .passed, "locale=de": .passed, "locale=ar": .failed])
+        let ar = try #require(rows.first { $0.job.configuration == "locale=ar" })
+        #expect(ar.result?.failureMessage == "exited with status 1\nar: missing empty")
+    }
+
+    static var pytestAvailable: Bool {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        p.arguments = ["python3", "-c", "import pytest"]
+        p.standardOutput = FileHandle.nullDevice
+        p.standardError = FileHandle.nullDevice
+        guard (try? p.run()) != nil else { return false }
+        p.waitUntilExit()
+        return p.terminationStatus == 0
+    }
+
+    @Test("a worker without --allow-commands never gets command jobs; one with it runs them all")
+    func allowCommands() async throws {
+        let ws = try E2EWorkspace()
+        defer { ws.cleanUp() }
+        let matrix = try Self.commandMatrix(ws, argv: #"["true"]"#, items: #"["a", "b", "c", "d"]"#)
+        try Data("e2e-token-0123456789abcdef".utf8).write(to: ws.root.appendingPathComponent("token"))
+        let (serve, port) = try await ws.startServe(["serve", matrix, "--token-file", "token"], label: "serve")
+        _ = try ws.start(["worker", "--connect", "127.0.0.1:\(port)", "--token-file", "token", "--name", "plain"],
+                         label: "plain")
+        // The coordinator tells the worker at once that it gets nothing from this run.
+        try await waitUntil("the plain worker is told it gets no jobs", timeout: .seconds(60)) {
+            ws.output("plain").contains("it gets no jobs from this run")
+        }
+        #expect(ws.output("plain").contains("needs registry [command]"))
+        #expect(ws.finishedJobs() == 0)
+        _ = try ws.start(["worker", "--connect", "127.0.0.1:\(port)", "--token-file", "token", "--name", "allowed",
+                          "--allow-commands", "--exit-after-drain", "--give-up-after", "30"], label: "allowed")
+        try await ws.waitForExit(serve, timeout: .seconds(90))
+        #expect(serve.terminationStatus == 0, "\(ws.output("serve"))")
+        let runID = try #require(try ws.latestRunID())
+        let reader = try JournalReader(path: ws.journalPath)
+        let rows = try reader.jobs(run: runID)
+        #expect(rows.count == 4)
+        for row in rows {
+            #expect(try reader.attempts(run: runID, job: row.job.jobID).map(\.worker) == ["allowed"])
+        }
+    }
+
+    @Test("'--registry command' without --allow-commands is a usage error in the CLI's format")
+    func registryNeedsAllow() async throws {
+        let ws = try E2EWorkspace()
+        defer { ws.cleanUp() }
+        let (status, output) = try await ws.run(["worker", "--registry", "command", "--connect", "127.0.0.1:1"], label: "w")
+        #expect(status == 64)
+        #expect(output.contains("Error: '--registry command' needs '--allow-commands'"))
+        #expect(output.contains("See 'flowmatrix worker --help'"))
+        let (badSlots, text) = try await ws.run(["worker", "--connect", "127.0.0.1:1", "--slots", "0"], label: "w2")
+        #expect(badSlots == 64)
+        #expect(text.contains("Error: '--slots' takes a whole number from 1 to 1024") && text.contains("Usage: flowmatrix worker"))
+    }
+
+    @Test("a command printing 1 GB grows the worker's peak RSS by at most 32 MB")
+    func gigabyteOfOutput() async throws {
+        let ws = try E2EWorkspace()
+        defer { ws.cleanUp() }
+        try Data("e2e-token-0123456789abcdef".utf8).write(to: ws.root.appendingPathComponent("token"))
+        // First a run that prints nothing: the worker's peak with a command job behind it is the baseline. The second
+        // coordinator takes the first one's port, which the worker keeps reconnecting to.
+        let small = try Self.commandMatrix(ws, argv: #"["true"]"#)
+        let (serve1, port) = try await ws.startServe(["serve", small, "--token-file", "token"], label: "serve1")
+        let worker = try ws.start(["worker", "--connect", "127.0.0.1:\(port)", "--token-file", "token", "--name", "big",
+                                   "--allow-commands", "--slots", "1"], label: "worker")
+        try await ws.waitForExit(serve1, timeout: .seconds(120))
+        #expect(serve1.terminationStatus == 0, "\(ws.output("serve1"))")
+        let baseline = ProcessFacts.peakRSS(worker.processIdentifier)
+        // Then 1 GiB of stdout (zeros compress to about 1 MB; the memory bound holds for any content: the compressed
+        // output kept is capped, see `ArtifactStream`).
+        let big = try Self.commandMatrix(ws, argv: #"["head", "-c", "1073741824", "/dev/zero"]"#)
+        let (second, out2) = try await ws.run(["serve", big, "--listen", "127.0.0.1:\(port)", "--token-file", "token"],
+                                              label: "serve2", timeout: .seconds(300))
+        #expect(second == 0, "\(out2)")
+        let peak = ProcessFacts.peakRSS(worker.processIdentifier)
+        #expect(baseline > 0 && peak > 0, "no /proc figures")
+        #expect(peak - baseline <= 32 << 20, "peak RSS grew from \(baseline >> 20) MB to \(peak >> 20) MB")
+        let runID = try #require(try ws.latestRunID())
+        let (_, listed) = try await ws.run(["artifacts", runID], label: "artifacts")
+        #expect(listed.contains("stdout.log  text/plain  1073741824 B"), "\(listed)")
+        // Output that does not compress: the kept part is capped, the rest counted; the bound still holds.
+        let random = try Self.commandMatrix(ws, argv: #"["head", "-c", "134217728", "/dev/urandom"]"#)
+        let (third, out3) = try await ws.run(["serve", random, "--listen", "127.0.0.1:\(port)", "--token-file", "token"],
+                                             label: "serve3", timeout: .seconds(300))
+        #expect(third == 0, "\(out3)")
+        let randomPeak = ProcessFacts.peakRSS(worker.processIdentifier)
+        #expect(randomPeak - baseline <= 32 << 20, "peak RSS grew from \(baseline >> 20) MB to \(randomPeak >> 20) MB")
+    }
+}
