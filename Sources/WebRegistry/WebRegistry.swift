@@ -128,18 +128,24 @@ public actor WebRegistry: AsyncStepRegistry, StepEvidenceProviding {
         let prelude = PagePrelude.source(
             attribute: settings.identifierAttribute, forcedDirection: forced,
             pseudo: conditions.pseudo)
-        async let a = page.send("Page.enable")
-        async let b = page.send("Runtime.enable")
-        async let c = page.send("Network.enable")
-        async let d = page.send("Page.addScriptToEvaluateOnNewDocument", ["source": .string(prelude)])
-        async let e = page.send("Emulation.setLocaleOverride", ["locale": .string(conditions.locale)])
-        async let f = page.send(
+        let page = page
+        /// Each command's time from sending to its answer (they are in flight together; the first pays for the
+        /// renderer's start).
+        @Sendable func send(_ method: String, _ params: JSONValue = [:]) async throws -> JSONValue {
+            try await WebTimings.measure("setup: \(method)") { try await page.send(method, params) }
+        }
+        async let a = send("Page.enable")
+        async let b = send("Runtime.enable")
+        async let c = send("Network.enable")
+        async let d = send("Page.addScriptToEvaluateOnNewDocument", ["source": .string(prelude)])
+        async let e = send("Emulation.setLocaleOverride", ["locale": .string(conditions.locale)])
+        async let f = send(
             "Network.setUserAgentOverride",
             [
                 "userAgent": .string(userAgent), "acceptLanguage": .string(Self.acceptLanguage(conditions.locale)),
             ])
-        async let g = page.send("Emulation.setDeviceMetricsOverride", metrics(viewport))
-        async let h = page.send("Runtime.addBinding", ["name": .string(PermissionPrompts.binding)])
+        async let g = send("Emulation.setDeviceMetricsOverride", metrics(viewport))
+        async let h = send("Runtime.addBinding", ["name": .string(PermissionPrompts.binding)])
         _ = try await (a, b, c, d, e, f, g, h)
         if let timezone { _ = try await page.send("Emulation.setTimezoneOverride", ["timezoneId": .string(timezone)]) }
         try await applyNetwork(offline: false)
@@ -215,10 +221,9 @@ public actor WebRegistry: AsyncStepRegistry, StepEvidenceProviding {
         case .open: try await open(step)
         case .tap:
             let p = try await actionPoint(step)
-            // Press and release go out together: the browser queues a session's input events in order.
-            async let press: Void = mouse("mousePressed", p.x, p.y)
-            async let release: Void = mouse("mouseReleased", p.x, p.y)
-            _ = try await (press, release)
+            // In order: child tasks (`async let`) would not keep the press before the release on the pipe.
+            try await mouse("mousePressed", p.x, p.y)
+            try await mouse("mouseReleased", p.x, p.y)
         case .type:
             guard let text = step.arg else { throw StepError.invalidArgument("type needs the text to type") }
             _ = try await waitFor([condition(step.target, "visible")], timeout: settings.actionTimeout, step: step)
