@@ -82,7 +82,13 @@ final class PermissionPrompts: Sendable {
                     "permission": ["name": .string(request.name)], "setting": .string(decision.setting),
                     "browserContextId": .string(page.contextID),
                 ])
-            _ = try await (moved, set)
+            do {
+                _ = try await (moved, set)
+            } catch {
+                // The page's call must not wait forever: it goes on with the browser's own answer (denied).
+                page.connection.sendIgnoringReply("Runtime.evaluate", release(request), session: page.sessionID)
+                throw error
+            }
             state.withLock { $0.decided[request.name] = decision }
         }
         do {
