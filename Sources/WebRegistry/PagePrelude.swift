@@ -230,7 +230,9 @@ enum PagePrelude {
           };
           // Resolves when every condition holds, re-checking on each DOM mutation, resize, load, transition and animation
           // end (no polling), or with the last failure when timeoutMs passes.
-          const waitFor = (conditions, timeoutMs) => new Promise((resolve) => {
+          // With `withSnapshot`, the result carries the page's snapshot as the wait concluded (evidence of the step).
+          const waitFor = (conditions, timeoutMs, withSnapshot) => new Promise((done) => {
+            const resolve = (r) => done(withSnapshot ? Object.assign({ snapshot: snapshot() }, r) : r);
             let last = checkAll(conditions);
             if (last.ok) return resolve(last);
             let finished = false, scheduled = false;

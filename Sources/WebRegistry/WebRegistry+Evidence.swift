@@ -6,7 +6,8 @@ extension WebRegistry {
     /// After each step: a PNG screenshot, the DOM, and the console and network lines since the previous step.
     ///
     /// The DOM (with the page's change generation) and the screenshot are asked for together, so they cost one round
-    /// trip. After a `wait` or `assert` (steps that do not touch the page) that left the generation unchanged, with no
+    /// trip; a `wait` or `assert` brought its DOM back with its own answer (once evidence was asked for). After a
+    /// `wait` or `assert` (steps that do not touch the page) that left the generation unchanged, with no
     /// animation running, the previous screenshot is the picture of this step too and is reused rather than captured
     /// again. The screenshot is encoded by the browser for speed (`optimizeForSpeed`, still a PNG) and kept as the
     /// base64 the browser sent: it is decoded only when the attempt's evidence is kept.
@@ -14,6 +15,7 @@ extension WebRegistry {
         var out: [StepAttachment] = []
         var problems: [String] = []
         let logs = events.takeLogs()
+        evidenceWanted = true
         if pageOpened && events.crashed == nil && events.dialog == nil {
             let passive = step.verb == .wait || step.verb == .assert
             let page = page
@@ -25,12 +27,16 @@ extension WebRegistry {
             var generation: Int?
             var animating = true
             do {
-                let snapshot = try await WebTimings.measure("evidence: dom") {
-                    try await page.send(
-                        "Runtime.evaluate", ["expression": "__flowmatrix.snapshot()", "returnByValue": true],
-                        timeout: timeout)
+                let value: JSONValue?
+                if passive, let taken = stepSnapshot {
+                    value = taken
+                } else {
+                    value = try await WebTimings.measure("evidence: dom") {
+                        try await page.send(
+                            "Runtime.evaluate", ["expression": "__flowmatrix.snapshot()", "returnByValue": true],
+                            timeout: timeout)
+                    }["result"]?["value"]
                 }
-                let value = snapshot["result"]?["value"]
                 generation = value?["generation"]?.int
                 animating = value?["animating"]?.bool ?? true
                 if let html = value?["html"]?.string {

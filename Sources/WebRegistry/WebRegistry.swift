@@ -33,6 +33,10 @@ public actor WebRegistry: AsyncStepRegistry, StepEvidenceProviding {
     /// when it was taken.
     var lastScreenshot: (generation: Int, base64: String)?
     private let offline: Bool
+    /// Set by the first `evidence` call: evidence is wanted after every step.
+    var evidenceWanted = false
+    /// The page's snapshot taken by a `wait` or `assert` step as it concluded (its evidence needs no round trip).
+    var stepSnapshot: JSONValue?
 
     /// The running step's recorder and awaited element, for interruptions handled on other tasks.
     final class StepBox: Sendable {
@@ -191,6 +195,7 @@ public actor WebRegistry: AsyncStepRegistry, StepEvidenceProviding {
 
     public func execute(_ step: Step) async throws {
         stepBox.state.withLock { $0 = (StepContext.current, nil) }
+        stepSnapshot = nil
         if let crashed = events.crashed { throw StepError.failed("\(crashed); the page cannot run \(step.key)") }
         do {
             try await WebTimings.measure("step: \(step.verb.rawValue)") { try await run(step) }
@@ -221,8 +226,7 @@ public actor WebRegistry: AsyncStepRegistry, StepEvidenceProviding {
         case .open: try await open(step)
         case .tap:
             let p = try await actionPoint(step)
-            // In order: child tasks (`async let`) would not keep the press before the release on the pipe.
-            try await mouse("mousePressed", p.x, p.y)
+            try await mouse("mousePressed", p.x, p.y, answered: false)
             try await mouse("mouseReleased", p.x, p.y)
         case .type:
             guard let text = step.arg else { throw StepError.invalidArgument("type needs the text to type") }
@@ -308,14 +312,18 @@ public actor WebRegistry: AsyncStepRegistry, StepEvidenceProviding {
         return Point(x: x, y: y, width: p["width"]?.double ?? 0, height: p["height"]?.double ?? 0)
     }
 
-    private func mouse(_ type: String, _ x: Double, _ y: Double, buttons: Int = 1) async throws {
-        _ = try await page.send(
-            "Input.dispatchMouseEvent",
-            [
-                "type": .string(type), "x": .number(x), "y": .number(y), "button": "left",
-                "buttons": .number(Double(buttons)),
-                "clickCount": 1,
-            ], timeout: settings.pageTimeout)
+    /// Dispatches a mouse event. With `answered: false` it is written at once and not awaited: the events of a
+    /// gesture go out in order without a round trip each, and the answer to its last event (the browser handles a
+    /// session's commands in order) says the whole gesture was handled.
+    private func mouse(_ type: String, _ x: Double, _ y: Double, buttons: Int = 1, answered: Bool = true) async throws {
+        let params: JSONValue = [
+            "type": .string(type), "x": .number(x), "y": .number(y), "button": "left",
+            "buttons": .number(Double(buttons)), "clickCount": 1,
+        ]
+        guard answered else {
+            return page.connection.sendIgnoringReply("Input.dispatchMouseEvent", params, session: page.sessionID)
+        }
+        _ = try await page.send("Input.dispatchMouseEvent", params, timeout: settings.pageTimeout)
     }
 
     private func swipe(_ step: Step) async throws {
@@ -329,8 +337,8 @@ public actor WebRegistry: AsyncStepRegistry, StepEvidenceProviding {
             // 80 % of the element's width, kept inside the viewport (events off-screen are dropped).
             let room = direction == .left ? p.x - 1 : Double(viewport.width) - 1 - p.x
             let distance = min(max(40, p.width * 0.8), room) * (direction == .left ? -1 : 1)
-            try await mouse("mousePressed", p.x, p.y)
-            for i in 1...6 { try await mouse("mouseMoved", p.x + distance * Double(i) / 6, p.y) }
+            try await mouse("mousePressed", p.x, p.y, answered: false)
+            for i in 1...6 { try await mouse("mouseMoved", p.x + distance * Double(i) / 6, p.y, answered: false) }
             try await mouse("mouseReleased", p.x + distance, p.y, buttons: 0)
         case .up, .down:
             // A finger moving up scrolls the content down.
@@ -426,9 +434,12 @@ public actor WebRegistry: AsyncStepRegistry, StepEvidenceProviding {
         stepBox.state.withLock { $0.awaited = step.target }
         defer { stepBox.state.withLock { $0.awaited = nil } }
         let ms = Int(timeout.milliseconds.rounded(.up))
+        // A wait or assert brings back the page's snapshot (DOM, generation) as it concluded, for its evidence.
+        let snapshot = evidenceWanted && (step.verb == .wait || step.verb == .assert)
         let result = try await evaluate(
-            "__flowmatrix.waitFor(\(JSONValue.array(conditions).serialized), \(ms))",
+            "__flowmatrix.waitFor(\(JSONValue.array(conditions).serialized), \(ms), \(snapshot))",
             timeout: timeout + settings.pageTimeout)
+        if snapshot { stepSnapshot = result["snapshot"] }
         return result["ok"]?.bool == true ? nil : (result["detail"]?.string ?? "the condition did not hold")
     }
 
