@@ -29,7 +29,9 @@ public actor SharedBrowser {
             self.spare = nil
             if spare.browser === browser { page = try? await spare.page.value }
         }
-        if page == nil { page = try await WebTimings.measure("job: new context + page") { try await browser.newPage() } }
+        if page == nil {
+            page = try await WebTimings.measure("job: new context + page") { try await browser.newPage() }
+        }
         if prewarm { spare = (browser, Task { try await browser.newPage() }) }
         guard let page else { throw DevToolsError(.launchFailed, "no page") }
         return (browser, page)

@@ -66,7 +66,9 @@ public actor WebRegistry: AsyncStepRegistry, StepEvidenceProviding {
         var settings = settings
         do {
             conditions = try RunConditions(values: configuration, seed: seed)
-            if let text = configuration["permissions"] { settings.permissions = try settings.permissions.overlaid(with: text) }
+            if let text = configuration["permissions"] {
+                settings.permissions = try settings.permissions.overlaid(with: text)
+            }
             if let text = configuration["geolocation"] { settings.geolocation = try GeolocationFix(parsing: text) }
         } catch {
             page.disposeIgnoringReply()
