@@ -60,6 +60,8 @@ public struct BrowserSettings: Sendable, Hashable {
             // Parallel contexts are background pages to Chromium: without these its timers are throttled.
             "--disable-background-timer-throttling", "--disable-renderer-backgrounding",
             "--disable-backgrounding-occluded-windows", "--font-render-hinting=none",
+            // A camera and microphone for pages that were allowed them (no real devices on a server).
+            "--use-fake-device-for-media-stream",
         ]
         if geteuid() == 0 { args.append("--no-sandbox") }  // Chromium refuses to run its sandbox as root.
         // Site-specific switches (e.g. --ignore-certificate-errors for a staging host), space-separated.

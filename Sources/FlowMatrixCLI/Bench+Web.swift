@@ -96,7 +96,7 @@ enum WebBench {
             guard result.passed else {
                 throw CommandFailure("the bench scenario failed: \(result.outcome)", exitCode: ExitCode.failures)
             }
-            try await registry.page.dispose()
+            try await WebTimings.measure("job: teardown") { try await registry.page.dispose() }
             walls.append(seconds(ContinuousClock.now - t))
             screenshots += counter.count
         }
@@ -104,6 +104,9 @@ enum WebBench {
             String(
                 format: "10-step job with a screenshot per step: median %.0f ms, mean %.0f ms of %d (%d screenshots)",
                 median(walls) * 1000, walls.reduce(0, +) / Double(walls.count) * 1000, walls.count, screenshots))
+        if WebTimings.enabled {
+            print("where the time of sections 2 and 3 went (FLOWMATRIX_WEB_TIMING=1):\n\(WebTimings.report())")
+        }
 
         // 4. Throughput: `flowmatrix run` with 2 local workers (one browser each), beside Playwright with 2 processes.
         let jobs = quick ? 4 : 40

@@ -18,7 +18,8 @@ enum BuiltInRegistries {
                 try CatalogWorkerKit.makeRegistry(configuration: job.configuration, seed: job.seed)
             },
             RegistryFactory(name: WebHost.registryName) { job in
-                try await web.makeRegistry(configuration: job.configuration, seed: job.seed)
+                try await web.makeRegistry(
+                    configuration: job.configuration, seed: job.seed, scenarioTags: job.scenario.tags)
             },
         ]
     }

@@ -11,8 +11,8 @@ struct Fixture: Sendable, Hashable {
 }
 
 /// What a page's events tell a job, kept between steps: console and page errors, the network log, open dialogs,
-/// a crashed renderer, and the request decisions (fixtures, seeded failures) that `Fetch.requestPaused` needs at
-/// once on the reader thread.
+/// permission requests, a crashed renderer, and the request decisions (fixtures, seeded failures) that
+/// `Fetch.requestPaused` needs at once on the reader thread.
 final class PageEvents: Sendable {
     struct State {
         var console: [String] = []
@@ -31,17 +31,26 @@ final class PageEvents: Sendable {
     let profile: NetworkProfile
     /// Called (on the reader thread) when a JavaScript dialog opens.
     let onDialog: @Sendable () -> Void
+    /// Called (on the reader thread) when the page asks for a permission.
+    let onPermission: @Sendable (PermissionPrompts.Request) -> Void
 
-    init(page: PageTarget, seed: UInt64, profile: NetworkProfile, onDialog: @escaping @Sendable () -> Void) {
+    init(
+        page: PageTarget, seed: UInt64, profile: NetworkProfile, onDialog: @escaping @Sendable () -> Void,
+        onPermission: @escaping @Sendable (PermissionPrompts.Request) -> Void
+    ) {
         self.page = page
         self.seed = seed
         self.profile = profile
         self.onDialog = onDialog
+        self.onPermission = onPermission
     }
 
     var dialog: String? { state.withLock { $0.dialog } }
     var crashed: String? { state.withLock { $0.crashed } }
     func dialogClosed() { state.withLock { $0.dialog = nil } }
+
+    /// Adds a line to the console log of the running step.
+    func log(_ line: String) { state.withLock { $0.console.append(line) } }
 
     func addFixture(url: String, _ fixture: Fixture) { state.withLock { $0.fixtures[url] = fixture } }
 
@@ -78,6 +87,13 @@ final class PageEvents: Sendable {
                 s.console.append("dialog opened: \(line)")
             }
             onDialog()
+        case "Runtime.bindingCalled":
+            guard params["name"]?.string == PermissionPrompts.binding,
+                let request = PermissionPrompts.Request(
+                    payload: params["payload"]?.string ?? "", context: params["executionContextId"]?.int)
+            else { return }
+            log("permission requested: \(request.name)")
+            onPermission(request)
         case "Inspector.targetCrashed":
             let reason = "the page's renderer crashed"
             state.withLock { $0.crashed = reason }

@@ -2,8 +2,9 @@ import DevTools
 import RunConditions
 
 /// The script every page of a job gets before any of its own scripts run (`Page.addScriptToEvaluateOnNewDocument`):
-/// it forces the direction, pseudolocalizes text nodes as they appear, and defines `window.__flowmatrix`, the
-/// in-page half of waits, assertions and actions.
+/// it forces the direction, pseudolocalizes text nodes as they appear, holds the page's permission requests until the
+/// driver has decided them (`PermissionPrompts`), and defines `window.__flowmatrix`, the in-page half of waits,
+/// assertions and actions.
 ///
 /// The pseudolocalization is the same transformation as `Pseudolocalizer.transform` (tests run shared vectors through
 /// both). It applies to the trimmed text of each text node (surrounding whitespace kept) and to `placeholder`,
@@ -229,7 +230,9 @@ enum PagePrelude {
           };
           // Resolves when every condition holds, re-checking on each DOM mutation, resize, load, transition and animation
           // end (no polling), or with the last failure when timeoutMs passes.
-          const waitFor = (conditions, timeoutMs) => new Promise((resolve) => {
+          // With `withSnapshot`, the result carries the page's snapshot as the wait concluded (evidence of the step).
+          const waitFor = (conditions, timeoutMs, withSnapshot) => new Promise((done) => {
+            const resolve = (r) => done(withSnapshot ? Object.assign({ snapshot: snapshot() }, r) : r);
             let last = checkAll(conditions);
             if (last.ok) return resolve(last);
             let finished = false, scheduled = false;
@@ -263,6 +266,10 @@ enum PagePrelude {
             if (!hit || !(hit === el || el.contains(hit))) return { ok: false, detail: sel(id) + ' is covered by ' + describe(hit) };
             return { ok: true, x, y, width: r.width, height: r.height };
           };
+          // tap and swipe: waits for the element to be visible, then scrolls to it and checks nothing covers it — one
+          // round trip. `waited` tells a wait that ran out from an element that is there but covered.
+          const actionPoint = (id, timeoutMs) => waitFor([{ id, kind: 'visible' }], timeoutMs)
+            .then((r) => r.ok ? point(id) : { ok: false, waited: true, detail: r.detail });
           const focus = (id) => {
             const el = find(id);
             if (!el) return { ok: false, detail: 'no element matches ' + sel(id) };
@@ -281,8 +288,57 @@ enum PagePrelude {
             animating: document.getAnimations().some((a) => a.playState === 'running'),
             html: document.documentElement ? document.documentElement.outerHTML : '',
           });
+
+          // Permission requests are interruptions: the page's call waits until the driver has applied the monitor's
+          // decision to the browser context (it is told through the binding), then runs for real.
+          const waiting = new Map();
+          const decided = new Set();
+          let nextRequest = 1;
+          const ask = (name) => {
+            const report = window.__flowmatrixPermission;
+            if (decided.has(name) || typeof report !== 'function') return Promise.resolve();
+            return new Promise((resolve) => {
+              const id = nextRequest++;
+              waiting.set(id, () => { decided.add(name); resolve(); });
+              report(JSON.stringify({ id, name }));
+            });
+          };
+          const permissionDecided = (id) => { const go = waiting.get(id); waiting.delete(id); if (go) go(); return !!go; };
+          const askAll = (names) => names.reduce((p, n) => p.then(() => ask(n)), Promise.resolve());
+          if (window.Geolocation) {
+            const proto = Geolocation.prototype, get = proto.getCurrentPosition, watch = proto.watchPosition, clear = proto.clearWatch;
+            const watches = new Map();
+            let nextWatch = 1;
+            proto.getCurrentPosition = function (ok, fail, options) { ask('geolocation').then(() => get.call(this, ok, fail, options)); };
+            proto.watchPosition = function (ok, fail, options) {
+              const id = nextWatch++;
+              watches.set(id, null);
+              ask('geolocation').then(() => { if (watches.has(id)) watches.set(id, watch.call(this, ok, fail, options)); });
+              return id;
+            };
+            proto.clearWatch = function (id) { const real = watches.get(id); watches.delete(id); if (real != null) clear.call(this, real); };
+          }
+          if (window.Notification && Notification.requestPermission) {
+            const request = Notification.requestPermission;
+            Notification.requestPermission = function (callback) {
+              const answer = ask('notifications').then(() => request.call(Notification));
+              if (typeof callback === 'function') answer.then(callback);
+              return answer;
+            };
+          }
+          if (window.MediaDevices && MediaDevices.prototype.getUserMedia) {
+            const media = MediaDevices.prototype.getUserMedia;
+            MediaDevices.prototype.getUserMedia = function (c) {
+              const names = [...(c && c.video ? ['camera'] : []), ...(c && c.audio ? ['microphone'] : [])];
+              return askAll(names).then(() => media.call(this, c));
+            };
+          }
+          if (window.Clipboard) for (const key of ['read', 'readText']) {
+            const original = Clipboard.prototype[key];
+            if (original) Clipboard.prototype[key] = function () { return ask('clipboard-read').then(() => original.call(this)); };
+          }
           Object.defineProperty(window, '__flowmatrix', {
-            value: Object.freeze({ transform, check, waitFor, point, focus, layoutRules, layoutFindings, snapshot }),
+            value: Object.freeze({ transform, check, waitFor, point, actionPoint, focus, layoutRules, layoutFindings, snapshot, permissionDecided }),
             enumerable: false,
           });
         })();

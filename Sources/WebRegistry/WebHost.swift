@@ -29,7 +29,9 @@ public actor SharedBrowser {
             self.spare = nil
             if spare.browser === browser { page = try? await spare.page.value }
         }
-        if page == nil { page = try await browser.newPage() }
+        if page == nil {
+            page = try await WebTimings.measure("job: new context + page") { try await browser.newPage() }
+        }
         if prewarm { spare = (browser, Task { try await browser.newPage() }) }
         guard let page else { throw DevToolsError(.launchFailed, "no page") }
         return (browser, page)
@@ -115,14 +117,23 @@ public final class WebHost: Sendable {
 
     /// Ends the browser (removing its profile) and stops serving the site.
     public func shutdown() async {
+        if WebTimings.enabled {
+            FileHandle.standardError.write(Data("web timings of this worker:\n\(WebTimings.report())\n".utf8))
+        }
         await browser.shutdown()
         site.withLock { $0.server?.stop() }
     }
 
     /// A registry for one job: a fresh context in the shared browser (relaunched once if it died meanwhile).
-    public func makeRegistry(configuration: [String: String], seed: UInt64) async throws -> WebRegistry {
+    /// - Parameter scenarioTags: the scenario's tags; a `permissions=…` tag sets its default `PermissionPolicy`.
+    public func makeRegistry(
+        configuration: [String: String], seed: UInt64, scenarioTags: [String] = []
+    ) async throws -> WebRegistry {
         var settings = WebSettings(baseURL: try baseURL(), browser: browser.settings)
         configure(&settings)
+        for tag in scenarioTags where tag.hasPrefix("permissions=") {
+            settings.permissions = try settings.permissions.overlaid(with: String(tag.dropFirst("permissions=".count)))
+        }
         var lastError: (any Error)?
         for _ in 0..<2 {
             let (b, page) = try await browser.page()

@@ -16,7 +16,9 @@ import Synchronization
 ///   `localized`, or `clean` for all five); both re-check on DOM mutations in the page, never on a poll.
 /// - `request` serves a fixture for its target URL; `ambient` dispatches a `CustomEvent` named by its target with the
 ///   arg (JSON when it parses) as `detail`; `rotate` turns the viewport.
-/// JavaScript dialogs are interruptions (registered with the `InterruptionMonitors`) handled while a step runs.
+/// JavaScript dialogs and permission requests are interruptions (registered with the `InterruptionMonitors`)
+/// handled while a step runs: a dialog is accepted (`WebSettings.acceptDialogs`), a permission allowed or denied by
+/// the `PermissionPolicy` (`PermissionPrompts`).
 public actor WebRegistry: AsyncStepRegistry, StepEvidenceProviding {
     public nonisolated let page: PageTarget
     public nonisolated let conditions: RunConditions
@@ -26,10 +28,15 @@ public actor WebRegistry: AsyncStepRegistry, StepEvidenceProviding {
     private nonisolated let stepBox: StepBox
     private var viewport: Viewport
     private var fetchEnabled = false
-    private var pageOpened = false
-    /// The last screenshot taken and the page's change generation when it was taken.
-    private var lastScreenshot: (generation: Int, png: [UInt8])?
+    var pageOpened = false
+    /// The last screenshot taken (base64, decoded only when its evidence is kept) and the page's change generation
+    /// when it was taken.
+    var lastScreenshot: (generation: Int, base64: String)?
     private let offline: Bool
+    /// Set by the first `evidence` call: evidence is wanted after every step.
+    var evidenceWanted = false
+    /// The page's snapshot taken by a `wait` or `assert` step as it concluded (its evidence needs no round trip).
+    var stepSnapshot: JSONValue?
 
     /// The running step's recorder and awaited element, for interruptions handled on other tasks.
     final class StepBox: Sendable {
@@ -43,8 +50,9 @@ public actor WebRegistry: AsyncStepRegistry, StepEvidenceProviding {
         settings: WebSettings
     ) async throws -> WebRegistry {
         _ = try RunConditions(values: configuration, seed: seed)
+        let page = try await WebTimings.measure("job: new context + page") { try await browser.newPage() }
         return try await open(
-            page: browser.newPage(), browser: browser, configuration: configuration, seed: seed,
+            page: page, browser: browser, configuration: configuration, seed: seed,
             settings: settings)
     }
 
@@ -55,15 +63,22 @@ public actor WebRegistry: AsyncStepRegistry, StepEvidenceProviding {
         settings: WebSettings
     ) async throws -> WebRegistry {
         let conditions: RunConditions
+        var settings = settings
         do {
             conditions = try RunConditions(values: configuration, seed: seed)
+            if let text = configuration["permissions"] {
+                settings.permissions = try settings.permissions.overlaid(with: text)
+            }
+            if let text = configuration["geolocation"] { settings.geolocation = try GeolocationFix(parsing: text) }
         } catch {
             page.disposeIgnoringReply()
             throw error
         }
         do {
             let registry = WebRegistry(page: page, conditions: conditions, settings: settings, seed: seed)
-            try await registry.setUp(userAgent: browser.userAgent, timezone: configuration["timezone"])
+            try await WebTimings.measure("job: emulation setup") {
+                try await registry.setUp(userAgent: browser.userAgent, timezone: configuration["timezone"])
+            }
             return registry
         } catch {
             page.disposeIgnoringReply()
@@ -82,16 +97,19 @@ public actor WebRegistry: AsyncStepRegistry, StepEvidenceProviding {
         let box = StepBox()
         self.monitors = monitors
         stepBox = box
-        let events = PageEvents(
-            page: page, seed: seed, profile: profile,
-            onDialog: {
-                Task {
-                    let awaited = box.state.withLock { $0.awaited }
-                    if let name = try? await monitors.handleFirstPresent(excluding: awaited) {
-                        box.state.withLock { $0.recorder }?.recordInterruption(name)
-                    }
+        /// An interruption appeared (on the reader thread): the monitors handle it now, on a task of its own.
+        let interrupt: @Sendable () -> Void = {
+            Task {
+                let awaited = box.state.withLock { $0.awaited }
+                if let name = try? await monitors.handleFirstPresent(excluding: awaited) {
+                    box.state.withLock { $0.recorder }?.recordInterruption(name)
                 }
-            })
+            }
+        }
+        let prompts = PermissionPrompts(page: page, policy: settings.permissions, position: settings.geolocation)
+        let events = PageEvents(
+            page: page, seed: seed, profile: profile, onDialog: interrupt,
+            onPermission: { request in if prompts.enqueue(request) { interrupt() } })
         self.events = events
         let accept = settings.acceptDialogs
         monitors.register(
@@ -101,6 +119,11 @@ public actor WebRegistry: AsyncStepRegistry, StepEvidenceProviding {
                     _ = try await page.send("Page.handleJavaScriptDialog", ["accept": .bool(accept)])
                     events.dialogClosed()
                 }))
+        monitors.register(
+            Interruption(
+                name: PermissionPrompts.interruptionName, element: PermissionPrompts.interruptionName,
+                isPresent: { prompts.isPresent },
+                handle: { if let line = try await prompts.answerNext() { events.log(line) } }))
         page.subscribe { method, params in events.handle(method, params) }
     }
 
@@ -111,18 +134,25 @@ public actor WebRegistry: AsyncStepRegistry, StepEvidenceProviding {
         let prelude = PagePrelude.source(
             attribute: settings.identifierAttribute, forcedDirection: forced,
             pseudo: conditions.pseudo)
-        async let a = page.send("Page.enable")
-        async let b = page.send("Runtime.enable")
-        async let c = page.send("Network.enable")
-        async let d = page.send("Page.addScriptToEvaluateOnNewDocument", ["source": .string(prelude)])
-        async let e = page.send("Emulation.setLocaleOverride", ["locale": .string(conditions.locale)])
-        async let f = page.send(
+        let page = page
+        /// Each command's time from sending to its answer (they are in flight together; the first pays for the
+        /// renderer's start).
+        @Sendable func send(_ method: String, _ params: JSONValue = [:]) async throws -> JSONValue {
+            try await WebTimings.measure("setup: \(method)") { try await page.send(method, params) }
+        }
+        async let a = send("Page.enable")
+        async let b = send("Runtime.enable")
+        async let c = send("Network.enable")
+        async let d = send("Page.addScriptToEvaluateOnNewDocument", ["source": .string(prelude)])
+        async let e = send("Emulation.setLocaleOverride", ["locale": .string(conditions.locale)])
+        async let f = send(
             "Network.setUserAgentOverride",
             [
                 "userAgent": .string(userAgent), "acceptLanguage": .string(Self.acceptLanguage(conditions.locale)),
             ])
-        async let g = page.send("Emulation.setDeviceMetricsOverride", metrics(viewport))
-        _ = try await (a, b, c, d, e, f, g)
+        async let g = send("Emulation.setDeviceMetricsOverride", metrics(viewport))
+        async let h = send("Runtime.addBinding", ["name": .string(PermissionPrompts.binding)])
+        _ = try await (a, b, c, d, e, f, g, h)
         if let timezone { _ = try await page.send("Emulation.setTimezoneOverride", ["timezoneId": .string(timezone)]) }
         try await applyNetwork(offline: false)
         if conditions.networkProfile.failureRate > 0 && !offline { try await enableFetch() }
@@ -167,9 +197,10 @@ public actor WebRegistry: AsyncStepRegistry, StepEvidenceProviding {
 
     public func execute(_ step: Step) async throws {
         stepBox.state.withLock { $0 = (StepContext.current, nil) }
+        stepSnapshot = nil
         if let crashed = events.crashed { throw StepError.failed("\(crashed); the page cannot run \(step.key)") }
         do {
-            try await run(step)
+            try await WebTimings.measure("step: \(step.verb.rawValue)") { try await run(step) }
         } catch let error as DevToolsError {
             throw Self.stepError(error, step: step, crashed: events.crashed)
         }
@@ -197,7 +228,7 @@ public actor WebRegistry: AsyncStepRegistry, StepEvidenceProviding {
         case .open: try await open(step)
         case .tap:
             let p = try await actionPoint(step)
-            try await mouse("mousePressed", p.x, p.y)
+            try await mouse("mousePressed", p.x, p.y, answered: false)
             try await mouse("mouseReleased", p.x, p.y)
         case .type:
             guard let text = step.arg else { throw StepError.invalidArgument("type needs the text to type") }
@@ -269,29 +300,32 @@ public actor WebRegistry: AsyncStepRegistry, StepEvidenceProviding {
 
     private func actionPoint(_ step: Step) async throws -> Point {
         guard pageOpened else { throw StepError.failed("no page is open: start the scenario with `open`") }
-        if let failure = try await waitFor(
-            [condition(step.target, "visible")], timeout: settings.actionTimeout, step: step)
-        {
-            throw StepError.failed(
-                "cannot \(step.verb.rawValue) \(selector(step.target)): \(failure) (waited \(settings.actionTimeout.secondsText))"
-            )
-        }
-        let p = try await evaluate("__flowmatrix.point(\(PagePrelude.jsString(step.target)))")
+        stepBox.state.withLock { $0.awaited = step.target }
+        defer { stepBox.state.withLock { $0.awaited = nil } }
+        let timeout = settings.actionTimeout
+        let p = try await evaluate(
+            "__flowmatrix.actionPoint(\(PagePrelude.jsString(step.target)), \(Int(timeout.milliseconds.rounded(.up))))",
+            timeout: timeout + settings.pageTimeout)
         guard p["ok"]?.bool == true, let x = p["x"]?.double, let y = p["y"]?.double else {
-            throw StepError.failed(
-                "cannot \(step.verb.rawValue) \(selector(step.target)): \(p["detail"]?.string ?? "no point")")
+            let detail = p["detail"]?.string ?? "no point"
+            let waited = p["waited"]?.bool == true ? " (waited \(timeout.secondsText))" : ""
+            throw StepError.failed("cannot \(step.verb.rawValue) \(selector(step.target)): \(detail)\(waited)")
         }
         return Point(x: x, y: y, width: p["width"]?.double ?? 0, height: p["height"]?.double ?? 0)
     }
 
-    private func mouse(_ type: String, _ x: Double, _ y: Double, buttons: Int = 1) async throws {
-        _ = try await page.send(
-            "Input.dispatchMouseEvent",
-            [
-                "type": .string(type), "x": .number(x), "y": .number(y), "button": "left",
-                "buttons": .number(Double(buttons)),
-                "clickCount": 1,
-            ], timeout: settings.pageTimeout)
+    /// Dispatches a mouse event. With `answered: false` it is written at once and not awaited: the events of a
+    /// gesture go out in order without a round trip each, and the answer to its last event (the browser handles a
+    /// session's commands in order) says the whole gesture was handled.
+    private func mouse(_ type: String, _ x: Double, _ y: Double, buttons: Int = 1, answered: Bool = true) async throws {
+        let params: JSONValue = [
+            "type": .string(type), "x": .number(x), "y": .number(y), "button": "left",
+            "buttons": .number(Double(buttons)), "clickCount": 1,
+        ]
+        guard answered else {
+            return page.connection.sendIgnoringReply("Input.dispatchMouseEvent", params, session: page.sessionID)
+        }
+        _ = try await page.send("Input.dispatchMouseEvent", params, timeout: settings.pageTimeout)
     }
 
     private func swipe(_ step: Step) async throws {
@@ -305,8 +339,8 @@ public actor WebRegistry: AsyncStepRegistry, StepEvidenceProviding {
             // 80 % of the element's width, kept inside the viewport (events off-screen are dropped).
             let room = direction == .left ? p.x - 1 : Double(viewport.width) - 1 - p.x
             let distance = min(max(40, p.width * 0.8), room) * (direction == .left ? -1 : 1)
-            try await mouse("mousePressed", p.x, p.y)
-            for i in 1...6 { try await mouse("mouseMoved", p.x + distance * Double(i) / 6, p.y) }
+            try await mouse("mousePressed", p.x, p.y, answered: false)
+            for i in 1...6 { try await mouse("mouseMoved", p.x + distance * Double(i) / 6, p.y, answered: false) }
             try await mouse("mouseReleased", p.x + distance, p.y, buttons: 0)
         case .up, .down:
             // A finger moving up scrolls the content down.
@@ -402,9 +436,12 @@ public actor WebRegistry: AsyncStepRegistry, StepEvidenceProviding {
         stepBox.state.withLock { $0.awaited = step.target }
         defer { stepBox.state.withLock { $0.awaited = nil } }
         let ms = Int(timeout.milliseconds.rounded(.up))
+        // A wait or assert brings back the page's snapshot (DOM, generation) as it concluded, for its evidence.
+        let snapshot = evidenceWanted && (step.verb == .wait || step.verb == .assert)
         let result = try await evaluate(
-            "__flowmatrix.waitFor(\(JSONValue.array(conditions).serialized), \(ms))",
+            "__flowmatrix.waitFor(\(JSONValue.array(conditions).serialized), \(ms), \(snapshot))",
             timeout: timeout + settings.pageTimeout)
+        if snapshot { stepSnapshot = result["snapshot"] }
         return result["ok"]?.bool == true ? nil : (result["detail"]?.string ?? "the condition did not hold")
     }
 
@@ -424,76 +461,6 @@ public actor WebRegistry: AsyncStepRegistry, StepEvidenceProviding {
             throw StepError.failed("the page threw: \(text)")
         }
         return r["result"]?["value"] ?? .null
-    }
-
-    // MARK: Evidence
-
-    /// After each step: a PNG screenshot, the DOM, and the console and network lines since the previous step.
-    ///
-    /// The DOM and the page's change generation come in one round trip; after a `wait` or `assert` (steps that do not
-    /// touch the page) that left the generation unchanged, with no animation running, the previous screenshot is
-    /// the picture of this step too and is reused rather than captured again.
-    public func evidence(afterStep index: Int, step: Step) async -> [StepAttachment] {
-        var out: [StepAttachment] = []
-        var problems: [String] = []
-        let logs = events.takeLogs()
-        if pageOpened && events.crashed == nil && events.dialog == nil {
-            var generation: Int?
-            var animating = true
-            do {
-                let snapshot = try await page.send(
-                    "Runtime.evaluate",
-                    [
-                        "expression": "__flowmatrix.snapshot()", "returnByValue": true,
-                    ], timeout: settings.pageTimeout)
-                let value = snapshot["result"]?["value"]
-                generation = value?["generation"]?.int
-                animating = value?["animating"]?.bool ?? true
-                if let html = value?["html"]?.string {
-                    out.append(StepAttachment(name: "dom.html", mediaType: "text/html", bytes: Array(html.utf8)))
-                }
-            } catch {
-                problems.append("dom: \(error)")
-            }
-            if settings.screenshots {
-                let passive = step.verb == .wait || step.verb == .assert
-                if passive, !animating, let generation, let last = lastScreenshot, last.generation == generation {
-                    out.append(StepAttachment(name: "screenshot.png", mediaType: "image/png", bytes: last.png))
-                } else {
-                    do {
-                        let shot = try await page.send(
-                            "Page.captureScreenshot", ["format": "png"], timeout: settings.pageTimeout)
-                        if let base64 = shot["data"]?.string, let data = Data(base64Encoded: base64) {
-                            let png = [UInt8](data)
-                            out.append(StepAttachment(name: "screenshot.png", mediaType: "image/png", bytes: png))
-                            lastScreenshot = generation.map { (generation: $0, png: png) }
-                        }
-                    } catch {
-                        problems.append("screenshot: \(error)")
-                    }
-                }
-            }
-        }
-        if !logs.console.isEmpty {
-            out.append(
-                StepAttachment(
-                    name: "console.txt", mediaType: "text/plain",
-                    bytes: Array((logs.console.joined(separator: "\n") + "\n").utf8)))
-        }
-        if !logs.network.isEmpty {
-            out.append(
-                StepAttachment(
-                    name: "network.txt", mediaType: "text/plain",
-                    bytes: Array((logs.network.joined(separator: "\n") + "\n").utf8)))
-        }
-        if let crashed = events.crashed { problems.append(crashed) }
-        if !problems.isEmpty {
-            out.append(
-                StepAttachment(
-                    name: "evidence-problems.txt", mediaType: "text/plain",
-                    bytes: Array((problems.joined(separator: "\n") + "\n").utf8)))
-        }
-        return out
     }
 
     /// The requests the seeded flaky network failed so far (`METHOD URL #n`).

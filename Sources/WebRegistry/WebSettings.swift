@@ -21,6 +21,12 @@ public struct WebSettings: Sendable {
     public var deviceScaleFactor: Double
     /// Whether JavaScript dialogs are accepted (true) or dismissed when the interruption monitor handles them.
     public var acceptDialogs: Bool
+    /// How permission requests are answered (default: deny everything); a job's `permissions` configuration value
+    /// and a scenario's `permissions=…` tag are layered over it.
+    public var permissions: PermissionPolicy
+    /// Where an allowed geolocation request finds the device (default `GeolocationFix.standard`); a job's
+    /// `geolocation` configuration value replaces it.
+    public var geolocation: GeolocationFix
     /// Evidence per step: a PNG screenshot (plus the DOM, console and network logs, which are cheap).
     public var screenshots: Bool
     public var browser: BrowserSettings
@@ -29,7 +35,8 @@ public struct WebSettings: Sendable {
         baseURL: URL, identifierAttribute: String = "data-testid", defaultWaitTimeout: Duration = .seconds(5),
         defaultAssertTimeout: Duration = .seconds(2), actionTimeout: Duration = .seconds(5),
         pageTimeout: Duration = .seconds(10), loadTimeout: Duration = .seconds(30), deviceScaleFactor: Double = 1,
-        acceptDialogs: Bool = true, screenshots: Bool = true, browser: BrowserSettings = BrowserSettings()
+        acceptDialogs: Bool = true, permissions: PermissionPolicy = PermissionPolicy(),
+        geolocation: GeolocationFix = .standard, screenshots: Bool = true, browser: BrowserSettings = BrowserSettings()
     ) {
         self.baseURL = baseURL
         self.identifierAttribute = identifierAttribute
@@ -40,6 +47,8 @@ public struct WebSettings: Sendable {
         self.loadTimeout = loadTimeout
         self.deviceScaleFactor = deviceScaleFactor
         self.acceptDialogs = acceptDialogs
+        self.permissions = permissions
+        self.geolocation = geolocation
         self.screenshots = screenshots
         self.browser = browser
     }

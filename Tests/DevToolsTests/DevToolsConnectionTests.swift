@@ -53,7 +53,8 @@ struct DevToolsConnectionTests {
         } catch let error as DevToolsError {
             #expect(error.code == .browserClosed)
         }
-        #expect(closed.withLock { $0?.code } == .browserClosed)
+        // The reader thread fails the pending commands first, then runs the close handlers: wait for them.
+        #expect(await eventually { closed.withLock { $0?.code } == .browserClosed })
         await #expect(throws: DevToolsError.self) { _ = try await connection.send("Echo.after") }
     }
 

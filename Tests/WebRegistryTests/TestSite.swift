@@ -47,6 +47,23 @@ final class TestSite: Sendable {
         addEventListener('ping', (e) => { document.querySelector('[data-testid=event]').textContent = JSON.stringify(e.detail); });
         </script></body></html>
         """,
+        // Asks for permissions when its buttons are pressed and shows what the browser answered.
+        "permissions.html": """
+        <!doctype html><html><head><meta charset="utf-8"></head><body>
+        <button data-testid="locate">locate</button><p data-testid="where"></p>
+        <button data-testid="notify">notify</button><p data-testid="notified"></p>
+        <button data-testid="film">film</button><p data-testid="filmed"></p>
+        <script>
+        const out = (id) => (text) => { document.querySelector('[data-testid=' + id + ']').textContent = text; };
+        const on = (id, f) => document.querySelector('[data-testid=' + id + ']').addEventListener('click', f);
+        on('locate', () => navigator.geolocation.getCurrentPosition(
+          (p) => out('where')(p.coords.latitude.toFixed(4) + ',' + p.coords.longitude.toFixed(4)),
+          (e) => out('where')('error ' + e.code)));
+        on('notify', () => Notification.requestPermission().then((r) => out('notified')(r + ' ' + Notification.permission)));
+        on('film', () => navigator.mediaDevices.getUserMedia({ video: true })
+          .then((s) => out('filmed')('tracks ' + s.getTracks().length), (e) => out('filmed')(e.name)));
+        </script></body></html>
+        """,
     ]
 
     init() throws {

@@ -120,7 +120,7 @@ extension RealChromium {
                 let result = await AsyncScenarioRunner(registry: r).run(scenario)
                 #expect(result.passed, "\(result.outcome)")
                 #expect(result.steps.flatMap(\.interruptions) == ["javascript-dialog"])
-                #expect(r.monitors.registered == ["javascript-dialog"])
+                #expect(r.monitors.registered == ["javascript-dialog", "permission-prompt"])
             }
         }
 

@@ -2,6 +2,7 @@
 // by language), else English.
 window.STRINGS = {
   en: {
+    stores: 'Find a store', locate: 'Stores near me', nearest: 'Nearest store: {store} ({km} km)', locationDenied: 'Allow location access to see stores near you.', offers: 'Tell me about offers', offersOn: 'You will hear about offers.', offersOff: 'No offer notifications.',
     delivery: 'Delivery by {day}.', deliveryError: 'No delivery estimate right now.',
     title: 'Lamplight', cart: 'Cart', add: 'Add to cart', search: 'Search lamps', loading: 'Loading lamps…',
     loadError: 'The lamps could not be loaded.', retry: 'Try again', cartHeading: 'Your cart',
@@ -11,6 +12,7 @@ window.STRINGS = {
     offline: 'You are offline.', portrait: 'Portrait layout', landscape: 'Landscape layout', promo: 'Promotion: {code}',
   },
   de: {
+    stores: 'Filiale finden', locate: 'Filialen in der Nähe', nearest: 'Nächste Filiale: {store} ({km} km)', locationDenied: 'Erlauben Sie den Standortzugriff, um Filialen in Ihrer Nähe zu sehen.', offers: 'Über Angebote informieren', offersOn: 'Sie erfahren von Angeboten.', offersOff: 'Keine Angebotsmitteilungen.',
     delivery: 'Lieferung bis {day}.', deliveryError: 'Derzeit keine Lieferschätzung.',
     title: 'Lamplight', cart: 'Warenkorb', add: 'In den Warenkorb', search: 'Lampen suchen', loading: 'Lampen werden geladen…',
     loadError: 'Die Lampen konnten nicht geladen werden.', retry: 'Erneut versuchen', cartHeading: 'Ihr Warenkorb',
@@ -20,6 +22,7 @@ window.STRINGS = {
     offline: 'Sie sind offline.', portrait: 'Hochformat', landscape: 'Querformat', promo: 'Aktion: {code}',
   },
   fr: {
+    stores: 'Trouver un magasin', locate: 'Magasins proches', nearest: 'Magasin le plus proche : {store} ({km} km)', locationDenied: 'Autorisez la localisation pour voir les magasins proches.', offers: 'M’informer des offres', offersOn: 'Vous serez informé des offres.', offersOff: 'Pas de notifications d’offres.',
     delivery: 'Livraison d’ici {day}.', deliveryError: 'Pas d’estimation de livraison pour le moment.',
     title: 'Lamplight', cart: 'Panier', add: 'Ajouter', search: 'Chercher', loading: 'Chargement…',
     loadError: 'Impossible de charger les lampes.', retry: 'Réessayer', cartHeading: 'Votre panier',
@@ -29,6 +32,7 @@ window.STRINGS = {
     offline: 'Vous êtes hors ligne.', portrait: 'Portrait', landscape: 'Paysage', promo: 'Promotion : {code}',
   },
   ja: {
+    stores: '店舗を探す', locate: '近くの店舗', nearest: '最寄りの店舗: {store}（{km} km）', locationDenied: '近くの店舗を表示するには位置情報を許可してください。', offers: 'お得情報を受け取る', offersOn: 'お得情報をお届けします。', offersOff: 'お得情報の通知はオフです。',
     delivery: '{day}までにお届け。', deliveryError: '現在お届け予定を表示できません。',
     title: 'Lamplight', cart: 'カート', add: 'カートへ', search: 'ランプを検索', loading: '読み込み中…',
     loadError: 'ランプを読み込めませんでした。', retry: '再試行', cartHeading: 'カート',
@@ -38,6 +42,7 @@ window.STRINGS = {
     offline: 'オフラインです。', portrait: '縦向き', landscape: '横向き', promo: 'キャンペーン: {code}',
   },
   ar: {
+    stores: 'ابحث عن متجر', locate: 'متاجر قريبة', nearest: 'أقرب متجر: {store} ({km} كم)', locationDenied: 'اسمح بالوصول إلى الموقع لرؤية المتاجر القريبة.', offers: 'أعلمني بالعروض', offersOn: 'ستصلك العروض.', offersOff: 'لا إشعارات بالعروض.',
     delivery: 'التوصيل بحلول {day}.', deliveryError: 'لا يتوفر تقدير للتوصيل الآن.',
     title: 'Lamplight', cart: 'السلة', add: 'أضف', search: 'ابحث', loading: 'جارٍ التحميل…',
     loadError: 'تعذر تحميل المصابيح.', retry: 'أعد المحاولة', cartHeading: 'سلتك',
@@ -47,6 +52,7 @@ window.STRINGS = {
     offline: 'أنت غير متصل.', portrait: 'عمودي', landscape: 'أفقي', promo: 'عرض: {code}',
   },
   he: {
+    stores: 'מציאת חנות', locate: 'חנויות קרובות', nearest: 'החנות הקרובה: {store} ({km} ק״מ)', locationDenied: 'אפשרו גישה למיקום כדי לראות חנויות קרובות.', offers: 'עדכנו אותי על מבצעים', offersOn: 'תקבלו עדכונים על מבצעים.', offersOff: 'אין התראות על מבצעים.',
     delivery: 'משלוח עד {day}.', deliveryError: 'אין הערכת משלוח כרגע.',
     title: 'Lamplight', cart: 'סל', add: 'הוסף', search: 'חיפוש', loading: 'טוען…',
     loadError: 'לא ניתן לטעון את המנורות.', retry: 'נסה שוב', cartHeading: 'הסל שלך',

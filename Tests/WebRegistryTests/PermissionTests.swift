@@ -1,0 +1,101 @@
+import DevTools
+import FlowSpec
+import Foundation
+import Testing
+import WebRegistry
+
+@Suite("permission policy: allow, deny and per-permission decisions, layered; geolocation fixes")
+struct PermissionPolicyTests {
+    @Test("a bare decision replaces everything; name=decision and *=decision layer over what is there")
+    func layering() throws {
+        let base = PermissionPolicy()
+        #expect(base.decision(for: "geolocation") == .deny)
+        let tagged = try base.overlaid(with: "geolocation=allow, notifications=deny")
+        #expect(tagged.decision(for: "geolocation") == .allow)
+        #expect(tagged.decision(for: "camera") == .deny)
+        let swept = try tagged.overlaid(with: "*=allow")
+        #expect(swept.decision(for: "camera") == .allow)
+        #expect(swept.decision(for: "notifications") == .deny)
+        #expect(try tagged.overlaid(with: "deny").decision(for: "geolocation") == .deny)
+    }
+
+    @Test("unknown permissions and decisions are clear errors", arguments: ["maybe", "teleport=allow", "camera=yes"])
+    func badPolicies(_ text: String) {
+        #expect(throws: WebHostError.self) { try PermissionPolicy().overlaid(with: text) }
+    }
+
+    @Test("a geolocation fix is latitude,longitude[,accuracy] within range")
+    func fixes() throws {
+        #expect(try GeolocationFix(parsing: "48.8584, 2.2945") == GeolocationFix(latitude: 48.8584, longitude: 2.2945))
+        #expect(try GeolocationFix(parsing: "-33.9,18.4,5").accuracy == 5)
+        for bad in ["48.8", "91,0", "0,181", "1,2,0", "a,b"] {
+            #expect(throws: WebHostError.self, "\(bad)") { try GeolocationFix(parsing: bad) }
+        }
+    }
+}
+
+extension RealChromium {
+    @Suite("web registry: permission requests are interruptions (real Chromium)", .serialized)
+    struct PermissionTests {
+        /// Asks for geolocation, notifications and the camera, each followed by a check of what the page was told.
+        static func scenario(expecting shown: [String]) -> Scenario {
+            let asks = [("locate", "where"), ("notify", "notified"), ("film", "filmed")]
+            return Scenario(
+                id: "permissions", title: "permissions",
+                steps: [Step(verb: .open, target: "permissions.html")]
+                    + zip(asks, shown).flatMap { ask, text in
+                        [
+                            Step(verb: .tap, target: ask.0),
+                            Step(verb: .assert, target: ask.1, arg: "text=\(text);timeout=10"),
+                        ]
+                    })
+        }
+
+        static let cases: [(configuration: [String: String], shown: [String])] = [
+            (
+                ["permissions": "allow", "geolocation": "48.8584,2.2945,10"],
+                ["48.8584,2.2945", "granted granted", "tracks 1"]
+            ),
+            ([:], ["error 1", "denied denied", "NotAllowedError"]),
+        ]
+
+        @Test(
+            "allowed or denied (the default), each request is one interruption and the page sees the decision",
+            arguments: cases.indices)
+        func decided(_ index: Int) async throws {
+            let (configuration, shown) = Self.cases[index]
+            try await withSite { site in
+                let r = try await site.registry(configuration)
+                let result = await AsyncScenarioRunner(registry: r).run(Self.scenario(expecting: shown))
+                #expect(result.passed, "\(result.outcome)")
+                #expect(result.steps.flatMap(\.interruptions) == Array(repeating: "permission-prompt", count: 3))
+                #expect(r.monitors.registered == ["javascript-dialog", "permission-prompt"])
+                let evidence = await r.evidence(afterStep: 6, step: Step(verb: .assert, target: "filmed"))
+                let console = evidence.first { $0.name == "console.txt" }
+                    .map { String(decoding: $0.bytes, as: UTF8.self) } ?? ""
+                let decided = index == 0 ? "allowed" : "denied"
+                #expect(console.contains("permission camera: \(decided)"), "\(console)")
+                // Decided once per job: asking again gets the same answer with no new interruption.
+                let again = await AsyncScenarioRunner(registry: r).run(
+                    Scenario(id: "again", title: "again", steps: [
+                        Step(verb: .tap, target: "locate"),
+                        Step(verb: .assert, target: "where", arg: "text=\(shown[0])"),
+                    ]))
+                #expect(again.passed, "\(again.outcome)")
+                #expect(again.steps.flatMap(\.interruptions).isEmpty)
+            }
+        }
+
+        @Test("a scenario's permissions= tag sets its default; the configuration's permissions value wins per name")
+        func layered() async throws {
+            try await withSite { site in
+                let host = WebHost(browser: site.browser, baseURL: site.server.baseURL)
+                let r = try await host.makeRegistry(
+                    configuration: ["permissions": "notifications=deny"], seed: 1, scenarioTags: ["permissions=allow"])
+                let result = await AsyncScenarioRunner(registry: r).run(
+                    Self.scenario(expecting: ["52.5219,13.4132", "denied denied", "tracks 1"]))
+                #expect(result.passed, "\(result.outcome)")
+            }
+        }
+    }
+}
