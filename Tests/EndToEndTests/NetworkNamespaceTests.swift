@@ -104,7 +104,13 @@ struct NetworkNamespaceTests {
         try await waitUntil("2 jobs finished before the partition", timeout: .seconds(60)) { ws.finishedJobs() >= 2 }
         try net.partition()
         // The coordinator notices the silence (3 missed heartbeats of 2 s) and re-queues what the worker held.
-        try await waitUntil("the coordinator records a lost attempt", timeout: .seconds(40)) { try lostAttempts(ws) > 0 }
+        do {
+            try await waitUntil("the coordinator records a lost attempt", timeout: .seconds(40)) { try lostAttempts(ws) > 0 }
+        } catch {
+            let state = "serve running: \(serve.isRunning), worker running: \(worker.isRunning)"
+            Issue.record("\(state)\nserve: \(ws.output("serve"))\nworker: \(ws.output("worker"))")
+            throw error
+        }
         #expect(serve.isRunning && worker.isRunning)
         try net.heal()
         try await ws.waitForExit(serve, timeout: .seconds(90))
