@@ -26,21 +26,10 @@ final class HTTPListener {
     }
 
     func listen(host: String, port: Int) throws -> Int {
-        var address = try resolve(host: host, port: port)
-        _ = try withUnsafePointer(to: &address) { a in
-            try uvCheck(uv_tcp_bind(tcp, cuv_storage_as_sockaddr(a), 0), "bind \(host):\(port)")
-        }
-        try uvCheck(uv_listen(cuv_tcp_as_stream(tcp), 128) { server, status in
+        try listenTCP(tcp, host: host, port: port, backlog: 128) { server, status in
             guard let server, let data = server.pointee.data else { return }
             Unmanaged<HTTPListener>.fromOpaque(data).takeUnretainedValue().onConnection(status: status)
-        }, "listen \(host):\(port)")
-        var bound = sockaddr_storage()
-        var length = cuv_sockaddr_storage_size()
-        let result = withUnsafeMutablePointer(to: &bound) { b in
-            uv_tcp_getsockname(tcp, cuv_storage_as_mutable_sockaddr(b), &length)
         }
-        try uvCheck(result, "getsockname")
-        return Int(withUnsafePointer(to: &bound) { cuv_sockaddr_port($0) })
     }
 
     private func onConnection(status: Int32) {

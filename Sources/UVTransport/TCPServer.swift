@@ -40,21 +40,10 @@ final class Listener {
 
     /// Binds and listens; returns the bound port.
     func listen(host: String, port: Int) throws -> Int {
-        var address = try resolve(host: host, port: port)
-        _ = try withUnsafePointer(to: &address) { a in
-            try uvCheck(uv_tcp_bind(tcp, cuv_storage_as_sockaddr(a), 0), "bind \(host):\(port)")
-        }
-        try uvCheck(uv_listen(cuv_tcp_as_stream(tcp), 1024) { server, status in
+        try listenTCP(tcp, host: host, port: port, backlog: 1024) { server, status in
             guard let server, let data = server.pointee.data else { return }
             Unmanaged<Listener>.fromOpaque(data).takeUnretainedValue().onConnection(status: status)
-        }, "listen \(host):\(port)")
-        var bound = sockaddr_storage()
-        var length = cuv_sockaddr_storage_size()
-        let result = withUnsafeMutablePointer(to: &bound) { b in
-            uv_tcp_getsockname(tcp, cuv_storage_as_mutable_sockaddr(b), &length)
         }
-        try uvCheck(result, "getsockname")
-        return Int(withUnsafePointer(to: &bound) { cuv_sockaddr_port($0) })
     }
 
     private func onConnection(status: Int32) {
@@ -288,4 +277,23 @@ public enum TCPClient {
 /// A counter the listener writes on its loop and anyone may read.
 final class PendingCount: Sendable {
     let value = Atomic<Int>(0)
+}
+
+/// Binds `tcp` to `host:port`, listens with `backlog` calling `callback` per connection, and returns the bound port
+/// (the one the system chose for port 0). The protocol's listener and the live view's HTTP listener share it.
+func listenTCP(
+    _ tcp: UnsafeMutablePointer<uv_tcp_t>, host: String, port: Int, backlog: Int32, _ callback: uv_connection_cb
+) throws -> Int {
+    var address = try resolve(host: host, port: port)
+    _ = try withUnsafePointer(to: &address) { a in
+        try uvCheck(uv_tcp_bind(tcp, cuv_storage_as_sockaddr(a), 0), "bind \(host):\(port)")
+    }
+    try uvCheck(uv_listen(cuv_tcp_as_stream(tcp), backlog, callback), "listen \(host):\(port)")
+    var bound = sockaddr_storage()
+    var length = cuv_sockaddr_storage_size()
+    let result = withUnsafeMutablePointer(to: &bound) { b in
+        uv_tcp_getsockname(tcp, cuv_storage_as_mutable_sockaddr(b), &length)
+    }
+    try uvCheck(result, "getsockname")
+    return Int(withUnsafePointer(to: &bound) { cuv_sockaddr_port($0) })
 }
