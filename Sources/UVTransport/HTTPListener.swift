@@ -16,10 +16,11 @@ final class HTTPListener {
         self.limits = limits
         self.handler = handler
         tcp = .allocate(capacity: 1)
-        let result = uv_tcp_init(loop.uvLoop, tcp)
-        guard result == 0 else {
+        do {
+            try uvCheck(uv_tcp_init(loop.uvLoop, tcp), "uv_tcp_init")
+        } catch {
             tcp.deallocate()
-            throw UVError(code: result, operation: "uv_tcp_init")
+            throw error
         }
         loop.handleOpened()
         tcp.pointee.data = Unmanaged.passRetained(self).toOpaque()
@@ -37,7 +38,7 @@ final class HTTPListener {
         nextID += 1
         guard let connection = try? HTTPConnection(loop: loop, id: nextID, server: self) else { return }
         connections[connection.id] = connection
-        guard uv_accept(cuv_tcp_as_stream(tcp), cuv_tcp_as_stream(connection.tcp)) == 0,
+        guard uvError(uv_accept(cuv_tcp_as_stream(tcp), cuv_tcp_as_stream(connection.tcp)), "uv_accept") == nil,
               connections.count <= limits.maximumConnections
         else {
             connection.close()

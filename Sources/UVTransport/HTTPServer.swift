@@ -39,10 +39,11 @@ public final class HTTPConnection {
         self.server = server
         parser = HTTPRequestParser(limits: server.limits)
         tcp = .allocate(capacity: 1)
-        let result = uv_tcp_init(loop.uvLoop, tcp)
-        guard result == 0 else {
+        do {
+            try uvCheck(uv_tcp_init(loop.uvLoop, tcp), "uv_tcp_init")
+        } catch {
             tcp.deallocate()
-            throw UVError(code: result, operation: "uv_tcp_init")
+            throw error
         }
         writeRequest = .allocate(capacity: 1)
         readBuffer = .allocate(byteCount: Self.readSize, alignment: 16)
@@ -54,7 +55,7 @@ public final class HTTPConnection {
     private var stream: UnsafeMutablePointer<uv_stream_t> { cuv_tcp_as_stream(tcp) }
 
     func start(timeout limit: Duration) {
-        uv_tcp_nodelay(tcp, 1)
+        uvExpect(uv_tcp_nodelay(tcp, 1), "uv_tcp_nodelay")
         timeout = loop.scheduleInLoop(after: limit) { [weak self] in self?.close() }
         let result = uv_read_start(stream, { handle, _, buf in
             guard let handle, let buf, let data = handle.pointee.data else { return }
@@ -64,7 +65,7 @@ public final class HTTPConnection {
             guard let stream, let data = stream.pointee.data else { return }
             Unmanaged<HTTPConnection>.fromOpaque(data).takeUnretainedValue().onRead(nread)
         })
-        if result < 0 { close() }
+        if uvError(result, "uv_read_start") != nil { close() }
     }
 
     private func onRead(_ nread: Int) {
@@ -176,7 +177,7 @@ public final class HTTPConnection {
                                      UInt32(raw.count))
             return Int(uv_try_write(stream, &buffer, 1))
         }
-        if written < 0 && written != Int(cuv_eagain()) { return close() }
+        if written != Int(cuv_eagain()), uvError(written, "uv_try_write") != nil { return close() }
         let done = max(0, written)
         if done == pending.count {
             pending.removeAll(keepingCapacity: true)
@@ -193,7 +194,7 @@ public final class HTTPConnection {
             guard let request, let handle = request.pointee.handle, let data = handle.pointee.data else { return }
             Unmanaged<HTTPConnection>.fromOpaque(data).takeUnretainedValue().onWritten(status: status)
         }
-        if result < 0 {
+        if uvError(result, "uv_write") != nil {
             inflight = nil
             rest.deallocate()
             close()
@@ -203,7 +204,7 @@ public final class HTTPConnection {
     private func onWritten(status: Int32) {
         inflight?.deallocate()
         inflight = nil
-        if status < 0 { return close() }
+        if uvError(status, "uv_write") != nil { return close() }
         flush()
     }
 
