@@ -86,6 +86,57 @@ enum MergeCommand {
     static func merge(stores: [StoreLayout], into target: StoreLayout, baseline: String?, strict: Bool, quiet: Bool)
         throws -> Int32
     {
+        var (shards, problems) = try findShards(in: stores)
+        problems += check(shards)
+        guard problems.isEmpty else {
+            for p in problems { FlowMatrixCLI.writeError("error: \(p)\n") }
+            throw CommandFailure("the shards do not make one run; nothing was merged", exitCode: notOneRun)
+        }
+        shards.sort { $0.record.index < $1.record.index }
+        try target.create()
+        // Blobs first (copy if absent, verified): a merge stopped half way leaves unreferenced blobs at most.
+        let (contents, copied) = try copyBlobs(of: shards, into: target)
+        let runID = mergedRunID(shards)
+        let writer: JournalWriter
+        let reader: JournalReader
+        do {
+            writer = try JournalWriter(path: target.journalPath)  // first: it creates the journal
+            reader = try JournalReader(path: target.journalPath)
+        } catch {
+            throw CommandFailure("cannot open the journal \(target.journalPath): \(error)")
+        }
+        let already = try writeMergedRun(runID, of: shards, contents: contents, into: target,
+                                         writer: writer, reader: reader)
+        var reportNote: String?
+        let report = target.runFolder(runID).appendingPathComponent("report.html").path
+        if !already || !FileManager.default.fileExists(atPath: report) {
+            reportNote = RunArtifacts.writeReports(runID: runID, store: target, baseline: baseline)
+        }
+        guard let merged = try reader.run(runID) else {
+            throw CommandFailure("the merged run \(runID) is not in the journal")
+        }
+        let count = { (o: JobOutcome) in merged.outcomes[o] ?? 0 }
+        if !quiet {
+            if already {
+                FlowMatrixCLI.say("already merged: run \(runID) holds these \(shards.count) shard(s); nothing changed")
+            } else {
+                FlowMatrixCLI.say("merged \(shards.count) shard(s) of plan \(shards[0].record.planHash.prefix(12)) "
+                    + "into run \(runID): \(merged.jobCount) job(s), \(copied) blob(s) copied")
+            }
+            let notRun = count(.notRun) + count(.cancelled)
+            FlowMatrixCLI.say("run \(runID): \(count(.passed)) passed, \(count(.failed)) failed, "
+                + "\(count(.flaky)) flaky, "
+                + "\(count(.timedOut)) timed out, \(count(.quarantined)) quarantined, \(notRun) not run")
+            if let reportNote { FlowMatrixCLI.say("  \(reportNote)") }
+            FlowMatrixCLI.say("  details: flowmatrix show \(runID)  (store: \(target.root.path))")
+        }
+        let failures = count(.failed) + count(.timedOut) + count(.quarantined)
+        if failures > 0 || (strict && count(.flaky) > 0) { return ExitCode.failures }
+        return ExitCode.success
+    }
+
+    /// Each store's latest shard run, and a sentence for each store that has none.
+    static func findShards(in stores: [StoreLayout]) throws -> (shards: [Shard], problems: [String]) {
         var shards: [Shard] = []
         var problems: [String] = []
         for store in stores {
@@ -105,15 +156,11 @@ enum MergeCommand {
             }
             shards.append(Shard(store: store, summary: found.0, record: found.1))
         }
-        problems += check(shards)
-        guard problems.isEmpty else {
-            for p in problems { FlowMatrixCLI.writeError("error: \(p)\n") }
-            throw CommandFailure("the shards do not make one run; nothing was merged", exitCode: notOneRun)
-        }
-        shards.sort { $0.record.index < $1.record.index }
-        try target.create()
+        return (shards, problems)
+    }
 
-        // Blobs first (copy if absent, verified): a merge stopped half way leaves unreferenced blobs at most.
+    /// Reads each shard's run and copies the blobs it references into the target store (verified, absent ones only).
+    static func copyBlobs(of shards: [Shard], into target: StoreLayout) throws -> (contents: [RunContent], copied: Int) {
         var contents: [RunContent] = []
         var copied = 0
         var missingBlobs = 0
@@ -141,73 +188,42 @@ enum MergeCommand {
             FlowMatrixCLI.writeError("warning: \(missingBlobs) artifact blob(s) referenced by the shards are missing "
                 + "from their stores; the report lists them as unavailable\n")
         }
+        return (contents, copied)
+    }
 
+    /// Writes the merged run's rows in plan order and closes `writer`; returns true when the journal already holds
+    /// this merge.
+    static func writeMergedRun(
+        _ runID: String, of shards: [Shard], contents: [RunContent], into target: StoreLayout, writer: JournalWriter,
+        reader: JournalReader
+    ) throws -> Bool {
         let first = shards[0]
-        let runID = mergedRunID(shards)
-        let writer: JournalWriter
-        let reader: JournalReader
-        do {
-            writer = try JournalWriter(path: target.journalPath)
-            reader = try JournalReader(path: target.journalPath)
-        } catch {
-            throw CommandFailure("cannot open the journal \(target.journalPath): \(error)")
-        }
-        let already: Bool
         if let existing = try reader.run(runID) {
+            try writer.close()
             guard mergedPlanHash(existing.info.settingsJSON) == first.record.planHash else {
-                try writer.close()
                 throw CommandFailure("\(target.journalPath) already has a run \(runID) that is not this merge")
             }
-            already = true
-            try writer.close()
-        } else {
-            already = false
-            var order: [String: Int] = [:]
-            for (shard, content) in zip(shards, contents) {
-                for (row, position) in zip(content.jobs, shard.record.positions) { order[row.job.jobID] = position }
-            }
-            let info = RunInfo(
-                runID: runID, matrixName: first.summary.info.matrixName, matrixPath: first.summary.info.matrixPath,
-                seed: first.summary.info.seed, startedAt: shards.map(\.summary.info.startedAt).min() ?? Date(),
-                settingsJSON: mergedSettings(shards))
-            let finished = shards.compactMap(\.summary.finishedAt).max() ?? Date()
-            try writer.submit(RunTransfer.records(merging: contents, as: info, order: order, status: .completed,
-                                                  finishedAt: finished))
-            try writer.flushSync()
-            let rejections = writer.takeRejections()
-            try writer.close()
-            guard rejections.isEmpty else {
-                throw CommandFailure("the merge wrote \(rejections.count) record(s) the journal refused, first: "
-                    + "\(rejections[0].kind): \(rejections[0].error)")
-            }
+            return true
         }
-
-        var reportNote: String?
-        let report = target.runFolder(runID).appendingPathComponent("report.html").path
-        if !already || !FileManager.default.fileExists(atPath: report) {
-            reportNote = RunArtifacts.writeReports(runID: runID, store: target, baseline: baseline)
+        var order: [String: Int] = [:]
+        for (shard, content) in zip(shards, contents) {
+            for (row, position) in zip(content.jobs, shard.record.positions) { order[row.job.jobID] = position }
         }
-        guard let merged = try reader.run(runID) else {
-            throw CommandFailure("the merged run \(runID) is not in the journal")
+        let info = RunInfo(
+            runID: runID, matrixName: first.summary.info.matrixName, matrixPath: first.summary.info.matrixPath,
+            seed: first.summary.info.seed, startedAt: shards.map(\.summary.info.startedAt).min() ?? Date(),
+            settingsJSON: mergedSettings(shards))
+        let finished = shards.compactMap(\.summary.finishedAt).max() ?? Date()
+        try writer.submit(RunTransfer.records(merging: contents, as: info, order: order, status: .completed,
+                                              finishedAt: finished))
+        try writer.flushSync()
+        let rejections = writer.takeRejections()
+        try writer.close()
+        guard rejections.isEmpty else {
+            throw CommandFailure("the merge wrote \(rejections.count) record(s) the journal refused, first: "
+                + "\(rejections[0].kind): \(rejections[0].error)")
         }
-        let count = { (o: JobOutcome) in merged.outcomes[o] ?? 0 }
-        if !quiet {
-            if already {
-                FlowMatrixCLI.say("already merged: run \(runID) holds these \(shards.count) shard(s); nothing changed")
-            } else {
-                FlowMatrixCLI.say("merged \(shards.count) shard(s) of plan \(first.record.planHash.prefix(12)) "
-                    + "into run \(runID): \(merged.jobCount) job(s), \(copied) blob(s) copied")
-            }
-            let notRun = count(.notRun) + count(.cancelled)
-            FlowMatrixCLI.say("run \(runID): \(count(.passed)) passed, \(count(.failed)) failed, "
-                + "\(count(.flaky)) flaky, "
-                + "\(count(.timedOut)) timed out, \(count(.quarantined)) quarantined, \(notRun) not run")
-            if let reportNote { FlowMatrixCLI.say("  \(reportNote)") }
-            FlowMatrixCLI.say("  details: flowmatrix show \(runID)  (store: \(target.root.path))")
-        }
-        let failures = count(.failed) + count(.timedOut) + count(.quarantined)
-        if failures > 0 || (strict && count(.flaky) > 0) { return ExitCode.failures }
-        return ExitCode.success
+        return false
     }
 
     /// Everything that keeps `shards` from being one run, each as a sentence.
