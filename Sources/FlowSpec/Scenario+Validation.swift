@@ -63,29 +63,35 @@ extension Scenario {
         let preconditions = stringList("preconditions")
         let tags = stringList("tags")
 
-        var steps: [Step] = []
-        var stepsUsable = true
-        if let stepsNode = root["steps"] {
-            if let items = stepsNode.array {
-                if items.isEmpty {
-                    report(.noSteps, "$.steps", stepsNode.position, "the scenario has no steps; add at least one step")
-                }
-                for (index, item) in items.enumerated() {
-                    if let step = validateStep(item, index: index, report: report) { steps.append(step) } else {
-                        stepsUsable = false
-                    }
-                }
-            } else {
-                report(.wrongType, "$.steps", stepsNode.position, "'steps' must be an array of steps, not \(stepsNode.kindName)")
-                stepsUsable = false
-            }
-        } else {
-            report(.missingField, "$", root.position, "missing required member 'steps'")
-            stepsUsable = false
-        }
-        guard let id, let title, stepsUsable else { return (nil, findings) }
+        let steps = validateSteps(root, report: report)
+        guard let id, let title, let steps else { return (nil, findings) }
         let scenario = Scenario(id: id, title: title, actor: actor, preconditions: preconditions, tags: tags, steps: steps)
         return (scenario, findings)
+    }
+
+    /// The steps, or nil when a step (or the list) is too broken to build.
+    private static func validateSteps(
+        _ root: JSONNode, report: (ScenarioRule, String, SourcePosition?, String) -> Void
+    ) -> [Step]? {
+        guard let stepsNode = root["steps"] else {
+            report(.missingField, "$", root.position, "missing required member 'steps'")
+            return nil
+        }
+        guard let items = stepsNode.array else {
+            report(.wrongType, "$.steps", stepsNode.position, "'steps' must be an array of steps, not \(stepsNode.kindName)")
+            return nil
+        }
+        if items.isEmpty {
+            report(.noSteps, "$.steps", stepsNode.position, "the scenario has no steps; add at least one step")
+        }
+        var steps: [Step] = []
+        var stepsUsable = true
+        for (index, item) in items.enumerated() {
+            if let step = validateStep(item, index: index, report: report) { steps.append(step) } else {
+                stepsUsable = false
+            }
+        }
+        return stepsUsable ? steps : nil
     }
 
     private static func validateStep(
@@ -147,8 +153,18 @@ extension Scenario {
         }
         guard let verb, let target else { return nil }
         let step = Step(verb: verb, target: target, arg: arg)
+        validateArgument(of: step, label: label, path: path, argPosition: argPosition, report: report)
+        return step
+    }
+
+    /// The rules on a step's `arg` that depend on its verb.
+    private static func validateArgument(
+        of step: Step, label: String, path: String, argPosition: SourcePosition,
+        report: (ScenarioRule, String, SourcePosition?, String) -> Void
+    ) {
         let argPath = "\(path).arg"
-        switch verb {
+        let arg = step.arg
+        switch step.verb {
         case .swipe:
             if let arg, !arg.trimmingSpaces.isEmpty {
                 if SwipeDirection(rawValue: arg.trimmingSpaces) == nil {
@@ -182,7 +198,6 @@ extension Scenario {
         case .open, .tap, .request, .ambient:
             break
         }
-        return step
     }
 
     private static func reportTimeout(
