@@ -83,36 +83,13 @@ struct MatrixParser {
         if root["corpus"] != nil && corpus.isEmpty && findings.allSatisfy({ $0.path != "$.corpus" }) {
             add(.missingCorpus, "$.corpus", root["corpus"]?.position, "the corpus names no folder; list at least one scenario folder")
         }
-        var (includeTags, excludeTags) = ([String](), [String]())
-        if let tags = root["tags"] {
-            if tags.members == nil {
-                add(.wrongType, "$.tags", tags.position, "expected an object {\"include\": [...], \"exclude\": [...]}, found \(tags.kindName)")
-            } else {
-                checkMembers(tags, path: "$.tags", allowed: ["include", "exclude"])
-                includeTags = stringList(tags["include"], "$.tags.include")
-                excludeTags = stringList(tags["exclude"], "$.tags.exclude")
-            }
-        }
+        let (includeTags, excludeTags) = parseTags(root["tags"])
         let registry = string(root["registry"], "$.registry", required: root["corpus"] != nil || !hasCommand, parent: root)
             ?? (hasCommand && root["corpus"] == nil ? CommandTemplate.registry : nil)
         if let registry, registry.trimmingSpaces.isEmpty {
             add(.badRegistry, "$.registry", root["registry"]?.position, "the registry name is empty; name the worker kind (e.g. catalog)")
         }
-        var labels: [String: String] = [:]
-        if let node = root["labels"] {
-            if let members = node.members {
-                for m in members {
-                    guard let v = m.value.scalarText, m.value.string != nil else {
-                        add(.wrongType, "$.labels.\(m.key)", m.value.position, "a label value is a string, found \(m.value.kindName)")
-                        continue
-                    }
-                    if m.key.isEmpty || v.isEmpty { add(.badRegistry, "$.labels.\(m.key)", m.keyPosition, "label names and values must not be empty") }
-                    labels[m.key] = v
-                }
-            } else {
-                add(.wrongType, "$.labels", node.position, "expected an object of worker labels, found \(node.kindName)")
-            }
-        }
+        let labels = parseLabels(root["labels"])
         var policy = (retries: 0, timeout: Duration.seconds(300), failFast: false, keep: KeepPolicy.failures, seed: UInt64(0))
         if let node = root["policy"] { parsePolicy(node, into: &policy) }
 
@@ -142,6 +119,36 @@ struct MatrixParser {
         matrix.reductionPosition = root["reduction"]?.position
         checkSemantics(matrix, root: root)
         return findings.isEmpty ? matrix : nil
+    }
+
+    /// `tags`: `{"include": [...], "exclude": [...]}`.
+    mutating func parseTags(_ node: JSONNode?) -> (include: [String], exclude: [String]) {
+        guard let tags = node else { return ([], []) }
+        guard tags.members != nil else {
+            add(.wrongType, "$.tags", tags.position, "expected an object {\"include\": [...], \"exclude\": [...]}, found \(tags.kindName)")
+            return ([], [])
+        }
+        checkMembers(tags, path: "$.tags", allowed: ["include", "exclude"])
+        return (stringList(tags["include"], "$.tags.include"), stringList(tags["exclude"], "$.tags.exclude"))
+    }
+
+    /// `labels`: the worker labels a job needs, names and values non-empty strings.
+    mutating func parseLabels(_ node: JSONNode?) -> [String: String] {
+        guard let node else { return [:] }
+        guard let members = node.members else {
+            add(.wrongType, "$.labels", node.position, "expected an object of worker labels, found \(node.kindName)")
+            return [:]
+        }
+        var labels: [String: String] = [:]
+        for m in members {
+            guard let v = m.value.scalarText, m.value.string != nil else {
+                add(.wrongType, "$.labels.\(m.key)", m.value.position, "a label value is a string, found \(m.value.kindName)")
+                continue
+            }
+            if m.key.isEmpty || v.isEmpty { add(.badRegistry, "$.labels.\(m.key)", m.keyPosition, "label names and values must not be empty") }
+            labels[m.key] = v
+        }
+        return labels
     }
 
     mutating func parsePolicy(_ node: JSONNode, into policy: inout (retries: Int, timeout: Duration, failFast: Bool, keep: KeepPolicy, seed: UInt64)) {
@@ -254,312 +261,6 @@ struct MatrixParser {
             return nil
         }
         return network.description
-    }
-
-    // MARK: - Axes
-
-    mutating func parseAxes(_ node: JSONNode?, parent: JSONNode) -> [Axis] {
-        guard let node else {
-            add(.missingMember, "$.axes", parent.position, "the matrix needs 'axes': an object of axis name → list of values")
-            return []
-        }
-        guard let members = node.members else {
-            add(.wrongType, "$.axes", node.position, "expected an object of axis name → list of values, found \(node.kindName)")
-            return []
-        }
-        if members.isEmpty { add(.emptyAxis, "$.axes", node.position, "the matrix has no axes; add at least one (e.g. \"locale\": [\"en\"])") }
-        var axes: [Axis] = []
-        var seen = Set<String>()
-        for member in members {
-            let path = "$.axes.\(member.key)"
-            if !isValidKey(member.key) {
-                add(.badAxisName, path, member.keyPosition, "axis name '\(member.key)' must be non-empty without '=', ',', '(', ')' or spaces")
-                continue
-            }
-            guard seen.insert(member.key).inserted else {
-                add(.duplicateValue, path, member.keyPosition, "axis '\(member.key)' is declared twice")
-                continue
-            }
-            guard let items = member.value.array else {
-                add(.wrongType, path, member.value.position, "axis '\(member.key)' takes an array of values, found \(member.value.kindName)")
-                continue
-            }
-            if items.isEmpty {
-                add(.emptyAxis, path, member.value.position, "axis '\(member.key)' has no values; list at least one or remove the axis")
-            }
-            var values: [String] = []
-            for (i, item) in items.enumerated() {
-                guard let v = value(item, key: member.key, path: "\(path)[\(i)]") else { continue }
-                if values.contains(v) {
-                    add(.duplicateValue, "\(path)[\(i)]", item.position, "axis '\(member.key)' lists '\(v)' twice")
-                    continue
-                }
-                values.append(v)
-            }
-            axes.append(Axis(name: member.key, values: values))
-        }
-        return axes
-    }
-
-    func isValidKey(_ key: String) -> Bool {
-        !key.isEmpty && !key.contains(where: { "=,() \t\n".contains($0) })
-    }
-
-    // MARK: - Include / exclude
-
-    mutating func parseEntries(_ node: JSONNode?, _ path: String, axes: [Axis], isInclude: Bool,
-                               extraKeys: inout [String: [String]]) -> [[String: String]] {
-        guard let node else { return [] }
-        guard let items = node.array else {
-            add(.wrongType, path, node.position, "expected an array of objects, found \(node.kindName)")
-            return []
-        }
-        var out: [[String: String]] = []
-        for (i, item) in items.enumerated() {
-            let itemPath = "\(path)[\(i)]"
-            guard let members = item.members else {
-                add(.wrongType, itemPath, item.position, "expected an object of axis → value, found \(item.kindName)")
-                continue
-            }
-            if members.isEmpty { add(.wrongType, itemPath, item.position, "an empty \(isInclude ? "include" : "exclude") entry has no effect; remove it") }
-            var entry: [String: String] = [:]
-            for m in members {
-                let mPath = "\(itemPath).\(m.key)"
-                let axis = axes.first(where: { $0.name == m.key })
-                if axis == nil {
-                    if !isInclude {
-                        add(.unknownAxis, mPath, m.keyPosition, "exclude names '\(m.key)', which is not an axis; axes: \(axes.map(\.name).joined(separator: ", "))")
-                        continue
-                    }
-                    if let similar = axes.first(where: { looksMisspelt(m.key, $0.name) }) {
-                        add(.suspiciousIncludeKey, mPath, m.keyPosition, "include key '\(m.key)' is not an axis but looks like '\(similar.name)'; fix the spelling (include keys that are not axes add a new key)")
-                        continue
-                    }
-                    if !isValidKey(m.key) {
-                        add(.badAxisName, mPath, m.keyPosition, "key '\(m.key)' must be non-empty without '=', ',', '(', ')' or spaces")
-                        continue
-                    }
-                }
-                guard let v = value(m.value, key: m.key, path: mPath) else { continue }
-                if !isInclude, let axis, !axis.values.contains(v) {
-                    add(.unknownAxisValue, mPath, m.value.position, "exclude value '\(v)' is not a value of axis '\(axis.name)' (\(axis.values.joined(separator: ", "))), so it never matches")
-                    continue
-                }
-                if isInclude { extraKeys[m.key, default: []].append(v) }
-                entry[m.key] = v
-            }
-            out.append(entry)
-        }
-        return out
-    }
-
-    func looksMisspelt(_ key: String, _ axis: String) -> Bool {
-        key != axis && (key.lowercased() == axis.lowercased() || (axis.count >= 4 && editDistance(key.lowercased(), axis.lowercased()) <= 2))
-    }
-
-    // MARK: - Constraints
-
-    mutating func parseConstraints(_ node: JSONNode?, axes: [Axis], extraKeys: [String: [String]]) -> [Constraint] {
-        guard let node else { return [] }
-        guard let items = node.array else {
-            add(.wrongType, "$.constraints", node.position, "expected an array of {\"if\": {...}, \"then\": {...}}, found \(node.kindName)")
-            return []
-        }
-        var out: [Constraint] = []
-        for (i, item) in items.enumerated() {
-            let path = "$.constraints[\(i)]"
-            guard item.members != nil else {
-                add(.wrongType, path, item.position, "a constraint is an object {\"if\": {...}, \"then\": {...}}, found \(item.kindName)")
-                continue
-            }
-            checkMembers(item, path: path, allowed: ["if", "then", "note"])
-            let conditions = parseConditions(item["if"], "\(path).if", parent: item, axes: axes, extraKeys: extraKeys)
-            let consequences = parseConditions(item["then"], "\(path).then", parent: item, axes: axes, extraKeys: extraKeys)
-            if let conditions, let consequences {
-                out.append(Constraint(number: i + 1, conditions: conditions, consequences: consequences))
-            }
-        }
-        return out
-    }
-
-    mutating func parseConditions(_ node: JSONNode?, _ path: String, parent: JSONNode, axes: [Axis],
-                                  extraKeys: [String: [String]]) -> [Condition]? {
-        guard let node else {
-            add(.badConstraint, path, parent.position, "a constraint needs '\(path.split(separator: ".").last ?? "")': an object of axis → value or condition")
-            return nil
-        }
-        guard let members = node.members else {
-            add(.wrongType, path, node.position, "expected an object of axis → value or {\"in\": [...]}, found \(node.kindName)")
-            return nil
-        }
-        if members.isEmpty {
-            add(.badConstraint, path, node.position, "'\(path.split(separator: ".").last ?? "")' is empty; name at least one axis")
-            return nil
-        }
-        var out: [Condition] = []
-        var ok = true
-        for m in members {
-            let mPath = "\(path).\(m.key)"
-            let known: [String]
-            if let axis = axes.first(where: { $0.name == m.key }) {
-                known = axis.values + (extraKeys[m.key] ?? [])
-            } else if let extra = extraKeys[m.key] {
-                known = extra
-            } else {
-                add(.unknownAxis, mPath, m.keyPosition, "constraint names '\(m.key)', which is neither an axis nor an include key; axes: \(axes.map(\.name).joined(separator: ", "))")
-                ok = false
-                continue
-            }
-            var op = Condition.Operator.equals
-            var valueNodes: [(JSONNode, String)] = []
-            if let opMembers = m.value.members {
-                guard opMembers.count == 1, let first = opMembers.first, let parsed = Condition.Operator(rawValue: first.key) else {
-                    add(.badConstraint, mPath, m.value.position, "a condition object has exactly one operator: equals, notEquals, in or notIn")
-                    ok = false
-                    continue
-                }
-                op = parsed
-                if op == .in || op == .notIn {
-                    guard let list = first.value.array, !list.isEmpty else {
-                        add(.badConstraint, "\(mPath).\(first.key)", first.value.position, "'\(first.key)' takes a non-empty array of values")
-                        ok = false
-                        continue
-                    }
-                    valueNodes = list.enumerated().map { ($0.element, "\(mPath).\(first.key)[\($0.offset)]") }
-                } else {
-                    valueNodes = [(first.value, "\(mPath).\(first.key)")]
-                }
-            } else if let list = m.value.array {
-                op = .in
-                valueNodes = list.enumerated().map { ($0.element, "\(mPath)[\($0.offset)]") }
-            } else {
-                valueNodes = [(m.value, mPath)]
-            }
-            var values: [String] = []
-            for (vNode, vPath) in valueNodes {
-                guard let v = value(vNode, key: m.key, path: vPath) else { ok = false; continue }
-                if !known.contains(v) {
-                    add(.unknownAxisValue, vPath, vNode.position, "'\(v)' is not a value of '\(m.key)' (\(known.joined(separator: ", "))), so this condition never matches it")
-                    ok = false
-                    continue
-                }
-                values.append(v)
-            }
-            out.append(Condition(axis: m.key, op: op, values: values))
-        }
-        return ok ? out : nil
-    }
-
-    // MARK: - Reduction
-
-    mutating func parseReduction(_ node: JSONNode?, axes: [Axis]) -> (ReductionStrategy, [[String: String]]) {
-        guard let node else { return (.full, []) }
-        var strategyNode: JSONNode? = node
-        var tNode: JSONNode?
-        var seedRows: [[String: String]] = []
-        if node.members != nil {
-            checkMembers(node, path: "$.reduction", allowed: ["strategy", "t", "seedRows"])
-            strategyNode = node["strategy"]
-            tNode = node["t"]
-            if strategyNode == nil { add(.missingMember, "$.reduction.strategy", node.position, "the reduction needs 'strategy': full, pairwise or t-wise") }
-            if let rows = node["seedRows"] { seedRows = parseSeedRows(rows, axes: axes) }
-        }
-        guard let strategyNode else { return (.full, seedRows) }
-        guard let name = strategyNode.string else {
-            add(.wrongType, "$.reduction", strategyNode.position, "the strategy is a string (full, pairwise, t-wise) or an object, found \(strategyNode.kindName)")
-            return (.full, seedRows)
-        }
-        let strategyPath = node.members != nil ? "$.reduction.strategy" : "$.reduction"
-        var strategy: ReductionStrategy
-        switch name {
-        case "full", "cartesian": strategy = .full
-        case "pairwise", "2-wise": strategy = .tWise(2)
-        case "t-wise":
-            guard let tNode else {
-                add(.missingMember, "$.reduction.t", node.position, "t-wise needs 't' (3 up to the number of axes)")
-                return (.full, seedRows)
-            }
-            guard let t = tNode.number, t == t.rounded(), abs(t) < 1000 else {
-                add(.wrongType, "$.reduction.t", tNode.position, "t is a whole number, found \(tNode.scalarText ?? tNode.kindName)")
-                return (.full, seedRows)
-            }
-            strategy = .tWise(Int(t))
-        default:
-            if name.hasSuffix("-wise"), let t = Int(name.dropLast(5)) {
-                strategy = .tWise(t)
-            } else {
-                add(.unknownStrategy, strategyPath, strategyNode.position, "unknown strategy '\(name)'; use full, pairwise or t-wise (with t)")
-                return (.full, seedRows)
-            }
-        }
-        if let t = strategy.strength, t < 2 || t > axes.count {
-            add(.badStrength, tNode != nil ? "$.reduction.t" : strategyPath, (tNode ?? strategyNode).position,
-                "t = \(t) is out of range: it must be at least 2 and at most the number of axes (\(axes.count))")
-        }
-        if strategy == .full, tNode != nil {
-            add(.badStrength, "$.reduction.t", tNode?.position, "'t' only applies to the t-wise strategy")
-        }
-        return (strategy, seedRows)
-    }
-
-    mutating func parseSeedRows(_ node: JSONNode, axes: [Axis]) -> [[String: String]] {
-        guard let items = node.array else {
-            add(.wrongType, "$.reduction.seedRows", node.position, "expected an array of objects, found \(node.kindName)")
-            return []
-        }
-        var rows: [[String: String]] = []
-        for (i, item) in items.enumerated() {
-            let path = "$.reduction.seedRows[\(i)]"
-            guard let members = item.members else {
-                add(.wrongType, path, item.position, "a seed row is an object of axis → value, found \(item.kindName)")
-                continue
-            }
-            var row: [String: String] = [:]
-            for m in members {
-                let mPath = "\(path).\(m.key)"
-                guard let axis = axes.first(where: { $0.name == m.key }) else {
-                    add(.unknownAxis, mPath, m.keyPosition, "seed row names '\(m.key)', which is not an axis")
-                    continue
-                }
-                guard let v = value(m.value, key: m.key, path: mPath) else { continue }
-                guard axis.values.contains(v) else {
-                    add(.unknownAxisValue, mPath, m.value.position, "seed row value '\(v)' is not a value of axis '\(axis.name)' (\(axis.values.joined(separator: ", ")))")
-                    continue
-                }
-                row[m.key] = v
-            }
-            rows.append(row)
-        }
-        return rows
-    }
-
-    // MARK: - Semantics
-
-    mutating func checkSemantics(_ matrix: MatrixFile, root: JSONNode) {
-        let space = MatrixSpace(matrix)
-        if !space.hasAnyConfiguration() {
-            let position = root["constraints"]?.position ?? root["exclude"]?.position ?? root.position
-            add(.nothingLeft, root["constraints"] != nil ? "$.constraints" : "$.exclude", position,
-                "excludes and constraints together leave no configuration at all; relax a constraint or an exclude")
-        }
-        if let t = matrix.reduction.strength {
-            let levels = space.levels
-            let smallest = levels.sorted().prefix(t).reduce(1.0) { $0 * Double($1) }
-            let tuples = Double(binomial(levels.count, t)) * smallest
-            let limit = CoveringArray.Settings().maximumTuples
-            if tuples > Double(limit) {
-                add(.badStrength, "$.reduction", root["reduction"]?.position,
-                    "t = \(t) over \(levels.count) axes means at least \(Int(min(tuples, 1e15))) tuples to cover (more than \(limit)); lower t")
-            }
-        }
-        let seedRowNodes = root["reduction"]?["seedRows"]?.array ?? []
-        for (i, row) in matrix.seedRows.enumerated() {
-            let partial = space.partial(row)
-            if let reason = space.whyImpossible(partial) {
-                add(.seedRowViolates, "$.reduction.seedRows[\(i)]", seedRowNodes.indices.contains(i) ? seedRowNodes[i].position : nil,
-                    "seed row \(Configuration(row).canonicalString) can never run: \(reason)")
-            }
-        }
     }
 }
 

@@ -122,40 +122,45 @@ extension CatalogEngine {
                         LayoutLeaf(text(CatalogID.Catalog.refreshing + ".label", "catalog.refreshing"), sizing: .fill),
                     ]))
             }
-            let list = filteredProducts
-            var countText = text(
-                CatalogID.Catalog.resultCount, "catalog.results",
-                ["count": localizer.formatting.number(list.count)])
-            countText.value = String(list.count)
-            spec.body.append(LayoutRow([LayoutLeaf(countText, font: .caption, sizing: .fill)]))
-            if list.isEmpty {
-                spec.body.append(
-                    LayoutRow([LayoutLeaf(text(CatalogID.Catalog.empty, "catalog.empty"), sizing: .fill, maxLines: 3)]))
-            } else {
-                let first = spec.body.count
-                for (i, p) in list.enumerated() {
-                    let row = SurfaceElement(
-                        id: CatalogID.Catalog.item(i), role: .container, label: p.name, value: p.id, isContent: true)
-                    spec.containers.append(ContainerSpec(element: row, rows: spec.body.count..<spec.body.count + 1))
-                    spec.body.append(
-                        LayoutRow([
-                            LayoutLeaf(
-                                content(CatalogID.Catalog.item(i) + ".image", "", role: .image), sizing: .fixed(56),
-                                height: 56),
-                            LayoutLeaf(content(CatalogID.Catalog.itemTitle(i), p.name), sizing: .fill, maxLines: 3),
-                            LayoutLeaf(
-                                content(
-                                    CatalogID.Catalog.itemPrice(i), price(p.priceMinor), value: String(p.priceMinor)),
-                                alignment: .trailing),
-                            LayoutLeaf(icon(CatalogID.Catalog.itemAdd(i), "+"), sizing: .fixed(44)),
-                        ]))
-                }
-                let list = SurfaceElement(
-                    id: CatalogID.Catalog.list, role: .container, label: "", value: String(list.count))
-                spec.containers.insert(ContainerSpec(element: list, rows: first..<spec.body.count), at: 0)
-            }
+            appendProducts(to: &spec)
         }
         return spec
+    }
+
+    /// The loaded catalog: the result count, then a row per product (or the empty state).
+    func appendProducts(to spec: inout ScreenSpec) {
+        let list = filteredProducts
+        var countText = text(
+            CatalogID.Catalog.resultCount, "catalog.results",
+            ["count": localizer.formatting.number(list.count)])
+        countText.value = String(list.count)
+        spec.body.append(LayoutRow([LayoutLeaf(countText, font: .caption, sizing: .fill)]))
+        if list.isEmpty {
+            spec.body.append(
+                LayoutRow([LayoutLeaf(text(CatalogID.Catalog.empty, "catalog.empty"), sizing: .fill, maxLines: 3)]))
+        } else {
+            let first = spec.body.count
+            for (i, p) in list.enumerated() {
+                let row = SurfaceElement(
+                    id: CatalogID.Catalog.item(i), role: .container, label: p.name, value: p.id, isContent: true)
+                spec.containers.append(ContainerSpec(element: row, rows: spec.body.count..<spec.body.count + 1))
+                spec.body.append(
+                    LayoutRow([
+                        LayoutLeaf(
+                            content(CatalogID.Catalog.item(i) + ".image", "", role: .image), sizing: .fixed(56),
+                            height: 56),
+                        LayoutLeaf(content(CatalogID.Catalog.itemTitle(i), p.name), sizing: .fill, maxLines: 3),
+                        LayoutLeaf(
+                            content(
+                                CatalogID.Catalog.itemPrice(i), price(p.priceMinor), value: String(p.priceMinor)),
+                            alignment: .trailing),
+                        LayoutLeaf(icon(CatalogID.Catalog.itemAdd(i), "+"), sizing: .fixed(44)),
+                    ]))
+            }
+            let list = SurfaceElement(
+                id: CatalogID.Catalog.list, role: .container, label: "", value: String(list.count))
+            spec.containers.insert(ContainerSpec(element: list, rows: first..<spec.body.count), at: 0)
+        }
     }
 
     func itemSpec() -> ScreenSpec {
