@@ -45,8 +45,22 @@ enum WebBench {
         let server = try StaticFileServer(root: siteFolder)
         defer { server.stop() }
         let base = server.baseURL
-        let configuration = ["locale": "en", "window": "regular-square"]
+        try await measureBrowserStart(quick: quick)
+        let shared = SharedBrowser()
+        let browser = try await shared.browser()
+        defer { browser.close() }
+        let settings = WebSettings(baseURL: base)
+        try await measureJobOverhead(in: browser, settings: settings, quick: quick)
+        try await measureTenStepJobs(in: browser, settings: settings, quick: quick)
+        if WebTimings.enabled {
+            print("where the time of sections 2 and 3 went (FLOWMATRIX_WEB_TIMING=1):\n\(WebTimings.report())")
+        }
+        try await measureThroughput(base: base, quick: quick)
+    }
 
+    static let configuration = ["locale": "en", "window": "regular-square"]
+
+    static func measureBrowserStart(quick: Bool) async throws {
         // 1. Browser start: launch until the first answer, then close.
         var starts: [Double] = []
         for _ in 0..<(quick ? 1 : 5) {
@@ -59,12 +73,10 @@ enum WebBench {
             String(
                 format: "browser start (spawn → first DevTools answer): median %.0f ms of %d", median(starts) * 1000,
                 starts.count))
+    }
 
+    static func measureJobOverhead(in browser: Browser, settings: WebSettings, quick: Bool) async throws {
         // 2. Per-job overhead: a fresh context with the configuration applied, then its disposal.
-        let shared = SharedBrowser()
-        let browser = try await shared.browser()
-        defer { browser.close() }
-        let settings = WebSettings(baseURL: base)
         var overheads: [Double] = []
         for _ in 0..<(quick ? 2 : 30) {
             let t = ContinuousClock.now
@@ -77,7 +89,9 @@ enum WebBench {
             String(
                 format: "per-job overhead (context + emulation + teardown): median %.1f ms of %d",
                 median(overheads) * 1000, overheads.count))
+    }
 
+    static func measureTenStepJobs(in browser: Browser, settings: WebSettings, quick: Bool) async throws {
         // 3. One 10-step job with a screenshot (and DOM) after every step, one after the other.
         var walls: [Double] = []
         var screenshots = 0
@@ -104,10 +118,9 @@ enum WebBench {
             String(
                 format: "10-step job with a screenshot per step: median %.0f ms, mean %.0f ms of %d (%d screenshots)",
                 median(walls) * 1000, walls.reduce(0, +) / Double(walls.count) * 1000, walls.count, screenshots))
-        if WebTimings.enabled {
-            print("where the time of sections 2 and 3 went (FLOWMATRIX_WEB_TIMING=1):\n\(WebTimings.report())")
-        }
+    }
 
+    static func measureThroughput(base: URL, quick: Bool) async throws {
         // 4. Throughput: `flowmatrix run` with 2 local workers (one browser each), beside Playwright with 2 processes.
         let jobs = quick ? 4 : 40
         let ours = try await flowmatrixRun(jobs: jobs, base: base)
