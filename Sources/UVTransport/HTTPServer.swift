@@ -48,7 +48,7 @@ public final class HTTPConnection {
         writeRequest = .allocate(capacity: 1)
         readBuffer = .allocate(byteCount: Self.readSize, alignment: 16)
         loop.handleOpened()
-        // Released in the close callback (LIBUV-NOTES trap 4).
+        // Released in the close callback (docs/ARCHITECTURE-TRANSPORT.md, "Lifetimes").
         tcp.pointee.data = Unmanaged.passRetained(self).toOpaque()
     }
 
@@ -71,7 +71,7 @@ public final class HTTPConnection {
     private func onRead(_ nread: Int) {
         guard !isClosed else { return }
         if nread < 0 { return close() }
-        // nread == 0 is not EOF (LIBUV-NOTES): nothing to do.
+        // nread == 0 is not EOF (docs/ARCHITECTURE-TRANSPORT.md, "Lifetimes"): nothing to do.
         guard nread > 0, !answered else { return }
         let bytes = UnsafeRawBufferPointer(start: readBuffer, count: nread)
         switch parser.feed(bytes) {
@@ -184,7 +184,7 @@ public final class HTTPConnection {
             if closeAfterFlush { close() }
             return
         }
-        // The rest lives in its own memory until the write callback (LIBUV-NOTES trap 5).
+        // The rest lives in its own memory until the write callback (docs/ARCHITECTURE-TRANSPORT.md, "Lifetimes").
         let rest = UnsafeMutableRawBufferPointer.allocate(byteCount: pending.count - done, alignment: 1)
         pending.withUnsafeBytes { raw in rest.copyMemory(from: UnsafeRawBufferPointer(rebasing: raw[done...])) }
         pending.removeAll(keepingCapacity: true)
