@@ -139,19 +139,11 @@ public final class FramedConnection {
         self.settings = settings
         id = loop.registry.makeConnectionID()
         decoder = FrameDecoder(maxFrameSize: settings.maxFrameSize)
+        tcp = try makeTCPHandle(on: loop)
         readBuffer = .allocate(byteCount: max(4096, settings.readBufferSize), alignment: 16)
         pending = OutboundBuffer(capacity: 64 << 10)
         inflight = OutboundBuffer(capacity: 64 << 10)
         writeRequest = .allocate(capacity: 1)
-        tcp = .allocate(capacity: 1)
-        do {
-            try uvCheck(uv_tcp_init(loop.uvLoop, tcp), "uv_tcp_init")
-        } catch {
-            tcp.deallocate()
-            writeRequest.deallocate()
-            readBuffer.deallocate()
-            throw error
-        }
         loop.handleOpened()
         tcp.pointee.data = Unmanaged.passRetained(self).toOpaque()
         loop.registry.connections[id] = self

@@ -15,13 +15,7 @@ final class HTTPListener {
         self.loop = loop
         self.limits = limits
         self.handler = handler
-        tcp = .allocate(capacity: 1)
-        do {
-            try uvCheck(uv_tcp_init(loop.uvLoop, tcp), "uv_tcp_init")
-        } catch {
-            tcp.deallocate()
-            throw error
-        }
+        tcp = try makeTCPHandle(on: loop)
         loop.handleOpened()
         tcp.pointee.data = Unmanaged.passRetained(self).toOpaque()
     }

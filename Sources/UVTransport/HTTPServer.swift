@@ -38,13 +38,7 @@ public final class HTTPConnection {
         self.id = id
         self.server = server
         parser = HTTPRequestParser(limits: server.limits)
-        tcp = .allocate(capacity: 1)
-        do {
-            try uvCheck(uv_tcp_init(loop.uvLoop, tcp), "uv_tcp_init")
-        } catch {
-            tcp.deallocate()
-            throw error
-        }
+        tcp = try makeTCPHandle(on: loop)
         writeRequest = .allocate(capacity: 1)
         readBuffer = .allocate(byteCount: Self.readSize, alignment: 16)
         loop.handleOpened()

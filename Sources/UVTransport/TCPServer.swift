@@ -26,13 +26,7 @@ final class Listener {
         self.settings = settings
         self.handshake = handshake
         self.makeHandler = makeHandler
-        tcp = .allocate(capacity: 1)
-        do {
-            try uvCheck(uv_tcp_init(loop.uvLoop, tcp), "uv_tcp_init")
-        } catch {
-            tcp.deallocate()
-            throw error
-        }
+        tcp = try makeTCPHandle(on: loop)
         loop.handleOpened()
         tcp.pointee.data = Unmanaged.passRetained(self).toOpaque()
         loop.registry.listeners[ObjectIdentifier(self)] = self
@@ -277,6 +271,19 @@ public enum TCPClient {
 /// A counter the listener writes on its loop and anyone may read.
 final class PendingCount: Sendable {
     let value = Atomic<Int>(0)
+}
+
+/// A TCP handle initialised on `loop` (freed again if libuv refuses it). The caller owns it from here: it counts it
+/// with `loop.handleOpened()` and frees it in its close callback.
+func makeTCPHandle(on loop: EventLoop) throws -> UnsafeMutablePointer<uv_tcp_t> {
+    let tcp = UnsafeMutablePointer<uv_tcp_t>.allocate(capacity: 1)
+    do {
+        try uvCheck(uv_tcp_init(loop.uvLoop, tcp), "uv_tcp_init")
+    } catch {
+        tcp.deallocate()
+        throw error
+    }
+    return tcp
 }
 
 /// Binds `tcp` to `host:port`, listens with `backlog` calling `callback` per connection, and returns the bound port
