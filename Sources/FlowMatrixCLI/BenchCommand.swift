@@ -38,7 +38,11 @@ enum BenchCommand {
         usage: "bench [--quick] <suite> | all",
         arguments: [("<suite>", "One of the suites below, or 'all'.")],
         options: [("--quick", "A small workload, to check that the suite runs (figures are not meaningful).")],
-        discussion: "SUITES:\n" + suites.map { "  \($0.name.padding(toLength: 12, withPad: " ", startingAt: 0))\($0.overview)" }
+        discussion: "SUITES:\n" + suites.map { suite in
+            // The widest name sets the column; padding(toLength:) alone would cut longer names.
+            let width = (suites.map(\.name.count).max() ?? 0) + 2
+            return "  " + suite.name + String(repeating: " ", count: width - suite.name.count) + suite.overview
+        }
             .joined(separator: "\n"),
         run: { args in
             let quick = args.flag("--quick")
