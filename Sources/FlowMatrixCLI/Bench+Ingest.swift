@@ -27,8 +27,10 @@ enum IngestBench {
         let serve = try start(["serve", "m.json", "--listen", "127.0.0.1:\(port)", "--token-file", "token", "--quiet"])
         let testWorker = try WorkerLaunch.testWorker().executable
         let workers = try (0..<2).map { _ in
-            try ProcessFacts.start(testWorker, ["--connect", "127.0.0.1:\(port)", "--token-file", "token", "--registry",
-                                                "test", "--slots", "2", "--exit-after-drain", "--give-up-after", "30"], in: dir)
+            try ProcessFacts.start(testWorker, [
+                "--connect", "127.0.0.1:\(port)", "--token-file", "token", "--registry", "test", "--slots", "2",
+                "--exit-after-drain", "--give-up-after", "30",
+            ], in: dir)
         }
         var peak = 0
         var coordinatorCPU = 0.0

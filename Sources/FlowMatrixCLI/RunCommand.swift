@@ -19,7 +19,8 @@ enum RunCommand {
         options: [
             ("--workers <n>", "Local worker processes (default: the core count)."),
             ("--slots <n>", "Jobs each local worker runs at once (default: 2)."),
-            ("--worker-executable <p>", "Start the local workers from this worker program (built on WorkerMain) instead of 'flowmatrix worker'."),
+            ("--worker-executable <p>",
+             "Start the local workers from this worker program (built on WorkerMain), not 'flowmatrix worker'."),
             ("--store <dir>", "Where the journal, blobs and reports live (default: .flowmatrix)."),
             ("--resume <run-id>", "Finish an interrupted run: final jobs stay final, the rest run again."),
             ("--strict", "Flaky jobs fail the run (exit 1)."),

@@ -39,7 +39,8 @@ extension RunController {
             server.abort(reason: "the local workers could not be started")
             await server.shutdown(grace: .seconds(5))
             journal.recordAborted(runID: runID)
-            throw RunError(.io, "cannot start local workers (\(request.localWorkers?.launch.executable.path ?? "")): \(error)")
+            let program = request.localWorkers?.launch.executable.path ?? ""
+            throw RunError(.io, "cannot start local workers (\(program)): \(error)")
         }
         let started = ContinuousClock.now
         let pending = attach(server)

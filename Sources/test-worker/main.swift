@@ -18,4 +18,5 @@ while let index = arguments.firstIndex(of: "--registry") {
     chosen.append(arguments[index + 1])
     arguments.removeSubrange(index...(index + 1))
 }
-exit(await WorkerMain.run(registries: chosen.isEmpty ? all : all.filter { chosen.contains($0.name) }, arguments: arguments))
+let hosted = chosen.isEmpty ? all : all.filter { chosen.contains($0.name) }
+exit(await WorkerMain.run(registries: hosted, arguments: arguments))
