@@ -118,12 +118,16 @@ public final class RunController: Sendable {
             observer = try await live.start(runID: runID, jobs: jobCount, journalPath: request.store.journalPath)
         }
         defer { request.liveView?.stop() }
-        guard let taken = definition.take() else { throw RunError(.io, "internal error: the run has no definition") }
-        let served = try await serve(taken, matrixName: matrixName, alreadyFinal: alreadyFinal, journal: journal,
+        let served: ServedRun
+        do {
+            // Scoped: the definition is released when the run is over, before the reports.
+            guard let taken = definition.take() else { throw RunError(.io, "internal error: the run has no definition") }
+            served = try await serve(taken, matrixName: matrixName, alreadyFinal: alreadyFinal, journal: journal,
                                      observer: observer)
-        var summary = RunResult(runID: runID, status: served.status, progress: served.final, elapsed: served.elapsed,
-                                 alreadyFinal: alreadyFinal, journalFailure: served.journalFailure)
-        guard served.journalFailure == nil else { return summary }
+        }
+        var result = RunResult(runID: runID, status: served.status, progress: served.final, elapsed: served.elapsed,
+                               alreadyFinal: alreadyFinal, journalFailure: served.journalFailure)
+        guard served.journalFailure == nil else { return result }
         // The run's memory (definition, engine, server) is released; hand it back to the system before the reports.
         journal.failure.detach()
         Self.returnFreedMemory()
@@ -132,13 +136,13 @@ public final class RunController: Sendable {
             let started = ContinuousClock.now
             let note = reports.write(runID: runID, store: request.store)
             emit(.reportsWritten(seconds: (ContinuousClock.now - started).milliseconds / 1000, note: note))
-            summary.report = note
+            result.report = note
         }
         if let live = request.liveView, request.reports != nil {
             // Open pages reload into the static report, served from the run's folder while the live view lingers.
             await live.finish(reportFolder: request.store.runFolder(runID))
         }
-        return summary
+        return result
     }
 
     /// Returns freed heap memory to the system (glibc keeps it otherwise), so the reports that follow a large run
