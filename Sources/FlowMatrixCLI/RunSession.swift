@@ -48,7 +48,7 @@ enum RunSession {
             summary = try await controller.run()
         } catch let error as RunError {
             console.stop()
-            return try fail(error)
+            try fail(error)
         } catch {
             console.stop()
             throw error
@@ -86,7 +86,7 @@ enum RunSession {
     }
 
     /// A run that did not start or could not be served: its findings and message, with the CLI's exit codes.
-    static func fail(_ error: RunError) throws -> Int32 {
+    static func fail(_ error: RunError) throws -> Never {
         switch error.code {
         case .usage:
             throw UsageError(error.message)

@@ -30,8 +30,9 @@ public final class RunController: Sendable {
 
     private let state = Mutex(State())
 
-    /// - Parameter onEvent: called on the run's task (or, for notices, on the coordinator's loop thread: return at
-    ///   once) for each ``RunEvent``.
+    /// - Parameter onEvent: called for each ``RunEvent``, in order, on the task that runs ``run()`` — except
+    ///   `notice` and `journalWriteFailed` (the coordinator's loop thread) and `journalFailed` (the journal writer's
+    ///   thread), which can come at any time while the run is served: return at once, never block.
     public init(_ request: RunRequest, onEvent: @escaping @Sendable (RunEvent) -> Void = { _ in }) {
         self.request = request
         self.onEvent = onEvent
