@@ -71,6 +71,27 @@ struct RunControllerTests {
         #expect(try reader.run(first.runID)?.status == .completed)
     }
 
+    @Test("injected steps: the live view starts after the jobs are journaled, observes every job, then finishes and stops")
+    func liveViewAndShard() async throws {
+        let fixture = try Fixture()
+        defer { fixture.cleanUp() }
+        try fixture.scenario("passes", ["pass"])
+        try fixture.scenario("fails", ["fail"])
+        let live = RecordingLiveView()
+        var request = try fixture.request()
+        request.liveView = live
+        request.reports = RecordingReports()
+        request.shard = FirstJobs(count: 3)
+        let result = try await RunController(request).run()
+
+        #expect(result.progress.total == 3, "the shard kept 3 of the plan's 4 jobs")
+        #expect(live.calls == ["start \(result.runID) 3 jobs, 3 journaled", "finish runs/\(result.runID)", "stop"])
+        #expect(live.observed == 3, "the observer saw every job end")
+        let reader = try JournalReader(path: request.store.journalPath)
+        let settings = try #require(try reader.run(result.runID)).info.settingsJSON
+        #expect(settings.contains(#""shard":{"kept":3}"#), "\(settings)")
+    }
+
     @Test("a matrix with findings, or a registry the local workers do not host, is refused before anything runs")
     func refusals() async throws {
         let fixture = try Fixture()
@@ -175,4 +196,45 @@ final class RecordingReports: RunReporting {
     }
 
     var runIDs: [String] { calls.withLock { $0 } }
+}
+
+/// A live view that records what the run asked of it and counts the jobs its observer saw end.
+final class RecordingLiveView: RunLiveView, RunObserver {
+    private struct State {
+        var calls: [String] = []
+        var observed = 0
+    }
+
+    private let state = Mutex(State())
+
+    func start(runID: String, jobs: Int, journalPath: String) async throws -> any RunObserver {
+        // The run and its jobs are committed before the live view starts (it draws from the journal).
+        let journaled = try JournalReader(path: journalPath).jobs(run: runID).count
+        state.withLock { $0.calls.append("start \(runID) \(jobs) jobs, \(journaled) journaled") }
+        return self
+    }
+
+    func onRunEvents(_ events: RunEvents) {
+        state.withLock { $0.observed += events.finished.count }
+    }
+
+    func finish(reportFolder: URL) async {
+        let path = reportFolder.pathComponents.suffix(2).joined(separator: "/")
+        state.withLock { $0.calls.append("finish \(path)") }
+    }
+
+    func stop() { state.withLock { $0.calls.append("stop") } }
+
+    var calls: [String] { state.withLock { $0.calls } }
+    var observed: Int { state.withLock { $0.observed } }
+}
+
+/// A shard that keeps the plan's first `count` jobs.
+struct FirstJobs: PlanShard {
+    var count: Int
+
+    func apply(to plan: inout Plan) -> [String: Any] {
+        plan.jobs = Array(plan.jobs.prefix(count))
+        return ["kept": count]
+    }
 }
