@@ -78,7 +78,7 @@ final class RunConsole: Sendable {
             }
             self?.controller?.interrupt()
         }
-        let started = ContinuousClock.now
+        let started = run.started
         let progress = ProgressLine(total: run.jobs, alreadyDone: run.alreadyFinal, enabled: !options.quiet)
         let ticker = Task {
             while !Task.isCancelled {

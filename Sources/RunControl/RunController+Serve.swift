@@ -26,6 +26,7 @@ extension RunController {
             self?.emit(.journalFailed(runID: runID, error: error))
             server.stopDispatching(reason: "the journal cannot be written")
         }
+        let started = ContinuousClock.now
         let workers: LocalWorkers?
         do {
             workers = try request.localWorkers.flatMap { local in
@@ -42,11 +43,10 @@ extension RunController {
             let program = request.localWorkers?.launch.executable.path ?? ""
             throw RunError(.io, "cannot start local workers (\(program)): \(error)")
         }
-        let started = ContinuousClock.now
         let pending = attach(server)
         emit(.serving(ServingRun(runID: runID, matrixName: matrixName, jobs: jobCount, alreadyFinal: alreadyFinal,
                                  host: request.host, port: server.port, localWorkers: request.localWorkers?.count ?? 0,
-                                 progress: { server.progress })))
+                                 started: started, progress: { server.progress })))
         if pending > 0 { Self.applyPending(interrupts: pending, to: server) }
         let final = await server.waitForCompletion()
         let elapsed = ContinuousClock.now - started

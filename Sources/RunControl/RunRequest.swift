@@ -150,6 +150,8 @@ public struct ServingRun: Sendable {
     public var host: String
     public var port: Int
     public var localWorkers: Int
+    /// When serving started (the run's elapsed time counts from here).
+    public var started: ContinuousClock.Instant
     /// The coordinator's latest progress.
     public let progress: @Sendable () -> RunProgress
 }
