@@ -92,39 +92,34 @@ public final class RunController: Sendable {
             throw RunError(.io, "cannot create the store folder \(request.store.root.path): \(error.localizedDescription)")
         }
         let journal = try RunJournal.open(request.store)
-        let planStarted = ContinuousClock.now
-        var planned = try makePlan(reader: journal.reader)
-        let runID = request.resume ?? RunID.generate(at: Date())
-        // Held in an optional so the run phase can take it: once the run is over, the definition, the engine and the
-        // server are gone before the reports are written (a million-job run must not hold both at once).
-        var definition: RunDefinition? = try RunDefinitionBuilder.makeDefinition(
-            plan: planned.plan, runID: runID, reader: journal.reader, resume: planned.resume)
-        let jobCount = definition?.jobs.count ?? 0
-        let alreadyFinal = definition?.finished.count ?? 0
-        let matrixName = planned.plan.matrix.name
-        emit(.planned(jobs: planned.plan.jobs.count, seconds: (ContinuousClock.now - planStarted).milliseconds / 1000))
-        if planned.resume != nil {
-            emit(.resuming(runID: runID, alreadyFinal: alreadyFinal, toRun: jobCount - alreadyFinal))
+        var prepared: PreparedRun
+        do {
+            prepared = try prepare(journal)
+        } catch {
+            journal.close()
+            throw error
         }
-        try journal.recordStart(of: planned, runID: runID)
-        // The definition holds what the run needs; the plan's jobs and configurations are not needed again.
-        planned.plan.jobs = []
-        planned.plan.configurations = []
-        planned.plan.origins = []
-
+        let (runID, alreadyFinal) = (prepared.runID, prepared.alreadyFinal)
         // The live view draws from the journal: the run and its jobs are committed before it starts.
         var observer: (any RunObserver)?
         if let live = request.liveView {
-            try journal.writer.flushSync()
-            observer = try await live.start(runID: runID, jobs: jobCount, journalPath: request.store.journalPath)
+            do {
+                try journal.writer.flushSync()
+                observer = try await live.start(runID: runID, jobs: prepared.jobCount, journalPath: request.store.journalPath)
+            } catch {
+                journal.recordAborted(runID: runID)
+                throw error
+            }
         }
         defer { request.liveView?.stop() }
         let served: ServedRun
         do {
             // Scoped: the definition is released when the run is over, before the reports.
-            guard let taken = definition.take() else { throw RunError(.io, "internal error: the run has no definition") }
-            served = try await serve(taken, matrixName: matrixName, alreadyFinal: alreadyFinal, journal: journal,
-                                     observer: observer)
+            guard let taken = prepared.definition.take() else {
+                throw RunError(.io, "internal error: the run has no definition")
+            }
+            served = try await serve(taken, matrixName: prepared.matrixName, alreadyFinal: alreadyFinal,
+                                     journal: journal, observer: observer)
         }
         var result = RunResult(runID: runID, status: served.status, progress: served.final, elapsed: served.elapsed,
                                alreadyFinal: alreadyFinal, journalFailure: served.journalFailure)

@@ -55,6 +55,11 @@ struct RunJournal {
         return nil
     }
 
+    /// Closes the writer of a run that did not start (nothing, or only what was committed, is kept).
+    func close() {
+        try? writer.close()
+    }
+
     /// Closes a run that could not be served as aborted, so `runs` does not show it running forever.
     func recordAborted(runID: String) {
         try? writer.submit(.runFinished(runID: runID, status: .aborted, at: Date()))

@@ -1,3 +1,5 @@
+import Coordinator
+import FlowSpec
 import Foundation
 import Journal
 import MatrixPlan
@@ -12,7 +14,38 @@ struct PlannedRun {
     var resume: ResumeState?
 }
 
+/// A run ready to serve: journaled as started (or resumed), its plan turned into the coordinator's definition.
+struct PreparedRun {
+    var runID: String
+    /// Held in an optional so the serving phase can take it: once the run is over, the definition, the engine and
+    /// the server are gone before the reports are written (a million-job run must not hold both at once).
+    var definition: RunDefinition?
+    var matrixName: String
+    var jobCount: Int
+    /// Jobs final before this session (resume).
+    var alreadyFinal: Int
+}
+
 extension RunController {
+    /// Plans the run, builds its definition and journals its start (or that it resumed). The plan itself is not kept:
+    /// the definition holds what the run needs.
+    func prepare(_ journal: RunJournal) throws -> PreparedRun {
+        let planStarted = ContinuousClock.now
+        let planned = try makePlan(reader: journal.reader)
+        let runID = request.resume ?? RunID.generate(at: Date())
+        let definition = try RunDefinitionBuilder.makeDefinition(
+            plan: planned.plan, runID: runID, reader: journal.reader, resume: planned.resume)
+        let prepared = PreparedRun(runID: runID, definition: definition, matrixName: planned.plan.matrix.name,
+                                   jobCount: definition.jobs.count, alreadyFinal: definition.finished.count)
+        emit(.planned(jobs: planned.plan.jobs.count, seconds: (ContinuousClock.now - planStarted).milliseconds / 1000))
+        if planned.resume != nil {
+            emit(.resuming(runID: runID, alreadyFinal: prepared.alreadyFinal,
+                           toRun: prepared.jobCount - prepared.alreadyFinal))
+        }
+        try journal.recordStart(of: planned, runID: runID)
+        return prepared
+    }
+
     /// Loads the matrix (or the resumed run's), applies the request, and checks local workers can serve it.
     /// - Throws: `RunError` (`.usage` without a matrix, `.invalidInput` for findings, the job limit or a registry
     ///   no local worker hosts, `.io` for an unknown run).

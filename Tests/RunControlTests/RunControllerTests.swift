@@ -95,6 +95,24 @@ struct RunControllerTests {
         #expect(settings.contains(#""shard":{"kept":3}"#), "\(settings)")
     }
 
+    @Test("a live view that cannot start: its error comes back and the run is journaled as aborted, not running")
+    func liveViewFails() async throws {
+        let fixture = try Fixture()
+        defer { fixture.cleanUp() }
+        try fixture.scenario("passes", ["pass"])
+        var request = try fixture.request()
+        request.localWorkers = nil
+        request.liveView = FailingLiveView()
+        await #expect {
+            try await RunController(request).run()
+        } throws: { error in
+            "\(error)" == "cannot serve the live view"
+        }
+        let reader = try JournalReader(path: request.store.journalPath)
+        let runID = try #require(try reader.latestRunID())
+        #expect(try reader.run(runID)?.status == .aborted)
+    }
+
     @Test("a matrix with findings, or a registry the local workers do not host, is refused before anything runs")
     func refusals() async throws {
         let fixture = try Fixture()
@@ -240,4 +258,14 @@ struct FirstJobs: PlanShard {
         plan.jobs = Array(plan.jobs.prefix(count))
         return ["kept": count]
     }
+}
+
+/// A live view whose server cannot start.
+struct FailingLiveView: RunLiveView {
+    func start(runID: String, jobs: Int, journalPath: String) async throws -> any RunObserver {
+        throw RunError(.io, "cannot serve the live view")
+    }
+
+    func finish(reportFolder: URL) async {}
+    func stop() {}
 }
