@@ -21,6 +21,8 @@ let package = Package(
         .executable(name: "flowmatrix", targets: ["flowmatrix"]),
         .executable(name: "catalog-worker", targets: ["catalog-worker"]),
         .executable(name: "example-worker", targets: ["example-worker"]),
+        // The run API: plan → run definition → serve (local workers, live view, reports injected) → summary.
+        .library(name: "RunControl", targets: ["RunControl"]),
     ],
     targets: [
         // C boundary: one two-file module map per system library.
@@ -61,7 +63,17 @@ let package = Package(
             name: "LiveView", dependencies: ["Coordinator", "UVTransport", "Reports", "Journal", "FlowCrypto"],
             swiftSettings: swiftSettings
         ),
+        // The run API above the coordinator: the journal, resume, local worker processes, the live view and report
+        // writing are its injected steps (docs/ARCHITECTURE.md, "Run API").
+        .target(
+            name: "RunControl",
+            dependencies: ["Coordinator", "Journal", "MatrixPlan", "Artifacts", "FlowCrypto", "FlowSpec", "Wire"],
+            swiftSettings: swiftSettings
+        ),
         .target(name: "FlowMatrixTestKit", dependencies: ["FlowSpec", "Worker", "Artifacts", "Wire"], swiftSettings: swiftSettings),
+        // The tests' and benches' worker: the test kit's registries (`test`, whose `crash` target exits the process;
+        // `noop`) hosted by WorkerMain. Not shipped: `flowmatrix worker` does not host `test`.
+        .executableTarget(name: "test-worker", dependencies: ["FlowMatrixTestKit", "Worker"], swiftSettings: swiftSettings),
 
         // Browser driving: the DevTools protocol client, and the `web` registry that maps FlowSpec onto it.
         .target(name: "DevTools", swiftSettings: swiftSettings),
@@ -95,7 +107,7 @@ let package = Package(
             dependencies: [
                 "FlowSpec", "MatrixPlan", "RunConditions", "Wire", "UVTransport", "Artifacts", "Journal",
                 "Coordinator", "Worker", "Reports", "CatalogApp", "FlowMatrixTestKit", "FlowCrypto",
-                "DevTools", "WebRegistry", "CommandJobs", "LiveView",
+                "DevTools", "WebRegistry", "CommandJobs", "LiveView", "RunControl",
             ],
             swiftSettings: swiftSettings
         ),
@@ -123,7 +135,10 @@ let package = Package(
         .testTarget(name: "ReportsTests", dependencies: ["Reports", "Journal", "Artifacts"], exclude: ["Fixtures"], swiftSettings: swiftSettings),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["FlowMatrixCLI", "Artifacts", "Coordinator", "FlowMatrixTestKit", "Journal", "UVTransport", "Wire", "DevTools"],
+            dependencies: [
+                "FlowMatrixCLI", "Artifacts", "Coordinator", "FlowMatrixTestKit", "Journal", "UVTransport", "Wire", "DevTools",
+                "RunControl",
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -133,6 +148,10 @@ let package = Package(
         ),
         .testTarget(
             name: "LiveViewTests", dependencies: ["LiveView", "UVTransport", "Coordinator", "Journal"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "RunControlTests", dependencies: ["RunControl", "Coordinator", "Journal", "MatrixPlan"],
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "DevToolsTests", dependencies: ["DevTools"], swiftSettings: swiftSettings),

@@ -4,6 +4,7 @@ import FlowSpec
 import Foundation
 import Journal
 import MatrixPlan
+import RunControl
 import Wire
 #if canImport(Darwin)
 import Darwin
@@ -112,7 +113,7 @@ enum CommandBench {
         let selfBefore = ProcessFacts.cpuSeconds(children: false)
         let childrenBefore = ProcessFacts.cpuSeconds(children: true)
         let workers = try LocalWorkers(count: 2, slots: slots, port: server.port, token: token,
-                                       registries: [CommandTemplate.registry], quiet: true)
+                                       launch: .flowmatrixWorker(registries: [CommandTemplate.registry]), quiet: true)
         // Timed from the first assignment, as `bench makespan` does: worker start-up is not per job.
         try await waitForFirstAssignment(server)
         let started = ContinuousClock.now

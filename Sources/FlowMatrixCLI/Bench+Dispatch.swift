@@ -4,6 +4,7 @@ import FlowSpec
 import Foundation
 import Journal
 import MatrixPlan
+import RunControl
 import Wire
 
 /// `flowmatrix bench dispatch`: end-to-end job throughput, memory per queued job, makespan of longest-first.
@@ -81,7 +82,8 @@ enum DispatchBench {
         let started = ContinuousClock.now
         let selfBefore = cpuSeconds(children: false)
         let childrenBefore = cpuSeconds(children: true)
-        let workers = try LocalWorkers(count: 2, slots: 64, port: server.port, token: token, registries: ["noop"])
+        let workers = try LocalWorkers(count: 2, slots: 64, port: server.port, token: token,
+                                       launch: .flowmatrixWorker(registries: ["noop"]))
         let final = await server.waitForCompletion()
         let elapsed = ContinuousClock.now - started
         try writer.flushSync()

@@ -1,6 +1,7 @@
 import FlowCrypto
 import Foundation
 import Journal
+import RunControl
 import UVTransport
 import Wire
 
@@ -116,8 +117,10 @@ enum FloodBench {
 
         // A real worker joins: every job must still finish.
         before = facts()
-        let worker = try start(["worker", "--connect", "\(host):\(port)", "--token-file", "token", "--registry", "test",
-                                "--slots", "4", "--exit-after-drain", "--give-up-after", "30"])
+        let worker = try ProcessFacts.start(try WorkerLaunch.testWorker().executable, [
+            "--connect", "\(host):\(port)", "--token-file", "token", "--registry", "test", "--slots", "4",
+            "--exit-after-drain", "--give-up-after", "30",
+        ], in: dir)
         defer { if worker.isRunning { kill(worker.processIdentifier, SIGKILL) } }
         let finished = ContinuousClock.now
         while serve.isRunning {

@@ -1,5 +1,6 @@
 import Foundation
 import Journal
+import RunControl
 
 /// `flowmatrix bench ingest`: compressed artifacts streamed by 2 worker processes through the protocol into a
 /// coordinator process's blob store; MB/s to disk and the coordinator's peak RSS.
@@ -24,9 +25,12 @@ enum IngestBench {
         func start(_ args: [String]) throws -> Process { try ProcessFacts.startFlowmatrix(args, in: dir) }
         let started = ContinuousClock.now
         let serve = try start(["serve", "m.json", "--listen", "127.0.0.1:\(port)", "--token-file", "token", "--quiet"])
+        let testWorker = try WorkerLaunch.testWorker().executable
         let workers = try (0..<2).map { _ in
-            try start(["worker", "--connect", "127.0.0.1:\(port)", "--token-file", "token", "--registry", "test",
-                       "--slots", "2", "--exit-after-drain", "--give-up-after", "30"])
+            try ProcessFacts.start(testWorker, [
+                "--connect", "127.0.0.1:\(port)", "--token-file", "token", "--registry", "test", "--slots", "2",
+                "--exit-after-drain", "--give-up-after", "30",
+            ], in: dir)
         }
         var peak = 0
         var coordinatorCPU = 0.0

@@ -4,6 +4,7 @@ import FlowSpec
 import Foundation
 import Journal
 import MatrixPlan
+import RunControl
 import Wire
 
 /// `flowmatrix bench makespan`: jobs of a second or more on real worker processes (the `test` registry's `busy`
@@ -84,7 +85,8 @@ enum MakespanBench {
         let server = try await CoordinatorServer.start(
             definition: definition, settings: CoordinatorSettings(host: "127.0.0.1", port: 0, token: Array(token.utf8))
         ) { records in try? writer.submit(records) }
-        let workers = try LocalWorkers(count: 2, slots: 2, port: server.port, token: token, registries: ["test"], quiet: true)
+        let workers = try LocalWorkers(count: 2, slots: 2, port: server.port, token: token,
+                                       launch: try .testWorker(registries: ["test"]), quiet: true)
         _ = await server.waitForCompletion()
         await server.shutdown(grace: .seconds(5))
         await workers.waitForExit(grace: .seconds(5))

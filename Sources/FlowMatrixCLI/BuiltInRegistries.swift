@@ -4,7 +4,9 @@ import Foundation
 import WebRegistry
 import Worker
 
-/// The registries `flowmatrix worker` hosts without any code of the user's.
+/// The registries `flowmatrix worker` hosts without any code of the user's: `noop` (three do-nothing steps, what the
+/// dispatch benches and overhead measurements run), `catalog` (the sample app) and `web`. The tests' `test` registry,
+/// whose `crash` target ends the process, is hosted by the separate `test-worker` executable only.
 enum BuiltInRegistries {
     /// The `web` registry's host: one browser per worker process, started by the first web job
     /// (`FLOWMATRIX_WEB_PREWARM=1` keeps the next job's page ready; see `SharedBrowser`).
@@ -13,7 +15,7 @@ enum BuiltInRegistries {
 
     static var all: [RegistryFactory] {
         [
-            TestRegistry.factory, NoOpRegistry.factory,
+            NoOpRegistry.factory,
             RegistryFactory(name: CatalogWorkerKit.registryName) { job in
                 try CatalogWorkerKit.makeRegistry(configuration: job.configuration, seed: job.seed)
             },

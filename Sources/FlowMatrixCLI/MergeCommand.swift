@@ -2,35 +2,9 @@ import Artifacts
 import FlowCrypto
 import Foundation
 import Journal
-
-/// What a shard run recorded about itself in its settings (`RunSession.settingsJSON`).
-struct ShardRecord: Sendable, Hashable {
-    var index: Int
-    var count: Int
-    var planHash: String
-    /// Jobs in the whole plan.
-    var planJobs: Int
-    /// Plan positions of the shard's jobs, in the shard's plan order.
-    var positions: [Int]
-
-    init?(settingsJSON: String) {
-        guard let object = try? JSONSerialization.jsonObject(with: Data(settingsJSON.utf8)) as? [String: Any],
-              let shard = object["shard"] as? [String: Any],
-              let index = shard["index"] as? Int, let count = shard["count"] as? Int,
-              let planHash = shard["planHash"] as? String, let planJobs = shard["planJobs"] as? Int
-        else { return nil }
-        self.index = index
-        self.count = count
-        self.planHash = planHash
-        self.planJobs = planJobs
-        positions = shard["positions"] as? [Int] ?? []
-    }
-}
+import RunControl
 
 extension RunSummary {
-    /// Whether the run is one shard of a plan (`run --shard`).
-    var isShard: Bool { ShardRecord(settingsJSON: info.settingsJSON) != nil }
-
     /// ` [shard 2/4]` for a shard, ` [merged from 4 shards]` for a merged run, else empty (for `runs` and `show`).
     var scaleOutNote: String {
         if let shard = ShardRecord(settingsJSON: info.settingsJSON) { return " [shard \(shard.index)/\(shard.count)]" }

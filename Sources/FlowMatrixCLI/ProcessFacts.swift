@@ -106,8 +106,13 @@ enum ProcessFacts {
     /// Starts `flowmatrix args…` (this executable) in `directory` with its output discarded: the benches' serve and
     /// worker processes.
     static func startFlowmatrix(_ args: [String], in directory: URL) throws -> Process {
+        try start(executable, args, in: directory)
+    }
+
+    /// Starts `program args…` in `directory` with its output discarded (the benches' `test-worker` processes).
+    static func start(_ program: URL, _ args: [String], in directory: URL) throws -> Process {
         let p = Process()
-        p.executableURL = executable
+        p.executableURL = program
         p.arguments = args
         p.currentDirectoryURL = directory
         p.standardOutput = FileHandle.nullDevice
@@ -129,27 +134,5 @@ enum ProcessFacts {
         let output = pipe.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         return (process.terminationStatus, output)
-    }
-
-    /// Returns freed heap memory to the system (glibc keeps it otherwise), so a phase that follows a large one
-    /// does not add to its peak. A no-op where the allocator returns memory by itself.
-    static func returnFreedMemory() {
-        #if canImport(Glibc)
-        // malloc_trim is glibc's (malloc.h, which the Glibc module does not export): looked up by name.
-        typealias Trim = @convention(c) (Int) -> Int32
-        if let symbol = dlsym(dlopen(nil, RTLD_NOW), "malloc_trim") {
-            _ = unsafeBitCast(symbol, to: Trim.self)(0)
-        }
-        #endif
-    }
-
-    /// Lowers a child's scheduling priority by `steps` below this process's (failing to is harmless).
-    static func lowerPriority(of pid: Int32, by steps: Int32) {
-        #if os(Linux)
-        let which = __priority_which_t(PRIO_PROCESS.rawValue)
-        _ = setpriority(which, id_t(pid), min(19, getpriority(which, 0) + steps))
-        #else
-        _ = setpriority(PRIO_PROCESS, id_t(pid), min(19, getpriority(PRIO_PROCESS, 0) + steps))
-        #endif
     }
 }

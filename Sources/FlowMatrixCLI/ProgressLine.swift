@@ -10,6 +10,8 @@ final class ProgressLine: Sendable {
     private let enabled: Bool
     private let isTTY: Bool
     private let lastPlain = Mutex<ContinuousClock.Instant?>(nil)
+    /// Set by `finish`: an update that comes after it (a display tick still under way) prints nothing.
+    private let finished = Mutex(false)
 
     init(total: Int, alreadyDone: Int = 0, enabled: Bool) {
         self.total = total
@@ -37,6 +39,13 @@ final class ProgressLine: Sendable {
 
     func update(_ p: RunProgress, elapsed: Duration) {
         guard enabled else { return }
+        finished.withLock { done in
+            guard !done else { return }
+            printLine(p, elapsed: elapsed)
+        }
+    }
+
+    private func printLine(_ p: RunProgress, elapsed: Duration) {
         if isTTY {
             print("\r\u{1B}[2K" + Self.text(p, total: total, alreadyDone: alreadyDone, elapsed: elapsed), terminator: "")
             fflush(nil)
@@ -53,6 +62,13 @@ final class ProgressLine: Sendable {
 
     func finish(_ p: RunProgress, elapsed: Duration) {
         guard enabled else { return }
+        finished.withLock { done in
+            done = true
+            finishLine(p, elapsed: elapsed)
+        }
+    }
+
+    private func finishLine(_ p: RunProgress, elapsed: Duration) {
         if isTTY { FlowMatrixCLI.say("\r\u{1B}[2K" + Self.text(p, total: total, alreadyDone: alreadyDone, elapsed: elapsed)) } else {
             FlowMatrixCLI.say(Self.text(p, total: total, alreadyDone: alreadyDone, elapsed: elapsed))
         }

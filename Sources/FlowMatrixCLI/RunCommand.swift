@@ -9,7 +9,8 @@ enum RunCommand {
     static let spec = CommandSpec(
         name: "run",
         overview: "Run a matrix: an embedded coordinator on loopback plus local worker processes.",
-        usage: "run <matrix> [--workers <n>] [--slots <n>] [--store <dir>] [--strict] [--baseline last|<run-id>]\n"
+        usage: "run <matrix> [--workers <n>] [--slots <n>] [--worker-executable <path>] [--store <dir>] [--strict]\n"
+            + "                      [--baseline last|<run-id>]\n"
             + "                      [--http [<addr>:]<port> [--http-token-file <file>] [--http-linger <s>]]\n"
             + "                      [--max-jobs <n>] [--repeat <n>] [--shard <i/n>|auto [--shard-count <n>]]\n"
             + "                      [--durations <journal|summary.json>]\n"
@@ -18,6 +19,8 @@ enum RunCommand {
         options: [
             ("--workers <n>", "Local worker processes (default: the core count)."),
             ("--slots <n>", "Jobs each local worker runs at once (default: 2)."),
+            ("--worker-executable <p>",
+             "Start the local workers from this worker program (built on WorkerMain), not 'flowmatrix worker'."),
             ("--store <dir>", "Where the journal, blobs and reports live (default: .flowmatrix)."),
             ("--resume <run-id>", "Finish an interrupted run: final jobs stay final, the rest run again."),
             ("--strict", "Flaky jobs fail the run (exit 1)."),
@@ -35,6 +38,9 @@ enum RunCommand {
             Ctrl-C once stops dispatching and lets in-flight jobs finish; twice cancels them. The journal stays
             consistent either way; 'flowmatrix run --resume <run-id>' finishes the run later.
             The local workers allow command jobs (a matrix's 'command', docs/COMMAND-JOBS.md): you asked for it here.
+            With --worker-executable they are that program (catalog-worker, your own worker, the tests' test-worker):
+            it gets --connect, --slots, --name, --exit-after-drain and --give-up-after, and the token in
+            FLOWMATRIX_TOKEN; the registries it hosts are not checked before the run.
             EXIT CODES: 0 all jobs passed (flaky allowed unless --strict), 1 failures, 2 I/O error (store, port),
             64 usage error, 65 the matrix or its corpus has findings (a plan over --max-jobs, MX025, included;
             nothing runs), 130 interrupted.
@@ -58,6 +64,7 @@ enum RunCommand {
                 throw UsageError("'--durations' balances shards: give it with '--shard'")
             }
             if let n = try args.intOption("--slots", in: 1...256) { options.slotsPerWorker = n }
+            options.workerExecutable = try args.option("--worker-executable")
             let rest = try args.positionals()
             guard rest.count <= 1 else { throw UsageError("give one matrix") }
             options.matrixPath = rest.first

@@ -1,13 +1,8 @@
-import Artifacts
-import Coordinator
-import FlowCrypto
-import FlowSpec
 import Foundation
 import Journal
-import LiveView
-import MatrixPlan
 import Reports
-import Wire
+import MatrixPlan
+import RunControl
 
 /// How `run` and `serve` run a matrix.
 struct RunOptions: Sendable {
@@ -16,6 +11,8 @@ struct RunOptions: Sendable {
     /// Local worker processes (embedded mode); 0 for `serve`.
     var localWorkers = ProcessInfo.processInfo.activeProcessorCount
     var slotsPerWorker = 2
+    /// `--worker-executable`: start the local workers from this program instead of `flowmatrix worker`.
+    var workerExecutable: String?
     var resume: String?
     var strict = false
     var baseline: String?
@@ -35,318 +32,108 @@ struct RunOptions: Sendable {
     var live: LiveViewOptions?
 }
 
-/// Runs one matrix end to end: plan, journal, coordinator, (local workers), progress, outcome, exit code.
+/// `run` and `serve` over the run API (`RunControl.RunController`): the request from the options, the run's events
+/// printed (`RunConsole`), Ctrl-C, the summary and the exit code.
 enum RunSession {
     /// Exit code when the matrix or its corpus has findings (the run does not start).
     static let invalidInput = ExitCode.invalidInput
 
     static func execute(_ options: RunOptions) async throws -> Int32 {
         try options.store.create()
-        let writer: JournalWriter
-        let reader: JournalReader
-        let journalFailure = JournalFailureRelay()
+        let console = RunConsole(options: options)
+        let controller = RunController(try request(options), onEvent: { console.on($0) })
+        console.controller = controller
+        let summary: RunResult
         do {
-            writer = try JournalWriter(path: options.store.journalPath, onFailure: { journalFailure.fire($0) })
-            reader = try JournalReader(path: options.store.journalPath)
+            summary = try await controller.run()
+        } catch let error as RunError {
+            console.stop()
+            try fail(error)
         } catch {
-            throw CommandFailure("cannot open the journal: \(error)")
+            console.stop()
+            throw error
         }
-        var resumeState: ResumeState?
-        var matrixPath = options.matrixPath
-        if let runID = options.resume {
-            guard let summary = try reader.run(runID) else { throw CommandFailure("no run '\(runID)' in \(options.store.journalPath)") }
-            resumeState = try reader.resumeState(run: runID)
-            if matrixPath == nil { matrixPath = summary.info.matrixPath }
-        }
-        guard let matrixPath else { throw UsageError("missing <matrix>") }
-        // Every phase says when it starts and how long it took: a big matrix must never look stuck.
-        var phaseStarted = ContinuousClock.now
-        if !options.quiet { FlowMatrixCLI.say("planning \(matrixPath) …") }
-        let (loaded, findings) = MatrixPlanner.load(matrixAt: URL(fileURLWithPath: matrixPath), settings: options.planSettings)
-        guard var plan = loaded, findings.isEmpty else {
-            for f in findings.sortedForDisplay() { FlowMatrixCLI.writeError("\(f.description.terminalSafe)\n") }
-            FlowMatrixCLI.writeError("Error: \(matrixPath) has \(findings.count) finding(s); the run did not start\n")
-            return invalidInput
-        }
-        if let r = options.retriesOverride { plan.matrix.retries = r }
-        if let s = options.seedOverride { plan.matrix.seed = s }
-        let repetitions = options.repetitionsOverride ?? plan.matrix.repetitions
-        if repetitions > 1 {
-            guard plan.jobs.count * repetitions <= options.planSettings.maximumJobs else {
-                FlowMatrixCLI.writeError("Error: \(plan.jobs.count) jobs × \(repetitions) repetitions is more than the job limit of "
-                    + "\(options.planSettings.maximumJobs) (MX025); nothing runs. Raise it with --max-jobs, or repeat fewer times.\n")
-                return invalidInput
-            }
-            plan.jobs = Repetitions.expand(plan.jobs, count: repetitions)
-        }
-        let planHash = plan.hash
-        var shardRecord: [String: Any]?
-        if let shard = options.shard {
-            shardRecord = shard.apply(to: &plan)
-        } else if let resumeState, let runID = options.resume, try reader.run(runID)?.isShard == true {
-            // A shard resumes with the jobs it journaled, not a new split.
-            plan.jobs = plan.jobs.filter { resumeState.done[$0.id] != nil || resumeState.nextAttempt[$0.id] != nil }
-        }
-        if options.localWorkers > 0 {
-            // Local workers allow commands (LocalWorkers): they host `command` too.
-            let hosted = Set(BuiltInRegistries.all.map(\.name) + [CommandTemplate.registry])
-            guard hosted.contains(plan.matrix.registry) else {
-                throw CommandFailure("the matrix needs registry '\(plan.matrix.registry)', which local workers do not host "
-                    + "(built in: \(hosted.sorted().joined(separator: ", "))); use 'flowmatrix serve' with your own workers",
-                    exitCode: invalidInput)
-            }
-            guard plan.matrix.requiredLabels.isEmpty else {
-                let labels = plan.matrix.requiredLabels.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
-                throw CommandFailure("the matrix requires worker labels \(labels.joined(separator: ", ")), which local workers "
-                    + "do not carry; use 'flowmatrix serve' with workers started with --label", exitCode: invalidInput)
-            }
-        }
-
-        let runID = options.resume ?? RunID.generate(at: Date())
-        // Held in an optional so the run phase below can take it: once the run is over, the definition, the engine
-        // and the server are gone before the reports are written (a million-job run must not hold both at once).
-        var runDefinition: RunDefinition? = try makeDefinition(plan: plan, runID: runID, reader: reader, resume: resumeState)
-        let jobCount = runDefinition?.jobs.count ?? 0
-        let alreadyFinal = runDefinition?.finished.count ?? 0
-        let matrixName = plan.matrix.name
-        if !options.quiet {
-            FlowMatrixCLI.say(String(format: "planned %d jobs in %.1f s", plan.jobs.count,
-                                     (ContinuousClock.now - phaseStarted).milliseconds / 1000))
-        }
-        if resumeState != nil {
-            try writer.submit(.runResumed(runID: runID, at: Date()))
-            if !options.quiet {
-                FlowMatrixCLI.say("resuming run \(runID): \(alreadyFinal) job(s) already final, "
-                    + "\(jobCount - alreadyFinal) to run")
-            }
-        } else {
-            try writer.submit(
-                .runStarted(RunInfo(runID: runID, matrixName: plan.matrix.name, matrixPath: URL(fileURLWithPath: matrixPath).path,
-                                    seed: plan.matrix.seed, startedAt: Date(),
-                                    settingsJSON: settingsJSON(plan.matrix, planHash: planHash, shard: shardRecord))))
-            // In chunks, each committed before the next is built: a million planned jobs never sit in memory twice.
-            let chunk = 20_000
-            for start in stride(from: 0, to: plan.jobs.count, by: chunk) {
-                try writer.submit(.jobsPlanned(runID: runID, jobs: plan.jobs[start..<min(start + chunk, plan.jobs.count)].map { job in
-                    PlannedJob(jobID: job.id, scenarioID: job.scenario.id, scenarioTitle: job.scenario.title,
-                               configuration: job.configuration.canonicalString,
-                               configurationJSON: JobIdentity.canonicalJSON(job.configuration), registry: job.registry)
-                }))
-                if (start / chunk) % 5 == 4 { try writer.flushSync() }
-            }
-        }
-        // The run definition holds what the run needs; the plan's jobs and configurations are not needed again.
-        plan.jobs = []
-        plan.configurations = []
-        plan.origins = []
-
-        // The live view draws from the journal: the run and its jobs are committed before it starts.
-        var liveServer: LiveServer?
-        if let live = options.live {
-            try writer.flushSync()
-            let server = try await live.start(runID: runID, jobs: jobCount, journalPath: options.store.journalPath)
-            liveServer = server
-            if !options.quiet { FlowMatrixCLI.say("live view: \(live.url(port: server.port))") }
-        }
-        defer { liveServer?.stop() }
-        let final: RunProgress
-        let status: RunStatus
-        let elapsed: Duration
-        do {
-        guard let definition = runDefinition.take() else { throw CommandFailure("internal error: the run has no definition") }
-        let token = options.token ?? Array(Hex.encode(secureRandomBytes(32)).utf8)
-        var settings = CoordinatorSettings(host: options.host, port: options.port, token: token)
-        settings.heartbeatInterval = .seconds(2)
-        let quiet = options.quiet
-        settings.onNotice = { line in if !quiet { FlowMatrixCLI.writeError("\nnotice: \(line)\n") } }
-        settings.observer = liveServer?.feed
-        do {
-            settings.blobStore = try BlobStore(root: options.store.blobsRoot)
-        } catch {
-            throw CommandFailure("cannot open the blob store in \(options.store.root.path): \(error)")
-        }
-        let server: CoordinatorServer
-        do {
-            server = try await CoordinatorServer.start(definition: definition, settings: settings) { records in
-                do { try writer.submit(records) } catch { FlowMatrixCLI.writeError("journal: \(error)\n") }
-            }
-        } catch {
-            // The run was journaled as started: close it as aborted so `runs` does not show it running forever.
-            try? writer.submit(.runFinished(runID: runID, status: .aborted, at: Date()))
-            try? writer.close()
-            throw CommandFailure("cannot listen on \(options.host):\(options.port): \(error)")
-        }
-        journalFailure.attach { error in
-            // Said at once, and nothing more is dispatched: every further job would be lost from the journal.
-            FlowMatrixCLI.writeError("\nError: the journal cannot be written (\(error)): dispatching stopped, in-flight "
-                + "jobs finish. Free space in \(options.store.root.path), then finish the run with "
-                + "'flowmatrix run --resume \(runID)'.\n")
-            server.stopDispatching(reason: "the journal cannot be written")
-        }
-        let started = ContinuousClock.now
-        if !options.quiet {
-            let mode = options.localWorkers > 0 ? "\(options.localWorkers) local worker(s)" : "workers connecting to \(options.host):\(server.port)"
-            FlowMatrixCLI.say("run \(runID): \(matrixName.terminalSafe), \(jobCount) job(s), \(mode)")
-            if let shard = options.shard {
-                FlowMatrixCLI.say("  shard \(shard.spec) (from \(shard.source)), split by "
-                    + (shard.durations == nil ? "count" : "durations from \(shard.durationsPath ?? "?")"))
-            }
-        }
-        let workers = options.localWorkers > 0
-            ? try LocalWorkers(count: options.localWorkers, slots: options.slotsPerWorker, port: server.port,
-                               token: String(decoding: token, as: UTF8.self), quiet: options.quiet)
-            : nil
-
-        let interrupts = InterruptHandler { count in
-            if count == 1 {
-                FlowMatrixCLI.writeError("\ninterrupted: finishing in-flight jobs (Ctrl-C again to abort)\n")
-                server.stopDispatching(reason: "interrupted by the user")
-            } else {
-                FlowMatrixCLI.writeError("\naborting: cancelling in-flight jobs\n")
-                server.abort(reason: "aborted by the user")
-            }
-        }
-        let progress = ProgressLine(total: jobCount, alreadyDone: alreadyFinal, enabled: !options.quiet)
-        let ticker = Task {
-            while !Task.isCancelled {
-                progress.update(server.progress, elapsed: ContinuousClock.now - started)
-                // A display refresh interval, not a wait for a condition.
-                try? await Task.sleep(for: .milliseconds(200))
-            }
-        }
-        final = await server.waitForCompletion()
-        ticker.cancel()
-        await ticker.value
-        progress.finish(final, elapsed: ContinuousClock.now - started)
-        interrupts.cancel()
-        elapsed = ContinuousClock.now - started
-
-        await server.shutdown(grace: .seconds(5))
-        await workers?.waitForExit(grace: .seconds(5))
-        status = interrupts.count == 0 ? .completed : (interrupts.count == 1 ? .interrupted : .aborted)
-        try writer.submit(.runFinished(runID: runID, status: status, at: Date()))
-        if let failure = journalFailure.failure {
-            try? writer.close()
-            FlowMatrixCLI.writeError("Error: run \(runID) stopped because its journal could not be written: \(failure)\n"
-                + "  Every result committed before that is kept; 'flowmatrix run --resume \(runID)' runs the rest.\n")
+        if let failure = summary.journalFailure {
+            FlowMatrixCLI.writeError("Error: run \(summary.runID) stopped because its journal could not be written: \(failure)\n"
+                + "  Every result committed before that is kept; 'flowmatrix run --resume \(summary.runID)' runs the rest.\n")
             return ExitCode.ioError
         }
-        try writer.flushSync()
-        try writer.close()
-        }
-        // The run's memory (definition, engine, server) is released; hand it back to the system before the reports.
-        journalFailure.detach()
-        ProcessFacts.returnFreedMemory()
-
-        phaseStarted = ContinuousClock.now
-        if !options.quiet { FlowMatrixCLI.say("writing reports …") }
-        let reportNote = RunArtifacts.writeReports(runID: runID, store: options.store, baseline: options.baseline)
-        if !options.quiet {
-            FlowMatrixCLI.say(String(format: "reports written in %.1f s", (ContinuousClock.now - phaseStarted).milliseconds / 1000))
-        }
-        if let liveServer, let live = options.live {
-            // Open pages reload into the static report, served from the run's folder while the linger lasts.
-            liveServer.finish(reportFolder: options.store.runFolder(runID))
-            if live.linger > .zero {
-                if !options.quiet { FlowMatrixCLI.say("serving the report at \(live.url(port: liveServer.port)) for \(live.linger)") }
-                try? await Task.sleep(for: live.linger)
-            }
-        }
-        let failures = final.count(.failed) + final.count(.timedOut) + final.count(.quarantined)
-        let notRun = final.count(.notRun) + final.count(.cancelled)
-        if !options.quiet {
-            let seconds = max(elapsed.milliseconds / 1000, 0.001)
-            // Jobs that ran in this session (not those final before a resume, not those that never ran).
-            let ran = final.done - alreadyFinal - notRun
-            // Not run without an interrupt: fail-fast stopped dispatching.
-            let word = status == .completed && notRun > 0 ? "stopped by fail-fast" : status.rawValue
-            FlowMatrixCLI.say(String(format: "run %@ %@ in %.2fs: %d passed, %d failed, %d flaky, %d timed out, %d quarantined, %d not run (%.0f jobs/s)",
-                         runID, word, seconds, final.count(.passed), final.count(.failed), final.count(.flaky),
-                         final.count(.timedOut), final.count(.quarantined), notRun, Double(max(0, ran)) / seconds))
-            if final.artifactsStored > 0 || final.artifactResends > 0 {
-                FlowMatrixCLI.say("  \(final.artifactsStored) artifact(s) stored"
-                    + (final.artifactResends > 0 ? ", \(final.artifactResends) re-sent after failing verification" : ""))
-            }
-            if final.supersededResults > 0 { FlowMatrixCLI.say("  \(final.supersededResults) late or duplicate result(s) ignored") }
-            if let reportNote { FlowMatrixCLI.say("  \(reportNote)") }
-            FlowMatrixCLI.say("  details: flowmatrix show \(runID)  (store: \(options.store.root.path))")
-        }
-        if status != .completed { return ExitCode.interrupted }
-        if failures > 0 || (options.strict && final.count(.flaky) > 0) { return ExitCode.failures }
+        if !options.quiet { printSummary(summary, store: options.store) }
+        if summary.status != .completed { return ExitCode.interrupted }
+        if summary.failures > 0 || (options.strict && summary.progress.count(.flaky) > 0) { return ExitCode.failures }
         return ExitCode.success
     }
 
-    /// Turns a plan into the coordinator's run definition: scenario bodies by hash, seeds, expected durations.
-    static func makeDefinition(plan: Plan, runID: String, reader: JournalReader, resume: ResumeState?) throws -> RunDefinition {
-        let estimates = try reader.durationEstimates(jobIDs: Set(plan.jobs.map(\.id)))
-        var bodies: [Bytes32: [UInt8]] = [:]
-        var hashes: [String: Bytes32] = [:]
-        var jobs: [RunJob] = []
-        jobs.reserveCapacity(plan.jobs.count)
-        var finished: [Int: JobOutcome] = [:]
-        var offsets: [Int: Int] = [:]
-        var priorFailures: [Int: Int] = [:]
-        for (index, job) in plan.jobs.enumerated() {
-            let body = Array(JobIdentity.canonicalJSON(job.scenario).utf8)
-            let key = job.scenario.id + "\u{0}" + String(body.count)
-            let hash: Bytes32
-            if let known = hashes[key], bodies[known] == body { hash = known } else {
-                hash = Bytes32(SHA256.hash(body)) ?? .zero
-                hashes[key] = hash
-                bodies[hash] = body
-            }
-            // No history at all: zero, "unknown", and the scheduler goes by what this run measures.
-            let seconds = estimates.expected(job.id, fallback: 0)
-            jobs.append(RunJob(
-                id: job.id, scenarioID: job.scenario.id, scenarioTitle: job.scenario.title, scenarioHash: hash,
-                stepKeys: job.scenario.steps.map(\.key), registry: job.registry, requiredLabels: plan.matrix.requiredLabels,
-                configuration: job.configuration.pairs.map { ConfigurationPair($0.key, $0.value) },
-                seed: jobSeed(plan.matrix.seed, job.id), expectedDuration: .milliseconds(Int64(seconds * 1000))))
-            if let resume {
-                // Jobs that never ran (not run, cancelled by an interrupt) run now; every real outcome stays.
-                if let outcome = resume.done[job.id], outcome != .notRun, outcome != .cancelled { finished[index] = outcome }
-                if let next = resume.nextAttempt[job.id], next > 1 { offsets[index] = next - 1 }
-                if let failures = resume.failures[job.id] { priorFailures[index] = failures }
-            }
+    /// The run API's request for these options.
+    static func request(_ options: RunOptions) throws -> RunRequest {
+        var request = RunRequest(matrixPath: options.matrixPath, store: options.store.runStore)
+        request.resume = options.resume
+        request.planSettings = options.planSettings
+        request.retriesOverride = options.retriesOverride
+        request.repetitionsOverride = options.repetitionsOverride
+        request.seedOverride = options.seedOverride
+        request.shard = options.shard
+        (request.host, request.port, request.token) = (options.host, options.port, options.token)
+        if options.localWorkers > 0 {
+            let launch = try options.workerExecutable.map(WorkerLaunch.userWorker) ?? .flowmatrixWorker()
+            var local = LocalWorkerOptions(count: options.localWorkers, slots: options.slotsPerWorker, launch: launch)
+            local.quiet = options.quiet
+            request.localWorkers = local
         }
-        let scheduler = SchedulerSettings(retries: plan.matrix.retries, failFast: plan.matrix.failFast,
-                                          jobTimeout: plan.matrix.jobTimeout)
-        let keep: KeepMode = switch plan.matrix.keep {
-        case .failures: .failures
-        case .all: .all
-        case .none: .none
-        }
-        var definition = RunDefinition(runID: runID, jobs: jobs, scenarioBodies: bodies, scheduler: scheduler,
-                                       finished: finished, attemptOffsets: offsets, keep: keep)
-        definition.priorFailures = priorFailures
-        return definition
+        request.liveView = options.live.map { LiveViewHook(options: $0, quiet: options.quiet) }
+        request.reports = RunArtifacts(baseline: options.baseline)
+        return request
     }
 
-    /// A job's seed: the matrix seed mixed with the job id, the same on every rerun of that job.
-    static func jobSeed(_ seed: UInt64, _ jobID: String) -> UInt64 {
-        let digest = SHA256.hash(Array("\(seed):\(jobID)".utf8))
-        return digest.prefix(8).reduce(0) { $0 << 8 | UInt64($1) }
+    /// A run that did not start or could not be served: its findings and message, with the CLI's exit codes.
+    static func fail(_ error: RunError) throws -> Never {
+        switch error.code {
+        case .usage:
+            throw UsageError(error.message)
+        case .invalidInput:
+            for f in error.findings { FlowMatrixCLI.writeError("\(f.description.terminalSafe)\n") }
+            throw CommandFailure(error.message, exitCode: invalidInput)
+        case .io:
+            throw CommandFailure(error.message)
+        }
     }
 
-    /// The run's settings as stored in the journal; a shard also records its index, count, plan hash and the
-    /// plan positions of its jobs (what `merge` checks and orders by).
-    static func settingsJSON(_ m: MatrixFile, planHash: String? = nil, shard: [String: Any]? = nil) -> String {
-        var object: [String: Any] = [
-            "registry": m.registry, "retries": m.retries, "jobTimeoutSeconds": m.jobTimeout.milliseconds / 1000,
-            "failFast": m.failFast, "keep": m.keep.rawValue, "reduction": m.reduction.description,
-        ]
-        if let planHash { object["planHash"] = planHash }
-        if let shard { object["shard"] = shard }
-        guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) else { return "{}" }
-        return String(decoding: data, as: UTF8.self)
+    static func printSummary(_ summary: RunResult, store: StoreLayout) {
+        let final = summary.progress
+        let seconds = max(summary.elapsed.milliseconds / 1000, 0.001)
+        // Not run without an interrupt: fail-fast stopped dispatching.
+        let word = summary.status == .completed && summary.notRun > 0 ? "stopped by fail-fast" : summary.status.rawValue
+        FlowMatrixCLI.say(String(format: "run %@ %@ in %.2fs: %d passed, %d failed, %d flaky, %d timed out, %d quarantined, %d not run (%.0f jobs/s)",
+                     summary.runID, word, seconds, final.count(.passed), final.count(.failed), final.count(.flaky),
+                     final.count(.timedOut), final.count(.quarantined), summary.notRun, Double(summary.ran) / seconds))
+        if final.artifactsStored > 0 || final.artifactResends > 0 {
+            FlowMatrixCLI.say("  \(final.artifactsStored) artifact(s) stored"
+                + (final.artifactResends > 0 ? ", \(final.artifactResends) re-sent after failing verification" : ""))
+        }
+        if final.supersededResults > 0 { FlowMatrixCLI.say("  \(final.supersededResults) late or duplicate result(s) ignored") }
+        if let line = summary.report?.line { FlowMatrixCLI.say("  \(line)") }
+        FlowMatrixCLI.say("  details: flowmatrix show \(summary.runID)  (store: \(store.root.path))")
     }
 }
 
 /// Reports written at the end of a run: report.html, junit.xml, summary.json (docs/REPORTS.md).
-enum RunArtifacts {
-    /// Writes the run's reports; returns a line saying where they are (or why they are not). A `--baseline last`
-    /// with no earlier run writes the report without a comparison.
+struct RunArtifacts: RunReporting {
+    var baseline: String?
+
+    func write(runID: String, store: RunStore) -> RunReportNote {
+        let (line, warnings) = Self.write(runID: runID, store: store, baseline: baseline)
+        return RunReportNote(line: line, warnings: warnings)
+    }
+
+    /// Writes the run's reports and prints their warnings; returns a line saying where they are (or why they are
+    /// not). A `--baseline last` with no earlier run writes the report without a comparison.
     static func writeReports(runID: String, store: StoreLayout, baseline: String?) -> String? {
+        let (line, warnings) = write(runID: runID, store: store.runStore, baseline: baseline)
+        for warning in warnings { FlowMatrixCLI.writeError("warning: \(warning)\n") }
+        return line
+    }
+
+    private static func write(runID: String, store: RunStore, baseline: String?) -> (String, [String]) {
         do {
             let reader = try JournalReader(path: store.journalPath)
             var note: String?
@@ -359,7 +146,6 @@ enum RunArtifacts {
                 files = try ReportWriter.write(runID: runID, reader: reader, blobsRoot: store.blobsRoot,
                                                into: store.runFolder(runID), baseline: nil)
             }
-            for warning in files.warnings { FlowMatrixCLI.writeError("warning: \(warning)\n") }
             var line = "report: \(files.html.path)"
             if let diff = files.diff { line += "\n  since \(diff.base): \(diff.summaryLine)" }
             if let note { line += "\n  \(note)" }
@@ -368,9 +154,9 @@ enum RunArtifacts {
                 line += "\n" + stability.lines().map(\.terminalSafe).joined(separator: "\n")
                 line += "\n  stability: " + files.folder.appendingPathComponent("stability.json").path
             }
-            return line
+            return (line, files.warnings)
         } catch {
-            return "report not written: \(error)"
+            return ("report not written: \(error)", [])
         }
     }
 }

@@ -1,9 +1,10 @@
 import Foundation
 import Journal
 import MatrixPlan
+import RunControl
 
 /// Which shard a `flowmatrix run --shard …` runs, where that came from, and the durations that balance the split.
-struct ShardSelection: Sendable {
+struct ShardSelection: PlanShard {
     var spec: ShardSpec
     /// Where the index and count came from (`--shard`, `CI_NODE_INDEX/CI_NODE_TOTAL`, …), for the run's first line.
     var source: String

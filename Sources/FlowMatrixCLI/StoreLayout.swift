@@ -1,4 +1,5 @@
 import Foundation
+import RunControl
 
 /// Where a coordinator keeps its state (the embedded default is `.flowmatrix` in the current directory):
 /// `journal.sqlite`, `blobs/ab/<sha256>.gz`, `runs/<run-id>/` (reports).
@@ -9,9 +10,12 @@ struct StoreLayout: Sendable {
         root = URL(fileURLWithPath: path ?? ".flowmatrix").standardizedFileURL
     }
 
-    var journalPath: String { root.appendingPathComponent("journal.sqlite").path }
-    var blobsRoot: URL { root }
-    func runFolder(_ runID: String) -> URL { root.appendingPathComponent("runs").appendingPathComponent(runID) }
+    /// The same folder as the run API names it (one place for the layout).
+    var runStore: RunStore { RunStore(root: root) }
+
+    var journalPath: String { runStore.journalPath }
+    var blobsRoot: URL { runStore.blobsRoot }
+    func runFolder(_ runID: String) -> URL { runStore.runFolder(runID) }
 
     /// Creates the store folder.
     /// - Throws: `CommandFailure` (exit 2) when it cannot be created.

@@ -97,7 +97,7 @@ struct ArtifactFlowTests {
         let matrix = try ws.matrix(locales: ["en"], timeout: 120)
         try Data("memory-token-0123456789".utf8).write(to: ws.root.appendingPathComponent("token"))
         let (serve, port) = try await ws.startServe(["serve", matrix, "--token-file", "token"], label: "serve")
-        let worker = try ws.start(["worker", "--connect", "127.0.0.1:\(port)", "--token-file", "token", "--slots", "1",
+        let worker = try ws.startTestWorker(["--connect", "127.0.0.1:\(port)", "--token-file", "token", "--slots", "1",
                                    "--exit-after-drain"], label: "worker")
         var peak = 0
         try await waitUntil("the run completes", timeout: .seconds(150)) {

@@ -41,7 +41,7 @@ struct CommandJobTests {
         let matrix = try Self.commandMatrix(
             ws, argv: #"["/bin/sh", "job.sh", "{item}", "{attempt}", "{output}"]"#, items: #"["flaky", "broken", "steady"]"#,
             retries: 1, extra: #", "results": ["{output}/junit.xml"]"#)
-        let (status, output) = try await ws.run(["run", matrix, "--workers", "2"], label: "run")
+        let (status, output) = try await ws.run(["run", matrix, "--workers", "2"], label: "run", localWorkers: .flowmatrix)
         #expect(status == 1, "\(output)")
         let runID = try #require(try ws.latestRunID())
         let reader = try JournalReader(path: ws.journalPath)
@@ -91,10 +91,12 @@ struct CommandJobTests {
         try Data(script.utf8).write(to: ws.root.appendingPathComponent("job.sh"))
         let matrix = try Self.commandMatrix(ws, argv: #"["/bin/sh", "job.sh", "{output}"]"#,
                                             extra: #", "results": ["{output}/junit.xml"]"#)
-        _ = try await ws.run(["run", matrix, "--workers", "1", "--quiet"], label: "first")
+        _ = try await ws.run(["run", matrix, "--workers", "1", "--quiet"], label: "first",
+                             localWorkers: .flowmatrix)
         let first = try #require(try ws.latestRunID())
         try Data().write(to: ws.root.appendingPathComponent("break-a"))
-        _ = try await ws.run(["run", matrix, "--workers", "1", "--quiet"], label: "second")
+        _ = try await ws.run(["run", matrix, "--workers", "1", "--quiet"], label: "second",
+                             localWorkers: .flowmatrix)
         let second = try #require(try ws.latestRunID())
         #expect(first != second)
         let (status, text) = try await ws.run(["diff", first, second], label: "diff")
@@ -117,7 +119,7 @@ struct CommandJobTests {
         let store = ws.root.appendingPathComponent("store").path
         let (status, output) = try await ws.run(
             ["run", repository.appendingPathComponent("Matrices/pytest-locale-window.json").path, "--store", store, "--quiet"],
-            label: "pytest", workingDirectory: repository, timeout: .seconds(600))
+            label: "pytest", workingDirectory: repository, timeout: .seconds(600), localWorkers: .flowmatrix)
         #expect(status == 1, "\(output)")
         let reader = try JournalReader(path: store + "/journal.sqlite")
         let runID = try #require(try reader.latestRunID())
@@ -146,7 +148,7 @@ struct CommandJobTests {
         let store = ws.root.appendingPathComponent("store").path
         let (status, output) = try await ws.run(
             ["run", repository.appendingPathComponent("Workers/CommandSamples/strings-check.json").path, "--store", store,
-             "--quiet"], label: "strings", workingDirectory: repository)
+             "--quiet"], label: "strings", workingDirectory: repository, localWorkers: .flowmatrix)
         #expect(status == 1, "\(output)")
         let reader = try JournalReader(path: store + "/journal.sqlite")
         let rows = try reader.jobs(run: try #require(try reader.latestRunID()))

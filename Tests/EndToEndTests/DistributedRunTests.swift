@@ -37,7 +37,7 @@ struct DistributedRunTests {
         let token = "e2e-token-0123456789abcdef"
         try Data(token.utf8).write(to: ws.root.appendingPathComponent("token"))
         let (serve, port) = try await ws.startServe(["serve", matrix, "--token-file", "token"], label: "serve")
-        let victim = try ws.start(["worker", "--connect", "127.0.0.1:\(port)", "--token-file", "token", "--slots", "1",
+        let victim = try ws.startTestWorker(["--connect", "127.0.0.1:\(port)", "--token-file", "token", "--slots", "1",
                                    "--name", "victim"], label: "victim")
         try await waitUntil("the victim runs an attempt", timeout: .seconds(60)) {
             // The journal may not have its schema yet: not yet, then.
@@ -48,7 +48,7 @@ struct DistributedRunTests {
             }
         }
         ws.kill9(victim)
-        let survivor = try ws.start(["worker", "--connect", "127.0.0.1:\(port)", "--token-file", "token", "--slots", "2",
+        let survivor = try ws.startTestWorker(["--connect", "127.0.0.1:\(port)", "--token-file", "token", "--slots", "2",
                                      "--name", "survivor", "--exit-after-drain", "--give-up-after", "20"], label: "survivor")
         try await ws.waitForExit(serve, timeout: .seconds(90))
         #expect(serve.terminationStatus == 0, "\(ws.output("serve"))")
@@ -84,7 +84,7 @@ struct DistributedRunTests {
 
         try Data("resume-token-0123456789".utf8).write(to: ws.root.appendingPathComponent("token"))
         let (serve, port) = try await ws.startServe(["serve", matrix, "--token-file", "token"], label: "serve1")
-        let worker = try ws.start(["worker", "--connect", "127.0.0.1:\(port)", "--token-file", "token", "--slots", "1"],
+        let worker = try ws.startTestWorker(["--connect", "127.0.0.1:\(port)", "--token-file", "token", "--slots", "1"],
                                   label: "worker")
         try await waitUntil("some jobs finish", timeout: .seconds(60)) { ws.finishedJobs() >= 2 }
         ws.kill9(serve)
@@ -155,7 +155,7 @@ struct DistributedRunTests {
         let matrix = try ws.matrix(registry: "noop")
         try Data("registry-token-0123456789".utf8).write(to: ws.root.appendingPathComponent("token"))
         let (serve, port) = try await ws.startServe(["serve", matrix, "--token-file", "token"], label: "serve")
-        let wrong = try ws.start(["worker", "--connect", "127.0.0.1:\(port)", "--token-file", "token", "--registry", "test",
+        let wrong = try ws.startTestWorker(["--connect", "127.0.0.1:\(port)", "--token-file", "token", "--registry", "test",
                                   "--name", "test-only"], label: "wrong")
         // Both sides are told at once why the test-only worker gets nothing.
         try await waitUntil("the coordinator says the test-only worker gets no jobs", timeout: .seconds(30)) {
@@ -164,7 +164,7 @@ struct DistributedRunTests {
         try await waitUntil("the worker is told", timeout: .seconds(30)) {
             ws.output("wrong").contains("coordinator says: this run needs registry [noop]")
         }
-        let right = try ws.start(["worker", "--connect", "127.0.0.1:\(port)", "--token-file", "token", "--registry", "noop",
+        let right = try ws.startTestWorker(["--connect", "127.0.0.1:\(port)", "--token-file", "token", "--registry", "noop",
                                   "--name", "noop-only", "--exit-after-drain"], label: "right")
         try await ws.waitForExit(serve, timeout: .seconds(60))
         #expect(serve.terminationStatus == 0)

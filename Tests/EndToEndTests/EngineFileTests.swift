@@ -54,12 +54,23 @@ struct EngineFileTests {
 
     /// Runs a generated shell line with `/bin/sh` in the workspace, the built binary standing in for `flowmatrix`.
     static func shell(_ ws: E2EWorkspace, _ line: String, environment: [String: String] = [:]) throws -> (Int32, String) {
-        // `flowmatrix` on PATH is the built binary, as in the engines' images.
+        // `flowmatrix` on PATH is the built binary, as in the engines' images (through a wrapper: see below).
         let bin = ws.root.appendingPathComponent("bin")
         if !FileManager.default.fileExists(atPath: bin.path) {
             try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: true)
-            try FileManager.default.createSymbolicLink(at: bin.appendingPathComponent("flowmatrix"),
-                                                       withDestinationURL: E2EWorkspace.binary)
+            // The built binary, whose `run` starts test-worker (the corpus's `test` registry) as its local workers.
+            let wrapper = """
+                #!/bin/sh
+                if [ "$1" = run ]; then shift; exec '\(E2EWorkspace.binary.path)' run --worker-executable \
+                  '\(E2EWorkspace.testWorker)' "$@"; fi
+                exec '\(E2EWorkspace.binary.path)' "$@"
+
+                """
+            let path = bin.appendingPathComponent("flowmatrix").path
+            guard FileManager.default.createFile(atPath: path, contents: Data(wrapper.utf8),
+                                                 attributes: [.posixPermissions: 0o755]) else {
+                throw CocoaError(.fileWriteUnknown)
+            }
         }
         let command = line.replacingOccurrences(of: ".build/release/flowmatrix", with: "flowmatrix")
             .replacingOccurrences(of: "/results", with: ws.root.appendingPathComponent("results").path)

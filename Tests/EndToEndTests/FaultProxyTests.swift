@@ -98,7 +98,7 @@ struct FaultProxyTests {
         try await waitUntil("the coordinator listens", timeout: .seconds(30)) { ws.output("serve").contains("job(s)") }
         let proxy = try FaultProxy(target: port)
         defer { proxy.stop() }
-        let worker = try ws.start(["worker", "--connect", "127.0.0.1:\(proxy.port)", "--token-file", "token", "--slots", "2",
+        let worker = try ws.startTestWorker(["--connect", "127.0.0.1:\(proxy.port)", "--token-file", "token", "--slots", "2",
                                    "--name", "behind-proxy", "--exit-after-drain", "--give-up-after", "10"], label: "worker")
         var resetAt: [Date] = []
         for round in 1...3 {

@@ -47,7 +47,7 @@ struct ForgedRejectionTests {
         let forged = Message.reject(Reject(.authenticationFailed, "go away")).encoded()
         // The real coordinator later takes the forger's port: the address the worker was told.
         let (port, _) = try answerOnce(with: forged)
-        let worker = try ws.start(["worker", "--connect", "127.0.0.1:\(port)", "--token-file", "token",
+        let worker = try ws.startTestWorker(["--connect", "127.0.0.1:\(port)", "--token-file", "token",
                                    "--exit-after-drain"], label: "worker")
         try await waitUntil("the worker hears the forged REJECT", timeout: .seconds(30)) {
             ws.output("worker").contains("Not final")

@@ -93,7 +93,7 @@ struct HostileSocketTests {
         await holder.close()
 
         // A real worker finishes the run.
-        let worker = try ws.start(["worker", "--connect", "127.0.0.1:\(port)", "--token-file", "token", "--slots", "2",
+        let worker = try ws.startTestWorker(["--connect", "127.0.0.1:\(port)", "--token-file", "token", "--slots", "2",
                                    "--exit-after-drain", "--give-up-after", "20"], label: "worker")
         try await ws.waitForExit(serve, timeout: .seconds(60))
         #expect(serve.terminationStatus == 0, "\(ws.output("serve"))")

@@ -80,7 +80,7 @@ struct LiveViewBrowserTests {
             return seen["live"]?.string == "open"
         }
         #expect(seen["final"]?.int == 0)
-        try ws.start(["worker", "--connect", "127.0.0.1:\(fleet)", "--token-file", "fleet.token", "--registry", "test",
+        try ws.startTestWorker(["--connect", "127.0.0.1:\(fleet)", "--token-file", "fleet.token", "--registry", "test",
                       "--slots", "1", "--name", "<b>worker</b>"], label: "worker")
         try await waitUntil("a cell changed state while the run was still going", timeout: .seconds(90)) {
             seen = try await state()

@@ -51,13 +51,13 @@ struct LongJobSchedulingTests {
         let matrix = try ws.matrix(locales: ["en"], keep: "none")
         try Data("steal-token-0123456789abcdef".utf8).write(to: ws.root.appendingPathComponent("token"))
         let (serve, port) = try await ws.startServe(["serve", matrix, "--token-file", "token"], label: "serve")
-        let first = try ws.start(["worker", "--connect", "127.0.0.1:\(port)", "--token-file", "token", "--slots", "2",
+        let first = try ws.startTestWorker(["--connect", "127.0.0.1:\(port)", "--token-file", "token", "--slots", "2",
                                   "--name", "first", "--exit-after-drain", "--give-up-after", "10"], label: "first")
         // The first worker holds all four jobs: two running, two queued behind them.
         try await waitUntil("the first worker holds every job", timeout: .seconds(60)) {
             (try? attempts(ws).filter { $0.row.worker == "first" }.count) == 4
         }
-        let late = try ws.start(["worker", "--connect", "127.0.0.1:\(port)", "--token-file", "token", "--slots", "2",
+        let late = try ws.startTestWorker(["--connect", "127.0.0.1:\(port)", "--token-file", "token", "--slots", "2",
                                  "--name", "late", "--exit-after-drain", "--give-up-after", "10"], label: "late")
         try await ws.waitForExit(serve, timeout: .seconds(60))
         #expect(serve.terminationStatus == 0, "\(ws.output("serve"))")

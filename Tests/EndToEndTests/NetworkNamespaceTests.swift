@@ -98,7 +98,7 @@ struct NetworkNamespaceTests {
         let binary = E2EWorkspace.binary.path
         let serve = try ws.start(tool: NetworkNamespaces.ip, ["netns", "exec", net.coordinator, binary, "serve", "m.json",
                                                              "--listen", address, "--token-file", "token"], label: "serve")
-        let worker = try ws.start(tool: NetworkNamespaces.ip, ["netns", "exec", net.worker, binary, "worker", "--connect", address,
+        let worker = try ws.start(tool: NetworkNamespaces.ip, ["netns", "exec", net.worker, E2EWorkspace.testWorker, "--connect", address,
                                                               "--token-file", "token", "--registry", "test", "--slots", "2",
                                                               "--exit-after-drain", "--give-up-after", "60"], label: "worker")
         try await waitUntil("2 jobs finished before the partition", timeout: .seconds(60)) { ws.finishedJobs() >= 2 }

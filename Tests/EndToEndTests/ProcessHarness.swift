@@ -22,6 +22,19 @@ final class E2EWorkspace: Sendable {
         return root.appendingPathComponent(".build/debug/flowmatrix")
     }
 
+    /// The `test-worker` binary built beside `flowmatrix`: the `test` registry's host (the production `flowmatrix
+    /// worker` does not host it). `run` starts it as its local workers with `--worker-executable`.
+    static var testWorker: String {
+        binary.deletingLastPathComponent().appendingPathComponent("test-worker").path
+    }
+
+    /// Starts `test-worker args…` (WorkerMain's flags, `--registry test|noop`) in the workspace, like `start`.
+    @discardableResult
+    func startTestWorker(_ args: [String], label: String) throws -> Process {
+        try start(args, label: label, environment: [:], workingDirectory: nil,
+                  executable: URL(fileURLWithPath: Self.testWorker))
+    }
+
     /// Writes a scenario whose steps tap the given test-registry targets (`pass`, `fail`, `busy:300`, …).
     func scenario(_ id: String, _ steps: [String], tags: [String] = ["e2e"]) throws {
         let stepJSON = steps.map { s -> String in
@@ -47,10 +60,24 @@ final class E2EWorkspace: Sendable {
 
     var journalPath: String { root.appendingPathComponent(".flowmatrix/journal.sqlite").path }
 
-    /// Starts `flowmatrix args…` in the workspace; output goes to files named after `label`.
+    /// The program `flowmatrix run` starts as its local workers in a test.
+    enum LocalWorkers {
+        /// `test-worker` (`--worker-executable`): the `test` registry's host, which `flowmatrix worker` is not.
+        case testWorker
+        /// `flowmatrix worker`: the built-in registries and command jobs.
+        case flowmatrix
+    }
+
+    /// Starts `flowmatrix args…` in the workspace; output goes to files named after `label`. A `run` gets
+    /// `--worker-executable <test-worker>` unless `localWorkers` is `.flowmatrix`.
     @discardableResult
-    func start(_ args: [String], label: String, environment: [String: String] = [:], workingDirectory: URL? = nil) throws -> Process {
-        try start(args, label: label, environment: environment, workingDirectory: workingDirectory, extra: ())
+    func start(_ args: [String], label: String, environment: [String: String] = [:], workingDirectory: URL? = nil,
+               localWorkers: LocalWorkers = .testWorker) throws -> Process {
+        var args = args
+        if args.first == "run", localWorkers == .testWorker {
+            args.insert(contentsOf: ["--worker-executable", Self.testWorker], at: 1)
+        }
+        return try start(args, label: label, environment: environment, workingDirectory: workingDirectory, extra: ())
     }
 
     /// Starts another program (`ip netns exec …`) in the workspace, killed at clean-up like `flowmatrix` processes.
@@ -99,10 +126,12 @@ final class E2EWorkspace: Sendable {
         return out + err
     }
 
-    /// Runs `flowmatrix args…` to completion (bounded by `timeout`) and returns its exit status and output.
+    /// Runs `flowmatrix args…` to completion (bounded by `timeout`) and returns its exit status and output. A `run`'s
+    /// local workers are `test-worker` unless `localWorkers` is `.flowmatrix` (as in `start`).
     func run(_ args: [String], label: String, environment: [String: String] = [:], workingDirectory: URL? = nil,
-             timeout: Duration = .seconds(120)) async throws -> (Int32, String) {
-        let p = try start(args, label: label, environment: environment, workingDirectory: workingDirectory)
+             timeout: Duration = .seconds(120), localWorkers: LocalWorkers = .testWorker) async throws -> (Int32, String) {
+        let p = try start(args, label: label, environment: environment, workingDirectory: workingDirectory,
+                          localWorkers: localWorkers)
         try await waitForExit(p, timeout: timeout)
         return (p.terminationStatus, output(label))
     }

@@ -41,7 +41,7 @@ struct ResumeAfterKillsTests {
             let serve: Process
             (serve, port) = try await ws.startServe(args + ["--token-file", "token"], port: port, label: "serve\(round)")
             if worker == nil {
-                worker = try ws.start(["worker", "--connect", "127.0.0.1:\(port)", "--token-file", "token", "--slots", "1"],
+                worker = try ws.startTestWorker(["--connect", "127.0.0.1:\(port)", "--token-file", "token", "--slots", "1"],
                                       label: "worker")
             }
             try await waitUntil("\(threshold) jobs are final", timeout: .seconds(60)) { ws.finishedJobs() >= threshold }

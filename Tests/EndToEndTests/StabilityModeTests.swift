@@ -2,6 +2,7 @@
 import FlowMatrixTestKit
 import Foundation
 import Journal
+import RunControl
 import Testing
 
 /// `run --repeat N`: every job N times with N seeds; pass and flake rates per job and per axis value.
@@ -21,7 +22,7 @@ struct StabilityModeTests {
         // Each repetition is a job with its own id and so its own seed (the matrix seed is 7).
         var predictedFailures: [String: Int] = [:]
         for row in rows {
-            let seed = RunSession.jobSeed(7, row.job.jobID)
+            let seed = RunDefinitionBuilder.jobSeed(7, row.job.jobID)
             let fails = row.job.scenarioID == "coin" && TestRegistry.chanceFails(seed: seed, percent: 40)
             #expect(row.result?.outcome == (fails ? .failed : .passed), "\(row.job.configuration)")
             if fails { predictedFailures[row.job.configuration.split(separator: ",").first { $0.hasPrefix("locale=") }.map(String.init) ?? "", default: 0] += 1 }
@@ -64,7 +65,7 @@ struct StabilityModeTests {
             for row in try JournalReader(path: ws.journalPath).jobs(run: runID) {
                 let base = row.job.configuration.split(separator: ",").filter { !$0.hasPrefix("repetition=") }.joined(separator: ",")
                 let fails = row.job.scenarioID == "coin"
-                    && TestRegistry.chanceFails(seed: RunSession.jobSeed(seed, row.job.jobID), percent: 40)
+                    && TestRegistry.chanceFails(seed: RunDefinitionBuilder.jobSeed(seed, row.job.jobID), percent: 40)
                 failed["\(row.job.scenarioID) [\(base)]", default: 0] += fails ? 1 : 0
             }
             predicted.append(failed)

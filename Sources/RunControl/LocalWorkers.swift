@@ -1,16 +1,22 @@
 import Foundation
 import Synchronization
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
+import Glibc
+#endif
 
-/// The embedded default's local worker processes: started as `flowmatrix worker` children of this process,
-/// restarted when one dies while the run goes on (a crashing job must not starve the run), and stopped at the end.
+/// A run's local worker processes: children of this process started from a ``WorkerLaunch`` (`flowmatrix worker`,
+/// `test-worker`, any executable built on `WorkerMain`) to connect to `127.0.0.1:<port>`, restarted when one dies
+/// while the run goes on (a crashing job must not starve the run), and stopped at the end.
 ///
 /// They run `niceness` steps below the coordinator's scheduling priority: the coordinator's event loop and its
 /// journal writer are one thread each, and on a machine where N worker processes keep every core busy, a fair
 /// share per thread would starve them (results journaled late, heartbeats answered late). Workers then use what
 /// the coordinator leaves, which is all the CPU it does not need.
-final class LocalWorkers: Sendable {
+public final class LocalWorkers: Sendable {
     /// How much lower the workers' priority is than this process's (`nice` steps, capped at 19).
-    static let niceness: Int32 = 5
+    public static let niceness: Int32 = 5
 
     private struct State {
         var processes: [Int: Process] = [:]
@@ -21,26 +27,20 @@ final class LocalWorkers: Sendable {
     }
 
     private let state = Mutex(State())
-    private let executable: URL
+    private let launch: WorkerLaunch
     private let port: Int
     private let token: String
     private let slots: Int
     private let maximumRestarts: Int
-
-    private let registries: [String]
     /// Their own lines (a worker's "drained after …") are dropped (`run --quiet`).
     private let quiet: Bool
 
-    /// They host the `command` registry (`--allow-commands`): the person who ran `flowmatrix run` on a matrix with
-    /// a command asked for it to run here (docs/COMMAND-JOBS.md, "Safety").
-    private let allowCommands: Bool
-
-    init(count: Int, slots: Int, port: Int, token: String, registries: [String] = [], quiet: Bool = false,
-         allowCommands: Bool = true, maximumRestarts: Int = 200) throws {
-        self.registries = registries
-        self.allowCommands = allowCommands
+    /// Starts `count` workers from `launch`, each with `slots`, connecting to `127.0.0.1:<port>` with `token`.
+    /// - Throws: when an executable cannot be started.
+    public init(count: Int, slots: Int, port: Int, token: String, launch: WorkerLaunch, quiet: Bool = false,
+                maximumRestarts: Int = 200) throws {
+        self.launch = launch
         self.quiet = quiet
-        executable = ProcessFacts.executable
         self.port = port
         self.token = token
         self.slots = slots
@@ -48,14 +48,15 @@ final class LocalWorkers: Sendable {
         for index in 0..<count { try spawn(index) }
     }
 
-    var restarts: Int { state.withLock { $0.restarts } }
+    public var restarts: Int { state.withLock { $0.restarts } }
 
     private func spawn(_ index: Int) throws {
         let process = Process()
-        process.executableURL = executable
-        process.arguments = ["worker", "--connect", "127.0.0.1:\(port)", "--slots", "\(slots)", "--name", "local-\(index + 1)",
-                             "--exit-after-drain", "--give-up-after", "10"] + registries.flatMap { ["--registry", $0] }
-            + (allowCommands ? ["--allow-commands"] : [])
+        process.executableURL = launch.executable
+        process.arguments = launch.leadingArguments
+            + ["--connect", "127.0.0.1:\(port)", "--slots", "\(slots)", "--name", "local-\(index + 1)",
+               "--exit-after-drain", "--give-up-after", "10"]
+            + launch.trailingArguments
         var environment = ProcessInfo.processInfo.environment
         environment["FLOWMATRIX_TOKEN"] = token
         process.environment = environment
@@ -65,7 +66,7 @@ final class LocalWorkers: Sendable {
         process.terminationHandler = { [weak self] _ in self?.exited(index) }
         try process.run()
         // Lowering another process's priority needs no privilege; failing to is harmless.
-        ProcessFacts.lowerPriority(of: process.processIdentifier, by: Self.niceness)
+        Self.lowerPriority(of: process.processIdentifier, by: Self.niceness)
         state.withLock { $0.processes[index] = process }
     }
 
@@ -82,13 +83,13 @@ final class LocalWorkers: Sendable {
     }
 
     /// No more restarts; the coordinator's DRAIN makes the workers exit on their own.
-    func stopRestarting() {
+    public func stopRestarting() {
         state.withLock { $0.running = false }
     }
 
     /// Waits up to `grace` for every worker to exit (they exit after the coordinator's DRAIN), then kills what is
     /// left and reaps it.
-    func waitForExit(grace: Duration) async {
+    public func waitForExit(grace: Duration) async {
         stopRestarting()
         let deadline = ContinuousClock.now + grace
         while ContinuousClock.now < deadline {
@@ -128,9 +129,19 @@ final class LocalWorkers: Sendable {
     }
 
     /// Kills every worker at once (abort).
-    func killAll() {
+    public func killAll() {
         stopRestarting()
         let all = state.withLock { Array($0.processes.values) }
         for p in all where p.isRunning { kill(p.processIdentifier, SIGKILL) }
+    }
+
+    /// Lowers a child's scheduling priority by `steps` below this process's (failing to is harmless).
+    private static func lowerPriority(of pid: Int32, by steps: Int32) {
+        #if os(Linux)
+        let which = __priority_which_t(PRIO_PROCESS.rawValue)
+        _ = setpriority(which, id_t(pid), min(19, getpriority(which, 0) + steps))
+        #else
+        _ = setpriority(PRIO_PROCESS, id_t(pid), min(19, getpriority(PRIO_PROCESS, 0) + steps))
+        #endif
     }
 }

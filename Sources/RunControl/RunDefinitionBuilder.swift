@@ -1,0 +1,74 @@
+import Coordinator
+import FlowCrypto
+import Foundation
+import Journal
+import MatrixPlan
+import Wire
+
+/// A plan as the coordinator runs it: the run definition, each job's seed, the settings the journal records.
+public enum RunDefinitionBuilder {
+    /// Turns a plan into the coordinator's run definition: scenario bodies by hash, seeds, expected durations.
+    public static func makeDefinition(plan: Plan, runID: String, reader: JournalReader, resume: ResumeState?) throws -> RunDefinition {
+        let estimates = try reader.durationEstimates(jobIDs: Set(plan.jobs.map(\.id)))
+        var bodies: [Bytes32: [UInt8]] = [:]
+        var hashes: [String: Bytes32] = [:]
+        var jobs: [RunJob] = []
+        jobs.reserveCapacity(plan.jobs.count)
+        var finished: [Int: JobOutcome] = [:]
+        var offsets: [Int: Int] = [:]
+        var priorFailures: [Int: Int] = [:]
+        for (index, job) in plan.jobs.enumerated() {
+            let body = Array(JobIdentity.canonicalJSON(job.scenario).utf8)
+            let key = job.scenario.id + "\u{0}" + String(body.count)
+            let hash: Bytes32
+            if let known = hashes[key], bodies[known] == body { hash = known } else {
+                hash = Bytes32(SHA256.hash(body)) ?? .zero
+                hashes[key] = hash
+                bodies[hash] = body
+            }
+            // No history at all: zero, "unknown", and the scheduler goes by what this run measures.
+            let seconds = estimates.expected(job.id, fallback: 0)
+            jobs.append(RunJob(
+                id: job.id, scenarioID: job.scenario.id, scenarioTitle: job.scenario.title, scenarioHash: hash,
+                stepKeys: job.scenario.steps.map(\.key), registry: job.registry, requiredLabels: plan.matrix.requiredLabels,
+                configuration: job.configuration.pairs.map { ConfigurationPair($0.key, $0.value) },
+                seed: jobSeed(plan.matrix.seed, job.id), expectedDuration: .milliseconds(Int64(seconds * 1000))))
+            if let resume {
+                // Jobs that never ran (not run, cancelled by an interrupt) run now; every real outcome stays.
+                if let outcome = resume.done[job.id], outcome != .notRun, outcome != .cancelled { finished[index] = outcome }
+                if let next = resume.nextAttempt[job.id], next > 1 { offsets[index] = next - 1 }
+                if let failures = resume.failures[job.id] { priorFailures[index] = failures }
+            }
+        }
+        let scheduler = SchedulerSettings(retries: plan.matrix.retries, failFast: plan.matrix.failFast,
+                                          jobTimeout: plan.matrix.jobTimeout)
+        let keep: KeepMode = switch plan.matrix.keep {
+        case .failures: .failures
+        case .all: .all
+        case .none: .none
+        }
+        var definition = RunDefinition(runID: runID, jobs: jobs, scenarioBodies: bodies, scheduler: scheduler,
+                                       finished: finished, attemptOffsets: offsets, keep: keep)
+        definition.priorFailures = priorFailures
+        return definition
+    }
+
+    /// A job's seed: the matrix seed mixed with the job id, the same on every rerun of that job.
+    public static func jobSeed(_ seed: UInt64, _ jobID: String) -> UInt64 {
+        let digest = SHA256.hash(Array("\(seed):\(jobID)".utf8))
+        return digest.prefix(8).reduce(0) { $0 << 8 | UInt64($1) }
+    }
+
+    /// The run's settings as stored in the journal; a shard also records its index, count, plan hash and the
+    /// plan positions of its jobs (what `merge` checks and orders by).
+    public static func settingsJSON(_ m: MatrixFile, planHash: String? = nil, shard: [String: Any]? = nil) -> String {
+        var object: [String: Any] = [
+            "registry": m.registry, "retries": m.retries, "jobTimeoutSeconds": m.jobTimeout.milliseconds / 1000,
+            "failFast": m.failFast, "keep": m.keep.rawValue, "reduction": m.reduction.description,
+        ]
+        if let planHash { object["planHash"] = planHash }
+        if let shard { object["shard"] = shard }
+        guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) else { return "{}" }
+        return String(decoding: data, as: UTF8.self)
+    }
+}
