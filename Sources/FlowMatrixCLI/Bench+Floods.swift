@@ -25,6 +25,29 @@ enum FloodBench {
 
     static let token = Array("flood-bench-token-0123456789abcdef".utf8)
 
+    /// Samples the coordinator process: its facts now, and the peak resident memory seen so far.
+    struct Observer {
+        let pid: Int32
+        let journal: String
+        var peakRSS = 0
+
+        func facts() -> Facts {
+            let size = ["", "-wal"].reduce(0) { total, suffix in
+                total + ((try? FileManager.default.attributesOfItem(atPath: journal + suffix)[.size] as? Int) ?? 0)
+            }
+            return Facts(rss: ProcessFacts.residentBytes(pid), files: ProcessFacts.openFiles(pid), journal: size,
+                         cpu: ProcessFacts.cpuSeconds(pid))
+        }
+
+        /// Prints what a flood did and the process's facts after it.
+        mutating func report(_ label: String, _ before: Facts, _ line: String) {
+            let after = facts()
+            peakRSS = max(peakRSS, after.rss)
+            print("  \(label): \(line)")
+            print("      then " + FloodBench.describe(after, since: before))
+        }
+    }
+
     /// `scale` divides the flood sizes (the quick run).
     static func run(scale: Int) async throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("fm-bench-floods-\(UUID().uuidString)")
@@ -38,74 +61,72 @@ enum FloodBench {
         try Data(token).write(to: dir.appendingPathComponent("token"))
         chmod(dir.appendingPathComponent("token").path, 0o600)
         let port = Int.random(in: 20_000...60_000)
-        func start(_ args: [String]) throws -> Process { try ProcessFacts.startFlowmatrix(args, in: dir) }
-        let serve = try start(["serve", "m.json", "--listen", "127.0.0.1:\(port)", "--token-file", "token", "--quiet"])
+        let serve = try ProcessFacts.startFlowmatrix(
+            ["serve", "m.json", "--listen", "127.0.0.1:\(port)", "--token-file", "token", "--quiet"], in: dir)
         defer { if serve.isRunning { kill(serve.processIdentifier, SIGKILL) } }
-        let pid = serve.processIdentifier
-        let journal = dir.appendingPathComponent(".flowmatrix/journal.sqlite").path
-        func facts() -> Facts {
-            let size = ["", "-wal"].reduce(0) { total, suffix in
-                total + ((try? FileManager.default.attributesOfItem(atPath: journal + suffix)[.size] as? Int) ?? 0)
-            }
-            return Facts(rss: ProcessFacts.residentBytes(pid), files: ProcessFacts.openFiles(pid), journal: size,
-                         cpu: ProcessFacts.cpuSeconds(pid))
-        }
+        var observer = Observer(pid: serve.processIdentifier,
+                                journal: dir.appendingPathComponent(".flowmatrix/journal.sqlite").path)
         let host = "127.0.0.1"
         // The first authenticated connection doubles as the wait for the server to listen.
         _ = try await connectWhenListening(host: host, port: port, name: "probe").close()
-        let baseline = facts()
+        let baseline = observer.facts()
         print("  coordinator process (flowmatrix serve, 40 jobs of 50 ms, no worker yet) at rest: "
               + describe(baseline, since: nil))
-        var peakRSS = baseline.rss
+        observer.peakRSS = baseline.rss
+        try await preAuthenticationFloods(host: host, port: port, observer: &observer)
+        try await reportFloods(host: host, port: port, scale: scale, observer: &observer)
+        try await artifactFloods(host: host, port: port, scale: scale, observer: &observer)
+        try await finishWithRealWorker(serve, host: host, port: port, in: dir, observer: &observer)
+        print(String(format: "  coordinator resident memory: %.1f MB at rest, at most %.1f MB through every flood and the run; "
+                     + "journal %.0f KB at the end", Double(baseline.rss) / 1e6, Double(observer.peakRSS) / 1e6,
+                     Double(observer.facts().journal) / 1e3))
+    }
 
-        func report(_ label: String, _ before: Facts, _ line: String) {
-            let after = facts()
-            peakRSS = max(peakRSS, after.rss)
-            print("  \(label): \(line)")
-            print("      then " + describe(after, since: before))
-        }
-
-        // Before authentication: frames past 64 KiB are refused at their header; 256 handshakes at most.
-        var before = facts()
+    /// Before authentication: frames past 64 KiB are refused at their header; 256 handshakes at most. Then HELLOs
+    /// past their bounds, authenticated.
+    static func preAuthenticationFloods(host: String, port: Int, observer: inout Observer) async throws {
+        var before = observer.facts()
         let bigHellos = try await unauthenticatedHellos(host: host, port: port, count: 100, announced: 16 << 20, sent: 1 << 20)
-        report("100 unauthenticated connections, each announcing a 16 MiB HELLO and sending 1 MiB", before,
-               "\(bigHellos.closed) of 100 closed by the coordinator, in \(format(bigHellos.seconds)) s")
-        before = facts()
-        let silent = try await silentConnections(host: host, port: port, count: 400, pid: pid)
-        report("400 connections that never send HELLO", before,
-               "the coordinator held at most \(silent.peakFiles - before.files) more files while they were open; "
-                   + "\(silent.closedAtAccept) closed at accept (over the 256 pending), the rest at the 10 s deadline "
-                   + "(\(format(silent.seconds)) s)")
-
-        // HELLO past its bounds, authenticated.
-        before = facts()
+        observer.report("100 unauthenticated connections, each announcing a 16 MiB HELLO and sending 1 MiB", before,
+                        "\(bigHellos.closed) of 100 closed by the coordinator, in \(format(bigHellos.seconds)) s")
+        before = observer.facts()
+        let silent = try await silentConnections(host: host, port: port, count: 400, pid: observer.pid)
+        observer.report("400 connections that never send HELLO", before,
+                        "the coordinator held at most \(silent.peakFiles - before.files) more files while they were open; "
+                            + "\(silent.closedAtAccept) closed at accept (over the 256 pending), the rest at the 10 s deadline "
+                            + "(\(format(silent.seconds)) s)")
+        before = observer.facts()
         let hugeName = await rejected(host: host, port: port, name: String(repeating: "w", count: 1 << 20), slots: 1)
         let hugeSlots = await rejected(host: host, port: port, name: "slots", slots: UInt32.max)
-        report("HELLO with a 1 MB name; HELLO with 2^32-1 slots", before, "\(hugeName); \(hugeSlots)")
+        observer.report("HELLO with a 1 MB name; HELLO with 2^32-1 slots", before, "\(hugeName); \(hugeSlots)")
+    }
 
-        // Authenticated floods of reports on attempts never assigned.
-        before = facts()
+    /// Authenticated floods of reports on attempts never assigned.
+    static func reportFloods(host: String, port: Int, scale: Int, observer: inout Observer) async throws {
+        var before = observer.facts()
         let steps = try await flood(host: host, port: port, frames: 500_000 / scale) { i, _ in
             .step(StepEvent(job: "never-planned", attempt: 4_294_967_295, index: UInt32(i % 100), status: .passed,
                             durationMicros: 1, message: "forged"))
         }
-        report("\(500_000 / scale) STEP frames for a job never planned", before, steps)
-        before = facts()
+        observer.report("\(500_000 / scale) STEP frames for a job never planned", before, steps)
+        before = observer.facts()
         let results = try await flood(host: host, port: port, frames: 200_000 / scale, credit: 1) { _, assigned in
             .result(JobResult(job: assigned?.job ?? "none", attempt: 4_294_967_295, status: .passed, failure: nil,
                               durationMicros: 1))
         }
-        report("\(200_000 / scale) RESULT frames for attempt 2^32-1 of a real job", before, results)
+        observer.report("\(200_000 / scale) RESULT frames for attempt 2^32-1 of a real job", before, results)
+    }
 
-        // Artifact floods on a job this peer holds.
-        before = facts()
+    /// Artifact floods on a job this peer holds.
+    static func artifactFloods(host: String, port: Int, scale: Int, observer: inout Observer) async throws {
+        var before = observer.facts()
         let streams = try await flood(host: host, port: port, frames: 25_000 / scale, credit: 1) { i, assigned in
             .artifactChunk(ArtifactChunk(job: assigned?.job ?? "none", attempt: assigned?.attempt ?? 1, step: 0,
                                          name: "open-\(i)", mediaType: "text/plain", sha256: .zero, offset: 0,
                                          bytes: Array(repeating: 0x41, count: 1024), last: false, rawSize: 1024))
         }
-        report("\(25_000 / scale) artifact streams opened and never finished", before, streams)
-        before = facts()
+        observer.report("\(25_000 / scale) artifact streams opened and never finished", before, streams)
+        before = observer.facts()
         let chunk = Array(repeating: UInt8(0x42), count: 64 << 10)
         let window = try await flood(host: host, port: port, frames: 96_000 / scale, credit: 1) { i, assigned in
             .artifactChunk(ArtifactChunk(job: assigned?.job ?? "none", attempt: assigned?.attempt ?? 1, step: 0,
@@ -113,10 +134,14 @@ enum FloodBench {
                                          offset: UInt64(i) * UInt64(chunk.count), bytes: chunk, last: false,
                                          rawSize: 1 << 40))
         }
-        report("one artifact streamed without waiting for acks (\(96_000 / scale * 64 / 1024) MiB offered)", before, window)
+        observer.report("one artifact streamed without waiting for acks (\(96_000 / scale * 64 / 1024) MiB offered)",
+                        before, window)
+    }
 
-        // A real worker joins: every job must still finish.
-        before = facts()
+    /// A real worker joins: every job must still finish.
+    static func finishWithRealWorker(
+        _ serve: Process, host: String, port: Int, in dir: URL, observer: inout Observer
+    ) async throws {
         let worker = try ProcessFacts.start(try WorkerLaunch.testWorker().executable, [
             "--connect", "\(host):\(port)", "--token-file", "token", "--registry", "test", "--slots", "4",
             "--exit-after-drain", "--give-up-after", "30",
@@ -124,21 +149,18 @@ enum FloodBench {
         defer { if worker.isRunning { kill(worker.processIdentifier, SIGKILL) } }
         let finished = ContinuousClock.now
         while serve.isRunning {
-            peakRSS = max(peakRSS, ProcessFacts.residentBytes(pid))
+            observer.peakRSS = max(observer.peakRSS, ProcessFacts.residentBytes(observer.pid))
             guard ContinuousClock.now - finished < .seconds(120) else { throw CommandFailure("the run did not finish in 120 s") }
             // A sampling interval for the RSS figure, not a wait for a condition.
             try await Task.sleep(for: .milliseconds(20))
         }
         worker.waitUntilExit()
-        let reader = try JournalReader(path: journal)
+        let reader = try JournalReader(path: observer.journal)
         guard let runID = try reader.latestRunID() else { throw CommandFailure("the flooded run did not start") }
         let rows = try reader.jobs(run: runID)
         let done = rows.filter { $0.result != nil }.count
         print("  then a real worker joined: serve exited \(serve.terminationStatus) after \(format((ContinuousClock.now - finished).milliseconds / 1000)) s, "
               + "\(done) of \(rows.count) jobs finished (\(rows.filter { $0.result?.outcome == .passed }.count) passed)")
-        print(String(format: "  coordinator resident memory: %.1f MB at rest, at most %.1f MB through every flood and the run; "
-                     + "journal %.0f KB at the end", Double(baseline.rss) / 1e6, Double(peakRSS) / 1e6,
-                     Double(facts().journal) / 1e3))
     }
 
     // MARK: - Attackers
