@@ -26,6 +26,14 @@ struct LiveViewBrowserTests {
         })()
         """
 
+    /// Gives the corpus scenario `id` (written by `ws.scenario`) another title.
+    static func retitle(_ id: String, to title: String, in ws: E2EWorkspace) throws {
+        let scenario = ws.root.appendingPathComponent("corpus/\(id).json")
+        let text = try String(contentsOf: scenario, encoding: .utf8)
+            .replacingOccurrences(of: "\"title\": \"\(id)\"", with: "\"title\": \"\(title)\"")
+        try Data(text.utf8).write(to: scenario)
+    }
+
     @Test("the token becomes a cookie, cells change state before the run ends, and the end is the static report")
     func liveRun() async throws {
         let ws = try E2EWorkspace()
@@ -35,18 +43,16 @@ struct LiveViewBrowserTests {
         try ws.scenario("slow-pass", ["busy:1500", "pass"])
         try ws.scenario("slow-fail", ["busy:1500", "fail"])
         let title = #"<script>alert(1)</script>"#
-        let scenario = ws.root.appendingPathComponent("corpus/slow-pass.json")
-        let text = try String(contentsOf: scenario, encoding: .utf8).replacingOccurrences(of: "\"title\": \"slow-pass\"",
-                                                                                         with: "\"title\": \"\(title)\"")
-        try Data(text.utf8).write(to: scenario)
+        try Self.retitle("slow-pass", to: title, in: ws)
         let matrix = try ws.matrix(locales: ["en", "de", "fr"])
         let token = "live-view-token-0123456789abcdef"
         for (file, content) in [("http.token", token), ("fleet.token", "fleet-" + token)] {
             try Data(content.utf8).write(to: ws.root.appendingPathComponent(file))
             chmod(ws.root.appendingPathComponent(file).path, 0o600)
         }
-        let run = try ws.start(["serve", matrix, "--listen", "127.0.0.1:0", "--token-file", "fleet.token",
-                                "--http", "127.0.0.1:0", "--http-token-file", "http.token", "--http-linger", "60"], label: "run")
+        let (run, fleet) = try await ws.startServe(
+            ["serve", matrix, "--token-file", "fleet.token", "--http", "127.0.0.1:0", "--http-token-file", "http.token",
+             "--http-linger", "60"], label: "run")
         var port = 0
         try await waitUntil("the live view's address is printed", timeout: .seconds(60)) {
             guard let line = ws.output("run").split(separator: "\n").first(where: { $0.hasPrefix("live view: ") }) else {
@@ -54,13 +60,6 @@ struct LiveViewBrowserTests {
             }
             port = Int(line.split(separator: ":").last?.split(separator: "/").first ?? "") ?? 0
             return port > 0
-        }
-        // The fleet port the kernel picked (--listen 127.0.0.1:0), read back from serve's first line.
-        var fleet = 0
-        try await waitUntil("the fleet address is printed", timeout: .seconds(60)) {
-            guard let range = ws.output("run").range(of: "workers connecting to 127.0.0.1:") else { return false }
-            fleet = Int(ws.output("run")[range.upperBound...].prefix { $0.isNumber }) ?? 0
-            return fleet > 0
         }
 
         let browser = try await Browser.launch()
