@@ -1,4 +1,5 @@
 import FlowCrypto
+import FlowVocabulary
 import Foundation
 import Journal
 import MatrixPlan
@@ -223,7 +224,7 @@ public final class CoordinatorEngine {
             // A step past the declared ones may name itself (a command job's tests).
             if stepIndex >= keys.count, let named = NamedStep.split(message) { (key, message) = named }
             return StepResult(index: stepIndex, key: key,
-                              outcome: StepOutcome(step.status), duration: Double(step.durationMicros) / 1e6,
+                              outcome: step.status.journaled, duration: Double(step.durationMicros) / 1e6,
                               message: message.isEmpty ? nil : message,
                               interruptions: step.interruptions.isEmpty ? nil : step.interruptions.joined(separator: ", "))
         }, into: &records)
@@ -236,7 +237,7 @@ public final class CoordinatorEngine {
                                          failureStep: result.failure.map { Int($0.step) },
                                          message: result.failure?.message)
         scheduler.onMeasured(job: index, nanoseconds: Int64(clamping: result.durationMicros) &* 1000)
-        results.append((Assignment(job: index, attempt: Int(result.attempt) - offset), AttemptStatus(result.status)))
+        results.append((Assignment(job: index, attempt: Int(result.attempt) - offset), AttemptStatus(reported: result.status)))
     }
 
     /// Messages from an authenticated peer, one read batch at a time.

@@ -1,4 +1,5 @@
 import CSQLite
+import FlowVocabulary
 import Foundation
 
 /// The text of `attempts.steps`: an attempt's steps as JSON Lines, one object per step in the order they were

@@ -1,5 +1,6 @@
 import Artifacts
 import FlowSpec
+import FlowVocabulary
 import Foundation
 import Synchronization
 import Wire
@@ -25,16 +26,6 @@ public struct JobExecutor: Sendable {
         for f in factories { byName[f.name] = f }
         self.factories = byName
         self.compressionLevel = compressionLevel
-    }
-
-    /// Whether an attempt's artifacts are sent, per the matrix's keep policy: `failures` keeps attempts that did
-    /// not pass and the passing retries of flaky jobs (attempt > 1).
-    public static func keeps(_ policy: KeepMode, status: Status, attempt: UInt32) -> Bool {
-        switch policy {
-        case .all: true
-        case .none: false
-        case .failures: status != .passed || attempt > 1
-        }
     }
 
     /// Runs `assignment` of `scenario`, handing each report to `emit` as a one-message array; returns the RESULT
@@ -71,9 +62,9 @@ public struct JobExecutor: Sendable {
         let capture = upload != nil && assignment.keep != .none
         let sink = ArtifactSink(level: compressionLevel)
 
-        func finish(_ status: Status, failure: Failure?, duration: Duration, evidence: EvidenceLog? = nil,
+        func finish(_ status: StepOutcome, failure: Failure?, duration: Duration, evidence: EvidenceLog? = nil,
                     records: [StepRecord] = []) async -> JobResult {
-            if let upload, capture, Self.keeps(assignment.keep, status: status, attempt: attempt) {
+            if let upload, capture, assignment.keep.keepsArtifacts(of: status, attempt: Int(attempt)) {
                 let artifacts = EvidenceLog.compress(records, steps: scenario.steps, attachments: evidence, into: sink)
                 if !artifacts.isEmpty { await upload(artifacts) }
             }
@@ -98,7 +89,7 @@ public struct JobExecutor: Sendable {
             ? (registry as? any StepEvidenceProviding).map { EvidenceLog(provider: $0) } : nil
         let steps = scenario.steps
         @Sendable func stepEvent(_ record: StepRecord) -> StepEvent {
-            StepEvent(job: job, attempt: attempt, index: UInt32(record.index), status: Status(record.outcome),
+            StepEvent(job: job, attempt: attempt, index: UInt32(record.index), status: record.outcome,
                       durationMicros: record.duration.microseconds, message: record.message ?? "",
                       interruptions: record.interruptions)
         }
@@ -138,7 +129,7 @@ public struct JobExecutor: Sendable {
         case .failed(let failure):
             // A wait whose condition never held is a failed expectation, not a job that ran out of time: only a
             // deadline (the job's timeout, a step watchdog) makes the attempt `timedOut`.
-            let status: Status
+            let status: StepOutcome
             if case .infrastructure? = failure.stepError {
                 status = .lost
             } else {
@@ -185,17 +176,6 @@ private final class ConformanceCache: Sendable {
         let provides = conforms(registry)
         known.withLock { $0[type] = provides }
         return provides
-    }
-}
-
-extension Status {
-    init(_ outcome: StepOutcome) {
-        switch outcome {
-        case .passed: self = .passed
-        case .failed: self = .failed
-        case .timedOut: self = .timedOut
-        case .cancelled: self = .cancelled
-        }
     }
 }
 
