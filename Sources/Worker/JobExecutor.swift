@@ -53,10 +53,6 @@ public struct JobExecutor: Sendable {
         reports: Reports
     ) async -> JobResult {
         let timeout = Duration.milliseconds(Int64(clamping: assignment.timeoutMillis))
-        var configuration = [String: String](minimumCapacity: assignment.configuration.count)
-        for pair in assignment.configuration { configuration[pair.key] = pair.value }
-        let context = JobContext(jobID: assignment.job, attempt: Int(assignment.attempt), configuration: configuration,
-                                 seed: assignment.seed, timeout: timeout, scenario: scenario)
         let job = assignment.job
         let attempt = assignment.attempt
         let capture = upload != nil && assignment.keep != .none
@@ -73,16 +69,11 @@ public struct JobExecutor: Sendable {
             reports.result(result)
             return result
         }
-        guard let factory = factories[assignment.registry] else {
-            return await finish(.errored, failure: Failure(step: 0, message: "this worker has no registry '\(assignment.registry)'"),
-                                duration: .zero)
-        }
         let registry: any AsyncStepRegistry
-        do {
-            registry = try await factory.make(context)
-        } catch {
-            return await finish(.errored, failure: Failure(step: 0, message: "registry '\(factory.name)' could not be built: \(error)"),
-                                duration: .zero)
+        switch await makeRegistry(for: assignment, scenario: scenario, timeout: timeout) {
+        case .success(let made): registry = made
+        case .failure(let unavailable):
+            return await finish(.errored, failure: Failure(step: 0, message: unavailable.message), duration: .zero)
         }
         // Evidence a registry captures after each step, kept raw until the outcome says whether it is sent.
         let evidence = capture && Self.providesEvidence.check(registry)
@@ -109,13 +100,7 @@ public struct JobExecutor: Sendable {
         let records = result.steps
         // A registry whose step stands for many results (a command's tests) reports them after the declared steps.
         let named = Self.providesNamedResults.check(registry) ? registry as? any NamedResultsProviding : nil
-        if let named {
-            for (i, r) in await named.namedResults().enumerated() {
-                reports.step(StepEvent(job: job, attempt: attempt, index: UInt32(steps.count + i), status: r.status,
-                                       durationMicros: r.duration.microseconds,
-                                       message: NamedStep.message(name: r.name, message: r.message ?? "")))
-            }
-        }
+        if let named { await Self.report(named, job: job, attempt: attempt, after: steps.count, to: reports) }
         if case .cancelled = result.outcome {
             if let deadline, ContinuousClock.now >= deadline {
                 result = AsyncScenarioRunner.timedOut(result, scenario: scenario,
@@ -127,22 +112,59 @@ public struct JobExecutor: Sendable {
         case .passed:
             return await finish(.passed, failure: nil, duration: result.duration, evidence: evidence, records: records)
         case .failed(let failure):
-            // A wait whose condition never held is a failed expectation, not a job that ran out of time: only a
-            // deadline (the job's timeout, a step watchdog) makes the attempt `timedOut`.
-            let status: StepOutcome
-            if case .infrastructure? = failure.stepError {
-                status = .lost
-            } else {
-                // A command that outlived its own time limit (its process group killed) timed out too.
-                status = failure.outcome == .timedOut && (failure.stepError == nil || named != nil) ? .timedOut : .failed
-            }
-            return await finish(status, failure: Failure(step: UInt32(failure.stepIndex), message: failure.message),
+            return await finish(Self.status(of: failure, namedResults: named != nil),
+                                failure: Failure(step: UInt32(failure.stepIndex), message: failure.message),
                                 duration: result.duration, evidence: evidence, records: records)
         case .cancelled:
             let index = UInt32(max(0, result.steps.count - 1))
             return await finish(.cancelled, failure: Failure(step: index, message: "cancelled"), duration: result.duration,
                                 evidence: evidence, records: records)
         }
+    }
+}
+
+extension JobExecutor {
+    /// Why no registry runs an assignment (the attempt is `errored`).
+    private struct RegistryUnavailable: Error {
+        var message: String
+    }
+
+    /// The registry that runs `assignment` of `scenario`, built from its factory with the job's context.
+    private func makeRegistry(for assignment: JobAssignment, scenario: Scenario, timeout: Duration) async
+        -> Result<any AsyncStepRegistry, RegistryUnavailable> {
+        guard let factory = factories[assignment.registry] else {
+            return .failure(RegistryUnavailable(message: "this worker has no registry '\(assignment.registry)'"))
+        }
+        var configuration = [String: String](minimumCapacity: assignment.configuration.count)
+        for pair in assignment.configuration { configuration[pair.key] = pair.value }
+        let context = JobContext(jobID: assignment.job, attempt: Int(assignment.attempt), configuration: configuration,
+                                 seed: assignment.seed, timeout: timeout, scenario: scenario)
+        do {
+            return .success(try await factory.make(context))
+        } catch {
+            return .failure(RegistryUnavailable(message: "registry '\(factory.name)' could not be built: \(error)"))
+        }
+    }
+
+    /// Reports the results a registry's step stood for (a command's tests), numbered after the scenario's
+    /// `stepCount` declared steps.
+    private static func report(_ named: any NamedResultsProviding, job: String, attempt: UInt32, after stepCount: Int,
+                       to reports: some JobReports) async {
+        for (i, r) in await named.namedResults().enumerated() {
+            reports.step(StepEvent(job: job, attempt: attempt, index: UInt32(stepCount + i), status: r.status,
+                                   durationMicros: r.duration.microseconds,
+                                   message: NamedStep.message(name: r.name, message: r.message ?? "")))
+        }
+    }
+
+    /// The status of an attempt whose scenario failed at a step. A wait whose condition never held is a failed
+    /// expectation, not a job that ran out of time: only a deadline (the job's timeout, a step watchdog) makes the
+    /// attempt `timedOut`; a registry whose machinery died (`StepError.infrastructure`) makes it `lost`.
+    /// - Parameter namedResults: the registry reports named results (a command job).
+    private static func status(of failure: ScenarioFailure, namedResults: Bool) -> StepOutcome {
+        if case .infrastructure? = failure.stepError { return .lost }
+        // A command that outlived its own time limit (its process group killed) timed out too.
+        return failure.outcome == .timedOut && (failure.stepError == nil || namedResults) ? .timedOut : .failed
     }
 }
 
