@@ -44,7 +44,7 @@ let package = Package(
         .target(name: "Journal", dependencies: ["CSQLite", "FlowVocabulary"], swiftSettings: swiftSettings),
         .target(
             name: "Coordinator",
-            dependencies: ["Wire", "UVTransport", "Artifacts", "Journal", "MatrixPlan", "FlowCrypto", "FlowSpec", "FlowVocabulary"],
+            dependencies: ["Wire", "UVTransport", "Artifacts", "Journal", "MatrixPlan", "FlowCrypto", "FlowVocabulary"],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -67,12 +67,12 @@ let package = Package(
 
         // Browser driving: the DevTools protocol client, and the `web` registry that maps FlowSpec onto it.
         .target(name: "DevTools", swiftSettings: swiftSettings),
-        .target(name: "WebRegistry", dependencies: ["DevTools", "FlowSpec", "MatrixPlan", "RunConditions"], swiftSettings: swiftSettings),
+        .target(name: "WebRegistry", dependencies: ["DevTools", "FlowSpec", "MatrixPlan", "RunConditions", "FlowVocabulary"], swiftSettings: swiftSettings),
 
         // The sample app's headless worker (a pre-UI model and its registry) and its executable.
         .target(
             name: "CatalogApp",
-            dependencies: ["FlowSpec", "MatrixPlan", "RunConditions", "Wireframe"],
+            dependencies: ["FlowSpec", "MatrixPlan", "RunConditions", "Wireframe", "FlowVocabulary"],
             path: "Workers/Catalog/Sources/CatalogApp",
             swiftSettings: swiftSettings
         ),
@@ -108,7 +108,7 @@ let package = Package(
         .testTarget(name: "CLibrariesTests", dependencies: ["CLibUV", "CZlib", "CSQLite", "CCrypto", "CCairo"], swiftSettings: swiftSettings),
         .testTarget(name: "FlowSpecTests", dependencies: ["FlowSpec"], resources: [.copy("Fixtures")], swiftSettings: swiftSettings),
         .testTarget(name: "MatrixPlanTests", dependencies: ["MatrixPlan", "FlowSpec"], resources: [.copy("Fixtures")], swiftSettings: swiftSettings),
-        .testTarget(name: "RunConditionsTests", dependencies: ["RunConditions", "MatrixPlan", "FlowSpec"], swiftSettings: swiftSettings),
+        .testTarget(name: "RunConditionsTests", dependencies: ["RunConditions", "MatrixPlan", "FlowSpec", "FlowVocabulary"], swiftSettings: swiftSettings),
         .testTarget(name: "WireTests", dependencies: ["Wire", "FlowCrypto"], swiftSettings: swiftSettings),
         .testTarget(name: "UVTransportTests", dependencies: ["UVTransport", "Wire"], swiftSettings: swiftSettings),
         .testTarget(name: "ArtifactsTests", dependencies: ["Artifacts", "FlowCrypto"], swiftSettings: swiftSettings),

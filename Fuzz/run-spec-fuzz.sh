@@ -13,7 +13,7 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 work="$root/.build/fuzz-spec"
 mkdir -p "$work/corpus" "$work/modules" "$root/Fuzz/spec/findings"
 
-flags=(-sanitize=fuzzer,address -parse-as-library -O -I "$work/modules" -I "$root/Sources/CCrypto")
+flags=(-sanitize=fuzzer,address -parse-as-library -O -package-name FlowMatrix -I "$work/modules" -I "$root/Sources/CCrypto")
 module() {  # name, sources... (rebuilt only when a source is newer than the library)
     local name="$1"; shift
     if [ -f "$work/lib$name.a" ] && [ -z "$(find "$@" -newer "$work/lib$name.a" -print -quit)" ]; then return 0; fi

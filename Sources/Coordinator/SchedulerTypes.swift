@@ -1,4 +1,3 @@
-import FlowSpec
 import FlowVocabulary
 
 /// A worker connection, as the scheduler knows it (the shell maps connections to these ids).
