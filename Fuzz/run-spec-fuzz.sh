@@ -2,9 +2,9 @@
 # Fuzzes the FlowSpec scenario loader (JSON parser, validation, timeouts) and the matrix parser with
 # libFuzzer + AddressSanitizer.
 # Usage: Fuzz/run-spec-fuzz.sh SECONDS [extra libFuzzer flags]
-# Builds FlowVocabulary, FlowSpec, FlowCrypto and MatrixPlan as instrumented static modules, then the entry point. The seed
-# corpus is Fuzz/spec/seeds (hostile cases: out-of-range and hex timeouts, null args, duplicate members), the
-# scenario fixtures and corpora, and the shipped and broken matrices. Findings (crash-*, leak-*, timeout-*)
+# Builds FlowVocabulary, FlowSpec, FlowCrypto and MatrixPlan as instrumented static modules, then the entry point.
+# The seed corpus is Fuzz/spec/seeds (hostile cases: out-of-range and hex timeouts, null args, duplicate members),
+# the scenario fixtures and corpora, and the shipped and broken matrices. Findings (crash-*, leak-*, timeout-*)
 # land in Fuzz/spec/findings/.
 set -euo pipefail
 seconds="${1:-60}"

@@ -18,7 +18,8 @@ struct OutcomeTests {
 
     @Test("attempt statuses keep their names")
     func attemptRawValues() {
-        #expect(AttemptStatus.allCases.map(\.rawValue) == ["passed", "failed", "timedOut", "lost", "cancelled", "revoked"])
+        #expect(AttemptStatus.allCases.map(\.rawValue)
+            == ["passed", "failed", "timedOut", "lost", "cancelled", "revoked"])
     }
 
     @Test("the journal records the five step outcomes it always had: errored and lost are failed")

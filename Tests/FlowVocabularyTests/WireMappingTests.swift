@@ -16,7 +16,8 @@ struct WireMappingTests {
           arguments: StepOutcome.allCases)
     func status(outcome: StepOutcome) throws {
         let byte = try #require(Self.statusBytes[outcome])
-        let step = Message.step(StepEvent(job: "j", attempt: 1, index: 0, status: outcome, durationMicros: 0, message: ""))
+        let step = Message.step(
+            StepEvent(job: "j", attempt: 1, index: 0, status: outcome, durationMicros: 0, message: ""))
         // payload: job (01 6a), attempt (01), index (00), status
         #expect(step.encodePayload()[4] == byte)
         let result = Message.result(JobResult(job: "j", attempt: 1, status: outcome, failure: nil, durationMicros: 0))
