@@ -149,7 +149,7 @@ extension JobExecutor {
     /// Reports the results a registry's step stood for (a command's tests), numbered after the scenario's
     /// `stepCount` declared steps.
     private static func report(_ named: any NamedResultsProviding, job: String, attempt: UInt32, after stepCount: Int,
-                       to reports: some JobReports) async {
+                               to reports: some JobReports) async {
         for (i, r) in await named.namedResults().enumerated() {
             reports.step(StepEvent(job: job, attempt: attempt, index: UInt32(stepCount + i), status: r.status,
                                    durationMicros: r.duration.microseconds,
