@@ -14,6 +14,7 @@ let package = Package(
     products: [
         // What a user's worker depends on (Workers/README.md): the scenario API, the worker runtime, and the
         // modules its job context speaks in (configurations; what they mean at run time).
+        .library(name: "FlowVocabulary", targets: ["FlowVocabulary"]),
         .library(name: "FlowSpec", targets: ["FlowSpec"]),
         .library(name: "FlowMatrixWorker", targets: ["Worker"]),
         .library(name: "MatrixPlan", targets: ["MatrixPlan"]),
@@ -32,31 +33,32 @@ let package = Package(
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CCairo", pkgConfig: "cairo", providers: [.apt(["libcairo2-dev"])]),
 
-        // Pure layers, lowest first.
-        .target(name: "FlowSpec", swiftSettings: swiftSettings),
-        .target(name: "MatrixPlan", dependencies: ["FlowSpec", "FlowCrypto"], swiftSettings: swiftSettings),
+        // Pure layers, lowest first. FlowVocabulary: the outcome and keep vocabulary every layer shares.
+        .target(name: "FlowVocabulary", swiftSettings: swiftSettings),
+        .target(name: "FlowSpec", dependencies: ["FlowVocabulary"], swiftSettings: swiftSettings),
+        .target(name: "MatrixPlan", dependencies: ["FlowSpec", "FlowCrypto", "FlowVocabulary"], swiftSettings: swiftSettings),
         .target(name: "RunConditions", dependencies: ["MatrixPlan", "FlowSpec"], swiftSettings: swiftSettings),
         .target(name: "FlowCrypto", dependencies: ["CCrypto"], swiftSettings: swiftSettings),
         .target(name: "Wireframe", dependencies: ["CCairo", "Artifacts"], swiftSettings: swiftSettings),
-        .target(name: "Wire", dependencies: ["FlowCrypto"], swiftSettings: swiftSettings),
+        .target(name: "Wire", dependencies: ["FlowCrypto", "FlowVocabulary"], swiftSettings: swiftSettings),
         .target(name: "UVTransport", dependencies: ["Wire", "CLibUV"], swiftSettings: swiftSettings),
         .target(name: "Artifacts", dependencies: ["CZlib", "FlowCrypto"], swiftSettings: swiftSettings),
-        .target(name: "Journal", dependencies: ["CSQLite"], swiftSettings: swiftSettings),
+        .target(name: "Journal", dependencies: ["CSQLite", "FlowVocabulary"], swiftSettings: swiftSettings),
         .target(
             name: "Coordinator",
-            dependencies: ["Wire", "UVTransport", "Artifacts", "Journal", "MatrixPlan", "FlowCrypto", "FlowSpec"],
+            dependencies: ["Wire", "UVTransport", "Artifacts", "Journal", "MatrixPlan", "FlowCrypto", "FlowVocabulary"],
             swiftSettings: swiftSettings
         ),
         .target(
             name: "Worker",
-            dependencies: ["Wire", "UVTransport", "Artifacts", "FlowSpec", "FlowCrypto"],
+            dependencies: ["Wire", "UVTransport", "Artifacts", "FlowSpec", "FlowCrypto", "FlowVocabulary"],
             swiftSettings: swiftSettings
         ),
-        .target(name: "Reports", dependencies: ["Journal", "Artifacts", "FlowCrypto", "MatrixPlan"], swiftSettings: swiftSettings),
+        .target(name: "Reports", dependencies: ["Journal", "Artifacts", "FlowCrypto", "MatrixPlan", "FlowVocabulary"], swiftSettings: swiftSettings),
         // Command jobs (docs/COMMAND-JOBS.md): the `command` registry, process groups, JUnit results.
         .target(
             name: "CommandJobs",
-            dependencies: ["Artifacts", "FlowSpec", "MatrixPlan", "RunConditions", "Wire", "Worker"],
+            dependencies: ["Artifacts", "FlowSpec", "MatrixPlan", "RunConditions", "Wire", "Worker", "FlowVocabulary"],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -67,7 +69,7 @@ let package = Package(
         // writing are its injected steps (docs/ARCHITECTURE.md, "Run API").
         .target(
             name: "RunControl",
-            dependencies: ["Coordinator", "Journal", "MatrixPlan", "Artifacts", "FlowCrypto", "FlowSpec", "Wire"],
+            dependencies: ["Coordinator", "Journal", "MatrixPlan", "Artifacts", "FlowCrypto", "FlowSpec", "FlowVocabulary", "Wire"],
             swiftSettings: swiftSettings
         ),
         .target(name: "FlowMatrixTestKit", dependencies: ["FlowSpec", "Worker", "Artifacts", "Wire"], swiftSettings: swiftSettings),
@@ -77,12 +79,12 @@ let package = Package(
 
         // Browser driving: the DevTools protocol client, and the `web` registry that maps FlowSpec onto it.
         .target(name: "DevTools", swiftSettings: swiftSettings),
-        .target(name: "WebRegistry", dependencies: ["DevTools", "FlowSpec", "MatrixPlan", "RunConditions"], swiftSettings: swiftSettings),
+        .target(name: "WebRegistry", dependencies: ["DevTools", "FlowSpec", "MatrixPlan", "RunConditions", "FlowVocabulary"], swiftSettings: swiftSettings),
 
         // The sample app's headless worker (a pre-UI model and its registry) and its executable.
         .target(
             name: "CatalogApp",
-            dependencies: ["FlowSpec", "MatrixPlan", "RunConditions", "Wireframe"],
+            dependencies: ["FlowSpec", "MatrixPlan", "RunConditions", "Wireframe", "FlowVocabulary"],
             path: "Workers/Catalog/Sources/CatalogApp",
             swiftSettings: swiftSettings
         ),
@@ -107,24 +109,25 @@ let package = Package(
             dependencies: [
                 "FlowSpec", "MatrixPlan", "RunConditions", "Wire", "UVTransport", "Artifacts", "Journal",
                 "Coordinator", "Worker", "Reports", "CatalogApp", "FlowMatrixTestKit", "FlowCrypto",
-                "DevTools", "WebRegistry", "CommandJobs", "LiveView", "RunControl",
+                "DevTools", "WebRegistry", "CommandJobs", "LiveView", "RunControl", "FlowVocabulary",
             ],
             swiftSettings: swiftSettings
         ),
         .executableTarget(name: "flowmatrix", dependencies: ["FlowMatrixCLI"], swiftSettings: swiftSettings),
 
         // Tests: one target per module, plus end-to-end tests that start real processes.
+        .testTarget(name: "FlowVocabularyTests", dependencies: ["FlowVocabulary", "Wire"], swiftSettings: swiftSettings),
         .testTarget(name: "CLibrariesTests", dependencies: ["CLibUV", "CZlib", "CSQLite", "CCrypto", "CCairo"], swiftSettings: swiftSettings),
         .testTarget(name: "FlowSpecTests", dependencies: ["FlowSpec"], resources: [.copy("Fixtures")], swiftSettings: swiftSettings),
         .testTarget(name: "MatrixPlanTests", dependencies: ["MatrixPlan", "FlowSpec"], resources: [.copy("Fixtures")], swiftSettings: swiftSettings),
-        .testTarget(name: "RunConditionsTests", dependencies: ["RunConditions", "MatrixPlan", "FlowSpec"], swiftSettings: swiftSettings),
+        .testTarget(name: "RunConditionsTests", dependencies: ["RunConditions", "MatrixPlan", "FlowSpec", "FlowVocabulary"], swiftSettings: swiftSettings),
         .testTarget(name: "WireTests", dependencies: ["Wire", "FlowCrypto"], swiftSettings: swiftSettings),
         .testTarget(name: "UVTransportTests", dependencies: ["UVTransport", "Wire"], swiftSettings: swiftSettings),
         .testTarget(name: "ArtifactsTests", dependencies: ["Artifacts", "FlowCrypto"], swiftSettings: swiftSettings),
-        .testTarget(name: "JournalTests", dependencies: ["Journal", "MatrixPlan"], swiftSettings: swiftSettings),
+        .testTarget(name: "JournalTests", dependencies: ["Journal", "MatrixPlan", "FlowVocabulary"], swiftSettings: swiftSettings),
         .testTarget(
             name: "CoordinatorTests",
-            dependencies: ["Coordinator", "FlowMatrixTestKit", "MatrixPlan", "Artifacts", "FlowCrypto", "FlowSpec", "Journal", "Wire", "Worker"],
+            dependencies: ["Coordinator", "FlowMatrixTestKit", "MatrixPlan", "Artifacts", "FlowCrypto", "FlowSpec", "Journal", "Wire", "Worker", "FlowVocabulary"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -132,12 +135,12 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "CatalogTests", dependencies: ["CatalogApp", "RunConditions", "MatrixPlan", "FlowSpec", "Wireframe"], swiftSettings: swiftSettings),
-        .testTarget(name: "ReportsTests", dependencies: ["Reports", "Journal", "Artifacts"], exclude: ["Fixtures"], swiftSettings: swiftSettings),
+        .testTarget(name: "ReportsTests", dependencies: ["Reports", "Journal", "Artifacts", "FlowVocabulary"], exclude: ["Fixtures"], swiftSettings: swiftSettings),
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
                 "FlowMatrixCLI", "Artifacts", "Coordinator", "FlowMatrixTestKit", "Journal", "UVTransport", "Wire", "DevTools",
-                "RunControl",
+                "RunControl", "FlowVocabulary",
             ],
             swiftSettings: swiftSettings
         ),

@@ -8,14 +8,19 @@ seconds="${1:-60}"
 shift || true
 root="$(cd "$(dirname "$0")/.." && pwd)"
 work="$root/.build/fuzz-wire"
-mkdir -p "$work/corpus" "$root/Fuzz/wire/findings"
+mkdir -p "$work/corpus" "$work/modules" "$root/Fuzz/wire/findings"
 
 sources=(ByteCoding.swift Frame.swift Message.swift Message+Codec.swift WireError.swift)
 paths=()
 for s in "${sources[@]}"; do paths+=("$root/Sources/Wire/$s"); done
 
-swiftc -sanitize=fuzzer,address -parse-as-library -O -module-name WireFuzz \
-    "${paths[@]}" "$root/Fuzz/wire/FuzzMain.swift" -o "$work/wire-fuzz" 2>&1 | grep -v "Cannot export local symbol" || true
+# The codec speaks the shared vocabulary (statuses, keep policies): its module first.
+swiftc -sanitize=fuzzer,address -parse-as-library -O -module-name FlowVocabulary -emit-module \
+    -emit-module-path "$work/modules/FlowVocabulary.swiftmodule" -emit-library -static \
+    -o "$work/libFlowVocabulary.a" "$root"/Sources/FlowVocabulary/*.swift 2>&1 | grep -v "Cannot export local symbol" || true
+swiftc -sanitize=fuzzer,address -parse-as-library -O -module-name WireFuzz -I "$work/modules" -L "$work" \
+    -lFlowVocabulary "${paths[@]}" "$root/Fuzz/wire/FuzzMain.swift" -o "$work/wire-fuzz" 2>&1 \
+    | grep -v "Cannot export local symbol" || true
 
 # Seed corpus: one file per vector block (valid and malformed) of docs/PROTOCOL.md.
 python3 - "$root/docs/PROTOCOL.md" "$work/corpus" <<'PY'

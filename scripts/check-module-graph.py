@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Checks that Package.swift equals the code: every target's declared dependencies are imported by its sources,
-and every package module its sources import is declared. Prints each mismatch; exits 1 when there is one.
+and every package module its sources import is declared; and that the module table in docs/ARCHITECTURE.md names
+every module with the dependencies Package.swift gives it. Prints each mismatch; exits 1 when there is one.
 Usage: scripts/check-module-graph.py [--graph]   (--graph prints the module graph as docs/ARCHITECTURE.md shows it)"""
 import pathlib, re, sys
 
@@ -34,6 +35,27 @@ for name, (kind, declared, folder) in sorted(targets.items()):
         problems.append(f"{name}: imports {missing}, which Package.swift does not declare")
     for unused in sorted(declared - imported):
         problems.append(f"{name}: declares {unused}, which none of its sources imports")
+
+# The layering table in docs/ARCHITECTURE.md: "| `Module` … | owns | imports |", imports as a comma list in which
+# parentheses are comments and "Foundation", "toolchain only" and "—" name nothing of the package.
+documented = {}
+for line in (root / "docs" / "ARCHITECTURE.md").read_text().splitlines():
+    cells = [c.strip() for c in line.strip().strip("|").split("|")]
+    if len(cells) != 3 or not cells[0].startswith("`"):
+        continue
+    name = re.match(r"`([^`]+)`", cells[0]).group(1)
+    if name not in targets or targets[name][0] == "systemLibrary":
+        continue
+    text = re.sub(r"\([^)]*\)", "", cells[2])
+    documented[name] = {d.strip() for d in text.split(",")} - {"", "Foundation", "toolchain only", "—"}
+for name, (kind, declared, _) in sorted(targets.items()):
+    if kind in ("systemLibrary", "testTarget") or name == "flowmatrix" or name.endswith("-worker") and name != "test-worker":
+        continue
+    if name not in documented:
+        problems.append(f"docs/ARCHITECTURE.md: the module table has no row for {name}")
+    elif documented[name] != declared:
+        problems.append(f"docs/ARCHITECTURE.md: {name} imports {', '.join(sorted(documented[name])) or 'nothing'} "
+                        + f"there, but Package.swift declares {', '.join(sorted(declared)) or 'nothing'}")
 
 if "--graph" in sys.argv:
     for name in sorted(graph):

@@ -128,14 +128,8 @@ public final class CommandRegistry: AsyncStepRegistry, NamedResultsProviding {
     }
 
     static func namedResult(_ c: JUnitCase) -> NamedResult {
-        let status: Status = switch c.outcome {
-        case .passed: .passed
-        case .failed: .failed
-        case .errored: .errored
-        case .skipped: .skipped
-        }
-        return NamedResult(name: CommandTemplate.testStepPrefix + c.qualifiedName, status: status,
-                           duration: .nanoseconds(Int64((c.time * 1e9).rounded())), message: c.message)
+        NamedResult(name: CommandTemplate.testStepPrefix + c.qualifiedName, status: c.outcome,
+                    duration: .nanoseconds(Int64((c.time * 1e9).rounded())), message: c.message)
     }
 
     /// `exited with status 1 (2 of 5 tests failed: a, b)` then the last lines of stderr.

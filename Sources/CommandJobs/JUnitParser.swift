@@ -1,16 +1,15 @@
+import FlowVocabulary
+
 /// One `<testcase>` of a JUnit XML file.
 public struct JUnitCase: Sendable, Hashable {
-    public enum Outcome: String, Sendable, Hashable {
-        case passed, failed, errored, skipped
-    }
-
     /// The enclosing `<testsuite name>`.
     public var suite: String
     public var classname: String
     public var name: String
     /// Seconds (`time`), 0 when absent.
     public var time: Double
-    public var outcome: Outcome
+    /// `passed`, `failed` (`<failure>`), `errored` (`<error>`) or `skipped`.
+    public var outcome: StepOutcome
     /// The `<failure>` / `<error>` / `<skipped>` message attribute, else its text (first lines).
     public var message: String?
 
@@ -37,7 +36,7 @@ public enum JUnitParser {
         var suites: [String] = []
         var cases: [JUnitCase] = []
         var current: JUnitCase?
-        var detail: (outcome: JUnitCase.Outcome, text: String)?
+        var detail: (outcome: StepOutcome, text: String)?
         var sawRoot = false
         while let token = try lexer.next() {
             switch token {
@@ -56,7 +55,7 @@ public enum JUnitParser {
                                         name: attributes["name"] ?? "", time: Double(attributes["time"] ?? "") ?? 0,
                                         outcome: .passed, message: nil)
                 case "failure", "error", "skipped":
-                    let outcome: JUnitCase.Outcome = name == "failure" ? .failed : name == "error" ? .errored : .skipped
+                    let outcome: StepOutcome = name == "failure" ? .failed : name == "error" ? .errored : .skipped
                     // The first problem decides (a failure then an error stays a failure).
                     if current?.outcome == .passed {
                         current?.outcome = outcome

@@ -1,5 +1,6 @@
 import Artifacts
 import FlowSpec
+import FlowVocabulary
 import Foundation
 
 #if canImport(Darwin)

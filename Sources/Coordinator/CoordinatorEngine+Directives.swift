@@ -1,3 +1,4 @@
+import FlowVocabulary
 import Foundation
 import Journal
 import Wire
@@ -168,41 +169,5 @@ extension CoordinatorEngine {
             outcome: outcome, attempts: attempts + (definition.attemptOffsets[index] ?? 0),
             duration: info.map { Double($0.durationMicros) / 1e6 },
             failureStep: failing?.failureStep, failureMessage: message, finishedAt: date)
-    }
-}
-
-extension AttemptStatus {
-    init(_ status: Status) {
-        switch status {
-        case .passed: self = .passed
-        case .failed, .errored, .skipped: self = .failed
-        case .timedOut: self = .timedOut
-        case .cancelled: self = .cancelled
-        case .lost: self = .lost
-        }
-    }
-}
-
-extension JobOutcome {
-    init(_ status: AttemptStatus) {
-        switch status {
-        case .passed: self = .passed
-        case .failed: self = .failed
-        case .timedOut: self = .timedOut
-        case .lost, .cancelled: self = .cancelled
-        case .revoked: self = .notRun
-        }
-    }
-}
-
-extension StepOutcome {
-    init(_ status: Status) {
-        switch status {
-        case .passed: self = .passed
-        case .failed, .errored, .lost: self = .failed
-        case .skipped: self = .skipped
-        case .timedOut: self = .timedOut
-        case .cancelled: self = .cancelled
-        }
     }
 }

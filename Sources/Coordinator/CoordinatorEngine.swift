@@ -1,4 +1,5 @@
 import FlowCrypto
+import FlowVocabulary
 import Foundation
 import Journal
 import MatrixPlan
@@ -223,7 +224,7 @@ public final class CoordinatorEngine {
             // A step past the declared ones may name itself (a command job's tests).
             if stepIndex >= keys.count, let named = NamedStep.split(message) { (key, message) = named }
             return StepResult(index: stepIndex, key: key,
-                              outcome: StepOutcome(step.status), duration: Double(step.durationMicros) / 1e6,
+                              outcome: step.status.journaled, duration: Double(step.durationMicros) / 1e6,
                               message: message.isEmpty ? nil : message,
                               interruptions: step.interruptions.isEmpty ? nil : step.interruptions.joined(separator: ", "))
         }, into: &records)
@@ -236,7 +237,7 @@ public final class CoordinatorEngine {
                                          failureStep: result.failure.map { Int($0.step) },
                                          message: result.failure?.message)
         scheduler.onMeasured(job: index, nanoseconds: Int64(clamping: result.durationMicros) &* 1000)
-        results.append((Assignment(job: index, attempt: Int(result.attempt) - offset), AttemptStatus(result.status)))
+        results.append((Assignment(job: index, attempt: Int(result.attempt) - offset), AttemptStatus(reported: result.status)))
     }
 
     /// Messages from an authenticated peer, one read batch at a time.
@@ -259,69 +260,42 @@ public final class CoordinatorEngine {
             actions += interpret(scheduler.onResults(worker, results, now: t))
             results.removeAll(keepingCapacity: true)
         }
+        /// The job index of a report about `job`'s `attempt`; nil when it is ignored, or refused (then the peer is
+        /// sent an ERROR and closed).
+        func accepted(_ type: MessageType, _ job: String, _ attempt: UInt32, ending: Bool) -> Int? {
+            let (index, refused) = reportable(job, attempt, from: peer, ending: ending)
+            if refused {
+                flushResults()
+                actions += refusal(type, job, attempt, from: peer)
+            }
+            return index
+        }
         for message in messages {
             if message.type.introducedIn > state.version {
                 flushResults()
-                actions.append(.send(peer: peer, [.error(ErrorMessage(WireError(.unknownType,
-                    "\(message.type) is not part of protocol version \(state.version)")))]))
-                actions.append(.close(peer: peer, reason: "\(message.type) from a version \(state.version) worker"))
+                actions += refusal(ofNewer: message.type, from: peer, version: state.version)
                 break
-            }
-            /// The job index of the attempt assigned to this peer that a report is about. An attempt that exists but is
-            /// not this peer's live one (a duplicate, a late result after the job moved on, another worker's) is
-            /// ignored: nil, not journaled. An unknown job or an attempt never assigned to anyone is refused.
-            func reportable(_ job: String, _ attempt: UInt32, ending: Bool) -> (index: Int?, refuse: Bool) {
-                guard let index = index(of: job) else { return (nil, true) }
-                if assignedPeer[index] == peer, assignedAttempt[index] == attempt {
-                    if ending { assignedPeer[index] = 0 }
-                    return (index, false)
-                }
-                let made = scheduler.attemptsMade(ofJob: index) + (definition.attemptOffsets[index] ?? 0)
-                guard attempt >= 1, Int(attempt) <= made else { return (nil, true) }
-                if ending { supersededResults += 1 }
-                return (nil, false)
-            }
-            func refuse(_ type: MessageType, _ job: String, _ attempt: UInt32) {
-                flushResults()
-                let text = "\(type) for job \(job.debugDescription.prefix(80)) attempt \(attempt), which is not assigned to this worker"
-                actions.append(.send(peer: peer, [.error(ErrorMessage(WireError(.invalidValue, text)))]))
-                actions.append(.close(peer: peer, reason: text))
             }
             switch message {
             case .credit(let n):
                 flushResults()
                 actions += interpret(scheduler.onCredit(worker, count: Int(n), now: t))
             case .step(let step):
-                let (index, refused) = reportable(step.job, step.attempt, ending: false)
-                if refused { refuse(.step, step.job, step.attempt); break }
-                guard let index else { continue }
+                guard let index = accepted(.step, step.job, step.attempt, ending: false) else { break }
                 onSteps(job: index, jobID: step.job, attempt: step.attempt, CollectionOfOne(StepReport(step)), into: &records)
             case .result(let result):
-                let (index, refused) = reportable(result.job, result.attempt, ending: true)
-                if refused { refuse(.result, result.job, result.attempt); break }
-                guard let index else { continue }
+                guard let index = accepted(.result, result.job, result.attempt, ending: true) else { break }
                 onResult(job: index, result, into: &results)
             case .resultSteps(let report):
-                let (index, refused) = reportable(report.result.job, report.result.attempt, ending: true)
-                if refused { refuse(.resultSteps, report.result.job, report.result.attempt); break }
-                guard let index else { continue }
-                onSteps(job: index, jobID: report.result.job, attempt: report.result.attempt, report.steps, into: &records)
+                let (job, attempt) = (report.result.job, report.result.attempt)
+                guard let index = accepted(.resultSteps, job, attempt, ending: true) else { break }
+                onSteps(job: index, jobID: job, attempt: attempt, report.steps, into: &records)
                 onResult(job: index, report.result, into: &results)
             case .revoked(let answers):
                 flushResults()
-                var answered: [(Assignment, taken: Bool)] = []
-                for answer in answers {
-                    guard let index = index(of: answer.job) else { continue }
-                    guard assignedPeer[index] == peer, assignedAttempt[index] == answer.attempt else { continue }
-                    if answer.taken { assignedPeer[index] = 0 }
-                    let offset = definition.attemptOffsets[index] ?? 0
-                    answered.append((Assignment(job: index, attempt: Int(answer.attempt) - offset), answer.taken))
-                }
-                actions += interpret(scheduler.onRevoked(worker, answered, now: t))
+                actions += onRevoked(answers, from: peer, worker: worker, now: t)
             case .artifactChunk(let chunk):
-                let (index, refused) = reportable(chunk.job, chunk.attempt, ending: false)
-                if refused { refuse(.artifactChunk, chunk.job, chunk.attempt); break }
-                guard index != nil else { continue }
+                guard accepted(.artifactChunk, chunk.job, chunk.attempt, ending: false) != nil else { break }
                 chunks.append(chunk)
             case .heartbeat:
                 // Liveness is recorded above.
@@ -334,9 +308,7 @@ public final class CoordinatorEngine {
                 actions.append(.close(peer: peer, reason: "worker reported error \(e.code): \(e.message)"))
             default:
                 flushResults()
-                actions.append(.send(peer: peer, [.error(ErrorMessage(WireError(.unexpectedMessage,
-                    "a worker may not send \(message.type) to the coordinator")))]))
-                actions.append(.close(peer: peer, reason: "unexpected \(message.type) from worker"))
+                actions += refusal(ofUnexpected: message.type, from: peer)
             }
             // Nothing after this peer's close counts: the rest of the batch is dropped.
             if case .close(let closed, _)? = actions.last, closed == peer {
@@ -348,6 +320,57 @@ public final class CoordinatorEngine {
         if !chunks.isEmpty { actions.append(.ingest(peer: peer, chunks)) }
         flushResults()
         return actions
+    }
+
+    /// The job index of the attempt assigned to `peer` that a report is about. An attempt that exists but is not
+    /// this peer's live one (a duplicate, a late result after the job moved on, another worker's) is ignored: nil,
+    /// not journaled. An unknown job or an attempt never assigned to anyone is refused.
+    /// - Parameter ending: the report ends the attempt (RESULT, RESULT_STEPS): the peer no longer owns it.
+    private func reportable(_ job: String, _ attempt: UInt32, from peer: UInt64, ending: Bool)
+        -> (index: Int?, refuse: Bool) {
+        guard let index = index(of: job) else { return (nil, true) }
+        if assignedPeer[index] == peer, assignedAttempt[index] == attempt {
+            if ending { assignedPeer[index] = 0 }
+            return (index, false)
+        }
+        let made = scheduler.attemptsMade(ofJob: index) + (definition.attemptOffsets[index] ?? 0)
+        guard attempt >= 1, Int(attempt) <= made else { return (nil, true) }
+        if ending { supersededResults += 1 }
+        return (nil, false)
+    }
+
+    /// REVOKED answers from `peer`: the attempts it still held and gave back, or had started.
+    private func onRevoked(_ answers: [RevokeAnswer], from peer: UInt64, worker: WorkerID, now t: Duration)
+        -> [Action] {
+        var answered: [(Assignment, taken: Bool)] = []
+        for answer in answers {
+            guard let index = index(of: answer.job) else { continue }
+            guard assignedPeer[index] == peer, assignedAttempt[index] == answer.attempt else { continue }
+            if answer.taken { assignedPeer[index] = 0 }
+            let offset = definition.attemptOffsets[index] ?? 0
+            answered.append((Assignment(job: index, attempt: Int(answer.attempt) - offset), answer.taken))
+        }
+        return interpret(scheduler.onRevoked(worker, answered, now: t))
+    }
+
+    /// An ERROR and the close for a report about an attempt that is not assigned to `peer`.
+    private func refusal(_ type: MessageType, _ job: String, _ attempt: UInt32, from peer: UInt64) -> [Action] {
+        let text = "\(type) for job \(job.debugDescription.prefix(80)) attempt \(attempt), which is not assigned to this worker"
+        return [.send(peer: peer, [.error(ErrorMessage(WireError(.invalidValue, text)))]), .close(peer: peer, reason: text)]
+    }
+
+    /// An ERROR and the close for a message type that `peer`'s protocol version does not have.
+    private func refusal(ofNewer type: MessageType, from peer: UInt64, version: UInt16) -> [Action] {
+        [.send(peer: peer, [.error(ErrorMessage(WireError(.unknownType,
+            "\(type) is not part of protocol version \(version)")))]),
+         .close(peer: peer, reason: "\(type) from a version \(version) worker")]
+    }
+
+    /// An ERROR and the close for a message type a worker never sends.
+    private func refusal(ofUnexpected type: MessageType, from peer: UInt64) -> [Action] {
+        [.send(peer: peer, [.error(ErrorMessage(WireError(.unexpectedMessage,
+            "a worker may not send \(type) to the coordinator")))]),
+         .close(peer: peer, reason: "unexpected \(type) from worker")]
     }
 
     /// The artifact ingest reports stored, accepted and rejected chunks: acknowledge them to their workers and

@@ -1,5 +1,5 @@
+import FlowVocabulary
 import Foundation
-import Journal
 import MatrixPlan
 import Wire
 
@@ -63,14 +63,14 @@ public struct RunDefinition: Sendable {
     /// against the retry budget and make a later pass `flaky`.
     public var priorFailures: [Int: Int] = [:]
     /// Which attempts send their artifacts (the matrix's keep policy).
-    public var keep: KeepMode
+    public var keep: KeepPolicy
     /// How long an attempt's start is held back from the journal: an attempt that ends sooner is journaled as one
     /// record (see `AttemptJournal`). Zero journals every start as it happens.
     public var journalStartDelay: Duration = .milliseconds(500)
 
     public init(
         runID: String, jobs: [RunJob], scenarioBodies: [Bytes32: [UInt8]], scheduler: SchedulerSettings,
-        finished: [Int: JobOutcome] = [:], attemptOffsets: [Int: Int] = [:], keep: KeepMode = .failures
+        finished: [Int: JobOutcome] = [:], attemptOffsets: [Int: Int] = [:], keep: KeepPolicy = .failures
     ) {
         self.keep = keep
         self.runID = runID

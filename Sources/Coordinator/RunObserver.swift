@@ -1,3 +1,5 @@
+import FlowVocabulary
+
 /// A job that reached its final outcome, as a run's observers see it.
 public struct FinishedJob: Sendable, Hashable {
     public var id: String

@@ -1,5 +1,3 @@
-import FlowSpec
-
 /// Dispatch: matching queued jobs to workers with credit, the depth each may hold, and work stealing (REVOKE).
 extension Scheduler {
     mutating func dispatchAll(now: Duration, into directives: inout [SchedulerDirective]) {

@@ -1,4 +1,4 @@
-import FlowSpec
+import FlowVocabulary
 
 /// How attempts end: results, losses and stops become attempt ends, retries, and jobs' final outcomes.
 extension Scheduler {

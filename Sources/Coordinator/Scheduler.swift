@@ -1,4 +1,4 @@
-import FlowSpec
+import FlowVocabulary
 
 /// The coordinator's scheduling core: a pure state machine with no I/O and no clock.
 ///

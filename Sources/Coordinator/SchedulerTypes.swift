@@ -1,5 +1,4 @@
-import FlowSpec
-import Journal
+import FlowVocabulary
 
 /// A worker connection, as the scheduler knows it (the shell maps connections to these ids).
 public struct WorkerID: Hashable, Sendable, Comparable, CustomStringConvertible {
@@ -7,25 +6,6 @@ public struct WorkerID: Hashable, Sendable, Comparable, CustomStringConvertible 
     public init(_ rawValue: UInt64) { self.rawValue = rawValue }
     public static func < (a: WorkerID, b: WorkerID) -> Bool { a.rawValue < b.rawValue }
     public var description: String { "w\(rawValue)" }
-}
-
-/// How one attempt of a job ended, as reported by a worker (or decided by the coordinator).
-public enum AttemptStatus: String, Sendable, Hashable, Codable {
-    case passed, failed, timedOut
-    /// The worker died or vanished while running it; does not use up a retry.
-    case lost
-    /// Cancelled by the coordinator (fail-fast, abort, drain).
-    case cancelled
-    /// Taken back before it started (work stealing, stop): it ran nowhere, uses no retry and is not a loss.
-    case revoked
-}
-
-/// The final outcome of a job in a run (the journal's vocabulary, so nothing is translated twice).
-public typealias JobOutcome = Journal.JobOutcome
-
-extension JobOutcome {
-    /// True for outcomes that fail a run (flaky fails it only under `--strict`).
-    public var isFailure: Bool { self == .failed || self == .timedOut || self == .quarantined }
 }
 
 /// What the scheduler needs to know of a job: what can run it and how long it is expected to take.

@@ -1,5 +1,6 @@
 import CatalogApp
 import FlowSpec
+import FlowVocabulary
 import Foundation
 
 extension BenchCommand {

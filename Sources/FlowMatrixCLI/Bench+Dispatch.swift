@@ -1,6 +1,7 @@
 import Coordinator
 import FlowCrypto
 import FlowSpec
+import FlowVocabulary
 import Foundation
 import Journal
 import MatrixPlan

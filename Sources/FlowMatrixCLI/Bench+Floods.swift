@@ -1,4 +1,5 @@
 import FlowCrypto
+import FlowVocabulary
 import Foundation
 import Journal
 import RunControl

@@ -1,5 +1,6 @@
 import FlowMatrixTestKit
 import FlowSpec
+import FlowVocabulary
 import Foundation
 import Synchronization
 import Wire

@@ -1,5 +1,6 @@
 import Artifacts
 import FlowCrypto
+import FlowVocabulary
 import Foundation
 import Journal
 import RunControl

@@ -1,4 +1,5 @@
 import Coordinator
+import FlowVocabulary
 import Foundation
 import Synchronization
 

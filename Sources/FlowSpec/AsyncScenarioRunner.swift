@@ -1,3 +1,5 @@
+import FlowVocabulary
+
 /// Timeouts of a scenario run. Both are wall-clock watchdogs against a registry that hangs; waits inside a
 /// step run on the registry's own clock.
 public struct RunnerSettings: Sendable, Hashable {

@@ -1,7 +1,4 @@
-/// How one step ended.
-public enum StepOutcome: String, Sendable, Hashable, Codable {
-    case passed, failed, timedOut, cancelled
-}
+import FlowVocabulary
 
 /// The record of one step that ran.
 public struct StepRecord: Sendable, Hashable {

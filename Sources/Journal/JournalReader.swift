@@ -1,4 +1,5 @@
 import CSQLite
+import FlowVocabulary
 import Foundation
 import Synchronization
 

@@ -1,3 +1,4 @@
+import FlowVocabulary
 import Foundation
 
 /// The status of a run.
@@ -15,24 +16,6 @@ public enum RunStatus: String, Sendable, Hashable, CaseIterable, Codable {
 /// Where a job is in its run.
 public enum JobState: String, Sendable, Hashable, CaseIterable, Codable {
     case queued, running, done
-}
-
-/// The outcome of a job (final) or of one attempt.
-public enum JobOutcome: String, Sendable, Hashable, CaseIterable, Codable {
-    case passed, failed, flaky, timedOut, quarantined, cancelled, notRun
-
-    /// Whether a duration with this outcome says how long the job takes (used by history medians).
-    public var measuresDuration: Bool {
-        switch self {
-        case .passed, .failed, .flaky, .timedOut: true
-        case .quarantined, .cancelled, .notRun: false
-        }
-    }
-}
-
-/// The outcome of one step of an attempt.
-public enum StepOutcome: String, Sendable, Hashable, CaseIterable, Codable {
-    case passed, failed, skipped, timedOut, cancelled
 }
 
 /// A run as the coordinator starts it.

@@ -1,3 +1,4 @@
+import FlowVocabulary
 import Foundation
 
 /// A run as the journal holds it.

@@ -1,4 +1,5 @@
 import CSQLite
+import FlowVocabulary
 import Foundation
 
 /// The text of `attempts.steps`: an attempt's steps as JSON Lines, one object per step in the order they were
@@ -68,7 +69,8 @@ enum StepLines {
             put(#","k":"#)
             putString(step.key)
             put(#","o":""#)
-            putString(step.outcome.rawValue, quoted: false)
+            // The journal's five step outcomes: a worker's `errored` or `lost` step is a failed one.
+            putString(step.outcome.journaled.rawValue, quoted: false)
             put(#"","u":"#)
             let us = (step.duration * 1e6).rounded()
             putInteger(us.isFinite ? Int64(max(-9e15, min(9e15, us))) : 0)
@@ -155,7 +157,7 @@ enum StepLines {
         steps.reserveCapacity(lines.count)
         for line in lines {
             guard let index = line.i, index >= 0, let key = line.k, let text = line.o,
-                let outcome = StepOutcome(rawValue: text)
+                let outcome = StepOutcome(rawValue: text), outcome.journaled == outcome
             else {
                 throw JournalError(
                     code: SQLITE_CORRUPT,

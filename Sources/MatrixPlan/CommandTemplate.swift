@@ -1,4 +1,5 @@
 import FlowSpec
+import FlowVocabulary
 
 /// A matrix's `command`: an existing test command fanned out over the configurations (and over `items`), run by
 /// workers that allow commands (docs/COMMAND-JOBS.md).

@@ -1,15 +1,6 @@
 import FlowSpec
+import FlowVocabulary
 import Foundation
-
-/// What to keep of a job's artifacts.
-public enum KeepPolicy: String, Sendable, Hashable, CaseIterable {
-    /// Keep artifacts of failed (and flaky) jobs only (the default).
-    case failures
-    /// Keep every artifact.
-    case all
-    /// Keep none.
-    case none
-}
 
 /// How the configurations are reduced after include/exclude/constraints.
 public enum ReductionStrategy: Sendable, Hashable, CustomStringConvertible {

@@ -1,4 +1,5 @@
 import FlowSpec
+import FlowVocabulary
 import Foundation
 
 /// Builds a `MatrixFile` from parsed JSON, collecting every finding in one pass.

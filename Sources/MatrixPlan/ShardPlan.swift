@@ -1,5 +1,6 @@
 import FlowCrypto
 import FlowSpec
+import FlowVocabulary
 
 /// One shard of a plan: `index` of `count`, counted from 1 (`--shard 2/4`).
 public struct ShardSpec: Sendable, Hashable, CustomStringConvertible {

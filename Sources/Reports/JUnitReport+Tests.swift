@@ -55,7 +55,7 @@ extension JUnitReport {
             switch last.step.outcome {
             case .passed:
                 for run in earlierFailures { element(run.step.outcome == .failed ? "flakyFailure" : "flakyError", run, trace: true) }
-            case .failed, .timedOut:
+            case .failed, .errored, .timedOut, .lost:
                 element(last.step.outcome == .failed ? "failure" : "error", last, trace: false)
                 for run in earlierFailures { element(run.step.outcome == .failed ? "rerunFailure" : "rerunError", run, trace: true) }
             case .skipped, .cancelled:

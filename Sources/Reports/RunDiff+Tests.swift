@@ -1,3 +1,4 @@
+import FlowVocabulary
 import Journal
 import MatrixPlan
 
@@ -49,7 +50,7 @@ extension RunDiff {
         let failedBefore = outcomes.dropLast().contains { $0 == .failed || $0 == .timedOut }
         switch last {
         case .passed: return failedBefore ? .flaky : .passed
-        case .failed: return .failed
+        case .failed, .errored, .lost: return .failed
         case .timedOut: return .timedOut
         case .skipped, .cancelled: return .notRun
         }

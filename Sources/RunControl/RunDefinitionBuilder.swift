@@ -1,5 +1,6 @@
 import Coordinator
 import FlowCrypto
+import FlowVocabulary
 import Foundation
 import Journal
 import MatrixPlan
@@ -42,13 +43,8 @@ public enum RunDefinitionBuilder {
         }
         let scheduler = SchedulerSettings(retries: plan.matrix.retries, failFast: plan.matrix.failFast,
                                           jobTimeout: plan.matrix.jobTimeout)
-        let keep: KeepMode = switch plan.matrix.keep {
-        case .failures: .failures
-        case .all: .all
-        case .none: .none
-        }
         var definition = RunDefinition(runID: runID, jobs: jobs, scenarioBodies: bodies, scheduler: scheduler,
-                                       finished: finished, attemptOffsets: offsets, keep: keep)
+                                       finished: finished, attemptOffsets: offsets, keep: plan.matrix.keep)
         definition.priorFailures = priorFailures
         return definition
     }

@@ -1,5 +1,6 @@
 import DevTools
 import FlowSpec
+import FlowVocabulary
 import Foundation
 import MatrixPlan
 import RunConditions

@@ -1,3 +1,5 @@
+import FlowVocabulary
+
 extension Message {
     /// The payload bytes (without the frame header).
     public func encodePayload() -> [UInt8] {
@@ -56,7 +58,7 @@ extension Message {
                 }
                 w.writeVarint(job.timeoutMillis)
                 w.writeU64BE(job.seed)
-                w.writeU8(job.keep.rawValue)
+                w.writeU8(job.keep.wireValue)
             }
         case .step(let m):
             w.writeString(m.job)
@@ -178,7 +180,7 @@ extension Message {
                 let timeout = try r.readVarint("assign.timeoutMillis")
                 let seed = try r.readU64BE("assign.seed")
                 let rawKeep = try r.readU8("assign.keep")
-                guard let keep = KeepMode(rawValue: rawKeep) else {
+                guard let keep = KeepPolicy(wireValue: rawKeep) else {
                     throw WireError(.invalidValue, "assign.keep \(rawKeep) is not 0 (failures), 1 (all) or 2 (none)")
                 }
                 return JobAssignment(
@@ -255,9 +257,9 @@ extension Message {
         }
     }
 
-    fileprivate static func readStatus(_ r: inout ByteReader, _ field: StaticString) throws -> Status {
+    fileprivate static func readStatus(_ r: inout ByteReader, _ field: StaticString) throws -> StepOutcome {
         let raw = try r.readU8(field)
-        guard let status = Status(rawValue: raw) else {
+        guard let status = StepOutcome(wireValue: raw) else {
             throw WireError(.invalidValue, "\(field) \(raw) is not a known status (0–6)")
         }
         return status
@@ -292,7 +294,7 @@ extension StepReport {
     /// A step's fields, which STEP has after its job and attempt and RESULT_STEPS has for each step.
     fileprivate func encode(into w: inout ByteWriter) {
         w.writeVarint(UInt64(index))
-        w.writeU8(status.rawValue)
+        w.writeU8(status.wireValue)
         w.writeVarint(durationMicros)
         w.writeString(message)
         w.writeList(interruptions) { $0.writeString($1) }
@@ -315,7 +317,7 @@ extension JobResult {
     fileprivate func encode(into w: inout ByteWriter) {
         w.writeString(job)
         w.writeVarint(UInt64(attempt))
-        w.writeU8(status.rawValue)
+        w.writeU8(status.wireValue)
         if let failure {
             w.writeU8(1)
             w.writeVarint(UInt64(failure.step))
@@ -359,5 +361,57 @@ extension Welcome {
         w.writeVarint(UInt64(version))
         w.writeVarint(UInt64(heartbeatMillis))
         w.writeVarint(UInt64(maxFrameSize))
+    }
+}
+
+// The shared vocabulary's byte values (docs/PROTOCOL.md, "Messages"): append-only, and known to this codec only.
+
+extension StepOutcome {
+    /// The `status` byte of STEP, RESULT and RESULT_STEPS.
+    var wireValue: UInt8 {
+        switch self {
+        case .passed: 0
+        case .failed: 1
+        case .skipped: 2
+        case .errored: 3
+        case .cancelled: 4
+        case .timedOut: 5
+        case .lost: 6
+        }
+    }
+
+    /// The outcome a `status` byte stands for; nil for a byte no version defines.
+    init?(wireValue: UInt8) {
+        switch wireValue {
+        case 0: self = .passed
+        case 1: self = .failed
+        case 2: self = .skipped
+        case 3: self = .errored
+        case 4: self = .cancelled
+        case 5: self = .timedOut
+        case 6: self = .lost
+        default: return nil
+        }
+    }
+}
+
+extension KeepPolicy {
+    /// The `keep` byte of an ASSIGN job.
+    var wireValue: UInt8 {
+        switch self {
+        case .failures: 0
+        case .all: 1
+        case .none: 2
+        }
+    }
+
+    /// The policy a `keep` byte stands for; nil for a byte no version defines.
+    init?(wireValue: UInt8) {
+        switch wireValue {
+        case 0: self = .failures
+        case 1: self = .all
+        case 2: self = .none
+        default: return nil
+        }
     }
 }

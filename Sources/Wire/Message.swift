@@ -1,3 +1,5 @@
+import FlowVocabulary
+
 /// The frame type byte of each message (docs/PROTOCOL.md, "Messages").
 public enum MessageType: UInt8, Sendable, Hashable, CaseIterable {
     case challenge = 0x01
@@ -124,16 +126,6 @@ public struct ScenarioBody: Sendable, Hashable {
     }
 }
 
-/// Which attempts' artifacts a worker sends (the matrix's `keep` policy).
-public enum KeepMode: UInt8, Sendable, Hashable, CaseIterable {
-    /// Attempts that did not pass, and passing retries (attempt > 1) of flaky jobs. The default.
-    case failures = 0
-    /// Every attempt.
-    case all = 1
-    /// None: the worker records no evidence at all.
-    case none = 2
-}
-
 /// One job of an ASSIGN batch: a lease on one attempt.
 public struct JobAssignment: Sendable, Hashable {
     public var job: String
@@ -143,10 +135,11 @@ public struct JobAssignment: Sendable, Hashable {
     public var configuration: [ConfigurationPair]
     public var timeoutMillis: UInt64
     public var seed: UInt64
-    public var keep: KeepMode
+    /// Which attempts' artifacts the worker sends (the matrix's `keep`).
+    public var keep: KeepPolicy
     public init(
         job: String, attempt: UInt32, scenarioHash: Bytes32, registry: String, configuration: [ConfigurationPair],
-        timeoutMillis: UInt64, seed: UInt64, keep: KeepMode = .failures
+        timeoutMillis: UInt64, seed: UInt64, keep: KeepPolicy = .failures
     ) {
         self.keep = keep
         self.job = job
@@ -159,30 +152,18 @@ public struct JobAssignment: Sendable, Hashable {
     }
 }
 
-/// The outcome of one step or job.
-public enum Status: UInt8, Sendable, Hashable, CaseIterable {
-    case passed = 0
-    case failed = 1
-    case skipped = 2
-    case errored = 3
-    case cancelled = 4
-    case timedOut = 5
-    /// Version 3 on: the worker could not run the attempt (its browser or device died): no test result.
-    case lost = 6
-}
-
 /// Worker → coordinator: one step finished.
 public struct StepEvent: Sendable, Hashable {
     public var job: String
     public var attempt: UInt32
     public var index: UInt32
-    public var status: Status
+    public var status: StepOutcome
     public var durationMicros: UInt64
     public var message: String
     /// Names of interruptions the step handled while it waited (e.g. `rate-app-prompt`).
     public var interruptions: [String]
     public init(
-        job: String, attempt: UInt32, index: UInt32, status: Status, durationMicros: UInt64, message: String,
+        job: String, attempt: UInt32, index: UInt32, status: StepOutcome, durationMicros: UInt64, message: String,
         interruptions: [String] = []
     ) {
         self.interruptions = interruptions
@@ -198,11 +179,11 @@ public struct StepEvent: Sendable, Hashable {
 /// A step of a RESULT_STEPS message: a STEP event without the job and attempt, which it shares with the result.
 public struct StepReport: Sendable, Hashable {
     public var index: UInt32
-    public var status: Status
+    public var status: StepOutcome
     public var durationMicros: UInt64
     public var message: String
     public var interruptions: [String]
-    public init(index: UInt32, status: Status, durationMicros: UInt64, message: String, interruptions: [String] = []) {
+    public init(index: UInt32, status: StepOutcome, durationMicros: UInt64, message: String, interruptions: [String] = []) {
         self.index = index
         self.status = status
         self.durationMicros = durationMicros
@@ -308,10 +289,10 @@ public struct Failure: Sendable, Hashable {
 public struct JobResult: Sendable, Hashable {
     public var job: String
     public var attempt: UInt32
-    public var status: Status
+    public var status: StepOutcome
     public var failure: Failure?
     public var durationMicros: UInt64
-    public init(job: String, attempt: UInt32, status: Status, failure: Failure?, durationMicros: UInt64) {
+    public init(job: String, attempt: UInt32, status: StepOutcome, failure: Failure?, durationMicros: UInt64) {
         self.job = job
         self.attempt = attempt
         self.status = status

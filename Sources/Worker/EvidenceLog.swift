@@ -1,5 +1,6 @@
 import Artifacts
 import FlowSpec
+import FlowVocabulary
 import Synchronization
 
 /// The evidence of one attempt, kept raw until the attempt's outcome says whether it is sent: rendering and

@@ -1,5 +1,6 @@
 import Artifacts
 import FlowSpec
+import FlowVocabulary
 import Foundation
 import Synchronization
 import Wire
@@ -27,16 +28,6 @@ public struct JobExecutor: Sendable {
         self.compressionLevel = compressionLevel
     }
 
-    /// Whether an attempt's artifacts are sent, per the matrix's keep policy: `failures` keeps attempts that did
-    /// not pass and the passing retries of flaky jobs (attempt > 1).
-    public static func keeps(_ policy: KeepMode, status: Status, attempt: UInt32) -> Bool {
-        switch policy {
-        case .all: true
-        case .none: false
-        case .failures: status != .passed || attempt > 1
-        }
-    }
-
     /// Runs `assignment` of `scenario`, handing each report to `emit` as a one-message array; returns the RESULT
     /// it emitted last. See ``run(_:scenario:deadline:upload:reports:)``.
     @discardableResult
@@ -62,18 +53,14 @@ public struct JobExecutor: Sendable {
         reports: Reports
     ) async -> JobResult {
         let timeout = Duration.milliseconds(Int64(clamping: assignment.timeoutMillis))
-        var configuration = [String: String](minimumCapacity: assignment.configuration.count)
-        for pair in assignment.configuration { configuration[pair.key] = pair.value }
-        let context = JobContext(jobID: assignment.job, attempt: Int(assignment.attempt), configuration: configuration,
-                                 seed: assignment.seed, timeout: timeout, scenario: scenario)
         let job = assignment.job
         let attempt = assignment.attempt
         let capture = upload != nil && assignment.keep != .none
         let sink = ArtifactSink(level: compressionLevel)
 
-        func finish(_ status: Status, failure: Failure?, duration: Duration, evidence: EvidenceLog? = nil,
+        func finish(_ status: StepOutcome, failure: Failure?, duration: Duration, evidence: EvidenceLog? = nil,
                     records: [StepRecord] = []) async -> JobResult {
-            if let upload, capture, Self.keeps(assignment.keep, status: status, attempt: attempt) {
+            if let upload, capture, assignment.keep.keepsArtifacts(of: status, attempt: Int(attempt)) {
                 let artifacts = EvidenceLog.compress(records, steps: scenario.steps, attachments: evidence, into: sink)
                 if !artifacts.isEmpty { await upload(artifacts) }
             }
@@ -82,23 +69,18 @@ public struct JobExecutor: Sendable {
             reports.result(result)
             return result
         }
-        guard let factory = factories[assignment.registry] else {
-            return await finish(.errored, failure: Failure(step: 0, message: "this worker has no registry '\(assignment.registry)'"),
-                                duration: .zero)
-        }
         let registry: any AsyncStepRegistry
-        do {
-            registry = try await factory.make(context)
-        } catch {
-            return await finish(.errored, failure: Failure(step: 0, message: "registry '\(factory.name)' could not be built: \(error)"),
-                                duration: .zero)
+        switch await makeRegistry(for: assignment, scenario: scenario, timeout: timeout) {
+        case .success(let made): registry = made
+        case .failure(let unavailable):
+            return await finish(.errored, failure: Failure(step: 0, message: unavailable.message), duration: .zero)
         }
         // Evidence a registry captures after each step, kept raw until the outcome says whether it is sent.
         let evidence = capture && Self.providesEvidence.check(registry)
             ? (registry as? any StepEvidenceProviding).map { EvidenceLog(provider: $0) } : nil
         let steps = scenario.steps
         @Sendable func stepEvent(_ record: StepRecord) -> StepEvent {
-            StepEvent(job: job, attempt: attempt, index: UInt32(record.index), status: Status(record.outcome),
+            StepEvent(job: job, attempt: attempt, index: UInt32(record.index), status: record.outcome,
                       durationMicros: record.duration.microseconds, message: record.message ?? "",
                       interruptions: record.interruptions)
         }
@@ -118,13 +100,7 @@ public struct JobExecutor: Sendable {
         let records = result.steps
         // A registry whose step stands for many results (a command's tests) reports them after the declared steps.
         let named = Self.providesNamedResults.check(registry) ? registry as? any NamedResultsProviding : nil
-        if let named {
-            for (i, r) in await named.namedResults().enumerated() {
-                reports.step(StepEvent(job: job, attempt: attempt, index: UInt32(steps.count + i), status: r.status,
-                                       durationMicros: r.duration.microseconds,
-                                       message: NamedStep.message(name: r.name, message: r.message ?? "")))
-            }
-        }
+        if let named { await Self.report(named, job: job, attempt: attempt, after: steps.count, to: reports) }
         if case .cancelled = result.outcome {
             if let deadline, ContinuousClock.now >= deadline {
                 result = AsyncScenarioRunner.timedOut(result, scenario: scenario,
@@ -136,22 +112,59 @@ public struct JobExecutor: Sendable {
         case .passed:
             return await finish(.passed, failure: nil, duration: result.duration, evidence: evidence, records: records)
         case .failed(let failure):
-            // A wait whose condition never held is a failed expectation, not a job that ran out of time: only a
-            // deadline (the job's timeout, a step watchdog) makes the attempt `timedOut`.
-            let status: Status
-            if case .infrastructure? = failure.stepError {
-                status = .lost
-            } else {
-                // A command that outlived its own time limit (its process group killed) timed out too.
-                status = failure.outcome == .timedOut && (failure.stepError == nil || named != nil) ? .timedOut : .failed
-            }
-            return await finish(status, failure: Failure(step: UInt32(failure.stepIndex), message: failure.message),
+            return await finish(Self.status(of: failure, namedResults: named != nil),
+                                failure: Failure(step: UInt32(failure.stepIndex), message: failure.message),
                                 duration: result.duration, evidence: evidence, records: records)
         case .cancelled:
             let index = UInt32(max(0, result.steps.count - 1))
             return await finish(.cancelled, failure: Failure(step: index, message: "cancelled"), duration: result.duration,
                                 evidence: evidence, records: records)
         }
+    }
+}
+
+extension JobExecutor {
+    /// Why no registry runs an assignment (the attempt is `errored`).
+    private struct RegistryUnavailable: Error {
+        var message: String
+    }
+
+    /// The registry that runs `assignment` of `scenario`, built from its factory with the job's context.
+    private func makeRegistry(for assignment: JobAssignment, scenario: Scenario, timeout: Duration) async
+        -> Result<any AsyncStepRegistry, RegistryUnavailable> {
+        guard let factory = factories[assignment.registry] else {
+            return .failure(RegistryUnavailable(message: "this worker has no registry '\(assignment.registry)'"))
+        }
+        var configuration = [String: String](minimumCapacity: assignment.configuration.count)
+        for pair in assignment.configuration { configuration[pair.key] = pair.value }
+        let context = JobContext(jobID: assignment.job, attempt: Int(assignment.attempt), configuration: configuration,
+                                 seed: assignment.seed, timeout: timeout, scenario: scenario)
+        do {
+            return .success(try await factory.make(context))
+        } catch {
+            return .failure(RegistryUnavailable(message: "registry '\(factory.name)' could not be built: \(error)"))
+        }
+    }
+
+    /// Reports the results a registry's step stood for (a command's tests), numbered after the scenario's
+    /// `stepCount` declared steps.
+    private static func report(_ named: any NamedResultsProviding, job: String, attempt: UInt32, after stepCount: Int,
+                               to reports: some JobReports) async {
+        for (i, r) in await named.namedResults().enumerated() {
+            reports.step(StepEvent(job: job, attempt: attempt, index: UInt32(stepCount + i), status: r.status,
+                                   durationMicros: r.duration.microseconds,
+                                   message: NamedStep.message(name: r.name, message: r.message ?? "")))
+        }
+    }
+
+    /// The status of an attempt whose scenario failed at a step. A wait whose condition never held is a failed
+    /// expectation, not a job that ran out of time: only a deadline (the job's timeout, a step watchdog) makes the
+    /// attempt `timedOut`; a registry whose machinery died (`StepError.infrastructure`) makes it `lost`.
+    /// - Parameter namedResults: the registry reports named results (a command job).
+    private static func status(of failure: ScenarioFailure, namedResults: Bool) -> StepOutcome {
+        if case .infrastructure? = failure.stepError { return .lost }
+        // A command that outlived its own time limit (its process group killed) timed out too.
+        return failure.outcome == .timedOut && (failure.stepError == nil || namedResults) ? .timedOut : .failed
     }
 }
 
@@ -185,17 +198,6 @@ private final class ConformanceCache: Sendable {
         let provides = conforms(registry)
         known.withLock { $0[type] = provides }
         return provides
-    }
-}
-
-extension Status {
-    init(_ outcome: StepOutcome) {
-        switch outcome {
-        case .passed: self = .passed
-        case .failed: self = .failed
-        case .timedOut: self = .timedOut
-        case .cancelled: self = .cancelled
-        }
     }
 }
 

@@ -1,4 +1,5 @@
 import FlowSpec
+import FlowVocabulary
 import Wire
 
 /// One result a registry's step stands for (a test of a command job's JUnit files).
@@ -6,12 +7,12 @@ public struct NamedResult: Sendable, Hashable {
     /// The result's name, the step key it is journaled under (`test:<classname>.<name>` for JUnit tests).
     public var name: String
     /// `passed`, `failed`, `skipped`, `errored` or `timedOut`.
-    public var status: Status
+    public var status: StepOutcome
     public var duration: Duration
     /// Why it did not pass.
     public var message: String?
 
-    public init(name: String, status: Status, duration: Duration, message: String? = nil) {
+    public init(name: String, status: StepOutcome, duration: Duration, message: String? = nil) {
         self.name = name
         self.status = status
         self.duration = duration

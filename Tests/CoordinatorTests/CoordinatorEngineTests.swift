@@ -2,6 +2,7 @@ import Coordinator
 import FlowCrypto
 import FlowMatrixTestKit
 import FlowSpec
+import FlowVocabulary
 import Foundation
 import Journal
 import Synchronization

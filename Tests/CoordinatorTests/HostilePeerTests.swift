@@ -1,5 +1,6 @@
 import Artifacts
 import Coordinator
+import FlowVocabulary
 import Foundation
 import Journal
 import Synchronization

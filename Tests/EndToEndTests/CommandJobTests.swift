@@ -1,4 +1,5 @@
 @testable import FlowMatrixCLI
+import FlowVocabulary
 import Foundation
 import Journal
 import Testing

@@ -1,3 +1,4 @@
+import FlowVocabulary
 import Foundation
 import Testing
 
@@ -21,13 +22,17 @@ struct StepLinesTests {
         0, 0.000_001, 0.05, 1.5, -2.25, 1e12, -1e12, .nan, .infinity, -.infinity, 0.000_000_4,
     ]
 
+    /// The five step outcomes the journal records (`passed`, `failed`, `skipped`, `timedOut`, `cancelled`).
+    static let journaledOutcomes = StepOutcome.allCases.filter { $0.journaled == $0 }
+
     static func steps(_ seed: Int) -> [StepResult] {
         let texts = trickyTexts
+        let outcomes = journaledOutcomes
         return (0..<(1 + seed % 4)).map { n in
             let k = seed + n
             return StepResult(
                 index: [0, 1, 7, -3, 1_000_000, Int.max, Int.min][k % 7],
-                key: texts[k % texts.count], outcome: StepOutcome.allCases[k % StepOutcome.allCases.count],
+                key: texts[k % texts.count], outcome: outcomes[k % outcomes.count],
                 duration: durations[k % durations.count],
                 message: k % 3 == 0 ? nil : texts[(k * 7 + 3) % texts.count],
                 interruptions: k % 2 == 0 ? nil : texts[(k * 5 + 1) % texts.count])
@@ -73,6 +78,20 @@ struct StepLinesTests {
         #expect(foreign.first?.duration == 0.000_003)
         #expect(throws: JournalError.self) { try StepLines.decode(#"{"i":0,"o":"passed"}"#, "t") }
         #expect(throws: JournalError.self) { try StepLines.decode(#"{"i":0,"k":"a","o":"passed""#, "t") }
+    }
+
+    @Test("a worker's errored or lost step is journaled as failed; a line with either outcome is not the journal's")
+    func workerOutcomesJournaled() throws {
+        #expect(Self.journaledOutcomes == [.passed, .failed, .skipped, .timedOut, .cancelled])
+        for outcome in [StepOutcome.errored, .lost] {
+            let step = StepResult(index: 0, key: "test:a", outcome: outcome, duration: 1)
+            let text = String(decoding: StepLines.encode([step]), as: UTF8.self)
+            #expect(text == #"{"i":0,"k":"test:a","o":"failed","u":1000000}"#)
+            #expect(try StepLines.decode(text, "t").map(\.outcome) == [.failed])
+            #expect(throws: JournalError.self) {
+                try StepLines.decode(#"{"i":0,"k":"a","o":"\#(outcome.rawValue)","u":1}"#, "t")
+            }
+        }
     }
 
     @Test("tricky strings survive encoding and decoding")

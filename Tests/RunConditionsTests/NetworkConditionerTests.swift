@@ -1,4 +1,5 @@
 import FlowSpec
+import FlowVocabulary
 import MatrixPlan
 import RunConditions
 import Testing
