@@ -47,8 +47,9 @@ public struct ReportFiles: Sendable, Hashable {
     public var stability: Stability?
     /// Problems that did not stop the report (a blob missing from the store…), one sentence each.
     public var warnings: [String]
-    /// Seconds spent per phase, in order: `index`, (`diff` with a baseline), `pivot`, `jobs` (chunks, blobs,
-    /// summary.json and the test cases, streamed together), `junit.xml`, `report.html`.
+    /// Seconds spent per phase, in order: `index`, (`diff` with a baseline), `pivot` (on its own thread, during
+    /// `jobs`), `jobs` (chunks, blobs, summary entries and the test cases, streamed together), `junit.xml` and
+    /// `report.html` (with summary.json; the two on two threads at once).
     public var timings: [Timing] = []
 
     /// Time spent in one phase of writing a report.
@@ -77,23 +78,59 @@ public enum ReportWriter {
         runID: String, reader: JournalReader, blobsRoot: URL, into folder: URL, baseline: String? = nil,
         settings: ReportSettings = ReportSettings()
     ) throws -> ReportFiles {
-        var timings: [ReportFiles.Timing] = []
-        let clock = ContinuousClock()
-        var mark = clock.now
-        func lap(_ phase: String) {
-            let now = clock.now
-            let elapsed = (now - mark).components
-            timings.append(ReportFiles.Timing(phase: phase, seconds: Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18))
-            mark = now
-        }
+        var timer = PhaseTimer()
         let index = try RunIndex(runID: runID, reader: reader)
-        lap("index")
+        timer.lap("index")
         var diff: RunDiff?
         if let baseline {
             let base = try resolveBaseline(baseline, for: runID, reader: reader)
             diff = try RunDiff.compute(reader: reader, base: base, head: runID, durationThreshold: settings.durationThreshold)
-            lap("diff")
+            timer.lap("diff")
         }
+        try prepare(folder)
+        let store = storeRoot(blobsRoot).flatMap { try? BlobStore(root: $0, syncToDisk: false) }
+        var files = ReportFiles(
+            folder: folder, html: folder.appendingPathComponent("report.html"),
+            junit: folder.appendingPathComponent("junit.xml"), summary: folder.appendingPathComponent("summary.json"),
+            blobs: [], chunks: [], blobBytes: 0, baselineRunID: diff?.base, diff: diff, warnings: []
+        )
+        // The pivot needs only the index: it is computed on its own thread while the journal pass streams the jobs.
+        let pass = try JobPass(index: index, store: store, folder: folder, settings: settings)
+        let (passed, analysis) = try Parallel.both({ try pass.run(runID: runID, reader: reader) }) {
+            let clock = ContinuousClock(), start = clock.now
+            return (analyze(index), PhaseTimer.seconds(clock.now - start))
+        }
+        timer.add("pivot", seconds: analysis.1)
+        timer.lap("jobs")
+        files.chunks = passed.chunks
+        files.blobs = pass.carrier.files
+        files.carriedBlobs = pass.carrier.count
+        files.blobBytes = pass.carrier.compressedBytes
+        var warnings = pass.carrier.warnings
+        if store == nil && passed.anyArtifact {
+            warnings = ["no blob store at \(blobsRoot.path): artifacts are listed but not carried"]
+        }
+        let (pivot, stability) = analysis.0
+        let page = HTMLReport(index: index, pivot: pivot, diff: diff, stability: stability, warnings: warnings,
+                              failures: passed.failures, chunkCount: passed.chunks.count)
+        // junit.xml on one thread; summary.json, report.html and stability.json on the other.
+        let (junitSeconds, pageSeconds) = try Parallel.both({
+            try timed { try writeJUnit(index, cases: pass.cases, grouping: settings.junitGrouping, to: files.junit) }
+        }, {
+            try timed {
+                try writeSummaryAndPage(pass.summary, page, files: files, pivot: pivot, diff: diff, stability: stability)
+            }
+        })
+        timer.add("junit.xml", seconds: junitSeconds)
+        timer.add("report.html", seconds: pageSeconds)
+        files.stability = stability
+        files.warnings = warnings
+        files.timings = timer.timings
+        return files
+    }
+
+    /// The pivot, and in stability mode the stability figures with their headline and patterns.
+    static func analyze(_ index: RunIndex) -> (AxisPivot, Stability?) {
         // Stability mode: the pivot counts repetitions of configurations, so it leaves the repetition axis out.
         var stability = Stability.compute(index)
         let pivot = AxisPivot.compute(index, excluding: stability == nil ? [] : [Repetitions.axis])
@@ -104,7 +141,11 @@ public enum ReportWriter {
             stability?.headline = s.headline(flakePivot: flakePivot)
             stability?.patterns = flakePivot.explanations
         }
-        lap("pivot")
+        return (pivot, stability)
+    }
+
+    /// Creates the folder and removes what an earlier report left that is rewritten as a whole.
+    static func prepare(_ folder: URL) throws {
         do {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             for old in ["artifacts", "blobs", "data"] {
@@ -114,81 +155,43 @@ public enum ReportWriter {
         } catch {
             throw ReportError(code: .output, message: "cannot prepare \(folder.path): \(error.localizedDescription)")
         }
-        var warnings: [String] = []
-        let store = storeRoot(blobsRoot).flatMap { try? BlobStore(root: $0, syncToDisk: false) }
-        var files = ReportFiles(
-            folder: folder, html: folder.appendingPathComponent("report.html"),
-            junit: folder.appendingPathComponent("junit.xml"), summary: folder.appendingPathComponent("summary.json"),
-            blobs: [], chunks: [], blobBytes: 0, baselineRunID: diff?.base, diff: diff, warnings: []
-        )
+    }
 
-        // One pass in plan order: each job's panel data into its chunk, its blobs into blobs/, its summary entry.
-        let carrier = try BlobCarrier(store: store, folder: folder, selection: settings.artifacts,
-                                      maxArtifactSize: settings.maxArtifactSize)
-        let chunks = try JobChunks(folder: folder, jobs: index.jobs.count, axes: index.axisNames,
-                                   start: index.run.info.startedAt)
-        let summaryOutput = try ReportOutput(file: files.summary)
-        let summary = try SummaryDocument.Writer(out: summaryOutput, index: index, pivot: pivot, diff: diff,
-                                                 stability: stability)
-        let cases = try JUnitReport.Cases(grouping: settings.junitGrouping, multipleRegistries: index.registries.count > 1,
-                                          folder: folder)
-        var failures: [Int: String] = [:]
-        var anyArtifact = false
-        try reader.forEachJob(run: runID) { detail in
-            let job = JobReport(detail, axes: index.axes(of: detail.row))
-            let carried = try carrier.carry(job)
-            anyArtifact = anyArtifact || !detail.artifacts.isEmpty
-            chunks.add(job, carried: carried)
-            cases.add(job)
-            try summary.add(job) { if case .success = carried[$0] { true } else { false } }
-            if job.status != .passed && job.status != .notRun {
-                let result = job.row.result
-                failures[detail.row.ordinal] = JUnitReport.failureText(
-                    step: result?.failureStep, steps: job.decidingAttempt?.steps ?? [], message: result?.failureMessage)
-            }
-        }
-        summary.finish()
-        try summaryOutput.finish()
-        files.chunks = try chunks.finish()
-        try carrier.finish()
-        files.blobs = carrier.files
-        files.carriedBlobs = carrier.count
-        files.blobBytes = carrier.compressedBytes
-        if store == nil && anyArtifact {
-            warnings.append("no blob store at \(blobsRoot.path): artifacts are listed but not carried")
-        } else {
-            warnings += carrier.warnings
-        }
-        lap("jobs")
-
-        // JUnit wants its test cases suite by suite: the kept ones come back from their temporary file.
-        let junit = try ReportOutput(file: files.junit)
+    /// `junit.xml`, suite by suite: the kept test cases come back from their scratch file.
+    static func writeJUnit(_ index: RunIndex, cases: JUnitReport.Cases, grouping: JUnitGrouping, to url: URL) throws {
+        let junit = try ReportOutput(file: url)
         do {
-            try JUnitReport.write(index, grouping: settings.junitGrouping, to: junit, tally: { cases.tally($0) }) { try cases.text($0) }
+            try JUnitReport.write(index, grouping: grouping, to: junit, tally: { cases.tally($0) }) { try cases.text($0) }
         } catch let error as ReportError {
             throw error
         } catch {
-            throw ReportError(code: .output, message: "cannot write \(files.junit.path): \(error.localizedDescription)")
+            throw ReportError(code: .output, message: "cannot write \(url.path): \(error.localizedDescription)")
         }
         try junit.finish()
-        lap("junit.xml")
+    }
 
+    /// `summary.json`, `report.html` and, in stability mode, `stability.json`.
+    static func writeSummaryAndPage(_ summary: SummaryDocument.Writer, _ page: HTMLReport, files: ReportFiles,
+                                    pivot: AxisPivot, diff: RunDiff?, stability: Stability?) throws {
+        let summaryOutput = try ReportOutput(file: files.summary)
+        try summary.finish(into: summaryOutput, pivot: pivot, diff: diff, stability: stability)
+        try summaryOutput.finish()
         let html = try ReportOutput(file: files.html)
-        HTMLReport(index: index, pivot: pivot, diff: diff, stability: stability, warnings: warnings, failures: failures,
-                   chunkCount: chunks.count).write(to: html)
+        page.write(to: html)
         try html.finish()
-        lap("report.html")
-        if let stability {
-            files.stability = stability
-            do {
-                try stability.json().write(to: folder.appendingPathComponent("stability.json"))
-            } catch {
-                throw ReportError(code: .output, message: "cannot write stability.json: \(error.localizedDescription)")
-            }
+        guard let stability else { return }
+        do {
+            try stability.json().write(to: files.folder.appendingPathComponent("stability.json"))
+        } catch {
+            throw ReportError(code: .output, message: "cannot write stability.json: \(error.localizedDescription)")
         }
-        files.warnings = warnings
-        files.timings = timings
-        return files
+    }
+
+    /// Runs `body` and returns the seconds it took.
+    private static func timed(_ body: () throws -> Void) throws -> Double {
+        let clock = ContinuousClock(), start = clock.now
+        try body()
+        return PhaseTimer.seconds(clock.now - start)
     }
 
     /// The run id a `--baseline` value names: `last` is the most recent run started before `runID`.
@@ -224,5 +227,31 @@ public enum ReportWriter {
             return root.deletingLastPathComponent()
         }
         return nil
+    }
+}
+
+/// The seconds of each phase of a report.
+struct PhaseTimer {
+    private(set) var timings: [ReportFiles.Timing] = []
+    private let clock = ContinuousClock()
+    private var mark: ContinuousClock.Instant
+
+    init() { mark = clock.now }
+
+    /// Ends a phase that ran since the last lap.
+    mutating func lap(_ phase: String) {
+        let now = clock.now
+        timings.append(ReportFiles.Timing(phase: phase, seconds: Self.seconds(now - mark)))
+        mark = now
+    }
+
+    /// Records a phase timed elsewhere (on another thread).
+    mutating func add(_ phase: String, seconds: Double) {
+        timings.append(ReportFiles.Timing(phase: phase, seconds: seconds))
+    }
+
+    static func seconds(_ duration: Duration) -> Double {
+        let parts = duration.components
+        return Double(parts.seconds) + Double(parts.attoseconds) / 1e18
     }
 }

@@ -72,7 +72,7 @@ struct RunIndex {
     private struct Builder {
         var index: RunIndex
         var scenarioIndex: [String: Int32] = [:]
-        var configurationIndex: [String: Int32] = [:]
+        var configurationIndex: [String: [(json: String, id: Int32)]] = [:]
         var registryIndex: [String: Int32] = [:]
         var registryNames: [String] = []
         var axes = Set<String>()
@@ -88,12 +88,14 @@ struct RunIndex {
                 scenarioIndex[job.scenarioID] = scenario
                 index.scenarios.append((job.scenarioID, job.scenarioTitle))
             }
-            // The canonical text and the JSON describe one configuration; the JSON decides the values.
-            let configurationKey = job.configuration + "\u{0}" + job.configurationJSON
+            // The canonical text and the JSON describe one configuration; the JSON decides the values (looked up by
+            // the text, then the JSON compared: no key string is built per job).
             let configuration: Int32
-            if let known = configurationIndex[configurationKey] { configuration = known } else {
+            if let known = configurationIndex[job.configuration]?.first(where: { $0.json == job.configurationJSON }) {
+                configuration = known.id
+            } else {
                 configuration = Int32(index.configurations.count)
-                configurationIndex[configurationKey] = configuration
+                configurationIndex[job.configuration, default: []].append((job.configurationJSON, configuration))
                 let values = AxisValue.parse(configuration: job.configuration, json: job.configurationJSON)
                 for value in values { axes.insert(value.axis) }
                 index.configurations.append(Configuration(text: job.configuration, axes: values))
