@@ -2,14 +2,14 @@ import Artifacts
 import Foundation
 import Journal
 
-/// The one pass of ``ReportWriter`` over the journal's jobs, in plan order, as a pipeline of three threads joined by
+/// The one pass of ``ReportWriter`` over the journal's jobs, in plan order, as a pipeline of four threads joined by
 /// bounded queues (each stage keeps plan order, so packs, chunks and entries are the same whatever the threads do):
 ///
 /// 1. the calling thread steps through the journal (``JournalReader/forEachJob(run:_:)``: rows, steps, artifact
 ///    references) and makes each job's ``JobReport``;
-/// 2. the second carries the job's blobs into the open pack (``BlobCarrier``) and appends its panel to its chunk
-///    (``JobChunks``);
-/// 3. the third writes its `summary.json` entry (``SummaryDocument/Writer``) and — unless it is a plain pass — its
+/// 2. the second carries the job's blobs into the open pack (``BlobCarrier``: reads, Z85, pack files);
+/// 3. the third appends its panel to its chunk (``JobChunks``);
+/// 4. the fourth writes its `summary.json` entry (``SummaryDocument/Writer``) and — unless it is a plain pass — its
 ///    JUnit test case (``JUnitReport/Cases``) into their scratch files, and keeps the failure text the page lists.
 ///
 /// A queue holds at most ``queueBatches`` batches of ``batchSize`` jobs, so memory does not grow with the run.
@@ -31,7 +31,13 @@ final class JobPass {
         var anyArtifact: Bool
     }
 
-    /// A job on its way from the first stage to the second, with the artifacts the folder carries.
+    /// A job with where its artifacts went (stage 2 to 3).
+    private struct Placed: Sendable {
+        var job: JobReport
+        var carried: [ArtifactReference: Result<BlobCarrier.Place, BlobCarrier.Note>]
+    }
+
+    /// A job with the artifacts the folder carries (stage 3 to 4).
     private struct Streamed: Sendable {
         var job: JobReport
         var carried: Set<ArtifactReference>
@@ -53,30 +59,32 @@ final class JobPass {
     /// Streams run `runID`'s jobs through every writer, then compresses the chunks and closes the last pack.
     func run(runID: String, reader: JournalReader) throws -> Output {
         let read = Parallel.Channel<JobReport>(capacity: Self.queueBatches)
-        let carried = Parallel.Channel<Streamed>(capacity: Self.queueBatches)
-        let (_, (chunkFiles, (failures, anyArtifact))) = try Parallel.both({
+        let placed = Parallel.Channel<Placed>(capacity: Self.queueBatches)
+        let streamed = Parallel.Channel<Streamed>(capacity: Self.queueBatches)
+        let (_, (_, (chunkFiles, (failures, anyArtifact)))) = try Parallel.both({
             defer { read.close() }
             do { try produce(runID: runID, reader: reader, into: read) } catch is Stopped {}
         }, {
             try Parallel.both({
-                defer { carried.close() }
-                do {
-                    try carry(read, into: carried)
-                } catch {
-                    read.cancel()
-                    if error is Stopped { return [URL]() }
-                    throw error
-                }
-                let files = try chunks.finish()
+                guard try Self.stage(read, placed, { Placed(job: $0, carried: try carrier.carry($0)) }) else { return }
                 try carrier.finish()
-                return files
             }, {
-                do {
-                    return try consume(carried)
-                } catch {
-                    carried.cancel()
-                    throw error
-                }
+                try Parallel.both({
+                    guard try Self.stage(placed, streamed, { p in
+                        chunks.add(p.job, carried: p.carried)
+                        var kept = Set<ArtifactReference>()
+                        for (ref, place) in p.carried { if case .success = place { kept.insert(ref) } }
+                        return Streamed(job: p.job, carried: kept)
+                    }) else { return [URL]() }
+                    return try chunks.finish()
+                }, {
+                    do {
+                        return try consume(streamed)
+                    } catch {
+                        streamed.cancel()
+                        throw error
+                    }
+                })
             })
         })
         return Output(chunks: chunkFiles, failures: failures, anyArtifact: anyArtifact)
@@ -96,23 +104,25 @@ final class JobPass {
         if !batch.isEmpty { guard queue.send(batch) else { throw Stopped() } }
     }
 
-    /// Stage 2: blobs and chunks.
-    private func carry(_ input: Parallel.Channel<JobReport>, into output: Parallel.Channel<Streamed>) throws {
-        while let batch = input.receive() {
-            var out: [Streamed] = []
-            out.reserveCapacity(batch.count)
-            for job in batch {
-                let carried = try carrier.carry(job)
-                chunks.add(job, carried: carried)
-                var kept = Set<ArtifactReference>()
-                for (ref, place) in carried { if case .success = place { kept.insert(ref) } }
-                out.append(Streamed(job: job, carried: kept))
+    /// A middle stage: each batch of `input` transformed, job by job in order, into `output`, which is closed at the
+    /// end. When it fails or the next stage stops, the previous stage is stopped too.
+    /// - Returns: false when the next stage stopped (its error is the one thrown).
+    private static func stage<In, Out>(_ input: Parallel.Channel<In>, _ output: Parallel.Channel<Out>,
+                                       _ transform: (In) throws -> Out) throws -> Bool {
+        defer { output.close() }
+        do {
+            while let batch = input.receive() {
+                guard output.send(try batch.map(transform)) else { throw Stopped() }
             }
-            guard output.send(out) else { throw Stopped() }
+            return true
+        } catch {
+            input.cancel()
+            if error is Stopped { return false }
+            throw error
         }
     }
 
-    /// Stage 3: summary entries, test cases and failure texts.
+    /// Stage 4: summary entries, test cases and failure texts.
     private func consume(_ queue: Parallel.Channel<Streamed>) throws -> ([Int: String], Bool) {
         var failures: [Int: String] = [:]
         var anyArtifact = false
