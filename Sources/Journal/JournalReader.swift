@@ -70,7 +70,7 @@ public final class JournalReader: Sendable {
         (SELECT COUNT(*) FROM jobs j WHERE j.run_key = r.run_key)
         """
 
-    func runSummaries(_ connection: SQLiteConnection, _ sql: String, _ values: [SQLValue]) throws
+    func runSummaries(_ connection: SQLiteConnection, _ sql: String, _ values: [SQLValue], outcomes: Bool = true) throws
         -> [RunSummary]
     {
         var runs = try connection.query(sql, values) { row in
@@ -86,7 +86,7 @@ public final class JournalReader: Sendable {
                 outcomes: [:]
             )
         }
-        for i in runs.indices {
+        for i in runs.indices where outcomes {
             let counts = try connection.query(
                 """
                 SELECT r.outcome, COUNT(*) FROM jobs j JOIN results r ON r.job_key = j.job_key
@@ -113,9 +113,12 @@ public final class JournalReader: Sendable {
     }
 
     /// One run, or nil when the journal has no such run.
-    public func run(_ runID: String) throws -> RunSummary? {
+    /// - Parameter countingOutcomes: false leaves ``RunSummary/outcomes`` empty and skips the query that counts them
+    ///   (a report counts the outcomes itself as it reads the jobs).
+    public func run(_ runID: String, countingOutcomes: Bool = true) throws -> RunSummary? {
         try read { c in
-            try runSummaries(c, "SELECT \(Self.runColumns) FROM runs r WHERE r.run_id = ?", [.text(runID)]).first
+            try runSummaries(c, "SELECT \(Self.runColumns) FROM runs r WHERE r.run_id = ?", [.text(runID)],
+                             outcomes: countingOutcomes).first
         }
     }
 

@@ -25,7 +25,10 @@ final class JobPass {
 
     /// What the pass produced besides its writers' files.
     struct Output {
-        var chunks: [URL]
+        /// Attempts started (superseded ones included) and the workers that ran them, sorted (by UTF-8 bytes, as
+        /// SQLite sorts).
+        var attemptCount: Int
+        var workers: [String]
         /// Failure text (`step 2 (key): message`) of each job that did not pass, by plan position.
         var failures: [Int: String]
         var anyArtifact: Bool
@@ -56,14 +59,15 @@ final class JobPass {
                                       folder: folder)
     }
 
-    /// Streams run `runID`'s jobs through every writer, then compresses the chunks and closes the last pack.
+    /// Streams run `runID`'s jobs through every writer and closes the last pack (``JobChunks/finish()`` is left to
+    /// the caller, to run alongside the files written after the pass).
     func run(runID: String, reader: JournalReader) throws -> Output {
         let read = Parallel.Channel<JobReport>(capacity: Self.queueBatches)
         let placed = Parallel.Channel<Placed>(capacity: Self.queueBatches)
         let streamed = Parallel.Channel<Streamed>(capacity: Self.queueBatches)
-        let (_, (_, (chunkFiles, (failures, anyArtifact)))) = try Parallel.both({
+        let (totals, (_, (_, (failures, anyArtifact)))) = try Parallel.both({
             defer { read.close() }
-            do { try produce(runID: runID, reader: reader, into: read) } catch is Stopped {}
+            do { return try produce(runID: runID, reader: reader, into: read) } catch is Stopped { return (0, []) }
         }, {
             try Parallel.both({
                 guard try Self.stage(read, placed, { Placed(job: $0, carried: try carrier.carry($0)) }) else { return }
@@ -75,8 +79,7 @@ final class JobPass {
                         var kept = Set<ArtifactReference>()
                         for (ref, place) in p.carried { if case .success = place { kept.insert(ref) } }
                         return Streamed(job: p.job, carried: kept)
-                    }) else { return [URL]() }
-                    return try chunks.finish()
+                    }) else { return }
                 }, {
                     do {
                         return try consume(streamed)
@@ -87,14 +90,20 @@ final class JobPass {
                 })
             })
         })
-        return Output(chunks: chunkFiles, failures: failures, anyArtifact: anyArtifact)
+        return Output(attemptCount: totals.0, workers: totals.1, failures: failures, anyArtifact: anyArtifact)
     }
 
-    /// Stage 1: the journal.
-    private func produce(runID: String, reader: JournalReader, into queue: Parallel.Channel<JobReport>) throws {
+    /// Stage 1: the journal. Returns the attempts and the workers.
+    private func produce(runID: String, reader: JournalReader, into queue: Parallel.Channel<JobReport>) throws
+        -> (Int, [String])
+    {
         var batch: [JobReport] = []
         batch.reserveCapacity(Self.batchSize)
+        var attempts = 0
+        var workers = Set<String>()
         try reader.forEachJob(run: runID) { detail in
+            attempts += detail.attempts.count
+            for attempt in detail.attempts where !attempt.attempt.worker.isEmpty { workers.insert(attempt.attempt.worker) }
             batch.append(JobReport(detail, axes: index.axes(of: detail.row)))
             if batch.count == Self.batchSize {
                 guard queue.send(batch) else { throw Stopped() }
@@ -102,6 +111,7 @@ final class JobPass {
             }
         }
         if !batch.isEmpty { guard queue.send(batch) else { throw Stopped() } }
+        return (attempts, workers.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) })
     }
 
     /// A middle stage: each batch of `input` transformed, job by job in order, into `output`, which is closed at the

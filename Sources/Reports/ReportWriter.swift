@@ -79,7 +79,7 @@ public enum ReportWriter {
         settings: ReportSettings = ReportSettings()
     ) throws -> ReportFiles {
         var timer = PhaseTimer()
-        let index = try RunIndex(runID: runID, reader: reader)
+        var index = try RunIndex(runID: runID, reader: reader, totals: false)
         timer.lap("index")
         var diff: RunDiff?
         if let baseline {
@@ -102,7 +102,7 @@ public enum ReportWriter {
         }
         timer.add("pivot", seconds: analysis.1)
         timer.lap("jobs")
-        files.chunks = passed.chunks
+        (index.attemptCount, index.workers) = (passed.attemptCount, passed.workers)
         files.blobs = pass.carrier.files
         files.carriedBlobs = pass.carrier.count
         files.blobBytes = pass.carrier.compressedBytes
@@ -112,15 +112,19 @@ public enum ReportWriter {
         }
         let (pivot, stability) = analysis.0
         let page = HTMLReport(index: index, pivot: pivot, diff: diff, stability: stability, warnings: warnings,
-                              failures: passed.failures, chunkCount: passed.chunks.count)
-        // junit.xml on one thread; summary.json, report.html and stability.json on the other.
-        let (junitSeconds, pageSeconds) = try Parallel.both({
+                              failures: passed.failures, chunkCount: pass.chunks.count)
+        // Three threads: junit.xml; summary.json, report.html and stability.json; the chunks compressed.
+        let (junitSeconds, (pageSeconds, chunkFiles)) = try Parallel.both({
             try timed { try writeJUnit(index, cases: pass.cases, grouping: settings.junitGrouping, to: files.junit) }
         }, {
-            try timed {
-                try writeSummaryAndPage(pass.summary, page, files: files, pivot: pivot, diff: diff, stability: stability)
-            }
+            try Parallel.both({
+                try timed {
+                    try writeSummaryAndPage(pass.summary, page, index: index, files: files, pivot: pivot, diff: diff,
+                                            stability: stability)
+                }
+            }, { try pass.chunks.finish() })
         })
+        files.chunks = chunkFiles
         timer.add("junit.xml", seconds: junitSeconds)
         timer.add("report.html", seconds: pageSeconds)
         files.stability = stability
@@ -171,10 +175,10 @@ public enum ReportWriter {
     }
 
     /// `summary.json`, `report.html` and, in stability mode, `stability.json`.
-    static func writeSummaryAndPage(_ summary: SummaryDocument.Writer, _ page: HTMLReport, files: ReportFiles,
-                                    pivot: AxisPivot, diff: RunDiff?, stability: Stability?) throws {
+    static func writeSummaryAndPage(_ summary: SummaryDocument.Writer, _ page: HTMLReport, index: RunIndex,
+                                    files: ReportFiles, pivot: AxisPivot, diff: RunDiff?, stability: Stability?) throws {
         let summaryOutput = try ReportOutput(file: files.summary)
-        try summary.finish(into: summaryOutput, pivot: pivot, diff: diff, stability: stability)
+        try summary.finish(into: summaryOutput, index: index, pivot: pivot, diff: diff, stability: stability)
         try summaryOutput.finish()
         let html = try ReportOutput(file: files.html)
         page.write(to: html)

@@ -49,13 +49,15 @@ struct RunIndex {
     var runID: String { run.info.runID }
 
     /// Streams the run's job rows from the journal (one at a time) into the index.
+    /// - Parameter totals: false leaves ``attemptCount`` and ``workers`` for the caller to set (the report writer
+    ///   counts them in its pass over the attempts instead of two more queries).
     /// - Throws: ``ReportError`` `.unknownRun`, or the journal's error.
-    init(runID: String, reader: JournalReader) throws {
-        guard let run = try reader.run(runID) else { throw ReportError.unknownRun(runID) }
+    init(runID: String, reader: JournalReader, totals: Bool = true) throws {
+        guard let run = try reader.run(runID, countingOutcomes: false) else { throw ReportError.unknownRun(runID) }
         var builder = Builder(run: run)
         try reader.forEachJobRow(run: runID) { builder.add($0) }
         self = builder.finish()
-        (attemptCount, workers) = try reader.attemptTotals(run: runID)
+        if totals { (attemptCount, workers) = try reader.attemptTotals(run: runID) }
     }
 
     /// The index of a run already in memory.

@@ -240,7 +240,7 @@ public struct SummaryDocument: Sendable, Hashable, Codable {
     }
 
     /// Writes `summary.json` as the jobs stream by: each full job entry, as it comes (``add(_:carried:)``), into a
-    /// scratch file; then (``finish(into:pivot:diff:stability:)``, once the pivot is known) the members before
+    /// scratch file; then (``finish(into:index:pivot:diff:stability:)``, once the pivot is known) the members before
     /// `jobs`, the entries, the compact passed rows from the index and the remaining members. The entries are
     /// written by hand (``JobEntry``), byte for byte what `JSONEncoder` writes for ``SummaryDocument/job(_:carried:)``.
     final class Writer {
@@ -251,7 +251,7 @@ public struct SummaryDocument: Sendable, Hashable, Codable {
         private var fits: [Bool]
         private var first = true
 
-        /// - Parameter folder: where the scratch file goes (removed by ``finish(into:pivot:diff:stability:)``).
+        /// - Parameter folder: where the scratch file goes (removed when the writer is released).
         init(index: RunIndex, folder: URL) throws {
             self.index = index
             scratchURL = folder.appendingPathComponent(".summary-jobs-\(UUID().uuidString).tmp")
@@ -276,7 +276,9 @@ public struct SummaryDocument: Sendable, Hashable, Codable {
         }
 
         /// Writes the document into `out`: the members before `jobs`, the full entries, the passed rows, the rest.
-        func finish(into out: ReportOutput, pivot: AxisPivot, diff: RunDiff?, stability: Stability?) throws {
+        /// - Parameter index: the run's index with its attempt count and workers (the writer's own copy was taken
+        ///   before the pass counted them).
+        func finish(into out: ReportOutput, index: RunIndex, pivot: AxisPivot, diff: RunDiff?, stability: Stability?) throws {
             try scratch.finish()
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
