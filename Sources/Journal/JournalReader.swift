@@ -37,6 +37,12 @@ public final class JournalReader: Sendable {
         self.connection = Mutex(connection)
     }
 
+    /// Another reader of the same journal, with its own connection: two streams can then be read at once (each
+    /// call is still its own snapshot).
+    public func sibling() throws -> JournalReader {
+        try JournalReader(path: connection.withLock { $0.path })
+    }
+
     func read<T: Sendable>(_ body: (SQLiteConnection) throws -> T) throws -> T {
         try connection.withLock { connection in
             try connection.execute("BEGIN")

@@ -18,13 +18,15 @@ final class JobPass {
     static let queueBatches = 8
 
     let carrier: BlobCarrier
-    let chunks: JobChunks
-    let summary: SummaryDocument.Writer
-    let cases: JUnitReport.Cases
-    private let index: RunIndex
+    private let folder: URL
+    private let settings: ReportSettings
 
     /// What the pass produced besides its writers' files.
     struct Output {
+        /// The writers stages 3 and 4 made once the index was there (their files are finished by the caller).
+        var chunks: JobChunks
+        var summary: SummaryDocument.Writer
+        var cases: JUnitReport.Cases
         /// Attempts started (superseded ones included) and the workers that ran them, sorted (by UTF-8 bytes, as
         /// SQLite sorts).
         var attemptCount: Int
@@ -49,23 +51,21 @@ final class JobPass {
     /// The producer stops: the consumer failed, and its error is the one thrown.
     private struct Stopped: Error {}
 
-    init(index: RunIndex, store: BlobStore?, folder: URL, settings: ReportSettings) throws {
-        self.index = index
+    init(store: BlobStore?, folder: URL, settings: ReportSettings) throws {
+        self.folder = folder
+        self.settings = settings
         carrier = try BlobCarrier(store: store, folder: folder, selection: settings.artifacts,
                                   maxArtifactSize: settings.maxArtifactSize)
-        chunks = try JobChunks(folder: folder, jobs: index.jobs.count, axes: index.axisNames, start: index.run.info.startedAt)
-        summary = try SummaryDocument.Writer(index: index, folder: folder)
-        cases = try JUnitReport.Cases(grouping: settings.junitGrouping, multipleRegistries: index.registries.count > 1,
-                                      folder: folder)
     }
 
     /// Streams run `runID`'s jobs through every writer and closes the last pack (``JobChunks/finish()`` is left to
-    /// the caller, to run alongside the files written after the pass).
-    func run(runID: String, reader: JournalReader) throws -> Output {
+    /// the caller, to run alongside the files written after the pass). Stages 1 and 2 start at once; stages 3 and 4
+    /// wait for `index` (built meanwhile on another connection).
+    func run(runID: String, reader: JournalReader, index: Parallel.Promise<RunIndex>) throws -> Output {
         let read = Parallel.Channel<JobReport>(capacity: Self.queueBatches)
         let placed = Parallel.Channel<Placed>(capacity: Self.queueBatches)
         let streamed = Parallel.Channel<Streamed>(capacity: Self.queueBatches)
-        let (totals, (_, (_, (failures, anyArtifact)))) = try Parallel.both({
+        let (totals, (_, (chunks, (summary, cases, failures, anyArtifact)))) = try Parallel.both({
             defer { read.close() }
             do { return try produce(runID: runID, reader: reader, into: read) } catch is Stopped { return (0, []) }
         }, {
@@ -73,16 +73,9 @@ final class JobPass {
                 guard try Self.stage(read, placed, { Placed(job: $0, carried: try carrier.carry($0)) }) else { return }
                 try carrier.finish()
             }, {
-                try Parallel.both({
-                    guard try Self.stage(placed, streamed, { p in
-                        chunks.add(p.job, carried: p.carried)
-                        var kept = Set<ArtifactReference>()
-                        for (ref, place) in p.carried { if case .success = place { kept.insert(ref) } }
-                        return Streamed(job: p.job, carried: kept)
-                    }) else { return }
-                }, {
+                try Parallel.both({ try chunkStage(placed, streamed, index: index) }, {
                     do {
-                        return try consume(streamed)
+                        return try consume(streamed, index: try index.wait())
                     } catch {
                         streamed.cancel()
                         throw error
@@ -90,7 +83,30 @@ final class JobPass {
                 })
             })
         })
-        return Output(attemptCount: totals.0, workers: totals.1, failures: failures, anyArtifact: anyArtifact)
+        return Output(chunks: chunks, summary: summary, cases: cases, attemptCount: totals.0, workers: totals.1,
+                      failures: failures, anyArtifact: anyArtifact)
+    }
+
+    /// Stage 3: the chunks (their writer needs the index's axis names).
+    private func chunkStage(_ input: Parallel.Channel<Placed>, _ output: Parallel.Channel<Streamed>,
+                            index: Parallel.Promise<RunIndex>) throws -> JobChunks {
+        let chunks: JobChunks
+        do {
+            let index = try index.wait()
+            chunks = try JobChunks(folder: folder, jobs: index.jobs.count, axes: index.axisNames,
+                                   start: index.run.info.startedAt)
+        } catch {
+            input.cancel()
+            output.close()
+            throw error
+        }
+        _ = try Self.stage(input, output) { p in
+            chunks.add(p.job, carried: p.carried)
+            var kept = Set<ArtifactReference>()
+            for (ref, place) in p.carried { if case .success = place { kept.insert(ref) } }
+            return Streamed(job: p.job, carried: kept)
+        }
+        return chunks
     }
 
     /// Stage 1: the journal. Returns the attempts and the workers.
@@ -101,10 +117,20 @@ final class JobPass {
         batch.reserveCapacity(Self.batchSize)
         var attempts = 0
         var workers = Set<String>()
+        // Each configuration's axes parsed once (by its text, then its JSON, as the index interns them).
+        var axes: [String: [(json: String, axes: [AxisValue])]] = [:]
         try reader.forEachJob(run: runID) { detail in
             attempts += detail.attempts.count
             for attempt in detail.attempts where !attempt.attempt.worker.isEmpty { workers.insert(attempt.attempt.worker) }
-            batch.append(JobReport(detail, axes: index.axes(of: detail.row)))
+            let job = detail.row.job
+            let parsed: [AxisValue]
+            if let known = axes[job.configuration]?.first(where: { $0.json == job.configurationJSON }) {
+                parsed = known.axes
+            } else {
+                parsed = AxisValue.parse(configuration: job.configuration, json: job.configurationJSON)
+                axes[job.configuration, default: []].append((job.configurationJSON, parsed))
+            }
+            batch.append(JobReport(detail, axes: parsed))
             if batch.count == Self.batchSize {
                 guard queue.send(batch) else { throw Stopped() }
                 batch.removeAll(keepingCapacity: true)
@@ -133,7 +159,12 @@ final class JobPass {
     }
 
     /// Stage 4: summary entries, test cases and failure texts.
-    private func consume(_ queue: Parallel.Channel<Streamed>) throws -> ([Int: String], Bool) {
+    private func consume(_ queue: Parallel.Channel<Streamed>, index: RunIndex) throws
+        -> (SummaryDocument.Writer, JUnitReport.Cases, [Int: String], Bool)
+    {
+        let summary = try SummaryDocument.Writer(index: index, folder: folder)
+        let cases = try JUnitReport.Cases(grouping: settings.junitGrouping, multipleRegistries: index.registries.count > 1,
+                                          folder: folder)
         var failures: [Int: String] = [:]
         var anyArtifact = false
         while let batch = queue.receive() {
@@ -149,6 +180,6 @@ final class JobPass {
                 }
             }
         }
-        return (failures, anyArtifact)
+        return (summary, cases, failures, anyArtifact)
     }
 }

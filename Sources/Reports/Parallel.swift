@@ -67,6 +67,29 @@ enum Parallel {
         return thread
     }
 
+    /// A value one thread makes and others wait for (the run's index, which later stages of the pass need).
+    final class Promise<Value: Sendable>: Sendable {
+        private let state = Mutex<Result<Value, any Error>?>(nil)
+        private let done = DispatchSemaphore(value: 0)
+
+        /// Sets the value (or the error that stops the waiters); only the first call counts.
+        func fulfill(_ result: Result<Value, any Error>) {
+            state.withLock { if $0 == nil { $0 = result } }
+            done.signal()
+        }
+
+        /// Waits for ``fulfill(_:)``.
+        /// - Throws: the error it was fulfilled with.
+        func wait() throws -> Value {
+            done.wait()
+            done.signal()  // the next waiter
+            guard let result = state.withLock({ $0 }) else {
+                throw ReportError(code: .output, message: "a report stage was woken without a value")
+            }
+            return try result.get()
+        }
+    }
+
     /// A first-in first-out queue of at most `capacity` batches between one producer thread and one consumer
     /// thread: the producer waits while it is full, so memory holds at most `capacity` batches whatever the run's
     /// size. ``close()`` ends it: the consumer then drains what is left and gets nil.

@@ -47,9 +47,9 @@ public struct ReportFiles: Sendable, Hashable {
     public var stability: Stability?
     /// Problems that did not stop the report (a blob missing from the store…), one sentence each.
     public var warnings: [String]
-    /// Seconds spent per phase, in order: `index`, (`diff` with a baseline), `pivot` (on its own thread, during
-    /// `jobs`), `jobs` (chunks, blobs, summary entries and the test cases, streamed together), `junit.xml` and
-    /// `report.html` (with summary.json; the two on two threads at once).
+    /// Seconds spent per phase, in order: `index`, (`diff` with a baseline), `pivot` (these three one after the
+    /// other on one thread while the pass runs), `jobs` (the pass: chunks, blobs, summary entries and test cases,
+    /// streamed together; from the start), `junit.xml` and `report.html` (with summary.json; on two threads at once).
     public var timings: [Timing] = []
 
     /// Time spent in one phase of writing a report.
@@ -78,59 +78,87 @@ public enum ReportWriter {
         runID: String, reader: JournalReader, blobsRoot: URL, into folder: URL, baseline: String? = nil,
         settings: ReportSettings = ReportSettings()
     ) throws -> ReportFiles {
-        var timer = PhaseTimer()
-        var index = try RunIndex(runID: runID, reader: reader, totals: false)
-        timer.lap("index")
-        var diff: RunDiff?
-        if let baseline {
-            let base = try resolveBaseline(baseline, for: runID, reader: reader)
-            diff = try RunDiff.compute(reader: reader, base: base, head: runID, durationThreshold: settings.durationThreshold)
-            timer.lap("diff")
-        }
+        let clock = ContinuousClock(), started = clock.now
+        // Everything that can refuse the request does so before the folder is touched.
+        guard try reader.run(runID, countingOutcomes: false) != nil else { throw ReportError.unknownRun(runID) }
+        let base = try baseline.map { try resolveBaseline($0, for: runID, reader: reader) }
         try prepare(folder)
         let store = storeRoot(blobsRoot).flatMap { try? BlobStore(root: $0, syncToDisk: false) }
+        // The pass reads through its own connection from the start; the index, the diff and the pivot are computed
+        // meanwhile on this one (the pass's later stages wait for the index).
+        let pass = try JobPass(store: store, folder: folder, settings: settings)
+        let passReader = try reader.sibling()
+        let promise = Parallel.Promise<RunIndex>()
+        let (front, passed) = try Parallel.both({
+            try analyze(runID: runID, reader: reader, base: base, settings: settings, promise: promise)
+        }, { try pass.run(runID: runID, reader: passReader, index: promise) })
+        var timer = front.timer
+        timer.add("jobs", seconds: PhaseTimer.seconds(clock.now - started))
+        var index = front.index
+        (index.attemptCount, index.workers) = (passed.attemptCount, passed.workers)
         var files = ReportFiles(
             folder: folder, html: folder.appendingPathComponent("report.html"),
             junit: folder.appendingPathComponent("junit.xml"), summary: folder.appendingPathComponent("summary.json"),
-            blobs: [], chunks: [], blobBytes: 0, baselineRunID: diff?.base, diff: diff, warnings: []
+            blobs: pass.carrier.files, chunks: [], blobBytes: pass.carrier.compressedBytes, baselineRunID: front.diff?.base,
+            diff: front.diff, warnings: []
         )
-        // The pivot needs only the index: it is computed on its own thread while the journal pass streams the jobs.
-        let pass = try JobPass(index: index, store: store, folder: folder, settings: settings)
-        let (passed, analysis) = try Parallel.both({ try pass.run(runID: runID, reader: reader) }) {
-            let clock = ContinuousClock(), start = clock.now
-            return (analyze(index), PhaseTimer.seconds(clock.now - start))
-        }
-        timer.add("pivot", seconds: analysis.1)
-        timer.lap("jobs")
-        (index.attemptCount, index.workers) = (passed.attemptCount, passed.workers)
-        files.blobs = pass.carrier.files
         files.carriedBlobs = pass.carrier.count
-        files.blobBytes = pass.carrier.compressedBytes
-        var warnings = pass.carrier.warnings
+        files.warnings = pass.carrier.warnings
         if store == nil && passed.anyArtifact {
-            warnings = ["no blob store at \(blobsRoot.path): artifacts are listed but not carried"]
+            files.warnings = ["no blob store at \(blobsRoot.path): artifacts are listed but not carried"]
         }
-        let (pivot, stability) = analysis.0
-        let page = HTMLReport(index: index, pivot: pivot, diff: diff, stability: stability, warnings: warnings,
-                              failures: passed.failures, chunkCount: pass.chunks.count)
+        files.stability = front.stability
+        let page = HTMLReport(index: index, pivot: front.pivot, diff: front.diff, stability: front.stability,
+                              warnings: files.warnings, failures: passed.failures, chunkCount: passed.chunks.count)
         // Three threads: junit.xml; summary.json, report.html and stability.json; the chunks compressed.
         let (junitSeconds, (pageSeconds, chunkFiles)) = try Parallel.both({
-            try timed { try writeJUnit(index, cases: pass.cases, grouping: settings.junitGrouping, to: files.junit) }
+            try timed { try writeJUnit(index, cases: passed.cases, grouping: settings.junitGrouping, to: files.junit) }
         }, {
             try Parallel.both({
                 try timed {
-                    try writeSummaryAndPage(pass.summary, page, index: index, files: files, pivot: pivot, diff: diff,
-                                            stability: stability)
+                    try writeSummaryAndPage(passed.summary, page, index: index, files: files, pivot: front.pivot,
+                                            diff: front.diff, stability: front.stability)
                 }
-            }, { try pass.chunks.finish() })
+            }, { try passed.chunks.finish() })
         })
         files.chunks = chunkFiles
         timer.add("junit.xml", seconds: junitSeconds)
         timer.add("report.html", seconds: pageSeconds)
-        files.stability = stability
-        files.warnings = warnings
         files.timings = timer.timings
         return files
+    }
+
+    /// What is computed from the index while the pass runs.
+    struct Front {
+        var index: RunIndex
+        var diff: RunDiff?
+        var pivot: AxisPivot
+        var stability: Stability?
+        var timer: PhaseTimer
+    }
+
+    /// The index (handed to the pass through `promise` as soon as it is built), the diff with the baseline run
+    /// `base`, the pivot and the stability figures.
+    static func analyze(runID: String, reader: JournalReader, base: String?, settings: ReportSettings,
+                        promise: Parallel.Promise<RunIndex>) throws -> Front {
+        var timer = PhaseTimer()
+        let index: RunIndex
+        do {
+            index = try RunIndex(runID: runID, reader: reader, totals: false)
+            promise.fulfill(.success(index))
+        } catch {
+            promise.fulfill(.failure(error))
+            throw error
+        }
+        timer.lap("index")
+        var diff: RunDiff?
+        if let base {
+            diff = try RunDiff.compute(reader: reader, base: base, head: runID, durationThreshold: settings.durationThreshold)
+            timer.lap("diff")
+        }
+        let (pivot, stability) = analyze(index)
+        timer.lap("pivot")
+        return Front(index: index, diff: diff, pivot: pivot, stability: stability, timer: timer)
     }
 
     /// The pivot, and in stability mode the stability figures with their headline and patterns.
