@@ -58,14 +58,14 @@ struct StepLineParser {
         }
         while true {
             skipSpaces()
-            let key = try string()
+            let key = try memberName()
             skipSpaces()
             try expect(0x3A)  // :
             skipSpaces()
             let value = try value()
             switch (key, value) {
-            case ("i", .number(let n)): line.i = try integer(n, key)
-            case ("u", .number(let n)): line.u = Int64(try integer(n, key))
+            case ("i", .number(let n)): line.i = try integer(n, "i")
+            case ("u", .number(let n)): line.u = Int64(try integer(n, "u"))
             case ("d", .number(let n)):
                 let text = String(decoding: bytes[n], as: UTF8.self)
                 guard let v = Double(text) else { throw Failure(description: "bad number \(text) for d") }
@@ -87,6 +87,19 @@ struct StepLineParser {
             try expect(0x7D)  // }
             return line
         }
+    }
+
+    /// A member's name: its only byte for a one-byte name without escapes (every name the journal writes, and no
+    /// `String` made), else the name read as a string (then `"?"` when it is not one of ours, so it is skipped).
+    private mutating func memberName() throws(Failure) -> Unicode.Scalar {
+        if at + 2 < bytes.count, bytes[at] == 0x22, bytes[at + 2] == 0x22, bytes[at + 1] != 0x5C, bytes[at + 1] != 0x22,
+           bytes[at + 1] < 0x80 {
+            at += 3
+            return Unicode.Scalar(bytes[at - 2])
+        }
+        let name = try string()
+        guard name.unicodeScalars.count == 1, let only = name.unicodeScalars.first, only.isASCII else { return "?" }
+        return only
     }
 
     private var peek: UInt8? { at < bytes.count ? bytes[at] : nil }
