@@ -31,7 +31,8 @@ final class JobChunks {
     private let start: Int64
     private var outputs: [ReportOutput] = []
     private var temporaries: [URL] = []
-    private var written: [Int] = []
+    /// Jobs per chunk so far (one thread at a time; no runtime exclusivity check, as ``ReportOutput``'s buffer).
+    @exclusivity(unchecked) private var written: [Int] = []
 
     /// - Parameters:
     ///   - folder: the report folder; chunks go into `folder/data/`.
