@@ -153,7 +153,9 @@ struct HTMLReport {
                     let job = index.jobs[position]
                     // A passed cell is bare (its tooltip and click come from the script): 100,000 of them.
                     if job.status == .passed {
-                        out += "<a class=\"cell s-passed\" data-job=\"\(h(job.id))\"></a>"
+                        out += "<a class=\"cell s-passed\" data-job=\""
+                        out += h(job.id)
+                        out += "\"></a>"
                         continue
                     }
                     // Its tooltip, like a passed cell's, comes from the script (scenario, header, status).
