@@ -132,7 +132,7 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
-            name: "LiveViewTests", dependencies: ["LiveView", "UVTransport", "Coordinator", "Journal"],
+            name: "LiveViewTests", dependencies: ["LiveView", "UVTransport", "Coordinator", "Journal", "Artifacts"],
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "DevToolsTests", dependencies: ["DevTools"], swiftSettings: swiftSettings),
