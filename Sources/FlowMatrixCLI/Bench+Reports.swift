@@ -61,10 +61,12 @@ enum ReportsBench {
 
         // The same in process, for the time per phase.
         let reader = try JournalReader(path: directory.appendingPathComponent("journal.sqlite").path)
+        let writeStarted = clock.now
         let files = try ReportWriter.write(runID: runID, reader: reader, blobsRoot: directory, into: folder)
+        let total = BenchCommand.seconds(clock.now - writeStarted)
+        // Phases on two threads overlap (pivot with jobs, junit.xml with report.html): they add up to more than the wall.
         let phases = files.timings.map { "\($0.phase) \(String(format: "%.0f", $0.seconds * 1000)) ms" }
-        let total = files.timings.reduce(0) { $0 + $1.seconds }
-        print(String(format: "  ReportWriter.write in process: %.2f s: ", total) + phases.joined(separator: ", "))
+        print(String(format: "  ReportWriter.write in process: %.2f s wall: ", total) + phases.joined(separator: ", "))
 
         // The folder against the compressed blobs the report references (those of the jobs that did not pass).
         var statuses: [String: JobOutcome] = [:]

@@ -38,6 +38,12 @@ public final class JournalReader: Sendable {
         self.connection = Mutex(connection)
     }
 
+    /// Another reader of the same journal, with its own connection: two streams can then be read at once (each
+    /// call is still its own snapshot).
+    public func sibling() throws -> JournalReader {
+        try JournalReader(path: connection.withLock { $0.path })
+    }
+
     func read<T: Sendable>(_ body: (SQLiteConnection) throws -> T) throws -> T {
         try connection.withLock { connection in
             try connection.execute("BEGIN")
@@ -71,7 +77,7 @@ public final class JournalReader: Sendable {
         (SELECT COUNT(*) FROM jobs j WHERE j.run_key = r.run_key)
         """
 
-    func runSummaries(_ connection: SQLiteConnection, _ sql: String, _ values: [SQLValue]) throws
+    func runSummaries(_ connection: SQLiteConnection, _ sql: String, _ values: [SQLValue], outcomes: Bool = true) throws
         -> [RunSummary]
     {
         var runs = try connection.query(sql, values) { row in
@@ -87,7 +93,7 @@ public final class JournalReader: Sendable {
                 outcomes: [:]
             )
         }
-        for i in runs.indices {
+        for i in runs.indices where outcomes {
             let counts = try connection.query(
                 """
                 SELECT r.outcome, COUNT(*) FROM jobs j JOIN results r ON r.job_key = j.job_key
@@ -114,9 +120,12 @@ public final class JournalReader: Sendable {
     }
 
     /// One run, or nil when the journal has no such run.
-    public func run(_ runID: String) throws -> RunSummary? {
+    /// - Parameter countingOutcomes: false leaves ``RunSummary/outcomes`` empty and skips the query that counts them
+    ///   (a report counts the outcomes itself as it reads the jobs).
+    public func run(_ runID: String, countingOutcomes: Bool = true) throws -> RunSummary? {
         try read { c in
-            try runSummaries(c, "SELECT \(Self.runColumns) FROM runs r WHERE r.run_id = ?", [.text(runID)]).first
+            try runSummaries(c, "SELECT \(Self.runColumns) FROM runs r WHERE r.run_id = ?", [.text(runID)],
+                             outcomes: countingOutcomes).first
         }
     }
 
@@ -192,55 +201,77 @@ public final class JournalReader: Sendable {
             result: result)
     }
 
-    /// Streams the jobs of a run in plan order with their attempts, steps and artifact references, one job at a time,
-    /// from one query (SQLite steps through the rows; nothing is collected, so memory does not grow with the number
-    /// of jobs). `body` runs inside the reader's read transaction and must not call this reader.
+    /// Streams the jobs of a run in plan order with their attempts, steps and artifact references, one job at a time
+    /// (nothing is collected, so memory does not grow with the number of jobs). `body` runs inside the reader's read
+    /// transaction and must not call this reader.
+    ///
+    /// Two ordered queries stepped together in one read transaction: the jobs with their results and attempts, and
+    /// the run's artifact references in the same (job, attempt) order, merged as they go. An attempt's steps are
+    /// decoded straight from the column's bytes.
     public func forEachJob(run runID: String, _ body: (JobDetail) throws -> Void) throws {
         let sql = """
-            SELECT \(Self.jobColumns), j.job_key, \(Self.attemptColumns), a.steps,
-                (SELECT json_group_array(json_array(x.step_index, x.name, x.media_type, x.sha256, x.compressed_size,
-                    x.raw_size)) FROM (SELECT * FROM artifacts x WHERE x.job_key = a.job_key AND x.attempt = a.attempt
-                    ORDER BY x.step_index, x.name) x)
+            SELECT \(Self.jobColumns), j.job_key, \(Self.attemptColumns), a.steps
             FROM jobs j LEFT JOIN results r ON r.job_key = j.job_key LEFT JOIN attempts a ON a.job_key = j.job_key
             WHERE j.run_key = (SELECT run_key FROM runs WHERE run_id = ?) ORDER BY j.job_key, a.attempt
             """
         try read { c in
-            var current: JobDetail?
-            var currentKey = -1
-            var ordinal = 0
-            try c.forEachRow(sql, [.text(runID)]) { row in
-                let key = row.int(13)
-                if key != currentKey {
-                    if let done = current { try body(done) }
-                    current = JobDetail(row: try Self.jobRow(row, ordinal: ordinal), attempts: [], artifacts: [:])
-                    currentKey = key
-                    ordinal += 1
+            try c.withCursor(Self.artifactsInJobOrder, [.text(runID)]) { artifacts in
+                var pending = try ArtifactCursor(&artifacts)
+                var current: JobDetail?
+                var currentKey = -1
+                var ordinal = 0
+                try c.forEachRow(sql, [.text(runID)]) { row in
+                    let key = row.int(13)
+                    if key != currentKey {
+                        if let done = current { try body(done) }
+                        current = JobDetail(row: try Self.jobRow(row, ordinal: ordinal), attempts: [], artifacts: [:])
+                        currentKey = key
+                        ordinal += 1
+                    }
+                    guard !row.isNull(14) else { return }
+                    let jobID = current?.row.job.jobID ?? ""
+                    let attempt = try Self.attemptRow(row, "attempt of \(jobID)", base: 14)
+                    let steps = try row.withBytes(23) {
+                        try StepLines.decode(bytes: $0, "attempt \(attempt.attempt) of job \(jobID) in run \(runID)")
+                    }
+                    current?.attempts.append(AttemptWithSteps(attempt: attempt, steps: steps))
+                    let refs = try pending.take(job: key, attempt: attempt.attempt, &artifacts)
+                    if !refs.isEmpty { current?.artifacts[attempt.attempt] = refs }
                 }
-                guard !row.isNull(14) else { return }
-                let jobID = current?.row.job.jobID ?? ""
-                let attempt = try Self.attemptRow(row, "attempt of \(jobID)", base: 14)
-                let steps = try StepLines.decode(
-                    row.optionalText(23) ?? "", "attempt \(attempt.attempt) of job \(jobID) in run \(runID)")
-                current?.attempts.append(AttemptWithSteps(attempt: attempt, steps: steps))
-                if let json = row.optionalText(24), json != "[]" {
-                    current?.artifacts[attempt.attempt] = try Self.artifactReferences(json, "job \(jobID)")
-                }
+                if let done = current { try body(done) }
             }
-            if let done = current { try body(done) }
         }
     }
 
-    /// `[[step, name, mediaType, sha256, compressedSize, rawSize], …]` as SQLite's `json_array` wrote it.
-    static func artifactReferences(_ json: String, _ what: String) throws -> [ArtifactReference] {
-        guard let rows = try? JSONSerialization.jsonObject(with: Data(json.utf8)) as? [[Any]] else {
-            throw JournalError(code: SQLITE_CORRUPT, message: "unreadable artifact list of \(what)", operation: "read")
+    /// The artifact references of a run's jobs in job, attempt, step, name order (the artifacts table's key order).
+    static let artifactsInJobOrder = """
+        SELECT x.job_key, x.attempt, x.step_index, x.name, x.media_type, x.sha256, x.compressed_size, x.raw_size
+        FROM jobs j JOIN artifacts x ON x.job_key = j.job_key
+        WHERE j.run_key = (SELECT run_key FROM runs WHERE run_id = ?) ORDER BY j.job_key, x.attempt, x.step_index, x.name
+        """
+
+    /// The next row of ``artifactsInJobOrder``, taken by attempt as the jobs query reaches it.
+    private struct ArtifactCursor {
+        private var next: (key: Int, attempt: Int, ref: ArtifactReference)?
+
+        init(_ cursor: inout SQLCursor) throws { try advance(&cursor) }
+
+        private mutating func advance(_ cursor: inout SQLCursor) throws {
+            next = try cursor.next().map { row in
+                (row.int(0), row.int(1), ArtifactReference(
+                    stepIndex: row.int(2), name: row.text(3), mediaType: row.text(4), sha256: row.text(5),
+                    compressedSize: row.int(6), rawSize: row.int(7)))
+            }
         }
-        return try rows.map { r in
-            guard r.count == 6, let step = r[0] as? Int, let name = r[1] as? String, let media = r[2] as? String,
-                  let sha = r[3] as? String, let compressed = r[4] as? Int, let raw = r[5] as? Int
-            else { throw JournalError(code: SQLITE_CORRUPT, message: "bad artifact row of \(what)", operation: "read") }
-            return ArtifactReference(stepIndex: step, name: name, mediaType: media, sha256: sha, compressedSize: compressed,
-                                     rawSize: raw)
+
+        /// The references of attempt `attempt` of job `key`; rows of earlier (job, attempt) pairs are skipped.
+        mutating func take(job key: Int, attempt: Int, _ cursor: inout SQLCursor) throws -> [ArtifactReference] {
+            var refs: [ArtifactReference] = []
+            while let n = next, (n.key, n.attempt) <= (key, attempt) {
+                if n.key == key && n.attempt == attempt { refs.append(n.ref) }
+                try advance(&cursor)
+            }
+            return refs
         }
     }
 

@@ -30,6 +30,11 @@ struct SQLRow {
         let count = Int(sqlite3_column_bytes(statement, i))
         return String(decoding: UnsafeRawBufferPointer(start: p, count: count), as: UTF8.self)
     }
+    /// The column's text as UTF-8 bytes, valid until the row is stepped past (no `String` is made); empty for NULL.
+    func withBytes<T>(_ i: Int32, _ body: (UnsafeBufferPointer<UInt8>) throws -> T) rethrows -> T {
+        guard let p = sqlite3_column_text(statement, i) else { return try body(UnsafeBufferPointer(start: nil, count: 0)) }
+        return try body(UnsafeBufferPointer(start: p, count: Int(sqlite3_column_bytes(statement, i))))
+    }
     func optionalInt(_ i: Int32) -> Int? { isNull(i) ? nil : int(i) }
     func optionalDouble(_ i: Int32) -> Double? { isNull(i) ? nil : double(i) }
     func optionalText(_ i: Int32) -> String? { isNull(i) ? nil : text(i) }
@@ -194,6 +199,16 @@ final class SQLiteConnection {
         }
     }
 
+    /// Runs a cached query whose rows are taken one at a time by `body` through ``SQLCursor/next()``, alongside
+    /// another query of this connection (a merge join of two ordered queries in one read transaction).
+    func withCursor<T>(_ sql: String, _ values: [SQLValue] = [], _ body: (inout SQLCursor) throws -> T) throws -> T {
+        let statement = try prepared(sql)
+        defer { sqlite3_reset(statement) }
+        try bind(statement, values, sql)
+        var cursor = SQLCursor(connection: self, statement: statement, sql: sql)
+        return try body(&cursor)
+    }
+
     /// The first column of the first row as an Int64, or nil when there is no row.
     func scalarInt64(_ sql: String, _ values: [SQLValue] = []) throws -> Int64? {
         try query(sql, values) { $0.isNull(0) ? nil : Int64($0.int(0)) }.first ?? nil
@@ -202,5 +217,27 @@ final class SQLiteConnection {
     /// The first column of the first row, or nil when there is no row.
     func scalarInt(_ sql: String, _ values: [SQLValue] = []) throws -> Int? {
         try query(sql, values) { $0.optionalInt(0) }.first ?? nil
+    }
+}
+
+/// A query stepped by its caller (see ``SQLiteConnection/withCursor(_:_:_:)``).
+struct SQLCursor {
+    fileprivate let connection: SQLiteConnection
+    fileprivate let statement: OpaquePointer
+    fileprivate let sql: String
+    private var done = false
+
+    fileprivate init(connection: SQLiteConnection, statement: OpaquePointer, sql: String) {
+        self.connection = connection
+        self.statement = statement
+        self.sql = sql
+    }
+
+    /// Steps to the next row: nil at the end (and after it).
+    mutating func next() throws -> SQLRow? {
+        guard !done else { return nil }
+        if try connection.check(sqlite3_step(statement), sql) == SQLITE_ROW { return SQLRow(statement: statement) }
+        done = true
+        return nil
     }
 }

@@ -19,7 +19,8 @@ struct StepLineParser {
 
     private enum Value {
         case string(String)
-        case number(String)
+        /// The number's bytes.
+        case number(Range<Int>)
         case null
     }
 
@@ -27,11 +28,13 @@ struct StepLineParser {
         var description: String
     }
 
-    private let bytes: [UInt8]
+    private let bytes: UnsafeBufferPointer<UInt8>
     private var at = 0
 
-    init(_ text: String) {
-        bytes = Array(text.utf8)
+    /// A parser of `bytes`, which must stay valid while it is used (the report reads them straight from SQLite's
+    /// column, without a `String` in between).
+    init(_ bytes: UnsafeBufferPointer<UInt8>) {
+        self.bytes = bytes
     }
 
     /// Every line of the text (blank lines skipped).
@@ -55,16 +58,17 @@ struct StepLineParser {
         }
         while true {
             skipSpaces()
-            let key = try string()
+            let key = try memberName()
             skipSpaces()
             try expect(0x3A)  // :
             skipSpaces()
             let value = try value()
             switch (key, value) {
-            case ("i", .number(let n)): line.i = try integer(n, key)
-            case ("u", .number(let n)): line.u = Int64(try integer(n, key))
+            case ("i", .number(let n)): line.i = try integer(n, "i")
+            case ("u", .number(let n)): line.u = Int64(try integer(n, "u"))
             case ("d", .number(let n)):
-                guard let v = Double(n) else { throw Failure(description: "bad number \(n) for d") }
+                let text = String(decoding: bytes[n], as: UTF8.self)
+                guard let v = Double(text) else { throw Failure(description: "bad number \(text) for d") }
                 line.d = v
             case ("k", .string(let s)): line.k = s
             case ("o", .string(let s)): line.o = s
@@ -85,6 +89,19 @@ struct StepLineParser {
         }
     }
 
+    /// A member's name: its only byte for a one-byte name without escapes (every name the journal writes, and no
+    /// `String` made), else the name read as a string (then `"?"` when it is not one of ours, so it is skipped).
+    private mutating func memberName() throws(Failure) -> Unicode.Scalar {
+        if at + 2 < bytes.count, bytes[at] == 0x22, bytes[at + 2] == 0x22, bytes[at + 1] != 0x5C, bytes[at + 1] != 0x22,
+           bytes[at + 1] < 0x80 {
+            at += 3
+            return Unicode.Scalar(bytes[at - 2])
+        }
+        let name = try string()
+        guard name.unicodeScalars.count == 1, let only = name.unicodeScalars.first, only.isASCII else { return "?" }
+        return only
+    }
+
     private var peek: UInt8? { at < bytes.count ? bytes[at] : nil }
 
     private mutating func skipSpaces() {
@@ -102,7 +119,20 @@ struct StepLineParser {
         at += 1
     }
 
-    private func integer(_ text: String, _ key: String) throws(Failure) -> Int {
+    private func integer(_ range: Range<Int>, _ key: String) throws(Failure) -> Int {
+        // Fast path: an optional minus and at most 18 digits (every index and duration the journal writes).
+        var i = range.lowerBound
+        let negative = i < range.upperBound && bytes[i] == 0x2D
+        if negative { i += 1 }
+        if i < range.upperBound && range.upperBound - i <= 18 {
+            var value = 0
+            while i < range.upperBound, (0x30...0x39).contains(bytes[i]) {
+                value = value * 10 + Int(bytes[i] - 0x30)
+                i += 1
+            }
+            if i == range.upperBound { return negative ? -value : value }
+        }
+        let text = String(decoding: bytes[range], as: UTF8.self)
         if let v = Int(text) { return v }
         // json_object writes whole numbers of REAL columns as 3.0
         if let d = Double(text), d.rounded() == d, abs(d) < 9e15 { return Int(d) }
@@ -123,7 +153,7 @@ struct StepLineParser {
             while let c = peek, c == 0x2D || c == 0x2B || c == 0x2E || c == 0x65 || c == 0x45 || (0x30...0x39).contains(c) {
                 at += 1
             }
-            return .number(String(decoding: bytes[start..<at], as: UTF8.self))
+            return .number(start..<at)
         default:
             throw Failure(description: "unexpected value at byte \(at)")
         }

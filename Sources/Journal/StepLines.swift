@@ -145,8 +145,14 @@ enum StepLines {
     /// The steps in index order, the last line of each index winning.
     /// - Throws: a ``JournalError`` (`SQLITE_CORRUPT`) naming `what` when a line is not a step.
     static func decode(_ text: String, _ what: @autoclosure () -> String) throws -> [StepResult] {
-        guard !text.isEmpty else { return [] }
-        var parser = StepLineParser(text)
+        var text = text
+        return try text.withUTF8 { try decode(bytes: $0, what()) }
+    }
+
+    /// As ``decode(_:_:)``, from the UTF-8 bytes of the text (a column's bytes as SQLite holds them).
+    static func decode(bytes: UnsafeBufferPointer<UInt8>, _ what: @autoclosure () -> String) throws -> [StepResult] {
+        guard !bytes.isEmpty else { return [] }
+        var parser = StepLineParser(bytes)
         let lines: [StepLineParser.Line]
         do {
             lines = try parser.lines()

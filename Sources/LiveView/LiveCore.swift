@@ -31,9 +31,14 @@ final class LiveCore: HTTPHandler {
     /// When the failures by axis may next be recomputed.
     var nextPivot = ContinuousClock.now
     private let work = DispatchQueue(label: "flowmatrix.live-render")
+    /// The store directory (holding `blobs/`) the live panels' screenshots are read from.
+    let storeRoot: URL
+    let screenshots = LiveScreenshots()
 
-    init(loop: EventLoop, feed: LiveFeed, runID: String, jobs: Int, reader: JournalReader, settings: LiveSettings) {
+    init(loop: EventLoop, feed: LiveFeed, runID: String, jobs: Int, reader: JournalReader, storeRoot: URL,
+         settings: LiveSettings) {
         self.loop = loop
+        self.storeRoot = storeRoot
         self.feed = feed
         self.runID = runID
         self.jobs = jobs
@@ -147,18 +152,28 @@ final class LiveCore: HTTPHandler {
                 FileManager.default.fileExists(atPath: file.path) ? try Data(contentsOf: file).map { $0 } : nil
             }
         }
-        // While the run goes, panels come from the journal; blobs are carried only by the written report. A chunk
-        // is one pass over the journal: requests for a chunk already being built wait for that build.
+        // While the run goes, panels come from the journal, and a pack is one screenshot a chunk numbered, read from
+        // the store. A chunk is one pass over the journal: requests for a chunk already being built wait for that
+        // build.
+        if kind == "blobs/pack-" {
+            guard let sha = screenshots.blob(n) else { return notFound(request, connection) }
+            let root = storeRoot
+            return answer(request, connection, contentType: javascript) {
+                LivePage.screenshotPack(n, sha256: sha, store: root)
+            }
+        }
         guard kind == "data/jobs-" else { return notFound(request, connection) }
         if chunkWaiters[n] != nil {
             chunkWaiters[n]?.append((request.isHead, connection))
             return
         }
         chunkWaiters[n] = [(request.isHead, connection)]
-        let (runID, reader, jobs) = (self.runID, self.reader, self.jobs)
+        let (runID, reader, jobs, screenshots) = (self.runID, self.reader, self.jobs, self.screenshots)
         let bound = LoopBound(self, loop: loop)
         work.async { [loop] in
-            let result = Result { try LivePage.chunk(n, jobs: jobs, runID: runID, reader: reader) }
+            let result = Result {
+                try LivePage.chunk(n, jobs: jobs, runID: runID, reader: reader) { screenshots.number(for: $0.sha256) }
+            }
             loop.execute {
                 let core = bound.value
                 for (head, connection) in core.chunkWaiters.removeValue(forKey: n) ?? [] {

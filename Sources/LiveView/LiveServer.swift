@@ -39,7 +39,9 @@ public final class LiveServer: Sendable {
             let (bound, core) = try await withCheckedThrowingContinuation {
                 (c: CheckedContinuation<(Int, LoopBound<LiveCore>), any Error>) in
                 let accepted = loop.execute {
-                    let core = LiveCore(loop: loop, feed: feed, runID: runID, jobs: jobs, reader: reader, settings: settings)
+                    let core = LiveCore(loop: loop, feed: feed, runID: runID, jobs: jobs, reader: reader,
+                                        storeRoot: URL(fileURLWithPath: journalPath).deletingLastPathComponent(),
+                                        settings: settings)
                     do {
                         let server = try HTTPServer.listenInLoop(on: loop, host: host, port: port, limits: settings.limits,
                                                                  handler: core)

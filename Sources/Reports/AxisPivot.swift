@@ -209,7 +209,15 @@ public struct AxisPivot: Sendable, Hashable, Codable {
     /// A pattern's failure rate among the jobs it still covers must reach this (else it is noise).
     static let minimumExplanationRate = 0.1
 
-    private struct Tally { var jobs = 0, failures = 0, flaky = 0 }
+    private struct Tally {
+        var jobs = 0, failures = 0, flaky = 0
+
+        mutating func add(_ t: Tally) {
+            jobs += t.jobs
+            failures += t.failures
+            flaky += t.flaky
+        }
+    }
 
     private struct Counted {
         /// Index into the profiles: the job's value ids.
@@ -223,6 +231,12 @@ public struct AxisPivot: Sendable, Hashable, Codable {
         var a: Int32, b: Int32 = -1, c: Int32 = -1
         var count: Int { b < 0 ? 1 : c < 0 ? 2 : 3 }
         var ids: [Int32] { count == 1 ? [a] : count == 2 ? [a, b] : [a, b, c] }
+
+        /// Two words instead of three fields: the pivot hashes millions of keys.
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(UInt64(UInt32(bitPattern: a)) | UInt64(UInt32(bitPattern: b)) << 32)
+            hasher.combine(c)
+        }
         /// The groups with one value fewer.
         var smaller: [Key] {
             switch count {
@@ -264,18 +278,21 @@ public struct AxisPivot: Sendable, Hashable, Codable {
                               into start: [Key: Tally]) -> [Key: Tally] {
         let scenarioAxisID: Int32 = -1
         var tallies = start
-        var perProfile: [Int32: Tally] = [:]
+        // Per profile first (profiles are dense ids), in order of first appearance.
+        var perProfile = [Tally](repeating: Tally(), count: profiles.count)
+        var touched: [Int32] = []
         for job in jobs {
-            perProfile[job.profile, default: Tally()].jobs += sign
-            if job.failure { perProfile[job.profile, default: Tally()].failures += sign }
-            if job.flaky { perProfile[job.profile, default: Tally()].flaky += sign }
+            let p = Int(job.profile)
+            if perProfile[p].jobs == 0 && perProfile[p].failures == 0 && perProfile[p].flaky == 0 { touched.append(job.profile) }
+            perProfile[p].jobs += sign
+            if job.failure { perProfile[p].failures += sign }
+            if job.flaky { perProfile[p].flaky += sign }
         }
         func add(_ key: Key, _ t: Tally) {
-            tallies[key, default: Tally()].jobs += t.jobs
-            tallies[key, default: Tally()].failures += t.failures
-            tallies[key, default: Tally()].flaky += t.flaky
+            tallies[key, default: Tally()].add(t)
         }
-        for (profile, t) in perProfile {
+        for profile in touched {
+            let t = perProfile[Int(profile)]
             let ids = profiles[Int(profile)]
             for i in ids.indices {
                 add(Key(a: ids[i]), t)

@@ -41,23 +41,36 @@ enum Escape {
         if !text.utf8.contains(where: { $0 < 0x20 || $0 == 0x26 || $0 == 0x3C || $0 == 0x3E || $0 == 0x22 || $0 == 0x27 || $0 == 0xEF }) {
             return text
         }
-        var out = ""
-        out.reserveCapacity(text.utf8.count)
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&apos;"
-            case "\t", "\n", "\r":
-                if attribute { out += "&#\(scalar.value);" } else { out.unicodeScalars.append(scalar) }
-            case _ where scalar.value < 0x20 || scalar.value == 0xFFFE || scalar.value == 0xFFFF:
-                out += "\u{FFFD}"
-            default: out.unicodeScalars.append(scalar)
+        // Byte by byte (a String is valid UTF-8): a JUnit report escapes every failing job's details, which hold
+        // apostrophes and line feeds.
+        var text = text
+        return text.withUTF8 { bytes in
+            var out: [UInt8] = []
+            out.reserveCapacity(bytes.count + bytes.count / 8 + 16)
+            var i = 0
+            while i < bytes.count {
+                let byte = bytes[i]
+                i += 1
+                switch byte {
+                case 0x26: out.append(contentsOf: "&amp;".utf8)
+                case 0x3C: out.append(contentsOf: "&lt;".utf8)
+                case 0x3E: out.append(contentsOf: "&gt;".utf8)
+                case 0x22: out.append(contentsOf: "&quot;".utf8)
+                case 0x27: out.append(contentsOf: "&apos;".utf8)
+                case 0x09, 0x0A, 0x0D:
+                    if attribute { out.append(contentsOf: (byte == 0x09 ? "&#9;" : byte == 0x0A ? "&#10;" : "&#13;").utf8) } else {
+                        out.append(byte)
+                    }
+                case 0..<0x20: out.append(contentsOf: [0xEF, 0xBF, 0xBD])  // U+FFFD
+                case 0xEF where i + 1 < bytes.count && bytes[i] == 0xBF && (bytes[i + 1] == 0xBE || bytes[i + 1] == 0xBF):
+                    // U+FFFE, U+FFFF
+                    out.append(contentsOf: [0xEF, 0xBF, 0xBD])
+                    i += 2
+                default: out.append(byte)
+                }
             }
+            return String(decoding: out, as: UTF8.self)
         }
-        return out
     }
 
     /// A safe file name component: ASCII letters, digits, `.`, `-`, `_`; anything else becomes `_`; never empty,

@@ -153,7 +153,9 @@ struct HTMLReport {
                     let job = index.jobs[position]
                     // A passed cell is bare (its tooltip and click come from the script): 100,000 of them.
                     if job.status == .passed {
-                        out += "<a class=\"cell s-passed\" data-job=\"\(h(job.id))\"></a>"
+                        out += "<a class=\"cell s-passed\" data-job=\""
+                        out += h(job.id)
+                        out += "\"></a>"
                         continue
                     }
                     // Its tooltip, like a passed cell's, comes from the script (scenario, header, status).
@@ -316,10 +318,17 @@ struct HTMLReport {
 
     /// Wireframes first: they are what a person looks at; then snapshots, logs, the rest (by name within a kind).
     static func ordered(_ refs: [ArtifactReference]) -> [ArtifactReference] {
-        let order: [ArtifactKind: Int] = [.image: 0, .json: 1, .text: 2, .other: 3]
-        return refs.sorted {
-            (order[ArtifactKind(mediaType: $0.mediaType, name: $0.name)] ?? 3, $0.name)
-                < (order[ArtifactKind(mediaType: $1.mediaType, name: $1.name)] ?? 3, $1.name)
+        // Most attempts have no artifact: no work for them (a run has 100,000 attempts).
+        guard refs.count > 1 else { return refs }
+        func rank(_ kind: ArtifactKind) -> Int {
+            switch kind {
+            case .image: 0
+            case .json: 1
+            case .text: 2
+            case .other: 3
+            }
         }
+        let keyed = refs.map { (rank(ArtifactKind(mediaType: $0.mediaType, name: $0.name)), $0) }
+        return keyed.sorted { ($0.0, $0.1.name) < ($1.0, $1.1.name) }.map(\.1)
     }
 }

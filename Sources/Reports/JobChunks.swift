@@ -31,7 +31,8 @@ final class JobChunks {
     private let start: Int64
     private var outputs: [ReportOutput] = []
     private var temporaries: [URL] = []
-    private var written: [Int] = []
+    /// Jobs per chunk so far (one thread at a time; no runtime exclusivity check, as ``ReportOutput``'s buffer).
+    @exclusivity(unchecked) private var written: [Int] = []
 
     /// - Parameters:
     ///   - folder: the report folder; chunks go into `folder/data/`.
@@ -68,9 +69,16 @@ final class JobChunks {
         return Int(hash % UInt32(count))
     }
 
-    private static func micros(_ seconds: Double?) -> String {
-        guard let seconds, seconds.isFinite else { return "null" }
-        return String(Int64((seconds * 1e6).rounded()))
+    /// Appends whole microseconds, or `null`.
+    private static func micros(_ seconds: Double?, _ o: ReportOutput) {
+        guard let seconds, seconds.isFinite else { return o.write(bytes: "null".utf8) }
+        o.write(int: Int(Int64((seconds * 1e6).rounded())))
+    }
+
+    /// Appends an integer, or `null`.
+    private static func int(_ value: Int?, _ o: ReportOutput) {
+        guard let value else { return o.write(bytes: "null".utf8) }
+        o.write(int: value)
     }
 
     /// Appends one job's entry to its chunk.
@@ -80,28 +88,34 @@ final class JobChunks {
         let n = Self.chunk(of: job.id, count: count)
         let o = outputs[n]
         func s(_ text: String?) { o.writeJSON(text) }
-        func c() { o += "," }
+        func c() { o.write(bytes: CollectionOfOne(0x2C)) }
         o += written[n] == 0 ? "{" : ",\n"
         written[n] += 1
         s(job.id); o += ":["
         s(job.job.scenarioID); c(); s(job.job.scenarioTitle); c(); s(job.job.registry); c(); s(job.status.rawValue); c()
-        o += Self.micros(job.row.result?.duration); o += ",["
+        Self.micros(job.row.result?.duration, o); o += ",["
         for (i, axis) in axes.enumerated() {
             if i > 0 { c() }
             s(job.axes.first { $0.axis == axis }?.value)
         }
-        o += "],"; o += JSONText.int(job.row.result?.failureStep); c(); s(job.row.result?.failureMessage); o += ",["
+        o += "],"; Self.int(job.row.result?.failureStep, o); c(); s(job.row.result?.failureMessage); o += ",["
         for (i, attempt) in job.attempts.enumerated() {
-            let result = attempt.row.result
             o += i == 0 ? "[" : ",["
-            o += String(attempt.attempt); c(); s(attempt.row.worker.isEmpty ? nil : attempt.row.worker); c()
-            s(result?.outcome.rawValue); c(); o += Self.micros(result?.duration); c()
-            o += attempt.row.startedAt.map { String(Int64($0.timeIntervalSince1970.rounded(.down)) - start) } ?? "null"
-            o += attempt.superseded ? ",1," : ",0,"; o += JSONText.int(result?.failureStep); c(); s(result?.message)
+            add(attempt)
+            o += "]"
+        }
+        o += "]]"
+
+        func add(_ attempt: AttemptReport) {
+            let result = attempt.row.result
+            o.write(int: attempt.attempt); c(); s(attempt.row.worker.isEmpty ? nil : attempt.row.worker); c()
+            s(result?.outcome.rawValue); c(); Self.micros(result?.duration, o); c()
+            Self.int(attempt.row.startedAt.map { Int(Int64($0.timeIntervalSince1970.rounded(.down)) - start) }, o)
+            o += attempt.superseded ? ",1," : ",0,"; Self.int(result?.failureStep, o); c(); s(result?.message)
             o += ",["
             for (k, step) in attempt.steps.enumerated() {
                 o += k == 0 ? "[" : ",["
-                o += String(step.index); c(); s(step.key); c(); s(step.outcome.rawValue); c(); o += Self.micros(step.duration)
+                o.write(int: step.index); c(); s(step.key); c(); s(step.outcome.rawValue); c(); Self.micros(step.duration, o)
                 let message = step.message.flatMap { $0.isEmpty ? nil : $0 }
                 let interruptions = step.interruptions.flatMap { $0.isEmpty ? nil : $0 }
                 if message != nil || interruptions != nil { c(); s(message); c(); s(interruptions) }
@@ -110,19 +124,19 @@ final class JobChunks {
             o += "],["
             for (k, ref) in HTMLReport.ordered(attempt.artifacts).enumerated() {
                 o += k == 0 ? "[" : ",["
-                o += String(ref.stepIndex); c(); s(ref.name); c(); s(ref.mediaType); c(); o += String(ref.rawSize); c()
+                o.write(int: ref.stepIndex); c(); s(ref.name); c(); s(ref.mediaType); c(); o.write(int: ref.rawSize); c()
                 s(ref.sha256); c()
                 switch carried[ref] {
-                case .success(let place): o += "[\(place.pack),\(place.index)],null,"
+                case .success(let place):
+                    o += "["; o.write(int: place.pack); c(); o.write(int: place.index); o += "],null,"
                 case .failure(let note): o += "null,"; s(note.text); c()
                 case nil: o += "null,\"not carried\","
                 }
                 s(ArtifactKind(mediaType: ref.mediaType, name: ref.name).rawValue)
                 o += "]"
             }
-            o += "]]"
+            o += "]"
         }
-        o += "]]"
     }
 
     /// Compresses every chunk into `data/jobs-NNN.js` (one at a time) and removes the temporary files.

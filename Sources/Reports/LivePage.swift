@@ -1,3 +1,4 @@
+import Artifacts
 import FlowVocabulary
 import Foundation
 import Journal
@@ -33,9 +34,13 @@ public enum LivePage {
     }
 
     /// The chunk script `data/jobs-NNN.js` as the journal has it now (steps of running attempts included once
-    /// journaled; artifacts listed, not carried), or nil when `n` is not a chunk of this run.
-    /// - Parameter jobs: the run's job count (which sets the number of chunks, as in the page).
-    public static func chunk(_ n: Int, jobs: Int, runID: String, reader: JournalReader) throws -> [UInt8]? {
+    /// journaled; artifacts listed), or nil when `n` is not a chunk of this run.
+    /// - Parameters:
+    ///   - jobs: the run's job count (which sets the number of chunks, as in the page).
+    ///   - screenshot: the live pack (``screenshotPack(_:sha256:store:)``) that carries an image artifact of a job
+    ///     that did not pass, or nil: the panel then lists the artifact as not carried (every other artifact too).
+    public static func chunk(_ n: Int, jobs: Int, runID: String, reader: JournalReader,
+                             screenshot: (ArtifactReference) -> Int? = { _ in nil }) throws -> [UInt8]? {
         let count = chunkCount(jobs: jobs)
         guard (0..<count).contains(n), let run = try reader.run(runID) else { return nil }
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("flowmatrix-live-\(UUID().uuidString)")
@@ -48,9 +53,35 @@ public enum LivePage {
             if JobChunks.chunk(of: detail.row.job.jobID, count: count) == n { details.append((detail, axes)) }
         }
         let chunks = try JobChunks(folder: folder, jobs: jobs, axes: axisNames.sorted(), start: run.info.startedAt)
-        for (detail, axes) in details { chunks.add(JobReport(detail, axes: axes), carried: [:]) }
+        for (detail, axes) in details {
+            let job = JobReport(detail, axes: axes)
+            var carried: [ArtifactReference: Result<BlobCarrier.Place, BlobCarrier.Note>] = [:]
+            if ArtifactSelection.notPassed.includes(job.status) {
+                for attempt in job.attempts {
+                    for ref in attempt.artifacts where ArtifactKind(mediaType: ref.mediaType, name: ref.name) == .image
+                        && ref.rawSize <= maxScreenshotSize {
+                        if let pack = screenshot(ref) { carried[ref] = .success(BlobCarrier.Place(pack: pack, index: 0)) }
+                    }
+                }
+            }
+            chunks.add(job, carried: carried)
+        }
         let files = try chunks.finish()
         return try Array(Data(contentsOf: files[n]))
+    }
+
+    /// The largest screenshot a live panel shows (decompressed size; larger ones wait for the written report).
+    public static let maxScreenshotSize = 8 << 20
+
+    /// The live pack script `blobs/pack-N.js` of one screenshot: `FM.pack(N,["<Z85 of its .gz>"]);`, the static
+    /// report's pack format with one blob (the page decompresses it as any carried blob). Nil when the store does not
+    /// have the blob, it is corrupt, or its compressed bytes exceed ``maxScreenshotSize``.
+    /// - Parameter root: the store directory that holds `blobs/` (`.flowmatrix`), or the `blobs` directory itself.
+    public static func screenshotPack(_ n: Int, sha256: String, store root: URL) -> [UInt8]? {
+        guard let store = ReportWriter.storeRoot(root).flatMap({ try? BlobStore(root: $0, syncToDisk: false) }),
+              let bytes = try? store.compressedBytes(sha256, maxSize: maxScreenshotSize)
+        else { return nil }
+        return Array("FM.pack(\(n),[\n\"".utf8) + Z85.encode(bytes) + Array("\"\n]);\n".utf8)
     }
 
     /// The number of chunk files of a run of `jobs` jobs.

@@ -47,8 +47,9 @@ public struct ReportFiles: Sendable, Hashable {
     public var stability: Stability?
     /// Problems that did not stop the report (a blob missing from the store…), one sentence each.
     public var warnings: [String]
-    /// Seconds spent per phase, in order: `index`, (`diff` with a baseline), `pivot`, `jobs` (chunks, blobs,
-    /// summary.json and the test cases, streamed together), `junit.xml`, `report.html`.
+    /// Seconds spent per phase, in order: `index`, (`diff` with a baseline), `pivot` (these three one after the
+    /// other on one thread while the pass runs), `jobs` (the pass: chunks, blobs, summary entries and test cases,
+    /// streamed together; from the start), `junit.xml` and `report.html` (with summary.json; on two threads at once).
     public var timings: [Timing] = []
 
     /// Time spent in one phase of writing a report.
@@ -77,23 +78,91 @@ public enum ReportWriter {
         runID: String, reader: JournalReader, blobsRoot: URL, into folder: URL, baseline: String? = nil,
         settings: ReportSettings = ReportSettings()
     ) throws -> ReportFiles {
-        var timings: [ReportFiles.Timing] = []
-        let clock = ContinuousClock()
-        var mark = clock.now
-        func lap(_ phase: String) {
-            let now = clock.now
-            let elapsed = (now - mark).components
-            timings.append(ReportFiles.Timing(phase: phase, seconds: Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18))
-            mark = now
+        let clock = ContinuousClock(), started = clock.now
+        // Everything that can refuse the request does so before the folder is touched.
+        guard try reader.run(runID, countingOutcomes: false) != nil else { throw ReportError.unknownRun(runID) }
+        let base = try baseline.map { try resolveBaseline($0, for: runID, reader: reader) }
+        try prepare(folder)
+        let store = storeRoot(blobsRoot).flatMap { try? BlobStore(root: $0, syncToDisk: false) }
+        // The pass reads through its own connection from the start; the index, the diff and the pivot are computed
+        // meanwhile on this one (the pass's later stages wait for the index).
+        let pass = try JobPass(store: store, folder: folder, settings: settings)
+        let passReader = try reader.sibling()
+        let promise = Parallel.Promise<RunIndex>()
+        let (front, passed) = try Parallel.both({
+            try analyze(runID: runID, reader: reader, base: base, settings: settings, promise: promise)
+        }, { try pass.run(runID: runID, reader: passReader, index: promise) })
+        var timer = front.timer
+        timer.add("jobs", seconds: PhaseTimer.seconds(clock.now - started))
+        var index = front.index
+        (index.attemptCount, index.workers) = (passed.attemptCount, passed.workers)
+        var files = ReportFiles(
+            folder: folder, html: folder.appendingPathComponent("report.html"),
+            junit: folder.appendingPathComponent("junit.xml"), summary: folder.appendingPathComponent("summary.json"),
+            blobs: pass.carrier.files, chunks: [], blobBytes: pass.carrier.compressedBytes, baselineRunID: front.diff?.base,
+            diff: front.diff, warnings: []
+        )
+        files.carriedBlobs = pass.carrier.count
+        files.warnings = pass.carrier.warnings
+        if store == nil && passed.anyArtifact {
+            files.warnings = ["no blob store at \(blobsRoot.path): artifacts are listed but not carried"]
         }
-        let index = try RunIndex(runID: runID, reader: reader)
-        lap("index")
+        files.stability = front.stability
+        let page = HTMLReport(index: index, pivot: front.pivot, diff: front.diff, stability: front.stability,
+                              warnings: files.warnings, failures: passed.failures, chunkCount: passed.chunks.count)
+        // Three threads: junit.xml; summary.json, report.html and stability.json; the chunks compressed.
+        let (junitSeconds, (pageSeconds, chunkFiles)) = try Parallel.both({
+            try timed { try writeJUnit(index, cases: passed.cases, grouping: settings.junitGrouping, to: files.junit) }
+        }, {
+            try Parallel.both({
+                try timed {
+                    try writeSummaryAndPage(passed.summary, page, index: index, files: files, pivot: front.pivot,
+                                            diff: front.diff, stability: front.stability)
+                }
+            }, { try passed.chunks.finish() })
+        })
+        files.chunks = chunkFiles
+        timer.add("junit.xml", seconds: junitSeconds)
+        timer.add("report.html", seconds: pageSeconds)
+        files.timings = timer.timings
+        return files
+    }
+
+    /// What is computed from the index while the pass runs.
+    struct Front {
+        var index: RunIndex
         var diff: RunDiff?
-        if let baseline {
-            let base = try resolveBaseline(baseline, for: runID, reader: reader)
-            diff = try RunDiff.compute(reader: reader, base: base, head: runID, durationThreshold: settings.durationThreshold)
-            lap("diff")
+        var pivot: AxisPivot
+        var stability: Stability?
+        var timer: PhaseTimer
+    }
+
+    /// The index (handed to the pass through `promise` as soon as it is built), the diff with the baseline run
+    /// `base`, the pivot and the stability figures.
+    static func analyze(runID: String, reader: JournalReader, base: String?, settings: ReportSettings,
+                        promise: Parallel.Promise<RunIndex>) throws -> Front {
+        var timer = PhaseTimer()
+        let index: RunIndex
+        do {
+            index = try RunIndex(runID: runID, reader: reader, totals: false)
+            promise.fulfill(.success(index))
+        } catch {
+            promise.fulfill(.failure(error))
+            throw error
         }
+        timer.lap("index")
+        var diff: RunDiff?
+        if let base {
+            diff = try RunDiff.compute(reader: reader, base: base, head: runID, durationThreshold: settings.durationThreshold)
+            timer.lap("diff")
+        }
+        let (pivot, stability) = analyze(index)
+        timer.lap("pivot")
+        return Front(index: index, diff: diff, pivot: pivot, stability: stability, timer: timer)
+    }
+
+    /// The pivot, and in stability mode the stability figures with their headline and patterns.
+    static func analyze(_ index: RunIndex) -> (AxisPivot, Stability?) {
         // Stability mode: the pivot counts repetitions of configurations, so it leaves the repetition axis out.
         var stability = Stability.compute(index)
         let pivot = AxisPivot.compute(index, excluding: stability == nil ? [] : [Repetitions.axis])
@@ -104,7 +173,11 @@ public enum ReportWriter {
             stability?.headline = s.headline(flakePivot: flakePivot)
             stability?.patterns = flakePivot.explanations
         }
-        lap("pivot")
+        return (pivot, stability)
+    }
+
+    /// Creates the folder and removes what an earlier report left that is rewritten as a whole.
+    static func prepare(_ folder: URL) throws {
         do {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             for old in ["artifacts", "blobs", "data"] {
@@ -114,81 +187,43 @@ public enum ReportWriter {
         } catch {
             throw ReportError(code: .output, message: "cannot prepare \(folder.path): \(error.localizedDescription)")
         }
-        var warnings: [String] = []
-        let store = storeRoot(blobsRoot).flatMap { try? BlobStore(root: $0, syncToDisk: false) }
-        var files = ReportFiles(
-            folder: folder, html: folder.appendingPathComponent("report.html"),
-            junit: folder.appendingPathComponent("junit.xml"), summary: folder.appendingPathComponent("summary.json"),
-            blobs: [], chunks: [], blobBytes: 0, baselineRunID: diff?.base, diff: diff, warnings: []
-        )
+    }
 
-        // One pass in plan order: each job's panel data into its chunk, its blobs into blobs/, its summary entry.
-        let carrier = try BlobCarrier(store: store, folder: folder, selection: settings.artifacts,
-                                      maxArtifactSize: settings.maxArtifactSize)
-        let chunks = try JobChunks(folder: folder, jobs: index.jobs.count, axes: index.axisNames,
-                                   start: index.run.info.startedAt)
-        let summaryOutput = try ReportOutput(file: files.summary)
-        let summary = try SummaryDocument.Writer(out: summaryOutput, index: index, pivot: pivot, diff: diff,
-                                                 stability: stability)
-        let cases = try JUnitReport.Cases(grouping: settings.junitGrouping, multipleRegistries: index.registries.count > 1,
-                                          folder: folder)
-        var failures: [Int: String] = [:]
-        var anyArtifact = false
-        try reader.forEachJob(run: runID) { detail in
-            let job = JobReport(detail, axes: index.axes(of: detail.row))
-            let carried = try carrier.carry(job)
-            anyArtifact = anyArtifact || !detail.artifacts.isEmpty
-            chunks.add(job, carried: carried)
-            cases.add(job)
-            try summary.add(job) { if case .success = carried[$0] { true } else { false } }
-            if job.status != .passed && job.status != .notRun {
-                let result = job.row.result
-                failures[detail.row.ordinal] = JUnitReport.failureText(
-                    step: result?.failureStep, steps: job.decidingAttempt?.steps ?? [], message: result?.failureMessage)
-            }
-        }
-        summary.finish()
-        try summaryOutput.finish()
-        files.chunks = try chunks.finish()
-        try carrier.finish()
-        files.blobs = carrier.files
-        files.carriedBlobs = carrier.count
-        files.blobBytes = carrier.compressedBytes
-        if store == nil && anyArtifact {
-            warnings.append("no blob store at \(blobsRoot.path): artifacts are listed but not carried")
-        } else {
-            warnings += carrier.warnings
-        }
-        lap("jobs")
-
-        // JUnit wants its test cases suite by suite: the kept ones come back from their temporary file.
-        let junit = try ReportOutput(file: files.junit)
+    /// `junit.xml`, suite by suite: the kept test cases come back from their scratch file.
+    static func writeJUnit(_ index: RunIndex, cases: JUnitReport.Cases, grouping: JUnitGrouping, to url: URL) throws {
+        let junit = try ReportOutput(file: url)
         do {
-            try JUnitReport.write(index, grouping: settings.junitGrouping, to: junit, tally: { cases.tally($0) }) { try cases.text($0) }
+            try JUnitReport.write(index, grouping: grouping, to: junit, tally: { cases.tally($0) }) { try cases.text($0) }
         } catch let error as ReportError {
             throw error
         } catch {
-            throw ReportError(code: .output, message: "cannot write \(files.junit.path): \(error.localizedDescription)")
+            throw ReportError(code: .output, message: "cannot write \(url.path): \(error.localizedDescription)")
         }
         try junit.finish()
-        lap("junit.xml")
+    }
 
+    /// `summary.json`, `report.html` and, in stability mode, `stability.json`.
+    static func writeSummaryAndPage(_ summary: SummaryDocument.Writer, _ page: HTMLReport, index: RunIndex,
+                                    files: ReportFiles, pivot: AxisPivot, diff: RunDiff?, stability: Stability?) throws {
+        let summaryOutput = try ReportOutput(file: files.summary)
+        try summary.finish(into: summaryOutput, index: index, pivot: pivot, diff: diff, stability: stability)
+        try summaryOutput.finish()
         let html = try ReportOutput(file: files.html)
-        HTMLReport(index: index, pivot: pivot, diff: diff, stability: stability, warnings: warnings, failures: failures,
-                   chunkCount: chunks.count).write(to: html)
+        page.write(to: html)
         try html.finish()
-        lap("report.html")
-        if let stability {
-            files.stability = stability
-            do {
-                try stability.json().write(to: folder.appendingPathComponent("stability.json"))
-            } catch {
-                throw ReportError(code: .output, message: "cannot write stability.json: \(error.localizedDescription)")
-            }
+        guard let stability else { return }
+        do {
+            try stability.json().write(to: files.folder.appendingPathComponent("stability.json"))
+        } catch {
+            throw ReportError(code: .output, message: "cannot write stability.json: \(error.localizedDescription)")
         }
-        files.warnings = warnings
-        files.timings = timings
-        return files
+    }
+
+    /// Runs `body` and returns the seconds it took.
+    private static func timed(_ body: () throws -> Void) throws -> Double {
+        let clock = ContinuousClock(), start = clock.now
+        try body()
+        return PhaseTimer.seconds(clock.now - start)
     }
 
     /// The run id a `--baseline` value names: `last` is the most recent run started before `runID`.
@@ -224,5 +259,31 @@ public enum ReportWriter {
             return root.deletingLastPathComponent()
         }
         return nil
+    }
+}
+
+/// The seconds of each phase of a report.
+struct PhaseTimer {
+    private(set) var timings: [ReportFiles.Timing] = []
+    private let clock = ContinuousClock()
+    private var mark: ContinuousClock.Instant
+
+    init() { mark = clock.now }
+
+    /// Ends a phase that ran since the last lap.
+    mutating func lap(_ phase: String) {
+        let now = clock.now
+        timings.append(ReportFiles.Timing(phase: phase, seconds: Self.seconds(now - mark)))
+        mark = now
+    }
+
+    /// Records a phase timed elsewhere (on another thread).
+    mutating func add(_ phase: String, seconds: Double) {
+        timings.append(ReportFiles.Timing(phase: phase, seconds: seconds))
+    }
+
+    static func seconds(_ duration: Duration) -> Double {
+        let parts = duration.components
+        return Double(parts.seconds) + Double(parts.attoseconds) / 1e18
     }
 }

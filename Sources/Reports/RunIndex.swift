@@ -50,13 +50,15 @@ struct RunIndex {
     var runID: String { run.info.runID }
 
     /// Streams the run's job rows from the journal (one at a time) into the index.
+    /// - Parameter totals: false leaves ``attemptCount`` and ``workers`` for the caller to set (the report writer
+    ///   counts them in its pass over the attempts instead of two more queries).
     /// - Throws: ``ReportError`` `.unknownRun`, or the journal's error.
-    init(runID: String, reader: JournalReader) throws {
-        guard let run = try reader.run(runID) else { throw ReportError.unknownRun(runID) }
+    init(runID: String, reader: JournalReader, totals: Bool = true) throws {
+        guard let run = try reader.run(runID, countingOutcomes: false) else { throw ReportError.unknownRun(runID) }
         var builder = Builder(run: run)
         try reader.forEachJobRow(run: runID) { builder.add($0) }
         self = builder.finish()
-        (attemptCount, workers) = try reader.attemptTotals(run: runID)
+        if totals { (attemptCount, workers) = try reader.attemptTotals(run: runID) }
     }
 
     /// The index of a run already in memory.
@@ -73,7 +75,7 @@ struct RunIndex {
     private struct Builder {
         var index: RunIndex
         var scenarioIndex: [String: Int32] = [:]
-        var configurationIndex: [String: Int32] = [:]
+        var configurationIndex: [String: [(json: String, id: Int32)]] = [:]
         var registryIndex: [String: Int32] = [:]
         var registryNames: [String] = []
         var axes = Set<String>()
@@ -89,12 +91,14 @@ struct RunIndex {
                 scenarioIndex[job.scenarioID] = scenario
                 index.scenarios.append((job.scenarioID, job.scenarioTitle))
             }
-            // The canonical text and the JSON describe one configuration; the JSON decides the values.
-            let configurationKey = job.configuration + "\u{0}" + job.configurationJSON
+            // The canonical text and the JSON describe one configuration; the JSON decides the values (looked up by
+            // the text, then the JSON compared: no key string is built per job).
             let configuration: Int32
-            if let known = configurationIndex[configurationKey] { configuration = known } else {
+            if let known = configurationIndex[job.configuration]?.first(where: { $0.json == job.configurationJSON }) {
+                configuration = known.id
+            } else {
                 configuration = Int32(index.configurations.count)
-                configurationIndex[configurationKey] = configuration
+                configurationIndex[job.configuration, default: []].append((job.configurationJSON, configuration))
                 let values = AxisValue.parse(configuration: job.configuration, json: job.configurationJSON)
                 for value in values { axes.insert(value.axis) }
                 index.configurations.append(Configuration(text: job.configuration, axes: values))

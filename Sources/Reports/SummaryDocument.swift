@@ -239,20 +239,48 @@ public struct SummaryDocument: Sendable, Hashable, Codable {
         )
     }
 
-    /// Writes `summary.json` as the jobs stream by: the members before `jobs` first, each full job as it comes
-    /// (``add(_:carried:)``), then the compact passed rows from the index and the remaining members.
+    /// Writes `summary.json` as the jobs stream by: each full job entry, as it comes (``add(_:carried:)``), into a
+    /// scratch file; then (``finish(into:index:pivot:diff:stability:)``, once the pivot is known) the members before
+    /// `jobs`, the entries, the compact passed rows from the index and the remaining members. The entries are
+    /// written by hand (``JobEntry``), byte for byte what `JSONEncoder` writes for ``SummaryDocument/job(_:carried:)``.
     final class Writer {
-        private let out: ReportOutput
+        private let scratch: ReportOutput
+        private let scratchURL: URL
         private let index: RunIndex
-        private let tail: String
-        private let encoder = JSONEncoder()
+        private var entry = JobEntry()
         private var fits: [Bool]
         private var first = true
 
-        init(out: ReportOutput, index: RunIndex, pivot: AxisPivot, diff: RunDiff?, stability: Stability?) throws {
-            self.out = out
+        /// - Parameter folder: where the scratch file goes (removed when the writer is released).
+        init(index: RunIndex, folder: URL) throws {
             self.index = index
+            scratchURL = folder.appendingPathComponent(".summary-jobs-\(UUID().uuidString).tmp")
+            scratch = try ReportOutput(file: scratchURL)
             fits = Array(repeating: false, count: index.jobs.count)
+        }
+
+        deinit { try? FileManager.default.removeItem(at: scratchURL) }
+
+        /// One job, in plan order.
+        func add(_ job: JobReport, carried: (ArtifactReference) -> Bool) throws {
+            let known = job.row.ordinal < fits.count && index.jobs[job.row.ordinal].id == job.id
+            if PassedJob.fits(job) && known {
+                // A job planned after the index was read (a resume) has no compact row: it goes in full.
+                fits[job.row.ordinal] = true
+                return
+            }
+            scratch += first ? "\n" : ",\n"
+            try entry.write(job, configuration: known ? index.jobs[job.row.ordinal].configuration : nil, carried: carried,
+                            to: scratch)
+            first = false
+        }
+
+        /// Writes the document into `out`: the members before `jobs`, the full entries, the passed rows, the rest.
+        /// - Parameter index: the run's index with its attempt count and workers (the writer's own copy was taken
+        ///   before the pass counted them).
+        func finish(into out: ReportOutput, index: RunIndex, pivot: AxisPivot, diff: RunDiff?, stability: Stability?) throws {
+            try scratch.finish()
+            let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
             let text = String(decoding: try encoder.encode(SummaryDocument(index: index, pivot: pivot, diff: diff, stability: stability)),
                               as: UTF8.self)
@@ -262,25 +290,7 @@ public struct SummaryDocument: Sendable, Hashable, Codable {
                 throw ReportError(code: .output, message: "summary.json: the encoder wrote no jobs and passed members")
             }
             out += String(text[..<slot.lowerBound]) + "\"jobs\":["
-            tail = String(text[slot.upperBound...])
-        }
-
-        /// One job, in plan order.
-        func add(_ job: JobReport, carried: (ArtifactReference) -> Bool) throws {
-            if PassedJob.fits(job) {
-                // A job planned after the index was read (a resume) has no compact row: it goes in full.
-                if job.row.ordinal < fits.count, index.jobs[job.row.ordinal].id == job.id {
-                    fits[job.row.ordinal] = true
-                    return
-                }
-            }
-            out += (first ? "\n" : ",\n") + String(decoding: try encoder.encode(SummaryDocument.job(job, carried: carried)),
-                                                      as: UTF8.self)
-            first = false
-        }
-
-        /// The passed rows and the rest of the document.
-        func finish() {
+            try out.append(contentsOf: scratchURL)
             out += (first ? "]" : "\n]") + ",\"passed\":["
             var any = false
             for (i, job) in index.jobs.enumerated() where fits[i] {
@@ -288,7 +298,100 @@ public struct SummaryDocument: Sendable, Hashable, Codable {
                 PassedJob.write(job, index, to: out)
                 any = true
             }
-            out += (any ? "\n]" : "]") + tail + "\n"
+            out += (any ? "\n]" : "]") + String(text[slot.upperBound...]) + "\n"
+        }
+    }
+
+    /// Writes a job's full entry as `JSONEncoder` (sorted keys, slashes unescaped) writes ``SummaryDocument/Job``,
+    /// without building the value: members in key order, optional members left out when nil. Strings that need an
+    /// escape and numbers that are not finite go through the encoder itself, so the bytes are the same.
+    struct JobEntry {
+        private let encoder: JSONEncoder = {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            return encoder
+        }()
+        /// The encoded `configuration` object of each configuration of the index, once each.
+        private var configurations: [Int32: [UInt8]] = [:]
+
+        mutating func write(_ job: JobReport, configuration: Int32?, carried: (ArtifactReference) -> Bool,
+                            to o: ReportOutput) throws {
+            let result = job.row.result
+            o += "{\"artifacts\":["
+            var firstArtifact = true
+            for at in job.attempts {
+                for ref in at.artifacts {
+                    o += firstArtifact ? "[" : ",["
+                    firstArtifact = false
+                    o.write(int: at.attempt); o += ","; o.write(int: ref.stepIndex); o += ","
+                    try string(ref.name, o); o += ","; try string(ref.mediaType, o); o += ","; try string(ref.sha256, o)
+                    o += ","; o.write(int: ref.rawSize); o += ","; o.write(int: ref.compressedSize)
+                    o += carried(ref) ? ",true]" : ",false]"
+                }
+            }
+            o += "],\"attemptDetails\":["
+            for (i, at) in job.attempts.enumerated() {
+                if i > 0 { o += "," }
+                try attempt(at, o)
+            }
+            o += "],\"attempts\":"; o.write(int: result?.attempts ?? job.attempts.count)
+            o += ",\"configuration\":"; o.write(bytes: try configurationObject(job, configuration))
+            if let d = result?.duration { o += ",\"durationSeconds\":"; try number(d, o) }
+            if let m = result?.failureMessage { o += ",\"failureMessage\":"; try string(m, o) }
+            if let f = result?.failureStep { o += ",\"failureStep\":"; o.write(int: f) }
+            o += ",\"id\":"; try string(job.id, o)
+            if let outcome = result?.outcome { o += ",\"outcome\":"; try string(outcome.rawValue, o) }
+            o += ",\"registry\":"; try string(job.job.registry, o)
+            o += ",\"scenarioID\":"; try string(job.job.scenarioID, o)
+            o += ",\"scenarioTitle\":"; try string(job.job.scenarioTitle, o)
+            o += ",\"status\":"; try string(job.status.rawValue, o)
+            o += "}"
+        }
+
+        private func attempt(_ at: AttemptReport, _ o: ReportOutput) throws {
+            let result = at.row.result
+            o += "{\"attempt\":"; o.write(int: at.attempt)
+            if let d = result?.duration { o += ",\"durationSeconds\":"; try number(d, o) }
+            if let f = result?.failureStep { o += ",\"failureStep\":"; o.write(int: f) }
+            var interrupted = 0
+            for step in at.steps where !(step.interruptions ?? "").isEmpty { interrupted += 1 }
+            o += ",\"interruptedSteps\":"; o.write(int: interrupted)
+            if let m = result?.message { o += ",\"message\":"; try string(m, o) }
+            if let outcome = at.outcome { o += ",\"outcome\":"; try string(outcome.rawValue, o) }
+            o += ",\"steps\":"; o.write(int: at.steps.count)
+            o += at.superseded ? ",\"superseded\":true" : ",\"superseded\":false"
+            o += ",\"worker\":"; try string(at.row.worker, o)
+            o += "}"
+        }
+
+        private mutating func configurationObject(_ job: JobReport, _ configuration: Int32?) throws -> [UInt8] {
+            if let configuration, let known = configurations[configuration] { return known }
+            let object = Dictionary(job.axes.map { ($0.axis, $0.value) }, uniquingKeysWith: { a, _ in a })
+            let bytes = [UInt8](try encoder.encode(object))
+            if let configuration { configurations[configuration] = bytes }
+            return bytes
+        }
+
+        /// A string as the encoder writes it: as is between quotes unless it holds `"`, `\\` or a control character.
+        private func string(_ text: String, _ o: ReportOutput) throws {
+            var text = text
+            let plain = text.withUTF8 { bytes in !bytes.contains { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C } }
+            guard plain else { return try encoded(text, o) }
+            o.write(quoted: text)
+        }
+
+        /// A number as the encoder writes it: Swift's shortest form without a trailing `.0`.
+        private func number(_ value: Double, _ o: ReportOutput) throws {
+            guard value.isFinite else { return try encoded(value, o) }
+            var text = value.description
+            if text.hasSuffix(".0") { text.removeLast(2) }
+            o += text
+        }
+
+        /// One value through the encoder (as the only element of an array, whose brackets are dropped).
+        private func encoded(_ value: some Encodable, _ o: ReportOutput) throws {
+            let bytes = try encoder.encode([value])
+            o.write(bytes: bytes.dropFirst().dropLast())
         }
     }
 }

@@ -7,29 +7,34 @@ enum Z85 {
     /// The pad count, then the Z85 of `bytes` padded with zeros to a multiple of 4.
     static func encode(_ bytes: [UInt8]) -> [UInt8] {
         let pad = (4 - bytes.count % 4) % 4
-        var out: [UInt8] = []
-        out.reserveCapacity(1 + (bytes.count + pad) / 4 * 5)
-        out.append(UInt8(ascii: "0") + UInt8(pad))
-        var index = 0
-        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8) = (0, 0, 0, 0, 0)
-        while index < bytes.count {
-            var value: UInt32 = 0
-            for k in 0..<4 {
-                value = value << 8 | UInt32(index + k < bytes.count ? bytes[index + k] : 0)
+        let groups = (bytes.count + pad) / 4
+        // Written through pointers: a report encodes tens of megabytes of blobs.
+        return [UInt8](unsafeUninitializedCapacity: 1 + groups * 5) { out, count in
+            alphabet.withUnsafeBufferPointer { alphabet in
+                bytes.withUnsafeBufferPointer { bytes in
+                    out[0] = UInt8(ascii: "0") + UInt8(pad)
+                    var at = 1
+                    for group in 0..<groups {
+                        let index = group * 4
+                        var value: UInt32
+                        if index + 4 <= bytes.count {
+                            value = UInt32(bytes[index]) << 24 | UInt32(bytes[index + 1]) << 16
+                                | UInt32(bytes[index + 2]) << 8 | UInt32(bytes[index + 3])
+                        } else {
+                            value = 0
+                            for k in 0..<4 { value = value << 8 | UInt32(index + k < bytes.count ? bytes[index + k] : 0) }
+                        }
+                        for k in stride(from: 4, through: 1, by: -1) {
+                            out[at + k] = alphabet[Int(value % 85)]
+                            value /= 85
+                        }
+                        out[at] = alphabet[Int(value)]
+                        at += 5
+                    }
+                    count = at
+                }
             }
-            index += 4
-            digits.4 = alphabet[Int(value % 85)]; value /= 85
-            digits.3 = alphabet[Int(value % 85)]; value /= 85
-            digits.2 = alphabet[Int(value % 85)]; value /= 85
-            digits.1 = alphabet[Int(value % 85)]; value /= 85
-            digits.0 = alphabet[Int(value)]
-            out.append(digits.0)
-            out.append(digits.1)
-            out.append(digits.2)
-            out.append(digits.3)
-            out.append(digits.4)
         }
-        return out
     }
 
     /// The bytes of `encode`'s text; nil when it is not such text.

@@ -1,4 +1,6 @@
+import Artifacts
 import Coordinator
+import FlowVocabulary
 import Foundation
 import Journal
 import LiveView
@@ -72,6 +74,54 @@ struct LiveServerTests {
         #expect(try RawHTTP.get(port: server.port, "/etc/passwd").httpStatus == 404)
         #expect(try RawHTTP.get(port: server.port, "/data/jobs-000.js").httpStatus == 200)
         #expect(try RawHTTP.get(port: server.port, "/blobs/pack-000.js").httpStatus == 404)
+    }
+
+    @Test("while the run goes, a failed job's screenshot is served from the store for its panel; nothing else is")
+    func screenshot() async throws {
+        let store = try Store(jobs: 2)
+        let blobs = try BlobStore(root: store.folder, syncToDisk: false)
+        // Job 0 failed with a screenshot, job 1 passed with one: only the failed job's is shown before the report.
+        let shots = try (0..<2).map { i in
+            try ArtifactSink().attach(name: "screen.png", mediaType: "image/png", bytes: (0..<3000).map { UInt8(truncatingIfNeeded: $0 * (i + 7)) },
+                            step: 0)
+        }
+        for shot in shots { try blobs.store(shot) }
+        let writer = try JournalWriter(path: store.journal)
+        let at = Date()
+        for (i, id) in store.ids.enumerated() {
+            let outcome: JobOutcome = i == 0 ? .failed : .passed
+            try writer.submit([
+                .attemptStarted(runID: store.runID, jobID: id, attempt: 1, worker: "w", at: at),
+                .stepRecorded(runID: store.runID, jobID: id, attempt: 1, step: StepResult(
+                    index: 0, key: "look", outcome: i == 0 ? .failed : .passed, duration: 0.1, message: nil)),
+                .artifactStored(runID: store.runID, jobID: id, attempt: 1, artifact: ArtifactReference(
+                    stepIndex: 0, name: shots[i].name, mediaType: shots[i].mediaType, sha256: shots[i].sha256,
+                    compressedSize: shots[i].compressedSize, rawSize: shots[i].rawSize)),
+                .attemptFinished(runID: store.runID, jobID: id, attempt: 1, result: AttemptResult(
+                    outcome: outcome, finishedAt: at, duration: 0.1, failureStep: i == 0 ? 0 : nil, message: nil)),
+                .jobFinished(runID: store.runID, jobID: id, result: JobResult(
+                    outcome: outcome, attempts: 1, duration: 0.1, failureStep: i == 0 ? 0 : nil, failureMessage: nil,
+                    finishedAt: at)),
+            ])
+        }
+        try writer.close()
+        let server = try await LiveServer.start(host: "127.0.0.1", port: 0, token: nil, runID: store.runID, jobs: 2,
+                                                journalPath: store.journal)
+        defer { server.stop() }
+        // No pack before a chunk names one.
+        #expect(try RawHTTP.get(port: server.port, "/blobs/pack-000.js").httpStatus == 404)
+        #expect(try RawHTTP.get(port: server.port, "/data/jobs-000.js").httpStatus == 200)
+        let pack = try RawHTTP.get(port: server.port, "/blobs/pack-000.js")
+        #expect(pack.httpStatus == 200)
+        let body = try #require(pack.components(separatedBy: "\r\n\r\n").last)
+        #expect(body.hasPrefix("FM.pack(0,[\n\"") && body.hasSuffix("\"\n]);\n"))
+        // The blob's compressed bytes as Z85: a pad digit, then 5 characters per 4 bytes.
+        let text = body.dropFirst("FM.pack(0,[\n\"".count).dropLast("\"\n]);\n".count)
+        #expect(text.count == 1 + (shots[0].compressedSize + 3) / 4 * 5)
+        #expect(!text.contains("\"") && !text.contains("\\"), "Z85 text cannot end its string literal")
+        // The passed job's screenshot was not numbered, and nothing but numbered blobs is served.
+        #expect(try RawHTTP.get(port: server.port, "/blobs/pack-001.js").httpStatus == 404)
+        #expect(try RawHTTP.get(port: server.port, "/blobs/pack-\(shots[1].sha256).js").httpStatus == 404)
     }
 
     @Test("garbage, oversized and slow requests get 4xx or a closed socket, and the server still answers")

@@ -1,0 +1,167 @@
+import Foundation
+import Synchronization
+
+/// Runs the parts of a report that do not depend on each other on two threads (a 100,000-job report is CPU work;
+/// the machine has more than one core), and the bounded queue that hands jobs from one stage of the journal pass
+/// to the next.
+enum Parallel {
+    /// Runs `first` on the calling thread and `second` on a new thread, and returns when both have returned.
+    /// Errors are rethrown after both finished (the first one's first).
+    ///
+    /// The two closures may capture non-`Sendable` state: the caller must give them disjoint state, or state they
+    /// only read (this is what `ReportWriter` does: each writer object belongs to one closure).
+    static func both<A, B>(_ first: () throws -> A, _ second: () throws -> B) throws -> (A, B) {
+        try withoutActuallyEscaping(second) { second in
+            let task = ThreadTask(second)
+            let thread = try startThread(task)
+            let a = Result { try first() }
+            pthread_join(thread, nil)
+            guard let b = task.result else { throw ReportError(code: .output, message: "a report thread did not finish") }
+            return (try a.get(), try b.get())
+        }
+    }
+
+    /// Something run once on its own thread.
+    fileprivate protocol Runnable: AnyObject, Sendable {
+        func run()
+    }
+
+    /// A closure run on its own POSIX thread, joined by ``both(_:_:)``.
+    ///
+    /// `@unchecked Sendable` because the closure it carries is not `Sendable`. It is safe: ``both(_:_:)`` starts the
+    /// thread, which alone calls `body` and writes `result`; the caller reads `result` only after `pthread_join`,
+    /// which orders the thread's writes before that read. `body` is dropped on the thread before it ends, so the
+    /// non-escaping closure does not outlive `withoutActuallyEscaping`.
+    private final class ThreadTask<T>: Runnable, @unchecked Sendable {
+        private var body: (() throws -> T)?
+        private(set) var result: Result<T, any Error>?
+
+        init(_ body: @escaping () throws -> T) { self.body = body }
+
+        func run() {
+            guard let body else { return }
+            result = Result { try body() }
+            self.body = nil
+        }
+    }
+
+    /// The thread's context: the task, retained until the thread has run it.
+    fileprivate final class ThreadContext: Sendable {
+        let task: any Runnable
+        init(_ task: any Runnable) { self.task = task }
+    }
+
+    /// Starts a thread (8 MiB of stack) that runs `task`.
+    private static func startThread(_ task: any Runnable) throws -> pthread_t {
+        let context = Unmanaged.passRetained(ThreadContext(task)).toOpaque()
+        var thread = pthread_t()
+        var attributes = pthread_attr_t()
+        pthread_attr_init(&attributes)
+        defer { pthread_attr_destroy(&attributes) }
+        pthread_attr_setstacksize(&attributes, 8 << 20)
+        let rc = pthread_create(&thread, &attributes, runThread, context)
+        guard rc == 0 else {
+            Unmanaged<ThreadContext>.fromOpaque(context).release()
+            throw ReportError(code: .output, message: "cannot start a report thread: \(String(cString: strerror(rc)))")
+        }
+        return thread
+    }
+
+    /// A value one thread makes and others wait for (the run's index, which later stages of the pass need).
+    final class Promise<Value: Sendable>: Sendable {
+        private let state = Mutex<Result<Value, any Error>?>(nil)
+        private let done = DispatchSemaphore(value: 0)
+
+        /// Sets the value (or the error that stops the waiters); only the first call counts.
+        func fulfill(_ result: Result<Value, any Error>) {
+            state.withLock { if $0 == nil { $0 = result } }
+            done.signal()
+        }
+
+        /// Waits for ``fulfill(_:)``.
+        /// - Throws: the error it was fulfilled with.
+        func wait() throws -> Value {
+            done.wait()
+            done.signal()  // the next waiter
+            guard let result = state.withLock({ $0 }) else {
+                throw ReportError(code: .output, message: "a report stage was woken without a value")
+            }
+            return try result.get()
+        }
+    }
+
+    /// A first-in first-out queue of at most `capacity` batches between one producer thread and one consumer
+    /// thread: the producer waits while it is full, so memory holds at most `capacity` batches whatever the run's
+    /// size. ``close()`` ends it: the consumer then drains what is left and gets nil.
+    final class Channel<Element: Sendable>: Sendable {
+        private struct State {
+            var items: [[Element]] = []
+            var head = 0
+            var closed = false
+            var cancelled = false
+        }
+
+        private let state = Mutex(State())
+        /// Free places, and batches ready.
+        private let free: DispatchSemaphore
+        private let ready = DispatchSemaphore(value: 0)
+
+        init(capacity: Int) { free = DispatchSemaphore(value: capacity) }
+
+        /// Adds a batch, waiting for room. Returns false when the consumer gave up (``cancel()``).
+        @discardableResult
+        func send(_ batch: [Element]) -> Bool {
+            free.wait()
+            let accepted = state.withLock { s in
+                guard !s.cancelled else { return false }
+                s.items.append(batch)
+                return true
+            }
+            ready.signal()
+            return accepted
+        }
+
+        /// No more batches will come.
+        func close() {
+            state.withLock { $0.closed = true }
+            ready.signal()
+        }
+
+        /// The consumer stops taking batches (after an error): the producer's sends return false and do not wait.
+        func cancel() {
+            state.withLock { $0.cancelled = true }
+            free.signal()
+        }
+
+        /// The next batch, waiting for one; nil once the queue is closed and empty.
+        func receive() -> [Element]? {
+            while true {
+                ready.wait()
+                let next: [Element]?? = state.withLock { s in
+                    if s.head < s.items.count {
+                        let batch = s.items[s.head]
+                        s.items[s.head] = []
+                        s.head += 1
+                        if s.head > 64 {
+                            s.items.removeFirst(s.head)
+                            s.head = 0
+                        }
+                        return .some(batch)
+                    }
+                    return s.closed ? .some(nil) : nil
+                }
+                if let next {
+                    if next != nil { free.signal() } else { ready.signal() }
+                    return next
+                }
+            }
+        }
+    }
+}
+
+/// A report thread's entry point: runs the task its context carries, then releases the context.
+private func runThread(_ raw: UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? {
+    guard let raw else { return nil }
+    Unmanaged<Parallel.ThreadContext>.fromOpaque(raw).takeRetainedValue().task.run()
+    return nil
+}
