@@ -13,26 +13,28 @@ enum Parallel {
     static func both<A, B>(_ first: () throws -> A, _ second: () throws -> B) throws -> (A, B) {
         try withoutActuallyEscaping(second) { second in
             let task = ThreadTask(second)
-            let thread = try startThread(task)
+            let finished = DispatchSemaphore(value: 0)
+            // Foundation's Thread rather than pthread_create: the same code on Linux and Darwin.
+            let thread = Thread {
+                task.run()
+                finished.signal()
+            }
+            thread.stackSize = 8 << 20
+            thread.start()
             let a = Result { try first() }
-            pthread_join(thread, nil)
+            finished.wait()
             guard let b = task.result else { throw ReportError(code: .output, message: "a report thread did not finish") }
             return (try a.get(), try b.get())
         }
     }
 
-    /// Something run once on its own thread.
-    fileprivate protocol Runnable: AnyObject, Sendable {
-        func run()
-    }
-
-    /// A closure run on its own POSIX thread, joined by ``both(_:_:)``.
+    /// A closure run on its own thread by ``both(_:_:)``.
     ///
     /// `@unchecked Sendable` because the closure it carries is not `Sendable`. It is safe: ``both(_:_:)`` starts the
-    /// thread, which alone calls `body` and writes `result`; the caller reads `result` only after `pthread_join`,
-    /// which orders the thread's writes before that read. `body` is dropped on the thread before it ends, so the
-    /// non-escaping closure does not outlive `withoutActuallyEscaping`.
-    private final class ThreadTask<T>: Runnable, @unchecked Sendable {
+    /// thread, which alone calls `body` and writes `result`; the caller reads `result` only after waiting for the
+    /// thread's signal, which orders the thread's writes before that read. `body` is dropped on the thread before it
+    /// signals, so the non-escaping closure does not outlive `withoutActuallyEscaping`.
+    private final class ThreadTask<T>: @unchecked Sendable {
         private var body: (() throws -> T)?
         private(set) var result: Result<T, any Error>?
 
@@ -43,28 +45,6 @@ enum Parallel {
             result = Result { try body() }
             self.body = nil
         }
-    }
-
-    /// The thread's context: the task, retained until the thread has run it.
-    fileprivate final class ThreadContext: Sendable {
-        let task: any Runnable
-        init(_ task: any Runnable) { self.task = task }
-    }
-
-    /// Starts a thread (8 MiB of stack) that runs `task`.
-    private static func startThread(_ task: any Runnable) throws -> pthread_t {
-        let context = Unmanaged.passRetained(ThreadContext(task)).toOpaque()
-        var thread = pthread_t()
-        var attributes = pthread_attr_t()
-        pthread_attr_init(&attributes)
-        defer { pthread_attr_destroy(&attributes) }
-        pthread_attr_setstacksize(&attributes, 8 << 20)
-        let rc = pthread_create(&thread, &attributes, runThread, context)
-        guard rc == 0 else {
-            Unmanaged<ThreadContext>.fromOpaque(context).release()
-            throw ReportError(code: .output, message: "cannot start a report thread: \(String(cString: strerror(rc)))")
-        }
-        return thread
     }
 
     /// A value one thread makes and others wait for (the run's index, which later stages of the pass need).
@@ -157,11 +137,4 @@ enum Parallel {
             }
         }
     }
-}
-
-/// A report thread's entry point: runs the task its context carries, then releases the context.
-private func runThread(_ raw: UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? {
-    guard let raw else { return nil }
-    Unmanaged<Parallel.ThreadContext>.fromOpaque(raw).takeRetainedValue().task.run()
-    return nil
 }

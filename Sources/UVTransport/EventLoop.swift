@@ -77,7 +77,7 @@ public final class EventLoop: @unchecked Sendable {
     /// True on the loop's own thread.
     public var inLoopThread: Bool {
         let id = loopThreadID.load(ordering: .relaxed)
-        return id != 0 && pthread_equal(pthread_t(id), pthread_self()) != 0
+        return id != 0 && id == LoopThread.currentID()
     }
 
     /// Traps when called off the loop thread: the runtime check behind every loop-confined entry point.
@@ -90,23 +90,15 @@ public final class EventLoop: @unchecked Sendable {
     public func start() {
         lifecycle.withLock { state in
             guard case .created = state else { return }
-            let box = Unmanaged.passRetained(self).toOpaque()
-            var thread = pthread_t()
-            let result = pthread_create(&thread, nil, { arg in
-                guard let arg else { return nil }
-                let loop = Unmanaged<EventLoop>.fromOpaque(arg).takeRetainedValue()
-                loop.runOnThisThread()
-                return nil
-            }, box)
-            // pthread_create fails only when the process cannot create threads: nothing can run.
-            precondition(result == 0, "pthread_create failed: \(result)")
+            // The thread holds the loop until it returns.
+            let thread = LoopThread.start { [self] in runOnThisThread() }
             EventLoop.threadCounter.add(1, ordering: .releasing)
             state = .running(thread)
         }
     }
 
     private func runOnThisThread() {
-        loopThreadID.store(UInt(pthread_self()), ordering: .releasing)
+        loopThreadID.store(LoopThread.currentID(), ordering: .releasing)
         uv_run(uvLoop, UV_RUN_DEFAULT)
         loopCloseResult.store(uv_loop_close(uvLoop), ordering: .releasing)
         loopThreadID.store(0, ordering: .releasing)
