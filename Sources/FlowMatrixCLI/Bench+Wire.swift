@@ -213,7 +213,7 @@ enum WireBench {
                     let length = n * encoded.count
                     while offset < length {
                         guard let base = raw.baseAddress else { return }
-                        let w = send(writerFD, base + offset, length - offset, Int32(MSG_NOSIGNAL))
+                        let w = send(writerFD, base + offset, length - offset, noSignal)
                         if w <= 0 { return }
                         offset += w
                     }
@@ -253,8 +253,27 @@ enum WireBench {
         return Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
     }
 
+    /// `SOCK_STREAM` as `socket` takes it (an enum on Linux, an integer on Darwin).
+    static var streamSocket: Int32 {
+        #if canImport(Darwin)
+            SOCK_STREAM
+        #else
+            Int32(SOCK_STREAM.rawValue)
+        #endif
+    }
+
+    /// `send` flags that keep a closed peer from raising SIGPIPE on Linux (Darwin has no MSG_NOSIGNAL; the process
+    /// ignores SIGPIPE once an EventLoop exists).
+    static var noSignal: Int32 {
+        #if canImport(Darwin)
+            0
+        #else
+            Int32(MSG_NOSIGNAL)
+        #endif
+    }
+
     static func loopbackPair() throws -> (Int32, Int32) {
-        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let listener = socket(AF_INET, streamSocket, 0)
         defer { close(listener) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -267,7 +286,7 @@ enum WireBench {
             }
         }
         guard bound else { throw CommandFailure("cannot open a loopback listener: errno \(errno)") }
-        let client = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let client = socket(AF_INET, streamSocket, 0)
         let connected = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(client, $0, length) == 0 }
         }
