@@ -97,7 +97,7 @@ extension RunController {
         guard let local = request.localWorkers, local.count > 0 else { return }
         if let hosted = local.launch.hostedRegistries, !hosted.contains(matrix.registry) {
             throw RunError(.invalidInput, "the matrix needs registry '\(matrix.registry)', which local workers do not host "
-                + "(built in: \(hosted.sorted().joined(separator: ", "))); use 'flowmatrix serve' with your own workers")
+                + "(they host: \(hosted.sorted().joined(separator: ", "))); use 'flowmatrix serve' with your own workers")
         }
         guard matrix.requiredLabels.isEmpty else {
             let labels = matrix.requiredLabels.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }

@@ -24,6 +24,8 @@ public enum WorkerMain {
           --name <name>           The name shown in reports (default: <hostname>-<pid>).
           --give-up-after <s>     Exit (code 2) when no coordinator answered for this many seconds.
           --exit-after-drain      Exit (code 0) when the coordinator drains this worker, instead of reconnecting.
+          --list-registries       Print the registries this worker hosts, one per line, and exit (code 0); a
+                                  coordinator's `run --worker-executable` reads it to refuse a matrix none hosts.
 
         EXIT CODES: 0 drained or stopped, 2 gave up reconnecting, 3 still rejected (wrong token or protocol version)
         when --give-up-after ran out, 64 usage error. A rejection is retried with back-off until then: it arrives
@@ -111,10 +113,17 @@ public enum WorkerMain {
         return (host, port)
     }
 
+    /// Asks a worker executable for the registries it hosts (`run --worker-executable` checks a matrix against them).
+    public static let listRegistriesFlag = "--list-registries"
+
     /// Parses `arguments`, runs the worker with `registries`, and returns the process exit code.
     public static func run(registries: [RegistryFactory], arguments: [String] = Array(CommandLine.arguments.dropFirst())) async -> Int32 {
         if arguments.contains("-h") || arguments.contains("--help") {
             print("OVERVIEW: A FlowMatrix worker hosting: \(registries.map(\.name).sorted().joined(separator: ", "))\n\n\(usage)")
+            return ExitCode.success
+        }
+        if arguments.contains(listRegistriesFlag) {
+            print(registries.map(\.name).sorted().joined(separator: "\n"))
             return ExitCode.success
         }
         let settings: WorkerSettings

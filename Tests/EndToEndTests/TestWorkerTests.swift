@@ -39,6 +39,23 @@ struct TestWorkerTests {
         #expect(missingOutput.contains("'--worker-executable' takes an executable file"), "\(missingOutput)")
     }
 
+    @Test("run --worker-executable asks the program for its registries and refuses a matrix none of them serves")
+    func workerExecutableRegistries() async throws {
+        let ws = try E2EWorkspace()
+        defer { ws.cleanUp() }
+        let lister = try ws.startTestWorker(["--registry", "noop", "--list-registries"], label: "list")
+        try await ws.waitForExit(lister, timeout: .seconds(30))
+        #expect(lister.terminationStatus == 0)
+        #expect(ws.output("list").split(separator: "\n") == ["noop"], "\(ws.output("list"))")
+
+        try ws.scenario("passes", ["pass"])
+        let matrix = try ws.matrix(registry: "catalog")
+        let (status, output) = try await ws.run(["run", matrix, "--workers", "1"], label: "run")
+        #expect(status == 65, "\(output)")
+        #expect(output.contains("the matrix needs registry 'catalog', which local workers do not host"), "\(output)")
+        #expect(try ws.latestRunID() == nil, "nothing was journaled")
+    }
+
     @Test("test-worker refuses a registry it does not host with a usage error")
     func testWorkerUsage() async throws {
         let ws = try E2EWorkspace()
