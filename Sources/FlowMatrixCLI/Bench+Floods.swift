@@ -61,10 +61,13 @@ enum FloodBench {
         try Data(matrix.utf8).write(to: dir.appendingPathComponent("m.json"))
         try Data(token).write(to: dir.appendingPathComponent("token"))
         chmod(dir.appendingPathComponent("token").path, 0o600)
-        let port = Int.random(in: 20_000...60_000)
-        let serve = try ProcessFacts.startFlowmatrix(
-            ["serve", "m.json", "--listen", "127.0.0.1:\(port)", "--token-file", "token", "--quiet"], in: dir)
+        // Port 0: the kernel picks a free port, and serve's first line says which.
+        let output = dir.appendingPathComponent("serve.out")
+        let serve = try ProcessFacts.start(
+            ProcessFacts.executable, ["serve", "m.json", "--listen", "127.0.0.1:0", "--token-file", "token"], in: dir,
+            output: output)
         defer { if serve.isRunning { kill(serve.processIdentifier, SIGKILL) } }
+        let port = try await boundPort(saidIn: output, by: serve)
         var observer = Observer(pid: serve.processIdentifier,
                                 journal: dir.appendingPathComponent(".flowmatrix/journal.sqlite").path)
         let host = "127.0.0.1"
@@ -165,6 +168,22 @@ enum FloodBench {
     }
 
     // MARK: - Attackers
+
+    /// The port `serve --listen 127.0.0.1:0` says it listens on ("workers connecting to 127.0.0.1:<port>"), read
+    /// from its output within 20 s.
+    static func boundPort(saidIn output: URL, by serve: Process) async throws -> Int {
+        let marker = "workers connecting to 127.0.0.1:"
+        let deadline = ContinuousClock.now + .seconds(20)
+        while ContinuousClock.now < deadline && serve.isRunning {
+            let text = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
+            if let range = text.range(of: marker), let port = Int(text[range.upperBound...].prefix { $0.isNumber }) {
+                return port
+            }
+            // Checked every 20 ms until the line is there (or the deadline passes).
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        throw CommandFailure("flowmatrix serve did not say its port within 20 s")
+    }
 
     /// Connects with the bench's token, retrying while the server is not listening yet (at most 20 s).
     static func connectWhenListening(host: String, port: Int, name: String) async throws -> AsyncFramedClient {

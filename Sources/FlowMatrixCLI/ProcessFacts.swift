@@ -109,13 +109,21 @@ enum ProcessFacts {
         try start(executable, args, in: directory)
     }
 
-    /// Starts `program args…` in `directory` with its output discarded (the benches' `test-worker` processes).
-    static func start(_ program: URL, _ args: [String], in directory: URL) throws -> Process {
+    /// Starts `program args…` in `directory` with its output discarded, or its standard output written to `output`
+    /// (the benches' `test-worker` and `serve` processes).
+    static func start(_ program: URL, _ args: [String], in directory: URL, output: URL? = nil) throws -> Process {
         let p = Process()
         p.executableURL = program
         p.arguments = args
         p.currentDirectoryURL = directory
-        p.standardOutput = FileHandle.nullDevice
+        if let output {
+            guard FileManager.default.createFile(atPath: output.path, contents: nil) else {
+                throw CommandFailure("cannot create \(output.path)")
+            }
+            p.standardOutput = try FileHandle(forWritingTo: output)
+        } else {
+            p.standardOutput = FileHandle.nullDevice
+        }
         p.standardError = FileHandle.nullDevice
         try p.run()
         return p
