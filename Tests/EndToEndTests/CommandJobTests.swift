@@ -210,7 +210,13 @@ struct CommandJobTests {
         #expect(badSlots == 64)
         #expect(text.contains("Error: '--slots' takes a whole number from 1 to 1024") && text.contains("Usage: flowmatrix worker"))
     }
+}
 
+/// The worker's memory bound with huge command output. Run on its own after the parallel pass (scripts/test.sh): a
+/// peak RSS taken while every other suite loads the machine also counts what the load adds (more malloc arenas
+/// touched, uploads queued longer), which is not what the bound is about.
+@Suite("command job output and worker memory")
+struct CommandJobMemoryTests {
     @Test("a command printing 1 GB grows the worker's peak RSS by at most 32 MB")
     func gigabyteOfOutput() async throws {
         let ws = try E2EWorkspace()
@@ -218,7 +224,7 @@ struct CommandJobTests {
         try Data("e2e-token-0123456789abcdef".utf8).write(to: ws.root.appendingPathComponent("token"))
         // First a run that prints nothing: the worker's peak with a command job behind it is the baseline. The second
         // coordinator takes the first one's port, which the worker keeps reconnecting to.
-        let small = try Self.commandMatrix(ws, argv: #"["true"]"#)
+        let small = try CommandJobTests.commandMatrix(ws, argv: #"["true"]"#)
         let (serve1, port) = try await ws.startServe(["serve", small, "--token-file", "token"], label: "serve1")
         let worker = try ws.start(["worker", "--connect", "127.0.0.1:\(port)", "--token-file", "token", "--name", "big",
                                    "--allow-commands", "--slots", "1"], label: "worker")
@@ -227,7 +233,7 @@ struct CommandJobTests {
         let baseline = ProcessFacts.peakRSS(worker.processIdentifier)
         // Then 1 GiB of stdout (zeros compress to about 1 MB; the memory bound holds for any content: the compressed
         // output kept is capped, see `ArtifactStream`).
-        let big = try Self.commandMatrix(ws, argv: #"["head", "-c", "1073741824", "/dev/zero"]"#)
+        let big = try CommandJobTests.commandMatrix(ws, argv: #"["head", "-c", "1073741824", "/dev/zero"]"#)
         let (second, out2) = try await ws.run(["serve", big, "--listen", "127.0.0.1:\(port)", "--token-file", "token"],
                                               label: "serve2", timeout: .seconds(300))
         #expect(second == 0, "\(out2)")
@@ -238,7 +244,7 @@ struct CommandJobTests {
         let (_, listed) = try await ws.run(["artifacts", runID], label: "artifacts")
         #expect(listed.contains("stdout.log  text/plain  1073741824 B"), "\(listed)")
         // Output that does not compress: the kept part is capped, the rest counted; the bound still holds.
-        let random = try Self.commandMatrix(ws, argv: #"["head", "-c", "134217728", "/dev/urandom"]"#)
+        let random = try CommandJobTests.commandMatrix(ws, argv: #"["head", "-c", "134217728", "/dev/urandom"]"#)
         let (third, out3) = try await ws.run(["serve", random, "--listen", "127.0.0.1:\(port)", "--token-file", "token"],
                                              label: "serve3", timeout: .seconds(300))
         #expect(third == 0, "\(out3)")

@@ -26,6 +26,19 @@ struct LiveViewBrowserTests {
         })()
         """
 
+    /// What the probe reads from the page. The page reloads itself (live → static report): an evaluation that meets
+    /// the navigation fails, and the next one sees the new page, so such a failure reads as "no state yet".
+    static func state(of page: PageTarget) async throws -> JSONValue {
+        do {
+            let r = try await page.send("Runtime.evaluate", ["expression": .string(probe), "returnByValue": true])
+            return r["result"]?["value"] ?? .null
+        } catch let error as DevToolsError
+            where error.code == .commandFailed
+            && ("\(error)".contains("navigated or closed") || "\(error)".contains("context was destroyed")) {
+            return .null
+        }
+    }
+
     /// Gives the corpus scenario `id` (written by `ws.scenario`) another title.
     static func retitle(_ id: String, to title: String, in ws: E2EWorkspace) throws {
         let scenario = ws.root.appendingPathComponent("corpus/\(id).json")
@@ -67,10 +80,7 @@ struct LiveViewBrowserTests {
         let page = try await browser.newPage()
         _ = try await page.send("Page.enable")
         _ = try await page.send("Page.navigate", ["url": .string("http://127.0.0.1:\(port)/?token=\(token)")])
-        func state() async throws -> JSONValue {
-            let r = try await page.send("Runtime.evaluate", ["expression": .string(Self.probe), "returnByValue": true])
-            return r["result"]?["value"] ?? .null
-        }
+        func state() async throws -> JSONValue { try await Self.state(of: page) }
 
         // The cookie let the page in (no 401: its script ran) and its event stream (EventSource sends no headers).
         var seen: JSONValue = .null
