@@ -135,7 +135,7 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "CatalogTests", dependencies: ["CatalogApp", "RunConditions", "MatrixPlan", "FlowSpec", "Wireframe"], swiftSettings: swiftSettings),
-        .testTarget(name: "ReportsTests", dependencies: ["Reports", "Journal", "Artifacts", "FlowVocabulary"], exclude: ["Fixtures"], swiftSettings: swiftSettings),
+        .testTarget(name: "ReportsTests", dependencies: ["Reports", "Journal", "Artifacts", "FlowVocabulary", "MatrixPlan"], exclude: ["Fixtures"], swiftSettings: swiftSettings),
         .testTarget(
             name: "EndToEndTests",
             dependencies: [

@@ -88,13 +88,14 @@ public struct AxisPivot: Sendable, Hashable, Codable {
     /// combined with every pair of the other axes.
     public static func compute(_ jobs: [Input]) -> AxisPivot {
         var values = ValueTable()
-        var profiles = ProfileTable()
+        var profiles = Profiles()
         var counted: [Counted] = []
         for job in jobs where job.status.isVerdict {
             let ids = job.axes.sorted { order($0, $1) }.map { values.id($0) }
-            counted.append(Counted(profile: profiles.id(ids), failure: job.status.isFailure, flaky: job.status == .flaky))
+            counted.append(Counted(scenario: -1, body: profiles.bodies.intern(ids), failure: job.status.isFailure,
+                                   flaky: job.status == .flaky))
         }
-        return compute(counted, profiles: profiles.arrays, values: values.values)
+        return compute(counted, profiles: profiles, values: values.values)
     }
 
     /// The pivot of a run's index: each configuration's values are looked up once, not once per job. Axes named in
@@ -105,30 +106,14 @@ public struct AxisPivot: Sendable, Hashable, Codable {
         _ index: RunIndex, excluding excluded: Set<String> = [], skipped: Set<Int> = [], flakyFails: Bool = false
     ) -> AxisPivot {
         var values = ValueTable()
-        var profiles = ProfileTable()
-        let scenarioIDs = index.scenarios.map { values.id(AxisValue(axis: scenarioAxis, value: $0.id)) }
-        let configurationIDs = index.configurations.map {
-            $0.axes.filter { !excluded.contains($0.axis) }.sorted { order($0, $1) }.map { values.id($0) }
-        }
-        var profileOf: [Int64: Int32] = [:]
-        var counted: [Counted] = []
-        counted.reserveCapacity(index.jobs.count)
-        for (position, job) in index.jobs.enumerated() where job.status.isVerdict && !skipped.contains(position) {
-            let pair = Int64(job.scenario) << 32 | Int64(job.configuration)
-            let profile: Int32
-            if let known = profileOf[pair] { profile = known } else {
-                profile = profiles.id([scenarioIDs[Int(job.scenario)]] + configurationIDs[Int(job.configuration)])
-                profileOf[pair] = profile
-            }
-            let failure = job.status.isFailure || (flakyFails && job.status == .flaky)
-            counted.append(Counted(profile: profile, failure: failure, flaky: job.status == .flaky))
-        }
-        return compute(counted, profiles: profiles.arrays, values: values.values)
+        let (profiles, counted) = Profiles.of(index, excluding: excluded, skipped: skipped, flakyFails: flakyFails,
+                                              values: &values)
+        return compute(counted, profiles: profiles, values: values.values)
     }
 
     /// The core over interned values: a job is a profile (its value ids, scenario first, then by axis), a group a
     /// ``Key`` of one to three value ids.
-    private static func compute(_ counted: [Counted], profiles: [[Int32]], values: [AxisValue]) -> AxisPivot {
+    private static func compute(_ counted: [Counted], profiles: Profiles, values: [AxisValue]) -> AxisPivot {
         let totalFailures = counted.reduce(0) { $0 + ($1.failure ? 1 : 0) }
         let totalFlaky = counted.reduce(0) { $0 + ($1.flaky ? 1 : 0) }
         // Axis ids per value (the scenario pseudo-axis is -1), so tallying compares integers.
@@ -141,7 +126,11 @@ public struct AxisPivot: Sendable, Hashable, Codable {
         // Groups of two or three values matter only with a failure in them (ranked groups and patterns need one), so
         // they are tallied only when every value occurs in a failing job: a passing run tallies single values alone.
         var failing = [Bool](repeating: false, count: values.count)
-        for job in counted where job.failure { for id in profiles[Int(job.profile)] { failing[Int(id)] = true } }
+        var ids: [Int32] = []
+        for job in counted where job.failure {
+            profiles.ids(job, into: &ids)
+            for id in ids { failing[Int(id)] = true }
+        }
         func tally(_ jobs: [Counted], sign: Int, into start: [Key: Tally]) -> [Key: Tally] {
             Self.tally(jobs, profiles: profiles, axes: axes, failing: failing, sign: sign, into: start)
         }
@@ -189,11 +178,11 @@ public struct AxisPivot: Sendable, Hashable, Codable {
             }
             guard let best else { break }
             explanations.append(Explanation(group: group(best.key), explains: best.group.failures))
-            let ids = best.key.ids
+            let keyIDs = best.key.ids
             var covered: [Counted] = []
             remaining.removeAll { job in
-                let profile = profiles[Int(job.profile)]
-                guard ids.allSatisfy(profile.contains) else { return false }
+                profiles.ids(job, into: &ids)
+                guard keyIDs.allSatisfy(ids.contains) else { return false }
                 covered.append(job)
                 return true
             }
@@ -219,13 +208,6 @@ public struct AxisPivot: Sendable, Hashable, Codable {
         }
     }
 
-    private struct Counted {
-        /// Index into the profiles: the job's value ids.
-        var profile: Int32
-        var failure: Bool
-        var flaky: Bool
-    }
-
     /// A group: one to three value ids in profile order (-1 = none).
     private struct Key: Hashable {
         var a: Int32, b: Int32 = -1, c: Int32 = -1
@@ -247,61 +229,38 @@ public struct AxisPivot: Sendable, Hashable, Codable {
         }
     }
 
-    /// Interned axis values.
-    private struct ValueTable {
-        var values: [AxisValue] = []
-        var ids: [AxisValue: Int32] = [:]
-        mutating func id(_ value: AxisValue) -> Int32 {
-            if let id = ids[value] { return id }
-            ids[value] = Int32(values.count)
-            values.append(value)
-            return Int32(values.count - 1)
-        }
-    }
-
-    /// Interned profiles (a job's value ids).
-    private struct ProfileTable {
-        var arrays: [[Int32]] = []
-        var ids: [[Int32]: Int32] = [:]
-        mutating func id(_ profile: [Int32]) -> Int32 {
-            if let id = ids[profile] { return id }
-            ids[profile] = Int32(arrays.count)
-            arrays.append(profile)
-            return Int32(arrays.count - 1)
-        }
-    }
-
     /// Adds (`sign` 1) or removes (-1) the jobs' groups: each value, each pair of values of two axes, and each
     /// scenario value with a pair of the other axes. A profile's values are sorted (scenario first, then by axis).
     /// Groups of several values only when each value is `failing` (occurs in a failing job).
-    private static func tally(_ jobs: [Counted], profiles: [[Int32]], axes: [Int32], failing: [Bool], sign: Int,
+    private static func tally(_ jobs: [Counted], profiles: Profiles, axes: [Int32], failing: [Bool], sign: Int,
                               into start: [Key: Tally]) -> [Key: Tally] {
         let scenarioAxisID: Int32 = -1
         var tallies = start
-        // Per profile first (profiles are dense ids), in order of first appearance.
-        var perProfile = [Tally](repeating: Tally(), count: profiles.count)
-        var touched: [Int32] = []
-        for job in jobs {
-            let p = Int(job.profile)
-            if perProfile[p].jobs == 0 && perProfile[p].failures == 0 && perProfile[p].flaky == 0 { touched.append(job.profile) }
-            perProfile[p].jobs += sign
-            if job.failure { perProfile[p].failures += sign }
-            if job.flaky { perProfile[p].flaky += sign }
-        }
         func add(_ key: Key, _ t: Tally) {
             tallies[key, default: Tally()].add(t)
         }
-        for profile in touched {
-            let t = perProfile[Int(profile)]
-            let ids = profiles[Int(profile)]
+        // Jobs of one profile together (sorted by it), each profile's groups added once.
+        let sorted = jobs.sorted { ($0.scenario, $0.body) < ($1.scenario, $1.body) }
+        var ids: [Int32] = []
+        var next = 0
+        while next < sorted.count {
+            let first = sorted[next]
+            var t = Tally()
+            while next < sorted.count && sorted[next].sameProfile(first) {
+                t.jobs += sign
+                if sorted[next].failure { t.failures += sign }
+                if sorted[next].flaky { t.flaky += sign }
+                next += 1
+            }
+            profiles.ids(first, into: &ids)
             for i in ids.indices {
                 add(Key(a: ids[i]), t)
                 guard failing[Int(ids[i])] else { continue }
-                for j in (i + 1)..<ids.count where axes[Int(ids[j])] != axes[Int(ids[i])] && failing[Int(ids[j])] {
+                for j in (i + 1)..<ids.endIndex where axes[Int(ids[j])] != axes[Int(ids[i])] && failing[Int(ids[j])] {
                     add(Key(a: ids[i], b: ids[j]), t)
                     // Within one scenario, a pair of axis values: "checkout fails only with rtl + landscape".
                     guard axes[Int(ids[i])] == scenarioAxisID else { continue }
-                    for k in (j + 1)..<ids.count
+                    for k in (j + 1)..<ids.endIndex
                     where axes[Int(ids[k])] != axes[Int(ids[j])] && axes[Int(ids[k])] != scenarioAxisID && failing[Int(ids[k])] {
                         add(Key(a: ids[i], b: ids[j], c: ids[k]), t)
                     }

@@ -130,37 +130,43 @@ struct HTMLReport {
         // Rows of inline cells rather than a table: a row off screen skips layout and paint (`content-visibility`),
         // so 100,000 cells draw quickly. Every cell is 24 px wide; a header label spans its columns.
         out += "<div class=\"scroll\"><div class=\"heatmap\" id=\"heatmap-table\">\n"
-        for (level, cells) in layout.header.enumerated() {
+        for level in layout.headerAxes.indices {
             out += "<div class=\"hl\"><span class=\"axis\">\(h(layout.headerAxes[level]))</span>"
-            for cell in cells {
-                out += "<span class=\"h\" data-span=\"\(cell.span)\" style=\"width:\(cell.span * 24)px\">\(h(cell.label))</span>"
+            layout.forEachHeaderCell(level: level) { label, span in
+                out += "<span class=\"h\" data-span=\"\(span)\" style=\"width:\(span * 24)px\">\(h(label))</span>"
+                if out.utf8.count > 1 << 16 {
+                    output += out
+                    out = ""
+                }
             }
             out += "</div>\n"
         }
         output += out
-        for row in layout.rows {
-            var out = "<div class=\"hr\" data-failing=\"\(row.failing ? 1 : 0)\" data-scenario=\"\(h(row.scenarioID))\">"
-                + "<span class=\"rh\" title=\"\(h(row.scenarioID))\">\(h(row.title))"
-                + " <span class=\"muted mono\">\(h(row.scenarioID))</span></span>"
-            for jobs in row.cells {
+        for row in 0..<layout.rowCount {
+            let scenario = layout.scenarios[row]
+            var out = "<div class=\"hr\" data-failing=\"\(layout.failing[row] ? 1 : 0)\" data-scenario=\"\(h(scenario.id))\">"
+                + "<span class=\"rh\" title=\"\(h(scenario.id))\">\(h(scenario.title))"
+                + " <span class=\"muted mono\">\(h(scenario.id))</span></span>"
+            layout.forEachColumn(row: row) { _, jobs in
                 guard !jobs.isEmpty else {
                     out += "<i class=\"none\"></i>"
-                    continue
+                    return
                 }
                 // One element per column: the cell, or a box of the column's cells when it has several jobs.
                 if jobs.count > 1 { out += "<span class=\"multi\">" }
                 for position in jobs {
-                    let job = index.jobs[position]
+                    let job = index.jobs[Int(position)]
+                    let id = index.ids[Int(position)]
                     // A passed cell is bare (its tooltip and click come from the script): 100,000 of them.
                     if job.status == .passed {
                         out += "<a class=\"cell s-passed\" data-job=\""
-                        out += h(job.id)
+                        out += h(id)
                         out += "\"></a>"
                         continue
                     }
                     // Its tooltip, like a passed cell's, comes from the script (scenario, header, status).
-                    out += "<a class=\"cell s-\(job.status.rawValue)\(newIDs.contains(job.id) ? " new" : "")\""
-                        + " data-job=\"\(h(job.id))\" data-status=\"\(job.status.rawValue)\" href=\"#job=\(h(job.id))\">"
+                    out += "<a class=\"cell s-\(job.status.rawValue)\(newIDs.contains(id) ? " new" : "")\""
+                        + " data-job=\"\(h(id))\" data-status=\"\(job.status.rawValue)\" href=\"#job=\(h(id))\">"
                         + (Self.symbols[job.status] ?? "") + "</a>"
                 }
                 if jobs.count > 1 { out += "</span>" }
@@ -267,24 +273,30 @@ struct HTMLReport {
     // MARK: - Failing jobs
 
     private func failingJobs(_ output: ReportOutput) {
-        let problems = index.jobs.indices.filter { index.jobs[$0].status != .passed && index.jobs[$0].status != .notRun }
-        output += "<section class=\"block\" id=\"failures\">\n<h2>Jobs that did not pass (\(problems.count))</h2>\n"
+        // The count, and the positions of the first rows only (a run may have a million jobs that did not pass).
+        var count = 0
+        var problems: [Int] = []
+        for (position, job) in index.jobs.enumerated() where job.status != .passed && job.status != .notRun {
+            count += 1
+            if problems.count < Self.failingRows { problems.append(position) }
+        }
+        output += "<section class=\"block\" id=\"failures\">\n<h2>Jobs that did not pass (\(count))</h2>\n"
         guard !problems.isEmpty else {
             output += "<p class=\"muted\">None.</p>\n</section>\n"
             return
         }
         output += "<table class=\"grid\"><tr><th>status</th><th>scenario</th><th>configuration</th><th>attempts</th><th>failing step</th></tr>\n"
         // The first rows only: the rest are a click away on the heat map, and all of them are in summary.json.
-        for position in problems.prefix(Self.failingRows) {
+        for position in problems {
             let job = index.jobs[position]
             output += "<tr><td><span class=\"chip s-\(job.status.rawValue)\">\(h(job.status.label))</span></td>"
-                + "<td><a href=\"#job=\(h(job.id))\">\(h(index.scenarioTitle(job)))</a></td>"
-                + "<td class=\"mono\">\(h(index.configuration(job).text))</td><td>\(job.attempts)</td>"
+                + "<td><a href=\"#job=\(h(index.ids[position]))\">\(h(index.scenarioTitle(job)))</a></td>"
+                + "<td class=\"mono\">\(h(index.configurationText(job)))</td><td>\(job.attempts)</td>"
                 + "<td>\(job.status == .flaky ? "<span class=\"muted\">passed on retry</span>" : h(failures[position] ?? "no message"))</td></tr>\n"
         }
         output += "</table>\n"
-        if problems.count > Self.failingRows {
-            output += "<p class=\"muted\">… and \(problems.count - Self.failingRows) more: every one is a cell on the heat map"
+        if count > problems.count {
+            output += "<p class=\"muted\">… and \(count - problems.count) more: every one is a cell on the heat map"
                 + " and an entry in summary.json.</p>\n"
         }
         output += "</section>\n"
@@ -296,7 +308,9 @@ struct HTMLReport {
     // MARK: - Baseline
 
     private func baselineSection(_ diff: RunDiff) -> String {
-        let headIDs = Set(index.jobs.map(\.id))
+        // The entries' ids that are jobs of this run (one look at each job id, no set of them all).
+        let entryIDs = Set(diff.sections.flatMap { $0.entries.map(\.jobID) })
+        let headIDs = Set(index.jobs.indices.lazy.map { index.ids[$0] }.filter { entryIDs.contains($0) })
         var out = "<section class=\"block\" id=\"baseline\" data-base=\"\(h(diff.base))\">\n"
         out += "<h2>Changes since run <span class=\"mono\">\(h(diff.base))</span></h2>\n"
         out += "<p class=\"headline\(diff.hasRegressions ? "" : " ok")\">\(h(diff.summaryLine))</p>\n"

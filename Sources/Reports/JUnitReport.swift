@@ -113,7 +113,7 @@ public enum JUnitReport {
             for (ordinal, job) in index.jobs.enumerated() {
                 let key = grouping == .scenario
                     ? index.scenarioID(job)
-                    : JUnitReport.configurationName(index.configuration(job).text, index.registry(job), multipleRegistries)
+                    : JUnitReport.configurationName(index.configurationText(job), index.registry(job), multipleRegistries)
                 let suite: Int
                 if let known = position[key] { suite = known } else {
                     suite = names.count
@@ -171,7 +171,7 @@ public enum JUnitReport {
                     continue
                 }
                 let job = index.jobs[Int(position)]
-                let config = configurationName(index.configuration(job).text, index.registry(job), multipleRegistries)
+                let config = configurationName(index.configurationText(job), index.registry(job), multipleRegistries)
                 let scenario = index.scenarioID(job)
                 // The same text as `caseOpening(…) + "/>\n"`, in pieces: a large run has 100,000 of these.
                 let names = grouping == .scenario ? (classname: scenario, name: config) : (classname: config, name: scenario)

@@ -31,7 +31,8 @@ final class JobPass {
         /// SQLite sorts).
         var attemptCount: Int
         var workers: [String]
-        /// Failure text (`step 2 (key): message`) of each job that did not pass, by plan position.
+        /// Failure text (`step 2 (key): message`) of the first ``HTMLReport/failingRows`` jobs that did not pass, by
+        /// plan position.
         var failures: [Int: String]
         var anyArtifact: Bool
     }
@@ -117,7 +118,8 @@ final class JobPass {
         batch.reserveCapacity(Self.batchSize)
         var attempts = 0
         var workers = Set<String>()
-        // Each configuration's axes parsed once (by its text, then its JSON, as the index interns them).
+        // A configuration's axes parsed once while it recurs (by its text, then its JSON): the cache is emptied when it
+        // holds ``ConfigurationTable/recentLimit`` configurations, so a run of a million of them holds no copy.
         var axes: [String: [(json: String, axes: [AxisValue])]] = [:]
         try reader.forEachJob(run: runID) { detail in
             attempts += detail.attempts.count
@@ -128,6 +130,7 @@ final class JobPass {
                 parsed = known.axes
             } else {
                 parsed = AxisValue.parse(configuration: job.configuration, json: job.configurationJSON)
+                if axes.count >= ConfigurationTable.recentLimit { axes.removeAll(keepingCapacity: true) }
                 axes[job.configuration, default: []].append((job.configurationJSON, parsed))
             }
             batch.append(JobReport(detail, axes: parsed))
@@ -173,7 +176,8 @@ final class JobPass {
                 anyArtifact = anyArtifact || job.attempts.contains { !$0.artifacts.isEmpty }
                 cases.add(job)
                 try summary.add(job) { item.carried.contains($0) }
-                if job.status != .passed && job.status != .notRun {
+                // The page lists the first ones only.
+                if job.status != .passed && job.status != .notRun && failures.count < HTMLReport.failingRows {
                     let result = job.row.result
                     failures[job.row.ordinal] = JUnitReport.failureText(
                         step: result?.failureStep, steps: job.decidingAttempt?.steps ?? [], message: result?.failureMessage)

@@ -11,13 +11,10 @@ public enum LivePage {
     /// The page (UTF-8): run, live section, heat map, failures by axis, jobs that did not pass.
     /// - Throws: ``ReportError`` `.unknownRun` (the run is not committed yet), or the journal's error.
     public static func html(runID: String, reader: JournalReader) throws -> [UInt8] {
-        let index = try RunIndex(runID: runID, reader: reader)
+        let index = try RunIndex(runID: runID, reader: reader, failures: true)
         let pivot = AxisPivot.compute(index)
         let out = ReportOutput()
-        var failures: [Int: String] = [:]
-        for (position, job) in index.jobs.enumerated() where job.status != .passed && job.status != .notRun {
-            failures[position] = JUnitReport.failureText(step: job.failureStep, steps: [], message: job.failureMessage)
-        }
+        let failures = index.failures.mapValues { JUnitReport.failureText(step: $0.step, steps: [], message: $0.message) }
         var page = HTMLReport(index: index, pivot: pivot, diff: nil, warnings: [], failures: failures,
                               chunkCount: chunkCount(jobs: index.jobs.count))
         page.live = true

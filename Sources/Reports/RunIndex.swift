@@ -3,39 +3,56 @@ import Foundation
 import Journal
 
 /// The compact facts of every job that the parts of a report drawn at once need (heat map, failures by axis,
-/// counts, JUnit suite totals): a few dozen bytes per job, with scenarios, configurations and registries interned.
-/// Attempts, steps and artifacts are not here: writers stream them from the journal job by job.
+/// counts, JUnit suite totals): 32 bytes per job, with ids packed and scenarios, configurations and registries
+/// interned (a configuration costs a few dozen bytes more, see ``ConfigurationTable``). Attempts, steps and
+/// artifacts are not here: writers stream them from the journal job by job.
 struct RunIndex {
+    /// 24 bytes: the id is in ``ids`` at the job's plan position.
     struct Job {
-        var id: String
         /// Index into ``RunIndex/scenarios``.
         var scenario: Int32
         /// Index into ``RunIndex/configurations``.
         var configuration: Int32
         /// Index into ``RunIndex/registries``.
         var registry: Int32
+        /// Attempts the journal counted (at most 65,535 are told apart).
+        var attempts: UInt16
         var status: CellStatus
         var outcome: JobOutcome?
-        var duration: Double?
-        var failureStep: Int?
-        var failureMessage: String?
-        /// Attempts the journal counted.
-        var attempts: Int32
+        /// The duration in seconds, NaN for none.
+        private var seconds: Double
+
+        var duration: Double? { seconds.isNaN ? nil : seconds }
+
+        init(scenario: Int32, configuration: Int32, registry: Int32, attempts: Int, status: CellStatus,
+             outcome: JobOutcome?, duration: Double?) {
+            self.scenario = scenario
+            self.configuration = configuration
+            self.registry = registry
+            self.attempts = UInt16(clamping: attempts)
+            self.status = status
+            self.outcome = outcome
+            seconds = duration ?? .nan
+        }
     }
 
-    struct Configuration {
-        /// The canonical `k=v,k=v` text.
-        var text: String
-        /// Sorted by axis name.
-        var axes: [AxisValue]
+    /// A job's failing step and message, kept when the index is asked for them (the live page lists them; the
+    /// report writer takes them from its pass over the attempts).
+    struct Failure {
+        var step: Int?
+        var message: String?
     }
 
     var run: RunSummary
     /// In plan order.
     var jobs: [Job] = []
+    /// The jobs' ids, by plan position.
+    var ids = JobIDTable()
     /// In order of first appearance in the plan.
     var scenarios: [(id: String, title: String)] = []
-    var configurations: [Configuration] = []
+    var configurations = ConfigurationTable()
+    /// By plan position, for jobs that did not pass, when the index was built with `failures: true`.
+    var failures: [Int: Failure] = [:]
     /// Sorted.
     var registries: [String] = []
     /// Every axis name of the run's configurations, sorted.
@@ -52,10 +69,11 @@ struct RunIndex {
     /// Streams the run's job rows from the journal (one at a time) into the index.
     /// - Parameter totals: false leaves ``attemptCount`` and ``workers`` for the caller to set (the report writer
     ///   counts them in its pass over the attempts instead of two more queries).
+    /// - Parameter failures: true keeps ``failures``.
     /// - Throws: ``ReportError`` `.unknownRun`, or the journal's error.
-    init(runID: String, reader: JournalReader, totals: Bool = true) throws {
+    init(runID: String, reader: JournalReader, totals: Bool = true, failures: Bool = false) throws {
         guard let run = try reader.run(runID, countingOutcomes: false) else { throw ReportError.unknownRun(runID) }
-        var builder = Builder(run: run)
+        var builder = Builder(run: run, failures: failures)
         try reader.forEachJobRow(run: runID) { builder.add($0) }
         self = builder.finish()
         if totals { (attemptCount, workers) = try reader.attemptTotals(run: runID) }
@@ -63,25 +81,34 @@ struct RunIndex {
 
     /// The index of a run already in memory.
     init(_ report: RunReport) {
-        var builder = Builder(run: report.run)
+        var builder = Builder(run: report.run, failures: true)
         for job in report.jobs { builder.add(job.row) }
         self = builder.finish()
         attemptCount = report.attemptCount
         workers = report.workers
     }
 
+    /// The index of rows already read, in plan order (tests; reports stream them from the journal).
+    init(run: RunSummary, rows: [JobRow]) {
+        var builder = Builder(run: run, failures: true)
+        for row in rows { builder.add(row) }
+        self = builder.finish()
+    }
+
     private init(run: RunSummary) { self.run = run }
 
     private struct Builder {
         var index: RunIndex
+        let keepFailures: Bool
         var scenarioIndex: [String: Int32] = [:]
-        var configurationIndex: [String: [(json: String, id: Int32)]] = [:]
         var registryIndex: [String: Int32] = [:]
         var registryNames: [String] = []
-        var axes = Set<String>()
         var lastFinish: Date?
 
-        init(run: RunSummary) { index = RunIndex(run: run) }
+        init(run: RunSummary, failures: Bool) {
+            index = RunIndex(run: run)
+            keepFailures = failures
+        }
 
         mutating func add(_ row: JobRow) {
             let job = row.job
@@ -91,18 +118,7 @@ struct RunIndex {
                 scenarioIndex[job.scenarioID] = scenario
                 index.scenarios.append((job.scenarioID, job.scenarioTitle))
             }
-            // The canonical text and the JSON describe one configuration; the JSON decides the values (looked up by
-            // the text, then the JSON compared: no key string is built per job).
-            let configuration: Int32
-            if let known = configurationIndex[job.configuration]?.first(where: { $0.json == job.configurationJSON }) {
-                configuration = known.id
-            } else {
-                configuration = Int32(index.configurations.count)
-                configurationIndex[job.configuration, default: []].append((job.configurationJSON, configuration))
-                let values = AxisValue.parse(configuration: job.configuration, json: job.configurationJSON)
-                for value in values { axes.insert(value.axis) }
-                index.configurations.append(Configuration(text: job.configuration, axes: values))
-            }
+            let configuration = index.configurations.id(text: job.configuration, json: job.configurationJSON)
             let registry: Int32
             if let known = registryIndex[job.registry] { registry = known } else {
                 registry = Int32(registryNames.count)
@@ -110,11 +126,14 @@ struct RunIndex {
                 registryNames.append(job.registry)
             }
             if let finished = row.result?.finishedAt, finished > (lastFinish ?? .distantPast) { lastFinish = finished }
+            let status = CellStatus(row)
+            if keepFailures && status != .passed && status != .notRun {
+                index.failures[index.jobs.count] = Failure(step: row.result?.failureStep, message: row.result?.failureMessage)
+            }
+            index.ids.append(job.jobID)
             index.jobs.append(Job(
-                id: job.jobID, scenario: scenario, configuration: configuration, registry: registry,
-                status: CellStatus(row), outcome: row.result?.outcome, duration: row.result?.duration,
-                failureStep: row.result?.failureStep, failureMessage: row.result?.failureMessage,
-                attempts: Int32(clamping: row.result?.attempts ?? 0)))
+                scenario: scenario, configuration: configuration, registry: registry, attempts: row.result?.attempts ?? 0,
+                status: status, outcome: row.result?.outcome, duration: row.result?.duration))
         }
 
         /// Registries renumbered in sorted order, axis names sorted, the duration.
@@ -124,7 +143,7 @@ struct RunIndex {
             let renumber = registryNames.map { position[$0] ?? 0 }
             for i in index.jobs.indices { index.jobs[i].registry = renumber[Int(index.jobs[i].registry)] }
             index.registries = sorted
-            index.axisNames = axes.sorted()
+            index.axisNames = Set(index.configurations.values.map(\.axis)).sorted()
             let end = index.run.finishedAt ?? lastFinish
             index.duration = end.map { max(0, $0.timeIntervalSince(index.run.info.startedAt)) }
             return index
@@ -133,17 +152,8 @@ struct RunIndex {
 
     func scenarioID(_ job: Job) -> String { scenarios[Int(job.scenario)].id }
     func scenarioTitle(_ job: Job) -> String { scenarios[Int(job.scenario)].title }
-    func configuration(_ job: Job) -> Configuration { configurations[Int(job.configuration)] }
+    func configurationText(_ job: Job) -> String { configurations.text(job.configuration) }
     func registry(_ job: Job) -> String { registries[Int(job.registry)] }
-
-    /// The parsed axes of a streamed job row: its configuration's in the index (parsed once per configuration), or
-    /// parsed now for a job the index does not hold (planned after the index was read, by a resume).
-    func axes(of row: JobRow) -> [AxisValue] {
-        if row.ordinal < jobs.count, jobs[row.ordinal].id == row.job.jobID {
-            return configurations[Int(jobs[row.ordinal].configuration)].axes
-        }
-        return AxisValue.parse(configuration: row.job.configuration, json: row.job.configurationJSON)
-    }
 
     /// Jobs by cell status (every status present, zero when none).
     var counts: [CellStatus: Int] {

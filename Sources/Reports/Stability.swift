@@ -152,7 +152,7 @@ public struct Stability: Sendable, Hashable, Codable {
     /// The figures of a run's index (nil when it is not a stability run).
     static func compute(_ index: RunIndex) -> Stability? {
         guard index.axisNames.contains(Repetitions.axis) else { return nil }
-        return compute(index.jobs.lazy.map { Repetition(scenarioID: index.scenarioID($0), configuration: index.configuration($0).text,
+        return compute(index.jobs.lazy.map { Repetition(scenarioID: index.scenarioID($0), configuration: index.configurationText($0),
                                                         registry: index.registry($0), outcome: $0.outcome) },
                        severalRegistries: index.registries.count > 1)
     }
@@ -166,7 +166,7 @@ public struct Stability: Sendable, Hashable, Codable {
         var bases: [Int32: String] = [:]
         var out = Set<Int>()
         for (position, job) in index.jobs.enumerated() {
-            let base = bases[job.configuration] ?? Repetitions.baseConfiguration(index.configuration(job).text)
+            let base = bases[job.configuration] ?? Repetitions.baseConfiguration(index.configurationText(job))
             bases[job.configuration] = base
             var key = "\(index.scenarioID(job)) [\(base)]"
             if several { key += " @\(index.registry(job))" }

@@ -148,13 +148,14 @@ public struct SummaryDocument: Sendable, Hashable, Codable {
         }
 
         /// The row of a job of the index as JSON text, written by hand straight into `out`: a run has up to 100,000.
-        static func write(_ job: RunIndex.Job, _ index: RunIndex, to out: ReportOutput) {
+        static func write(_ position: Int, _ index: RunIndex, to out: ReportOutput) {
+            let job = index.jobs[position]
             out += "["
-            out.writeJSON(job.id, page: false)
+            out.writeJSON(index.ids[position], page: false)
             out += ","
             out.writeJSON(index.scenarioID(job), page: false)
             out += ","
-            out.writeJSON(index.configuration(job).text, page: false)
+            out.writeJSON(index.configurationText(job), page: false)
             out += ","
             out.writeJSON(index.registry(job), page: false)
             out += "," + JSONText.number(job.duration) + "]"
@@ -263,7 +264,7 @@ public struct SummaryDocument: Sendable, Hashable, Codable {
 
         /// One job, in plan order.
         func add(_ job: JobReport, carried: (ArtifactReference) -> Bool) throws {
-            let known = job.row.ordinal < fits.count && index.jobs[job.row.ordinal].id == job.id
+            let known = job.row.ordinal < fits.count && index.ids.matches(job.row.ordinal, job.id)
             if PassedJob.fits(job) && known {
                 // A job planned after the index was read (a resume) has no compact row: it goes in full.
                 fits[job.row.ordinal] = true
@@ -293,9 +294,9 @@ public struct SummaryDocument: Sendable, Hashable, Codable {
             try out.append(contentsOf: scratchURL)
             out += (first ? "]" : "\n]") + ",\"passed\":["
             var any = false
-            for (i, job) in index.jobs.enumerated() where fits[i] {
+            for i in index.jobs.indices where fits[i] {
                 out += any ? ",\n" : "\n"
-                PassedJob.write(job, index, to: out)
+                PassedJob.write(i, index, to: out)
                 any = true
             }
             out += (any ? "\n]" : "]") + String(text[slot.upperBound...]) + "\n"
