@@ -13,7 +13,39 @@ enum ReportsBench {
             // 1,042 scenarios × 96 configurations = 100,032 jobs.
             try run(scenarios: quick ? 21 : 1042, failures: false)
             try run(scenarios: quick ? 21 : 1042, failures: true)
+            try scale(jobCounts: quick ? [10_000, 100_000] : [100_000, 1_000_000])
         }
+    }
+
+    /// The report's peak RSS as the run grows tenfold, in the shape that costs a report most per job: one scenario
+    /// and every job its own configuration (six axes of ten values, the first cut to fit), all passing, three steps.
+    /// Prints each figure and the growth per job between them.
+    private static func scale(jobCounts: [Int]) throws {
+        var peaks: [(jobs: Int, bytes: Int)] = []
+        for count in jobCounts {
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("flowmatrix-bench-scale-\(UUID().uuidString)")
+            defer { try? FileManager.default.removeItem(at: directory) }
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            let configurations = (0..<count).map { n -> (text: String, json: String) in
+                let values = (0..<6).map { axis in "\(Character(UnicodeScalar(UInt8(97 + axis))))\(n / Int(pow(10, Double(5 - axis))) % 10)" }
+                let pairs = zip(["a", "b", "c", "d", "e", "f"], values)
+                return (pairs.map { "\($0)=\($1)" }.joined(separator: ","),
+                        "{" + pairs.map { "\"\($0)\":\"\($1)\"" }.joined(separator: ",") + "}")
+            }
+            _ = try fillJournal(directory, runID: "scale", scenarios: 1, failures: false, configurations: configurations,
+                                steps: 3)
+            let clock = ContinuousClock()
+            let started = clock.now
+            let child = try runChild(["report", "scale", "--store", directory.path])
+            guard child.status == 0 else { throw CommandFailure("flowmatrix report exited \(child.status)") }
+            print(String(format: "  %d jobs, each its own configuration (6 axes): flowmatrix report %.2f s wall, peak RSS %.1f MB",
+                         count, BenchCommand.seconds(clock.now - started), Double(child.maxRSSBytes) / 1e6))
+            peaks.append((count, child.maxRSSBytes))
+        }
+        guard let first = peaks.first, let last = peaks.last, last.jobs > first.jobs else { return }
+        print(String(format: "  report memory grows %.0f bytes per job from %d to %d jobs (%.2f× the RSS for %.0f× the jobs)",
+                     Double(last.bytes - first.bytes) / Double(last.jobs - first.jobs), first.jobs, last.jobs,
+                     Double(last.bytes) / Double(first.bytes), Double(last.jobs) / Double(first.jobs)))
     }
 
     /// The eight locales × two directions × three windows × two networks of every scenario.
@@ -112,7 +144,8 @@ enum ReportsBench {
 
     /// Writes run `runID` into the journal under `directory` (and its artifacts into the store). Job ids are 16 hex
     /// digits, like real ones. Returns the number of jobs.
-    private static func fillJournal(_ directory: URL, runID: String, scenarios: Int, failures: Bool) throws -> Int {
+    private static func fillJournal(_ directory: URL, runID: String, scenarios: Int, failures: Bool,
+                                    configurations: [(text: String, json: String)] = configurations, steps: Int = 6) throws -> Int {
         let store = try BlobStore(root: directory, syncToDisk: false)
         let writer = try JournalWriter(path: directory.appendingPathComponent("journal.sqlite").path)
         let at = Date(timeIntervalSince1970: 1_795_900_000)
@@ -138,8 +171,8 @@ enum ReportsBench {
             for a in 1...attempts {
                 let failsNow = fails || (flaky && a == 1)
                 records.append(.attemptStarted(runID: runID, jobID: job.jobID, attempt: a, worker: "w\(i % 8)", at: at))
-                for step in 0..<6 {
-                    let outcome: StepOutcome = failsNow && step == 2 ? .failed : timesOut && step == 5 ? .timedOut : .passed
+                for step in 0..<steps {
+                    let outcome: StepOutcome = failsNow && step == 2 ? .failed : timesOut && step == steps - 1 ? .timedOut : .passed
                     records.append(.stepRecorded(runID: runID, jobID: job.jobID, attempt: a, step: StepResult(
                         index: step, key: "step \(step)", outcome: outcome, duration: 0.05,
                         message: outcome == .passed ? nil : "'Total' clipped at \(i % 37) pt")))

@@ -84,6 +84,7 @@ enum HTMLAssets {
         tr[data-values]:hover,tr[data-values].active{background:#eef4ff}
         .heatmap.highlighting a.cell:not(.match){opacity:.18}
         .heatmap.highlighting a.cell.match{outline:2px solid #1d232b}
+        \(drillStyle)
         """
 
     static let script = """
@@ -381,6 +382,8 @@ enum HTMLAssets {
             var id = null;
             if (match) { try { id = decodeURIComponent(match[1]); } catch (e) { id = null; } }
             show(id);
+            var cells = /^#cells=([0-9]+[.][0-9]+)$/.exec(location.hash);
+            if (cells) drill(cells[1]);
           }
           window.addEventListener('hashchange', fromHash);
           document.addEventListener('keydown', function (e) {
@@ -441,12 +444,16 @@ enum HTMLAssets {
             activeRow = row;
             row.classList.add('active');
             map.classList.add('highlighting');
-            var rows = map.querySelectorAll('.hr');
+            var rows = map.querySelectorAll('.hr'), aggregated = document.getElementById('aggregated') !== null;
             for (var r = 0; r < rows.length; r++) {
               var kids = rows[r].children;
               for (var c = 1; c < kids.length; c++) {
                 var config = configAt(rows[r], c - 1);
-                var match = wanted.every(function (pair) { return config[pair[0]] === pair[1]; });
+                // An aggregated map shows the first axes only: a group matches when those agree (its drill-down
+                // shows which of its jobs have the other values).
+                var match = wanted.every(function (pair) {
+                  return config[pair[0]] === pair[1] || (aggregated && !(pair[0] in config));
+                });
                 var inside = kids[c].matches('a.cell') ? [kids[c]] : kids[c].querySelectorAll('a.cell');
                 for (var k = 0; k < inside.length; k++) inside[k].classList.toggle('match', match);
               }
@@ -472,6 +479,7 @@ enum HTMLAssets {
             var status = cell.getAttribute('data-status') || 'passed';
             cell.setAttribute('title', title + ' · ' + (parts.join(',') || 'default') + ' · ' + (LABELS[status] || status));
           });
+        \(drillScript)
           fromHash();
           // Ready once the heat map and the failures by axis (parsed above this script) have been laid out for a
           // frame; data-ready-ms is the time since navigation started.
@@ -481,17 +489,4 @@ enum HTMLAssets {
           });
         })();
         """
-
-    /// `'sha256-…'` of the script, for the page's Content-Security-Policy: only this script may run.
-    static var scriptHashSource: String {
-        "'sha256-" + Data(SHA256.hash(Array(script.utf8))).base64EncodedString() + "'"
-    }
-
-    /// No network at all: images only from the blobs the page decompressed (`blob:` URLs), the inline style, the one
-    /// inline script, and the chunk and blob scripts of the report folder.
-    /// The live view's page may also open its event stream (`connect-src 'self'`).
-    static func contentSecurityPolicy(live: Bool = false) -> String {
-        "default-src 'none'; img-src blob: data:; style-src 'unsafe-inline'; script-src \(scriptHashSource) 'self' file:;"
-            + (live ? " connect-src 'self';" : "") + " base-uri 'none'; form-action 'none'"
-    }
 }

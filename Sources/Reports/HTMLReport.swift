@@ -17,10 +17,15 @@ struct HTMLReport {
     var chunkCount: Int
     /// The live view's page (``LivePage``): a connect-src for its event stream, the live section, and `live.js`.
     var live = false
+    /// The heat map's layout when the caller made it (the report writer, which may aggregate it); else it is made
+    /// when the page is written.
+    var layout: HeatMapLayout?
+    /// The aggregated heat map of a run too large to draw a cell per job (its drill-down files written already).
+    var groups: HeatMapGroups?
 
-    private func h(_ s: String) -> String { Escape.html(s) }
+    func h(_ s: String) -> String { Escape.html(s) }
 
-    private static let symbols: [CellStatus: String] = [
+    static let symbols: [CellStatus: String] = [
         .passed: "✓", .failed: "✗", .flaky: "≈", .timedOut: "T", .quarantined: "⊘", .notRun: "·",
     ]
 
@@ -112,72 +117,6 @@ struct HTMLReport {
               let data = try? JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .fragmentsAllowed])
         else { return json }
         return String(decoding: data, as: UTF8.self)
-    }
-
-    // MARK: - Heat map
-
-    private func heatMap(_ output: ReportOutput) {
-        let layout = HeatMapLayout(index)
-        let newIDs = Set((diff?.newFailures ?? []).map(\.jobID) + (diff?.newlyFlaky ?? []).map(\.jobID))
-        var out = "<section class=\"block\" id=\"heatmap\">\n<h2>Matrix</h2>\n"
-        out += "<p class=\"muted\">Scenarios × configurations; one cell per job. Click a cell for its attempts, steps and artifacts.</p>\n"
-        out += "<div class=\"legend\">"
-        for status in CellStatus.allCases {
-            out += "<span><span class=\"cell s-\(status.rawValue)\">\(Self.symbols[status] ?? "")</span> \(h(status.label))</span>"
-        }
-        if diff != nil { out += "<span><span class=\"cell s-failed new\"></span> new since the baseline</span>" }
-        out += "<label class=\"toggle\"><input type=\"checkbox\" id=\"only-failing\"> only scenarios with problems</label></div>\n"
-        // Rows of inline cells rather than a table: a row off screen skips layout and paint (`content-visibility`),
-        // so 100,000 cells draw quickly. Every cell is 24 px wide; a header label spans its columns.
-        out += "<div class=\"scroll\"><div class=\"heatmap\" id=\"heatmap-table\">\n"
-        for level in layout.headerAxes.indices {
-            out += "<div class=\"hl\"><span class=\"axis\">\(h(layout.headerAxes[level]))</span>"
-            layout.forEachHeaderCell(level: level) { label, span in
-                out += "<span class=\"h\" data-span=\"\(span)\" style=\"width:\(span * 24)px\">\(h(label))</span>"
-                if out.utf8.count > 1 << 16 {
-                    output += out
-                    out = ""
-                }
-            }
-            out += "</div>\n"
-        }
-        output += out
-        for row in 0..<layout.rowCount {
-            let scenario = layout.scenarios[row]
-            var out = "<div class=\"hr\" data-failing=\"\(layout.failing[row] ? 1 : 0)\" data-scenario=\"\(h(scenario.id))\">"
-                + "<span class=\"rh\" title=\"\(h(scenario.id))\">\(h(scenario.title))"
-                + " <span class=\"muted mono\">\(h(scenario.id))</span></span>"
-            layout.forEachColumn(row: row) { _, jobs in
-                guard !jobs.isEmpty else {
-                    out += "<i class=\"none\"></i>"
-                    return
-                }
-                // One element per column: the cell, or a box of the column's cells when it has several jobs.
-                if jobs.count > 1 { out += "<span class=\"multi\">" }
-                for position in jobs {
-                    let job = index.jobs[Int(position)]
-                    let id = index.ids[Int(position)]
-                    // A passed cell is bare (its tooltip and click come from the script): 100,000 of them.
-                    if job.status == .passed {
-                        out += "<a class=\"cell s-passed\" data-job=\""
-                        out += h(id)
-                        out += "\"></a>"
-                        continue
-                    }
-                    // Its tooltip, like a passed cell's, comes from the script (scenario, header, status).
-                    out += "<a class=\"cell s-\(job.status.rawValue)\(newIDs.contains(id) ? " new" : "")\""
-                        + " data-job=\"\(h(id))\" data-status=\"\(job.status.rawValue)\" href=\"#job=\(h(id))\">"
-                        + (Self.symbols[job.status] ?? "") + "</a>"
-                }
-                if jobs.count > 1 { out += "</span>" }
-                if out.utf8.count > 1 << 16 {
-                    output += out
-                    out = ""
-                }
-            }
-            output += out + "</div>\n"
-        }
-        output += "</div></div>\n</section>\n"
     }
 
     // MARK: - Pivot

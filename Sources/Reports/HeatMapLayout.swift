@@ -5,14 +5,16 @@
 ///
 /// Compact at any size: a column is its values' ranks (one integer per header level), a row's cells are job
 /// positions sorted by column in one shared array, and the header's merged cells are computed as they are written.
-/// A million jobs in a million columns cost about 20 bytes each here.
+/// A million jobs in a million columns of six axes cost about 50 bytes each here while the page is written.
 struct HeatMapLayout {
     /// Axis names of the header rows (plus `registry` when the run has several).
     var headerAxes: [String]
     /// Per header level, its labels in natural order (a column holds ranks into these).
     private var labels: [[String]]
-    /// `columnCount × depth` ranks, column after column.
-    private var columnRanks: [Int32]
+    /// Per (configuration, registry) pair with a job, its ranks at each level (`depth` integers a pair).
+    private var pairKeys: [Int32]
+    /// Per column, a pair of its (their ranks are the column's).
+    private var columnPairs: [Int32]
     private var depth: Int { labels.count }
     private(set) var columnCount: Int
     /// Scenario ids and titles, by row.
@@ -59,6 +61,7 @@ struct HeatMapLayout {
         var pairOfConfiguration = [Int32](repeating: -1, count: multipleRegistries ? 0 : table.count)
         var pairOf: [Int64: Int32] = [:]
         var pairKeys: [Int32] = []
+        pairKeys.reserveCapacity(table.count * labels.count)
         var pairCount: Int32 = 0
         let depth = labels.count
         let missingRanks = index.axisNames.indices.map { rankOf[$0][Self.missing] ?? 0 }
@@ -72,11 +75,14 @@ struct HeatMapLayout {
                 if known >= 0 { return known }
                 pairOfConfiguration[Int(job.configuration)] = pairCount
             }
-            var ranks = plain ? [0] : missingRanks + (multipleRegistries ? [registryRank[Int(job.registry)]] : [])
-            if !plain {
-                for value in table.valueIDs(job.configuration) { ranks[valueLevel[Int(value)]] = valueRank[Int(value)] }
+            let start = pairKeys.count
+            if plain { pairKeys.append(0) } else {
+                pairKeys.append(contentsOf: missingRanks)
+                if multipleRegistries { pairKeys.append(registryRank[Int(job.registry)]) }
+                for value in table.valueIDs(job.configuration) {
+                    pairKeys[start + valueLevel[Int(value)]] = valueRank[Int(value)]
+                }
             }
-            pairKeys.append(contentsOf: ranks)
             pairCount += 1
             return pairCount - 1
         }
@@ -92,19 +98,14 @@ struct HeatMapLayout {
         }
         let order = (0..<pairCount).sorted(by: less)
         var columnOfPair = [Int32](repeating: 0, count: order.count)
-        var columnRanks: [Int32] = []
-        columnRanks.reserveCapacity(order.count * depth)
-        var columns = 0
+        var columnPairs: [Int32] = []
         for (i, pair) in order.enumerated() {
-            if i == 0 || less(order[i - 1], pair) {
-                columns += 1
-                let start = Int(pair) * depth
-                columnRanks.append(contentsOf: pairKeys[start..<(start + depth)])
-            }
-            columnOfPair[Int(pair)] = Int32(columns - 1)
+            if i == 0 || less(order[i - 1], pair) { columnPairs.append(pair) }
+            columnOfPair[Int(pair)] = Int32(columnPairs.count - 1)
         }
-        self.columnRanks = columnRanks
-        columnCount = columns
+        self.pairKeys = pairKeys
+        self.columnPairs = columnPairs
+        columnCount = columnPairs.count
         // Rows: job positions grouped by scenario (counting sort), each row's sorted by column.
         var rowStarts = [Int](repeating: 0, count: index.scenarios.count + 1)
         for job in index.jobs { rowStarts[Int(job.scenario) + 1] += 1 }
@@ -132,21 +133,56 @@ struct HeatMapLayout {
     }
 
     /// The merged cells of header row `level`, left to right: a label and the columns it spans (a column starts a
-    /// new cell when its label, or a label above it, differs from the column before).
-    func forEachHeaderCell(level: Int, _ body: (_ label: String, _ span: Int) -> Void) {
+    /// new cell when its label, or a label above it, differs from the column before). With `units` (the first column
+    /// of each group of an aggregated map, ``groupStarts(levels:)``), the spans count groups, not columns.
+    func forEachHeaderCell(level: Int, units: [Int]? = nil, _ body: (_ label: String, _ span: Int) -> Void) {
+        func ranks(_ column: Int) -> ArraySlice<Int32> {
+            let start = Int(columnPairs[column]) * depth
+            return pairKeys[start...(start + level)]
+        }
+        let count = units.map { $0.count - 1 } ?? columnCount
+        func column(_ unit: Int) -> Int { units?[unit] ?? unit }
         var label = -1
         var span = 0
-        for column in 0..<columnCount {
-            let ranks = columnRanks[(column * depth)..<(column * depth + level + 1)]
-            let same = column > 0 && ranks.elementsEqual(columnRanks[((column - 1) * depth)..<((column - 1) * depth + level + 1)])
+        for unit in 0..<count {
+            let same = unit > 0 && ranks(column(unit)).elementsEqual(ranks(column(unit - 1)))
             if !same {
                 if span > 0 { body(labels[level][label], span) }
-                label = Int(ranks.last ?? 0)
+                label = Int(ranks(column(unit)).last ?? 0)
                 span = 0
             }
             span += 1
         }
         if span > 0 { body(labels[level][label], span) }
+    }
+
+    /// The labels of column `column` at the header levels from `level` on (a drill-down's sub-columns).
+    func labels(column: Int, from level: Int) -> [String] {
+        let start = Int(columnPairs[column]) * depth
+        return (level..<depth).map { labels[$0][Int(pairKeys[start + $0])] }
+    }
+
+    /// The columns grouped by their labels at the first `levels` header levels (columns are sorted, so a group is a
+    /// run of columns): the first column of each group, then ``columnCount``.
+    func groupStarts(levels: Int) -> [Int] {
+        var starts: [Int] = []
+        for column in 0..<columnCount {
+            let start = Int(columnPairs[column]) * depth
+            if column > 0, levels > 0 {
+                let previous = Int(columnPairs[column - 1]) * depth
+                if pairKeys[start..<(start + levels)].elementsEqual(pairKeys[previous..<(previous + levels)]) { continue }
+            }
+            if column == 0 || levels > 0 { starts.append(column) }
+        }
+        return starts + [columnCount]
+    }
+
+    /// The most header levels an aggregated map keeps with at most `limit` cells (rows × groups); at least 0 (one
+    /// cell per row).
+    func keptLevels(limit: Int) -> Int {
+        var levels = depth - 1
+        while levels > 0 && rowCount * (groupStarts(levels: levels).count - 1) > limit { levels -= 1 }
+        return max(levels, 0)
     }
 
     /// Row `row`'s cells, column by column (every column, empty ones too): the jobs at each, by plan position.

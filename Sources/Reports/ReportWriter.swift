@@ -13,15 +13,19 @@ public struct ReportSettings: Sendable, Hashable {
     public var durationThreshold: Double
     /// The largest artifact (decompressed size) carried, in bytes (default 64 MiB); larger ones are noted, not copied.
     public var maxArtifactSize: Int
+    /// The most heat-map cells `report.html` draws one per job (job cells and empty places, default 150,000); a
+    /// larger run's map has a cell per group of columns, each opening its jobs (``HeatMapGroups``).
+    public var heatMapCellLimit: Int
 
     public init(
         artifacts: ArtifactSelection = .notPassed, junitGrouping: JUnitGrouping = .scenario, durationThreshold: Double = 0.2,
-        maxArtifactSize: Int = 64 << 20
+        maxArtifactSize: Int = 64 << 20, heatMapCellLimit: Int = 150_000
     ) {
         self.artifacts = artifacts
         self.junitGrouping = junitGrouping
         self.durationThreshold = durationThreshold
         self.maxArtifactSize = maxArtifactSize
+        self.heatMapCellLimit = heatMapCellLimit
     }
 }
 
@@ -37,6 +41,8 @@ public struct ReportFiles: Sendable, Hashable {
     public var carriedBlobs = 0
     /// The job panels' chunk files (`folder/data/jobs-NNN.js`).
     public var chunks: [URL]
+    /// The aggregated heat map's drill-down files (`folder/data/cells-NNN.js`); empty when every job has its cell.
+    public var cells: [URL] = []
     /// Bytes of the compressed blobs the folder carries (before base64).
     public var blobBytes: Int
     /// The baseline run compared against, when one was asked for.
@@ -111,17 +117,19 @@ public enum ReportWriter {
         let page = HTMLReport(index: index, pivot: front.pivot, diff: front.diff, stability: front.stability,
                               warnings: files.warnings, failures: passed.failures, chunkCount: passed.chunks.count)
         // Three threads: junit.xml; summary.json, report.html and stability.json; the chunks compressed.
-        let (junitSeconds, (pageSeconds, chunkFiles)) = try Parallel.both({
+        let ((_, junitSeconds), ((cellFiles, pageSeconds), chunkFiles)) = try Parallel.both({
             try timed { try writeJUnit(index, cases: passed.cases, grouping: settings.junitGrouping, to: files.junit) }
         }, {
             try Parallel.both({
                 try timed {
                     try writeSummaryAndPage(passed.summary, page, index: index, files: files, pivot: front.pivot,
-                                            diff: front.diff, stability: front.stability)
+                                                        diff: front.diff, stability: front.stability,
+                                                        cellLimit: settings.heatMapCellLimit)
                 }
             }, { try passed.chunks.finish() })
         })
         files.chunks = chunkFiles
+        files.cells = cellFiles
         timer.add("junit.xml", seconds: junitSeconds)
         timer.add("report.html", seconds: pageSeconds)
         files.timings = timer.timings
@@ -202,28 +210,39 @@ public enum ReportWriter {
         try junit.finish()
     }
 
-    /// `summary.json`, `report.html` and, in stability mode, `stability.json`.
+    /// `summary.json`, `report.html` (with the aggregated heat map's drill-down files past `cellLimit` cells) and,
+    /// in stability mode, `stability.json`.
+    /// - Returns: the drill-down files.
     static func writeSummaryAndPage(_ summary: SummaryDocument.Writer, _ page: HTMLReport, index: RunIndex,
-                                    files: ReportFiles, pivot: AxisPivot, diff: RunDiff?, stability: Stability?) throws {
+                                    files: ReportFiles, pivot: AxisPivot, diff: RunDiff?, stability: Stability?,
+                                    cellLimit: Int) throws -> [URL] {
         let summaryOutput = try ReportOutput(file: files.summary)
         try summary.finish(into: summaryOutput, index: index, pivot: pivot, diff: diff, stability: stability)
         try summaryOutput.finish()
+        var page = page
+        let layout = HeatMapLayout(index)
+        page.layout = layout
+        if var groups = HeatMapGroups(layout, jobs: index.jobs.count, limit: cellLimit) {
+            try groups.write(layout, index, folder: files.folder)
+            page.groups = groups
+        }
         let html = try ReportOutput(file: files.html)
         page.write(to: html)
         try html.finish()
-        guard let stability else { return }
+        guard let stability else { return page.groups?.urls ?? [] }
         do {
             try stability.json().write(to: files.folder.appendingPathComponent("stability.json"))
         } catch {
             throw ReportError(code: .output, message: "cannot write stability.json: \(error.localizedDescription)")
         }
+        return page.groups?.urls ?? []
     }
 
-    /// Runs `body` and returns the seconds it took.
-    private static func timed(_ body: () throws -> Void) throws -> Double {
+    /// Runs `body` and returns what it returned and the seconds it took.
+    private static func timed<T>(_ body: () throws -> T) throws -> (T, Double) {
         let clock = ContinuousClock(), start = clock.now
-        try body()
-        return PhaseTimer.seconds(clock.now - start)
+        let value = try body()
+        return (value, PhaseTimer.seconds(clock.now - start))
     }
 
     /// The run id a `--baseline` value names: `last` is the most recent run started before `runID`.

@@ -100,6 +100,8 @@ struct BrowserTests {
         var hash: String, openPanels: Int, panel: String?, openJob: String?, panelVisible: Bool, images: [Image]
         var failingStep: String?, clicked: String?, openBefore: Int, matches: [String]
         var steps: Int?, attemptTitle: String?
+        /// The aggregated heat map's open group (`row.group`) and its job cells.
+        var drilled: String?, drillCells: Int
     }
 
     /// What `Fixtures/click_cell.py --ready` saw: when the page was ready (ms after navigation start), its cells.
@@ -140,6 +142,24 @@ struct BrowserTests {
         #expect(state.images.count == 3)
         #expect(state.images.allSatisfy { $0.loaded == "true" && $0.width == 24 })
         #expect(state.failingStep?.hasPrefix("step 2 (expect 'Total' visible): expected 'Total' to be visible") == true)
+    }
+
+    @Test("past the cell limit a group's cell opens its jobs below the map; a failed one there opens its panel")
+    func aggregatedDrillDown() throws {
+        let written = try WrittenReport(settings: ReportSettings(heatMapCellLimit: 10))
+        let failing = try ["en-US", "ar", "de-DE"].map { try written.job("checkout", $0, "rtl", "landscape").jobID }
+        let state = try click(".hr[data-scenario=\"checkout\"] a.cell.agg.s-failed >> #drill a.cell.s-failed", in: written)
+        let group = try #require(state.drilled)
+        #expect(written.html.contains("data-cells=\"\(group)\""))
+        #expect(state.drillCells > 1)
+        let panel = try #require(state.panel)
+        #expect(failing.contains(panel))
+        #expect(state.clicked == panel)
+        #expect(state.hash == "#job=\(panel)")
+        #expect(state.panelVisible)
+        #expect(state.steps == 6)
+        #expect(state.images.count == 3)
+        #expect(state.images.allSatisfy { $0.loaded == "true" && $0.width == 24 })
     }
 
     @Test("a click on a pattern lights up exactly its jobs on the heat map")

@@ -5,6 +5,9 @@ shows then, as JSON: the open job panel and its images, and the heat-map cells l
 Usage: click_cell.py CHROMIUM REPORT_URL CSS_SELECTOR PROFILE_DIR
        click_cell.py CHROMIUM REPORT_URL --ready PROFILE_DIR   (no click: when the page was ready, and its cells)
 
+CSS_SELECTOR may be several joined by " >> ": each is clicked in turn, the next waited for (up to 10 s) before it
+is clicked (an aggregated heat map's group cell, then a job cell of its drill-down).
+
 Talks the DevTools protocol over --remote-debugging-pipe (fd 3: commands to the browser, fd 4: replies, each
 message NUL-terminated), so no network port and no extra Python package. A real mouse press and release is sent
 at the centre of the element. Exits non-zero with a message on stderr on any failure; bounded by a deadline.
@@ -72,6 +75,22 @@ def main():
             raise RuntimeError(f"evaluate failed: {result['exceptionDetails']}")
         return result["result"].get("value")
 
+    def click(session, selector):
+        """A real mouse press and release at the centre of the first element matching `selector`."""
+        rect = evaluate(session, """(function () {
+            var el = document.querySelector(%s);
+            if (!el) return null;
+            el.scrollIntoView({block: 'center', inline: 'center'});
+            var r = el.getBoundingClientRect();
+            return {x: r.left + Math.min(r.width / 2, 40), y: r.top + r.height / 2, job: el.getAttribute('data-job')};
+          })()""" % json.dumps(selector))
+        if rect is None:
+            raise RuntimeError("no element matches " + selector)
+        for kind in ("mouseMoved", "mousePressed", "mouseReleased"):
+            call("Input.dispatchMouseEvent", {"type": kind, "x": rect["x"], "y": rect["y"], "button": "left",
+                                               "clickCount": 1}, session)
+        return rect
+
     try:
         target = call("Target.createTarget", {"url": "about:blank"})["targetId"]
         session = call("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
@@ -96,18 +115,21 @@ def main():
                 pass
             return
         before = evaluate(session, "document.querySelectorAll('.job-panel.open').length")
-        rect = evaluate(session, """(function () {
-            var el = document.querySelector(%s);
-            if (!el) return null;
-            el.scrollIntoView({block: 'center', inline: 'center'});
-            var r = el.getBoundingClientRect();
-            return {x: r.left + Math.min(r.width / 2, 40), y: r.top + r.height / 2, job: el.getAttribute('data-job')};
-          })()""" % json.dumps(selector))
-        if rect is None:
-            raise RuntimeError("no element matches " + selector)
-        for kind in ("mouseMoved", "mousePressed", "mouseReleased"):
-            call("Input.dispatchMouseEvent", {"type": kind, "x": rect["x"], "y": rect["y"], "button": "left",
-                                               "clickCount": 1}, session)
+        steps = selector.split(" >> ")
+        for n, earlier in enumerate(steps[:-1]):
+            click(session, earlier)
+            try:
+                evaluate(session, """new Promise(function (resolve, reject) {
+                    var t0 = Date.now();
+                    (function check() {
+                      if (document.querySelector(%s)) resolve(true);
+                      else if (Date.now() - t0 > 10000) reject(new Error('nothing matched'));
+                      else requestAnimationFrame(check);
+                    })();
+                  })""" % json.dumps(steps[n + 1]))
+            except RuntimeError:
+                raise RuntimeError("after a click on " + earlier + ", nothing matches " + steps[n + 1])
+        rect = click(session, steps[-1])
         # Wait until a panel is open and every image in it has loaded or failed, or until cells are lit up.
         state = evaluate(session, """new Promise(function (resolve) {
             var t0 = Date.now();
@@ -119,6 +141,8 @@ def main():
               if ((panel && settled) || lit > 0 || Date.now() - t0 > 10000) {
                 resolve({
                   hash: location.hash,
+                  drilled: document.getElementById('drill') ? document.getElementById('drill').getAttribute('data-drilled') : null,
+                  drillCells: document.querySelectorAll('#drill a.cell[data-job]').length,
                   matches: Array.prototype.map.call(document.querySelectorAll('a.cell.match'),
                                                     function (c) { return c.getAttribute('data-job'); }),
                   openPanels: document.querySelectorAll('.job-panel.open').length,

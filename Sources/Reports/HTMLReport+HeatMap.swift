@@ -1,0 +1,137 @@
+/// The heat map section of ``HTMLReport``: one cell per job, or — past the cell limit — one cell per group of
+/// columns with a drill-down (``HeatMapGroups``).
+extension HTMLReport {
+    func heatMap(_ output: ReportOutput) {
+        let layout = self.layout ?? HeatMapLayout(index)
+        var out = "<section class=\"block\" id=\"heatmap\">\n<h2>Matrix</h2>\n"
+        if let groups {
+            out += "<p class=\"muted\" id=\"aggregated\" data-levels=\"\(groups.levels)\">Scenarios × configurations:"
+                + " \(index.jobs.count) jobs in \(layout.columnCount) columns are more than the page draws one by one, so"
+                + " a cell holds the columns that share the values of the first \(groups.levels) header line(s) and"
+                + " shows its worst job. Click a cell for its jobs, one cell each, then a job for its attempts.</p>\n"
+        } else {
+            out += "<p class=\"muted\">Scenarios × configurations; one cell per job. Click a cell for its attempts, steps and artifacts.</p>\n"
+        }
+        out += "<div class=\"legend\">"
+        for status in CellStatus.allCases {
+            out += "<span><span class=\"cell s-\(status.rawValue)\">\(Self.symbols[status] ?? "")</span> \(h(status.label))</span>"
+        }
+        if diff != nil { out += "<span><span class=\"cell s-failed new\"></span> new since the baseline</span>" }
+        out += "<label class=\"toggle\"><input type=\"checkbox\" id=\"only-failing\"> only scenarios with problems</label></div>\n"
+        // Rows of inline cells rather than a table: a row off screen skips layout and paint (`content-visibility`),
+        // so 100,000 cells draw quickly. Every cell is 24 px wide; a header label spans its columns.
+        out += "<div class=\"scroll\"><div class=\"heatmap\" id=\"heatmap-table\">\n"
+        let levels = groups?.levels ?? layout.headerAxes.count
+        for level in 0..<levels {
+            out += "<div class=\"hl\"><span class=\"axis\">\(h(layout.headerAxes[level]))</span>"
+            layout.forEachHeaderCell(level: level, units: groups?.starts) { label, span in
+                out += "<span class=\"h\" data-span=\"\(span)\" style=\"width:\(span * 24)px\">\(h(label))</span>"
+                if out.utf8.count > 1 << 16 {
+                    output += out
+                    out = ""
+                }
+            }
+            out += "</div>\n"
+        }
+        output += out
+        for row in 0..<layout.rowCount {
+            let scenario = layout.scenarios[row]
+            var out = "<div class=\"hr\" data-failing=\"\(layout.failing[row] ? 1 : 0)\" data-scenario=\"\(h(scenario.id))\">"
+                + "<span class=\"rh\" title=\"\(h(scenario.id))\">\(h(scenario.title))"
+                + " <span class=\"muted mono\">\(h(scenario.id))</span></span>"
+            if let groups {
+                groupCells(row: row, layout: layout, groups: groups, into: &out, output)
+            } else {
+                jobCells(row: row, layout: layout, into: &out, output)
+            }
+            output += out + "</div>\n"
+        }
+        output += "</div></div>\n"
+        if groups != nil { output += "<div id=\"drill\" class=\"drill\"></div>\n" }
+        output += "</section>\n"
+    }
+
+    /// A row's cells, one per job (a box of cells for a column with several jobs, a gap for none).
+    private func jobCells(row: Int, layout: HeatMapLayout, into out: inout String, _ output: ReportOutput) {
+        let newIDs = Set((diff?.newFailures ?? []).map(\.jobID) + (diff?.newlyFlaky ?? []).map(\.jobID))
+        layout.forEachColumn(row: row) { _, jobs in
+            guard !jobs.isEmpty else {
+                out += "<i class=\"none\"></i>"
+                return
+            }
+            // One element per column: the cell, or a box of the column's cells when it has several jobs.
+            if jobs.count > 1 { out += "<span class=\"multi\">" }
+            for position in jobs {
+                let job = index.jobs[Int(position)]
+                let id = index.ids[Int(position)]
+                // A passed cell is bare (its tooltip and click come from the script): 100,000 of them.
+                if job.status == .passed {
+                    out += "<a class=\"cell s-passed\" data-job=\""
+                    out += h(id)
+                    out += "\"></a>"
+                    continue
+                }
+                // Its tooltip, like a passed cell's, comes from the script (scenario, header, status).
+                out += "<a class=\"cell s-\(job.status.rawValue)\(newIDs.contains(id) ? " new" : "")\""
+                    + " data-job=\"\(h(id))\" data-status=\"\(job.status.rawValue)\" href=\"#job=\(h(id))\">"
+                    + (Self.symbols[job.status] ?? "") + "</a>"
+            }
+            if jobs.count > 1 { out += "</span>" }
+            if out.utf8.count > 1 << 16 {
+                output += out
+                out = ""
+            }
+        }
+    }
+
+    /// A row's cells, one per group of columns: its worst status, its job count and how many did not pass, and the
+    /// drill-down file with its jobs (a gap for a group without jobs in this row).
+    private func groupCells(row: Int, layout: HeatMapLayout, groups: HeatMapGroups, into out: inout String,
+                            _ output: ReportOutput) {
+        var group = 0
+        var count = 0, bad = 0
+        var worst = CellStatus.passed
+        func close() {
+            if count == 0 {
+                out += "<i class=\"none\"></i>"
+            } else {
+                let key = "\(row).\(group)"
+                out += "<a class=\"cell agg s-\(worst.rawValue)\" data-cells=\"\(key)\" data-file=\"\(groups.file(row: row, group: group))\""
+                    + " data-n=\"\(count)\" data-bad=\"\(bad)\" href=\"#cells=\(key)\">" + (Self.symbols[worst] ?? "") + "</a>"
+            }
+            (count, bad, worst) = (0, 0, .passed)
+            if out.utf8.count > 1 << 16 {
+                output += out
+                out = ""
+            }
+        }
+        layout.forEachColumn(row: row) { column, jobs in
+            while column >= groups.starts[group + 1] {
+                close()
+                group += 1
+            }
+            for position in jobs {
+                let status = index.jobs[Int(position)].status
+                count += 1
+                if status != .passed && status != .notRun { bad += 1 }
+                if Self.severity(status) > Self.severity(worst) { worst = status }
+            }
+        }
+        while group < groups.groupCount {
+            close()
+            group += 1
+        }
+    }
+
+    /// How much a status colours a group's cell: the worst job shows.
+    private static func severity(_ status: CellStatus) -> Int {
+        switch status {
+        case .passed: 0
+        case .notRun: 1
+        case .quarantined: 2
+        case .flaky: 3
+        case .timedOut: 4
+        case .failed: 5
+        }
+    }
+}
