@@ -150,7 +150,7 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
-            name: "LiveViewTests", dependencies: ["LiveView", "UVTransport", "Coordinator", "Journal", "Artifacts", "FlowVocabulary"],
+            name: "LiveViewTests", dependencies: ["LiveView", "UVTransport", "Coordinator", "Journal", "Artifacts", "FlowVocabulary", "MatrixPlan"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

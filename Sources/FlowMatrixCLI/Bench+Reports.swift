@@ -41,6 +41,11 @@ enum ReportsBench {
             print(String(format: "  %d jobs, each its own configuration (6 axes): flowmatrix report %.2f s wall, peak RSS %.1f MB",
                          count, BenchCommand.seconds(clock.now - started), Double(child.maxRSSBytes) / 1e6))
             peaks.append((count, child.maxRSSBytes))
+            let folder = directory.appendingPathComponent("runs/scale")
+            let sizes = try folderSizes(folder)
+            print("    folder \(mb(sizes.values.reduce(0, +))): " + sizes.sorted { $0.key < $1.key }.map { "\($0.key) \(mb($0.value))" }
+                    .joined(separator: ", "))
+            try pageReady(folder.appendingPathComponent("report.html"))
         }
         guard let first = peaks.first, let last = peaks.last, last.jobs > first.jobs else { return }
         print(String(format: "  report memory grows %.0f bytes per job from %d to %d jobs (%.2f× the RSS for %.0f× the jobs)",
@@ -282,8 +287,9 @@ enum ReportsBench {
             print("  page ready: chromium run failed (\(String(decoding: output, as: UTF8.self).prefix(200)))")
             return
         }
-        print(String(format: "  page ready in headless Chromium: %.2f s after navigation start, %d cells (target <= 2 s)",
-                     ready / 1000, state["cells"] as? Int ?? 0))
+        let groups = state["groups"] as? Int ?? 0
+        print(String(format: "  page ready in headless Chromium: %.2f s after navigation start, %d cells%@ (target <= 2 s)",
+                     ready / 1000, state["cells"] as? Int ?? 0, groups > 0 ? " and \(groups) group cells" : ""))
     }
 
     private static func which(_ name: String) -> String? {

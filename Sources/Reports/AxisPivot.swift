@@ -239,8 +239,10 @@ public struct AxisPivot: Sendable, Hashable, Codable {
         func add(_ key: Key, _ t: Tally) {
             tallies[key, default: Tally()].add(t)
         }
-        // Jobs of one profile together (sorted by it), each profile's groups added once.
-        let sorted = jobs.sorted { ($0.scenario, $0.body) < ($1.scenario, $1.body) }
+        // Jobs of one profile together (sorted by it), each profile's groups added once. Plan order usually is
+        // sorted already (scenario by scenario, configurations in order of first appearance).
+        func before(_ a: Counted, _ b: Counted) -> Bool { a.scenario != b.scenario ? a.scenario < b.scenario : a.body < b.body }
+        let sorted = zip(jobs, jobs.dropFirst()).allSatisfy { !before($1, $0) } ? jobs : jobs.sorted(by: before)
         var ids: [Int32] = []
         var next = 0
         while next < sorted.count {

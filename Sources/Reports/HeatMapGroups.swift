@@ -2,7 +2,7 @@ import Artifacts
 import Foundation
 
 /// The heat map of a run too large to draw one cell per job (more than ``ReportSettings/heatMapCellLimit`` cells,
-/// job cells and empty places together): each row keeps one cell per group of columns that share their values at
+/// job cells and empty places together, or more than ``ReportSettings/heatMapColumnLimit`` columns): each row keeps one cell per group of columns that share their values at
 /// the first ``levels`` header levels, coloured by its worst job. A group's jobs — their remaining labels, ids and
 /// statuses — are in drill-down files (`data/cells-NNN.js`, base64 of gzip like the job chunks, loaded when a cell
 /// is opened), so the page draws at most the limit's cells however many jobs the run has.
@@ -21,10 +21,10 @@ struct HeatMapGroups {
 
     var groupCount: Int { starts.count - 1 }
 
-    /// The grouping of `layout` when it has more than `limit` cells; nil when it fits.
-    init?(_ layout: HeatMapLayout, jobs: Int, limit: Int) {
-        guard max(jobs, layout.rowCount * layout.columnCount) > limit else { return nil }
-        levels = layout.keptLevels(limit: limit)
+    /// The grouping of `layout` when it has more than `limit` cells or `columnLimit` columns; nil when it fits.
+    init?(_ layout: HeatMapLayout, jobs: Int, limit: Int, columnLimit: Int) {
+        guard max(jobs, layout.rowCount * layout.columnCount) > limit || layout.columnCount > columnLimit else { return nil }
+        levels = layout.keptLevels(limit: limit, columnLimit: columnLimit)
         starts = layout.groupStarts(levels: levels)
         files = []
     }

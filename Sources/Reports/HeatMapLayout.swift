@@ -177,11 +177,15 @@ struct HeatMapLayout {
         return starts + [columnCount]
     }
 
-    /// The most header levels an aggregated map keeps with at most `limit` cells (rows × groups); at least 0 (one
-    /// cell per row).
-    func keptLevels(limit: Int) -> Int {
+    /// The most header levels an aggregated map keeps with at most `limit` cells (rows × groups) and `columnLimit`
+    /// groups; at least 0 (one cell per row).
+    func keptLevels(limit: Int, columnLimit: Int) -> Int {
         var levels = depth - 1
-        while levels > 0 && rowCount * (groupStarts(levels: levels).count - 1) > limit { levels -= 1 }
+        while levels > 0 {
+            let groups = groupStarts(levels: levels).count - 1
+            if rowCount * groups <= limit && groups <= columnLimit { break }
+            levels -= 1
+        }
         return max(levels, 0)
     }
 

@@ -16,16 +16,20 @@ public struct ReportSettings: Sendable, Hashable {
     /// The most heat-map cells `report.html` draws one per job (job cells and empty places, default 150,000); a
     /// larger run's map has a cell per group of columns, each opening its jobs (``HeatMapGroups``).
     public var heatMapCellLimit: Int
+    /// The most columns `report.html` draws (default 2,000: 48,000 px); a wider map is aggregated too (one row of
+    /// 100,000 cells takes Chromium seconds to lay out, where 1,000 rows of 100 take a fraction of one).
+    public var heatMapColumnLimit: Int
 
     public init(
         artifacts: ArtifactSelection = .notPassed, junitGrouping: JUnitGrouping = .scenario, durationThreshold: Double = 0.2,
-        maxArtifactSize: Int = 64 << 20, heatMapCellLimit: Int = 150_000
+        maxArtifactSize: Int = 64 << 20, heatMapCellLimit: Int = 150_000, heatMapColumnLimit: Int = 2_000
     ) {
         self.artifacts = artifacts
         self.junitGrouping = junitGrouping
         self.durationThreshold = durationThreshold
         self.maxArtifactSize = maxArtifactSize
         self.heatMapCellLimit = heatMapCellLimit
+        self.heatMapColumnLimit = heatMapColumnLimit
     }
 }
 
@@ -124,7 +128,7 @@ public enum ReportWriter {
                 try timed {
                     try writeSummaryAndPage(passed.summary, page, index: index, files: files, pivot: front.pivot,
                                                         diff: front.diff, stability: front.stability,
-                                                        cellLimit: settings.heatMapCellLimit)
+                                                        settings: settings)
                 }
             }, { try passed.chunks.finish() })
         })
@@ -210,19 +214,20 @@ public enum ReportWriter {
         try junit.finish()
     }
 
-    /// `summary.json`, `report.html` (with the aggregated heat map's drill-down files past `cellLimit` cells) and,
+    /// `summary.json`, `report.html` (with the aggregated heat map's drill-down files past the settings' limits) and,
     /// in stability mode, `stability.json`.
     /// - Returns: the drill-down files.
     static func writeSummaryAndPage(_ summary: SummaryDocument.Writer, _ page: HTMLReport, index: RunIndex,
                                     files: ReportFiles, pivot: AxisPivot, diff: RunDiff?, stability: Stability?,
-                                    cellLimit: Int) throws -> [URL] {
+                                    settings: ReportSettings) throws -> [URL] {
         let summaryOutput = try ReportOutput(file: files.summary)
         try summary.finish(into: summaryOutput, index: index, pivot: pivot, diff: diff, stability: stability)
         try summaryOutput.finish()
         var page = page
         let layout = HeatMapLayout(index)
         page.layout = layout
-        if var groups = HeatMapGroups(layout, jobs: index.jobs.count, limit: cellLimit) {
+        if var groups = HeatMapGroups(layout, jobs: index.jobs.count, limit: settings.heatMapCellLimit,
+                                      columnLimit: settings.heatMapColumnLimit) {
             try groups.write(layout, index, folder: files.folder)
             page.groups = groups
         }

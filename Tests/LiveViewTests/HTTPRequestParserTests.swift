@@ -1,3 +1,4 @@
+import MatrixPlan
 import Testing
 import UVTransport
 
@@ -67,7 +68,7 @@ struct HTTPRequestParserTests {
 
     @Test("random and mutated bytes never crash the parser and always end in a bounded answer")
     func fuzz() {
-        var generator = SplitMix(seed: 19)
+        var generator = SplitMix64(seed: 19)
         for round in 0..<20_000 {
             var bytes: [UInt8]
             if round % 2 == 0 {
@@ -94,18 +95,5 @@ struct HTTPRequestParserTests {
             if case .failure(let failure) = result { #expect([400, 405, 413, 414, 431, 505].contains(failure.status)) }
             if case .request(let request) = result { #expect(request.method == "GET" || request.method == "HEAD") }
         }
-    }
-}
-
-/// A small deterministic generator for the fuzz test.
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -4,6 +4,7 @@ import FlowVocabulary
 import Foundation
 import Journal
 import LiveView
+import MatrixPlan
 import Testing
 import UVTransport
 
@@ -134,7 +135,7 @@ struct LiveServerTests {
         let server = try await LiveServer.start(host: "127.0.0.1", port: 0, token: nil, runID: store.runID, jobs: 4,
                                                 journalPath: store.journal, settings: settings)
         defer { server.stop() }
-        var generator = SplitMix(seed: 7)
+        var generator = SplitMix64(seed: 7)
         for round in 0..<200 {
             let client = try RawHTTP(port: server.port)
             var bytes = (0..<Int(generator.next() % 3000)).map { _ in UInt8(truncatingIfNeeded: generator.next()) }

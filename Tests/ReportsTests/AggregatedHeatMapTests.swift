@@ -73,6 +73,17 @@ struct AggregatedHeatMapTests {
         #expect(seen.count == written.run.jobs.count && Set(seen) == Set(expected.keys))
     }
 
+    @Test("a map wider than the column limit is aggregated too, to at most that many groups a row")
+    func columnLimit() throws {
+        let written = try WrittenReport(settings: ReportSettings(heatMapColumnLimit: 4))
+        #expect(written.html.contains("id=\"aggregated\""))
+        let cells = try Self.groupCells(written.html)
+        let rows = Set(written.run.jobs.map(\.scenarioID)).count
+        #expect(!cells.isEmpty && cells.count <= rows * 4)
+        #expect(Set(cells.map { $0.key.split(separator: ".").last.map(String.init) ?? "" }).count <= 4)
+        #expect(cells.reduce(0) { $0 + $1.jobs } == written.run.jobs.count)
+    }
+
     @Test("under the limit nothing is aggregated and no drill-down file is written")
     func underTheLimit() throws {
         let written = try WrittenReport(settings: ReportSettings(heatMapCellLimit: 36))

@@ -108,7 +108,8 @@ def main():
         if selector == "--ready":
             print(json.dumps(evaluate(session, """({
                 readyMs: Number(document.documentElement.getAttribute('data-ready-ms')),
-                cells: document.querySelectorAll('a.cell[data-job]').length})""")))
+                cells: document.querySelectorAll('a.cell[data-job]').length,
+                groups: document.querySelectorAll('a.cell.agg').length})""")))
             try:
                 call("Browser.close")
             except (EOFError, RuntimeError):
