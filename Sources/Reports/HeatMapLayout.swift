@@ -35,101 +35,117 @@ struct HeatMapLayout {
     init(_ index: RunIndex) {
         let multipleRegistries = index.registries.count > 1
         headerAxes = index.axisNames + (multipleRegistries ? ["registry"] : [])
-        let plain = headerAxes.isEmpty
-        if plain { headerAxes = ["configuration"] }
+        if headerAxes.isEmpty { headerAxes = ["configuration"] }
         scenarios = index.scenarios
-        // Each level's labels: the axis's values (and the missing mark when a configuration lacks the axis), or the
-        // registries. Ranked once; a column compares integers.
+        labels = Self.levelLabels(index)
+        let (pairKeys, jobPairs, pairCount) = Self.pairs(index, labels: labels)
+        let (columnPairs, columnOfPair) = Self.columns(pairKeys, depth: labels.count, count: pairCount)
+        self.pairKeys = pairKeys
+        self.columnPairs = columnPairs
+        columnCount = columnPairs.count
+        (rowStarts, cellJobs, cellColumns, failing) = Self.rows(index, columnOfJob: jobPairs.map { columnOfPair[Int($0)] })
+    }
+
+    /// Each level's labels in natural order: the axis's values (and the missing mark when a configuration lacks an
+    /// axis), then the registries when the run has several; `default` alone for a run without axes. Ranked once, so
+    /// a column compares integers.
+    private static func levelLabels(_ index: RunIndex) -> [[String]] {
         let table = index.configurations
+        let multipleRegistries = index.registries.count > 1
+        if index.axisNames.isEmpty && !multipleRegistries { return [["default"]] }
         let axisLevel = Dictionary(uniqueKeysWithValues: index.axisNames.enumerated().map { ($1, $0) })
         var levelValues = [Set<String>](repeating: [], count: index.axisNames.count)
         for value in table.values { levelValues[axisLevel[value.axis] ?? 0].insert(value.value) }
         if (0..<Int32(table.count)).contains(where: { table.valueIDs($0).count < index.axisNames.count }) {
-            for level in levelValues.indices { levelValues[level].insert(Self.missing) }
+            for level in levelValues.indices { levelValues[level].insert(missing) }
         }
         var labels = levelValues.map { $0.sorted(by: AxisValue.naturalLess) }
         if multipleRegistries { labels.append(index.registries.sorted(by: AxisValue.naturalLess)) }
-        if plain { labels = [["default"]] }
-        self.labels = labels
+        return labels
+    }
+
+    /// Per (configuration, registry) pair that has a job, its ranks at every level (`labels.count` integers a pair,
+    /// pair after pair), and each job's pair. With one registry a pair is a configuration (an array finds it, not a
+    /// dictionary).
+    private static func pairs(_ index: RunIndex, labels: [[String]]) -> (keys: [Int32], jobPairs: [Int32], count: Int32) {
+        let table = index.configurations
+        let multipleRegistries = index.registries.count > 1
+        let plain = index.axisNames.isEmpty && !multipleRegistries
+        let axisLevel = Dictionary(uniqueKeysWithValues: index.axisNames.enumerated().map { ($1, $0) })
         let rankOf = labels.map { Dictionary(uniqueKeysWithValues: $0.enumerated().map { ($1, Int32($0)) }) }
         let valueRank = table.values.map { rankOf[axisLevel[$0.axis] ?? 0][$0.value] ?? 0 }
         let valueLevel = table.values.map { axisLevel[$0.axis] ?? 0 }
         let registryRank = index.registries.map { rankOf.last?[$0] ?? 0 }
-
-        // Keys: a configuration's ranks (with its registry when there are several), per (configuration, registry)
-        // pair that has a job. With one registry a pair is a configuration (an array, not a dictionary, finds it).
+        let missingRanks = index.axisNames.indices.map { rankOf[$0][missing] ?? 0 }
         var pairOfConfiguration = [Int32](repeating: -1, count: multipleRegistries ? 0 : table.count)
         var pairOf: [Int64: Int32] = [:]
-        var pairKeys: [Int32] = []
-        pairKeys.reserveCapacity(table.count * labels.count)
-        var pairCount: Int32 = 0
-        let depth = labels.count
-        let missingRanks = index.axisNames.indices.map { rankOf[$0][Self.missing] ?? 0 }
-        func key(_ job: RunIndex.Job) -> Int32 {
+        var keys: [Int32] = []
+        keys.reserveCapacity(table.count * labels.count)
+        var count: Int32 = 0
+        func pair(_ job: RunIndex.Job) -> Int32 {
             if multipleRegistries {
                 let pair = Int64(job.configuration) << 32 | Int64(job.registry)
                 if let known = pairOf[pair] { return known }
-                pairOf[pair] = pairCount
+                pairOf[pair] = count
             } else {
                 let known = pairOfConfiguration[Int(job.configuration)]
                 if known >= 0 { return known }
-                pairOfConfiguration[Int(job.configuration)] = pairCount
+                pairOfConfiguration[Int(job.configuration)] = count
             }
-            let start = pairKeys.count
-            if plain { pairKeys.append(0) } else {
-                pairKeys.append(contentsOf: missingRanks)
-                if multipleRegistries { pairKeys.append(registryRank[Int(job.registry)]) }
-                for value in table.valueIDs(job.configuration) {
-                    pairKeys[start + valueLevel[Int(value)]] = valueRank[Int(value)]
-                }
+            let start = keys.count
+            if plain { keys.append(0) } else {
+                keys.append(contentsOf: missingRanks)
+                if multipleRegistries { keys.append(registryRank[Int(job.registry)]) }
+                for value in table.valueIDs(job.configuration) { keys[start + valueLevel[Int(value)]] = valueRank[Int(value)] }
             }
-            pairCount += 1
-            return pairCount - 1
+            count += 1
+            return count - 1
         }
-        let jobPairs = index.jobs.map(key)
-        (pairOf, pairOfConfiguration) = ([:], [])
-        // Columns: the pairs sorted by their ranks, equal keys merged.
+        let jobPairs = index.jobs.map(pair)
+        return (keys, jobPairs, count)
+    }
+
+    /// The columns: the pairs sorted by their ranks, equal ones merged. Returns a pair of each column and each
+    /// pair's column.
+    private static func columns(_ keys: [Int32], depth: Int, count: Int32) -> (columnPairs: [Int32], columnOfPair: [Int32]) {
         func less(_ a: Int32, _ b: Int32) -> Bool {
             let x = Int(a) * depth, y = Int(b) * depth
-            for level in 0..<depth where pairKeys[x + level] != pairKeys[y + level] {
-                return pairKeys[x + level] < pairKeys[y + level]
-            }
+            for level in 0..<depth where keys[x + level] != keys[y + level] { return keys[x + level] < keys[y + level] }
             return false
         }
-        let order = (0..<pairCount).sorted(by: less)
+        let order = (0..<count).sorted(by: less)
         var columnOfPair = [Int32](repeating: 0, count: order.count)
         var columnPairs: [Int32] = []
         for (i, pair) in order.enumerated() {
             if i == 0 || less(order[i - 1], pair) { columnPairs.append(pair) }
             columnOfPair[Int(pair)] = Int32(columnPairs.count - 1)
         }
-        self.pairKeys = pairKeys
-        self.columnPairs = columnPairs
-        columnCount = columnPairs.count
-        // Rows: job positions grouped by scenario (counting sort), each row's sorted by column.
-        var rowStarts = [Int](repeating: 0, count: index.scenarios.count + 1)
-        for job in index.jobs { rowStarts[Int(job.scenario) + 1] += 1 }
-        for r in index.scenarios.indices { rowStarts[r + 1] += rowStarts[r] }
-        var next = rowStarts
-        var cellJobs = [Int32](repeating: 0, count: index.jobs.count)
+        return (columnPairs, columnOfPair)
+    }
+
+    /// The rows: job positions grouped by scenario (a counting sort), each row's sorted by column, with their columns;
+    /// and which rows hold a job that did not pass.
+    private static func rows(_ index: RunIndex, columnOfJob: [Int32])
+        -> (starts: [Int], jobs: [Int32], columns: [Int32], failing: [Bool]) {
+        var starts = [Int](repeating: 0, count: index.scenarios.count + 1)
+        for job in index.jobs { starts[Int(job.scenario) + 1] += 1 }
+        for r in index.scenarios.indices { starts[r + 1] += starts[r] }
+        var next = starts
+        var jobs = [Int32](repeating: 0, count: index.jobs.count)
         var failing = [Bool](repeating: false, count: index.scenarios.count)
         for (position, job) in index.jobs.enumerated() {
             let r = Int(job.scenario)
-            cellJobs[next[r]] = Int32(position)
+            jobs[next[r]] = Int32(position)
             next[r] += 1
             if job.status != .passed && job.status != .notRun { failing[r] = true }
         }
-        let columnOfJob = jobPairs.map { columnOfPair[Int($0)] }
         for r in index.scenarios.indices {
-            cellJobs[rowStarts[r]..<rowStarts[r + 1]].sort { a, b in
+            jobs[starts[r]..<starts[r + 1]].sort { a, b in
                 let ca = columnOfJob[Int(a)], cb = columnOfJob[Int(b)]
                 return ca != cb ? ca < cb : a < b
             }
         }
-        self.cellColumns = cellJobs.map { columnOfJob[Int($0)] }
-        self.cellJobs = cellJobs
-        self.rowStarts = rowStarts
-        self.failing = failing
+        return (starts, jobs, jobs.map { columnOfJob[Int($0)] }, failing)
     }
 
     /// The merged cells of header row `level`, left to right: a label and the columns it spans (a column starts a
