@@ -105,9 +105,19 @@ public final class BrowserProcess: Sendable {
         }
         let arguments = [executable] + BrowserSettings.arguments(profile: profile, extra: settings.extraArguments)
         var pid: pid_t = 0
-        let result = Self.spawn(
+        var result = Self.spawn(
             executable: executable, arguments: arguments, browserReads: toBrowser.read,
             browserWrites: fromBrowser.write, log: profile + "/browser.log", pid: &pid)
+        // "Text file busy" passes: the executable was just written and a process forked meanwhile (this one's other
+        // threads spawn too) still holds the writing descriptor until it execs. Try again for up to a second.
+        var busy = 0
+        while result == ETXTBSY && busy < 40 {
+            busy += 1
+            usleep(25_000)
+            result = Self.spawn(
+                executable: executable, arguments: arguments, browserReads: toBrowser.read,
+                browserWrites: fromBrowser.write, log: profile + "/browser.log", pid: &pid)
+        }
         // The child's ends are the child's now.
         close(toBrowser.read)
         close(fromBrowser.write)

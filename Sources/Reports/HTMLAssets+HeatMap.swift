@@ -8,7 +8,7 @@ extension HTMLAssets {
         .drill .hr{content-visibility:visible}
         """
 
-    /// Inside the page script's function: uses its `el`, `load`, `numbered`, `gunzip`, `configOf` and `LABELS`.
+    /// Inside the page script's function: uses its `el`, `payload`, `configOf` and `LABELS`.
     static let drillScript = """
           // The aggregated heat map (a run too large for a cell per job): a group's cell opens its jobs below the
           // map, one cell each, from its drill-down file (data/cells-NNN.js: FM.cells with base64 of gzip).
@@ -16,14 +16,7 @@ extension HTMLAssets {
           var cellData = {}, cellParsed = {};
           window.FM.cells = function (n, data) { cellData[n] = data; };
           function drillFile(n) {
-            if (!cellParsed[n]) {
-              cellParsed[n] = load(numbered('data/cells-', n)).then(function () {
-                if (cellData[n] === undefined) throw new Error('drill-down file ' + n + ' is missing');
-                var data = cellData[n];
-                delete cellData[n];
-                return gunzip(data);
-              }).then(function (buffer) { return JSON.parse(new TextDecoder().decode(buffer)); });
-            }
+            if (!cellParsed[n]) cellParsed[n] = payload('data/cells-', n, cellData);
             return cellParsed[n];
           }
           function groupTitle(cell) {

@@ -173,16 +173,18 @@ enum HTMLAssets {
             for (var i = 0; i < bytes.length; i++) { h = Math.imul(h ^ bytes[i], 0x01000193) >>> 0; }
             return h % runData().chunks;
           }
+          // The JSON of data file `prefix` n: its script loaded, its FM call's base64 (kept in `store`) inflated.
+          function payload(prefix, n, store) {
+            return load(numbered(prefix, n)).then(function () {
+              if (store[n] === undefined) throw new Error(prefix + n + ' is missing');
+              var data = store[n];
+              delete store[n];
+              return gunzip(data);
+            }).then(function (buffer) { return JSON.parse(new TextDecoder().decode(buffer)); });
+          }
           function jobData(id) {
             var n = chunkOf(id);
-            if (!parsed[n]) {
-              parsed[n] = load(numbered('data/jobs-', n)).then(function () {
-                if (chunks[n] === undefined) throw new Error('chunk ' + n + ' is missing');
-                var data = chunks[n];
-                delete chunks[n];
-                return gunzip(data);
-              }).then(function (buffer) { return JSON.parse(new TextDecoder().decode(buffer)); });
-            }
+            if (!parsed[n]) parsed[n] = payload('data/jobs-', n, chunks);
             return parsed[n].then(function (jobs) {
               return Object.prototype.hasOwnProperty.call(jobs, id) ? jobs[id] : null;
             });
