@@ -8,7 +8,7 @@ enum ReportCommand {
         name: "report",
         overview: "Write a run's HTML report, JUnit XML and JSON summary from the journal.",
         usage: "report <run-id> [--store <dir>] [--baseline <run-id>|last] [--out <dir>] [--artifacts failed|all|none] "
-            + "[--junit-by scenario|configuration]",
+            + "[--junit-by scenario|configuration] [--heat-map-cells <n>] [--heat-map-columns <n>]",
         arguments: [("<run-id>", "The run to report (see the run ids under .flowmatrix/runs/, or 'last').")],
         options: [
             ("--store <dir>", "The store directory with journal.sqlite and blobs/ (default: .flowmatrix)."),
@@ -17,11 +17,15 @@ enum ReportCommand {
             ("--artifacts failed|all|none", "Which jobs' artifact blobs the report folder carries, compressed, once"
                 + " each (default: failed, i.e. every job that did not pass)."),
             ("--junit-by scenario|configuration", "One JUnit test suite per scenario (default) or per configuration."),
+            ("--heat-map-cells <n>", "The most heat-map cells drawn one per job, empty places included (default"
+                + " 150000); past it a cell stands for a group of columns and opens its jobs."),
+            ("--heat-map-columns <n>", "The most heat-map columns drawn (default 2000); a wider map is grouped too."),
         ],
         discussion: """
             Writes report.html (heat map, failures by axis; job panels with steps and artifacts load when opened),
-            junit.xml, summary.json, data/ (the panels' chunks) and blobs/ (the artifacts, still compressed) into the
-            output folder, which can be moved or uploaded whole; docs/REPORTS.md describes each.
+            junit.xml, summary.json, data/ (the panels' chunks, and a large heat map's drill-down files) and blobs/
+            (the artifacts, still compressed) into the output folder, which can be moved or uploaded whole;
+            docs/REPORTS.md describes each.
             EXIT CODES: 0 report written, 2 unknown run or unreadable journal or unwritable folder, 64 usage error.
             """,
         run: { args in
@@ -39,6 +43,9 @@ enum ReportCommand {
             guard let grouping = JUnitGrouping(rawValue: groupingText) else {
                 throw UsageError("'--junit-by' takes scenario or configuration, not '\(groupingText)'")
             }
+            let defaults = ReportSettings()
+            let cells = try args.intOption("--heat-map-cells", in: 1...100_000_000) ?? defaults.heatMapCellLimit
+            let columns = try args.intOption("--heat-map-columns", in: 1...1_000_000) ?? defaults.heatMapColumnLimit
             let positionals = try args.positionals()
             guard let requested = positionals.first else { throw UsageError("missing <run-id>") }
             guard positionals.count == 1 else { throw UsageError("unexpected argument '\(positionals[1])'") }
@@ -52,7 +59,8 @@ enum ReportCommand {
             do {
                 files = try ReportWriter.write(
                     runID: runID, reader: reader, blobsRoot: storeURL, into: folder, baseline: baseline,
-                    settings: ReportSettings(artifacts: selection, junitGrouping: grouping)
+                    settings: ReportSettings(artifacts: selection, junitGrouping: grouping, heatMapCellLimit: cells,
+                                             heatMapColumnLimit: columns)
                 )
             } catch let error as ReportError {
                 throw CommandFailure(error.message, exitCode: ExitCode.ioError)
@@ -64,6 +72,10 @@ enum ReportCommand {
             print("junit: \(files.junit.path)")
             print("summary: \(files.summary.path)")
             print("panels: \(files.chunks.count) chunk file(s) in \(files.folder.appendingPathComponent("data").path)")
+            if !files.cells.isEmpty {
+                print("heat map: a cell per group of columns (over \(cells) cells or \(columns) columns); their jobs in"
+                      + " \(files.cells.count) drill-down file(s)")
+            }
             print("blobs: \(files.carriedBlobs) carried in \(files.blobs.count) pack(s) (\(files.blobBytes) bytes compressed)")
             if let diff = files.diff { print("baseline \(diff.base): \(diff.summaryLine)") }
             return ExitCode.success

@@ -127,6 +127,22 @@ struct ReportCommandTests {
         let out = try run(["report", "last", "--out", "out/r"], in: store.root)
         #expect(out.status == 0, "\(out.stderr)")
         #expect(FileManager.default.fileExists(atPath: store.root.appendingPathComponent("out/r/report.html").path))
+        #expect(!out.stdout.contains("heat map:"))
+        let badLimit = try run(["report", "last", "--heat-map-cells", "0"], in: store.root)
+        #expect(badLimit.status == 64)
+    }
+
+    @Test("report --heat-map-cells: past the limit the page has group cells and the folder drill-down files")
+    func reportAggregated() throws {
+        let store = try Store()
+        let result = try run(["report", "last", "--out", "agg", "--heat-map-cells", "1"], in: store.root)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("heat map: a cell per group of columns (over 1 cells or 2000 columns); their jobs in 1 drill-down file(s)"))
+        let folder = store.root.appendingPathComponent("agg")
+        let html = try String(contentsOf: folder.appendingPathComponent("report.html"), encoding: .utf8)
+        #expect(html.contains("id=\"aggregated\""))
+        #expect(html.contains("class=\"cell agg s-"))
+        #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent("data/cells-000.js").path))
     }
 
     @Test("diff: text and JSON; exit 1 on regressions, 0 without, 2 for an unknown run, 64 for a bad threshold")
