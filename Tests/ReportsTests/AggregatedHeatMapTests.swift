@@ -84,6 +84,21 @@ struct AggregatedHeatMapTests {
         #expect(cells.reduce(0) { $0 + $1.jobs } == written.run.jobs.count)
     }
 
+    @Test("the aggregated page shows hostile titles as text; drill-down files are only base64 in a script call")
+    func escaping() throws {
+        let written = try WrittenReport(settings: ReportSettings(heatMapCellLimit: 10))
+        #expect(!written.html.contains(Sweep.xssTitle))
+        #expect(written.html.contains("&lt;script&gt;alert(1)&lt;/script&gt;"))
+        #expect(occurrences("<script", in: written.html) == 2)
+        for url in written.files.cells {
+            let script = try String(contentsOf: url, encoding: .utf8)
+            #expect(script.allSatisfy { $0.isLetter || $0.isNumber || "FM.cells(,\"+/=);\n".contains($0) })
+        }
+        // The drill-down data holds the ids as JSON strings; the page sets every label and title as text.
+        let groups = try written.files.cells.map { try String(decoding: ReportScript.payload(of: $0), as: UTF8.self) }
+        #expect(groups.contains { $0.contains("\"groups\"") })
+    }
+
     @Test("under the limit nothing is aggregated and no drill-down file is written")
     func underTheLimit() throws {
         let written = try WrittenReport(settings: ReportSettings(heatMapCellLimit: 36))
