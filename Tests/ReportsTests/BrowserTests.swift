@@ -99,6 +99,8 @@ struct BrowserTests {
         struct Image: Decodable { var loaded: String?; var width: Int }
         var hash: String, openPanels: Int, panel: String?, openJob: String?, panelVisible: Bool, images: [Image]
         var failingStep: String?, clicked: String?, openBefore: Int, matches: [String]
+        /// The aggregated heat map's group cells lit up by a pattern (`row.group`).
+        var matchedGroups: [String]
         var steps: Int?, attemptTitle: String?
         /// The aggregated heat map's open group (`row.group`) and its job cells.
         var drilled: String?, drillCells: Int
@@ -160,6 +162,23 @@ struct BrowserTests {
         #expect(state.steps == 6)
         #expect(state.images.count == 3)
         #expect(state.images.allSatisfy { $0.loaded == "true" && $0.width == 24 })
+    }
+
+    @Test("on an aggregated map a pattern lights the group cells whose shown values match, in its scenario's row only")
+    func aggregatedPattern() throws {
+        let written = try WrittenReport(settings: ReportSettings(heatMapCellLimit: 10))
+        let kept = Int(try #require(written.html.firstMatch(of: /data-levels="([0-9]+)"/)?.1)) ?? -1
+        #expect(kept >= 1)
+        let state = try click("tr[data-pattern]", in: written)
+        #expect(!state.matchedGroups.isEmpty)
+        // The first pattern is checkout with rtl + landscape: every lit group is in checkout's row, and holds a
+        // failing job of the pattern (its drill-down tells which).
+        let rows = written.html.components(separatedBy: "<div class=\"hr\" ").dropFirst()
+        let checkout = try #require(rows.first { $0.contains("data-scenario=\"checkout\"") })
+        for group in state.matchedGroups {
+            #expect(checkout.contains("data-cells=\"\(group)\""), "group \(group) is outside checkout's row")
+            #expect(checkout.contains("class=\"cell agg s-failed\" data-cells=\"\(group)\""), "group \(group) holds no failure")
+        }
     }
 
     @Test("a click on a pattern lights up exactly its jobs on the heat map")
