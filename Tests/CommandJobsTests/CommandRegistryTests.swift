@@ -3,6 +3,7 @@ import Artifacts
 import FlowSpec
 import Foundation
 import MatrixPlan
+import Synchronization
 import Testing
 import Wire
 import Worker
@@ -115,11 +116,27 @@ struct CommandRegistryTests {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let pidFile = folder.appendingPathComponent("pid").path
+        // Set when the run returns or throws: a command that ends before it wrote its pid says why, not "timed out".
+        let ended = Mutex<String?>(nil)
         let task = Task {
-            try await CommandProcess.run(CommandInvocation(
-                argv: ["/bin/sh", "-c", "sleep 300 & echo $! > \(pidFile); wait"], environment: [:]))
+            do {
+                let outcome = try await CommandProcess.run(CommandInvocation(
+                    argv: ["/bin/sh", "-c", "sleep 300 & echo $! > \(pidFile); wait"], environment: [:]))
+                ended.withLock { $0 = "it returned (exit \(outcome.exitStatus.map(String.init) ?? "none"), stderr: \(outcome.stderrTail))" }
+                return outcome
+            } catch {
+                ended.withLock { $0 = "it threw \(error)" }
+                throw error
+            }
         }
-        try await waitUntil("the command started", timeout: .seconds(10)) { FileManager.default.fileExists(atPath: pidFile) }
+        // A generous bound: on a machine loaded by the other suites a shell can take seconds to start.
+        try await waitUntil("the command started", timeout: .seconds(30)) {
+            FileManager.default.fileExists(atPath: pidFile) || ended.withLock { $0 } != nil
+        }
+        if !FileManager.default.fileExists(atPath: pidFile) {
+            Issue.record("the command ended before it started its background sleep: \(ended.withLock { $0 } ?? "?")")
+            return
+        }
         task.cancel()
         let outcome = try await task.value
         #expect(outcome.cancelled)
