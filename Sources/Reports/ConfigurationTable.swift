@@ -9,7 +9,12 @@ struct ConfigurationTable {
     private var valueIDs: [AxisValue: Int32] = [:]
     /// Per configuration, its value ids in axis-name order.
     private var configurations = InternedSlices()
-    /// Canonical texts that are not the values joined (a configuration JSON that did not parse, or odd spacing).
+    /// The canonical texts of the first ``storedTexts`` configurations (JUnit names every job by its text: no text
+    /// is rebuilt per job in a run of ordinary size).
+    private var texts: [String] = []
+    static let storedTexts = 65_536
+    /// Canonical texts, past those, that are not the values joined (a configuration JSON that did not parse, or odd
+    /// spacing).
     private var unusualTexts: [Int32: String] = [:]
     /// The last configurations looked up by their journal text and JSON, so a run of few configurations parses each
     /// JSON once. Emptied when it reaches ``recentLimit`` entries.
@@ -25,7 +30,11 @@ struct ConfigurationTable {
         var ids: [Int32] = []
         for value in axes { ids.append(intern(value)) }
         let id = configurations.intern(ids)
-        if unusualTexts[id] == nil, text != Self.text(axes) { unusualTexts[id] = text }
+        if Int(id) == texts.count && texts.count < Self.storedTexts {
+            texts.append(text)
+        } else if Int(id) >= texts.count, unusualTexts[id] == nil, text != Self.text(axes) {
+            unusualTexts[id] = text
+        }
         if recent.count >= Self.recentLimit { recent.removeAll(keepingCapacity: true) }
         recent[text, default: []].append((json, id))
         return id
@@ -46,7 +55,9 @@ struct ConfigurationTable {
     func axes(_ id: Int32) -> [AxisValue] { configurations[id].map { values[Int($0)] } }
 
     /// Configuration `id`'s canonical `k=v,k=v` text.
-    func text(_ id: Int32) -> String { unusualTexts[id] ?? Self.text(axes(id)) }
+    func text(_ id: Int32) -> String {
+        Int(id) < texts.count ? texts[Int(id)] : unusualTexts[id] ?? Self.text(axes(id))
+    }
 
     /// The canonical text of sorted axis values.
     private static func text(_ axes: [AxisValue]) -> String {
@@ -72,15 +83,21 @@ struct JobIDTable {
     }
 
     subscript(position: Int) -> String {
-        if let other = others[Int32(position)] { return other }
-        let hex = String(packed[position], radix: 16)
-        return String(repeating: "0", count: 16 - hex.utf8.count) + hex
+        if !others.isEmpty, let other = others[Int32(position)] { return other }
+        let value = packed[position]
+        return String(unsafeUninitializedCapacity: 16) { buffer in
+            for i in 0..<16 {
+                let digit = UInt8(truncatingIfNeeded: value >> UInt64(60 - 4 * i)) & 0xF
+                buffer[i] = digit < 10 ? 0x30 + digit : 0x61 + digit - 10
+            }
+            return 16
+        }
     }
 
     /// Whether the job at `position` has id `id` (without making a string).
     func matches(_ position: Int, _ id: String) -> Bool {
         guard position >= 0 && position < packed.count else { return false }
-        if let other = others[Int32(position)] { return other == id }
+        if !others.isEmpty, let other = others[Int32(position)] { return other == id }
         return Self.pack(id) == packed[position]
     }
 

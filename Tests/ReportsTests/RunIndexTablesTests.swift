@@ -67,6 +67,18 @@ struct RunIndexTablesTests {
         #expect(Set(ids).count == count)
     }
 
+    @Test("past the texts kept as they are, a configuration's text is rebuilt from its values; an unusual one is kept")
+    func rebuiltTexts() {
+        var table = ConfigurationTable()
+        for i in 0..<ConfigurationTable.storedTexts { _ = table.id(text: "n=\(i)", json: "{\"n\":\"\(i)\"}") }
+        let plain = table.id(text: "a=1,b=2", json: "{\"b\":\"2\",\"a\":\"1\"}")
+        let odd = table.id(text: "b=2, a=1", json: "not json at all")
+        #expect(Int(plain) == ConfigurationTable.storedTexts)
+        #expect(table.text(plain) == "a=1,b=2")
+        #expect(table.text(odd) == "b=2, a=1")
+        #expect(table.text(0) == "n=0")
+    }
+
     @Test("the heat map layout matches a reference: missing axes, several registries, repeated jobs in a cell")
     func heatMapLayout() {
         let configurations: [(String, String)] = [
