@@ -80,42 +80,72 @@ public struct AxisPivot: Sendable, Hashable, Codable {
     }
 
     /// The pivot of a run's jobs (scenario id added as the ``scenarioAxis`` pseudo-axis).
-    public static func compute(_ report: RunReport) -> AxisPivot {
-        compute(RunIndex(report))
+    public static func compute(_ report: RunReport) throws -> AxisPivot {
+        try compute(RunIndex(report))
     }
 
     /// The pivot of `jobs`. Pure; pairs combine values of two different axes, and a ``scenarioAxis`` value is also
     /// combined with every pair of the other axes.
     public static func compute(_ jobs: [Input]) -> AxisPivot {
         var values = ValueTable()
-        var profiles = Profiles()
-        var counted: [Counted] = []
+        var profiles = InternedSlices()
+        var counted: [(profile: Int32, failure: Bool, flaky: Bool)] = []
         for job in jobs where job.status.isVerdict {
             let ids = job.axes.sorted { order($0, $1) }.map { values.id($0) }
-            counted.append(Counted(scenario: -1, body: profiles.bodies.intern(ids), failure: job.status.isFailure,
-                                   flaky: job.status == .flaky))
+            counted.append((profiles.intern(ids), job.status.isFailure, job.status == .flaky))
         }
-        return compute(counted, profiles: profiles, values: values.values)
+        var profile: [Int32] = []
+        // Replaying an array cannot fail.
+        return (try? compute(values: values.values) { body in
+            for job in counted {
+                profile.removeAll(keepingCapacity: true)
+                profile.append(contentsOf: profiles[job.profile])
+                try body(profile, job.failure, job.flaky)
+            }
+        }) ?? compute([])
     }
 
-    /// The pivot of a run's index: each configuration's values are looked up once, not once per job. Axes named in
-    /// `excluded` take no part (stability mode leaves out the repetition axis); jobs whose position is in `skipped`
-    /// neither (stability mode's flake pivot leaves out jobs that failed every repetition, and with `flakyFails`
-    /// counts a job that passed only on a retry as a failure: both are evidence of flakiness).
+    /// The pivot of a run's index, read in a few passes over its job records (memory holds the groups, not the jobs).
+    /// Axes named in `excluded` take no part (stability mode leaves out the repetition axis); jobs whose position is
+    /// in `skipped` neither (stability mode's flake pivot leaves out jobs that failed every repetition, and with
+    /// `flakyFails` counts a job that passed only on a retry as a failure: both are evidence of flakiness).
+    /// - Throws: ``ReportError`` `.output` when a scratch file cannot be read.
     static func compute(
         _ index: RunIndex, excluding excluded: Set<String> = [], skipped: Set<Int> = [], flakyFails: Bool = false
-    ) -> AxisPivot {
+    ) throws -> AxisPivot {
         var values = ValueTable()
-        let (profiles, counted) = Profiles.of(index, excluding: excluded, skipped: skipped, flakyFails: flakyFails,
-                                              values: &values)
-        return compute(counted, profiles: profiles, values: values.values)
+        let scenarioValues = index.scenarios.map { values.id(AxisValue(axis: AxisPivot.scenarioAxis, value: $0.id)) }
+        let translation = index.values.map { excluded.contains($0.axis) ? -1 : values.id($0) }
+        return try compute(values: values.values) { body in
+            var ids: [Int32] = [], profile: [Int32] = []
+            try index.forEachJob { position, job, reader in
+                guard job.status.isVerdict, skipped.isEmpty || !skipped.contains(position) else { return }
+                try reader.values(job, into: &ids)
+                profile.removeAll(keepingCapacity: true)
+                profile.append(scenarioValues[Int(job.scenario)])
+                for id in ids where translation[Int(id)] >= 0 { profile.append(translation[Int(id)]) }
+                try body(profile, job.status.isFailure || (flakyFails && job.status == .flaky), job.status == .flaky)
+            }
+        }
     }
 
-    /// The core over interned values: a job is a profile (its value ids, scenario first, then by axis), a group a
-    /// ``Key`` of one to three value ids.
-    private static func compute(_ counted: [Counted], profiles: Profiles, values: [AxisValue]) -> AxisPivot {
-        let totalFailures = counted.reduce(0) { $0 + ($1.failure ? 1 : 0) }
-        let totalFlaky = counted.reduce(0) { $0 + ($1.flaky ? 1 : 0) }
+    /// A pass over the pivot's jobs: `body` gets each job's profile (its value ids, the scenario's first, then by
+    /// axis), whether it counts as a failure, and whether it is flaky. The pivot makes a few passes.
+    typealias Replay = (_ body: (_ profile: [Int32], _ failure: Bool, _ flaky: Bool) throws -> Void) throws -> Void
+
+    /// The core over interned values: a group is a ``Key`` of one to three value ids.
+    private static func compute(values: [AxisValue], replay: Replay) throws -> AxisPivot {
+        var totalJobs = 0, totalFailures = 0, totalFlaky = 0
+        // Groups of two or three values matter only with a failure in them (ranked groups and patterns need one), so
+        // they are tallied only when every value occurs in a failing job: a passing run tallies single values alone.
+        var failing = [Bool](repeating: false, count: values.count)
+        try replay { profile, failure, flaky in
+            totalJobs += 1
+            if flaky { totalFlaky += 1 }
+            guard failure else { return }
+            totalFailures += 1
+            for id in profile { failing[Int(id)] = true }
+        }
         // Axis ids per value (the scenario pseudo-axis is -1), so tallying compares integers.
         var axisIDs: [String: Int32] = [scenarioAxis: -1]
         let axes = values.map { value in
@@ -123,19 +153,9 @@ public struct AxisPivot: Sendable, Hashable, Codable {
             axisIDs[value.axis] = Int32(axisIDs.count)
             return Int32(axisIDs.count - 1)
         }
-        // Groups of two or three values matter only with a failure in them (ranked groups and patterns need one), so
-        // they are tallied only when every value occurs in a failing job: a passing run tallies single values alone.
-        var failing = [Bool](repeating: false, count: values.count)
-        var ids: [Int32] = []
-        for job in counted where job.failure {
-            profiles.ids(job, into: &ids)
-            for id in ids { failing[Int(id)] = true }
-        }
-        func tally(_ jobs: [Counted], sign: Int, into start: [Key: Tally]) -> [Key: Tally] {
-            Self.tally(jobs, profiles: profiles, axes: axes, failing: failing, sign: sign, into: start)
-        }
-        var tallies = tally(counted, sign: 1, into: [:])
-        let initial = tallies
+        var tallies = Tallies(axes: axes, failing: failing)
+        try tallies.add(replay, sign: 1) { _ in true }
+        let initial = tallies.groups
         func axisValues(_ key: Key) -> [AxisValue] { key.ids.map { values[Int($0)] } }
         func group(_ key: Key) -> Group {
             Self.group(axisValues(key), initial[key] ?? Tally(), totalFailures: totalFailures)
@@ -161,34 +181,34 @@ public struct AxisPivot: Sendable, Hashable, Codable {
         // weighted relative accuracy, `failures − jobs × (failures left / jobs left)`: the failures a group holds
         // beyond what its size predicts. It prefers a group that explains many failures precisely over a tiny
         // exact one and over a broad one that merely contains them. The jobs a pattern explains are taken out of
-        // the tallies (their groups counted down), not re-tallied.
-        var remaining = counted
+        // the tallies (their groups counted down in one more pass), not re-tallied.
+        var remaining = (jobs: totalJobs, failures: totalFailures)
         var explanations: [Explanation] = []
+        var patterns: [[Int32]] = []
         while explanations.count < maxExplanations {
-            let failures = remaining.reduce(0) { $0 + ($1.failure ? 1 : 0) }
-            guard failures >= 2 else { break }
-            let base = Double(failures) / Double(remaining.count)
+            guard remaining.failures >= 2 else { break }
+            let base = Double(remaining.failures) / Double(remaining.jobs)
             var best: (gain: Double, group: Group, key: Key, label: String)?
-            for (key, t) in tallies where t.failures >= 2 && Double(t.failures) / Double(t.jobs) >= minimumExplanationRate {
+            for (key, t) in tallies.groups
+            where t.failures >= 2 && Double(t.failures) / Double(t.jobs) >= minimumExplanationRate {
                 let gain = Double(t.failures) - Double(t.jobs) * base
                 if let b = best, gain < b.gain { continue }
-                let candidate = Self.group(axisValues(key), t, totalFailures: failures)
+                let candidate = Self.group(axisValues(key), t, totalFailures: remaining.failures)
                 if let b = best, gain == b.gain, !rankedBefore(candidate, b.group, candidate.label, b.label) { continue }
                 best = (gain, candidate, key, candidate.label)
             }
             guard let best else { break }
             explanations.append(Explanation(group: group(best.key), explains: best.group.failures))
+            let earlier = patterns
             let keyIDs = best.key.ids
-            var covered: [Counted] = []
-            remaining.removeAll { job in
-                profiles.ids(job, into: &ids)
-                guard keyIDs.allSatisfy(ids.contains) else { return false }
-                covered.append(job)
-                return true
+            patterns.append(keyIDs)
+            let covered = try tallies.add(replay, sign: -1) { profile in
+                keyIDs.allSatisfy(profile.contains) && !earlier.contains { $0.allSatisfy(profile.contains) }
             }
-            tallies = tally(covered, sign: -1, into: tallies)
+            remaining.jobs -= covered.jobs
+            remaining.failures -= covered.failures
         }
-        return AxisPivot(totalJobs: counted.count, totalFailures: totalFailures, totalFlaky: totalFlaky, axes: axisTables,
+        return AxisPivot(totalJobs: totalJobs, totalFailures: totalFailures, totalFlaky: totalFlaky, axes: axisTables,
                          ranked: ranked, explanations: explanations,
                          unexplained: totalFailures - explanations.reduce(0) { $0 + $1.explains })
     }
@@ -198,7 +218,7 @@ public struct AxisPivot: Sendable, Hashable, Codable {
     /// A pattern's failure rate among the jobs it still covers must reach this (else it is noise).
     static let minimumExplanationRate = 0.1
 
-    private struct Tally {
+    struct Tally {
         var jobs = 0, failures = 0, flaky = 0
 
         mutating func add(_ t: Tally) {
@@ -209,7 +229,7 @@ public struct AxisPivot: Sendable, Hashable, Codable {
     }
 
     /// A group: one to three value ids in profile order (-1 = none).
-    private struct Key: Hashable {
+    struct Key: Hashable {
         var a: Int32, b: Int32 = -1, c: Int32 = -1
         var count: Int { b < 0 ? 1 : c < 0 ? 2 : 3 }
         var ids: [Int32] { count == 1 ? [a] : count == 2 ? [a, b] : [a, b, c] }
@@ -227,49 +247,6 @@ public struct AxisPivot: Sendable, Hashable, Codable {
             default: []
             }
         }
-    }
-
-    /// Adds (`sign` 1) or removes (-1) the jobs' groups: each value, each pair of values of two axes, and each
-    /// scenario value with a pair of the other axes. A profile's values are sorted (scenario first, then by axis).
-    /// Groups of several values only when each value is `failing` (occurs in a failing job).
-    private static func tally(_ jobs: [Counted], profiles: Profiles, axes: [Int32], failing: [Bool], sign: Int,
-                              into start: [Key: Tally]) -> [Key: Tally] {
-        let scenarioAxisID: Int32 = -1
-        var tallies = start
-        func add(_ key: Key, _ t: Tally) {
-            tallies[key, default: Tally()].add(t)
-        }
-        // Jobs of one profile together (sorted by it), each profile's groups added once. Plan order usually is
-        // sorted already (scenario by scenario, configurations in order of first appearance).
-        func before(_ a: Counted, _ b: Counted) -> Bool { a.scenario != b.scenario ? a.scenario < b.scenario : a.body < b.body }
-        let sorted = zip(jobs, jobs.dropFirst()).allSatisfy { !before($1, $0) } ? jobs : jobs.sorted(by: before)
-        var ids: [Int32] = []
-        var next = 0
-        while next < sorted.count {
-            let first = sorted[next]
-            var t = Tally()
-            while next < sorted.count && sorted[next].sameProfile(first) {
-                t.jobs += sign
-                if sorted[next].failure { t.failures += sign }
-                if sorted[next].flaky { t.flaky += sign }
-                next += 1
-            }
-            profiles.ids(first, into: &ids)
-            for i in ids.indices {
-                add(Key(a: ids[i]), t)
-                guard failing[Int(ids[i])] else { continue }
-                for j in (i + 1)..<ids.endIndex where axes[Int(ids[j])] != axes[Int(ids[i])] && failing[Int(ids[j])] {
-                    add(Key(a: ids[i], b: ids[j]), t)
-                    // Within one scenario, a pair of axis values: "checkout fails only with rtl + landscape".
-                    guard axes[Int(ids[i])] == scenarioAxisID else { continue }
-                    for k in (j + 1)..<ids.endIndex
-                    where axes[Int(ids[k])] != axes[Int(ids[j])] && axes[Int(ids[k])] != scenarioAxisID && failing[Int(ids[k])] {
-                        add(Key(a: ids[i], b: ids[j], c: ids[k]), t)
-                    }
-                }
-            }
-        }
-        return tallies
     }
 
     private static func group(_ values: [AxisValue], _ t: Tally, totalFailures: Int) -> Group {

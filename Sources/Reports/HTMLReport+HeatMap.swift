@@ -2,11 +2,11 @@
 /// columns with a drill-down (``HeatMapGroups``).
 extension HTMLReport {
     func heatMap(_ output: ReportOutput) {
-        let layout = self.layout ?? HeatMapLayout(index)
+        guard let layout else { return }
         var out = "<section class=\"block\" id=\"heatmap\">\n<h2>Matrix</h2>\n"
-        if let groups {
+        if let groups = layout.groups {
             out += "<p class=\"muted\" id=\"aggregated\" data-levels=\"\(groups.levels)\">Scenarios × configurations:"
-                + " \(index.jobs.count) jobs in \(layout.columnCount) columns are more than the page draws one by one, so"
+                + " \(index.jobCount) jobs in \(layout.columnCount) columns are more than the page draws one by one, so"
                 + " a cell holds the columns that share the values of the first \(groups.levels) header line(s) and"
                 + " shows its worst job. Click a cell for its jobs, one cell each, then a job for its attempts.</p>\n"
         } else {
@@ -21,10 +21,10 @@ extension HTMLReport {
         // Rows of inline cells rather than a table: a row off screen skips layout and paint (`content-visibility`),
         // so 100,000 cells draw quickly. Every cell is 24 px wide; a header label spans its columns.
         out += "<div class=\"scroll\"><div class=\"heatmap\" id=\"heatmap-table\">\n"
-        let levels = groups?.levels ?? layout.headerAxes.count
+        let levels = layout.groups?.levels ?? layout.headerAxes.count
         for level in 0..<levels {
             out += "<div class=\"hl\"><span class=\"axis\">\(h(layout.headerAxes[level]))</span>"
-            layout.forEachHeaderCell(level: level, units: groups?.starts) { label, span in
+            layout.forEachHeaderCell(level: level) { label, span in
                 out += "<span class=\"h\" data-span=\"\(span)\" style=\"width:\(span * 24)px\">\(h(label))</span>"
                 if out.utf8.count > 1 << 16 {
                     output += out
@@ -39,15 +39,15 @@ extension HTMLReport {
             var out = "<div class=\"hr\" data-failing=\"\(layout.failing[row] ? 1 : 0)\" data-scenario=\"\(h(scenario.id))\">"
                 + "<span class=\"rh\" title=\"\(h(scenario.id))\">\(h(scenario.title))"
                 + " <span class=\"muted mono\">\(h(scenario.id))</span></span>"
-            if let groups {
-                groupCells(row: row, layout: layout, groups: groups, into: &out, output)
+            if let groups = layout.groups {
+                groupCells(row: row, groups: groups, into: &out, output)
             } else {
                 jobCells(row: row, layout: layout, into: &out, output)
             }
             output += out + "</div>\n"
         }
         output += "</div></div>\n"
-        if groups != nil { output += "<div id=\"drill\" class=\"drill\"></div>\n" }
+        if layout.groups != nil { output += "<div id=\"drill\" class=\"drill\"></div>\n" }
         output += "</section>\n"
     }
 
@@ -61,20 +61,19 @@ extension HTMLReport {
             }
             // One element per column: the cell, or a box of the column's cells when it has several jobs.
             if jobs.count > 1 { out += "<span class=\"multi\">" }
-            for position in jobs {
-                let job = index.jobs[Int(position)]
-                let id = index.ids[Int(position)]
+            for cell in jobs {
+                let id = cell.id
                 // A passed cell is bare (its tooltip and click come from the script): 100,000 of them.
-                if job.status == .passed {
+                if cell.status == .passed {
                     out += "<a class=\"cell s-passed\" data-job=\""
                     out += h(id)
                     out += "\"></a>"
                     continue
                 }
                 // Its tooltip, like a passed cell's, comes from the script (scenario, header, status).
-                out += "<a class=\"cell s-\(job.status.rawValue)\(newIDs.contains(id) ? " new" : "")\""
-                    + " data-job=\"\(h(id))\" data-status=\"\(job.status.rawValue)\" href=\"#job=\(h(id))\">"
-                    + (Self.symbols[job.status] ?? "") + "</a>"
+                out += "<a class=\"cell s-\(cell.status.rawValue)\(newIDs.contains(id) ? " new" : "")\""
+                    + " data-job=\"\(h(id))\" data-status=\"\(cell.status.rawValue)\" href=\"#job=\(h(id))\">"
+                    + (Self.symbols[cell.status] ?? "") + "</a>"
             }
             if jobs.count > 1 { out += "</span>" }
             if out.utf8.count > 1 << 16 {
@@ -86,52 +85,21 @@ extension HTMLReport {
 
     /// A row's cells, one per group of columns: its worst status, its job count and how many did not pass, and the
     /// drill-down file with its jobs (a gap for a group without jobs in this row).
-    private func groupCells(row: Int, layout: HeatMapLayout, groups: HeatMapGroups, into out: inout String,
-                            _ output: ReportOutput) {
-        var group = 0
-        var count = 0, bad = 0
-        var worst = CellStatus.passed
-        func close() {
-            if count == 0 {
+    private func groupCells(row: Int, groups: HeatMapGroups, into out: inout String, _ output: ReportOutput) {
+        for group in 0..<groups.groupCount {
+            let cell = groups.cell(row: row, group: group)
+            if cell.count == 0 {
                 out += "<i class=\"none\"></i>"
             } else {
                 let key = "\(row).\(group)"
-                out += "<a class=\"cell agg s-\(worst.rawValue)\" data-cells=\"\(key)\" data-file=\"\(groups.file(row: row, group: group))\""
-                    + " data-n=\"\(count)\" data-bad=\"\(bad)\" href=\"#cells=\(key)\">" + (Self.symbols[worst] ?? "") + "</a>"
+                out += "<a class=\"cell agg s-\(cell.worst.rawValue)\" data-cells=\"\(key)\" data-file=\"\(cell.file)\""
+                    + " data-n=\"\(cell.count)\" data-bad=\"\(cell.bad)\" href=\"#cells=\(key)\">" + (Self.symbols[cell.worst] ?? "")
+                    + "</a>"
             }
-            (count, bad, worst) = (0, 0, .passed)
             if out.utf8.count > 1 << 16 {
                 output += out
                 out = ""
             }
-        }
-        layout.forEachColumn(row: row) { column, jobs in
-            while column >= groups.starts[group + 1] {
-                close()
-                group += 1
-            }
-            for position in jobs {
-                let status = index.jobs[Int(position)].status
-                count += 1
-                if status != .passed && status != .notRun { bad += 1 }
-                if Self.severity(status) > Self.severity(worst) { worst = status }
-            }
-        }
-        while group < groups.groupCount {
-            close()
-            group += 1
-        }
-    }
-
-    /// How much a status colours a group's cell: the worst job shows.
-    private static func severity(_ status: CellStatus) -> Int {
-        switch status {
-        case .passed: 0
-        case .notRun: 1
-        case .quarantined: 2
-        case .flaky: 3
-        case .timedOut: 4
-        case .failed: 5
         }
     }
 }

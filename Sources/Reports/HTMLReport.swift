@@ -17,11 +17,11 @@ struct HTMLReport {
     var chunkCount: Int
     /// The live view's page (``LivePage``): a connect-src for its event stream, the live section, and `live.js`.
     var live = false
-    /// The heat map's layout when the caller made it (the report writer, which may aggregate it); else it is made
-    /// when the page is written.
+    /// The heat map's layout (aggregated past the report settings' limits, its drill-down files written already);
+    /// nil for a page part without the map (the live view's pivot section).
     var layout: HeatMapLayout?
-    /// The aggregated heat map of a run too large to draw a cell per job (its drill-down files written already).
-    var groups: HeatMapGroups?
+    /// Ids of this run's jobs among the baseline comparison's entries (they link to the job's panel).
+    var baselineJobIDs: Set<String> = []
 
     func h(_ s: String) -> String { Escape.html(s) }
 
@@ -73,12 +73,12 @@ struct HTMLReport {
     private func metadata() -> String {
         let info = index.run.info
         let counts = index.counts
-        let retries = index.attemptCount - index.jobs.reduce(0) { $0 + ($1.attempts > 0 ? 1 : 0) }
+        let retries = index.attemptCount - index.startedJobs
         var rows: [(String, String)] = [
             ("Matrix", h(info.matrixName) + (info.matrixPath.isEmpty ? "" : " <span class=\"muted mono\">\(h(info.matrixPath))</span>")),
             ("Run", "<span class=\"mono\">\(h(info.runID))</span> (\(h(index.run.status.rawValue)))"),
             ("Seed", "<span class=\"mono\">\(info.seed)</span>"),
-            ("Jobs", "\(index.jobs.count)"),
+            ("Jobs", "\(index.jobCount)"),
             ("Started", h(Format.timestamp(info.startedAt))),
             ("Finished", index.run.finishedAt.map { h(Format.timestamp($0)) } ?? "<span class=\"muted\">not finished</span>"),
             ("Duration", h(Format.seconds(index.duration))),
@@ -212,30 +212,25 @@ struct HTMLReport {
     // MARK: - Failing jobs
 
     private func failingJobs(_ output: ReportOutput) {
-        // The count, and the positions of the first rows only (a run may have a million jobs that did not pass).
-        var count = 0
-        var problems: [Int] = []
-        for (position, job) in index.jobs.enumerated() where job.status != .passed && job.status != .notRun {
-            count += 1
-            if problems.count < Self.failingRows { problems.append(position) }
-        }
+        // The count, and the first rows only (a run may have a million jobs that did not pass).
+        let count = index.failingCount
         output += "<section class=\"block\" id=\"failures\">\n<h2>Jobs that did not pass (\(count))</h2>\n"
-        guard !problems.isEmpty else {
+        guard !index.failing.isEmpty else {
             output += "<p class=\"muted\">None.</p>\n</section>\n"
             return
         }
         output += "<table class=\"grid\"><tr><th>status</th><th>scenario</th><th>configuration</th><th>attempts</th><th>failing step</th></tr>\n"
         // The first rows only: the rest are a click away on the heat map, and all of them are in summary.json.
-        for position in problems {
-            let job = index.jobs[position]
+        for failure in index.failing {
+            let job = failure.job
             output += "<tr><td><span class=\"chip s-\(job.status.rawValue)\">\(h(job.status.label))</span></td>"
-                + "<td><a href=\"#job=\(h(index.ids[position]))\">\(h(index.scenarioTitle(job)))</a></td>"
-                + "<td class=\"mono\">\(h(index.configurationText(job)))</td><td>\(job.attempts)</td>"
-                + "<td>\(job.status == .flaky ? "<span class=\"muted\">passed on retry</span>" : h(failures[position] ?? "no message"))</td></tr>\n"
+                + "<td><a href=\"#job=\(h(failure.id))\">\(h(index.scenarioTitle(job)))</a></td>"
+                + "<td class=\"mono\">\(h(failure.configuration))</td><td>\(job.attempts)</td>"
+                + "<td>\(job.status == .flaky ? "<span class=\"muted\">passed on retry</span>" : h(failures[failure.position] ?? "no message"))</td></tr>\n"
         }
         output += "</table>\n"
-        if count > problems.count {
-            output += "<p class=\"muted\">… and \(count - problems.count) more: every one is a cell on the heat map"
+        if count > index.failing.count {
+            output += "<p class=\"muted\">… and \(count - index.failing.count) more: every one is a cell on the heat map"
                 + " and an entry in summary.json.</p>\n"
         }
         output += "</section>\n"
@@ -247,9 +242,7 @@ struct HTMLReport {
     // MARK: - Baseline
 
     private func baselineSection(_ diff: RunDiff) -> String {
-        // The entries' ids that are jobs of this run (one look at each job id, no set of them all).
-        let entryIDs = Set(diff.sections.flatMap { $0.entries.map(\.jobID) })
-        let headIDs = Set(index.jobs.indices.lazy.map { index.ids[$0] }.filter { entryIDs.contains($0) })
+        let headIDs = baselineJobIDs
         var out = "<section class=\"block\" id=\"baseline\" data-base=\"\(h(diff.base))\">\n"
         out += "<h2>Changes since run <span class=\"mono\">\(h(diff.base))</span></h2>\n"
         out += "<p class=\"headline\(diff.hasRegressions ? "" : " ok")\">\(h(diff.summaryLine))</p>\n"

@@ -23,169 +23,75 @@ public enum JUnitGrouping: String, Sendable, Hashable, CaseIterable {
 /// - not run / cancelled: `<skipped>`.
 public enum JUnitReport {
     /// The XML document of `report`.
-    public static func xml(_ report: RunReport, grouping: JUnitGrouping = .scenario) -> String {
+    public static func xml(_ report: RunReport, grouping: JUnitGrouping = .scenario) throws -> String {
         let output = ReportOutput()
-        let index = RunIndex(report)
-        var kept: [Int: [UInt8]] = [:]
-        var tallies: [Int: Tally] = [:]
-        for job in report.jobs where !isPlainPass(job) {
-            let (text, tally) = cases(job, grouping: grouping, multipleRegistries: index.registries.count > 1)
-            kept[job.row.ordinal] = Array(text.utf8)
-            tallies[job.row.ordinal] = tally
-        }
-        write(index, grouping: grouping, to: output, tally: { tallies[$0] }) { kept[$0] }
+        let index = try RunIndex(report)
+        let cases = try Cases(grouping: grouping, multipleRegistries: index.registries.count > 1, folder: nil)
+        for job in report.jobs { cases.add(job) }
+        try write(index, grouping: grouping, cases: cases, to: output)
         return output.text
     }
 
     /// The test cases of the jobs that are more than a plain pass, collected as the jobs stream by in plan order:
-    /// their XML goes to a temporary file and only its place is kept, so ``write(_:grouping:to:kept:)`` can put them
-    /// into their suites afterwards. A plain pass is written from the index alone.
+    /// their XML goes to one scratch file and their places (with the counts of a command job's tests) to another, so
+    /// ``write(_:grouping:cases:to:)`` can put them into their suites afterwards. A plain pass is written from the
+    /// index alone.
     final class Cases {
         let grouping: JUnitGrouping
         let multipleRegistries: Bool
-        private let file: FileHandle
-        private let url: URL
-        private var buffer: [UInt8] = []
-        private var length = 0
-        /// Plan position → byte range in the file.
-        private var places: [Int: Range<Int>] = [:]
-        /// Plan position → the counts of a job written as several test cases (a command job's tests).
-        private var tallies: [Int: Tally] = [:]
+        private let texts: ScratchFile.Writer
+        private let places: ScratchFile.Writer
+        private(set) var count = 0
+        /// The first error writing the scratch files, thrown by ``finish()``.
+        private var failure: (any Error)?
 
-        /// Collects into a temporary file in `folder` (removed when this is released).
-        init(grouping: JUnitGrouping, multipleRegistries: Bool, folder: URL) throws {
+        /// Where a kept test case is, and the counts of a job written as its tests' cases.
+        struct Place: BitwiseCopyable {
+            var ordinal: Int64
+            var offset: Int64
+            var length: Int64
+            var tests: Int32, failures: Int32, errors: Int32, skipped: Int32, flaky: Int32
+            var hasTally: Int32
+
+            var tally: Tally? {
+                hasTally == 0 ? nil : Tally(tests: Int(tests), failures: Int(failures), errors: Int(errors),
+                                            skipped: Int(skipped), flaky: Int(flaky))
+            }
+        }
+
+        /// Collects into scratch files in `folder` (the system's temporary directory when nil).
+        init(grouping: JUnitGrouping, multipleRegistries: Bool, folder: URL?) throws {
             self.grouping = grouping
             self.multipleRegistries = multipleRegistries
-            url = folder.appendingPathComponent(".junit-cases-\(UUID().uuidString).tmp")
-            file = try ReportOutput.createTemporary(url, for: folder.appendingPathComponent("junit.xml"))
+            texts = try ScratchFile.Writer(in: folder)
+            places = try ScratchFile.Writer(in: folder)
         }
 
-        deinit {
-            try? file.close()
-            try? FileManager.default.removeItem(at: url)
-        }
-
-        /// Keeps the test case of `job` unless it is a plain pass.
+        /// Keeps the test case of `job` unless it is a plain pass (jobs come in plan order).
         func add(_ job: JobReport) {
-            guard !JUnitReport.isPlainPass(job) else { return }
+            guard failure == nil, !JUnitReport.isPlainPass(job) else { return }
             let (xml, tally) = JUnitReport.cases(job, grouping: grouping, multipleRegistries: multipleRegistries)
-            if JUnitReport.hasTests(job) { tallies[job.row.ordinal] = tally }
-            let text = Array(xml.utf8)
-            places[job.row.ordinal] = length..<(length + text.count)
-            length += text.count
-            buffer += text
-            if buffer.count >= 1 << 20 { try? flush() }
-        }
-
-        /// Writes the buffered test cases (a failure here shows again, thrown, on the next ``text(_:)``).
-        private func flush() throws {
-            guard !buffer.isEmpty else { return }
-            try file.seekToEnd()
-            try file.write(contentsOf: buffer)
-            buffer.removeAll(keepingCapacity: true)
-        }
-
-        /// The counts of the job at plan position `ordinal` when it is written as its tests' cases, else nil.
-        func tally(_ ordinal: Int) -> Tally? { tallies[ordinal] }
-
-        /// The kept test case of the job at plan position `ordinal`, or nil for a plain pass.
-        func text(_ ordinal: Int) throws -> [UInt8]? {
-            guard let range = places[ordinal] else { return nil }
-            try flush()
-            try file.seek(toOffset: UInt64(range.lowerBound))
-            return [UInt8](try file.read(upToCount: range.count) ?? Data())
-        }
-    }
-
-    /// The suites of a run: one per scenario or configuration, in order of their first job in the plan.
-    struct Suites {
-        var names: [String] = []
-        /// Suite index per job (plan order).
-        var suiteOf: [Int] = []
-        var tallies: [Tally] = []
-        var times: [Double] = []
-
-        /// `tally(position)`: the counts of a job written as several test cases (nil: the job is one case).
-        init(_ index: RunIndex, grouping: JUnitGrouping, tally: (Int) -> Tally? = { _ in nil }) {
-            let multipleRegistries = index.registries.count > 1
-            var position: [String: Int] = [:]
-            suiteOf.reserveCapacity(index.jobs.count)
-            for (ordinal, job) in index.jobs.enumerated() {
-                let key = grouping == .scenario
-                    ? index.scenarioID(job)
-                    : JUnitReport.configurationName(index.configurationText(job), index.registry(job), multipleRegistries)
-                let suite: Int
-                if let known = position[key] { suite = known } else {
-                    suite = names.count
-                    position[key] = suite
-                    names.append(key)
-                    tallies.append(Tally())
-                    times.append(0)
-                }
-                suiteOf.append(suite)
-                if let own = tally(ordinal) { tallies[suite].add(own) } else { tallies[suite].add(job.status) }
-                times[suite] += job.duration ?? 0
+            let own = JUnitReport.hasTests(job) ? tally : nil
+            var text = xml
+            do {
+                let offset = texts.offset
+                try text.withUTF8 { try texts.append(UnsafeRawBufferPointer($0)) }
+                try places.append(Place(
+                    ordinal: Int64(job.row.ordinal), offset: Int64(offset), length: Int64(texts.offset - offset),
+                    tests: Int32(clamping: own?.tests ?? 0), failures: Int32(clamping: own?.failures ?? 0),
+                    errors: Int32(clamping: own?.errors ?? 0), skipped: Int32(clamping: own?.skipped ?? 0),
+                    flaky: Int32(clamping: own?.flaky ?? 0), hasTally: own == nil ? 0 : 1))
+                count += 1
+            } catch {
+                failure = error
             }
         }
-    }
 
-    /// Writes the XML document suite by suite: each job's kept test case (`kept(plan position)`, nil for a plain
-    /// pass), a plain pass from the index.
-    static func write(_ index: RunIndex, grouping: JUnitGrouping, to out: ReportOutput,
-                      tally: (Int) -> Tally? = { _ in nil }, kept: (Int) throws -> [UInt8]?) rethrows {
-        let multipleRegistries = index.registries.count > 1
-        let suites = Suites(index, grouping: grouping, tally: tally)
-        let timestamp = Format.timestamp(index.run.info.startedAt).replacingOccurrences(of: "Z", with: "")
-        var totals = Tally()
-        for (position, job) in index.jobs.enumerated() {
-            if let own = tally(position) { totals.add(own) } else { totals.add(job.status) }
+        /// The kept test cases and their places, ready to read.
+        func finish() throws -> (texts: ScratchFile, places: ScratchFile) {
+            if let failure { throw failure }
+            return (try texts.finish(), try places.finish())
         }
-        out += "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-        out += "<testsuites name=\"\(a("flowmatrix \(index.run.info.matrixName) \(index.runID)"))\""
-            + " tests=\"\(totals.tests)\" failures=\"\(totals.failures)\" errors=\"\(totals.errors)\""
-            + " skipped=\"\(totals.skipped)\" time=\"\(Format.junitTime(index.duration))\" timestamp=\"\(timestamp)\">\n"
-        // The jobs of each suite, in plan order (a counting sort by suite).
-        var starts = Array(repeating: 0, count: suites.names.count + 1)
-        for suite in suites.suiteOf { starts[suite + 1] += 1 }
-        for i in suites.names.indices { starts[i + 1] += starts[i] }
-        var next = starts
-        var ordered = Array(repeating: Int32(0), count: index.jobs.count)
-        for (position, suite) in suites.suiteOf.enumerated() {
-            ordered[next[suite]] = Int32(position)
-            next[suite] += 1
-        }
-        for (suite, name) in suites.names.enumerated() {
-            let t = suites.tallies[suite]
-            out += "  <testsuite name=\"\(a(name))\" tests=\"\(t.tests)\" failures=\"\(t.failures)\""
-                + " errors=\"\(t.errors)\" skipped=\"\(t.skipped)\" time=\"\(Format.junitTime(suites.times[suite]))\""
-                + " timestamp=\"\(timestamp)\" hostname=\"flowmatrix\">\n"
-            out += "    <properties>\n"
-            for (name, value) in [("flowmatrix.run", index.runID), ("flowmatrix.matrix", index.run.info.matrixName),
-                                  ("flowmatrix.seed", String(index.run.info.seed)), ("flowmatrix.flaky", String(t.flaky))] {
-                out += "      <property name=\"\(a(name))\" value=\"\(a(value))\"/>\n"
-            }
-            out += "    </properties>\n"
-            for position in ordered[starts[suite]..<starts[suite + 1]] {
-                if let text = try kept(Int(position)) {
-                    out.write(bytes: text)
-                    continue
-                }
-                let job = index.jobs[Int(position)]
-                let config = configurationName(index.configurationText(job), index.registry(job), multipleRegistries)
-                let scenario = index.scenarioID(job)
-                // The same text as `caseOpening(…) + "/>\n"`, in pieces: a large run has 100,000 of these.
-                let names = grouping == .scenario ? (classname: scenario, name: config) : (classname: config, name: scenario)
-                out += "    <testcase name=\""
-                out += a(names.name)
-                out += "\" classname=\""
-                out += a(names.classname)
-                out += "\" time=\""
-                out += Format.junitTime(job.duration)
-                out += "\"/>\n"
-            }
-            out += "  </testsuite>\n"
-        }
-        out += "</testsuites>\n"
     }
 
     /// Passed on its only attempt and reports no tests of its own: a bare test case.
@@ -213,6 +119,10 @@ public enum JUnitReport {
 
     struct Tally {
         var tests = 0, failures = 0, errors = 0, skipped = 0, flaky = 0
+
+        init(tests: Int = 0, failures: Int = 0, errors: Int = 0, skipped: Int = 0, flaky: Int = 0) {
+            (self.tests, self.failures, self.errors, self.skipped, self.flaky) = (tests, failures, errors, skipped, flaky)
+        }
 
         mutating func add(_ other: Tally) {
             tests += other.tests

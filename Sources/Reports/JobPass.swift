@@ -94,7 +94,7 @@ final class JobPass {
         let chunks: JobChunks
         do {
             let index = try index.wait()
-            chunks = try JobChunks(folder: folder, jobs: index.jobs.count, axes: index.axisNames,
+            chunks = try JobChunks(folder: folder, jobs: index.jobCount, axes: index.axisNames,
                                    start: index.run.info.startedAt)
         } catch {
             input.cancel()
@@ -119,7 +119,7 @@ final class JobPass {
         var attempts = 0
         var workers = Set<String>()
         // A configuration's axes parsed once while it recurs (by its text, then its JSON): the cache is emptied when it
-        // holds ``ConfigurationTable/recentLimit`` configurations, so a run of a million of them holds no copy.
+        // holds ``JobRecords/Writer/recentLimit`` configurations, so a run of a million of them holds no copy.
         var axes: [String: [(json: String, axes: [AxisValue])]] = [:]
         try reader.forEachJob(run: runID) { detail in
             attempts += detail.attempts.count
@@ -130,7 +130,7 @@ final class JobPass {
                 parsed = known.axes
             } else {
                 parsed = AxisValue.parse(configuration: job.configuration, json: job.configurationJSON)
-                if axes.count >= ConfigurationTable.recentLimit { axes.removeAll(keepingCapacity: true) }
+                if axes.count >= JobRecords.Writer.recentLimit { axes.removeAll(keepingCapacity: true) }
                 axes[job.configuration, default: []].append((job.configurationJSON, parsed))
             }
             batch.append(JobReport(detail, axes: parsed))

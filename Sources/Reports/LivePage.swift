@@ -12,11 +12,14 @@ public enum LivePage {
     /// - Throws: ``ReportError`` `.unknownRun` (the run is not committed yet), or the journal's error.
     public static func html(runID: String, reader: JournalReader) throws -> [UInt8] {
         let index = try RunIndex(runID: runID, reader: reader, failures: true)
-        let pivot = AxisPivot.compute(index)
+        let pivot = try AxisPivot.compute(index)
         let out = ReportOutput()
-        let failures = index.failures.mapValues { JUnitReport.failureText(step: $0.step, steps: [], message: $0.message) }
+        let failures = Dictionary(uniqueKeysWithValues: index.failing.map {
+            ($0.position, JUnitReport.failureText(step: $0.step, steps: [], message: $0.message))
+        })
+        // The live view always draws one cell per job (docs/REPORTS.md).
         var page = HTMLReport(index: index, pivot: pivot, diff: nil, warnings: [], failures: failures,
-                              chunkCount: chunkCount(jobs: index.jobs.count))
+                              chunkCount: chunkCount(jobs: index.jobCount), layout: try HeatMapLayout(index))
         page.live = true
         page.write(to: out)
         return out.bytes
@@ -26,7 +29,7 @@ public enum LivePage {
     /// so far.
     public static func pivotSection(runID: String, reader: JournalReader) throws -> String {
         let index = try RunIndex(runID: runID, reader: reader)
-        return HTMLReport(index: index, pivot: AxisPivot.compute(index), diff: nil, warnings: [], failures: [:],
+        return HTMLReport(index: index, pivot: try AxisPivot.compute(index), diff: nil, warnings: [], failures: [:],
                           chunkCount: 1).pivotSection()
     }
 

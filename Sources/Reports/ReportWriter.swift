@@ -100,7 +100,7 @@ public enum ReportWriter {
         let passReader = try reader.sibling()
         let promise = Parallel.Promise<RunIndex>()
         let (front, passed) = try Parallel.both({
-            try analyze(runID: runID, reader: reader, base: base, settings: settings, promise: promise)
+            try analyze(runID: runID, reader: reader, base: base, settings: settings, folder: folder, promise: promise)
         }, { try pass.run(runID: runID, reader: passReader, index: promise) })
         var timer = front.timer
         timer.add("jobs", seconds: PhaseTimer.seconds(clock.now - started))
@@ -118,8 +118,10 @@ public enum ReportWriter {
             files.warnings = ["no blob store at \(blobsRoot.path): artifacts are listed but not carried"]
         }
         files.stability = front.stability
-        let page = HTMLReport(index: index, pivot: front.pivot, diff: front.diff, stability: front.stability,
-                              warnings: files.warnings, failures: passed.failures, chunkCount: passed.chunks.count)
+        var page = HTMLReport(index: index, pivot: front.pivot, diff: front.diff, stability: front.stability,
+                              warnings: files.warnings, failures: passed.failures, chunkCount: passed.chunks.count,
+                              layout: front.layout)
+        page.baselineJobIDs = front.baselineJobIDs
         // Three threads: junit.xml; summary.json, report.html and stability.json; the chunks compressed.
         let ((_, junitSeconds), ((cellFiles, pageSeconds), chunkFiles)) = try Parallel.both({
             try timed { try writeJUnit(index, cases: passed.cases, grouping: settings.junitGrouping, to: files.junit) }
@@ -127,8 +129,7 @@ public enum ReportWriter {
             try Parallel.both({
                 try timed {
                     try writeSummaryAndPage(passed.summary, page, index: index, files: files, pivot: front.pivot,
-                                                        diff: front.diff, stability: front.stability,
-                                                        settings: settings)
+                                            diff: front.diff, stability: front.stability)
                 }
             }, { try passed.chunks.finish() })
         })
@@ -146,17 +147,20 @@ public enum ReportWriter {
         var diff: RunDiff?
         var pivot: AxisPivot
         var stability: Stability?
+        var layout: HeatMapLayout
+        /// Ids of this run's jobs among the diff's entries.
+        var baselineJobIDs: Set<String> = []
         var timer: PhaseTimer
     }
 
     /// The index (handed to the pass through `promise` as soon as it is built), the diff with the baseline run
     /// `base`, the pivot and the stability figures.
-    static func analyze(runID: String, reader: JournalReader, base: String?, settings: ReportSettings,
+    static func analyze(runID: String, reader: JournalReader, base: String?, settings: ReportSettings, folder: URL,
                         promise: Parallel.Promise<RunIndex>) throws -> Front {
         var timer = PhaseTimer()
         let index: RunIndex
         do {
-            index = try RunIndex(runID: runID, reader: reader, totals: false)
+            index = try RunIndex(runID: runID, reader: reader, totals: false, scratch: folder)
             promise.fulfill(.success(index))
         } catch {
             promise.fulfill(.failure(error))
@@ -164,24 +168,29 @@ public enum ReportWriter {
         }
         timer.lap("index")
         var diff: RunDiff?
+        var baselineJobIDs = Set<String>()
         if let base {
             diff = try RunDiff.compute(reader: reader, base: base, head: runID, durationThreshold: settings.durationThreshold)
+            if let diff { baselineJobIDs = try index.jobIDs(among: Set(diff.sections.flatMap { $0.entries.map(\.jobID) })) }
             timer.lap("diff")
         }
-        let (pivot, stability) = analyze(index)
+        let (pivot, stability) = try analyze(index)
         timer.lap("pivot")
-        return Front(index: index, diff: diff, pivot: pivot, stability: stability, timer: timer)
+        let layout = try HeatMapLayout(index, limits: (settings.heatMapCellLimit, settings.heatMapColumnLimit), folder: folder)
+        timer.lap("heat map")
+        return Front(index: index, diff: diff, pivot: pivot, stability: stability, layout: layout,
+                     baselineJobIDs: baselineJobIDs, timer: timer)
     }
 
     /// The pivot, and in stability mode the stability figures with their headline and patterns.
-    static func analyze(_ index: RunIndex) -> (AxisPivot, Stability?) {
+    static func analyze(_ index: RunIndex) throws -> (AxisPivot, Stability?) {
         // Stability mode: the pivot counts repetitions of configurations, so it leaves the repetition axis out.
-        var stability = Stability.compute(index)
-        let pivot = AxisPivot.compute(index, excluding: stability == nil ? [] : [Repetitions.axis])
+        var stability = try Stability.compute(index)
+        let pivot = try AxisPivot.compute(index, excluding: stability == nil ? [] : [Repetitions.axis])
         if let s = stability {
             // Where flakiness concentrates: the same pivot without the jobs that failed every repetition.
-            let flakePivot = AxisPivot.compute(index, excluding: [Repetitions.axis], skipped: s.failedEveryPositions(in: index),
-                                               flakyFails: true)
+            let flakePivot = try AxisPivot.compute(index, excluding: [Repetitions.axis],
+                                                   skipped: try s.failedEveryPositions(in: index), flakyFails: true)
             stability?.headline = s.headline(flakePivot: flakePivot)
             stability?.patterns = flakePivot.explanations
         }
@@ -205,7 +214,7 @@ public enum ReportWriter {
     static func writeJUnit(_ index: RunIndex, cases: JUnitReport.Cases, grouping: JUnitGrouping, to url: URL) throws {
         let junit = try ReportOutput(file: url)
         do {
-            try JUnitReport.write(index, grouping: grouping, to: junit, tally: { cases.tally($0) }) { try cases.text($0) }
+            try JUnitReport.write(index, grouping: grouping, cases: cases, to: junit, scratch: url.deletingLastPathComponent())
         } catch let error as ReportError {
             throw error
         } catch {
@@ -214,33 +223,24 @@ public enum ReportWriter {
         try junit.finish()
     }
 
-    /// `summary.json`, `report.html` (with the aggregated heat map's drill-down files past the settings' limits) and,
-    /// in stability mode, `stability.json`.
-    /// - Returns: the drill-down files.
+    /// `summary.json`, `report.html` and, in stability mode, `stability.json`.
+    /// - Returns: the aggregated heat map's drill-down files (written with its layout).
     static func writeSummaryAndPage(_ summary: SummaryDocument.Writer, _ page: HTMLReport, index: RunIndex,
-                                    files: ReportFiles, pivot: AxisPivot, diff: RunDiff?, stability: Stability?,
-                                    settings: ReportSettings) throws -> [URL] {
+                                    files: ReportFiles, pivot: AxisPivot, diff: RunDiff?, stability: Stability?) throws -> [URL] {
         let summaryOutput = try ReportOutput(file: files.summary)
         try summary.finish(into: summaryOutput, index: index, pivot: pivot, diff: diff, stability: stability)
         try summaryOutput.finish()
-        var page = page
-        let layout = HeatMapLayout(index)
-        page.layout = layout
-        if var groups = HeatMapGroups(layout, jobs: index.jobs.count, limit: settings.heatMapCellLimit,
-                                      columnLimit: settings.heatMapColumnLimit) {
-            try groups.write(layout, index, folder: files.folder)
-            page.groups = groups
-        }
         let html = try ReportOutput(file: files.html)
         page.write(to: html)
         try html.finish()
-        guard let stability else { return page.groups?.urls ?? [] }
+        let cells = page.layout?.groups?.urls ?? []
+        guard let stability else { return cells }
         do {
             try stability.json().write(to: files.folder.appendingPathComponent("stability.json"))
         } catch {
             throw ReportError(code: .output, message: "cannot write stability.json: \(error.localizedDescription)")
         }
-        return page.groups?.urls ?? []
+        return cells
     }
 
     /// Runs `body` and returns what it returned and the seconds it took.

@@ -2,61 +2,45 @@ import FlowVocabulary
 import Foundation
 import Journal
 
-/// The compact facts of every job that the parts of a report drawn at once need (heat map, failures by axis,
-/// counts, JUnit suite totals): 32 bytes per job, with ids packed and scenarios, configurations and registries
-/// interned (a configuration costs a few dozen bytes more, see ``ConfigurationTable``). Attempts, steps and
-/// artifacts are not here: writers stream them from the journal job by job.
-struct RunIndex {
-    /// 24 bytes: the id is in ``ids`` at the job's plan position.
-    struct Job {
-        /// Index into ``RunIndex/scenarios``.
-        var scenario: Int32
-        /// Index into ``RunIndex/configurations``.
-        var configuration: Int32
-        /// Index into ``RunIndex/registries``.
-        var registry: Int32
-        /// Attempts the journal counted (at most 65,535 are told apart).
-        var attempts: UInt16
-        var status: CellStatus
-        var outcome: JobOutcome?
-        /// The duration in seconds, NaN for none.
-        private var seconds: Double
-
-        var duration: Double? { seconds.isNaN ? nil : seconds }
-
-        init(scenario: Int32, configuration: Int32, registry: Int32, attempts: Int, status: CellStatus,
-             outcome: JobOutcome?, duration: Double?) {
-            self.scenario = scenario
-            self.configuration = configuration
-            self.registry = registry
-            self.attempts = UInt16(clamping: attempts)
-            self.status = status
-            self.outcome = outcome
-            seconds = duration ?? .nan
-        }
-    }
-
-    /// A job's failing step and message, kept when the index is asked for them (the live page lists them; the
-    /// report writer takes them from its pass over the attempts).
-    struct Failure {
+/// What the parts of a report drawn at once need of every job (heat map, failures by axis, counts, JUnit suites),
+/// with memory that does not grow with the run: the jobs themselves are spilled to scratch files (``JobRecords``, 40
+/// bytes a job plus each configuration once) and read back in passes, while only the run's scenarios, registries,
+/// axis values and totals stay in memory, with the first ``HTMLReport/failingRows`` jobs that did not pass. Attempts,
+/// steps and artifacts are not here: writers stream them from the journal job by job.
+struct RunIndex: Sendable {
+    /// A job that did not pass, among the first ones the page lists.
+    struct Failing: Sendable {
+        var position: Int
+        var id: String
+        var configuration: String
+        var job: Job
+        /// Its failing step and message, kept when the index is asked for them (the live page lists them; the report
+        /// writer takes them from its pass over the attempts).
         var step: Int?
         var message: String?
     }
 
     var run: RunSummary
-    /// In plan order.
-    var jobs: [Job] = []
-    /// The jobs' ids, by plan position.
-    var ids = JobIDTable()
+    /// The jobs, in plan order.
+    let records: JobRecords
     /// In order of first appearance in the plan.
     var scenarios: [(id: String, title: String)] = []
-    var configurations = ConfigurationTable()
-    /// By plan position, for jobs that did not pass, when the index was built with `failures: true`.
-    var failures: [Int: Failure] = [:]
     /// Sorted.
     var registries: [String] = []
     /// Every axis name of the run's configurations, sorted.
     var axisNames: [String] = []
+    /// Whether some configuration lacks an axis another has.
+    var anyAxisMissing = false
+    /// The most axis values a configuration has.
+    var maxValueCount = 0
+    /// Jobs by cell status (every status present, zero when none).
+    var counts: [CellStatus: Int] = [:]
+    /// Jobs with a final outcome, and jobs with at least one attempt.
+    var finishedJobs = 0, startedJobs = 0
+    /// The first ``HTMLReport/failingRows`` jobs that did not pass (failed, flaky, timed out, quarantined), in plan
+    /// order; ``failingCount`` counts them all.
+    var failing: [Failing] = []
+    var failingCount = 0
     /// Attempts started (superseded ones included).
     var attemptCount = 0
     /// Workers that ran at least one attempt, sorted.
@@ -65,60 +49,88 @@ struct RunIndex {
     var duration: Double?
 
     var runID: String { run.info.runID }
+    var jobCount: Int { records.count }
+    /// Every axis value, by value id.
+    var values: [AxisValue] { records.values }
 
     /// Streams the run's job rows from the journal (one at a time) into the index.
     /// - Parameter totals: false leaves ``attemptCount`` and ``workers`` for the caller to set (the report writer
     ///   counts them in its pass over the attempts instead of two more queries).
-    /// - Parameter failures: true keeps ``failures``.
-    /// - Throws: ``ReportError`` `.unknownRun`, or the journal's error.
-    init(runID: String, reader: JournalReader, totals: Bool = true, failures: Bool = false) throws {
+    /// - Parameter failures: true keeps the failing step and message of ``failing``.
+    /// - Parameter scratch: where the scratch files go (the system's temporary directory when nil).
+    /// - Throws: ``ReportError`` `.unknownRun` or `.output`, or the journal's error.
+    init(runID: String, reader: JournalReader, totals: Bool = true, failures: Bool = false, scratch: URL? = nil) throws {
         guard let run = try reader.run(runID, countingOutcomes: false) else { throw ReportError.unknownRun(runID) }
-        var builder = Builder(run: run, failures: failures)
-        try reader.forEachJobRow(run: runID) { builder.add($0) }
-        self = builder.finish()
+        var builder = try Builder(run: run, failures: failures, scratch: scratch)
+        var failure: (any Error)?
+        try reader.forEachJobRow(run: runID) { row in
+            guard failure == nil else { return }
+            do { try builder.add(row) } catch { failure = error }
+        }
+        if let failure { throw failure }
+        self = try builder.finish()
         if totals { (attemptCount, workers) = try reader.attemptTotals(run: runID) }
     }
 
     /// The index of a run already in memory.
-    init(_ report: RunReport) {
-        var builder = Builder(run: report.run, failures: true)
-        for job in report.jobs { builder.add(job.row) }
-        self = builder.finish()
+    init(_ report: RunReport, scratch: URL? = nil) throws {
+        var builder = try Builder(run: report.run, failures: true, scratch: scratch)
+        for job in report.jobs { try builder.add(job.row) }
+        self = try builder.finish()
         attemptCount = report.attemptCount
         workers = report.workers
     }
 
     /// The index of rows already read, in plan order (tests; reports stream them from the journal).
-    init(run: RunSummary, rows: [JobRow]) {
-        var builder = Builder(run: run, failures: true)
-        for row in rows { builder.add(row) }
-        self = builder.finish()
+    init(run: RunSummary, rows: [JobRow], scratch: URL? = nil) throws {
+        var builder = try Builder(run: run, failures: true, scratch: scratch)
+        for row in rows { try builder.add(row) }
+        self = try builder.finish()
     }
 
-    private init(run: RunSummary) { self.run = run }
+    private init(run: RunSummary, records: JobRecords) {
+        self.run = run
+        self.records = records
+    }
+
+    /// A reader of the jobs (one per thread).
+    func reader() -> JobRecords.Reader { JobRecords.Reader(records) }
+
+    /// Calls `body` with each job in plan order, and a reader for its values, text and id.
+    func forEachJob(_ body: (_ position: Int, _ job: Job, _ reader: inout JobRecords.Reader) throws -> Void) throws {
+        var jobs = JobRecords.Reader(records), details = JobRecords.Reader(records)
+        for position in 0..<records.count { try body(position, try jobs.job(position), &details) }
+    }
 
     private struct Builder {
-        var index: RunIndex
+        let run: RunSummary
         let keepFailures: Bool
+        let writer: JobRecords.Writer
+        var scenarios: [(id: String, title: String)] = []
         var scenarioIndex: [String: Int32] = [:]
         var registryIndex: [String: Int32] = [:]
         var registryNames: [String] = []
+        var counts = Dictionary(uniqueKeysWithValues: CellStatus.allCases.map { ($0, 0) })
+        var finishedJobs = 0, startedJobs = 0
+        var failing: [Failing] = []
+        var failingCount = 0
+        var valueCounts = Set<Int>()
         var lastFinish: Date?
 
-        init(run: RunSummary, failures: Bool) {
-            index = RunIndex(run: run)
+        init(run: RunSummary, failures: Bool, scratch: URL?) throws {
+            self.run = run
             keepFailures = failures
+            writer = try JobRecords.Writer(in: scratch)
         }
 
-        mutating func add(_ row: JobRow) {
+        mutating func add(_ row: JobRow) throws {
             let job = row.job
             let scenario: Int32
             if let known = scenarioIndex[job.scenarioID] { scenario = known } else {
-                scenario = Int32(index.scenarios.count)
+                scenario = Int32(scenarios.count)
                 scenarioIndex[job.scenarioID] = scenario
-                index.scenarios.append((job.scenarioID, job.scenarioTitle))
+                scenarios.append((job.scenarioID, job.scenarioTitle))
             }
-            let configuration = index.configurations.id(text: job.configuration, json: job.configurationJSON)
             let registry: Int32
             if let known = registryIndex[job.registry] { registry = known } else {
                 registry = Int32(registryNames.count)
@@ -127,44 +139,67 @@ struct RunIndex {
             }
             if let finished = row.result?.finishedAt, finished > (lastFinish ?? .distantPast) { lastFinish = finished }
             let status = CellStatus(row)
-            if keepFailures && status != .passed && status != .notRun {
-                index.failures[index.jobs.count] = Failure(step: row.result?.failureStep, message: row.result?.failureMessage)
+            let configuration = try writer.configuration(of: job)
+            valueCounts.insert(configuration.count)
+            let record = Job(scenario: scenario, registry: registry, row: row, status: status, configuration: configuration,
+                             id: try writer.id(job.jobID))
+            counts[status, default: 0] += 1
+            if row.result?.outcome != nil { finishedJobs += 1 }
+            if record.attempts > 0 { startedJobs += 1 }
+            if status != .passed && status != .notRun {
+                failingCount += 1
+                if failing.count < HTMLReport.failingRows {
+                    failing.append(Failing(position: writer.count, id: job.jobID, configuration: job.configuration, job: record,
+                                           step: keepFailures ? row.result?.failureStep : nil,
+                                           message: keepFailures ? row.result?.failureMessage : nil))
+                }
             }
-            index.ids.append(job.jobID)
-            index.jobs.append(Job(
-                scenario: scenario, configuration: configuration, registry: registry, attempts: row.result?.attempts ?? 0,
-                status: status, outcome: row.result?.outcome, duration: row.result?.duration))
+            try writer.append(record)
         }
 
-        /// Registries renumbered in sorted order, axis names sorted, the duration.
-        mutating func finish() -> RunIndex {
+        /// Registries ranked in sorted order, axis names sorted, the duration.
+        mutating func finish() throws -> RunIndex {
             let sorted = registryNames.sorted()
             let position = Dictionary(uniqueKeysWithValues: sorted.enumerated().map { ($1, Int32($0)) })
-            let renumber = registryNames.map { position[$0] ?? 0 }
-            for i in index.jobs.indices { index.jobs[i].registry = renumber[Int(index.jobs[i].registry)] }
+            let rank = registryNames.map { position[$0] ?? 0 }
+            var index = RunIndex(run: run, records: try writer.finish(registryRank: rank))
+            index.scenarios = scenarios
             index.registries = sorted
-            index.axisNames = Set(index.configurations.values.map(\.axis)).sorted()
-            let end = index.run.finishedAt ?? lastFinish
-            index.duration = end.map { max(0, $0.timeIntervalSince(index.run.info.startedAt)) }
+            index.axisNames = Set(index.values.map(\.axis)).sorted()
+            index.anyAxisMissing = valueCounts.contains { $0 < index.axisNames.count }
+            index.maxValueCount = valueCounts.max() ?? 0
+            index.counts = counts
+            (index.finishedJobs, index.startedJobs) = (finishedJobs, startedJobs)
+            index.failing = failing.map { f in
+                var f = f
+                f.job.registry = rank[Int(f.job.registry)]
+                return f
+            }
+            index.failingCount = failingCount
+            let end = run.finishedAt ?? lastFinish
+            index.duration = end.map { max(0, $0.timeIntervalSince(run.info.startedAt)) }
             return index
         }
     }
 
+    /// The ids among `ids` that are jobs of this run (one pass over the jobs).
+    func jobIDs(among ids: Set<String>) throws -> Set<String> {
+        guard !ids.isEmpty else { return [] }
+        var found = Set<String>()
+        try forEachJob { _, job, reader in
+            let id = try reader.id(job)
+            if ids.contains(id) { found.insert(id) }
+        }
+        return found
+    }
+
     func scenarioID(_ job: Job) -> String { scenarios[Int(job.scenario)].id }
     func scenarioTitle(_ job: Job) -> String { scenarios[Int(job.scenario)].title }
-    func configurationText(_ job: Job) -> String { configurations.text(job.configuration) }
     func registry(_ job: Job) -> String { registries[Int(job.registry)] }
-
-    /// Jobs by cell status (every status present, zero when none).
-    var counts: [CellStatus: Int] {
-        var counts = Dictionary(uniqueKeysWithValues: CellStatus.allCases.map { ($0, 0) })
-        for job in jobs { counts[job.status, default: 0] += 1 }
-        return counts
-    }
 
     /// Jobs with a final outcome per second of run time.
     var jobsPerSecond: Double? {
         guard let duration, duration > 0 else { return nil }
-        return Double(jobs.reduce(0) { $0 + ($1.outcome != nil ? 1 : 0) }) / duration
+        return Double(finishedJobs) / duration
     }
 }

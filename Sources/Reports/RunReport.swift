@@ -87,10 +87,17 @@ public struct RunReport: Sendable, Hashable {
     public var runID: String { run.info.runID }
 
     /// Jobs by cell status (every status present, zero when none).
-    public var counts: [CellStatus: Int] { RunIndex(self).counts }
+    public var counts: [CellStatus: Int] {
+        var counts = Dictionary(uniqueKeysWithValues: CellStatus.allCases.map { ($0, 0) })
+        for job in jobs { counts[job.status, default: 0] += 1 }
+        return counts
+    }
 
     /// Jobs with a final outcome per second of run time.
-    public var jobsPerSecond: Double? { RunIndex(self).jobsPerSecond }
+    public var jobsPerSecond: Double? {
+        guard let duration, duration > 0 else { return nil }
+        return Double(jobs.reduce(0) { $0 + ($1.row.result?.outcome != nil ? 1 : 0) }) / duration
+    }
 
     /// Reads run `runID` with its jobs, attempts, steps and artifact references, all in memory (the report writer
     /// streams instead; this is for callers that want the whole run as values).

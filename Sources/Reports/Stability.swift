@@ -119,14 +119,27 @@ public struct Stability: Sendable, Hashable, Codable {
     /// The figures of `repetitions`, or nil when none of their configurations carries the repetition axis (unless
     /// `always`: then each job without one counts as a single repetition).
     static func compute(_ repetitions: some Sequence<Repetition>, severalRegistries: Bool, always: Bool = false) -> Stability? {
-        var jobs: [String: Entry] = [:], values: [String: Entry] = [:]
-        var most = 0, stabilityRun = false
-        var bases: [String: (base: String, number: Int?)] = [:]
-        for r in repetitions {
-            let parsed = bases[r.configuration] ?? Self.split(r.configuration)
+        var accumulator = Accumulator(severalRegistries: severalRegistries)
+        for r in repetitions { accumulator.add(r) }
+        return accumulator.finish(always: always)
+    }
+
+    /// Counts repetitions one by one: an entry per job without its repetition and per axis value.
+    struct Accumulator {
+        let severalRegistries: Bool
+        private var jobs: [String: Entry] = [:], values: [String: Entry] = [:]
+        private var most = 0, stabilityRun = false
+        /// The split of the configurations met lately (emptied when it holds 4,096).
+        private var bases: [String: (base: String, number: Int?)] = [:]
+
+        init(severalRegistries: Bool) { self.severalRegistries = severalRegistries }
+
+        mutating func add(_ r: Repetition) {
+            let parsed = bases[r.configuration] ?? Stability.split(r.configuration)
+            if bases.count >= 4_096 { bases.removeAll(keepingCapacity: true) }
             bases[r.configuration] = parsed
             if let n = parsed.number { stabilityRun = true; most = max(most, n) }
-            guard let outcome = r.outcome, outcome != .notRun, outcome != .cancelled else { continue }
+            guard let outcome = r.outcome, outcome != .notRun, outcome != .cancelled else { return }
             let failed = [.failed, .timedOut, .quarantined].contains(outcome), flaky = outcome == .flaky
             var key = "\(r.scenarioID) [\(parsed.base)]"
             if severalRegistries { key += " @\(r.registry)" }
@@ -135,9 +148,12 @@ public struct Stability: Sendable, Hashable, Codable {
                 values[String(pair), default: Entry(key: String(pair))].count(failed: failed, flaky: flaky)
             }
         }
-        guard stabilityRun || always else { return nil }
-        return Stability(repetitions: max(most, jobs.isEmpty ? 0 : 1), jobs: jobs.values.sorted(by: leastStableFirst),
-                         axisValues: values.values.sorted(by: leastStableFirst))
+
+        func finish(always: Bool) -> Stability? {
+            guard stabilityRun || always else { return nil }
+            return Stability(repetitions: max(most, jobs.isEmpty ? 0 : 1), jobs: jobs.values.sorted(by: leastStableFirst),
+                             axisValues: values.values.sorted(by: leastStableFirst))
+        }
     }
 
     /// The figures of a run's job rows (nil when it is not a stability run, unless `always`). Keys name the registry
@@ -149,24 +165,29 @@ public struct Stability: Sendable, Hashable, Codable {
                        severalRegistries: several, always: always)
     }
 
-    /// The figures of a run's index (nil when it is not a stability run).
-    static func compute(_ index: RunIndex) -> Stability? {
+    /// The figures of a run's index (nil when it is not a stability run). Memory holds an entry per job without
+    /// its repetition (the run's jobs divided by the repetitions), not one per repetition.
+    static func compute(_ index: RunIndex) throws -> Stability? {
         guard index.axisNames.contains(Repetitions.axis) else { return nil }
-        return compute(index.jobs.lazy.map { Repetition(scenarioID: index.scenarioID($0), configuration: index.configurationText($0),
-                                                        registry: index.registry($0), outcome: $0.outcome) },
-                       severalRegistries: index.registries.count > 1)
+        var accumulator = Accumulator(severalRegistries: index.registries.count > 1)
+        try index.forEachJob { _, job, reader in
+            accumulator.add(Repetition(scenarioID: index.scenarioID(job), configuration: try reader.text(job),
+                                       registry: index.registry(job), outcome: job.outcome))
+        }
+        return accumulator.finish(always: false)
     }
 
     /// Positions in `index` of the repetitions of jobs that failed every repetition: the flake pivot leaves them out,
     /// so "flaky mostly with …" speaks of intermittent failures only.
-    func failedEveryPositions(in index: RunIndex) -> Set<Int> {
+    func failedEveryPositions(in index: RunIndex) throws -> Set<Int> {
         let keys = Set(jobs.lazy.filter(\.failedEvery).map(\.key))
         guard !keys.isEmpty else { return [] }
         let several = index.registries.count > 1
-        var bases: [Int32: String] = [:]
+        var bases: [Int64: String] = [:]
         var out = Set<Int>()
-        for (position, job) in index.jobs.enumerated() {
-            let base = bases[job.configuration] ?? Repetitions.baseConfiguration(index.configurationText(job))
+        try index.forEachJob { position, job, reader in
+            let base = try bases[job.configuration] ?? Repetitions.baseConfiguration(try reader.text(job))
+            if bases.count >= 4_096 { bases.removeAll(keepingCapacity: true) }
             bases[job.configuration] = base
             var key = "\(index.scenarioID(job)) [\(base)]"
             if several { key += " @\(index.registry(job))" }
@@ -176,13 +197,13 @@ public struct Stability: Sendable, Hashable, Codable {
     }
 
     /// A canonical configuration without its repetition, and the repetition's number when it has one.
-    private static func split(_ canonical: String) -> (base: String, number: Int?) {
+    fileprivate static func split(_ canonical: String) -> (base: String, number: Int?) {
         let prefix = Repetitions.axis + "="
         let number = canonical.split(separator: ",").first { $0.hasPrefix(prefix) }.flatMap { Int($0.dropFirst(prefix.count)) }
         return (Repetitions.baseConfiguration(canonical), number)
     }
 
-    private static func leastStableFirst(_ a: Entry, _ b: Entry) -> Bool {
+    fileprivate static func leastStableFirst(_ a: Entry, _ b: Entry) -> Bool {
         a.flakeRate != b.flakeRate ? a.flakeRate > b.flakeRate : a.key < b.key
     }
 

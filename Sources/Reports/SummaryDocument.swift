@@ -148,14 +148,13 @@ public struct SummaryDocument: Sendable, Hashable, Codable {
         }
 
         /// The row of a job of the index as JSON text, written by hand straight into `out`: a run has up to 100,000.
-        static func write(_ position: Int, _ index: RunIndex, to out: ReportOutput) {
-            let job = index.jobs[position]
+        static func write(_ job: RunIndex.Job, _ index: RunIndex, reader: inout JobRecords.Reader, to out: ReportOutput) throws {
             out += "["
-            out.writeJSON(index.ids[position], page: false)
+            out.writeJSON(try reader.id(job), page: false)
             out += ","
             out.writeJSON(index.scenarioID(job), page: false)
             out += ","
-            out.writeJSON(index.configurationText(job), page: false)
+            out.writeJSON(try reader.text(job), page: false)
             out += ","
             out.writeJSON(index.registry(job), page: false)
             out += "," + JSONText.number(job.duration) + "]"
@@ -201,7 +200,7 @@ public struct SummaryDocument: Sendable, Hashable, Codable {
             settings: (try? JSONDecoder().decode(JSONValue.self, from: Data(info.settingsJSON.utf8)))
         )
         counts = Dictionary(uniqueKeysWithValues: index.counts.map { ($0.key.rawValue, $0.value) })
-        total = index.jobs.count
+        total = index.jobCount
         headline = pivot.headline
         patterns = pivot.explanations
         topGroups = Array(pivot.ranked.prefix(10))
@@ -248,31 +247,37 @@ public struct SummaryDocument: Sendable, Hashable, Codable {
         private let scratch: ReportOutput
         private let scratchURL: URL
         private let index: RunIndex
+        private var reader: JobRecords.Reader
         private var entry = JobEntry()
-        private var fits: [Bool]
+        /// The plan positions of the jobs summed up by a compact row, in plan order.
+        private let fits: ScratchFile.Writer
+        private var fitCount = 0
         private var first = true
 
-        /// - Parameter folder: where the scratch file goes (removed when the writer is released).
+        /// - Parameter folder: where the scratch files go (removed when the writer is released).
         init(index: RunIndex, folder: URL) throws {
             self.index = index
+            reader = index.reader()
             scratchURL = folder.appendingPathComponent(".summary-jobs-\(UUID().uuidString).tmp")
             scratch = try ReportOutput(file: scratchURL)
-            fits = Array(repeating: false, count: index.jobs.count)
+            fits = try ScratchFile.Writer(in: folder)
         }
 
         deinit { try? FileManager.default.removeItem(at: scratchURL) }
 
         /// One job, in plan order.
         func add(_ job: JobReport, carried: (ArtifactReference) -> Bool) throws {
-            let known = job.row.ordinal < fits.count && index.ids.matches(job.row.ordinal, job.id)
+            let ordinal = job.row.ordinal
+            let record = ordinal < index.jobCount ? try reader.job(ordinal) : nil
+            // A job planned after the index was read (a resume) has no compact row: it goes in full.
+            let known = try record.map { try reader.matches($0, job.id) } ?? false
             if PassedJob.fits(job) && known {
-                // A job planned after the index was read (a resume) has no compact row: it goes in full.
-                fits[job.row.ordinal] = true
+                try fits.append(Int64(ordinal))
+                fitCount += 1
                 return
             }
             scratch += first ? "\n" : ",\n"
-            try entry.write(job, configuration: known ? index.jobs[job.row.ordinal].configuration : nil, carried: carried,
-                            to: scratch)
+            try entry.write(job, configuration: known ? record?.configuration : nil, carried: carried, to: scratch)
             first = false
         }
 
@@ -294,9 +299,13 @@ public struct SummaryDocument: Sendable, Hashable, Codable {
             try out.append(contentsOf: scratchURL)
             out += (first ? "]" : "\n]") + ",\"passed\":["
             var any = false
-            for i in index.jobs.indices where fits[i] {
+            let positions = try fits.finish()
+            var fitReader = ScratchFile.Reader(positions, slots: 1)
+            var rows = index.reader()
+            for i in 0..<fitCount {
                 out += any ? ",\n" : "\n"
-                PassedJob.write(i, index, to: out)
+                let position = Int(try fitReader.load(Int64.self, at: i * 8))
+                try PassedJob.write(try rows.job(position), index, reader: &rows, to: out)
                 any = true
             }
             out += (any ? "\n]" : "]") + String(text[slot.upperBound...]) + "\n"
@@ -312,10 +321,10 @@ public struct SummaryDocument: Sendable, Hashable, Codable {
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
             return encoder
         }()
-        /// The encoded `configuration` object of each configuration of the index, once each.
-        private var configurations: [Int32: [UInt8]] = [:]
+        /// The encoded `configuration` object of the configurations met lately (emptied when it holds 4,096).
+        private var configurations: [Int64: [UInt8]] = [:]
 
-        mutating func write(_ job: JobReport, configuration: Int32?, carried: (ArtifactReference) -> Bool,
+        mutating func write(_ job: JobReport, configuration: Int64?, carried: (ArtifactReference) -> Bool,
                             to o: ReportOutput) throws {
             let result = job.row.result
             o += "{\"artifacts\":["
@@ -365,10 +374,11 @@ public struct SummaryDocument: Sendable, Hashable, Codable {
             o += "}"
         }
 
-        private mutating func configurationObject(_ job: JobReport, _ configuration: Int32?) throws -> [UInt8] {
+        private mutating func configurationObject(_ job: JobReport, _ configuration: Int64?) throws -> [UInt8] {
             if let configuration, let known = configurations[configuration] { return known }
             let object = Dictionary(job.axes.map { ($0.axis, $0.value) }, uniquingKeysWith: { a, _ in a })
             let bytes = [UInt8](try encoder.encode(object))
+            if configurations.count >= 4_096 { configurations.removeAll(keepingCapacity: true) }
             if let configuration { configurations[configuration] = bytes }
             return bytes
         }

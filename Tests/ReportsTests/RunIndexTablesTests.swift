@@ -5,8 +5,7 @@ import MatrixPlan
 @testable import Reports
 import Testing
 
-/// The compact tables behind ``RunIndex`` (interned configurations, packed job ids) and the heat map's layout
-/// built from them, checked against plain reference computations.
+/// The scratch files behind ``RunIndex`` (job records, external sorting) and the heat map's layout built from them, checked against plain reference computations.
 @Suite("Run index tables")
 struct RunIndexTablesTests {
     @Test("interned slices: equal sequences share one id, ids are dense, every slice reads back, across growth")
@@ -27,60 +26,108 @@ struct RunIndexTablesTests {
         for (sequence, id) in reference { #expect(Array(table[id]) == sequence) }
     }
 
-    @Test("job ids: the planner's 16 hex digits (leading zeros too) are packed; any other id is kept as it is")
-    func jobIDs() {
+    /// An index of jobs with the given ids and (text, JSON) configurations, all passed, in one scenario.
+    private func index(_ jobs: [(id: String, configuration: (String, String))]) throws -> RunIndex {
+        let rows = jobs.enumerated().map { n, job in
+            JobRow(job: PlannedJob(jobID: job.id, scenarioID: "s", scenarioTitle: "S", configuration: job.configuration.0,
+                                   configurationJSON: job.configuration.1, registry: "r"),
+                   ordinal: n, state: .done, result: JobResult(outcome: .passed, attempts: 1, duration: 0.25, finishedAt: Date()))
+        }
+        let info = RunInfo(runID: "r", matrixName: "m", matrixPath: "m.json", seed: 1, startedAt: Date())
+        return try RunIndex(run: RunSummary(info: info, status: .completed, finishedAt: Date(), jobCount: rows.count, outcomes: [:]),
+                            rows: rows)
+    }
+
+    @Test("job records: the planner's 16 hex digits (leading zeros too) are packed; any other id is kept as it is")
+    func jobIDs() throws {
         let ids = ["0991f75b5e67ff95", "0000000000000000", "ffffffffffffffff", "ABCDEF0123456789", "short", "",
                    "0991f75b5e67ff9g", "job-with-ünïcode", "00000000000000001"]
-        var table = JobIDTable()
-        for id in ids { table.append(id) }
-        #expect(table.count == ids.count)
+        let index = try index(ids.map { ($0, ("a=1", "{\"a\":\"1\"}")) })
+        #expect(index.jobCount == ids.count)
+        var reader = index.reader()
         for (position, id) in ids.enumerated() {
-            #expect(table[position] == id)
-            #expect(table.matches(position, id))
-            #expect(!table.matches(position, id + "x"))
+            let job = try reader.job(position)
+            #expect(try reader.id(job) == id)
+            #expect(try reader.matches(job, id))
+            #expect(try !reader.matches(job, id + "x"))
+            #expect(job.duration == 0.25 && job.status == .passed && job.outcome == .passed && job.attempts == 1)
         }
-        #expect(!table.matches(ids.count, ids[0]))
-        #expect(!table.matches(-1, ids[0]))
     }
 
-    @Test("configurations: one per set of axis values; an unusual text is kept; more than the cache holds reads back")
-    func configurations() {
-        var table = ConfigurationTable()
-        let a = table.id(text: "locale=ar,size=10", json: "{\"locale\":\"ar\",\"size\":10}")
-        let b = table.id(text: "locale=ar,size=10", json: "{\"size\":\"10\",  \"locale\":\"ar\"}")
-        #expect(a == b)
-        #expect(table.text(a) == "locale=ar,size=10")
-        #expect(table.axes(a) == [AxisValue(axis: "locale", value: "ar"), AxisValue(axis: "size", value: "10")])
-        // A JSON that does not parse: the values come from the text, which is kept as written.
-        let odd = table.id(text: "zeta=1,alpha=2", json: "not json")
-        #expect(table.text(odd) == "zeta=1,alpha=2")
-        #expect(table.axes(odd) == [AxisValue(axis: "alpha", value: "2"), AxisValue(axis: "zeta", value: "1")])
-        let empty = table.id(text: "", json: "{}")
-        #expect(table.text(empty) == "" && table.axes(empty).isEmpty)
-        let count = ConfigurationTable.recentLimit * 2 + 17
+    @Test("job records: values and canonical texts read back, an unusual text is kept, past the writer's recent cache")
+    func configurations() throws {
+        var jobs: [(id: String, configuration: (String, String))] = [
+            ("a", ("locale=ar,size=10", "{\"locale\":\"ar\",\"size\":10}")),
+            ("b", ("locale=ar,size=10", "{\"size\":\"10\",  \"locale\":\"ar\"}")),
+            ("c", ("zeta=1,alpha=2", "not json")),
+            ("d", ("", "{}")),
+        ]
+        let count = JobRecords.Writer.recentLimit * 2 + 17
+        for i in 0..<count { jobs.append(("n\(i)", ("n=\(i)", "{\"n\":\"\(i)\"}"))) }
+        let index = try index(jobs)
+        var reader = index.reader()
         var ids: [Int32] = []
-        for i in 0..<count { ids.append(table.id(text: "n=\(i)", json: "{\"n\":\"\(i)\"}")) }
-        for i in stride(from: 0, to: count, by: 97) {
-            #expect(table.id(text: "n=\(i)", json: "{\"n\":\"\(i)\"}") == ids[i])
-            #expect(table.text(ids[i]) == "n=\(i)")
+        func values(_ position: Int) throws -> [AxisValue] {
+            try reader.values(try reader.job(position), into: &ids)
+            return ids.map { index.values[Int($0)] }
         }
-        #expect(Set(ids).count == count)
+        #expect(try values(0) == [AxisValue(axis: "locale", value: "ar"), AxisValue(axis: "size", value: "10")])
+        #expect(try values(1) == values(0))
+        #expect(try reader.text(try reader.job(1)) == "locale=ar,size=10")
+        // A JSON that does not parse: the values come from the text, which is kept as written.
+        #expect(try reader.text(try reader.job(2)) == "zeta=1,alpha=2")
+        #expect(try values(2) == [AxisValue(axis: "alpha", value: "2"), AxisValue(axis: "zeta", value: "1")])
+        #expect(try reader.text(try reader.job(3)) == "" && values(3).isEmpty)
+        for i in stride(from: 0, to: count, by: 97) {
+            #expect(try reader.text(try reader.job(4 + i)) == "n=\(i)")
+            #expect(try values(4 + i) == [AxisValue(axis: "n", value: "\(i)")])
+        }
+        #expect(index.axisNames == ["alpha", "locale", "n", "size", "zeta"] && index.anyAxisMissing && index.maxValueCount == 2)
     }
 
-    @Test("past the texts kept as they are, a configuration's text is rebuilt from its values; an unusual one is kept")
-    func rebuiltTexts() {
-        var table = ConfigurationTable()
-        for i in 0..<ConfigurationTable.storedTexts { _ = table.id(text: "n=\(i)", json: "{\"n\":\"\(i)\"}") }
-        let plain = table.id(text: "a=1,b=2", json: "{\"b\":\"2\",\"a\":\"1\"}")
-        let odd = table.id(text: "b=2, a=1", json: "not json at all")
-        #expect(Int(plain) == ConfigurationTable.storedTexts)
-        #expect(table.text(plain) == "a=1,b=2")
-        #expect(table.text(odd) == "b=2, a=1")
-        #expect(table.text(0) == "n=0")
+    @Test("external sort: rows in key order, ties in arrival order, the same whether held or spilled in runs")
+    func externalSort() throws {
+        var generator = SplitMix64(seed: 5)
+        let rows = (0..<5_000).map { n in [Int32(generator.next() % 40) - 20, Int32(generator.next() % 3), Int32(n)] }
+        let reference = rows.enumerated().sorted { a, b in
+            (a.element[0], a.element[1], a.offset) < (b.element[0], b.element[1], b.offset)
+        }.map(\.element)
+        for runRows in [1, 7, 1_000, 10_000] {
+            let sort = ExternalSort(width: 3, keyWidth: 2, directory: nil, runRows: runRows)
+            for row in rows { try sort.append(row) }
+            var out: [[Int32]] = []
+            try sort.forEach { out.append(Array($0)) }
+            #expect(out == reference, "runs of \(runRows)")
+        }
+    }
+
+    @Test("scratch files read back at any offset, across pages and cache slots")
+    func scratchFile() throws {
+        let writer = try ScratchFile.Writer(in: nil)
+        let count = ScratchFile.Reader.pageSize * 20 / 8 + 3
+        for n in 0..<count { try writer.append(Int64(n * 3)) }
+        let file = try writer.finish()
+        #expect(file.size == count * 8)
+        var reader = ScratchFile.Reader(file, slots: 3)
+        var generator = SplitMix64(seed: 3)
+        for _ in 0..<2_000 {
+            let n = Int(generator.next() % UInt64(count))
+            #expect(try reader.load(Int64.self, at: n * 8) == Int64(n * 3))
+        }
+        // A value across a page boundary.
+        let edge = ScratchFile.Reader.pageSize - 4
+        let value = try reader.load(Int64.self, at: edge)
+        var expected: Int64 = 0
+        withUnsafeMutableBytes(of: &expected) { bytes in
+            let low = Int64(edge / 8 * 3), high = Int64((edge / 8 + 1) * 3)
+            withUnsafeBytes(of: low) { bytes.baseAddress!.copyMemory(from: $0.baseAddress! + 4, byteCount: 4) }
+            withUnsafeBytes(of: high) { (bytes.baseAddress! + 4).copyMemory(from: $0.baseAddress!, byteCount: 4) }
+        }
+        #expect(value == expected)
     }
 
     @Test("the heat map layout matches a reference: missing axes, several registries, repeated jobs in a cell")
-    func heatMapLayout() {
+    func heatMapLayout() throws {
         let configurations: [(String, String)] = [
             ("locale=en,size=2", #"{"locale":"en","size":"2"}"#), ("locale=en,size=10", #"{"locale":"en","size":"10"}"#),
             ("locale=ar,size=2", #"{"locale":"ar","size":"2"}"#), ("locale=ar", #"{"locale":"ar"}"#),
@@ -99,9 +146,9 @@ struct RunIndexTablesTests {
                                result: JobResult(outcome: outcome, attempts: 1, duration: 0.5, finishedAt: Date())))
         }
         let info = RunInfo(runID: "r", matrixName: "m", matrixPath: "m.json", seed: 1, startedAt: Date())
-        let index = RunIndex(run: RunSummary(info: info, status: .completed, finishedAt: Date(), jobCount: rows.count, outcomes: [:]),
-                             rows: rows)
-        let layout = HeatMapLayout(index)
+        let index = try RunIndex(run: RunSummary(info: info, status: .completed, finishedAt: Date(), jobCount: rows.count, outcomes: [:]),
+                                 rows: rows)
+        let layout = try HeatMapLayout(index)
         let reference = ReferenceLayout(rows)
         #expect(layout.headerAxes == reference.headerAxes)
         #expect(layout.columnCount == reference.columns.count)
@@ -113,7 +160,7 @@ struct RunIndexTablesTests {
         #expect(layout.scenarios.map { $0.id } == reference.scenarios)
         for row in 0..<layout.rowCount {
             var cells: [[Int]] = []
-            layout.forEachColumn(row: row) { _, jobs in cells.append(jobs.map(Int.init)) }
+            layout.forEachColumn(row: row) { _, jobs in cells.append(jobs.map { Int($0.position) }) }
             #expect(cells == reference.cells(row), "row \(row)")
             #expect(layout.failing[row] == reference.cells(row).joined().contains { rows[$0].result?.outcome == .failed })
         }
