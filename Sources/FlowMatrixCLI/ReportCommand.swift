@@ -78,6 +78,7 @@ enum ReportCommand {
             }
             print("blobs: \(files.carriedBlobs) carried in \(files.blobs.count) pack(s) (\(files.blobBytes) bytes compressed)")
             if let diff = files.diff { print("baseline \(diff.base): \(diff.summaryLine)") }
+            print("phases: " + files.timings.map { "\($0.phase) \(Int(($0.seconds * 1000).rounded())) ms" }.joined(separator: ", "))
             return ExitCode.success
         }
     )
