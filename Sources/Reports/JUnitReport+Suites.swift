@@ -22,20 +22,7 @@ extension JUnitReport {
         let sorted = ExternalSort(width: 2 + width, keyWidth: 2, directory: scratch)
         var totals = Tally()
         if grouping == .scenario {
-            // A suite per scenario, numbered by first appearance: its counts are known after one pass.
-            var suites = [(tally: Tally, time: Double)](repeating: (Tally(), 0), count: index.scenarios.count)
-            try forEachRow(index, kept.places, cases.count, width: width) { payload, position, tally, duration in
-                suites[Int(payload[Word.scenario])].tally.add(tally)
-                suites[Int(payload[Word.scenario])].time += duration
-                totals.add(tally)
-                try sorted.append([payload[Word.scenario], Int32(position)] + payload)
-            }
-            for (scenario, suite) in suites.enumerated() {
-                var header = [Int32](repeating: 0, count: width)
-                header[Word.scenario] = Int32(scenario)
-                Self.put(suite.tally, suite.time, into: &header)
-                try sorted.append([Int32(scenario), -1] + header)
-            }
+            try scenarioSuites(index, kept.places, cases.count, width: width, into: sorted, totals: &totals)
         } else {
             try configurationSuites(index, kept.places, cases.count, width: width, into: sorted, totals: &totals, scratch: scratch)
         }
@@ -140,6 +127,26 @@ extension JUnitReport {
             payload[Word.valueCount] = Int32(ids.count)
             for (i, id) in ids.enumerated() { payload[Word.values + i] = id }
             try body(payload, position, tally, job.duration ?? 0)
+        }
+    }
+
+    /// A suite per scenario, numbered by first appearance: its counts are known after one pass, and its header row
+    /// goes in after it.
+    private static func scenarioSuites(_ index: RunIndex, _ places: ScratchFile, _ placeCount: Int, width: Int,
+                                       into sorted: ExternalSort, totals: inout Tally) throws {
+        // A suite per scenario, numbered by first appearance: its counts are known after one pass.
+        var suites = [(tally: Tally, time: Double)](repeating: (Tally(), 0), count: index.scenarios.count)
+        try forEachRow(index, places, placeCount, width: width) { payload, position, tally, duration in
+            suites[Int(payload[Word.scenario])].tally.add(tally)
+            suites[Int(payload[Word.scenario])].time += duration
+            totals.add(tally)
+            try sorted.append([payload[Word.scenario], Int32(position)] + payload)
+        }
+        for (scenario, suite) in suites.enumerated() {
+            var header = [Int32](repeating: 0, count: width)
+            header[Word.scenario] = Int32(scenario)
+            Self.put(suite.tally, suite.time, into: &header)
+            try sorted.append([Int32(scenario), -1] + header)
         }
     }
 
