@@ -1,7 +1,7 @@
 import Foundation
 
 /// Sorts rows of ``width`` `Int32` words by their first ``keyWidth`` words (lexicographically, ties in the order
-/// they came) in bounded memory: at most ``runRows`` rows are held, each full run is sorted and spilled to a scratch
+/// they came) in bounded memory: at most ``runRows`` rows (32,768 by default) are held, each full run is sorted and spilled to a scratch
 /// file, and the runs are merged as they are read back. A report groups a million jobs by suite or heat-map cell
 /// with this, holding a few megabytes.
 final class ExternalSort {
@@ -15,7 +15,7 @@ final class ExternalSort {
     private var runStarts: [Int] = [0]
     private(set) var count = 0
 
-    init(width: Int, keyWidth: Int? = nil, directory: URL?, runRows: Int = 1 << 16) {
+    init(width: Int, keyWidth: Int? = nil, directory: URL?, runRows: Int = 1 << 15) {
         self.width = width
         self.keyWidth = keyWidth ?? width
         self.runRows = runRows

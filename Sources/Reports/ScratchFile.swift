@@ -36,7 +36,7 @@ final class ScratchFile: Sendable {
 
     /// Appends through a buffer of ``bufferSize`` bytes.
     final class Writer {
-        static let bufferSize = 1 << 20
+        static let bufferSize = 1 << 18
         private let descriptor: Int32
         private var buffer: [UInt8] = []
         private var written = 0
