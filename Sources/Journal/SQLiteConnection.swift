@@ -19,21 +19,32 @@ enum SQLValue {
 /// One row of a query result; valid only inside the row closure.
 struct SQLRow {
     fileprivate let statement: OpaquePointer
+    /// Added to every column number: a row that holds two records side by side reads the second through a shifted copy.
+    private var base: Int32 = 0
 
-    func int(_ i: Int32) -> Int { Int(sqlite3_column_int64(statement, i)) }
-    func double(_ i: Int32) -> Double { sqlite3_column_double(statement, i) }
-    func isNull(_ i: Int32) -> Bool { sqlite3_column_type(statement, i) == SQLITE_NULL }
+    fileprivate init(statement: OpaquePointer) { self.statement = statement }
+
+    /// The same row with column `offset` read as column 0.
+    func shifted(by offset: Int32) -> SQLRow {
+        var row = self
+        row.base += offset
+        return row
+    }
+
+    func int(_ i: Int32) -> Int { Int(sqlite3_column_int64(statement, base + i)) }
+    func double(_ i: Int32) -> Double { sqlite3_column_double(statement, base + i) }
+    func isNull(_ i: Int32) -> Bool { sqlite3_column_type(statement, base + i) == SQLITE_NULL }
     /// The column's text, all of it: its byte count comes from SQLite, so an embedded NUL (a failure message
     /// that contains one) does not cut it, as `String(cString:)` would.
     func text(_ i: Int32) -> String {
-        guard let p = sqlite3_column_text(statement, i) else { return "" }
-        let count = Int(sqlite3_column_bytes(statement, i))
+        guard let p = sqlite3_column_text(statement, base + i) else { return "" }
+        let count = Int(sqlite3_column_bytes(statement, base + i))
         return String(decoding: UnsafeRawBufferPointer(start: p, count: count), as: UTF8.self)
     }
     /// The column's text as UTF-8 bytes, valid until the row is stepped past (no `String` is made); empty for NULL.
     func withBytes<T>(_ i: Int32, _ body: (UnsafeBufferPointer<UInt8>) throws -> T) rethrows -> T {
-        guard let p = sqlite3_column_text(statement, i) else { return try body(UnsafeBufferPointer(start: nil, count: 0)) }
-        return try body(UnsafeBufferPointer(start: p, count: Int(sqlite3_column_bytes(statement, i))))
+        guard let p = sqlite3_column_text(statement, base + i) else { return try body(UnsafeBufferPointer(start: nil, count: 0)) }
+        return try body(UnsafeBufferPointer(start: p, count: Int(sqlite3_column_bytes(statement, base + i))))
     }
     func optionalInt(_ i: Int32) -> Int? { isNull(i) ? nil : int(i) }
     func optionalDouble(_ i: Int32) -> Double? { isNull(i) ? nil : double(i) }

@@ -27,15 +27,17 @@ extension RunDiff {
         guard Stability.compute(rows: base, severalRegistries: several) != nil
             || Stability.compute(rows: head, severalRegistries: several) != nil else { return ([], []) }
         // A run without repetitions counts every job as its own single repetition.
-        func entries(_ rows: [JobRow]) -> [String: Stability.Entry] {
-            let jobs = Stability.compute(rows: rows, severalRegistries: several, always: true)?.jobs ?? []
-            return Dictionary(jobs.map { ($0.key, $0) }, uniquingKeysWith: { a, _ in a })
-        }
-        let old = entries(base), new = entries(head)
+        return flakeRateChanges(old: Stability.compute(rows: base, severalRegistries: several, always: true),
+                                new: Stability.compute(rows: head, severalRegistries: several, always: true))
+    }
+
+    /// The changes between two runs' stability figures (each computed with `always`).
+    static func flakeRateChanges(old: Stability?, new: Stability?) -> (rose: [FlakeRateChange], fell: [FlakeRateChange]) {
+        let baseJobs = Dictionary((old?.jobs ?? []).map { ($0.key, $0) }, uniquingKeysWith: { a, _ in a })
         var rose: [FlakeRateChange] = [], fell: [FlakeRateChange] = []
-        for (key, h) in new {
-            guard let b = old[key], b.repetitions > 0, h.repetitions > 0, b.flakeRate != h.flakeRate else { continue }
-            let change = FlakeRateChange(key: key, baseFailed: b.failed, baseRepetitions: b.repetitions, headFailed: h.failed,
+        for h in new?.jobs ?? [] {
+            guard let b = baseJobs[h.key], b.repetitions > 0, h.repetitions > 0, b.flakeRate != h.flakeRate else { continue }
+            let change = FlakeRateChange(key: h.key, baseFailed: b.failed, baseRepetitions: b.repetitions, headFailed: h.failed,
                                          headRepetitions: h.repetitions, baseRate: b.flakeRate, headRate: h.flakeRate)
             if h.flakeRate > b.flakeRate { rose.append(change) } else { fell.append(change) }
         }

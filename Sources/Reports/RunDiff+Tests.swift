@@ -76,11 +76,10 @@ extension RunDiff {
     }
 
     /// Compares the tests of the command jobs that both runs have.
-    static func testChanges(reader: JournalReader, base: String, head: String, headJobs: [JobRow], baseIDs: Set<String>)
-        throws -> TestChanges
-    {
+    /// - Parameter commandJobs: head's command jobs that base has too, in plan order.
+    static func testChanges(reader: JournalReader, base: String, head: String, commandJobs: [JobRow]) throws -> TestChanges {
         var changes = TestChanges()
-        for row in headJobs where row.job.registry == CommandTemplate.registry && baseIDs.contains(row.job.jobID) {
+        for row in commandJobs {
             let before = try tests(reader: reader, run: base, job: row.job.jobID)
             let after = try tests(reader: reader, run: head, job: row.job.jobID)
             for name in Set(before.keys).union(after.keys).sorted() {

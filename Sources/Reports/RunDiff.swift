@@ -1,6 +1,7 @@
 import FlowVocabulary
 import Foundation
 import Journal
+import MatrixPlan
 
 /// What changed between two runs, by job id.
 ///
@@ -72,7 +73,9 @@ public struct RunDiff: Sendable, Hashable, Codable {
             || !tests.newFailures.isEmpty || !tests.newlyFlaky.isEmpty
     }
 
-    /// Compares run `base` with run `head` in the journal.
+    /// Compares run `base` with run `head` in the journal, streaming: the jobs of `head` joined with those of
+    /// `base` by id, one pair at a time, and then `base`'s jobs that `head` lacks. Memory holds the changes, not the
+    /// runs (in stability mode, also an entry per job without its repetition, as ``Stability`` does).
     /// - Parameters:
     ///   - durationThreshold: relative growth that counts as a regression (0.2 = 20 %).
     ///   - minimumDelta: absolute growth in seconds a regression needs too (default 0.1 s: noise of fast jobs).
@@ -81,11 +84,25 @@ public struct RunDiff: Sendable, Hashable, Codable {
         reader: JournalReader, base: String, head: String, durationThreshold: Double = 0.2, minimumDelta: Double = 0.1
     ) throws -> RunDiff {
         for id in [base, head] where try reader.run(id) == nil { throw ReportError.unknownRun(id) }
-        let baseJobs = try reader.jobs(run: base), headJobs = try reader.jobs(run: head)
-        var diff = compute(base: (base, baseJobs), head: (head, headJobs), durationThreshold: durationThreshold,
-                           minimumDelta: minimumDelta)
-        diff.tests = try testChanges(reader: reader, base: base, head: head, headJobs: headJobs,
-                                     baseIDs: Set(baseJobs.map(\.job.jobID)))
+        var comparison = Comparison(base: base, head: head, durationThreshold: durationThreshold, minimumDelta: minimumDelta)
+        try reader.forEachJob(run: base, missingFrom: head) { comparison.removed($0) }
+        let several = try reader.registries(runs: [base, head]).count > 1
+        let stability = try [base, head].contains { try reader.hasAxis(Repetitions.axis, run: $0) }
+        var headRepetitions = Stability.Accumulator(severalRegistries: several)
+        var commandJobs: [JobRow] = []
+        try reader.forEachJobPair(base: base, head: head) { row, old in
+            comparison.compare(row, base: old)
+            if stability { headRepetitions.add(Stability.Repetition(row)) }
+            if old != nil && row.job.registry == CommandTemplate.registry { commandJobs.append(row) }
+        }
+        var diff = comparison.diff
+        if stability {
+            var baseRepetitions = Stability.Accumulator(severalRegistries: several)
+            try reader.forEachJobRow(run: base) { baseRepetitions.add(Stability.Repetition($0)) }
+            (diff.flakeRateRose, diff.flakeRateFell) = flakeRateChanges(
+                old: baseRepetitions.finish(always: true), new: headRepetitions.finish(always: true))
+        }
+        diff.tests = try testChanges(reader: reader, base: base, head: head, commandJobs: commandJobs)
         return diff
     }
 
@@ -105,31 +122,53 @@ public struct RunDiff: Sendable, Hashable, Codable {
         base: (id: String, jobs: [JobRow]), head: (id: String, jobs: [JobRow]), durationThreshold: Double,
         minimumDelta: Double = 0.1
     ) -> RunDiff {
-        var diff = RunDiff(base: base.id, head: head.id, durationThreshold: durationThreshold, minimumDelta: minimumDelta,
-                           newFailures: [], fixed: [], stillFailing: [], newlyFlaky: [], noLongerFlaky: [], otherChanges: [],
-                           durationRegressions: [], added: [], removed: [], unchanged: 0)
+        var comparison = Comparison(base: base.id, head: head.id, durationThreshold: durationThreshold,
+                                    minimumDelta: minimumDelta)
         var baseByID: [String: JobRow] = [:]
         for row in base.jobs { baseByID[row.job.jobID] = row }
         let headIDs = Set(head.jobs.map(\.job.jobID))
-        func key(_ job: PlannedJob) -> String { job.scenarioID + "\u{0}" + job.configuration + "\u{0}" + job.registry }
-        var removedByKey: [String: String] = [:]
-        for row in base.jobs where !headIDs.contains(row.job.jobID) {
-            diff.removed.append(entry(base: row, head: nil))
-            removedByKey[key(row.job)] = row.job.jobID
+        for row in base.jobs where !headIDs.contains(row.job.jobID) { comparison.removed(row) }
+        for row in head.jobs { comparison.compare(row, base: baseByID[row.job.jobID]) }
+        var diff = comparison.diff
+        (diff.flakeRateRose, diff.flakeRateFell) = flakeRateChanges(base: base.jobs, head: head.jobs)
+        return diff
+    }
+
+    /// The comparison as the jobs stream by: first the removed ones (`base`'s jobs that `head` lacks), then each job
+    /// of `head` with `base`'s job of the same id.
+    struct Comparison {
+        var diff: RunDiff
+        /// Removed jobs by scenario, configuration and registry: an added job with the same names replaces one.
+        private var removedByKey: [String: String] = [:]
+
+        init(base: String, head: String, durationThreshold: Double, minimumDelta: Double) {
+            diff = RunDiff(base: base, head: head, durationThreshold: durationThreshold, minimumDelta: minimumDelta,
+                           newFailures: [], fixed: [], stillFailing: [], newlyFlaky: [], noLongerFlaky: [], otherChanges: [],
+                           durationRegressions: [], added: [], removed: [], unchanged: 0)
         }
-        for row in head.jobs {
-            guard let old = baseByID[row.job.jobID] else {
-                var e = entry(base: nil, head: row)
-                e.replaces = removedByKey[key(row.job)]
+
+        private static func key(_ job: PlannedJob) -> String {
+            job.scenarioID + "\u{0}" + job.configuration + "\u{0}" + job.registry
+        }
+
+        mutating func removed(_ row: JobRow) {
+            diff.removed.append(RunDiff.entry(base: row, head: nil))
+            removedByKey[Self.key(row.job)] = row.job.jobID
+        }
+
+        mutating func compare(_ row: JobRow, base old: JobRow?) {
+            guard let old else {
+                var e = RunDiff.entry(base: nil, head: row)
+                e.replaces = removedByKey[Self.key(row.job)]
                 diff.added.append(e)
                 switch verdict(row.result?.outcome) {
                 case .failing: diff.newFailures.append(e)
                 case .flaky: diff.newlyFlaky.append(e)
                 case .pass, .other: break
                 }
-                continue
+                return
             }
-            let e = entry(base: old, head: row)
+            let e = RunDiff.entry(base: old, head: row)
             let was = verdict(old.result?.outcome), now = verdict(row.result?.outcome)
             var changed = true
             switch (was, now) {
@@ -145,14 +184,12 @@ public struct RunDiff: Sendable, Hashable, Codable {
             var regressed = false
             if [.pass, .flaky].contains(was), [.pass, .flaky].contains(now),
                let b = old.result?.duration, let h = row.result?.duration,
-               h > b * (1 + durationThreshold), h - b >= minimumDelta {
+               h > b * (1 + diff.durationThreshold), h - b >= diff.minimumDelta {
                 diff.durationRegressions.append(e)
                 regressed = true
             }
             if !changed && !regressed { diff.unchanged += 1 }
         }
-        (diff.flakeRateRose, diff.flakeRateFell) = flakeRateChanges(base: base.jobs, head: head.jobs)
-        return diff
     }
 
     private static func entry(base: JobRow?, head: JobRow?) -> Entry {

@@ -160,8 +160,7 @@ public struct Stability: Sendable, Hashable, Codable {
     /// when `severalRegistries` says so (by default, when the rows have more than one).
     public static func compute(rows: [JobRow], severalRegistries: Bool? = nil, always: Bool = false) -> Stability? {
         let several = severalRegistries ?? (Set(rows.map(\.job.registry)).count > 1)
-        return compute(rows.lazy.map { Repetition(scenarioID: $0.job.scenarioID, configuration: $0.job.configuration,
-                                                  registry: $0.job.registry, outcome: $0.result?.outcome) },
+        return compute(rows.lazy.map(Repetition.init),
                        severalRegistries: several, always: always)
     }
 
@@ -264,5 +263,13 @@ public struct Stability: Sendable, Hashable, Codable {
     static func rate(_ value: Double) -> String {
         let text = Format.fixed(value * 100, 1) + "%"
         return String(repeating: " ", count: max(0, 6 - text.count)) + text
+    }
+}
+
+extension Stability.Repetition {
+    /// A journal job as a repetition.
+    init(_ row: JobRow) {
+        self.init(scenarioID: row.job.scenarioID, configuration: row.job.configuration, registry: row.job.registry,
+                  outcome: row.result?.outcome)
     }
 }

@@ -75,6 +75,11 @@ struct RunDiffTests {
             let old = try #require(base.jobs.first { $0.scenarioID == entry.scenarioID && $0.canonical == entry.configuration })
             #expect(entry.replaces == old.jobID)
         }
+        // Streamed from the journal pair by pair, the comparison is the pure one over both runs' rows in memory.
+        let reader = try fixture.reader()
+        let pure = RunDiff.compute(base: (base.runID, try reader.jobs(run: base.runID)),
+                                   head: (Nightly.headID, try reader.jobs(run: Nightly.headID)), durationThreshold: 0.2)
+        #expect(diff == pure)
     }
 
     @Test("the text lists each category with its jobs; the JSON round-trips and says whether it regressed")
