@@ -57,8 +57,8 @@ public struct ReportFiles: Sendable, Hashable {
     public var stability: Stability?
     /// Problems that did not stop the report (a blob missing from the store…), one sentence each.
     public var warnings: [String]
-    /// Seconds spent per phase, in order: `index`, (`diff` with a baseline), `pivot` (these three one after the
-    /// other on one thread while the pass runs), `jobs` (the pass: chunks, blobs, summary entries and test cases,
+    /// Seconds spent per phase, in order: `index`, (`diff` with a baseline), `pivot`, `heat map` (these one after
+    /// the other on one thread while the pass runs; the heat map's drill-down files are written then), `jobs` (the pass: chunks, blobs, summary entries and test cases,
     /// streamed together; from the start), `junit.xml` and `report.html` (with summary.json; on two threads at once).
     public var timings: [Timing] = []
 
@@ -94,8 +94,8 @@ public enum ReportWriter {
         let base = try baseline.map { try resolveBaseline($0, for: runID, reader: reader) }
         try prepare(folder)
         let store = storeRoot(blobsRoot).flatMap { try? BlobStore(root: $0, syncToDisk: false) }
-        // The pass reads through its own connection from the start; the index, the diff and the pivot are computed
-        // meanwhile on this one (the pass's later stages wait for the index).
+        // The pass reads through its own connection from the start; the index, the diff, the pivot and the heat map's
+        // layout are computed meanwhile on this one (the pass's later stages wait for the index).
         let pass = try JobPass(store: store, folder: folder, settings: settings)
         let passReader = try reader.sibling()
         let promise = Parallel.Promise<RunIndex>()
