@@ -62,7 +62,7 @@ extension HTMLReport {
             // One element per column: the cell, or a box of the column's cells when it has several jobs.
             if jobs.count > 1 { out += "<span class=\"multi\">" }
             for cell in jobs {
-                let id = cell.id
+                let id = layout.id(cell)
                 // A passed cell is bare (its tooltip and click come from the script): 100,000 of them.
                 if cell.status == .passed {
                     out += "<a class=\"cell s-passed\" data-job=\""

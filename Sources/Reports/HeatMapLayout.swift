@@ -32,14 +32,16 @@ struct HeatMapLayout {
 
     static let missing = "–"
 
-    /// A job's cell on a map of one cell per job.
+    /// A job's cell on a map of one cell per job: 24 bytes (its id packed; see ``id(_:)``).
     struct Cell {
         var unit: Int32
         var row: Int32
         var position: Int32
         var status: CellStatus
-        var id: String
+        var packedID: UInt64
     }
+    /// The ids that are not the planner's 16 hex digits, by plan position.
+    private var otherIDs: [Int32: String] = [:]
 
     /// Units across the map (columns, or groups when aggregated).
     private(set) var unitCount = 0
@@ -77,7 +79,6 @@ struct HeatMapLayout {
     /// Builds the map of one cell per job; false (nothing kept) when it has more cells or columns than `limits`.
     private mutating func oneCellPerJob(_ index: RunIndex, limits: (cells: Int, columns: Int)) throws -> Bool {
         var columns = InternedSlices()
-        var unsorted: [Cell] = []
         var ids: [Int32] = [], key: [Int32] = []
         var fits = true
         try index.forEachJob { position, job, reader in
@@ -89,9 +90,14 @@ struct HeatMapLayout {
                 fits = false
                 return
             }
-            unsorted.append(Cell(unit: column, row: job.scenario, position: Int32(position), status: job.status, id: try reader.id(job)))
+            if job.packedID == nil { otherIDs[Int32(position)] = try reader.id(job) }
+            cells.append(Cell(unit: column, row: job.scenario, position: Int32(position), status: job.status,
+                              packedID: job.packedID ?? 0))
         }
-        guard fits else { return false }
+        guard fits else {
+            (cells, otherIDs) = ([], [:])
+            return false
+        }
         // Columns in rank order.
         let order = (0..<Int32(columns.count)).sorted { columns[$0].lexicographicallyPrecedes(columns[$1]) }
         var columnOf = [Int32](repeating: 0, count: order.count)
@@ -101,23 +107,23 @@ struct HeatMapLayout {
         }
         columnCount = order.count
         unitCount = order.count
-        // Cells row by row (a counting sort by scenario), each row's by column then plan position.
-        var starts = [Int](repeating: 0, count: rowCount + 1)
-        for cell in unsorted { starts[Int(cell.row) + 1] += 1 }
-        for r in 0..<rowCount { starts[r + 1] += starts[r] }
-        var next = starts
-        cells = unsorted
-        for var cell in unsorted {
-            let row = Int(cell.row)
-            cell.unit = columnOf[Int(cell.unit)]
-            cells[next[row]] = cell
-            next[row] += 1
+        // Cells row by row, each row's by column then plan position (sorted in place: the cells are held once).
+        rowStarts = [Int](repeating: 0, count: rowCount + 1)
+        for i in cells.indices {
+            cells[i].unit = columnOf[Int(cells[i].unit)]
+            rowStarts[Int(cells[i].row) + 1] += 1
         }
-        for r in 0..<rowCount {
-            cells[starts[r]..<starts[r + 1]].sort { a, b in a.unit != b.unit ? a.unit < b.unit : a.position < b.position }
+        for r in 0..<rowCount { rowStarts[r + 1] += rowStarts[r] }
+        cells.sort { a, b in
+            a.row != b.row ? a.row < b.row : a.unit != b.unit ? a.unit < b.unit : a.position < b.position
         }
-        rowStarts = starts
         return true
+    }
+
+    /// A cell's job id.
+    func id(_ cell: Cell) -> String {
+        if !otherIDs.isEmpty, let other = otherIDs[cell.position] { return other }
+        return JobRecords.format(cell.packedID)
     }
 
     /// The merged cells of header row `level`, left to right: a label and the units it spans (a unit starts a new
