@@ -116,7 +116,18 @@ public struct AxisPivot: Sendable, Hashable, Codable {
         var values = ValueTable()
         let scenarioValues = index.scenarios.map { values.id(AxisValue(axis: AxisPivot.scenarioAxis, value: $0.id)) }
         let translation = index.values.map { excluded.contains($0.axis) ? -1 : values.id($0) }
-        return try compute(values: values.values) { body in
+        // Without skipped jobs or flaky ones counted as failing, the index already knows the totals and which values
+        // occur in a failing job: one pass fewer.
+        var known: Known?
+        if skipped.isEmpty && !flakyFails {
+            var failing = [Bool](repeating: false, count: values.values.count)
+            for (scenario, value) in scenarioValues.enumerated() where index.failingScenarios[scenario] { failing[Int(value)] = true }
+            for (id, value) in translation.enumerated() where value >= 0 && index.failingValues[id] { failing[Int(value)] = true }
+            let c = index.counts
+            known = Known(jobs: CellStatus.allCases.filter(\.isVerdict).reduce(0) { $0 + (c[$1] ?? 0) },
+                          failures: (c[.failed] ?? 0) + (c[.timedOut] ?? 0), flaky: c[.flaky] ?? 0, failing: failing)
+        }
+        return try compute(values: values.values, known: known) { body in
             var ids: [Int32] = [], profile: [Int32] = []
             try index.forEachJob { position, job, reader in
                 guard job.status.isVerdict, skipped.isEmpty || !skipped.contains(position) else { return }
@@ -133,18 +144,27 @@ public struct AxisPivot: Sendable, Hashable, Codable {
     /// axis), whether it counts as a failure, and whether it is flaky. The pivot makes a few passes.
     typealias Replay = (_ body: (_ profile: [Int32], _ failure: Bool, _ flaky: Bool) throws -> Void) throws -> Void
 
+    /// What the pivot's first pass counts, when the caller knows it already.
+    private struct Known {
+        var jobs: Int, failures: Int, flaky: Int
+        /// Per value id, whether a failing job has it.
+        var failing: [Bool]
+    }
+
     /// The core over interned values: a group is a ``Key`` of one to three value ids.
-    private static func compute(values: [AxisValue], replay: Replay) throws -> AxisPivot {
-        var totalJobs = 0, totalFailures = 0, totalFlaky = 0
+    private static func compute(values: [AxisValue], known: Known? = nil, replay: Replay) throws -> AxisPivot {
+        var totalJobs = known?.jobs ?? 0, totalFailures = known?.failures ?? 0, totalFlaky = known?.flaky ?? 0
         // Groups of two or three values matter only with a failure in them (ranked groups and patterns need one), so
         // they are tallied only when every value occurs in a failing job: a passing run tallies single values alone.
-        var failing = [Bool](repeating: false, count: values.count)
-        try replay { profile, failure, flaky in
-            totalJobs += 1
-            if flaky { totalFlaky += 1 }
-            guard failure else { return }
-            totalFailures += 1
-            for id in profile { failing[Int(id)] = true }
+        var failing = known?.failing ?? [Bool](repeating: false, count: values.count)
+        if known == nil {
+            try replay { profile, failure, flaky in
+                totalJobs += 1
+                if flaky { totalFlaky += 1 }
+                guard failure else { return }
+                totalFailures += 1
+                for id in profile { failing[Int(id)] = true }
+            }
         }
         // Axis ids per value (the scenario pseudo-axis is -1), so tallying compares integers.
         var axisIDs: [String: Int32] = [scenarioAxis: -1]

@@ -43,13 +43,13 @@ extension RunIndex {
         var unusualText: Bool { flags & Flag.unusualText != 0 }
 
         init(scenario: Int32, registry: Int32, row: JobRow, status: CellStatus,
-             configuration: (offset: Int64, count: Int, unusual: Bool), id: (packed: UInt64?, textOffset: Int)) {
+             configuration: (offset: Int64, ids: [Int32], unusual: Bool), id: (packed: UInt64?, textOffset: Int)) {
             self.scenario = scenario
             self.registry = registry
             attempts = UInt16(clamping: row.result?.attempts ?? 0)
             statusCode = UInt8(Self.statuses.firstIndex(of: status) ?? 0)
             outcomeCode = row.result.map { UInt8((Self.outcomes.firstIndex(of: $0.outcome) ?? 0) + 1) } ?? 0
-            valueCount = UInt16(clamping: configuration.count)
+            valueCount = UInt16(clamping: configuration.ids.count)
             seconds = row.result?.duration ?? .nan
             if let packed = id.packed {
                 idBits = packed
@@ -164,7 +164,7 @@ final class JobRecords: Sendable {
         private var valueIDs: [AxisValue: Int32] = [:]
         /// The configurations written lately, by journal text and JSON, so a run of few configurations parses and
         /// writes each once. Emptied when it reaches ``recentLimit`` entries.
-        private var recent: [String: [(json: String, configuration: (offset: Int64, count: Int, unusual: Bool))]] = [:]
+        private var recent: [String: [(json: String, configuration: (offset: Int64, ids: [Int32], unusual: Bool))]] = [:]
         static let recentLimit = 4_096
 
         init(in directory: URL?) throws {
@@ -172,9 +172,9 @@ final class JobRecords: Sendable {
             configurations = try ScratchFile.Writer(in: directory)
         }
 
-        /// Where job `row`'s configuration is in the configurations file, how many values it has, and whether its text
-        /// is not its values joined.
-        func configuration(of row: PlannedJob) throws -> (offset: Int64, count: Int, unusual: Bool) {
+        /// Where job `row`'s configuration is in the configurations file, its value ids, and whether its text is not
+        /// its values joined.
+        func configuration(of row: PlannedJob) throws -> (offset: Int64, ids: [Int32], unusual: Bool) {
             if let known = recent[row.configuration]?.first(where: { $0.json == row.configurationJSON }) {
                 return known.configuration
             }
@@ -186,8 +186,8 @@ final class JobRecords: Sendable {
             let unusual = row.configuration != axes.map(\.description).joined(separator: ",")
             if unusual { try appendText(row.configuration) } else { try configurations.append(Int32(0)) }
             if recent.count >= Self.recentLimit { recent.removeAll(keepingCapacity: true) }
-            recent[row.configuration, default: []].append((row.configurationJSON, (offset, ids.count, unusual)))
-            return (offset, ids.count, unusual)
+            recent[row.configuration, default: []].append((row.configurationJSON, (offset, ids, unusual)))
+            return (offset, ids, unusual)
         }
 
         /// The job id packed, or where its text went.

@@ -37,6 +37,9 @@ struct RunIndex: Sendable {
     var counts: [CellStatus: Int] = [:]
     /// Jobs with a final outcome, and jobs with at least one attempt.
     var finishedJobs = 0, startedJobs = 0
+    /// Per axis value (by value id) and per scenario, whether a failed or timed-out job has it (the pivot counts
+    /// groups of several values only then).
+    var failingValues: [Bool] = [], failingScenarios: [Bool] = []
     /// The first ``HTMLReport/failingRows`` jobs that did not pass (failed, flaky, timed out, quarantined), in plan
     /// order; ``failingCount`` counts them all.
     var failing: [Failing] = []
@@ -115,6 +118,7 @@ struct RunIndex: Sendable {
         var failing: [Failing] = []
         var failingCount = 0
         var valueCounts = Set<Int>()
+        var failingValues: [Bool] = [], failingScenarios: [Bool] = []
         var lastFinish: Date?
 
         init(run: RunSummary, failures: Bool, scratch: URL?) throws {
@@ -140,7 +144,17 @@ struct RunIndex: Sendable {
             if let finished = row.result?.finishedAt, finished > (lastFinish ?? .distantPast) { lastFinish = finished }
             let status = CellStatus(row)
             let configuration = try writer.configuration(of: job)
-            valueCounts.insert(configuration.count)
+            valueCounts.insert(configuration.ids.count)
+            if status.isFailure {
+                for id in configuration.ids {
+                    if Int(id) >= failingValues.count { failingValues += repeatElement(false, count: Int(id) + 1 - failingValues.count) }
+                    failingValues[Int(id)] = true
+                }
+                if Int(scenario) >= failingScenarios.count {
+                    failingScenarios += repeatElement(false, count: Int(scenario) + 1 - failingScenarios.count)
+                }
+                failingScenarios[Int(scenario)] = true
+            }
             let record = Job(scenario: scenario, registry: registry, row: row, status: status, configuration: configuration,
                              id: try writer.id(job.jobID))
             counts[status, default: 0] += 1
@@ -168,6 +182,9 @@ struct RunIndex: Sendable {
             index.axisNames = Set(index.values.map(\.axis)).sorted()
             index.anyAxisMissing = valueCounts.contains { $0 < index.axisNames.count }
             index.maxValueCount = valueCounts.max() ?? 0
+            index.failingValues = failingValues + repeatElement(false, count: max(0, index.values.count - failingValues.count))
+            index.failingScenarios = failingScenarios
+                + repeatElement(false, count: max(0, scenarios.count - failingScenarios.count))
             index.counts = counts
             (index.finishedJobs, index.startedJobs) = (finishedJobs, startedJobs)
             index.failing = failing.map { f in
