@@ -1,5 +1,6 @@
 import Coordinator
 import FlowCrypto
+import FlowSpec
 import FlowVocabulary
 import Foundation
 import Journal
@@ -18,20 +19,29 @@ public enum RunDefinitionBuilder {
         var finished: [Int: JobOutcome] = [:]
         var offsets: [Int: Int] = [:]
         var priorFailures: [Int: Int] = [:]
+        // Plan order is scenario by scenario: a job of the previous job's scenario shares its hash and its step keys (one
+        // array for all its jobs, not one each).
+        var previous: (scenario: Scenario, hash: Bytes32, stepKeys: [String])?
         for (index, job) in plan.jobs.enumerated() {
-            let body = Array(JobIdentity.canonicalJSON(job.scenario).utf8)
-            let key = job.scenario.id + "\u{0}" + String(body.count)
-            let hash: Bytes32
-            if let known = hashes[key], bodies[known] == body { hash = known } else {
-                hash = Bytes32(SHA256.hash(body)) ?? .zero
-                hashes[key] = hash
-                bodies[hash] = body
+            let hash: Bytes32, stepKeys: [String]
+            if let previous, previous.scenario == job.scenario {
+                (hash, stepKeys) = (previous.hash, previous.stepKeys)
+            } else {
+                let body = Array(JobIdentity.canonicalJSON(job.scenario).utf8)
+                let key = job.scenario.id + "\u{0}" + String(body.count)
+                if let known = hashes[key], bodies[known] == body { hash = known } else {
+                    hash = Bytes32(SHA256.hash(body)) ?? .zero
+                    hashes[key] = hash
+                    bodies[hash] = body
+                }
+                stepKeys = job.scenario.steps.map(\.key)
+                previous = (job.scenario, hash, stepKeys)
             }
             // No history at all: zero, "unknown", and the scheduler goes by what this run measures.
             let seconds = estimates.expected(job.id, fallback: 0)
             jobs.append(RunJob(
                 id: job.id, scenarioID: job.scenario.id, scenarioTitle: job.scenario.title, scenarioHash: hash,
-                stepKeys: job.scenario.steps.map(\.key), registry: job.registry, requiredLabels: plan.matrix.requiredLabels,
+                stepKeys: stepKeys, registry: job.registry, requiredLabels: plan.matrix.requiredLabels,
                 configuration: job.configuration.pairs.map { ConfigurationPair($0.key, $0.value) },
                 seed: jobSeed(plan.matrix.seed, job.id), expectedDuration: .milliseconds(Int64(seconds * 1000))))
             if let resume {
