@@ -7,8 +7,16 @@ extension JournalReader {
     /// those medians. Cancelled, quarantined and not-run results do not count.
     /// - Parameter jobIDs: restrict to these jobs (nil: every job in the history).
     public func durationEstimates(jobIDs: Set<String>? = nil, recentRuns: Int = 10) throws -> DurationEstimates {
-        let rows = try read { c in
-            try c.query(
+        // Streamed group by group (rows come ordered by job): a journal of many million-job runs is never held.
+        let perJob = try read { c in
+            var perJob: [String: Double] = [:]
+            var current: String?
+            var durations: [Double] = []
+            func close() {
+                guard let job = current, !durations.isEmpty else { return }
+                perJob[job] = Self.median(durations)
+            }
+            try c.forEachRow(
                 """
                 SELECT job_id, duration_s FROM (
                     SELECT j.job_id, r.duration_s,
@@ -18,18 +26,17 @@ extension JournalReader {
                 ) WHERE recency <= ? ORDER BY job_id, duration_s
                 """,
                 [.int(max(1, recentRuns))]
-            ) { row in (row.text(0), row.double(1)) }
-        }
-        var perJob: [String: Double] = [:]
-        var start = 0
-        while start < rows.count {
-            var end = start
-            while end < rows.count, rows[end].0 == rows[start].0 { end += 1 }
-            let jobID = rows[start].0
-            if jobIDs?.contains(jobID) ?? true {
-                perJob[jobID] = Self.median(rows[start..<end].map(\.1))
+            ) { row in
+                let job = row.text(0)
+                if job != current {
+                    close()
+                    current = job
+                    durations.removeAll(keepingCapacity: true)
+                }
+                if jobIDs?.contains(job) ?? true { durations.append(row.double(1)) }
             }
-            start = end
+            close()
+            return perJob
         }
         return DurationEstimates(perJob: perJob, overall: perJob.isEmpty ? nil : Self.median(perJob.values.sorted()))
     }
@@ -43,8 +50,10 @@ extension JournalReader {
 
     /// Outcome counts per job over each job's `recentRuns` most recent runs.
     public func flakiness(jobIDs: Set<String>? = nil, recentRuns: Int = 20) throws -> [String: FlakinessStats] {
-        let rows = try read { c in
-            try c.query(
+        // Streamed row by row: the history of many runs is never held, only the counts of the jobs asked for.
+        try read { c in
+            var stats: [String: FlakinessStats] = [:]
+            try c.forEachRow(
                 """
                 SELECT job_id, outcome FROM (
                     SELECT j.job_id, r.outcome,
@@ -54,20 +63,20 @@ extension JournalReader {
                 ) WHERE recency <= ?
                 """,
                 [.int(max(1, recentRuns))]
-            ) { row in (row.text(0), row.text(1)) }
-        }
-        var stats: [String: FlakinessStats] = [:]
-        for (jobID, outcome) in rows where jobIDs?.contains(jobID) ?? true {
-            var s = stats[jobID] ?? FlakinessStats(runs: 0, passed: 0, failed: 0, flaky: 0)
-            s.runs += 1
-            switch outcome {
-            case "passed": s.passed += 1
-            case "flaky": s.flaky += 1
-            default: s.failed += 1
+            ) { row in
+                let jobID = row.text(0)
+                guard jobIDs?.contains(jobID) ?? true else { return }
+                var s = stats[jobID] ?? FlakinessStats(runs: 0, passed: 0, failed: 0, flaky: 0)
+                s.runs += 1
+                switch row.text(1) {
+                case "passed": s.passed += 1
+                case "flaky": s.flaky += 1
+                default: s.failed += 1
+                }
+                stats[jobID] = s
             }
-            stats[jobID] = s
+            return stats
         }
-        return stats
     }
 
     /// A job's history, newest first.
