@@ -1,7 +1,7 @@
 import Foundation
 
 /// Sorts rows of ``width`` `Int32` words by their first ``keyWidth`` words (lexicographically, ties in the order
-/// they came) in bounded memory: at most ``runRows`` rows (32,768 by default) are held, each full run is sorted and spilled to a scratch
+/// they came) in bounded memory: at most ``runRows`` rows (by default as many as fit in 2 MiB, at least 64) are held, each full run is sorted and spilled to a scratch
 /// file, and the runs are merged as they are read back. A report groups a million jobs by suite or heat-map cell
 /// with this, holding a few megabytes.
 final class ExternalSort {
@@ -15,10 +15,14 @@ final class ExternalSort {
     private var runStarts: [Int] = [0]
     private(set) var count = 0
 
-    init(width: Int, keyWidth: Int? = nil, directory: URL?, runRows: Int = 1 << 15) {
+    /// The memory a run of rows may take by default.
+    static let runBytes = 2 << 20
+
+    init(width: Int, keyWidth: Int? = nil, directory: URL?, runRows: Int? = nil) {
         self.width = width
         self.keyWidth = keyWidth ?? width
-        self.runRows = runRows
+        // A budget in bytes, not in rows: a configuration of many axes makes wide rows.
+        self.runRows = runRows ?? max(64, Self.runBytes / (4 * max(width, 1)))
         self.directory = directory
     }
 
