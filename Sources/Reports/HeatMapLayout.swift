@@ -57,14 +57,7 @@ struct HeatMapLayout {
         headerAxes = ranks.headerAxes
         scenarios = index.scenarios
         keyWidth = ranks.depth
-        failing = [Bool](repeating: false, count: index.scenarios.count)
-        for failure in index.failing { failing[Int(failure.job.scenario)] = true }
-        if index.failingCount > index.failing.count {
-            // Rows of failures past the kept ones: one more look at the jobs.
-            try index.forEachJob { _, job, reader in
-                if job.status != .passed && job.status != .notRun { failing[Int(job.scenario)] = true }
-            }
-        }
+        failing = index.troubledScenarios
         let limits = limits ?? (Int.max, Int.max)
         if index.jobCount <= limits.cells, try oneCellPerJob(index, limits: limits) { return }
         let groups = try HeatMapGroups(index, ranks: ranks, rows: rowCount, limit: limits.cells,

@@ -40,6 +40,9 @@ struct RunIndex: Sendable {
     /// Per axis value (by value id) and per scenario, whether a failed or timed-out job has it (the pivot counts
     /// groups of several values only then).
     var failingValues: [Bool] = [], failingScenarios: [Bool] = []
+    /// Per scenario, whether a job of it did not pass (failed, flaky, timed out, quarantined): the heat map marks
+    /// its row.
+    var troubledScenarios: [Bool] = []
     /// The first ``HTMLReport/failingRows`` jobs that did not pass (failed, flaky, timed out, quarantined), in plan
     /// order; ``failingCount`` counts them all.
     var failing: [Failing] = []
@@ -65,12 +68,7 @@ struct RunIndex: Sendable {
     init(runID: String, reader: JournalReader, totals: Bool = true, failures: Bool = false, scratch: URL? = nil) throws {
         guard let run = try reader.run(runID, countingOutcomes: false) else { throw ReportError.unknownRun(runID) }
         var builder = try Builder(run: run, failures: failures, scratch: scratch)
-        var failure: (any Error)?
-        try reader.forEachJobRow(run: runID) { row in
-            guard failure == nil else { return }
-            do { try builder.add(row) } catch { failure = error }
-        }
-        if let failure { throw failure }
+        try reader.forEachJobRow(run: runID) { try builder.add($0) }
         self = try builder.finish()
         if totals { (attemptCount, workers) = try reader.attemptTotals(run: runID) }
     }
@@ -118,7 +116,7 @@ struct RunIndex: Sendable {
         var failing: [Failing] = []
         var failingCount = 0
         var valueCounts = Set<Int>()
-        var failingValues: [Bool] = [], failingScenarios: [Bool] = []
+        var failingValues: [Bool] = [], failingScenarios: [Bool] = [], troubled: [Bool] = []
         var lastFinish: Date?
 
         init(run: RunSummary, failures: Bool, scratch: URL?) throws {
@@ -161,6 +159,8 @@ struct RunIndex: Sendable {
             if row.result?.outcome != nil { finishedJobs += 1 }
             if record.attempts > 0 { startedJobs += 1 }
             if status != .passed && status != .notRun {
+                if Int(scenario) >= troubled.count { troubled += repeatElement(false, count: Int(scenario) + 1 - troubled.count) }
+                troubled[Int(scenario)] = true
                 failingCount += 1
                 if failing.count < HTMLReport.failingRows {
                     failing.append(Failing(position: writer.count, id: job.jobID, configuration: job.configuration, job: record,
@@ -185,6 +185,7 @@ struct RunIndex: Sendable {
             index.failingValues = failingValues + repeatElement(false, count: max(0, index.values.count - failingValues.count))
             index.failingScenarios = failingScenarios
                 + repeatElement(false, count: max(0, scenarios.count - failingScenarios.count))
+            index.troubledScenarios = troubled + repeatElement(false, count: max(0, scenarios.count - troubled.count))
             index.counts = counts
             (index.finishedJobs, index.startedJobs) = (finishedJobs, startedJobs)
             index.failing = failing.map { f in
