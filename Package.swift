@@ -22,6 +22,7 @@ let package = Package(
         .executable(name: "flowmatrix", targets: ["flowmatrix"]),
         .executable(name: "catalog-worker", targets: ["catalog-worker"]),
         .executable(name: "example-worker", targets: ["example-worker"]),
+        .executable(name: "flowmatrix-bench", targets: ["flowmatrix-bench"]),
         // The run API: plan → run definition → serve (local workers, live view, reports injected) → summary.
         .library(name: "RunControl", targets: ["RunControl"]),
     ],
@@ -107,13 +108,24 @@ let package = Package(
         .target(
             name: "FlowMatrixCLI",
             dependencies: [
-                "FlowSpec", "MatrixPlan", "RunConditions", "Wire", "UVTransport", "Artifacts", "Journal",
-                "Coordinator", "Worker", "Reports", "CatalogApp", "FlowMatrixTestKit", "FlowCrypto",
-                "DevTools", "WebRegistry", "CommandJobs", "LiveView", "RunControl", "FlowVocabulary",
+                "FlowSpec", "MatrixPlan", "RunConditions", "UVTransport", "Artifacts", "Journal",
+                "Coordinator", "Worker", "Reports", "CatalogApp", "FlowCrypto",
+                "WebRegistry", "CommandJobs", "LiveView", "RunControl", "FlowVocabulary",
             ],
             swiftSettings: swiftSettings
         ),
         .executableTarget(name: "flowmatrix", dependencies: ["FlowMatrixCLI"], swiftSettings: swiftSettings),
+        // The benchmark suites (`flowmatrix bench` runs this executable from beside itself): they link the test kit's
+        // `test-worker` launch and in-process registries, which the shipped `flowmatrix` does not.
+        .executableTarget(
+            name: "flowmatrix-bench",
+            dependencies: [
+                "FlowMatrixCLI", "FlowSpec", "MatrixPlan", "Wire", "UVTransport", "Artifacts", "Journal", "Coordinator",
+                "Worker", "Reports", "CatalogApp", "FlowMatrixTestKit", "FlowCrypto", "DevTools", "WebRegistry",
+                "LiveView", "RunControl", "FlowVocabulary",
+            ],
+            swiftSettings: swiftSettings
+        ),
 
         // Tests: one target per module, plus end-to-end tests that start real processes.
         .testTarget(name: "FlowVocabularyTests", dependencies: ["FlowVocabulary", "Wire"], swiftSettings: swiftSettings),

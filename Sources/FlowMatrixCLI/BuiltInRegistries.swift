@@ -1,5 +1,4 @@
 import CatalogApp
-import FlowMatrixTestKit
 import Foundation
 import WebRegistry
 import Worker

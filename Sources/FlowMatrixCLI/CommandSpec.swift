@@ -31,12 +31,14 @@ public struct CommandSpec: Sendable {
     public var options: [(String, String)]
     public var subcommands: [(String, String)]
     public var discussion: String?
+    /// Whether `-h`/`--help` reaches `run` (a command that hands its arguments to another program).
+    public var forwardsHelp = false
     public var run: @Sendable (inout ArgumentList) async throws -> Int32
 
     public init(
         name: String, overview: String, usage: String, arguments: [(String, String)] = [],
         options: [(String, String)] = [], subcommands: [(String, String)] = [], discussion: String? = nil,
-        run: @escaping @Sendable (inout ArgumentList) async throws -> Int32
+        forwardsHelp: Bool = false, run: @escaping @Sendable (inout ArgumentList) async throws -> Int32
     ) {
         self.name = name
         self.overview = overview
@@ -45,6 +47,7 @@ public struct CommandSpec: Sendable {
         self.options = options
         self.subcommands = subcommands
         self.discussion = discussion
+        self.forwardsHelp = forwardsHelp
         self.run = run
     }
 
@@ -148,6 +151,12 @@ public struct ArgumentList: Sendable {
     public static let maximumJobLimit = 1_000_000_000
 
     /// Takes the remaining positional arguments; an unknown `-flag` left over is a usage error.
+    /// Every argument not taken yet, as given (a `--` and what follows it kept), for a command that hands them on.
+    public mutating func remaining() -> [String] {
+        defer { items = []; afterDashDash = [] }
+        return items + (afterDashDash.isEmpty ? [] : ["--"] + afterDashDash)
+    }
+
     public mutating func positionals() throws -> [String] {
         if let unknown = items.first(where: { $0.hasPrefix("-") && $0 != "-" }) {
             throw UsageError("unknown option '\(unknown)'")

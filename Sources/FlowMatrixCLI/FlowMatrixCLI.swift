@@ -20,7 +20,7 @@ public enum FlowMatrixCLI {
             ValidateCommand.spec,
             ReportCommand.spec,
             DiffCommand.spec,
-            BenchCommand.spec,
+            BenchLauncher.spec,
         ]
     }
 
@@ -46,7 +46,9 @@ public enum FlowMatrixCLI {
     }
 
     /// Runs the CLI with `arguments` (without the program name) and returns the exit code.
-    public static func main(_ arguments: [String]) async -> Int32 {
+    /// - Parameter commands: the subcommands to dispatch to (every `flowmatrix` command by default;
+    ///   `flowmatrix-bench` passes its own).
+    public static func main(_ arguments: [String], commands: [CommandSpec] = commands) async -> Int32 {
         guard let first = arguments.first else {
             writeError("Error: missing subcommand\nUsage: flowmatrix <subcommand> [options]\n  See 'flowmatrix --help' for more information.\n")
             return ExitCode.usage
@@ -64,6 +66,7 @@ public enum FlowMatrixCLI {
                 writeError("Error: unknown subcommand '\(arguments[1])'\nUsage: flowmatrix help <subcommand>\n  See 'flowmatrix --help' for more information.\n")
                 return ExitCode.usage
             }
+            if spec.forwardsHelp { return await main([spec.name, "--help"], commands: commands) }
             print(spec.helpText, terminator: "")
             return ExitCode.success
         default:
@@ -74,7 +77,7 @@ public enum FlowMatrixCLI {
             return ExitCode.usage
         }
         var list = ArgumentList(Array(arguments.dropFirst()))
-        if list.flag("-h", "--help") {
+        if !spec.forwardsHelp, list.flag("-h", "--help") {
             print(spec.helpText, terminator: "")
             return ExitCode.success
         }

@@ -7,9 +7,9 @@ import Glibc
 
 /// Facts about this process and its children, in one place: Linux reads /proc, other systems use what is portable
 /// (figures a platform cannot give are 0, and the benches say "unavailable").
-enum ProcessFacts {
+package enum ProcessFacts {
     /// This executable, to start `flowmatrix worker` children.
-    static var executable: URL {
+    package static var executable: URL {
         #if os(Linux)
         URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
         #else
@@ -17,8 +17,16 @@ enum ProcessFacts {
         #endif
     }
 
+    /// The `flowmatrix` executable: this one, or the one beside it when this is `flowmatrix-bench` (the benches start
+    /// `flowmatrix serve` and `flowmatrix worker` children).
+    package static var flowmatrix: URL {
+        let own = executable
+        return own.lastPathComponent == "flowmatrix"
+            ? own : own.deletingLastPathComponent().appendingPathComponent("flowmatrix")
+    }
+
     /// This process's resident set size now, in bytes.
-    static func residentBytes() -> Int {
+    package static func residentBytes() -> Int {
         #if os(Linux)
         return resident(statm: "/proc/self/statm")
         #else
@@ -35,7 +43,7 @@ enum ProcessFacts {
     }
 
     /// The peak resident set size of this process (`who` = self) or of its reaped children, in bytes.
-    static func peakResidentBytes(children: Bool = false) -> Int {
+    package static func peakResidentBytes(children: Bool = false) -> Int {
         var usage = rusage()
         #if os(Linux)
         getrusage(__rusage_who_t((children ? RUSAGE_CHILDREN : RUSAGE_SELF).rawValue), &usage)
@@ -47,7 +55,7 @@ enum ProcessFacts {
     }
 
     /// User + system CPU seconds of this process, or of its reaped children.
-    static func cpuSeconds(children: Bool) -> Double {
+    package static func cpuSeconds(children: Bool) -> Double {
         var usage = rusage()
         #if os(Linux)
         getrusage(__rusage_who_t((children ? RUSAGE_CHILDREN : RUSAGE_SELF).rawValue), &usage)
@@ -59,7 +67,7 @@ enum ProcessFacts {
     }
 
     /// User + system CPU seconds of a running process (0 where the platform cannot tell).
-    static func cpuSeconds(_ pid: Int32) -> Double {
+    package static func cpuSeconds(_ pid: Int32) -> Double {
         #if os(Linux)
         guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
               let close = text.lastIndex(of: ")") else { return 0 }
@@ -73,7 +81,7 @@ enum ProcessFacts {
     }
 
     /// The resident set size of a running process now, in bytes (0 where the platform cannot tell).
-    static func residentBytes(_ pid: Int32) -> Int {
+    package static func residentBytes(_ pid: Int32) -> Int {
         #if os(Linux)
         return resident(statm: "/proc/\(pid)/statm")
         #else
@@ -82,7 +90,7 @@ enum ProcessFacts {
     }
 
     /// The open file descriptors of a running process (0 where the platform cannot tell).
-    static func openFiles(_ pid: Int32) -> Int {
+    package static func openFiles(_ pid: Int32) -> Int {
         #if os(Linux)
         return (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd").count) ?? 0
         #else
@@ -91,7 +99,7 @@ enum ProcessFacts {
     }
 
     /// The peak resident set size of a running process, in bytes (0 where the platform cannot tell).
-    static func peakRSS(_ pid: Int32) -> Int {
+    package static func peakRSS(_ pid: Int32) -> Int {
         #if os(Linux)
         guard let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return 0 }
         for line in text.split(separator: "\n") where line.hasPrefix("VmHWM:") {
@@ -103,15 +111,15 @@ enum ProcessFacts {
         #endif
     }
 
-    /// Starts `flowmatrix args…` (this executable) in `directory` with its output discarded: the benches' serve and
+    /// Starts `flowmatrix args…` (`flowmatrix` beside this executable) in `directory` with its output discarded: the benches' serve and
     /// worker processes.
-    static func startFlowmatrix(_ args: [String], in directory: URL) throws -> Process {
-        try start(executable, args, in: directory)
+    package static func startFlowmatrix(_ args: [String], in directory: URL) throws -> Process {
+        try start(flowmatrix, args, in: directory)
     }
 
     /// Starts `program args…` in `directory` with its output discarded, or its standard output written to `output`
     /// (the benches' `test-worker` and `serve` processes).
-    static func start(_ program: URL, _ args: [String], in directory: URL, output: URL? = nil) throws -> Process {
+    package static func start(_ program: URL, _ args: [String], in directory: URL, output: URL? = nil) throws -> Process {
         let p = Process()
         p.executableURL = program
         p.arguments = args
@@ -131,7 +139,7 @@ enum ProcessFacts {
 
     /// Runs a program to completion with stderr discarded and returns its exit status and standard output (the
     /// benches' peers and drivers print one JSON or number there).
-    static func runCapturing(_ executable: String, _ arguments: [String]) throws -> (status: Int32, output: Data) {
+    package static func runCapturing(_ executable: String, _ arguments: [String]) throws -> (status: Int32, output: Data) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments

@@ -122,11 +122,3 @@ public struct TestRegistry: AsyncStepRegistry {
         TestRegistry(attempt: context.attempt, jobID: context.jobID, seed: context.seed)
     }
 }
-
-/// A registry that does nothing, for dispatch benchmarks: every step passes at once.
-public struct NoOpRegistry: AsyncStepRegistry {
-    public static let name = "noop"
-    public init() {}
-    public func execute(_ step: Step) async throws {}
-    public static let factory = RegistryFactory(name: name) { _ in NoOpRegistry() }
-}

@@ -1,3 +1,4 @@
+import FlowMatrixCLI
 import FlowSpec
 import Foundation
 import MatrixPlan

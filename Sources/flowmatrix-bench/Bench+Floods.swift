@@ -1,4 +1,5 @@
 import FlowCrypto
+import FlowMatrixCLI
 import FlowVocabulary
 import Foundation
 import Journal
@@ -64,7 +65,7 @@ enum FloodBench {
         // Port 0: the kernel picks a free port, and serve's first line says which.
         let output = dir.appendingPathComponent("serve.out")
         let serve = try ProcessFacts.start(
-            ProcessFacts.executable, ["serve", "m.json", "--listen", "127.0.0.1:0", "--token-file", "token"], in: dir,
+            ProcessFacts.flowmatrix, ["serve", "m.json", "--listen", "127.0.0.1:0", "--token-file", "token"], in: dir,
             output: output)
         defer { if serve.isRunning { kill(serve.processIdentifier, SIGKILL) } }
         let port = try await boundPort(saidIn: output, by: serve)

@@ -1,3 +1,4 @@
+import FlowMatrixCLI
 import FlowVocabulary
 import Foundation
 import MatrixPlan

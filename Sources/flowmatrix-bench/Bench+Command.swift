@@ -1,5 +1,6 @@
 import Coordinator
 import FlowCrypto
+import FlowMatrixCLI
 import FlowSpec
 import FlowVocabulary
 import Foundation

@@ -1,4 +1,5 @@
 import CatalogApp
+import FlowMatrixCLI
 import FlowSpec
 import FlowVocabulary
 import Foundation

@@ -1,4 +1,5 @@
 import DevTools
+import FlowMatrixCLI
 import FlowSpec
 import Foundation
 import Synchronization

@@ -1,5 +1,6 @@
 import Artifacts
 import FlowCrypto
+import FlowMatrixCLI
 import Foundation
 import Synchronization
 

@@ -1,3 +1,4 @@
+import FlowMatrixCLI
 import Foundation
 import Synchronization
 import UVTransport

@@ -1,3 +1,4 @@
+import FlowMatrixCLI
 import FlowMatrixTestKit
 import FlowSpec
 import FlowVocabulary

@@ -1,3 +1,4 @@
+import FlowMatrixCLI
 import Foundation
 
 /// A benchmark suite run by `flowmatrix bench <name>`; it prints figures and ratios, never asserts time.

@@ -1,0 +1,10 @@
+import FlowSpec
+
+/// The `noop` registry: every step passes at once. `flowmatrix worker` hosts it (the dispatch benches and the
+/// overhead figures in README run through the production worker), and so does the tests' `test-worker`.
+public struct NoOpRegistry: AsyncStepRegistry {
+    public static let name = "noop"
+    public init() {}
+    public func execute(_ step: Step) async throws {}
+    public static let factory = RegistryFactory(name: name) { _ in NoOpRegistry() }
+}
