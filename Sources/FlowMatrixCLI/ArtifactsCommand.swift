@@ -1,6 +1,7 @@
 import Artifacts
 import Foundation
 import Journal
+import RunControl
 
 /// `flowmatrix artifacts` (list, extract) and `flowmatrix gc`.
 enum ArtifactsCommand {
@@ -17,7 +18,7 @@ enum ArtifactsCommand {
         ],
         discussion: "EXIT CODES: 0 success, 2 no such run or a blob is missing or corrupt, 64 usage error.",
         run: { args in
-            let store = StoreLayout(try args.option("--store"))
+            let store = RunStore(path: try args.option("--store"))
             let attempt = try args.intOption("--attempt", in: 1...10_000)
             let out = try args.option("--out")
             var positional = try args.positionals()
@@ -72,7 +73,7 @@ enum ArtifactsCommand {
             EXIT CODES: 0 done, 2 no journal or an I/O error in the store, 64 usage error.
             """,
         run: { args in
-            let store = StoreLayout(try args.option("--store"))
+            let store = RunStore(path: try args.option("--store"))
             let grace = try args.intOption("--grace", in: 0...(365 * 86_400)) ?? 3600
             try args.finish()
             try store.requireJournal()

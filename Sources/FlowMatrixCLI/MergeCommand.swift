@@ -40,25 +40,25 @@ enum MergeCommand {
             run (a shard missing, given twice, of another plan, or unfinished: finish it with 'run --resume').
             """,
         run: { args in
-            let store = StoreLayout(try args.option("--store"))
+            let store = RunStore(path: try args.option("--store"))
             let baseline = try args.option("--baseline")
             let strict = args.flag("--strict")
             let quiet = args.flag("--quiet")
             let stores = try args.positionals()
             guard !stores.isEmpty else { throw UsageError("give the shard stores to merge") }
-            return try merge(stores: stores.map { StoreLayout($0) }, into: store, baseline: baseline, strict: strict,
+            return try merge(stores: stores.map { RunStore(path: $0) }, into: store, baseline: baseline, strict: strict,
                              quiet: quiet)
         }
     )
 
     /// One shard as found in its store.
     struct Shard {
-        var store: StoreLayout
+        var store: RunStore
         var summary: RunSummary
         var record: ShardRecord
     }
 
-    static func merge(stores: [StoreLayout], into target: StoreLayout, baseline: String?, strict: Bool, quiet: Bool)
+    static func merge(stores: [RunStore], into target: RunStore, baseline: String?, strict: Bool, quiet: Bool)
         throws -> Int32
     {
         var (shards, problems) = try findShards(in: stores)
@@ -111,7 +111,7 @@ enum MergeCommand {
     }
 
     /// Each store's latest shard run, and a sentence for each store that has none.
-    static func findShards(in stores: [StoreLayout]) throws -> (shards: [Shard], problems: [String]) {
+    static func findShards(in stores: [RunStore]) throws -> (shards: [Shard], problems: [String]) {
         var shards: [Shard] = []
         var problems: [String] = []
         for store in stores {
@@ -135,7 +135,7 @@ enum MergeCommand {
     }
 
     /// Reads each shard's run and copies the blobs it references into the target store (verified, absent ones only).
-    static func copyBlobs(of shards: [Shard], into target: StoreLayout) throws -> (contents: [RunContent], copied: Int) {
+    static func copyBlobs(of shards: [Shard], into target: RunStore) throws -> (contents: [RunContent], copied: Int) {
         var contents: [RunContent] = []
         var copied = 0
         var missingBlobs = 0
@@ -169,7 +169,7 @@ enum MergeCommand {
     /// Writes the merged run's rows in plan order and closes `writer`; returns true when the journal already holds
     /// this merge.
     static func writeMergedRun(
-        _ runID: String, of shards: [Shard], contents: [RunContent], into target: StoreLayout, writer: JournalWriter,
+        _ runID: String, of shards: [Shard], contents: [RunContent], into target: RunStore, writer: JournalWriter,
         reader: JournalReader
     ) throws -> Bool {
         let first = shards[0]

@@ -1,5 +1,6 @@
 import FlowCrypto
 import Foundation
+import RunControl
 import UVTransport
 import MatrixPlan
 import Worker
@@ -133,7 +134,7 @@ enum RunCommand {
 
     static func commonOptions(_ args: inout ArgumentList) throws -> RunOptions {
         var options = RunOptions()
-        options.store = StoreLayout(try args.option("--store"))
+        options.store = RunStore(path: try args.option("--store"))
         options.resume = try args.option("--resume")
         options.strict = args.flag("--strict")
         options.quiet = args.flag("--quiet")

@@ -7,7 +7,7 @@ import RunControl
 /// How `run` and `serve` run a matrix.
 struct RunOptions: Sendable {
     var matrixPath: String?
-    var store = StoreLayout(nil)
+    var store = RunStore(path: nil)
     /// Local worker processes (embedded mode); 0 for `serve`.
     var localWorkers = ProcessInfo.processInfo.activeProcessorCount
     var slotsPerWorker = 2
@@ -66,7 +66,7 @@ enum RunSession {
 
     /// The run API's request for these options.
     static func request(_ options: RunOptions) throws -> RunRequest {
-        var request = RunRequest(matrixPath: options.matrixPath, store: options.store.runStore)
+        var request = RunRequest(matrixPath: options.matrixPath, store: options.store)
         request.resume = options.resume
         request.planSettings = options.planSettings
         request.retriesOverride = options.retriesOverride
@@ -98,7 +98,7 @@ enum RunSession {
         }
     }
 
-    static func printSummary(_ summary: RunResult, store: StoreLayout) {
+    static func printSummary(_ summary: RunResult, store: RunStore) {
         let final = summary.progress
         let seconds = max(summary.elapsed.milliseconds / 1000, 0.001)
         // Not run without an interrupt: fail-fast stopped dispatching.
@@ -127,8 +127,8 @@ struct RunArtifacts: RunReporting {
 
     /// Writes the run's reports and prints their warnings; returns a line saying where they are (or why they are
     /// not). A `--baseline last` with no earlier run writes the report without a comparison.
-    static func writeReports(runID: String, store: StoreLayout, baseline: String?) -> String? {
-        let (line, warnings) = write(runID: runID, store: store.runStore, baseline: baseline)
+    static func writeReports(runID: String, store: RunStore, baseline: String?) -> String? {
+        let (line, warnings) = write(runID: runID, store: store, baseline: baseline)
         for warning in warnings { FlowMatrixCLI.writeError("warning: \(warning)\n") }
         return line
     }

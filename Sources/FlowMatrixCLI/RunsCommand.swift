@@ -1,6 +1,7 @@
 import Foundation
 import Journal
 import MatrixPlan
+import RunControl
 
 /// `flowmatrix runs` and `flowmatrix show`: what the journal holds.
 enum RunsCommand {
@@ -26,7 +27,7 @@ enum RunsCommand {
             running; 2 no journal, journal error, or an unknown <run-id>; 64 usage error.
             """,
         run: { args in
-            let store = StoreLayout(try args.option("--store"))
+            let store = RunStore(path: try args.option("--store"))
             let limit = try args.intOption("--limit", in: 1...10_000)
             let olderThan = try args.option("--older-than")
             let keep = try args.intOption("--keep", in: 0...1_000_000)
@@ -74,7 +75,7 @@ enum RunsCommand {
     }
 
     /// `runs delete`: selects the runs, deletes them in one journal transaction, removes their report folders.
-    static func delete(store: StoreLayout, ids: [String], olderThan age: TimeInterval?, keep: Int?, force: Bool,
+    static func delete(store: RunStore, ids: [String], olderThan age: TimeInterval?, keep: Int?, force: Bool,
                        dryRun: Bool) throws -> Int32 {
         let reader = try JournalReader(path: store.journalPath)
         var selected: [String]
@@ -127,7 +128,7 @@ enum RunsCommand {
             EXIT CODES: 0 every job passed, 1 some job did not, 2 no journal or no such run, 64 usage error.
             """,
         run: { args in
-            let store = StoreLayout(try args.option("--store"))
+            let store = RunStore(path: try args.option("--store"))
             let failedOnly = args.flag("--failed")
             let ids = try args.positionals()
             guard ids.count == 1, let requested = ids.first else { throw UsageError("give one <run-id>") }

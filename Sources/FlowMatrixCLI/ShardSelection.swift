@@ -74,7 +74,7 @@ struct ShardSelection: PlanShard {
         var isFolder: ObjCBool = false
         var file = path
         if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue {
-            file = StoreLayout(path).journalPath
+            file = RunStore(path: path).journalPath
         }
         guard let data = FileManager.default.contents(atPath: file) else {
             throw CommandFailure("cannot read the durations file \(file)")

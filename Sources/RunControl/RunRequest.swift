@@ -9,6 +9,9 @@ public struct RunStore: Sendable, Hashable {
 
     public init(root: URL) { self.root = root.standardizedFileURL }
 
+    /// The store at `path`, or `.flowmatrix` in the current directory (the embedded coordinator's default).
+    public init(path: String?) { self.init(root: URL(fileURLWithPath: path ?? ".flowmatrix")) }
+
     public var journalPath: String { root.appendingPathComponent("journal.sqlite").path }
     public var blobsRoot: URL { root }
     public func runFolder(_ runID: String) -> URL { root.appendingPathComponent("runs").appendingPathComponent(runID) }
