@@ -26,14 +26,22 @@ public struct CommandJob: Decodable, Sendable, Hashable {
     }
 
     /// The invocation of one attempt: placeholders filled, `/bin/sh -c` for a shell command, the worker's
-    /// environment plus the job's (`FLOWMATRIX_JOB_ID`, `FLOWMATRIX_ATTEMPT`, `FLOWMATRIX_OUTPUT`, then `env`).
+    /// environment plus the job's (`FLOWMATRIX_JOB_ID`, `FLOWMATRIX_ATTEMPT`, `FLOWMATRIX_OUTPUT`, then `env`, then
+    /// for a shell command the variables its script reads its placeholders from: `ShellScript`).
     public func invocation(_ values: PlaceholderValues, inherited: [String: String]) -> CommandInvocation {
-        let arguments = shell == true ? ["/bin/sh", "-c", values.text(argv.first ?? "")] : argv.flatMap(values.arguments)
+        var arguments = argv.flatMap(values.arguments)
+        var scriptVariables: [String: String] = [:]
+        if shell == true {
+            let (script, variables) = ShellScript.render(argv.first ?? "", values: values)
+            arguments = ["/bin/sh", "-c", script]
+            scriptVariables = variables
+        }
         var environment = inherited
         environment["FLOWMATRIX_JOB_ID"] = values.scalars["job.id"]
         environment["FLOWMATRIX_ATTEMPT"] = values.scalars["attempt"]
         environment["FLOWMATRIX_OUTPUT"] = values.scalars["output"]
         for (key, value) in env ?? [:] { environment[key] = values.text(value) }
+        environment.merge(scriptVariables) { _, script in script }
         return CommandInvocation(argv: arguments, environment: environment, workingDirectory: cwd.map(values.text),
                                  timeout: timeoutMillis.map { .milliseconds($0) })
     }
@@ -77,14 +85,18 @@ public struct PlaceholderValues: Sendable {
     }
 
     /// `template` with its placeholders filled (a key the configuration lacks — an include-added one — is empty).
+    /// Not for a shell script: `ShellScript.render`.
     public func text(_ template: String) -> String {
         guard template.contains("{") || template.contains("}") else { return template }
         guard case .success(let pieces) = Placeholder.pieces(template) else { return template }
         return pieces.map { piece in
             switch piece {
             case .text(let t): t
-            case .name(let n): scalars[n] ?? lists[n]?.joined(separator: " ") ?? ""
+            case .name(let n): value(n.hasPrefix(Placeholder.rawPrefix) ? String(n.dropFirst(Placeholder.rawPrefix.count)) : n)
             }
         }.joined()
     }
+
+    /// What placeholder `name` stands for as one text (a list joined by spaces; an unknown name is empty).
+    public func value(_ name: String) -> String { scalars[name] ?? lists[name]?.joined(separator: " ") ?? "" }
 }

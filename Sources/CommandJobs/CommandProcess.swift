@@ -45,13 +45,16 @@ public struct CommandOutcome: Sendable {
     public var stderrTail: String
     /// Output that could not be kept, and why (the registry files them as `artifacts.error.txt`).
     public var outputProblems: [String] = []
+    /// Processes still running once the command ended, which were then ended (`ProcessTree`); with a time limit or
+    /// a cancellation, those outside its process group.
+    public var leftBehind: [LeftProcess] = []
     public var passed: Bool { exitStatus == 0 && !timedOut && !cancelled }
 }
 
 /// Starts a command in a process group of its own and pumps its stdout and stderr through gzip on a thread of its
 /// own (never a Swift concurrency thread: `poll` blocks). At the time limit, on cancellation, and once the command
-/// itself exited, the whole group is killed (`SIGKILL`), so helpers it left behind do not outlive the job. A child
-/// that leaves the group on purpose (`setsid`) is out of reach; see docs/COMMAND-JOBS.md.
+/// itself exited, the whole group is killed (`SIGKILL`), and on Linux so is every descendant that left it (`setsid`),
+/// so helpers it left behind do not outlive the job (`ProcessTree`; docs/COMMAND-JOBS.md).
 public enum CommandProcess {
     /// `spawn()`, tried again every 25 ms for up to a second while it fails with "Text file busy" (`ETXTBSY`): the
     /// program was just written (a build step, a test fixture) and a process forked meanwhile — this worker's other
@@ -123,108 +126,3 @@ public struct CommandError: Error, Sendable, CustomStringConvertible {
     }
     public var description: String { message }
 }
-
-/// The spawned child and our ends of its output pipes.
-struct SpawnedChild: Sendable {
-    let pid: Int32
-    let stdoutFD: Int32
-    let stderrFD: Int32
-
-    init(_ invocation: CommandInvocation) throws {
-        guard let program = invocation.argv.first, !program.isEmpty else { throw CommandError("the command is empty") }
-        let out = try Self.pipe()
-        let err: (read: Int32, write: Int32)
-        do { err = try Self.pipe() } catch {
-            close(out.read)
-            close(out.write)
-            throw error
-        }
-        var pid: pid_t = 0
-        let rc = Self.spawn(invocation, stdout: out.write, stderr: err.write, pid: &pid)
-        close(out.write)
-        close(err.write)
-        guard rc == 0 else {
-            close(out.read)
-            close(err.read)
-            let reason = String(cString: strerror(rc))
-            throw CommandError("cannot start '\(program)'"
-                + (invocation.workingDirectory.map { " in \($0)" } ?? "") + ": \(reason)", errorNumber: rc)
-        }
-        self.pid = pid
-        stdoutFD = out.read
-        stderrFD = err.read
-    }
-
-    /// A pipe whose ends close on exec (the child gets its copies by dup2; no other child inherits them).
-    private static func pipe() throws -> (read: Int32, write: Int32) {
-        var fds: [Int32] = [-1, -1]
-        #if canImport(Glibc)
-            // pipe2 sets close-on-exec atomically: a command spawned meanwhile by another slot must not inherit
-            // this pipe (it would hold our output open). The Glibc module does not export it: looked up by name.
-            let rc = Libc.pipe2?(&fds, Int32(O_CLOEXEC)) ?? -1
-        #else
-            // Darwin has no pipe2: a command another slot spawns between pipe and fcntl may inherit this pipe; the
-            // pump stops waiting for its end a moment after our command exited (`OutputPump`).
-            let rc = Darwin.pipe(&fds)
-            if rc == 0 { for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) } }
-        #endif
-        guard rc == 0 else { throw CommandError("pipe failed: \(String(cString: strerror(errno)))") }
-        return (fds[0], fds[1])
-    }
-
-    private static func spawn(_ invocation: CommandInvocation, stdout: Int32, stderr: Int32, pid: inout pid_t) -> Int32 {
-        #if canImport(Darwin)
-            var actions: posix_spawn_file_actions_t? = nil
-            var attributes: posix_spawnattr_t? = nil
-        #else
-            var actions = posix_spawn_file_actions_t()
-            var attributes = posix_spawnattr_t()
-        #endif
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_adddup2(&actions, stdout, 1)
-        posix_spawn_file_actions_adddup2(&actions, stderr, 2)
-        if let cwd = invocation.workingDirectory {
-            #if canImport(Glibc)
-                guard let addchdir = Libc.addchdir else { return ENOSYS }
-                _ = addchdir(&actions, cwd)
-            #else
-                posix_spawn_file_actions_addchdir_np(&actions, cwd)
-            #endif
-        }
-        // A process group of its own (pgid = pid): the time limit and cancellation kill every process in it.
-        posix_spawnattr_setpgroup(&attributes, 0)
-        // SIGPIPE is ignored in the worker (libuv); the command gets default dispositions and no blocked signals.
-        var defaults = sigset_t()
-        sigemptyset(&defaults)
-        sigaddset(&defaults, SIGPIPE)
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        var mask = sigset_t()
-        sigemptyset(&mask)
-        posix_spawnattr_setsigmask(&attributes, &mask)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
-        let argv = invocation.argv.map { strdup($0) } + [nil]
-        let environment = invocation.environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer {
-            for p in argv { free(p) }
-            for p in environment { free(p) }
-        }
-        // posix_spawnp searches the worker's PATH for a bare program name.
-        return posix_spawnp(&pid, invocation.argv[0], &actions, &attributes, argv, environment)
-    }
-}
-
-#if canImport(Glibc)
-    /// glibc functions the Glibc module does not export (GNU extensions), looked up once by name.
-    enum Libc {
-        typealias Pipe2 = @convention(c) (UnsafeMutablePointer<Int32>, Int32) -> Int32
-        typealias AddChdir = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, UnsafePointer<CChar>) -> Int32
-        static let pipe2: Pipe2? = symbol("pipe2").map { unsafeBitCast($0, to: Pipe2.self) }
-        static let addchdir: AddChdir? = symbol("posix_spawn_file_actions_addchdir_np")
-            .map { unsafeBitCast($0, to: AddChdir.self) }
-        private static func symbol(_ name: String) -> UnsafeMutableRawPointer? { dlsym(dlopen(nil, RTLD_NOW), name) }
-    }
-#endif

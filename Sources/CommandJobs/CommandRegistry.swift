@@ -78,10 +78,17 @@ public final class CommandRegistry: AsyncStepRegistry, NamedResultsProviding {
                                   bytes: Array((artifactProblems.joined(separator: "\n") + "\n").utf8), step: 0)
         }
         results.withLock { $0 = collected.results }
+        let left = Self.leftBehindText(outcome.leftBehind)
+        if let left {
+            // Said in the step's record even when it passes (journal, report, step.log).
+            StepContext.note(left)
+            StepContext.log(left)
+        }
         if outcome.cancelled && !outcome.timedOut { throw CancellationError() }
         if outcome.timedOut {
             throw StepError.conditionTimedOut(
-                description: "'\(job.name)' to finish (its process group \(outcome.pid) was killed)",
+                description: "'\(job.name)' to finish (its process group \(outcome.pid) was killed"
+                    + (left.map { "; it \($0)" } ?? "") + ")",
                 after: invocation.timeout ?? .zero)
         }
         guard outcome.passed else { throw StepError.failed(Self.failureMessage(outcome, tests: collected.results)) }
@@ -132,7 +139,7 @@ public final class CommandRegistry: AsyncStepRegistry, NamedResultsProviding {
                     duration: .nanoseconds(Int64((c.time * 1e9).rounded())), message: c.message)
     }
 
-    /// `exited with status 1 (2 of 5 tests failed: a, b)` then the last lines of stderr.
+    /// `exited with status 1 (2 of 5 tests failed: a, b)`, what it left running, then the last lines of stderr.
     static func failureMessage(_ outcome: CommandOutcome, tests: [NamedResult]) -> String {
         var text = outcome.signal.map { "killed by signal \($0)" } ?? "exited with status \(outcome.exitStatus ?? -1)"
         let failed = tests.filter { $0.status == .failed || $0.status == .errored }
@@ -140,10 +147,23 @@ public final class CommandRegistry: AsyncStepRegistry, NamedResultsProviding {
             let names = failed.prefix(5).map { String($0.name.dropFirst(CommandTemplate.testStepPrefix.count)) }.joined(separator: ", ")
             text += " (\(failed.count) of \(tests.count) tests failed: \(names)\(failed.count > 5 ? ", …" : ""))"
         }
+        if let left = leftBehindText(outcome.leftBehind) { text += "; it \(left)" }
         if !outcome.stderrTail.isEmpty {
             let lines = outcome.stderrTail.split(separator: "\n").suffix(12).joined(separator: "\n")
             text += "\n" + lines
         }
         return text
+    }
+
+    /// `left 1 process behind (pid 4242, `sleep 300`), ended`; nil when it left none.
+    static func leftBehindText(_ left: [LeftProcess]) -> String? {
+        guard !left.isEmpty else { return nil }
+        let named = left.compactMap { p in p.pid.map { (pid: $0, command: p.command, ended: p.ended) } }
+        // Where processes cannot be named (macOS), only that the group still had some.
+        guard !named.isEmpty else { return "left processes of its process group running, ended" }
+        let shown = named.prefix(5).map { "pid \($0.pid), `\($0.command)`" }.joined(separator: "; ")
+        let stuck = named.filter { !$0.ended }.map { String($0.pid) }
+        return "left \(named.count) process\(named.count == 1 ? "" : "es") behind (\(shown)\(named.count > 5 ? "; …" : ""))"
+            + (stuck.isEmpty ? ", ended" : ", ended except pid \(stuck.joined(separator: ", ")) (it could not be killed)")
     }
 }

@@ -10,7 +10,8 @@ import Foundation
 #endif
 
 /// Reads a command's stdout and stderr until both close, compressing them as they come (memory: one 64 KiB buffer,
-/// the compressed output and a stderr tail), enforces the deadline, and reaps the command. Runs on its own thread.
+/// the compressed output and a stderr tail), enforces the deadline, reaps the command and ends what it left running
+/// (`ProcessTree`). Runs on its own thread.
 struct OutputPump {
     let child: SpawnedChild
     let settings: CommandSettings
@@ -20,6 +21,8 @@ struct OutputPump {
     private var timedOut = false
     private var killed = false
     private var exitedAt: ContinuousClock.Instant?
+    /// What was still running once the command itself had ended (and was ended then).
+    private var leftBehind: [LeftProcess] = []
     /// Output that could not be kept (a compressor error): said in the attempt's artifacts, never silently lost.
     private var problems: [String] = []
 
@@ -56,11 +59,10 @@ struct OutputPump {
                 }
             }
             checkLimits(isCancelled: isCancelled)
-            // The command exited but something it started (same group) holds the output open: end the group.
+            // Once the command exited, what it left running (which may hold the output open) is ended on reaping it.
             if status == nil, rc == 0 || fds.contains(where: { $0.fd >= 0 }) { reap(blocking: false) }
             if status != nil, fds.contains(where: { $0.fd >= 0 }) {
-                if !killed { killGroup() }
-                // Held open by a process outside the group (a `setsid` escapee, an inherited pipe): stop waiting.
+                // Held open by a process that could not be ended or told apart (an inherited pipe): stop waiting.
                 exitedAt = exitedAt ?? .now
                 if let exitedAt, ContinuousClock.now - exitedAt > settings.drainAfterExit { break }
             }
@@ -72,12 +74,10 @@ struct OutputPump {
                 _ = poll(nil, 0, Int32(settings.exitCheckInterval.milliseconds))
             }
         }
-        // Whatever the command left running in its group ends with it.
-        if !killed { _ = kill(-child.pid, SIGKILL) }
         return CommandOutcome(
             pid: child.pid, exitStatus: exitStatus, signal: exitSignal, timedOut: timedOut, cancelled: isCancelled(),
             duration: .zero, stdout: finish(streams[0]), stderr: finish(streams[1]), stderrTail: tailText(),
-            outputProblems: problems)
+            outputProblems: problems, leftBehind: leftBehind)
     }
 
     private mutating func stream(_ name: String) -> ArtifactStream? {
@@ -120,7 +120,12 @@ struct OutputPump {
     private mutating func reap(blocking: Bool) {
         var raw: Int32 = 0
         let r = waitpid(child.pid, &raw, blocking ? 0 : WNOHANG)
-        if r == child.pid { status = raw } else if r < 0 && errno != EINTR { status = raw }
+        guard r == child.pid || (r < 0 && errno != EINTR) else { return }
+        status = raw
+        ProcessTree.reaped(child.pid)
+        // Whatever the command left running ends with it: its group, and (Linux) what left the group.
+        leftBehind = ProcessTree.endLeftovers(tag: child.tag, group: child.pid, groupKilled: killed)
+        killed = true
     }
 
     private var exitStatus: Int32? {

@@ -196,6 +196,8 @@ public final class CoordinatorEngine {
             let text = "this run needs registr\(scheduler.neededRegistries.count == 1 ? "y" : "ies") [\(needs)]"
                 + (definition.jobs.first.map { $0.requiredLabels.isEmpty ? "" : " with labels \($0.requiredLabels.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ","))" } ?? "")
                 + "; worker \(hello.name) offers [\(offers)] and labels [\(hello.labels.filter { !$0.hasPrefix("flowmatrix.") }.joined(separator: ", "))]: it gets no jobs from this run"
+                + (scheduler.neededRegistries.contains(CommandTemplate.registry) && !hello.registries.contains(CommandTemplate.registry)
+                    ? " (a worker runs command jobs only when started with --allow-commands)" : "")
             onNotice?(text)
             if hello.version >= MessageType.notice.introducedIn { actions.append(.send(peer: peer, [.notice(text)])) }
         }

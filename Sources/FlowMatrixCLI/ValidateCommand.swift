@@ -10,14 +10,15 @@ enum ValidateCommand {
         usage: "validate [--json] [--max-jobs <n>] <path> ...",
         arguments: [("<path>", "A scenario file (.json), a corpus folder, or a matrix file.")],
         options: [
-            ("--json", "Print findings as a JSON array of {file, code, path, line, column, message}."),
+            ("--json", "Print findings as a JSON array of {file, code, path, line, column, message[, warning]}."),
             ("--max-jobs <n>", "The job limit matrices are checked against (MX025; default \(PlanSettings.defaultMaximumJobs))."),
         ],
         discussion: """
             Prints each finding as 'file:line:column: CODE message (at json-path)', then what was checked:
             'N scenario files, M matrices: K findings' (to stderr with --json). A corpus folder with no
             scenario file is FS020. Rule codes are listed in docs/SCENARIOS.md (FS…) and docs/MATRIX.md (MX…).
-            EXIT CODES: 0 no findings, 1 findings, 64 usage error.
+            A warning ('file:line:column: warning: CODE …', "warning": true in JSON) stops nothing.
+            EXIT CODES: 0 no findings (or warnings only), 1 findings, 64 usage error.
             """,
         run: { args in
             let json = args.flag("--json")
@@ -36,7 +37,7 @@ enum ValidateCommand {
                 for finding in findings { print(finding.description.terminalSafe) }
                 print(result.summary)
             }
-            return findings.isEmpty ? ExitCode.success : ExitCode.failures
+            return findings.allSatisfy(\.isWarning) ? ExitCode.success : ExitCode.failures
         }
     )
 
@@ -51,8 +52,10 @@ enum ValidateCommand {
         /// `N scenario files, M matrices: K findings`.
         var summary: String {
             func count(_ n: Int, _ noun: String, _ plural: String) -> String { "\(n) \(n == 1 ? noun : plural)" }
+            let warnings = findings.filter(\.isWarning).count
             return "checked " + count(scenarioFiles, "scenario file", "scenario files") + ", "
-                + count(matrices, "matrix", "matrices") + ": " + count(findings.count, "finding", "findings")
+                + count(matrices, "matrix", "matrices") + ": " + count(findings.count - warnings, "finding", "findings")
+                + (warnings == 0 ? "" : ", " + count(warnings, "warning", "warnings"))
         }
     }
 
@@ -66,7 +69,7 @@ enum ValidateCommand {
             let url = URL(fileURLWithPath: path)
             if isMatrixFile(url) {
                 let check = MatrixPlanner.check(matrixAt: url, settings: settings)
-                result.findings += check.findings
+                result.findings += check.findings + check.warnings
                 result.scenarioPaths.formUnion(check.scenarioFiles)
                 result.matrices += 1
             } else {

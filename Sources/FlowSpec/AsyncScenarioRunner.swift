@@ -132,8 +132,9 @@ public struct AsyncScenarioRunner: Sendable {
             }
             let duration = clock.now() - started
             total += duration
-            let (interruptions, log) = recorder.endStep()
+            let (interruptions, log, notes) = recorder.endStep()
             var record = StepRecord(index: index, key: step.key, outcome: .passed, duration: duration,
+                                    message: notes.isEmpty ? nil : notes.joined(separator: "; "),
                                     interruptions: interruptions, log: log)
             var failure: ScenarioFailure?
             switch outcome {

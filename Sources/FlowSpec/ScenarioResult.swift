@@ -8,7 +8,8 @@ public struct StepRecord: Sendable, Hashable {
     public var outcome: StepOutcome
     /// Measured on the registry's wait clock (simulated time for headless registries).
     public var duration: Duration
-    /// The failure message, when the step did not pass.
+    /// The failure message, when the step did not pass; when it passed, what the registry noted
+    /// (`StepContext.note`), if anything.
     public var message: String?
     /// Names of interruptions handled while the step ran, in order.
     public var interruptions: [String]

@@ -10,6 +10,7 @@ public final class StepRecorder: Sendable {
         var stepIndex: Int?
         var interruptions: [String] = []
         var log: [String] = []
+        var notes: [String] = []
     }
 
     private let state: Mutex<State>
@@ -19,6 +20,9 @@ public final class StepRecorder: Sendable {
 
     public func recordInterruption(_ name: String) { state.withLock { $0.interruptions.append(name) } }
     public func log(_ line: String) { state.withLock { $0.log.append(line) } }
+    /// A sentence the step's record carries as its message even when the step passes (a failing step's message is
+    /// its failure; the registry puts what matters of its notes there itself).
+    public func note(_ sentence: String) { state.withLock { $0.notes.append(sentence) } }
 
     public var interruptions: [String] { state.withLock { $0.interruptions } }
     public var logLines: [String] { state.withLock { $0.log } }
@@ -32,17 +36,19 @@ public final class StepRecorder: Sendable {
             s.stepIndex = index
             if !s.interruptions.isEmpty { s.interruptions = [] }
             if !s.log.isEmpty { s.log = [] }
+            if !s.notes.isEmpty { s.notes = [] }
         }
     }
 
     /// Ends the running step: returns what it recorded and starts empty for the next one.
-    public func endStep() -> (interruptions: [String], log: [String]) {
+    public func endStep() -> (interruptions: [String], log: [String], notes: [String]) {
         state.withLock { s in
             defer {
                 s.interruptions = []
                 s.log = []
+                s.notes = []
             }
-            return (s.interruptions, s.log)
+            return (s.interruptions, s.log, s.notes)
         }
     }
 }
@@ -57,4 +63,7 @@ public enum StepContext {
 
     /// Appends a line to the running step's log (a no-op outside a step).
     public static func log(_ line: String) { current?.log(line) }
+
+    /// Gives the running step a message even if it passes (a no-op outside a step; `StepRecorder.note`).
+    public static func note(_ sentence: String) { current?.note(sentence) }
 }

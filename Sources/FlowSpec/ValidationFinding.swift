@@ -13,21 +13,29 @@ public struct ValidationFinding: Sendable, Hashable, Codable, CustomStringConver
     public var column: Int?
     /// What is wrong and how to fix it.
     public var message: String
+    /// True for a warning: worth saying, but nothing stops (`validate` exits 0 when it finds only warnings). Nil for
+    /// the findings that are errors (absent from JSON).
+    public var warning: Bool?
 
-    public init(file: String, code: String, path: String, position: SourcePosition?, message: String) {
+    public init(file: String, code: String, path: String, position: SourcePosition?, message: String,
+                warning: Bool = false) {
         self.file = file
         self.code = code
         self.path = path
         self.line = position?.line
         self.column = position?.column
         self.message = message
+        self.warning = warning ? true : nil
     }
+
+    /// True when the finding is a warning.
+    public var isWarning: Bool { warning == true }
 
     /// `file:line:column: CODE message (at path)`: the form editors and CI annotate.
     public var description: String {
         let location = line.map { l in column.map { "\(l):\($0)" } ?? "\(l)" }
         let prefix = location.map { "\(file):\($0)" } ?? file
-        return "\(prefix): \(code) \(message) (at \(path))"
+        return "\(prefix): \(isWarning ? "warning: " : "")\(code) \(message) (at \(path))"
     }
 }
 

@@ -105,6 +105,24 @@ public enum Placeholder {
     public static let deviceLists: Set<String> = ["device.launchArguments", "device.xcodebuildFlags"]
     /// Derived from the `window` axis.
     public static let window: Set<String> = ["window.width", "window.height"]
+    /// `{raw:name}`: in a `"shell": true` script, the value pasted as script text (MX030 warns); anywhere else the
+    /// same as `{name}`, which a shell script gets as an environment variable (`variable(_:)`).
+    public static let rawPrefix = "raw:"
+
+    /// The environment variable through which a shell script gets placeholder `name`: `FLOWMATRIX_` and the name in
+    /// capitals, every character other than a letter or digit an underscore (`{window.width}`:
+    /// `FLOWMATRIX_WINDOW_WIDTH`; `{job.id}`: `FLOWMATRIX_JOB_ID`, as every command has it).
+    public static func variable(_ name: String) -> String {
+        "FLOWMATRIX_" + String(name.uppercased().unicodeScalars.map { scalar -> Character in
+            ("A"..."Z").contains(scalar) || ("0"..."9").contains(scalar) ? Character(scalar) : "_"
+        })
+    }
+
+    /// The placeholder names of `text` (raw ones with their prefix); empty when its braces do not balance.
+    public static func names(in text: String) -> [String] {
+        guard case .success(let pieces) = pieces(text) else { return [] }
+        return pieces.compactMap { if case .name(let n) = $0 { n } else { nil } }
+    }
 
     /// A piece of a template: literal text or a placeholder name.
     public enum Piece: Sendable, Hashable {
@@ -146,14 +164,20 @@ public enum Placeholder {
     /// Problems with the placeholders of `text`, given the configuration keys the matrix can produce.
     /// - Parameters:
     ///   - wholeArgument: the text is one argv element (list placeholders are allowed when alone).
+    ///   - shellScript: the text is the script of a `"shell": true` command (`{raw:…}` is allowed).
     public static func problems(in text: String, keys: Set<String>, hasItems: Bool, hasWindow: Bool,
-                                wholeArgument: Bool) -> [String] {
-        let names: [String]
+                                wholeArgument: Bool, shellScript: Bool = false) -> [String] {
+        let written: [String]
         switch pieces(text) {
         case .failure(let problem): return [problem.message]
-        case .success(let pieces): names = pieces.compactMap { if case .name(let n) = $0 { n } else { nil } }
+        case .success(let pieces): written = pieces.compactMap { if case .name(let n) = $0 { n } else { nil } }
         }
-        return names.compactMap { name -> String? in
+        var problems: [String] = []
+        if !shellScript, let raw = written.first(where: { $0.hasPrefix(rawPrefix) }) {
+            problems.append("'{\(raw)}' pastes a value into a shell script; only the script of a \"shell\": true command has one (write '{\(raw.dropFirst(rawPrefix.count))}')")
+        }
+        let names = written.map { $0.hasPrefix(rawPrefix) ? String($0.dropFirst(rawPrefix.count)) : $0 }
+        return problems + names.compactMap { name -> String? in
             if name == "item" && !hasItems { return "'{item}' needs 'items' (a list, or a command that prints them)" }
             if job.contains(name) || device.contains(name) || keys.contains(name) { return nil }
             if window.contains(name) { return hasWindow ? nil : "'{\(name)}' needs a 'window' axis" }

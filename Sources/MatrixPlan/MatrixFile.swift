@@ -226,6 +226,11 @@ public struct MatrixFile: Sendable, Hashable {
     /// Where `command` stands in the file (for findings); nil for matrices built in code.
     public var commandPosition: SourcePosition?
 
+    /// What is worth a warning but stops nothing (MX030).
+    public var warnings: [ValidationFinding] {
+        command?.rawPlaceholderWarnings(file: file, position: commandPosition) ?? []
+    }
+
     /// Positions of the corpus entries (for findings); empty for matrices built in code.
     public var corpusPositions: [SourcePosition] = []
     /// Where `axes` and `reduction` stand in the file (for plan-limit findings); nil for matrices built in code.

@@ -79,16 +79,44 @@ extension MatrixParser {
         return (items, nil)
     }
 
-    /// MX027: every placeholder of the template names something a job has.
+    /// MX027: every placeholder of the template names something a job has. MX028: two placeholders of a shell script
+    /// would share one environment variable.
     mutating func checkPlaceholders(_ command: CommandTemplate, axes: [Axis], extraKeys: [String: [String]], root: JSONNode) {
         let keys = Set(axes.map(\.name)).union(extraKeys.keys)
         let hasItems = command.items != nil || command.itemsCommand != nil
         let hasWindow = keys.contains(BuiltInAxis.window.rawValue)
         for (path, text) in command.templatedTexts {
+            let script = command.shell && path == "$.command.argv[0]"
             for problem in Placeholder.problems(in: text, keys: keys, hasItems: hasItems, hasWindow: hasWindow,
-                                                wholeArgument: path.hasPrefix("$.command.argv")) {
+                                                wholeArgument: path.hasPrefix("$.command.argv") && !script,
+                                                shellScript: script) {
                 add(.unknownPlaceholder, path, root["command"]?.position, problem)
             }
+        }
+        guard command.shell, let script = command.argv.first else { return }
+        var byVariable: [String: String] = [:]
+        for name in Placeholder.names(in: script) where !name.hasPrefix(Placeholder.rawPrefix) {
+            let variable = Placeholder.variable(name)
+            if let other = byVariable[variable], other != name {
+                add(.badCommand, "$.command.argv[0]", root["command"]?.position,
+                    "'{\(other)}' and '{\(name)}' would both reach the script as $\(variable); rename one of them")
+            }
+            byVariable[variable] = name
+        }
+    }
+}
+
+extension CommandTemplate {
+    /// MX030: the script of a `"shell": true` command pastes values as script text (`{raw:name}`).
+    func rawPlaceholderWarnings(file: String, position: SourcePosition?) -> [ValidationFinding] {
+        guard shell, let script = argv.first else { return [] }
+        return Placeholder.names(in: script).filter { $0.hasPrefix(Placeholder.rawPrefix) }.map { raw in
+            let name = raw.dropFirst(Placeholder.rawPrefix.count)
+            return ValidationFinding(
+                file: file, code: MatrixRule.rawShellPlaceholder.code, path: "$.command.argv[0]", position: position,
+                message: "'{\(raw)}' pastes the value into the shell script as script text: a value such as 'x; rm -rf ~' "
+                    + "would run as a command. Write '{\(name)}' (the script gets it as \"${\(Placeholder.variable(String(name)))}\")",
+                warning: true)
         }
     }
 }

@@ -60,6 +60,9 @@ public enum MatrixRule: String, Sendable, CaseIterable {
     case badCommand = "MX028"
     /// The items command (run where the plan is made) failed or printed no item.
     case itemsCommandFailed = "MX029"
+    /// A warning, not an error: the script of a `"shell": true` command asks for a value as script text
+    /// (`{raw:locale}`), so a value with shell syntax in it runs as a command.
+    case rawShellPlaceholder = "MX030"
 
     public var code: String { rawValue }
 }

@@ -410,6 +410,8 @@ public enum MatrixPlanner {
         public var findings: [ValidationFinding]
         /// The corpus' scenario files read (resolved paths).
         public var scenarioFiles: [String]
+        /// Warnings about a matrix without findings (`MatrixFile.warnings`).
+        public var warnings: [ValidationFinding] { matrix?.warnings ?? [] }
     }
 
     /// `validate`, also saying which scenario files were read (for `flowmatrix validate`'s summary).

@@ -139,6 +139,7 @@ public enum WorkerMain {
     /// Runs the worker with `registries` and parsed `settings` (a host with its own command line, such as
     /// `flowmatrix worker`, parses with `parse` and reports usage errors its own way), and returns the exit code.
     public static func serve(registries: [RegistryFactory], settings: WorkerSettings) async -> Int32 {
+        InheritedDescriptors.closeOnExec()
         var settings = settings
         let name = settings.name
         settings.onNotice = { line in FileHandle.standardError.write(Data("worker \(name): \(line)\n".utf8)) }

@@ -170,6 +170,67 @@ struct CommandJobTests {
         return p.terminationStatus == 0
     }
 
+    #if os(Linux)
+        @Test("a job that leaves a setsid process behind: the run ends promptly, the process is gone, the step says so, and the command saw only descriptors 0-2")
+        func leftBehindAndDescriptors() async throws {
+            let ws = try E2EWorkspace()
+            defer { ws.cleanUp() }
+            let script = """
+                #!/bin/sh
+                ls -l /proc/self/fd > fds.txt
+                setsid sh -c 'echo $$ > escapee.pid; exec sleep 300' &
+                while [ ! -s escapee.pid ]; do :; done
+                """
+            try Data(script.utf8).write(to: ws.root.appendingPathComponent("job.sh"))
+            let matrix = try Self.commandMatrix(ws, argv: #"["/bin/sh", "job.sh"]"#)
+            let started = ContinuousClock.now
+            // Far below the escapee's 300 s: before, `run` waited for it (it held a socket of the worker's parent).
+            let (status, output) = try await ws.run(["run", matrix, "--workers", "1"], label: "run", timeout: .seconds(120),
+                                                    localWorkers: .flowmatrix)
+            #expect(status == 0, "\(output)")
+            #expect(ContinuousClock.now - started < .seconds(100))
+            let pidText = try String(contentsOf: ws.root.appendingPathComponent("escapee.pid"), encoding: .utf8)
+            let pid = try #require(Int32(pidText.trimmingCharacters(in: .whitespacesAndNewlines)))
+            defer { if kill(pid, 0) == 0 { kill(pid, SIGKILL) } }
+            try await waitUntil("the escaped sleep \(pid) is gone", timeout: .seconds(10)) { kill(pid, 0) != 0 }
+            let runID = try #require(try ws.latestRunID())
+            let reader = try JournalReader(path: ws.journalPath)
+            let row = try #require(try reader.jobs(run: runID).first)
+            let steps = try reader.steps(run: runID, job: row.job.jobID, attempt: 1)
+            #expect(steps.first?.message == "left 1 process behind (pid \(pid), `sleep 300`), ended", "\(steps)")
+            // Every descriptor `ls` started with, but its own listing's directory.
+            let listing = try String(contentsOf: ws.root.appendingPathComponent("fds.txt"), encoding: .utf8)
+            let open = listing.split(separator: "\n").filter { $0.contains(" -> ") && !$0.hasSuffix("/fd") }
+                .compactMap { $0.split(separator: " -> ")[0].split(separator: " ").last.map(String.init) }
+            #expect(open == ["0", "1", "2"], "\(listing)")
+        }
+    #endif
+
+    @Test("shell mode: an axis value with shell syntax creates no file; validate warns MX030 for an explicit raw placeholder")
+    func shellValuesAreNotScript() async throws {
+        let ws = try E2EWorkspace()
+        defer { ws.cleanUp() }
+        let text = """
+            {"name": "shell", "policy": {"retries": 0, "timeout": 120},
+             "command": {"name": "echo", "argv": ["echo {target} > seen.txt"], "shell": true},
+             "axes": {"target": ["x; touch PWNED"]}}
+            """
+        try Data(text.utf8).write(to: ws.root.appendingPathComponent("shell.json"))
+        let (status, output) = try await ws.run(["run", "shell.json", "--workers", "1", "--quiet"], label: "run",
+                                                localWorkers: .flowmatrix)
+        #expect(status == 0, "\(output)")
+        #expect(!FileManager.default.fileExists(atPath: ws.root.appendingPathComponent("PWNED").path))
+        let seen = try String(contentsOf: ws.root.appendingPathComponent("seen.txt"), encoding: .utf8)
+        #expect(seen == "x; touch PWNED\n")
+        try Data(text.replacingOccurrences(of: "echo {target}", with: "echo {raw:target}").utf8)
+            .write(to: ws.root.appendingPathComponent("raw.json"))
+        let (validated, findings) = try await ws.run(["validate", "raw.json"], label: "validate")
+        #expect(validated == 0, "\(findings)")
+        #expect(findings.contains("raw.json:3:") && findings.contains(": warning: MX030 '{raw:target}' pastes the value"),
+                "\(findings)")
+        #expect(findings.contains("1 matrix: 0 findings, 1 warning"), "\(findings)")
+    }
+
     @Test("a worker without --allow-commands never gets command jobs; one with it runs them all")
     func allowCommands() async throws {
         let ws = try E2EWorkspace()
@@ -184,6 +245,7 @@ struct CommandJobTests {
             ws.output("plain").contains("it gets no jobs from this run")
         }
         #expect(ws.output("plain").contains("needs registry [command]"))
+        #expect(ws.output("plain").contains("only when started with --allow-commands"), "\(ws.output("plain"))")
         #expect(ws.finishedJobs() == 0)
         _ = try ws.start(["worker", "--connect", "127.0.0.1:\(port)", "--token-file", "token", "--name", "allowed",
                           "--allow-commands", "--exit-after-drain", "--give-up-after", "30"], label: "allowed")
