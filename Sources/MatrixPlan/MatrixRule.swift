@@ -60,6 +60,11 @@ public enum MatrixRule: String, Sendable, CaseIterable {
     case badCommand = "MX028"
     /// The items command (run where the plan is made) failed or printed no item.
     case itemsCommandFailed = "MX029"
+    /// A custom axis or include key is named like a typed axis (`lcoale`, `netwrok`, `Locale`) and is not listed in
+    /// `customAxes`: as written its values would change nothing a registry applies.
+    case typedAxisMisspelt = "MX031"
+    /// A `customAxes` entry is a typed axis, or names neither an axis nor an include key of the matrix.
+    case badCustomAxes = "MX032"
 
     public var code: String { rawValue }
 }
