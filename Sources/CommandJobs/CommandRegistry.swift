@@ -39,7 +39,7 @@ public final class CommandRegistry: AsyncStepRegistry, NamedResultsProviding {
 
     /// The factory a worker hosts to allow commands.
     public static func factory(settings: CommandRegistrySettings = CommandRegistrySettings()) -> RegistryFactory {
-        RegistryFactory(name: CommandTemplate.registry) { CommandRegistry(context: $0, settings: settings) }
+        RegistryFactory(name: CommandTemplate.registry, manifest: manifest) { CommandRegistry(context: $0, settings: settings) }
     }
 
     public func namedResults() async -> [NamedResult] { results.withLock { $0 } }

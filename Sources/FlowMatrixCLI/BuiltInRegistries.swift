@@ -1,4 +1,6 @@
+import CommandJobs
 import CatalogApp
+import FlowSpec
 import Foundation
 import WebRegistry
 import Worker
@@ -15,13 +17,17 @@ enum BuiltInRegistries {
     static var all: [RegistryFactory] {
         [
             NoOpRegistry.factory,
-            RegistryFactory(name: CatalogWorkerKit.registryName) { job in
+            RegistryFactory(name: CatalogWorkerKit.registryName, manifest: CatalogRegistry.manifest) { job in
                 try CatalogWorkerKit.makeRegistry(configuration: job.configuration, seed: job.seed)
             },
-            RegistryFactory(name: WebHost.registryName) { job in
+            RegistryFactory(name: WebHost.registryName, manifest: WebRegistry.manifest) { job in
                 try await web.makeRegistry(
                     configuration: job.configuration, seed: job.seed, scenarioTags: job.scenario.tags)
             },
         ]
     }
+
+    /// The manifests of the built-in registries and of `command`: what `validate`, `plan` and `run` check scenarios
+    /// against when the matrix names one of them (and no `--worker-executable` publishes its own).
+    static var manifests: [RegistryManifest] { all.map(\.manifest) + [CommandRegistry.manifest] }
 }

@@ -144,6 +144,7 @@ public struct ArgumentList: Sendable {
     public mutating func planSettings() throws -> PlanSettings {
         var settings = PlanSettings()
         if let n = try intOption("--max-jobs", in: 1...Self.maximumJobLimit) { settings.maximumJobs = n }
+        settings.registryManifests = BuiltInRegistries.manifests
         return settings
     }
 

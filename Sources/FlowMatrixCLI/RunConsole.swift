@@ -15,11 +15,18 @@ final class RunConsole: Sendable {
         var ticker: Task<Void, Never>?
         var progress: ProgressLine?
         var started = ContinuousClock.now
+        var planNotes: [String] = []
     }
 
     private let state = Mutex(State())
 
     init(options: RunOptions) { self.options = options }
+
+    /// Notes printed once, when the run is planned (the axes its registry ignores).
+    var planNotes: [String] {
+        get { state.withLock { $0.planNotes } }
+        set { state.withLock { $0.planNotes = newValue } }
+    }
 
     /// The run Ctrl-C stops.
     var controller: RunController? {
@@ -38,6 +45,7 @@ final class RunConsole: Sendable {
             say("planning \(matrixPath) …")
         case .planned(let jobs, let seconds):
             say(String(format: "planned %d jobs in %.1f s", jobs, seconds))
+            for note in planNotes { say("note: \(note.terminalSafe)") }
         case .resuming(let runID, let alreadyFinal, let toRun):
             say("resuming run \(runID): \(alreadyFinal) job(s) already final, \(toRun) to run")
         case .serving(let run):

@@ -41,7 +41,9 @@ enum RunSession {
     static func execute(_ options: RunOptions) async throws -> Int32 {
         try options.store.create()
         let console = RunConsole(options: options)
-        let controller = RunController(try request(options), onEvent: { console.on($0) })
+        let runRequest = try request(options)
+        console.planNotes = ignoredAxisNotes(options.matrixPath, settings: runRequest.planSettings)
+        let controller = RunController(runRequest, onEvent: { console.on($0) })
         console.controller = controller
         let summary: RunResult
         do {
@@ -75,7 +77,13 @@ enum RunSession {
         request.shard = options.shard
         (request.host, request.port, request.token) = (options.host, options.port, options.token)
         if options.localWorkers > 0 {
-            let launch = try options.workerExecutable.map(WorkerLaunch.userWorker) ?? .flowmatrixWorker()
+            var launch = WorkerLaunch.flowmatrixWorker()
+            if let path = options.workerExecutable {
+                let user = try WorkerLaunch.userWorker(path)
+                launch = user.launch
+                // Its own registries' manifests, not the built-in ones of the same names.
+                request.planSettings.registryManifests = user.published?.manifests ?? []
+            }
             var local = LocalWorkerOptions(count: options.localWorkers, slots: options.slotsPerWorker, launch: launch)
             local.quiet = options.quiet
             request.localWorkers = local
@@ -83,6 +91,16 @@ enum RunSession {
         request.liveView = options.live.map { LiveViewHook(options: $0, quiet: options.quiet) }
         request.reports = RunArtifacts(baseline: options.baseline)
         return request
+    }
+
+    /// Said once per run, after planning: the axes of the matrix whose values the registry's manifest says it does
+    /// not use (`registry web ignores axis 'flavor' (custom): …`). Empty without a matrix path (a resume finds it in
+    /// the journal) or a manifest that publishes its axes; a matrix with findings fails planning before they print.
+    static func ignoredAxisNotes(_ matrixPath: String?, settings: PlanSettings) -> [String] {
+        guard let matrixPath else { return [] }
+        let (matrix, _) = MatrixFile.load(from: URL(fileURLWithPath: matrixPath))
+        guard let matrix, let manifest = matrix.registryManifest(in: settings.registryManifests) else { return [] }
+        return matrix.ignoredAxisNotes(manifest)
     }
 
     /// A run that did not start or could not be served: its findings and message, with the CLI's exit codes.

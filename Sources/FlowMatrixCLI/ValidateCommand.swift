@@ -7,22 +7,29 @@ enum ValidateCommand {
     static let spec = CommandSpec(
         name: "validate",
         overview: "Check scenario files, corpus folders and matrix files; report every finding.",
-        usage: "validate [--json] [--max-jobs <n>] <path> ...",
+        usage: "validate [--json] [--max-jobs <n>] [--worker-executable <path>] <path> ...",
         arguments: [("<path>", "A scenario file (.json), a corpus folder, or a matrix file.")],
         options: [
             ("--json", "Print findings as a JSON array of {file, code, path, line, column, message[, warning]}."),
             ("--max-jobs <n>", "The job limit matrices are checked against (MX025; default \(PlanSettings.defaultMaximumJobs))."),
+            ("--worker-executable <p>",
+             "Check scenarios against the registry manifests this worker publishes ('<p> --list-registries --json', 10 s at most) instead of the built-in ones."),
         ],
         discussion: """
             Prints each finding as 'file:line:column: CODE message (at json-path)', then what was checked:
             'N scenario files, M matrices: K findings' (to stderr with --json). A corpus folder with no
-            scenario file is FS020. Rule codes are listed in docs/SCENARIOS.md (FS…) and docs/MATRIX.md (MX…).
+            scenario file is FS020. A matrix's selected scenarios are checked against its registry's manifest
+            (built in: catalog, web, noop, command): a step it does not wire is FS021, an unknown assert clause
+            FS022. Rule codes are listed in docs/SCENARIOS.md (FS…) and docs/MATRIX.md (MX…).
             A warning ('file:line:column: warning: CODE …', "warning": true in JSON) stops nothing.
             EXIT CODES: 0 no findings (or warnings only), 1 findings, 64 usage error.
             """,
         run: { args in
             let json = args.flag("--json")
-            let settings = try args.planSettings()
+            var settings = try args.planSettings()
+            if let worker = try args.option("--worker-executable") {
+                settings.registryManifests = try PublishedRegistries.manifests(workerExecutable: worker)
+            }
             let paths = try args.positionals()
             guard !paths.isEmpty else { throw UsageError("missing <path>") }
             let result = validate(paths: paths, settings: settings)

@@ -18,6 +18,7 @@ enum WorkerCommand {
             ("--exit-after-drain", "Exit when the coordinator drains this worker instead of reconnecting."),
             ("--registry <name>", "Host only this built-in registry (repeatable; default: all)."),
             ("--allow-commands", "Also run command jobs (the 'command' registry): programs a matrix names, as this user."),
+            ("--list-registries [--json]", "Print the hosted registries, one per line (or their manifests as JSON), and exit."),
         ],
         discussion: """
             Built-in registries: \(BuiltInRegistries.all.map(\.name).joined(separator: ", ")), and '\(CommandTemplate.registry)'
@@ -31,6 +32,12 @@ enum WorkerCommand {
         run: { args in
             let allowCommands = args.flag("--allow-commands")
             let registries = try chosenRegistries(try args.options("--registry"), allowCommands: allowCommands)
+            if args.flag(WorkerMain.listRegistriesFlag) {
+                let json = args.flag(WorkerMain.jsonFlag)
+                _ = try args.positionals()
+                print(json ? try WorkerMain.manifestJSON(registries) : registries.map(\.name).sorted().joined(separator: "\n"))
+                return ExitCode.success
+            }
             // The connection flags are WorkerMain's (shared with every custom worker executable); their errors are
             // reported like every other flowmatrix usage error.
             let settings: WorkerSettings

@@ -19,24 +19,26 @@ extension WorkerLaunch {
     }
 
     /// `run --worker-executable <path>`: a worker built on `WorkerMain` (catalog-worker, example-worker, one of the
-    /// user's, the tests' test-worker). Its registries are what `<path> --list-registries` prints, so a matrix none
-    /// of them serves is refused before the run; a program that does not answer that flag within 10 s (or fails)
-    /// is not checked, and a job whose registry it does not host waits for a worker that does.
+    /// user's, the tests' test-worker). Its registries are what `<path> --list-registries --json` publishes
+    /// (`PublishedRegistries`), so a matrix none of them serves is refused before the run; a program that does not
+    /// answer within 10 s (or fails) is not checked, and a job whose registry it does not host waits for a worker that
+    /// does.
     /// - Throws: `UsageError` when `path` is not an executable file.
-    static func userWorker(_ path: String) throws -> WorkerLaunch {
+    static func userWorker(_ path: String) throws -> (launch: WorkerLaunch, published: PublishedRegistries?) {
         let url = URL(fileURLWithPath: path).standardizedFileURL
         guard FileManager.default.isExecutableFile(atPath: url.path) else {
             throw UsageError("'--worker-executable' takes an executable file, not '\(path)'")
         }
-        return WorkerLaunch(executable: url, hostedRegistries: listedRegistries(url))
+        let published = PublishedRegistries.ask(url)
+        return (WorkerLaunch(executable: url, hostedRegistries: published?.names), published)
     }
 
-    /// The registries `executable --list-registries` prints, one per line; nil when it fails, prints none, or has
-    /// not exited within `timeout`.
-    static func listedRegistries(_ executable: URL, timeout: Duration = .seconds(10)) -> Set<String>? {
+    /// What `executable arguments` prints to stdout; nil when it fails (non-zero exit) or has not exited within
+    /// `timeout` (then it is ended). For short answers such as `--list-registries`.
+    static func output(of executable: URL, arguments: [String], timeout: Duration) -> Data? {
         let process = Process()
         process.executableURL = executable
-        process.arguments = [WorkerMain.listRegistriesFlag]
+        process.arguments = arguments
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
@@ -44,7 +46,7 @@ extension WorkerLaunch {
         let exited = DispatchSemaphore(value: 0)
         process.terminationHandler = { _ in exited.signal() }
         do { try process.run() } catch { return nil }
-        // Read while it runs (a full pipe would stall it); its output is a few names.
+        // Read while it runs (a full pipe would stall it); its output is small.
         let text = Mutex(Data())
         let read = DispatchSemaphore(value: 0)
         Thread {
@@ -58,8 +60,6 @@ extension WorkerLaunch {
         }
         // The pipe's writer went with the process, so the reader ends at once (unless a child of it holds the pipe).
         guard process.terminationStatus == 0, read.wait(timeout: .now() + .seconds(1)) == .success else { return nil }
-        let names = String(decoding: text.withLock { $0 }, as: UTF8.self)
-            .split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-        return names.isEmpty ? nil : Set(names)
+        return text.withLock { $0 }
     }
 }

@@ -41,6 +41,11 @@ public enum ScenarioRule: String, Sendable, CaseIterable {
     case duplicateMember = "FS019"
     /// A corpus folder holds no scenario file (`*.json`), so nothing would be checked or run.
     case emptyCorpus = "FS020"
+    /// A step's `verb:target` is not wired by the matrix's registry (its published `RegistryManifest`), so it would
+    /// fail in every configuration.
+    case stepNotWired = "FS021"
+    /// An `assert` clause is not in the vocabulary the matrix's registry publishes for that target (`leading`).
+    case unknownAssertClause = "FS022"
 
     public var code: String { rawValue }
 }

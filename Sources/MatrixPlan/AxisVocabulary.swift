@@ -5,8 +5,11 @@ import FlowSpec
 // `init?(parsing:)` and prints it back with `description`, so `T(parsing: x.description) == x`.
 
 /// The names of the built-in, typed axes. Any other axis name is a custom axis with free string values.
+///
+/// `appearance`, `textSize`, `motion` and `contrast` are the accessibility settings (`AccessibilityAxes.swift`).
 public enum BuiltInAxis: String, Sendable, Hashable, CaseIterable {
     case locale, direction, orientation, window, network
+    case appearance, textSize, motion, contrast
 
     /// The canonical form of `text` as a value of this axis, or a sentence saying why it is not one.
     public func normalize(_ text: String) -> Result<String, AxisValueProblem> {
@@ -26,6 +29,10 @@ public enum BuiltInAxis: String, Sendable, Hashable, CaseIterable {
         case .network:
             return NetworkSpec(parsing: text).map { .success($0.description) }
                 ?? .failure(.init("'\(text)' is not a network profile; use one of \(NetworkProfileName.allCases.map(\.rawValue).joined(separator: ", ")) or a custom object"))
+        case .appearance: return Self.closed(Appearance.self, text, axis: rawValue)
+        case .textSize: return Self.closed(TextSize.self, text, axis: rawValue)
+        case .motion: return Self.closed(Motion.self, text, axis: rawValue)
+        case .contrast: return Self.closed(Contrast.self, text, axis: rawValue)
         }
     }
 }

@@ -26,6 +26,7 @@ extension MatrixParser {
                 add(.duplicateValue, path, member.keyPosition, "axis '\(member.key)' is declared twice")
                 continue
             }
+            checkTypedAxisSpelling(member.key, path: path, position: member.keyPosition, what: "axis")
             guard let items = member.value.array else {
                 add(.wrongType, path, member.value.position, "axis '\(member.key)' takes an array of values, found \(member.value.kindName)")
                 continue
@@ -85,6 +86,7 @@ extension MatrixParser {
                         add(.badAxisName, mPath, m.keyPosition, "key '\(m.key)' must be non-empty without '=', ',', '(', ')' or spaces")
                         continue
                     }
+                    checkTypedAxisSpelling(m.key, path: mPath, position: m.keyPosition, what: "include key")
                 }
                 guard let v = value(m.value, key: m.key, path: mPath) else { continue }
                 if !isInclude, let axis, !axis.values.contains(v) {

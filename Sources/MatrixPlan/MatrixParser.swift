@@ -9,9 +9,12 @@ struct MatrixParser {
     let file: String
     let directory: URL?
     var findings: [ValidationFinding] = []
+    /// The names `customAxes` declares custom on purpose (no MX031 for them).
+    var declaredCustom = Set<String>()
 
     static let topMembers: Set<String> = ["name", "description", "corpus", "tags", "registry", "labels", "policy",
-                                          "axes", "include", "exclude", "constraints", "reduction", "command"]
+                                          "axes", "include", "exclude", "constraints", "reduction", "command",
+                                          "customAxes"]
 
     init(file: String, directory: URL?) {
         self.file = file
@@ -94,9 +97,11 @@ struct MatrixParser {
         var policy = (retries: 0, timeout: Duration.seconds(300), failFast: false, keep: KeepPolicy.failures, seed: UInt64(0))
         if let node = root["policy"] { parsePolicy(node, into: &policy) }
 
+        let customAxes = parseCustomAxes(root["customAxes"])
         let axes = parseAxes(root["axes"], parent: root)
         var extraKeys: [String: [String]] = [:]
         let include = parseEntries(root["include"], "$.include", axes: axes, isInclude: true, extraKeys: &extraKeys)
+        checkCustomDeclarations(customAxes, axes: axes, includeKeys: extraKeys.keys)
         let exclude = parseEntries(root["exclude"], "$.exclude", axes: axes, isInclude: false, extraKeys: &extraKeys)
         let constraints = parseConstraints(root["constraints"], axes: axes, extraKeys: extraKeys)
         let (reduction, seedRows) = parseReduction(root["reduction"], axes: axes)
@@ -265,18 +270,5 @@ struct MatrixParser {
     }
 }
 
-/// Levenshtein distance (small strings only).
-func editDistance(_ a: String, _ b: String) -> Int {
-    let a = Array(a), b = Array(b)
-    if a.isEmpty { return b.count }
-    if b.isEmpty { return a.count }
-    var previous = Array(0...b.count)
-    for i in 1...a.count {
-        var current = [i] + Array(repeating: 0, count: b.count)
-        for j in 1...b.count {
-            current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
-        }
-        previous = current
-    }
-    return previous[b.count]
-}
+/// Levenshtein distance (small strings only): `Spelling.distance`, the one helper for "did you mean".
+func editDistance(_ a: String, _ b: String) -> Int { Spelling.distance(a, b) }

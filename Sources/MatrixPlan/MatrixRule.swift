@@ -63,6 +63,11 @@ public enum MatrixRule: String, Sendable, CaseIterable {
     /// A warning, not an error: the script of a `"shell": true` command asks for a value as script text
     /// (`{raw:locale}`), so a value with shell syntax in it runs as a command.
     case rawShellPlaceholder = "MX030"
+    /// A custom axis or include key is named like a typed axis (`lcoale`, `netwrok`, `Locale`) and is not listed in
+    /// `customAxes`: as written its values would change nothing a registry applies.
+    case typedAxisMisspelt = "MX031"
+    /// A `customAxes` entry is a typed axis, or names neither an axis nor an include key of the matrix.
+    case badCustomAxes = "MX032"
 
     public var code: String { rawValue }
 }

@@ -47,6 +47,10 @@ public struct PlanSettings: Sendable {
     public var maximumJobs = PlanSettings.defaultMaximumJobs
     /// Covering-array tunables.
     public var coveringArray = CoveringArray.Settings()
+    /// The manifests of the registries matrices may name (`RegistryManifest`): when one names the matrix' registry,
+    /// its selected scenarios are checked against it (FS021, FS022) and the plan notes the axes it ignores. Empty
+    /// (the default): nothing is checked.
+    public var registryManifests: [RegistryManifest] = []
 
     public init() {}
 }
@@ -391,8 +395,14 @@ public enum MatrixPlanner {
         let (matrix, findings) = validate(matrixAt: url, settings: settings)
         guard let matrix, findings.isEmpty else { return (nil, findings) }
         let corpus = ScenarioLoader.loadCorpus(paths: matrix.corpusURLs, validate: false)
-        let plan = matrix.plan(scenarios: corpus.scenarios.map { ($0.scenario, $0.file) }, settings: settings)
+        let manifest = settings.manifest(for: matrix)
+        if let manifest {
+            let unwired = matrix.registryFindings(corpus.scenarios, manifest: manifest)
+            guard unwired.isEmpty else { return (nil, unwired.sortedForDisplay()) }
+        }
+        var plan = matrix.plan(scenarios: corpus.scenarios.map { ($0.scenario, $0.file) }, settings: settings)
         guard plan.limitFindings.isEmpty else { return (nil, plan.limitFindings) }
+        if let manifest { plan.notes += matrix.ignoredAxisNotes(manifest) }
         return (plan, findings)
     }
 
@@ -449,6 +459,9 @@ public enum MatrixPlanner {
             return Check(matrix: matrix, findings: findings, scenarioFiles: [])
         }
         findings += corpus.findings
+        if let m = matrix, let manifest = settings.manifest(for: m) {
+            findings += m.registryFindings(corpus.scenarios, manifest: manifest)
+        }
         if let m = matrix, !corpus.scenarios.isEmpty, !corpus.scenarios.contains(where: { m.selects($0.scenario) }) {
             findings.append(ValidationFinding(
                 file: m.file, code: MatrixRule.noScenarioSelected.code, path: "$.tags", position: nil,

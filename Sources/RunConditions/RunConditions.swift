@@ -7,6 +7,10 @@ import MatrixPlan
 /// Missing axes take defaults: `locale` en, `direction` auto, `orientation` portrait, `window` full-window,
 /// `network` none (unconditioned). Unparseable values are rejected by `init(validating:seed:)`.
 public struct RunConditions: Sendable {
+    /// The typed axes these conditions give a meaning (a registry built on them honours these; the accessibility
+    /// axes `appearance`, `textSize`, `motion`, `contrast` are validated but not applied yet).
+    public static let appliedAxes: [BuiltInAxis] = [.locale, .direction, .orientation, .window, .network]
+
     public let configuration: Configuration
     public let seed: UInt64
     /// The canonical BCP-47 tag strings and formats resolve for.

@@ -365,9 +365,10 @@ public actor WebRegistry: AsyncStepRegistry, StepEvidenceProviding {
         let id: String? = whole ? nil : step.target
         var conditions: [JSONValue] = []
         var rules: [String] = []
-        let layoutWords = ["no-truncation", "no-overlap", "on-screen", "mirrored", "localized"]
+        // The clause lists are the ones the registry's manifest publishes (WebRegistry+Manifest.swift).
+        let layoutWords = Self.layoutClauses
         for clause in assertion.expectations {
-            if clause == "clean" {
+            if clause == Self.everyLayoutClause {
                 rules += layoutWords
                 continue
             }
@@ -375,15 +376,14 @@ public actor WebRegistry: AsyncStepRegistry, StepEvidenceProviding {
                 rules.append(clause)
                 continue
             }
-            if ["exists", "visible", "hidden", "absent"].contains(clause) {
+            if Self.conditionClauses.contains(clause) {
                 conditions.append(condition(id, clause))
                 continue
             }
-            guard let eq = clause.firstIndex(of: "="), ["text", "contains", "value"].contains(String(clause[..<eq]))
+            guard let eq = clause.firstIndex(of: "="), Self.keyedClauses.contains(String(clause[..<eq]))
             else {
-                throw StepError.invalidArgument(
-                    "unknown assert clause '\(clause)' (exists, visible, hidden, absent, text=,"
-                        + " contains=, value=, no-truncation, no-overlap, on-screen, mirrored, localized, clean)")
+                let known = Self.manifest.assertClauses?.first?.clauses.joined(separator: ", ") ?? ""
+                throw StepError.invalidArgument("unknown assert clause '\(clause)' (\(known))")
             }
             var c = condition(id, String(clause[..<eq]))
             if case .object(var members) = c {

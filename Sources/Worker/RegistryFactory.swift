@@ -45,9 +45,19 @@ public struct RegistryFactory: Sendable {
     public var name: String
     /// Builds the registry for one job; throwing fails the attempt with the error's description.
     public var make: @Sendable (JobContext) async throws -> any AsyncStepRegistry
+    /// What the registry understands (its `verb:target` pairs, assert clauses and axes), published by
+    /// `--list-registries --json` so `flowmatrix validate` checks scenarios against it. Nil: only the name is
+    /// published. Its `name` is this factory's name.
+    public var manifest: RegistryManifest {
+        get { published ?? RegistryManifest(name: name) }
+        set { published = newValue }
+    }
+    private var published: RegistryManifest?
 
-    public init(name: String, make: @escaping @Sendable (JobContext) async throws -> any AsyncStepRegistry) {
+    public init(name: String, manifest: RegistryManifest? = nil,
+                make: @escaping @Sendable (JobContext) async throws -> any AsyncStepRegistry) {
         self.name = name
         self.make = make
+        self.published = manifest.map { var m = $0; m.name = name; return m }
     }
 }

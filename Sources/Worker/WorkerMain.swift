@@ -1,3 +1,4 @@
+import FlowSpec
 import Foundation
 import UVTransport
 
@@ -26,6 +27,9 @@ public enum WorkerMain {
           --exit-after-drain      Exit (code 0) when the coordinator drains this worker, instead of reconnecting.
           --list-registries       Print the registries this worker hosts, one per line, and exit (code 0); a
                                   coordinator's `run --worker-executable` reads it to refuse a matrix none hosts.
+          --list-registries --json
+                                  Print their manifests instead (steps wired, assert clauses, axes honoured) as
+                                  {"manifestVersion": 1, "registries": [...]}; `flowmatrix validate` checks with them.
 
         EXIT CODES: 0 drained or stopped, 2 gave up reconnecting, 3 still rejected (wrong token or protocol version)
         when --give-up-after ran out, 64 usage error. A rejection is retried with back-off until then: it arrives
@@ -116,6 +120,18 @@ public enum WorkerMain {
     /// Asks a worker executable for the registries it hosts (`run --worker-executable` checks a matrix against them).
     public static let listRegistriesFlag = "--list-registries"
 
+    /// With `--list-registries`: print the manifests as JSON (`RegistryManifest.Document`) instead of names.
+    public static let jsonFlag = "--json"
+
+    /// The `--list-registries --json` document of `registries`: sorted keys, one manifest per registry.
+    /// - Throws: `EncodingError` (not expected: the document holds only strings, arrays and an integer).
+    public static func manifestJSON(_ registries: [RegistryFactory]) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        let document = RegistryManifest.Document(registries: registries.map(\.manifest))
+        return String(decoding: try encoder.encode(document), as: UTF8.self)
+    }
+
     /// Parses `arguments`, runs the worker with `registries`, and returns the process exit code.
     public static func run(registries: [RegistryFactory], arguments: [String] = Array(CommandLine.arguments.dropFirst())) async -> Int32 {
         if arguments.contains("-h") || arguments.contains("--help") {
@@ -123,8 +139,17 @@ public enum WorkerMain {
             return ExitCode.success
         }
         if arguments.contains(listRegistriesFlag) {
-            print(registries.map(\.name).sorted().joined(separator: "\n"))
-            return ExitCode.success
+            guard arguments.contains(jsonFlag) else {
+                print(registries.map(\.name).sorted().joined(separator: "\n"))
+                return ExitCode.success
+            }
+            do {
+                print(try manifestJSON(registries))
+                return ExitCode.success
+            } catch {
+                FileHandle.standardError.write(Data("Error: cannot encode the registry manifests: \(error)\n".utf8))
+                return ExitCode.failures
+            }
         }
         let settings: WorkerSettings
         do {

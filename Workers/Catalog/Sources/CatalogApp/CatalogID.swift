@@ -1,3 +1,5 @@
+import FlowSpec
+
 /// The single source of truth for the Catalog app's identifiers: screens, elements, ambient events and backend
 /// fixtures. The model sets these identities on its surfaces; the registry, the scenarios and a device
 /// registry's page objects query the same constants (renaming one is one edit).
@@ -126,17 +128,10 @@ public enum CatalogID {
         public static let install = "app.install"
     }
 
-    /// Identifier families with an index (`catalog.item.3.add`) or a value (`catalog.filter.bags`).
+    /// Identifier families with an index (`catalog.item.3.add`) or a value (`catalog.filter.bags`): each `#` is a
+    /// run of letters, digits and `-`, the target patterns of `RegistryManifest` (the registry publishes these).
     static func matches(_ id: String, anyOf families: [String]) -> Bool {
-        families.contains { family in
-            guard let hole = family.range(of: "#") else { return family == id }
-            let prefix = family[..<hole.lowerBound], suffix = family[hole.upperBound...]
-            guard id.hasPrefix(prefix), id.hasSuffix(suffix), id.count > prefix.count + suffix.count else {
-                return false
-            }
-            let middle = id.dropFirst(prefix.count).dropLast(suffix.count)
-            return middle.allSatisfy(\.isASCIIDigitOrLetter)
-        }
+        RegistryManifest.matches(id, anyOf: families)
     }
 
     /// Every element identity a screen can show (families written with `#`).
@@ -173,8 +168,4 @@ public enum CatalogID {
     static let fixtureTargets: [String] = [
         Fixture.products, Fixture.account, Fixture.session, Fixture.payment, Fixture.install,
     ]
-}
-
-extension Character {
-    var isASCIIDigitOrLetter: Bool { isASCII && (isNumber || isLetter || self == "-") }
 }

@@ -40,4 +40,13 @@ struct CounterRegistry: AsyncStepRegistry {
     }
 }
 
-exit(await WorkerMain.run(registries: [RegistryFactory(name: "counter") { _ in CounterRegistry() }]))
+/// What the registry understands, published by `example-worker --list-registries --json`: `flowmatrix validate
+/// --worker-executable` checks scenarios against it, and a run says the counter ignores the `locale` axis.
+let manifest = RegistryManifest(
+    name: "counter",
+    steps: [.init(verb: "open", targets: ["counter"]), .init(verb: "tap", targets: ["counter.increment"]),
+            .init(verb: "assert", targets: ["counter.value"])],
+    assertClauses: [.init(targets: ["counter.value"], clauses: ["text="])],
+    axes: [])
+
+exit(await WorkerMain.run(registries: [RegistryFactory(name: "counter", manifest: manifest) { _ in CounterRegistry() }]))

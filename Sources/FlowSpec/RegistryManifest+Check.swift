@@ -1,0 +1,57 @@
+/// Checking a scenario against the registry that will run it, before anything runs.
+extension RegistryManifest {
+    /// How many targets or clauses a finding lists before `…`.
+    static let listedAlternatives = 12
+
+    /// Every finding of `loaded` against this manifest, in step order: a step the registry does not wire (FS021), an
+    /// `assert` clause it does not understand (FS022). Nothing is reported for what the manifest does not publish.
+    public func findings(for loaded: LoadedScenario) -> [ValidationFinding] {
+        var problems: [(rule: ScenarioRule, step: Int, member: String, message: String)] = []
+        for (index, step) in loaded.scenario.steps.enumerated() {
+            if !wires(step) {
+                problems.append((.stepNotWired, index, "target", notWiredMessage(step, index: index)))
+                continue
+            }
+            guard step.verb == .assert, let vocabulary = clauses(on: step.target),
+                  case .success(let assertion) = StepArguments.assertion(step)
+            else { continue }
+            for clause in assertion.expectations where !Self.understands(clause, vocabulary: vocabulary) {
+                problems.append((.unknownAssertClause, index, "arg", unknownClauseMessage(clause, step: step, index: index,
+                                                                                           vocabulary: vocabulary)))
+            }
+        }
+        guard !problems.isEmpty else { return [] }
+        // Positions only when something is reported: the file is parsed again (it was valid a moment ago).
+        let steps = (try? JSONParser.parse(loaded.contentDigestSource))?["steps"]?.array
+        return problems.map { problem in
+            let node = steps.flatMap { $0.indices.contains(problem.step) ? $0[problem.step] : nil }
+            return ValidationFinding(
+                file: loaded.file, code: problem.rule.code, path: "$.steps[\(problem.step)].\(problem.member)",
+                position: (node?[problem.member] ?? node)?.position, message: problem.message)
+        }
+    }
+
+    private func notWiredMessage(_ step: Step, index: Int) -> String {
+        let patterns = targets(of: step.verb) ?? []
+        guard !patterns.isEmpty else {
+            let verbs = (steps ?? []).map(\.verb)
+            return "step \(index) '\(step.key)': registry \(name) does not wire the verb \(step.verb.rawValue) (it wires: "
+                + "\(verbs.joined(separator: ", "))), so the step would fail in every configuration"
+        }
+        let hint = Spelling.suggestion(for: step.target, among: patterns.filter { !$0.contains("#") }, maximumDistance: 3)
+            .map { " (did you mean '\(step.verb.rawValue):\($0)'?)" } ?? ""
+        return "step \(index) '\(step.key)' is not wired by registry \(name)\(hint), so it would fail in every "
+            + "configuration; \(step.verb.rawValue) targets: \(Self.list(patterns))"
+    }
+
+    private func unknownClauseMessage(_ clause: String, step: Step, index: Int, vocabulary: [String]) -> String {
+        let word = clause.firstIndex(of: "=").map { String(clause[...$0]) } ?? clause
+        let hint = Spelling.suggestion(for: word, among: vocabulary, maximumDistance: 3).map { " (did you mean '\($0)'?)" } ?? ""
+        return "step \(index) asserts '\(clause)' on \(step.target), which registry \(name) does not understand\(hint); "
+            + "clauses there: \(Self.list(vocabulary)) (a number or timeout=N is the timeout)"
+    }
+
+    private static func list(_ words: [String]) -> String {
+        words.prefix(listedAlternatives).joined(separator: ", ") + (words.count > listedAlternatives ? ", …" : "")
+    }
+}
