@@ -10,7 +10,9 @@ import RunConditions
 /// both). It applies to the trimmed text of each text node (surrounding whitespace kept) and to `placeholder`,
 /// `title` and `aria-label` attributes; it skips text without letters and text inside `script`, `style`, `textarea`,
 /// `noscript` and `template`. It cannot reach text drawn on a canvas, in images, in closed shadow roots or in
-/// cross-origin frames, and `input` values typed by the user.
+/// cross-origin frames, and `input` values typed by the user. When pseudolocalizing, it also defines the source hook
+/// `window.FlowMatrix.pseudolocalize(text)` for the app's string lookup: from its first call the document's strings are
+/// transformed one by one where they are looked up, and rendered text is left as the page wrote it (docs/WEB.md).
 enum PagePrelude {
     /// The configuration the script reads: identifier attribute, forced direction, pseudolocalization mode.
     static func source(attribute: String, forcedDirection: String?, pseudo: PseudoMode) -> String {

@@ -72,7 +72,8 @@ extension WebRegistry {
 
 extension StepError {
     /// The failure with what went wrong in the page during this step and the one before (uncaught errors, failed
-    /// requests) appended to its message; failures that are not the page's (arguments, infrastructure) are left as they are.
+    /// requests) appended to its message; failures that are not the page's (arguments, infrastructure) are left as
+    /// they are.
     func adding(_ troubles: [String]) -> StepError {
         guard !troubles.isEmpty else { return self }
         let context = " — in this step and the one before: " + troubles.joined(separator: "; ")

@@ -40,7 +40,8 @@ public struct WebSettings: Sendable {
         baseURL: URL, identifierAttribute: String = "data-testid", defaultWaitTimeout: Duration = .seconds(5),
         defaultAssertTimeout: Duration = .seconds(2), actionTimeout: Duration = .seconds(5),
         pageTimeout: Duration = .seconds(10), loadTimeout: Duration = .seconds(30), deviceScaleFactor: Double = 1,
-        openFailsOnErrorStatus: Bool = true, acceptDialogs: Bool = true, permissions: PermissionPolicy = PermissionPolicy(),
+        openFailsOnErrorStatus: Bool = true, acceptDialogs: Bool = true,
+        permissions: PermissionPolicy = PermissionPolicy(),
         geolocation: GeolocationFix = .standard, screenshots: Bool = true, browser: BrowserSettings = BrowserSettings()
     ) {
         self.baseURL = baseURL

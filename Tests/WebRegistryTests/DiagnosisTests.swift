@@ -31,8 +31,8 @@ extension RealChromium {
                 try await r.step(.open, "broken.html")
                 try await r.step(.tap, "break")
                 let message = try await Self.failure(r, .assert, "result", "text=done;timeout=1")
-                #expect(message?.contains("page error: ReferenceError: nothingHere is not defined at broken.js:3") == true,
-                        "\(message ?? "passed")")
+                let thrown = "page error: ReferenceError: nothingHere is not defined at broken.js:3"
+                #expect(message?.contains(thrown) == true, "\(message ?? "passed")")
                 #expect(message?.contains("GET /api/missing 404") == true, "\(message ?? "passed")")
                 // Reported once: a later failure after a calm step does not repeat them.
                 try await r.step(.tap, "calm")
@@ -61,12 +61,13 @@ extension RealChromium {
             let silent = try SilentListener()
             defer { silent.close() }
             try await withSite { site in
-                let page = #"<!doctype html><p data-testid="x">x</p><script src="http://127.0.0.1:\#(silent.port)/never.js"></script>"#
+                let never = "http://127.0.0.1:\(silent.port)/never.js"
+                let page = #"<!doctype html><p data-testid="x">x</p><script src="\#(never)"></script>"#
                 try Data(page.utf8).write(to: site.root.appendingPathComponent("stuck.html"))
                 let r = try await site.registry(loadTimeout: .seconds(2))
                 let message = try await Self.failure(r, .open, "stuck.html")
                 #expect(message?.contains("did not finish loading within 2") == true, "\(message ?? "passed")")
-                #expect(message?.contains("still waiting for GET http://127.0.0.1:\(silent.port)/never.js (pending") == true,
+                #expect(message?.contains("still waiting for GET \(never) (pending") == true,
                         "\(message ?? "passed")")
                 #expect(message?.contains("running forever") == false)
             }

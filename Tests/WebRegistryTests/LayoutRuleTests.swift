@@ -6,7 +6,9 @@ import Testing
 import WebRegistry
 
 extension RealChromium {
-    @Suite("web registry: mirrored judges rendered text, localized sees fragments built in code (real Chromium)", .serialized)
+    @Suite(
+        "web registry: mirrored judges rendered text, localized sees fragments built in code (real Chromium)",
+        .serialized)
     struct LayoutRuleTests {
         /// Runs `assert target clauses` and returns its failure message, nil when it passed.
         static func failure(_ r: WebRegistry, _ target: String, _ clauses: String) async throws -> String? {
@@ -18,7 +20,13 @@ extension RealChromium {
             }
         }
 
-        @Test("mirrored: text kept at a physical side of a full-width box fails; start, centred, end and LTR islands pass")
+        /// An element's text (or another property) as the page shows it.
+        static func shown(_ r: WebRegistry, _ id: String, _ property: String = "textContent") async throws -> String? {
+            try await r.inPage("document.querySelector('[data-testid=\(id)]').\(property)").string
+        }
+
+        @Test(
+            "mirrored: text kept at a physical side of a full-width box fails; start, centred, end and LTR islands pass")
         func mirroredText() async throws {
             try await withSite { site in
                 let r = try await site.registry()
@@ -28,7 +36,9 @@ extension RealChromium {
                 // Each bad leaf's box is mirrored (full width); its text is not — the box-only check passed them.
                 for bad in ["bad.right", "bad.left", "bad.float"] {
                     let message = try await Self.failure(r, bad, "mirrored")
-                    #expect(message?.contains("not-mirrored: \(bad) text (leading edge") == true, "\(bad): \(message ?? "passed")")
+                    #expect(
+                        message?.contains("not-mirrored: \(bad) text (leading edge") == true,
+                        "\(bad): \(message ?? "passed")")
                 }
             }
         }
@@ -71,27 +81,28 @@ extension RealChromium {
                 let r = try await site.registry(["direction": "pseudo-accented"])
                 // Without the hook the prelude rewrites the whole text node: the joined sentence looks translated.
                 try await r.step(.open, "assembled.html?nohook")
-                #expect(try await r.inPage("document.querySelector('[data-testid=assembled]').textContent") == "[Ţöţåļ îñçļ. ṼÅŢ]")
+                #expect(try await Self.shown(r, "assembled") == "[Ţöţåļ îñçļ. ṼÅŢ]")
                 #expect(try await Self.failure(r, "assembled", "localized") == nil)
                 // With the hook each string is transformed on its own; the fragment built in code stays plain.
                 try await r.step(.open, "assembled.html")
                 let message = try await Self.failure(r, "assembled", "localized")
                 #expect(
-                    message?.contains(#"not-localized: assembled joins translated text with text built in code ("incl. VAT"): "[Ţöţåļ] incl. VAT""#)
-                        == true, "\(message ?? "passed")")
+                    message?.contains(
+                        #"not-localized: assembled joins translated text with text built in code ("incl. VAT"): "#
+                            + #""[Ţöţåļ] incl. VAT""#) == true, "\(message ?? "passed")")
                 // A whole translated string passes once (not transformed twice); placeholders are filled after it.
                 #expect(try await Self.failure(r, "whole", "localized;text=Total incl. VAT") == nil)
-                #expect(try await r.inPage("document.querySelector('[data-testid=whole]').textContent") == "[Ţöţåļ îñçļ. ṼÅŢ]")
-                #expect(try await r.inPage("document.querySelector('[data-testid=field]').placeholder") == "[Šéåŕçĥ lamps]")
+                #expect(try await Self.shown(r, "whole") == "[Ţöţåļ îñçļ. ṼÅŢ]")
+                #expect(try await Self.shown(r, "field", "placeholder") == "[Šéåŕçĥ lamps]")
                 // Text that never went through the lookup is the page's own again (hard-coded, as the rule reports).
-                #expect(try await r.inPage("document.querySelector('[data-testid=static]').textContent") == "Static words")
+                #expect(try await Self.shown(r, "static") == "Static words")
                 let hardCoded = try await Self.failure(r, "static", "localized")
                 #expect(hardCoded?.contains("not-localized: static shows text outside the string tables") == true)
                 // Without pseudolocalization there is no hook: the page's lookup returns its strings as they are.
                 let plain = try await site.registry()
                 try await plain.step(.open, "assembled.html")
                 #expect(try await plain.inPage("typeof window.FlowMatrix") == "undefined")
-                #expect(try await plain.inPage("document.querySelector('[data-testid=whole]').textContent") == "Total incl. VAT")
+                #expect(try await Self.shown(plain, "whole") == "Total incl. VAT")
             }
         }
     }
