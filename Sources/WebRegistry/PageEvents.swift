@@ -10,7 +10,8 @@ struct Fixture: Sendable, Hashable {
     var body: String
 }
 
-/// What a page's events tell a job, kept between steps: console and page errors, the network log, open dialogs,
+/// What a page's events tell a job, kept between steps: console and page errors, the network log, the requests still
+/// pending, the troubles a failing step reports (uncaught errors, failed requests), open dialogs,
 /// permission requests, a crashed renderer, and the request decisions (fixtures, seeded failures) that
 /// `Fetch.requestPaused` needs at once on the reader thread.
 final class PageEvents: Sendable {
@@ -179,7 +180,7 @@ final class PageEvents: Sendable {
         case "Network.loadingFailed":
             let id = params["requestId"]?.string ?? ""
             let error = params["errorText"]?.string ?? "failed"
-            let canceled = params["canceled"]?.bool == true ? " (canceled by the page)" : ""
+            let canceled = params["canceled"]?.bool == true ? " (canceled)" : ""
             state.withLock { s in
                 let r = s.requests.removeValue(forKey: id)
                 s.network.append("✗ \(r?.method ?? "") \(r?.url ?? id): \(error)")
