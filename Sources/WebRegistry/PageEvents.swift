@@ -10,14 +10,19 @@ struct Fixture: Sendable, Hashable {
     var body: String
 }
 
-/// What a page's events tell a job, kept between steps: console and page errors, the network log, open dialogs,
+/// What a page's events tell a job, kept between steps: console and page errors, the network log, the requests still
+/// pending, the troubles a failing step reports (uncaught errors, failed requests), open dialogs,
 /// permission requests, a crashed renderer, and the request decisions (fixtures, seeded failures) that
 /// `Fetch.requestPaused` needs at once on the reader thread.
 final class PageEvents: Sendable {
     struct State {
         var console: [String] = []
         var network: [String] = []
-        var requests: [String: (method: String, url: String)] = [:]
+        /// Requests sent and not finished or failed yet, by request id.
+        var requests: [String: (method: String, url: String, sent: ContinuousClock.Instant)] = [:]
+        /// Uncaught page errors and failed requests since the last step concluded (`takeTroubles`).
+        var troubles: [String] = []
+        var troublesLeftOut = 0
         var dialog: String?
         var crashed: String?
         var fixtures: [String: Fixture] = [:]
@@ -29,18 +34,22 @@ final class PageEvents: Sendable {
     let page: PageTarget
     let seed: UInt64
     let profile: NetworkProfile
+    /// The site's origin (`http://127.0.0.1:8080`): its URLs are named by their path in trouble lines.
+    let origin: String
     /// Called (on the reader thread) when a JavaScript dialog opens.
     let onDialog: @Sendable () -> Void
     /// Called (on the reader thread) when the page asks for a permission.
     let onPermission: @Sendable (PermissionPrompts.Request) -> Void
 
     init(
-        page: PageTarget, seed: UInt64, profile: NetworkProfile, onDialog: @escaping @Sendable () -> Void,
+        page: PageTarget, seed: UInt64, profile: NetworkProfile, origin: String,
+        onDialog: @escaping @Sendable () -> Void,
         onPermission: @escaping @Sendable (PermissionPrompts.Request) -> Void
     ) {
         self.page = page
         self.seed = seed
         self.profile = profile
+        self.origin = origin
         self.onDialog = onDialog
         self.onPermission = onPermission
     }
@@ -56,6 +65,50 @@ final class PageEvents: Sendable {
 
     /// The requests the seeded flaky network failed so far, as `METHOD URL #n`.
     var failedRequests: [String] { state.withLock { $0.failed } }
+
+    /// The uncaught page errors and failed requests since the last call (at most 20, then how many more).
+    func takeTroubles() -> [String] {
+        state.withLock { s in
+            defer {
+                s.troubles.removeAll()
+                s.troublesLeftOut = 0
+            }
+            return s.troubles + (s.troublesLeftOut > 0 ? ["and \(s.troublesLeftOut) more"] : [])
+        }
+    }
+
+    /// The requests sent and not yet finished (`GET /slow.js`), oldest first, with how long each has waited.
+    func pendingRequests() -> [(request: String, waited: Duration)] {
+        let now = ContinuousClock.now
+        return state.withLock { s in
+            s.requests.values.sorted { $0.sent < $1.sent }.map { ("\($0.method) \(short($0.url))", now - $0.sent) }
+        }
+    }
+
+    /// A URL as a trouble line names it: its path on the site's own origin, else whole.
+    func short(_ url: String) -> String {
+        url.hasPrefix(origin + "/") ? String(url.dropFirst(origin.count)) : url
+    }
+
+    /// The browser's own requests (the favicon), which no page asked for.
+    static func isBrowsersOwn(_ url: String) -> Bool {
+        URL(string: url)?.path == "/favicon.ico"
+    }
+
+    /// An uncaught error as one line: its message, and where it was thrown (`ReferenceError: x is not defined at
+    /// shop.js:12`).
+    static func pageError(_ details: JSONValue?) -> String {
+        let exception = details?["exception"]
+        let message =
+            exception?["description"]?.string?.split(separator: "\n", maxSplits: 1).first.map(String.init)
+            ?? exception?["value"].map { "\(details?["text"]?.string ?? "Uncaught") \(plain($0))" }
+            ?? details?["text"]?.string ?? "exception"
+        let frame = details?["stackTrace"]?["callFrames"]?.array?.first
+        let url = frame?["url"]?.string ?? details?["url"]?.string ?? ""
+        guard let line = frame?["lineNumber"]?.int ?? details?["lineNumber"]?.int, !url.isEmpty else { return message }
+        let file = URL(string: url).map { $0.lastPathComponent.isEmpty ? url : $0.lastPathComponent } ?? url
+        return "\(message) at \(file):\(line + 1)"
+    }
 
     /// Console lines and network lines since the last call.
     func takeLogs() -> (console: [String], network: [String]) {
@@ -79,7 +132,11 @@ final class PageEvents: Sendable {
         case "Runtime.exceptionThrown":
             let details = params["exceptionDetails"]
             let text = details?["exception"]?["description"]?.string ?? details?["text"]?.string ?? "exception"
-            state.withLock { $0.console.append("page error: \(text)") }
+            let trouble = "page error: " + Self.pageError(details)
+            state.withLock { s in
+                s.console.append("page error: \(text)")
+                s.addTrouble(trouble)
+            }
         case "Page.javascriptDialogOpening":
             let line = "\(params["type"]?.string ?? "dialog"): \(params["message"]?.string ?? "")"
             state.withLock { s in
@@ -103,18 +160,33 @@ final class PageEvents: Sendable {
             let m = request["method"]?.string ?? "GET"
             let url = request["url"]?.string ?? ""
             state.withLock { s in
-                s.requests[id] = (m, url)
+                s.requests[id] = (m, url, .now)
                 s.network.append("→ \(m) \(url)")
             }
         case "Network.responseReceived":
             guard let response = params["response"] else { return }
-            let line = "← \(response["status"]?.int ?? 0) \(response["url"]?.string ?? "")"
-            state.withLock { $0.network.append(line) }
+            let id = params["requestId"]?.string ?? ""
+            let status = response["status"]?.int ?? 0
+            let url = response["url"]?.string ?? ""
+            state.withLock { s in
+                s.network.append("← \(status) \(url)")
+                if status >= 400 && !Self.isBrowsersOwn(url) {
+                    s.addTrouble("\(s.requests[id]?.method ?? "GET") \(short(url)) \(status)")
+                }
+            }
+        case "Network.loadingFinished":
+            let id = params["requestId"]?.string ?? ""
+            state.withLock { _ = $0.requests.removeValue(forKey: id) }
         case "Network.loadingFailed":
             let id = params["requestId"]?.string ?? ""
+            let error = params["errorText"]?.string ?? "failed"
+            let canceled = params["canceled"]?.bool == true ? " (canceled)" : ""
             state.withLock { s in
-                let r = s.requests[id]
-                s.network.append("✗ \(r?.method ?? "") \(r?.url ?? id): \(params["errorText"]?.string ?? "failed")")
+                let r = s.requests.removeValue(forKey: id)
+                s.network.append("✗ \(r?.method ?? "") \(r?.url ?? id): \(error)")
+                if let r, !Self.isBrowsersOwn(r.url) {
+                    s.addTrouble("\(r.method) \(short(r.url)) failed: \(error)\(canceled)")
+                }
             }
         case "Fetch.requestPaused":
             decide(params)
@@ -170,10 +242,17 @@ final class PageEvents: Sendable {
         }
     }
 
-    private static func plain(_ value: JSONValue) -> String {
+    static func plain(_ value: JSONValue) -> String {
         switch value {
         case .string(let s): s
         default: value.serialized
         }
+    }
+}
+
+extension PageEvents.State {
+    /// Keeps a trouble line for the failure message of the running step, up to 20 (then counts the rest).
+    mutating func addTrouble(_ line: String) {
+        if troubles.count < 20 { troubles.append(line) } else { troublesLeftOut += 1 }
     }
 }

@@ -10,7 +10,9 @@ import RunConditions
 /// both). It applies to the trimmed text of each text node (surrounding whitespace kept) and to `placeholder`,
 /// `title` and `aria-label` attributes; it skips text without letters and text inside `script`, `style`, `textarea`,
 /// `noscript` and `template`. It cannot reach text drawn on a canvas, in images, in closed shadow roots or in
-/// cross-origin frames, and `input` values typed by the user.
+/// cross-origin frames, and `input` values typed by the user. When pseudolocalizing, it also defines the source hook
+/// `window.FlowMatrix.pseudolocalize(text)` for the app's string lookup: from its first call the document's strings are
+/// transformed one by one where they are looked up, and rendered text is left as the page wrote it (docs/WEB.md).
 enum PagePrelude {
     /// The configuration the script reads: identifier attribute, forced direction, pseudolocalization mode.
     static func source(attribute: String, forcedDirection: String?, pseudo: PseudoMode) -> String {
@@ -55,34 +57,61 @@ enum PagePrelude {
           };
           const hasLetter = (text) => /\p{L}/u.test(text);
           const skipped = new Set(['SCRIPT', 'STYLE', 'TEXTAREA', 'NOSCRIPT', 'TEMPLATE']);
-          const written = new WeakMap();
+          // Set by the page's first call of FlowMatrix.pseudolocalize: its strings are transformed at the source, so
+          // the prelude stops rewriting rendered text (and puts back what it had rewritten before that call).
+          let atSource = false;
+          const written = new WeakMap(), originalText = new WeakMap();
           const rewriteText = (node) => {
             const parent = node.parentNode;
-            if (!parent || skipped.has(parent.nodeName)) return;
+            if (atSource || !parent || skipped.has(parent.nodeName)) return;
             const value = node.data;
             if (written.get(node) === value) return;
             const m = /^(\s*)([\s\S]*?)(\s*)$/.exec(value);
             if (!m[2] || !hasLetter(m[2])) return;
             const out = m[1] + transform(m[2], config.pseudo) + m[3];
             written.set(node, out);
+            originalText.set(node, value);
             node.data = out;
           };
           const attributes = ['placeholder', 'title', 'aria-label'];
           const writtenAttr = new WeakMap();
           const rewriteAttributes = (el) => {
-            if (!el.getAttribute) return;
+            if (atSource || !el.getAttribute) return;
             let seen = writtenAttr.get(el);
             for (const name of attributes) {
               const value = el.getAttribute(name);
-              if (!value || !hasLetter(value) || (seen && seen[name] === value)) continue;
+              if (!value || !hasLetter(value) || (seen && seen[name] && seen[name].out === value)) continue;
               const out = transform(value, config.pseudo);
               if (!seen) { seen = {}; writtenAttr.set(el, seen); }
-              seen[name] = out;
+              seen[name] = { out, original: value };
               el.setAttribute(name, out);
             }
           };
+          // Puts back the page's own text and attributes where the prelude rewrote them (and the page did not change
+          // them since).
+          const restoreTree = (root) => {
+            const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT | NodeFilter.SHOW_ELEMENT);
+            for (let n = walker.currentNode; n; n = walker.nextNode()) {
+              if (n.nodeType === 3) {
+                if (written.get(n) === n.data) n.data = originalText.get(n);
+                continue;
+              }
+              const seen = writtenAttr.get(n);
+              if (seen) for (const name of attributes) {
+                if (seen[name] && n.getAttribute(name) === seen[name].out) n.setAttribute(name, seen[name].original);
+              }
+            }
+          };
+          // The source hook: the app's string lookup passes each translated string through it (docs/WEB.md).
+          const pseudolocalize = (text) => {
+            if (!atSource) {
+              atSource = true;
+              if (document.documentElement) restoreTree(document.documentElement);
+            }
+            return typeof text === 'string' && hasLetter(text) ? transform(text, config.pseudo) : text;
+          };
           const rewriteTree = (root) => {
-            if (!root) return;
+            if (!root || atSource) return;
             if (root.nodeType === 3) return rewriteText(root);
             if (root.nodeType !== 1 && root.nodeType !== 9 && root.nodeType !== 11) return;
             if (root.nodeType === 1) { if (skipped.has(root.nodeName)) return; rewriteAttributes(root); }
@@ -92,6 +121,10 @@ enum PagePrelude {
             }
           };
           if (config.pseudo !== 'none') {
+            Object.defineProperty(window, 'FlowMatrix', {
+              value: Object.freeze({ pseudolocalize, pseudo: config.pseudo }),
+              enumerable: false,
+            });
             new MutationObserver((records) => {
               for (const r of records) {
                 if (r.type === 'characterData') rewriteText(r.target);
@@ -146,6 +179,21 @@ enum PagePrelude {
             return all.filter((el) => visible(el) && !el.querySelector('[' + config.attr + ']'));
           };
           const rtl = () => getComputedStyle(document.documentElement).direction === 'rtl';
+          // How far an element's rendered text and inline content (its Range's client rects) sit from the leading
+          // side of the viewport: the right in RTL, the left in LTR. Null when it has none, or when the element keeps
+          // its own direction (an LTR island such as a phone number is judged by that direction, not the page's).
+          const contentEdge = (el, width, fromRight) => {
+            if (getComputedStyle(el).direction !== (fromRight ? 'rtl' : 'ltr')) return null;
+            const range = document.createRange();
+            range.selectNodeContents(el);
+            let edge = null;
+            for (const r of range.getClientRects()) {
+              if (r.width < 0.5 || r.height < 0.5) continue;
+              const e = fromRight ? width - r.right : r.left;
+              edge = edge === null ? e : Math.min(edge, e);
+            }
+            return edge;
+          };
           const layoutFindings = (root, rules) => {
             const els = leaves(root);
             const out = [];
@@ -171,14 +219,24 @@ enum PagePrelude {
             }
             if (rules.has('mirrored') && rtl()) {
               const html = document.documentElement;
+              const rtlContent = new Map(els.map((el) => [el, contentEdge(el, width, true)]));
               const before = html.getAttribute('dir');
               html.setAttribute('dir', 'ltr');
               const ltr = new Map(els.map((el) => [el, el.getBoundingClientRect()]));
+              const ltrContent = new Map(els.map((el) => [el, contentEdge(el, width, false)]));
               if (before === null) html.removeAttribute('dir'); else html.setAttribute('dir', before);
               for (const el of els) {
                 const r = rects.get(el), l = ltr.get(el);
                 const gap = Math.abs((width - r.right) - l.left);
-                if (gap > 2) out.push('not-mirrored: ' + name(el) + ' (leading edge ' + Math.round(width - r.right) + ' px in RTL, ' + Math.round(l.left) + ' px in LTR)');
+                if (gap > 2) {
+                  out.push('not-mirrored: ' + name(el) + ' (leading edge ' + Math.round(width - r.right) + ' px in RTL, ' + Math.round(l.left) + ' px in LTR)');
+                  continue;
+                }
+                // The box is mirrored; its text and inline content must be too (a physical text-align or float
+                // inside a full-width box keeps the content where it was).
+                const a = rtlContent.get(el), b = ltrContent.get(el);
+                if (a === null || b === null || Math.abs(a - b) <= 2) continue;
+                out.push('not-mirrored: ' + name(el) + ' text (leading edge ' + Math.round(a) + ' px in RTL, ' + Math.round(b) + ' px in LTR: a physical text-align or float)');
               }
             }
             if (rules.has('localized') && config.pseudo === 'accented') for (const el of els) {
@@ -186,7 +244,8 @@ enum PagePrelude {
               if (!hasLetter(t)) continue;
               const runs = t.match(/\[[^\[\]]*\]/g) || [];
               const rest = t.replace(/\[[^\[\]]*\]/g, '');
-              if (hasLetter(rest)) out.push('not-localized: ' + name(el) + ' shows text outside the string tables: "' + t + '"');
+              if (hasLetter(rest) && runs.length) out.push('not-localized: ' + name(el) + ' joins translated text with text built in code ("' + rest.replace(/\s+/g, ' ').trim() + '"): "' + t + '"');
+              else if (hasLetter(rest)) out.push('not-localized: ' + name(el) + ' shows text outside the string tables: "' + t + '"');
               else if (runs.length > 1) out.push('not-localized: ' + name(el) + ' is assembled from ' + runs.length + ' separately translated pieces: "' + t + '"');
             }
             return out;

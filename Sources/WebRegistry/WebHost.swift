@@ -73,6 +73,8 @@ public actor SharedBrowser {
 /// directory) served on 127.0.0.1 by a `StaticFileServer` started on first use.
 public final class WebHost: Sendable {
     public static let registryName = "web"
+    /// The scenario tag that lets its `open` steps load documents answering 4xx or 5xx.
+    public static let errorPagesTag = "error-pages=allow"
     public let browser: SharedBrowser
     private let site = Mutex<(url: URL?, server: StaticFileServer?)>((nil, nil))
     private let configure: @Sendable (inout WebSettings) -> Void
@@ -125,7 +127,8 @@ public final class WebHost: Sendable {
     }
 
     /// A registry for one job: a fresh context in the shared browser (relaunched once if it died meanwhile).
-    /// - Parameter scenarioTags: the scenario's tags; a `permissions=…` tag sets its default `PermissionPolicy`.
+    /// - Parameter scenarioTags: the scenario's tags; a `permissions=…` tag sets its default `PermissionPolicy`, and
+    ///   `error-pages=allow` lets its `open` steps load documents answering 4xx or 5xx.
     public func makeRegistry(
         configuration: [String: String], seed: UInt64, scenarioTags: [String] = []
     ) async throws -> WebRegistry {
@@ -134,6 +137,7 @@ public final class WebHost: Sendable {
         for tag in scenarioTags where tag.hasPrefix("permissions=") {
             settings.permissions = try settings.permissions.overlaid(with: String(tag.dropFirst("permissions=".count)))
         }
+        if scenarioTags.contains(Self.errorPagesTag) { settings.openFailsOnErrorStatus = false }
         var lastError: (any Error)?
         for _ in 0..<2 {
             let (b, page) = try await browser.page()

@@ -33,11 +33,13 @@ public actor WebRegistry: AsyncStepRegistry, StepEvidenceProviding {
     /// The last screenshot taken (base64, decoded only when its evidence is kept) and the page's change generation
     /// when it was taken.
     var lastScreenshot: (generation: Int, base64: String)?
-    private let offline: Bool
+    let offline: Bool
     /// Set by the first `evidence` call: evidence is wanted after every step.
     var evidenceWanted = false
     /// The page's snapshot taken by a `wait` or `assert` step as it concluded (its evidence needs no round trip).
     var stepSnapshot: JSONValue?
+    /// The page's uncaught errors and failed requests during the last step that passed.
+    private var troublesOfPreviousStep: [String] = []
 
     /// The running step's recorder and awaited element, for interruptions handled on other tasks.
     final class StepBox: Sendable {
@@ -108,8 +110,10 @@ public actor WebRegistry: AsyncStepRegistry, StepEvidenceProviding {
             }
         }
         let prompts = PermissionPrompts(page: page, policy: settings.permissions, position: settings.geolocation)
+        let origin = settings.baseURL.scheme.map { "\($0)://\(settings.baseURL.host ?? "")" } ?? ""
+        let port = settings.baseURL.port.map { ":\($0)" } ?? ""
         let events = PageEvents(
-            page: page, seed: seed, profile: profile, onDialog: interrupt,
+            page: page, seed: seed, profile: profile, origin: origin + port, onDialog: interrupt,
             onPermission: { request in if prompts.enqueue(request) { interrupt() } })
         self.events = events
         let accept = settings.acceptDialogs
@@ -175,7 +179,7 @@ public actor WebRegistry: AsyncStepRegistry, StepEvidenceProviding {
         ]
     }
 
-    private func applyNetwork(offline goOffline: Bool) async throws {
+    func applyNetwork(offline goOffline: Bool) async throws {
         let p = conditions.networkProfile
         guard p != .unconditioned || goOffline else { return }
         let latency = p.latency.components.seconds * 1000 + p.latency.components.attoseconds / 1_000_000_000_000_000
@@ -203,8 +207,18 @@ public actor WebRegistry: AsyncStepRegistry, StepEvidenceProviding {
         do {
             try await WebTimings.measure("step: \(step.verb.rawValue)") { try await run(step) }
         } catch let error as DevToolsError {
-            throw Self.stepError(error, step: step, crashed: events.crashed)
+            throw Self.stepError(error, step: step, crashed: events.crashed).adding(takeTroubles())
+        } catch let error as StepError {
+            throw error.adding(takeTroubles())
         }
+        troublesOfPreviousStep = events.takeTroubles()
+    }
+
+    /// The page's uncaught errors and failed requests during the previous step and this one (a tap's error shows in
+    /// the failure of the assert after it).
+    private func takeTroubles() -> [String] {
+        defer { troublesOfPreviousStep = [] }
+        return troublesOfPreviousStep + events.takeTroubles()
     }
 
     /// The step failure a browser error means: a lost browser is an infrastructure fault, a silent page a hang.
@@ -268,33 +282,6 @@ public actor WebRegistry: AsyncStepRegistry, StepEvidenceProviding {
             _ = try await page.send(
                 "Emulation.setDeviceMetricsOverride", metrics(viewport), timeout: settings.pageTimeout)
         }
-    }
-
-    private func open(_ step: Step) async throws {
-        guard let url = URL(string: step.target, relativeTo: settings.baseURL)?.absoluteURL else {
-            throw StepError.invalidArgument("'\(step.target)' is not a URL or a path")
-        }
-        if offline && pageOpened { try await applyNetwork(offline: false) }
-        let navigation = try await page.send(
-            "Page.navigate", ["url": .string(url.absoluteString)], timeout: settings.loadTimeout)
-        if let error = navigation["errorText"]?.string, !error.isEmpty {
-            throw StepError.failed("cannot open \(url.absoluteString): \(error)")
-        }
-        let load =
-            "new Promise((r) => document.readyState === 'complete' ? r(true) : addEventListener('load', () => r(true), { once: true }))"
-        // The document may be replaced while we wait (a redirect, a script navigating): then the evaluation fails
-        // with its context destroyed, and we wait on the new document — a few times at most.
-        for attempt in 1...5 {
-            do {
-                _ = try await evaluate(load, timeout: settings.loadTimeout)
-                break
-            } catch let error as DevToolsError where error.code == .commandFailed && attempt < 5 {
-                continue
-            }
-        }
-        pageOpened = true
-        // `offline` is the app losing its connection once loaded: the document itself must load to be tested.
-        if offline { try await applyNetwork(offline: true) }
     }
 
     private struct Point { var x: Double, y: Double, width: Double, height: Double }
@@ -447,7 +434,7 @@ public actor WebRegistry: AsyncStepRegistry, StepEvidenceProviding {
     }
 
     /// Evaluates an expression in the page (awaiting a promise) and returns its value.
-    private func evaluate(_ expression: String, timeout: Duration? = nil) async throws -> JSONValue {
+    func evaluate(_ expression: String, timeout: Duration? = nil) async throws -> JSONValue {
         let r = try await page.send(
             "Runtime.evaluate",
             [

@@ -15,8 +15,13 @@ public struct WebSettings: Sendable {
     public var actionTimeout: Duration
     /// How long a page may take to answer a command before the step fails as a hanging page (default 10 s).
     public var pageTimeout: Duration
-    /// How long `open` waits for the page's load event (default 30 s).
+    /// How long `open` waits for the page's load event (default 30 s). A load that does not complete in time fails
+    /// naming the requests still pending.
     public var loadTimeout: Duration
+    /// Whether `open` fails when its document answers 4xx or 5xx (default true: the failure is where the page broke,
+    /// not at a later step that looks for an element of the page that never came). A scenario with the tag
+    /// `error-pages=allow` turns it off for its job (`WebHost.makeRegistry`), e.g. to test the site's own 404 page.
+    public var openFailsOnErrorStatus: Bool
     /// Device pixels per CSS pixel for screenshots (default 1: the cheapest PNG).
     public var deviceScaleFactor: Double
     /// Whether JavaScript dialogs are accepted (true) or dismissed when the interruption monitor handles them.
@@ -35,7 +40,8 @@ public struct WebSettings: Sendable {
         baseURL: URL, identifierAttribute: String = "data-testid", defaultWaitTimeout: Duration = .seconds(5),
         defaultAssertTimeout: Duration = .seconds(2), actionTimeout: Duration = .seconds(5),
         pageTimeout: Duration = .seconds(10), loadTimeout: Duration = .seconds(30), deviceScaleFactor: Double = 1,
-        acceptDialogs: Bool = true, permissions: PermissionPolicy = PermissionPolicy(),
+        openFailsOnErrorStatus: Bool = true, acceptDialogs: Bool = true,
+        permissions: PermissionPolicy = PermissionPolicy(),
         geolocation: GeolocationFix = .standard, screenshots: Bool = true, browser: BrowserSettings = BrowserSettings()
     ) {
         self.baseURL = baseURL
@@ -46,6 +52,7 @@ public struct WebSettings: Sendable {
         self.pageTimeout = pageTimeout
         self.loadTimeout = loadTimeout
         self.deviceScaleFactor = deviceScaleFactor
+        self.openFailsOnErrorStatus = openFailsOnErrorStatus
         self.acceptDialogs = acceptDialogs
         self.permissions = permissions
         self.geolocation = geolocation

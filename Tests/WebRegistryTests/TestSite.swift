@@ -47,6 +47,53 @@ final class TestSite: Sendable {
         addEventListener('ping', (e) => { document.querySelector('[data-testid=event]').textContent = JSON.stringify(e.detail); });
         </script></body></html>
         """,
+        // Right to left: leaves whose text sits at their start, centred, or in an LTR island (mirrored), and full-width
+        // leaves whose text keeps a physical alignment (their box is the same in both directions, their text not).
+        "mirror.html": """
+        <!doctype html><html dir="rtl"><head><meta charset="utf-8"><style>
+        body { margin: 0; } p { margin: 4px 8px; }
+        </style></head><body><div data-testid="good">
+        <p data-testid="good.start">مرحبا بكم في المتجر</p>
+        <p data-testid="good.center" style="text-align: center">المجموع</p>
+        <p data-testid="good.island" dir="ltr">+49 30 1234 5678</p>
+        <p data-testid="good.end" style="text-align: end">سلة</p>
+        <p data-testid="good.wrapped" style="width: 200px">نص طويل يلتف على عدة أسطر في هذه الفقرة لأنه أطول من عرضها</p>
+        <div data-testid="good.row" style="display: flex; justify-content: space-between"><span>أ</span><span>ب</span></div>
+        </div><div data-testid="bad">
+        <p data-testid="bad.right" style="text-align: right">المجموع</p>
+        <p data-testid="bad.left" style="text-align: left">المجموع</p>
+        <div data-testid="bad.float" style="display: flow-root"><span style="float: left">أ</span></div>
+        </div></body></html>
+        """,
+        // A string lookup that pseudolocalizes at the source (FlowMatrix.pseudolocalize) unless `?nohook`, and a
+        // sentence assembled in code from a translated string and a hard-coded fragment.
+        "assembled.html": """
+        <!doctype html><html><head><meta charset="utf-8"></head><body>
+        <p data-testid="static">Static words</p><p data-testid="whole"></p><p data-testid="assembled"></p>
+        <input data-testid="field">
+        <script>
+        const strings = { total: 'Total', whole: 'Total incl. VAT', search: 'Search {what}' };
+        const hook = !location.search.includes('nohook') && window.FlowMatrix ? FlowMatrix.pseudolocalize : (s) => s;
+        const t = (key, values) => hook(strings[key]).replace(/\\{(\\w+)\\}/g, (_, k) => values[k]);
+        const $ = (id) => document.querySelector('[data-testid="' + id + '"]');
+        $('whole').textContent = t('whole');
+        $('assembled').textContent = t('total') + ' incl. VAT';
+        $('field').placeholder = t('search', { what: 'lamps' });
+        </script></body></html>
+        """,
+        // An uncaught error (broken.js line 3) and a request answered 404, both from one click.
+        "broken.html": """
+        <!doctype html><html><head><meta charset="utf-8"></head><body>
+        <button data-testid="break">break</button><button data-testid="calm">calm</button><p data-testid="result"></p>
+        <script src="broken.js"></script></body></html>
+        """,
+        "broken.js": """
+        'use strict';
+        function brokenHandler() {
+          return nothingHere + 1;
+        }
+        document.querySelector('[data-testid=break]').addEventListener('click', () => { fetch('api/missing'); brokenHandler(); });
+        """,
         // Asks for permissions when its buttons are pressed and shows what the browser answered.
         "permissions.html": """
         <!doctype html><html><head><meta charset="utf-8"></head><body>
@@ -78,19 +125,19 @@ final class TestSite: Sendable {
         browser = SharedBrowser()
     }
 
-    func settings(pageTimeout: Duration = .seconds(10)) -> WebSettings {
+    func settings(pageTimeout: Duration = .seconds(10), loadTimeout: Duration = .seconds(30)) -> WebSettings {
         WebSettings(
             baseURL: server.baseURL, defaultAssertTimeout: .seconds(2), actionTimeout: .seconds(2),
-            pageTimeout: pageTimeout)
+            pageTimeout: pageTimeout, loadTimeout: loadTimeout)
     }
 
     func registry(
         _ configuration: [String: String] = [:], seed: UInt64 = 1,
-        pageTimeout: Duration = .seconds(10)
+        pageTimeout: Duration = .seconds(10), loadTimeout: Duration = .seconds(30)
     ) async throws -> WebRegistry {
         try await WebRegistry.open(
             in: browser.browser(), configuration: configuration, seed: seed,
-            settings: settings(pageTimeout: pageTimeout))
+            settings: settings(pageTimeout: pageTimeout, loadTimeout: loadTimeout))
     }
 
     func close() async {

@@ -11,7 +11,10 @@ const pickLanguage = () => {
 };
 const lang = pickLanguage();
 const table = STRINGS[lang];
-const t = (key, values) => (table[key] || STRINGS.en[key] || key).replace(/\{(\w+)\}/g, (_, k) => (values || {})[k] ?? '');
+// Each translated string passes through FlowMatrix.pseudolocalize when a FlowMatrix run pseudolocalizes (the hook
+// exists only then; docs/WEB.md): text the app builds in code around it then shows up untransformed.
+const pseudo = (window.FlowMatrix && window.FlowMatrix.pseudolocalize) || ((text) => text);
+const t = (key, values) => pseudo(table[key] || STRINGS.en[key] || key).replace(/\{(\w+)\}/g, (_, k) => (values || {})[k] ?? '');
 document.documentElement.lang = lang;
 document.documentElement.dir = RTL.includes(lang) ? 'rtl' : 'ltr';
 const money = new Intl.NumberFormat(navigator.language, { style: 'currency', currency: 'EUR' });
@@ -150,7 +153,9 @@ const start = () => {
   $('catalog.retry').textContent = t('retry');
   $('cart.heading').textContent = t('cartHeading');
   $('cart.empty').textContent = t('empty');
-  $('cart.total-label').textContent = t('total');
+  // Defect: a hard-coded English fragment joined to a translated string ("Summe incl. VAT" in German). Set as one
+  // text node, it looks translated when the rendered text is pseudolocalized whole; only the source hook shows it.
+  $('cart.total-label').textContent = t('total') + ' incl. VAT';
   $('cart.clear').textContent = t('clear');
   $('cart.checkout').textContent = t('checkout');
   $('network.offline').textContent = t('offline');

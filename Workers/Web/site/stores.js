@@ -3,7 +3,8 @@
 // are interruptions to the `web` registry: the matrix's `permissions` axis or a scenario's `permissions=` tag decides.
 const lang = (navigator.languages || [navigator.language]).map((tag) => STRINGS[tag] ? tag : tag.split('-')[0])
   .find((tag) => STRINGS[tag]) || 'en';
-const t = (key, values) => (STRINGS[lang][key] || STRINGS.en[key]).replace(/\{(\w+)\}/g, (_, k) => (values || {})[k] ?? '');
+const pseudo = (window.FlowMatrix && window.FlowMatrix.pseudolocalize) || ((text) => text);  // docs/WEB.md
+const t = (key, values) => pseudo(STRINGS[lang][key] || STRINGS.en[key]).replace(/\{(\w+)\}/g, (_, k) => (values || {})[k] ?? '');
 document.documentElement.lang = lang;
 document.documentElement.dir = ['ar', 'he'].includes(lang) ? 'rtl' : 'ltr';
 const $ = (id) => document.querySelector('[data-testid="' + id + '"]');
