@@ -31,11 +31,17 @@ extension Scheduler {
         case .failed, .timedOut:
             jobs[index].failures += 1
             jobs[index].lastFailure = status
-            if Int(jobs[index].failures) <= settings.retries && !isDispatchStopped {
-                requeue(index, avoiding: worker)
-            } else {
+            if Int(jobs[index].failures) > settings.retries || isStoppedByFailFast {
                 outcome = status == .timedOut ? .timedOut : .failed
                 stopsDispatch = settings.failFast
+            } else if isDispatchStopped {
+                // An interrupt stopped the run with a retry due: the drain does not spend the job's retry budget.
+                // The failed attempt stays (it counts on resume), and the resumed run retries the job as an
+                // uninterrupted run would have.
+                outcome = .notRun
+                reason = "its attempt failed while the interrupted run drained; it runs again when the run is resumed"
+            } else {
+                requeue(index, avoiding: worker)
             }
         case .lost:
             // The worker said its machinery died (a browser, a device): like a lost worker, no retry is used, and a
@@ -57,7 +63,10 @@ extension Scheduler {
             reason = "cancelled"
         }
         endAttempt(assignment, worker: worker, status: status, deciding: outcome, reason: reason, into: &directives)
-        if stopsDispatch { directives += onStopDispatching(reason: "fail-fast: a job failed") }
+        if stopsDispatch {
+            isStoppedByFailFast = true
+            directives += onStopDispatching(reason: "fail-fast: a job failed")
+        }
         directives += announceCompletionIfDone()
     }
 

@@ -95,6 +95,9 @@ public struct Scheduler: Sendable {
     var remaining: Int
     var completionAnnounced = false
     public internal(set) var isDispatchStopped = false
+    /// Fail-fast stopped dispatching (not an interrupt): a failed attempt with a retry due then fails its job, as
+    /// fail-fast means. After an interrupt the job ends `notRun` instead and its retry runs on resume.
+    public internal(set) var isStoppedByFailFast = false
     public internal(set) var outcomeCounts: [JobOutcome: Int] = [:]
 
     /// - Parameters:
@@ -376,7 +379,9 @@ public struct Scheduler: Sendable {
         return directives
     }
 
-    /// Stop dispatching (fail-fast, or Ctrl-C once): queued jobs become `notRun`; in-flight jobs finish.
+    /// Stop dispatching (fail-fast, or Ctrl-C once): queued jobs become `notRun`; in-flight jobs finish. After a
+    /// Ctrl-C, an in-flight attempt that fails with a retry due ends its job `notRun` too (the retry runs on resume),
+    /// so the interrupt never spends a job's retry budget.
     public mutating func onStopDispatching(reason: String) -> [SchedulerDirective] {
         guard !isDispatchStopped else { return [] }
         isDispatchStopped = true

@@ -372,8 +372,16 @@ public final class JournalReader: Sendable {
 
     // MARK: - Resume
 
-    /// What a run still has to do after the coordinator stopped: done jobs keep their outcome, every other job
-    /// (queued, or running when it stopped) runs again with the next attempt number.
+    /// What a run still has to do after the coordinator stopped: done jobs keep their outcome; every other job
+    /// (queued, running when it stopped, or ended `notRun` or `cancelled` by an interrupt) runs again with the next
+    /// attempt number and the failed attempts it already made.
+    ///
+    /// A failed attempt is one whose result is `failed` or `timedOut`, or one without a result whose journaled
+    /// steps show a failure (``StepLines/failureEvidence(_:)``): the coordinator died between journaling the
+    /// failing step and the result, and an uninterrupted run would have counted it. (Journals of earlier versions
+    /// closed such an attempt as superseded `cancelled` when the run resumed: it counts too.) Attempts cut short
+    /// without such a step, lost, taken back, or cancelled by an abort never count, so the job's retry budget,
+    /// flakiness and next seed are what an uninterrupted run would have had.
     /// - Throws: ``JournalError`` (`SQLITE_NOTFOUND`) when the journal has no such run.
     public func resumeState(run runID: String) throws -> ResumeState {
         try read { c in
@@ -387,15 +395,18 @@ public final class JournalReader: Sendable {
                 SELECT j.job_id, r.outcome,
                     MAX(j.attempts, COALESCE(r.attempts, 0),
                         COALESCE((SELECT MAX(a.attempt) FROM attempts a WHERE a.job_key = j.job_key), 0)),
-                    (SELECT COUNT(*) FROM attempts a WHERE a.job_key = j.job_key AND a.superseded = 0
-                        AND (a.outcome = 'failed' OR a.outcome = 'timedOut'))
+                    (SELECT COUNT(*) FROM attempts a WHERE a.job_key = j.job_key AND (
+                        (a.superseded = 0 AND (a.outcome = 'failed' OR a.outcome = 'timedOut'))
+                        OR ((a.outcome IS NULL OR (a.outcome = 'cancelled' AND a.superseded = 1
+                                AND a.message = '\(JournalStatements.coordinatorStopped)'))
+                            AND \(StepLines.failureEvidence("a.steps")))))
                 FROM jobs j LEFT JOIN results r ON r.job_key = j.job_key
                 WHERE j.run_key = (SELECT run_key FROM runs WHERE run_id = ?) ORDER BY j.job_key
                 """,
                 [.text(runID)]
             ) { row in (row.text(0), row.optionalText(1), row.int(2), row.int(3)) }
             for (jobID, outcomeText, attempts, failures) in rows {
-                if let outcome = try Self.outcome(outcomeText, "job \(jobID)") {
+                if let outcome = try Self.outcome(outcomeText, "job \(jobID)"), outcome.staysFinalOnResume {
                     state.done[jobID] = outcome
                 } else {
                     state.pending.append(jobID)
@@ -406,4 +417,11 @@ public final class JournalReader: Sendable {
             return state
         }
     }
+}
+
+extension JobOutcome {
+    /// Whether a resumed run keeps this outcome: every outcome but `notRun` and `cancelled`, which say the run
+    /// stopped before the job's retry policy had its say (queued at Ctrl-C, taken back, aborted, or a failed attempt
+    /// whose retry the drain could not run).
+    public var staysFinalOnResume: Bool { self != .notRun && self != .cancelled }
 }

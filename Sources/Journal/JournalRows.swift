@@ -57,14 +57,17 @@ public struct ArtifactRow: Sendable, Hashable {
 
 /// What a resumed run still has to do.
 public struct ResumeState: Sendable, Hashable {
-    /// Jobs that reached a final outcome: they stay as they are.
+    /// Jobs that reached a final outcome: they stay as they are (never `notRun` or `cancelled`:
+    /// ``FlowVocabulary/JobOutcome/staysFinalOnResume``).
     public var done: [String: JobOutcome]
-    /// Jobs that must run (again), in plan order: never started, or in flight when the coordinator stopped.
+    /// Jobs that must run (again), in plan order: never started, in flight when the coordinator stopped, or ended
+    /// `notRun` or `cancelled` when the run was interrupted.
     public var pending: [String]
     /// The next attempt number of each pending job (attempt numbers continue after a resume).
     public var nextAttempt: [String: Int]
-    /// Failed or timed-out attempts (not superseded) each pending job already made: they count against its retry
-    /// budget, make a later pass `flaky`, and set the seed of its next attempt.
+    /// Failed attempts each pending job already made — a `failed` or `timedOut` result, or a failing step journaled
+    /// without its result (see ``JournalReader/resumeState(run:)``): they count against its retry budget, make a
+    /// later pass `flaky`, and set the seed of its next attempt.
     public var failures: [String: Int] = [:]
 
     public init(done: [String: JobOutcome], pending: [String], nextAttempt: [String: Int], failures: [String: Int] = [:]) {

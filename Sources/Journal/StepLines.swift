@@ -142,6 +142,20 @@ enum StepLines {
         }
     }
 
+    /// An SQL condition that holds when the steps text in `column` shows that its attempt failed: a step that
+    /// `failed` or `timedOut`, other than a fault of the machinery under the registry (a step failed by
+    /// `StepError.infrastructure` is journaled as `failed` with the message `infrastructure fault: …`, and its attempt
+    /// is lost, not failed). A failed step ends its scenario, so such an attempt was going to end failed (or timed
+    /// out) even if its result never reached the journal: resume counts it as a failed attempt.
+    ///
+    /// The patterns cannot match inside a string: the encoder escapes every `"` in keys and messages.
+    static func failureEvidence(_ column: String) -> String {
+        """
+        (\(column) LIKE '%"o":"failed"%' OR \(column) LIKE '%"o":"timedOut"%') \
+        AND \(column) NOT LIKE '%"m":"infrastructure fault:%'
+        """
+    }
+
     /// The steps in index order, the last line of each index winning.
     /// - Throws: a ``JournalError`` (`SQLITE_CORRUPT`) naming `what` when a line is not a step.
     static func decode(_ text: String, _ what: @autoclosure () -> String) throws -> [StepResult] {

@@ -45,8 +45,10 @@ public enum RunDefinitionBuilder {
                 configuration: job.configuration.pairs.map { ConfigurationPair($0.key, $0.value) },
                 seed: jobSeed(plan.matrix.seed, job.id), expectedDuration: .milliseconds(Int64(seconds * 1000))))
             if let resume {
-                // Jobs that never ran (not run, cancelled by an interrupt) run now; every real outcome stays.
-                if let outcome = resume.done[job.id], outcome != .notRun, outcome != .cancelled { finished[index] = outcome }
+                // Every real outcome stays; the other jobs (never run, interrupted, or not run, cancelled, or left
+                // with a retry due when an interrupt stopped the run) run now, after the attempts and failures they
+                // already made.
+                if let outcome = resume.done[job.id] { finished[index] = outcome }
                 if let next = resume.nextAttempt[job.id], next > 1 { offsets[index] = next - 1 }
                 if let failures = resume.failures[job.id] { priorFailures[index] = failures }
             }

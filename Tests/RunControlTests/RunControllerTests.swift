@@ -148,9 +148,13 @@ struct Fixture {
         try FileManager.default.createDirectory(at: root.appendingPathComponent("corpus"), withIntermediateDirectories: true)
     }
 
-    /// A scenario whose steps tap test-registry targets.
+    /// A scenario whose steps tap test-registry targets (`target` or `target:arg`).
     func scenario(_ id: String, _ targets: [String]) throws {
-        let steps = targets.map { #"{"verb": "tap", "target": "\#($0)"}"# }.joined(separator: ", ")
+        let steps = targets.map { target in
+            let parts = target.split(separator: ":", maxSplits: 1)
+            let arg = parts.count > 1 ? #", "arg": "\#(parts[1])""# : ""
+            return #"{"verb": "tap", "target": "\#(parts[0])"\#(arg)}"#
+        }.joined(separator: ", ")
         let text = #"{"id": "\#(id)", "title": "\#(id)", "steps": [\#(steps)]}"#
         try Data(text.utf8).write(to: root.appendingPathComponent("corpus/\(id).json"))
     }

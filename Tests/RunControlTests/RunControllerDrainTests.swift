@@ -1,0 +1,65 @@
+import Coordinator
+import FlowVocabulary
+import Foundation
+import Journal
+import RunControl
+import Synchronization
+import Testing
+
+/// Ctrl-C while attempts run, then resume: the drain never spends a job's retry budget (issue 27 §5).
+@Suite("Run controller: interrupt and resume", .timeLimit(.minutes(2)))
+struct RunControllerDrainTests {
+    @Test("attempts that fail while an interrupted run drains leave their jobs not run; resumed, they end flaky as uninterrupted")
+    func drainKeepsRetries() async throws {
+        let fixture = try Fixture()
+        defer { fixture.cleanUp() }
+        // Two jobs (two locales) that fail their first attempt after a second of work, and pass their retry.
+        try fixture.scenario("slow-flaky", ["busy:1000", "flaky"])
+        let request = try fixture.request(retries: 2)
+        let serving = Mutex<ServingRun?>(nil)
+        let controller = RunController(request) { event in
+            if case .serving(let run) = event { serving.withLock { $0 = run } }
+        }
+        async let interrupted = controller.run()
+        // Interrupt once both attempts run on the worker (2 slots): they fail during the drain.
+        try await Self.waitUntil("both jobs are in flight") {
+            (serving.withLock { $0 }?.progress().inFlight ?? 0) == 2
+        }
+        controller.interrupt()
+        let first = try await interrupted
+        #expect(first.status == .interrupted)
+        #expect(first.progress.count(.failed) == 0, "the drain must not fail a job that has retries left")
+        #expect(first.notRun == 2)
+        let reader = try JournalReader(path: request.store.journalPath)
+        for row in try reader.jobs(run: first.runID) {
+            #expect(row.result?.outcome == .notRun)
+            // The failure stays as evidence.
+            #expect(try reader.attempts(run: first.runID, job: row.job.jobID).map(\.result?.outcome) == [.failed])
+        }
+
+        var resume = try fixture.request(retries: 2)
+        resume.matrixPath = nil
+        resume.resume = first.runID
+        let second = try await RunController(resume).run()
+        #expect(second.status == .completed)
+        // As uninterrupted: attempt 1 failed, attempt 2 (the first retry, the next seed) passed.
+        #expect(second.progress.count(.flaky) == 2)
+        for row in try reader.jobs(run: first.runID) {
+            #expect(row.result?.outcome == .flaky)
+            #expect(row.result?.attempts == 2)
+            #expect(try reader.attempts(run: first.runID, job: row.job.jobID).map(\.result?.outcome) == [.failed, .passed])
+        }
+    }
+
+    /// Waits for `condition`, checking it every 20 ms, for at most `timeout`.
+    static func waitUntil(_ what: String, timeout: Duration = .seconds(30), _ condition: () -> Bool) async throws {
+        let deadline = ContinuousClock.now + timeout
+        while !condition() {
+            guard ContinuousClock.now < deadline else {
+                Issue.record("timed out after \(timeout) waiting until \(what)")
+                throw CancellationError()
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+}
