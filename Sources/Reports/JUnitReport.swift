@@ -1,5 +1,6 @@
 import Foundation
 import Journal
+import MatrixPlan
 
 /// How `junit.xml` groups test cases into `<testsuite>` elements.
 public enum JUnitGrouping: String, Sendable, Hashable, CaseIterable {
@@ -21,6 +22,10 @@ public enum JUnitGrouping: String, Sendable, Hashable, CaseIterable {
 /// - timed out: `<error type="timedOut">`, plus rerun elements.
 /// - quarantined: `<error type="quarantined">` (the job kept killing workers).
 /// - not run / cancelled: `<skipped>`.
+///
+/// A `<failure>` or `<error>` is written exactly for the jobs that make `flowmatrix run` exit 1 (failed, timed out,
+/// quarantined): a command job that reports tests also gets a case of its own (``commandCaseName``) whenever it did
+/// not pass, and its tests never fail a job that passed (``TestVerdict``).
 public enum JUnitReport {
     /// The XML document of `report`.
     public static func xml(_ report: RunReport, grouping: JUnitGrouping = .scenario) throws -> String {
@@ -103,10 +108,26 @@ public enum JUnitReport {
     /// whose attempts ran no test, e.g. its command never started, stays one case).
     static func cases(_ job: JobReport, grouping: JUnitGrouping, multipleRegistries: Bool) -> (text: String, tally: Tally) {
         let tests = tests(of: job)
-        if !tests.isEmpty { return testCases(job, tests, grouping: grouping, multipleRegistries: multipleRegistries) }
         var tally = Tally()
-        tally.add(job.status)
-        return (testcase(job, grouping: grouping, multipleRegistries: multipleRegistries), tally)
+        guard !tests.isEmpty else {
+            tally.add(job.status)
+            return (testcase(job, grouping: grouping, multipleRegistries: multipleRegistries), tally)
+        }
+        var (text, testsTally) = testCases(job, tests, grouping: grouping, multipleRegistries: multipleRegistries)
+        tally.add(testsTally)
+        // A command job that did not pass is a case of its own too, carrying its exit status and stderr tail: its
+        // tests may all have passed (a coverage gate, a crash in teardown, a result file that does not parse).
+        if job.status != .passed {
+            text += testcase(job, grouping: grouping, multipleRegistries: multipleRegistries, commandCase: true)
+            tally.add(job.status)
+        }
+        return (text, tally)
+    }
+
+    /// The `name` of a command job's own case: `(command) [configuration]` by scenario, `<scenario id> (command)` by
+    /// configuration. The parentheses keep it apart from its tests' names (`classname.name [configuration]`).
+    static func commandCaseName(scenarioID: String, configuration: String, grouping: JUnitGrouping) -> String {
+        grouping == .scenario ? "(command) [\(configuration)]" : "\(scenarioID) (command)"
     }
 
     /// `    <testcase name="…" classname="…" time="…"` (not closed).
@@ -130,6 +151,18 @@ public enum JUnitReport {
             errors += other.errors
             skipped += other.skipped
             flaky += other.flaky
+        }
+
+        /// Counts one test case whose content is `verdict`.
+        mutating func add(_ verdict: TestVerdict) {
+            tests += 1
+            switch verdict {
+            case .failure: failures += 1
+            case .error: errors += 1
+            case .skipped: skipped += 1
+            case .flaky: flaky += 1
+            case .passed: break
+            }
         }
 
         mutating func add(_ status: CellStatus) {
@@ -163,7 +196,8 @@ public enum JUnitReport {
     private static func attemptDetails(_ job: JobReport, _ attempt: AttemptReport) -> String {
         var lines = ["job \(job.id) attempt \(attempt.attempt) on worker \(attempt.row.worker.isEmpty ? "?" : attempt.row.worker)"
                      + " (\(attempt.outcome?.rawValue ?? "unfinished"), \(Format.seconds(attempt.row.result?.duration)))"]
-        for step in attempt.steps {
+        // A command job's tests have cases of their own: its case lists the command's step only.
+        for step in attempt.steps where !step.key.hasPrefix(CommandTemplate.testStepPrefix) {
             var line = "  [\(step.index)] \(step.key): \(step.outcome.rawValue) in \(Format.seconds(step.duration))"
             if let m = step.message, !m.isEmpty { line += ": \(m)" }
             if let i = step.interruptions, !i.isEmpty { line += " (interruptions: \(i))" }
@@ -172,10 +206,13 @@ public enum JUnitReport {
         return lines.joined(separator: "\n")
     }
 
-    fileprivate static func testcase(_ job: JobReport, grouping: JUnitGrouping, multipleRegistries: Bool) -> String {
+    /// A job's own test case (a scenario job's, or with `commandCase` a command job's beside its tests' cases).
+    fileprivate static func testcase(_ job: JobReport, grouping: JUnitGrouping, multipleRegistries: Bool,
+                                     commandCase: Bool = false) -> String {
         let config = configurationName(job.job.configuration, job.job.registry, multipleRegistries)
-        var out = caseOpening(grouping == .scenario ? (job.job.scenarioID, config) : (config, job.job.scenarioID),
-                              job.row.result?.duration)
+        var name = grouping == .scenario ? config : job.job.scenarioID
+        if commandCase { name = commandCaseName(scenarioID: job.job.scenarioID, configuration: config, grouping: grouping) }
+        var out = caseOpening(grouping == .scenario ? (job.job.scenarioID, name) : (config, name), job.row.result?.duration)
         let deciding = job.decidingAttempt
         let others = job.attempts.filter {
             !$0.superseded && $0.attempt != deciding?.attempt && $0.outcome != nil && $0.outcome != .passed
@@ -189,7 +226,8 @@ public enum JUnitReport {
             body += "      <\(element) message=\"\(a(message))\" type=\"\(a(type))\">\(t(details))</\(element)>\n"
         }
         func rerun(_ prefix: String) {
-            for at in others {
+            // The schema's order: every `…Failure` before every `…Error`, each in attempt order.
+            for at in others.filter({ $0.outcome == .failed }) + others.filter({ $0.outcome != .failed }) {
                 let element = prefix + (at.outcome == .failed ? "Failure" : "Error")
                 body += "      <\(element) message=\"\(a(attemptMessage(at)))\" type=\"\(a(at.outcome?.rawValue ?? "failed"))\">"
                     + "<stackTrace>\(t(attemptDetails(job, at)))</stackTrace></\(element)>\n"
