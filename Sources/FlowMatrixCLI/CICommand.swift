@@ -9,7 +9,7 @@ enum CICommand {
     static let spec = CommandSpec(
         name: "ci",
         overview: "Print a sharded pipeline or manifest for GitHub Actions, GitLab CI, Kubernetes, or a systemd unit.",
-        usage: "ci github|gitlab|kubernetes <matrix> --shards <n> [--image <image>] [--durations <path>]\n"
+        usage: "ci github|gitlab|kubernetes <matrix> --shards <n> [--image <image>] [--durations <path>] [--schedule <cron>]\n"
             + "                      | ci kubernetes-fleet <matrix> --image <image> [--workers <n>] [--slots <n>]\n"
             + "                      | ci systemd-worker --connect <host:port> [--token-file <file>] [--slots <n>]",
         arguments: [
@@ -19,7 +19,11 @@ enum CICommand {
         options: [
             ("--shards <n>", "How many shards run in parallel (github, gitlab, kubernetes)."),
             ("--image <image>", "The container image: required for kubernetes (flowmatrix on PATH, the repository in "
-                + "its working directory); for CI, the image that builds flowmatrix (default swift:6.1)."),
+                + "its working directory); for CI, the image that builds and runs flowmatrix (default "
+                + "\(EngineFiles.swiftImage): the Swift version FlowMatrix is built and tested with)."),
+            ("--schedule <cron>", "github: the nightly cron of the workflow's schedule trigger (default '"
+                + EngineFiles.defaultSchedule + "' UTC; 'none' for no schedule); gitlab: the cron its comment suggests "
+                + "for a pipeline schedule."),
             ("--durations <path>", "Pass --durations to every shard (a previous run's journal or summary.json)."),
             ("--namespace <ns>", "Kubernetes namespace (default: default)."),
             ("--workers <n>", "kubernetes-fleet: worker replicas (default 2)."),
@@ -40,6 +44,12 @@ enum CICommand {
             var settings = EngineFiles.Settings(matrix: "", shards: 0)
             settings.image = try args.option("--image")
             settings.durations = try args.option("--durations")
+            if let schedule = try args.option("--schedule") {
+                guard schedule == "none" || schedule.split(separator: " ", omittingEmptySubsequences: true).count == 5 else {
+                    throw UsageError("'--schedule' takes a cron of five fields such as '0 3 * * *', or 'none'")
+                }
+                settings.schedule = schedule == "none" ? nil : schedule
+            }
             let shards = try args.intOption("--shards", in: 1...1_000)
             settings.namespace = try args.option("--namespace") ?? "default"
             settings.workers = try args.intOption("--workers", in: 1...1_000) ?? 2

@@ -12,6 +12,8 @@ enum EngineFiles {
         var durations: String?
         /// Kubernetes namespace.
         var namespace = "default"
+        /// The nightly cron of CI files (nil: no schedule).
+        var schedule: String? = EngineFiles.defaultSchedule
         /// Fleet mode: worker replicas and slots per worker.
         var workers = 2
         var slots = 2
@@ -41,30 +43,70 @@ enum EngineFiles {
 
     // MARK: - GitHub Actions
 
-    /// A workflow: a matrix job with one entry per shard (each uploads its store as an artifact) and a merge job
-    /// that downloads them, merges, and uploads the report (and fails the workflow when jobs failed).
+    /// The toolchain image FlowMatrix is built and tested with (Swift 6.3.1 on Debian bookworm): the CI default.
+    static let swiftImage = "swift:6.3.1-bookworm"
+
+    /// The nightly schedule of generated pipelines (03:00 UTC) unless `--schedule` names another or `none`.
+    static let defaultSchedule = "0 3 * * *"
+
+    /// The build command of both CI files: flowmatrix alone, copied out of `.build` (a symlinked folder) to `bin/`.
+    static let buildScript = "scripts/install-deps.sh && swift build -c release --product flowmatrix && mkdir -p bin "
+        + "&& cp \"$(swift build -c release --show-bin-path)/flowmatrix\" bin/"
+
+    /// A workflow: one `build` job uploads the flowmatrix binary, a matrix job with one entry per shard downloads it
+    /// and runs its shard (uploading its store), and a merge job merges them and uploads the report (and fails the
+    /// workflow when jobs failed). Triggers: push, pull request, by hand, and nightly (`schedule`).
     static func github(_ s: Settings, command: String) -> String {
-        let image = s.image ?? "swift:6.1"
+        let image = quoted(s.image ?? swiftImage)
         let shardList = (1...s.shards).map(String.init).joined(separator: ", ")
         let matrix = shellQuoted(s.matrix)
+        let schedule = s.schedule.map { "\n  schedule:\n    - cron: \(quoted($0))" } ?? ""
+        let download = """
+                  - uses: actions/checkout@v4
+                  - name: Install the run-time libraries
+                    run: scripts/install-deps.sh
+                  - name: Download flowmatrix
+                    uses: actions/download-artifact@v4
+                    with:
+                      name: flowmatrix-binary
+                      path: bin
+                  - name: Make it executable (artifacts drop the mode bits)
+                    run: chmod +x bin/flowmatrix
+            """
         return header(command) + """
             name: flowmatrix
-            on: [push, pull_request, workflow_dispatch]
+            on:
+              push:
+              pull_request:
+              workflow_dispatch:\(schedule)
             jobs:
+              build:
+                runs-on: ubuntu-latest
+                container: \(image)
+                steps:
+                  - uses: actions/checkout@v4
+                  - name: Build flowmatrix once for every shard
+                    run: \(buildScript)
+                  - name: Upload the binary
+                    uses: actions/upload-artifact@v4
+                    with:
+                      name: flowmatrix-binary
+                      path: bin/flowmatrix
+                      if-no-files-found: error
+                      retention-days: 1
               shard:
+                needs: build
                 name: ${{ format('shard {0}/\(s.shards)', matrix.shard) }}
                 runs-on: ubuntu-latest
-                container: \(quoted(image))
+                container: \(image)
                 strategy:
                   fail-fast: false
                   matrix:
                     shard: [\(shardList)]
                 steps:
-                  - uses: actions/checkout@v4
-                  - name: Build flowmatrix
-                    run: scripts/install-deps.sh && swift build -c release
+            \(download)
                   - name: Run shard ${{ matrix.shard }}/\(s.shards)
-                    run: .build/release/flowmatrix run \(matrix) --shard ${{ matrix.shard }}/\(s.shards) --store shard-store\(durationsFlag(s))
+                    run: bin/flowmatrix run \(matrix) --shard ${{ matrix.shard }}/\(s.shards) --store shard-store\(durationsFlag(s))
                   - name: Upload the shard store
                     if: ${{ !cancelled() }}
                     uses: actions/upload-artifact@v4
@@ -73,21 +115,19 @@ enum EngineFiles {
                       path: shard-store
                       retention-days: 7
               merge:
-                needs: shard
-                if: ${{ !cancelled() }}
+                needs: [build, shard]
+                if: ${{ !cancelled() && needs.build.result == 'success' }}
                 runs-on: ubuntu-latest
-                container: \(quoted(image))
+                container: \(image)
                 steps:
-                  - uses: actions/checkout@v4
-                  - name: Build flowmatrix
-                    run: scripts/install-deps.sh && swift build -c release
+            \(download)
                   - name: Download the shard stores
                     uses: actions/download-artifact@v4
                     with:
                       pattern: flowmatrix-shard-*
                       path: shards
                   - name: Merge
-                    run: .build/release/flowmatrix merge shards/flowmatrix-shard-* --store merged
+                    run: bin/flowmatrix merge shards/flowmatrix-shard-* --store merged
                   - name: Publish the report
                     if: ${{ !cancelled() }}
                     uses: actions/upload-artifact@v4
@@ -101,28 +141,50 @@ enum EngineFiles {
 
     // MARK: - GitLab CI
 
-    /// A pipeline: a `parallel: N` job (`--shard auto` reads `CI_NODE_INDEX`/`CI_NODE_TOTAL`) keeping each shard
-    /// store as an artifact, and a merge job that publishes the report and the JUnit file.
+    /// A pipeline: a build job keeps the flowmatrix binary as an artifact; a `parallel: N` job (`--shard auto` reads
+    /// `CI_NODE_INDEX`/`CI_NODE_TOTAL`) needs it and keeps each shard store; a merge job publishes the report and the
+    /// JUnit file. `workflow:rules` let pushes, merge requests, runs by hand and scheduled pipelines (the nightly
+    /// run: GitLab keeps the cron in the project's pipeline schedules, not in the file) create it.
     static func gitlab(_ s: Settings, command: String) -> String {
-        let image = s.image ?? "swift:6.1"
         let matrix = shellQuoted(s.matrix)
         return header(command) + """
+            # Nightly: add a pipeline schedule (Build > Pipeline schedules), e.g. cron '\(s.schedule ?? defaultSchedule)'.
             stages:
+              - build
               - test
               - report
 
-            .flowmatrix-build:
-              image: \(quoted(image))
-              before_script:
-                - scripts/install-deps.sh
-                - swift build -c release
+            workflow:
+              rules:
+                - if: $CI_PIPELINE_SOURCE == "schedule"
+                - if: $CI_PIPELINE_SOURCE == "web"
+                - if: $CI_PIPELINE_SOURCE == "merge_request_event"
+                - if: $CI_COMMIT_BRANCH && $CI_OPEN_MERGE_REQUESTS
+                  when: never
+                - if: $CI_COMMIT_BRANCH
+
+            default:
+              image: \(quoted(s.image ?? swiftImage))
+
+            flowmatrix-build:
+              stage: build
+              script:
+                - \(quoted(buildScript))
+              artifacts:
+                paths:
+                  - bin/flowmatrix
+                expire_in: 1 day
 
             flowmatrix-shard:
-              extends: .flowmatrix-build
               stage: test
+              needs:
+                - job: flowmatrix-build
+                  artifacts: true
               parallel: \(s.shards)
+              before_script:
+                - scripts/install-deps.sh
               script:
-                - \(quoted(".build/release/flowmatrix run \(matrix) --shard auto --store \"shard-$CI_NODE_INDEX\"" + durationsFlag(s)))
+                - \(quoted("bin/flowmatrix run \(matrix) --shard auto --store \"shard-$CI_NODE_INDEX\"" + durationsFlag(s)))
               artifacts:
                 when: always
                 name: flowmatrix-shard-$CI_NODE_INDEX
@@ -131,14 +193,17 @@ enum EngineFiles {
                 expire_in: 1 week
 
             flowmatrix-merge:
-              extends: .flowmatrix-build
               stage: report
               when: always
               needs:
+                - job: flowmatrix-build
+                  artifacts: true
                 - job: flowmatrix-shard
                   artifacts: true
+              before_script:
+                - scripts/install-deps.sh
               script:
-                - .build/release/flowmatrix merge shard-* --store merged
+                - bin/flowmatrix merge shard-* --store merged
               artifacts:
                 when: always
                 paths:
@@ -146,188 +211,6 @@ enum EngineFiles {
                 reports:
                   junit: merged/runs/*/junit.xml
                 expire_in: 30 days
-
-            """
-    }
-
-    // MARK: - Kubernetes
-
-    /// `text` with every line indented by `spaces` (a YAML block nested at that depth).
-    static func block(_ text: String, _ spaces: Int) -> String {
-        let pad = String(repeating: " ", count: spaces)
-        return text.split(separator: "\n", omittingEmptySubsequences: false).map { pad + $0 }.joined(separator: "\n")
-    }
-
-    /// The labels that select a FlowMatrix component's pods.
-    static func labels(_ component: String) -> String {
-        "app.kubernetes.io/name: flowmatrix\napp.kubernetes.io/component: \(component)"
-    }
-
-    /// An object's `metadata`: name, namespace and the labels of `component`.
-    static func metadata(_ name: String, _ s: Settings, component: String) -> String {
-        "metadata:\n  name: \(name)\n  namespace: \(s.namespace)\n  labels:\n" + block(labels(component), 4)
-    }
-
-    /// A container running `script` with `/bin/sh -c` (the scripts use the shell's `$VAR` and exit codes).
-    static func shellContainer(_ name: String, image: String, script: String) -> String {
-        "- name: \(name)\n  image: \(quoted(image))\n  command:\n    - /bin/sh\n    - -c\n    - \(quoted(script))"
-    }
-
-    /// A pod's mount of the results volume, and the volume on the `flowmatrix-results` claim.
-    static let resultsMount = "- name: results\n  mountPath: /results"
-    static let resultsVolume = "- name: results\n  persistentVolumeClaim:\n    claimName: flowmatrix-results"
-
-    /// The `flowmatrix-results` claim (10 GiB) with `access` (`ReadWriteMany` for pods on any node).
-    static func resultsClaim(_ s: Settings, access: String) -> String {
-        """
-        apiVersion: v1
-        kind: PersistentVolumeClaim
-        \(metadata("flowmatrix-results", s, component: "results"))
-        spec:
-          accessModes:
-            - \(access)
-          resources:
-            requests:
-              storage: 10Gi
-        """
-    }
-
-    /// A shared volume, an Indexed Job of `shards` completions (shard `JOB_COMPLETION_INDEX + 1`, each into its
-    /// own store on the volume, then a marker in `/results/done`), and a merge Job that waits for every marker
-    /// and merges.
-    static func kubernetes(_ s: Settings, command: String) -> String {
-        let image = s.image ?? "flowmatrix:latest"
-        let run = "flowmatrix run \(shellQuoted(s.matrix)) --shard auto "
-            + "--store \"/results/shard-$JOB_COMPLETION_INDEX\"" + durationsFlag(s) + "; code=$?; "
-            + "if [ \"$code\" -le 1 ]; then mkdir -p /results/done "
-            + "&& touch \"/results/done/shard-$JOB_COMPLETION_INDEX\"; exit 0; fi; exit \"$code\""
-        let merge = "until [ \"$(ls /results/done 2>/dev/null | wc -l)\" -ge \(s.shards) ]; do sleep 10; done; "
-            + "flowmatrix merge /results/shard-* --store /results/merged"
-        return header(command) + """
-            # One image with flowmatrix on PATH and the repository (matrix + corpus) in its working directory.
-            # Shard runs exit 0 when their jobs ran (failures are the merge's verdict); the merge Job ends with
-            # the run's exit code and leaves the report in /results/merged/runs/ on the volume.
-            \(resultsClaim(s, access: "ReadWriteMany"))
-            ---
-            apiVersion: batch/v1
-            kind: Job
-            \(metadata("flowmatrix-shards", s, component: "shard"))
-            spec:
-              completionMode: Indexed
-              completions: \(s.shards)
-              parallelism: \(s.shards)
-              backoffLimit: \(s.shards * 2)
-              template:
-                spec:
-                  restartPolicy: Never
-                  containers:
-            \(block(shellContainer("shard", image: image, script: run), 8))
-                      env:
-                        - name: FLOWMATRIX_SHARD_COUNT
-                          value: \(quoted(String(s.shards)))
-                      volumeMounts:
-            \(block(resultsMount, 12))
-                  volumes:
-            \(block(resultsVolume, 8))
-            ---
-            apiVersion: batch/v1
-            kind: Job
-            \(metadata("flowmatrix-merge", s, component: "merge"))
-            spec:
-              backoffLimit: 0
-              activeDeadlineSeconds: 86400
-              template:
-                spec:
-                  restartPolicy: Never
-                  containers:
-            \(block(shellContainer("merge", image: image, script: merge), 8))
-                      volumeMounts:
-            \(block(resultsMount, 12))
-                  volumes:
-            \(block(resultsVolume, 8))
-
-            """
-    }
-
-    /// Fleet mode: the token in a Secret, the coordinator (`serve`) as a Job behind a Service, and workers as a
-    /// Deployment that reach it by the Service's address.
-    static func kubernetesFleet(_ s: Settings, token: String, command: String) -> String {
-        let image = s.image ?? "flowmatrix:latest"
-        let serve = "exec flowmatrix serve \(shellQuoted(s.matrix)) --listen 0.0.0.0:7700 "
-            + "--token-file /etc/flowmatrix/token --store /results/fleet"
-        // `worker --connect` takes a numeric address: the Service's cluster IP, which Kubernetes passes to pods
-        // created after the Service as FLOWMATRIX_COORDINATOR_SERVICE_HOST.
-        let worker = "exec flowmatrix worker --connect \"$FLOWMATRIX_COORDINATOR_SERVICE_HOST:7700\" --slots \(s.slots)"
-        return header(command, sharded: false) + """
-            apiVersion: v1
-            kind: Secret
-            \(metadata("flowmatrix-token", s, component: "token"))
-            type: Opaque
-            stringData:
-              token: \(quoted(token))
-            ---
-            apiVersion: v1
-            kind: Service
-            \(metadata("flowmatrix-coordinator", s, component: "coordinator"))
-            spec:
-              selector:
-            \(block(labels("coordinator"), 4))
-              ports:
-                - name: flowmatrix
-                  port: 7700
-                  targetPort: 7700
-                  protocol: TCP
-            ---
-            \(resultsClaim(s, access: "ReadWriteOnce"))
-            ---
-            apiVersion: batch/v1
-            kind: Job
-            \(metadata("flowmatrix-coordinator", s, component: "coordinator"))
-            spec:
-              backoffLimit: 0
-              template:
-                metadata:
-                  labels:
-            \(block(labels("coordinator"), 8))
-                spec:
-                  restartPolicy: Never
-                  containers:
-            \(block(shellContainer("coordinator", image: image, script: serve), 8))
-                      ports:
-                        - containerPort: 7700
-                          name: flowmatrix
-                      volumeMounts:
-                        - name: token
-                          mountPath: /etc/flowmatrix
-                          readOnly: true
-            \(block(resultsMount, 12))
-                  volumes:
-                    - name: token
-                      secret:
-                        secretName: flowmatrix-token
-            \(block(resultsVolume, 8))
-            ---
-            apiVersion: apps/v1
-            kind: Deployment
-            \(metadata("flowmatrix-workers", s, component: "worker"))
-            spec:
-              replicas: \(s.workers)
-              selector:
-                matchLabels:
-            \(block(labels("worker"), 6))
-              template:
-                metadata:
-                  labels:
-            \(block(labels("worker"), 8))
-                spec:
-                  containers:
-            \(block(shellContainer("worker", image: image, script: worker), 8))
-                      env:
-                        - name: FLOWMATRIX_TOKEN
-                          valueFrom:
-                            secretKeyRef:
-                              name: flowmatrix-token
-                              key: token
 
             """
     }

@@ -52,8 +52,11 @@ struct EngineFileTests {
         return "m.json"
     }
 
-    /// Runs a generated shell line with `/bin/sh` in the workspace, the built binary standing in for `flowmatrix`.
-    static func shell(_ ws: E2EWorkspace, _ line: String, environment: [String: String] = [:]) throws -> (Int32, String) {
+    /// Runs a generated shell line with `/bin/sh` in the workspace, the built binary standing in for `flowmatrix` (and
+    /// `bin/flowmatrix`, the binary the CI build job hands to the shards); `paths` maps a pod's mount paths to folders
+    /// of the workspace (default: `/results` to `results`).
+    static func shell(_ ws: E2EWorkspace, _ line: String, environment: [String: String] = [:],
+                      paths: [String: String] = ["/results": "results"]) throws -> (Int32, String) {
         // `flowmatrix` on PATH is the built binary, as in the engines' images (through a wrapper: see below).
         let bin = ws.root.appendingPathComponent("bin")
         if !FileManager.default.fileExists(atPath: bin.path) {
@@ -72,8 +75,10 @@ struct EngineFileTests {
                 throw CocoaError(.fileWriteUnknown)
             }
         }
-        let command = line.replacingOccurrences(of: ".build/release/flowmatrix", with: "flowmatrix")
-            .replacingOccurrences(of: "/results", with: ws.root.appendingPathComponent("results").path)
+        var command = line
+        for (mount, folder) in paths {
+            command = command.replacingOccurrences(of: mount, with: ws.root.appendingPathComponent(folder).path)
+        }
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/bin/sh")
         p.arguments = ["-c", command]
@@ -94,7 +99,17 @@ struct EngineFileTests {
         return (p.terminationStatus, (try? String(contentsOf: log, encoding: .utf8)) ?? "")
     }
 
-    @Test("GitHub Actions: a valid workflow (github-workflows schema) whose shard and merge steps work")
+    /// The triggers of a workflow: PyYAML reads the key `on` as the boolean true (YAML 1.1), which JSON spells "true".
+    static func triggers(_ workflow: [String: Any]) -> [String: Any]? {
+        (workflow["on"] ?? workflow["true"]) as? [String: Any]
+    }
+
+    /// The steps' `run` lines that build flowmatrix.
+    static func builds(_ steps: [[String: Any]]) -> [String] {
+        steps.compactMap { $0["run"] as? String }.filter { $0.contains("swift build") }
+    }
+
+    @Test("GitHub Actions: a valid workflow (github-workflows schema): one build job hands the binary to the shards, nightly schedule, pinned Swift image; shard and merge steps work")
     func github() async throws {
         let ws = try E2EWorkspace()
         defer { ws.cleanUp() }
@@ -103,21 +118,42 @@ struct EngineFileTests {
         let schema = try await ws.runTool(try Self.requireTool("check-jsonschema"),
                                           ["--builtin-schema", "vendor.github-workflows", "workflow.yml"])
         #expect(schema.0 == 0, "\(schema.1)")
-        let jobs = try #require(docs.first?["jobs"] as? [String: Any])
+        let workflow = try #require(docs.first)
+        let on = try #require(Self.triggers(workflow), "\(workflow.keys)")
+        #expect((on["schedule"] as? [[String: Any]])?.first?["cron"] as? String == "0 3 * * *", "nightly: \(on)")
+        #expect(on.keys.contains("push") && on.keys.contains("pull_request"))
+        let jobs = try #require(workflow["jobs"] as? [String: Any])
+        #expect(Set(jobs.keys) == ["build", "shard", "merge"])
+        for (name, job) in jobs {
+            #expect((job as? [String: Any])?["container"] as? String == "swift:6.3.1-bookworm", "\(name) pins Swift 6.3.1")
+        }
+        let build = try #require(jobs["build"] as? [String: Any])
+        let buildSteps = try #require(build["steps"] as? [[String: Any]])
+        #expect(Self.builds(buildSteps).count == 1)
+        let upload = try #require(buildSteps.first { ($0["uses"] as? String)?.hasPrefix("actions/upload-artifact@") == true })
+        #expect((upload["with"] as? [String: Any])?["name"] as? String == "flowmatrix-binary")
+        #expect((upload["with"] as? [String: Any])?["path"] as? String == "bin/flowmatrix")
         let shard = try #require(jobs["shard"] as? [String: Any])
+        #expect(shard["needs"] as? String == "build")
         let strategy = try #require(shard["strategy"] as? [String: Any])
         #expect((strategy["matrix"] as? [String: Any])?["shard"] as? [Int] == [1, 2, 3])
         #expect(strategy["fail-fast"] as? Bool == false)
         let merge = try #require(jobs["merge"] as? [String: Any])
-        #expect(merge["needs"] as? String == "shard")
+        #expect(merge["needs"] as? [String] == ["build", "shard"])
         let shardSteps = try #require(shard["steps"] as? [[String: Any]])
         let mergeSteps = try #require(merge["steps"] as? [[String: Any]])
+        for steps in [shardSteps, mergeSteps] {
+            #expect(Self.builds(steps).isEmpty, "only the build job builds")
+            let binary = steps.first { ($0["with"] as? [String: Any])?["name"] as? String == "flowmatrix-binary" }
+            #expect((binary?["uses"] as? String)?.hasPrefix("actions/download-artifact@") == true)
+        }
         #expect(shardSteps.contains { ($0["uses"] as? String)?.hasPrefix("actions/upload-artifact@") == true })
-        #expect(mergeSteps.contains { ($0["uses"] as? String)?.hasPrefix("actions/download-artifact@") == true })
+        #expect(mergeSteps.contains { ($0["with"] as? [String: Any])?["pattern"] as? String == "flowmatrix-shard-*" })
         #expect(mergeSteps.last?["uses"] as? String == "actions/upload-artifact@v4", "the merge job publishes the report")
 
         // The steps' commands, as the runner would run them for each matrix entry, then the merge after download.
         let runLine = try #require(shardSteps.compactMap { $0["run"] as? String }.first { $0.contains(" run ") })
+        #expect(runLine.hasPrefix("bin/flowmatrix run "), "the shard runs the downloaded binary: \(runLine)")
         for i in 1...3 {
             let line = runLine.replacingOccurrences(of: "${{ matrix.shard }}", with: "\(i)")
                 .replacingOccurrences(of: "--store shard-store", with: "--store shards/flowmatrix-shard-\(i)")
@@ -128,9 +164,16 @@ struct EngineFileTests {
         let (status, output) = try Self.shell(ws, mergeLine)
         #expect(status == 1, "the merge fails the workflow on failures: \(output)")
         #expect(output.contains("merged 3 shard(s)"), "\(output)")
+
+        let unscheduled = try await Self.generate(ws, ["github", matrix, "--shards", "2", "--schedule", "none"],
+                                                  into: "unscheduled.yml")
+        #expect(Self.triggers(unscheduled.first ?? [:])?["schedule"] == nil, "--schedule none drops the trigger")
+        let (bad, badOutput) = try await ws.run(["ci", "github", matrix, "--shards", "2", "--schedule", "nightly"],
+                                                label: "bad-schedule")
+        #expect(bad == 64 && badOutput.contains("cron"), "\(badOutput)")
     }
 
-    @Test("GitLab CI: a valid pipeline (gitlab-ci schema); parallel shards use CI_NODE_INDEX; the merge works")
+    @Test("GitLab CI: a valid pipeline (gitlab-ci schema): one build job's binary artifact, scheduled pipelines, pinned Swift image; parallel shards use CI_NODE_INDEX; the merge works")
     func gitlab() async throws {
         let ws = try E2EWorkspace()
         defer { ws.cleanUp() }
@@ -140,11 +183,23 @@ struct EngineFileTests {
                                           ["--builtin-schema", "vendor.gitlab-ci", "gitlab-ci.yml"])
         #expect(schema.0 == 0, "\(schema.1)")
         let pipeline = try #require(docs.first)
+        #expect(pipeline["stages"] as? [String] == ["build", "test", "report"])
+        #expect((pipeline["default"] as? [String: Any])?["image"] as? String == "swift:6.3.1-bookworm")
+        let rules = ((pipeline["workflow"] as? [String: Any])?["rules"] as? [[String: Any]]) ?? []
+        #expect(rules.contains { $0["if"] as? String == "$CI_PIPELINE_SOURCE == \"schedule\"" }, "\(rules)")
+        let build = try #require(pipeline["flowmatrix-build"] as? [String: Any])
+        #expect((build["artifacts"] as? [String: Any])?["paths"] as? [String] == ["bin/flowmatrix"])
+        let jobs = pipeline.filter { $0.key.hasPrefix("flowmatrix-") }
+        let building = jobs.filter { ($0.value as? [String: Any])?["script"].map { "\($0)".contains("swift build") } == true }
+        #expect(building.map(\.key) == ["flowmatrix-build"], "one build job")
         let shard = try #require(pipeline["flowmatrix-shard"] as? [String: Any])
         #expect(shard["parallel"] as? Int == 2)
+        #expect((shard["needs"] as? [[String: Any]])?.first?["job"] as? String == "flowmatrix-build")
         #expect((shard["artifacts"] as? [String: Any])?["when"] as? String == "always")
         let merge = try #require(pipeline["flowmatrix-merge"] as? [String: Any])
         #expect(merge["when"] as? String == "always")
+        #expect(Set((merge["needs"] as? [[String: Any]] ?? []).compactMap { $0["job"] as? String })
+                == ["flowmatrix-build", "flowmatrix-shard"])
         let reports = (merge["artifacts"] as? [String: Any])?["reports"] as? [String: Any]
         #expect(reports?["junit"] as? String == "merged/runs/*/junit.xml")
         for i in 1...2 {
@@ -160,7 +215,7 @@ struct EngineFileTests {
         }
     }
 
-    @Test("Kubernetes: an Indexed Job and a merge Job that pass strict schema validation and work as written")
+    @Test("Kubernetes: ReadWriteOnce claims only: a claim and a Job per shard, a merge Job over every claim, a fetch pod; strict schema validation; the commands work as written")
     func kubernetes() async throws {
         let ws = try E2EWorkspace()
         defer { ws.cleanUp() }
@@ -169,30 +224,59 @@ struct EngineFileTests {
                                            into: "shards.yml")
         let validate = try await ws.runTool(try Self.requireTool("kubernetes-validate"), ["--strict", "--quiet", "shards.yml"])
         #expect(validate.0 == 0, "\(validate.1)")
-        #expect(docs.map { $0["kind"] as? String } == ["PersistentVolumeClaim", "Job", "Job"])
-        let indexed = try #require(docs[1]["spec"] as? [String: Any])
-        #expect(indexed["completionMode"] as? String == "Indexed")
-        #expect(indexed["completions"] as? Int == 3 && indexed["parallelism"] as? Int == 3)
-        func container(_ spec: [String: Any]) throws -> [String: Any] {
-            let pod = try #require((spec["template"] as? [String: Any])?["spec"] as? [String: Any])
-            return try #require((pod["containers"] as? [[String: Any]])?.first)
+        let kinds = docs.map { $0["kind"] as? String ?? "?" }
+        #expect(kinds == ["PersistentVolumeClaim", "Job", "PersistentVolumeClaim", "Job", "PersistentVolumeClaim", "Job",
+                          "PersistentVolumeClaim", "Job", "Pod"])
+        func name(_ doc: [String: Any]) -> String { (doc["metadata"] as? [String: Any])?["name"] as? String ?? "" }
+        func component(_ doc: [String: Any]) -> String {
+            ((doc["metadata"] as? [String: Any])?["labels"] as? [String: Any])?["app.kubernetes.io/component"] as? String ?? ""
         }
-        let shard = try container(indexed)
-        #expect(shard["image"] as? String == "registry.example/flowmatrix:1")
-        let env = shard["env"] as? [[String: Any]] ?? []
-        let count = try #require(env.first { $0["name"] as? String == "FLOWMATRIX_SHARD_COUNT" }?["value"] as? String)
-        let shardLine = try #require((shard["command"] as? [String])?.last)
-        try FileManager.default.createDirectory(at: ws.root.appendingPathComponent("results"), withIntermediateDirectories: true)
-        for index in 0..<3 {
-            let (status, output) = try Self.shell(ws, shardLine, environment: ["JOB_COMPLETION_INDEX": "\(index)",
-                                                                               "FLOWMATRIX_SHARD_COUNT": count])
+        for claim in docs where claim["kind"] as? String == "PersistentVolumeClaim" {
+            #expect((claim["spec"] as? [String: Any])?["accessModes"] as? [String] == ["ReadWriteOnce"], "\(name(claim))")
+        }
+        #expect(docs.map(component) == ["shard", "shard", "shard", "shard", "shard", "shard", "merge", "merge", "fetch"],
+                "kubectl apply -l selects each stage")
+        func pod(_ doc: [String: Any]) throws -> [String: Any] {
+            let spec = try #require(doc["spec"] as? [String: Any])
+            return try #require(doc["kind"] as? String == "Pod" ? spec : (spec["template"] as? [String: Any])?["spec"] as? [String: Any])
+        }
+        func claims(_ doc: [String: Any]) throws -> [String] {
+            try (pod(doc)["volumes"] as? [[String: Any]] ?? []).compactMap {
+                ($0["persistentVolumeClaim"] as? [String: Any])?["claimName"] as? String
+            }
+        }
+        func script(_ doc: [String: Any]) throws -> String {
+            let container = try #require((try pod(doc)["containers"] as? [[String: Any]])?.first)
+            #expect(container["image"] as? String == "registry.example/flowmatrix:1")
+            return try #require((container["command"] as? [String])?.last)
+        }
+        let shardJobs = docs.filter { $0["kind"] as? String == "Job" && component($0) == "shard" }
+        #expect(shardJobs.map(name) == ["flowmatrix-shard-1", "flowmatrix-shard-2", "flowmatrix-shard-3"])
+        for (index, job) in shardJobs.enumerated() {
+            #expect(try claims(job) == ["flowmatrix-shard-\(index + 1)"], "each shard on its own volume")
+            let affinity = try pod(job)["affinity"] as? [String: Any]
+            let term = ((affinity?["podAffinity"] as? [String: Any])?["requiredDuringSchedulingIgnoredDuringExecution"]
+                as? [[String: Any]])?.first
+            #expect(term?["topologyKey"] as? String == "topology.kubernetes.io/zone", "shards share a zone")
+            let folder = "shards/\(index + 1)"
+            try FileManager.default.createDirectory(at: ws.root.appendingPathComponent(folder), withIntermediateDirectories: true)
+            let (status, output) = try Self.shell(ws, try script(job), paths: ["/results": folder])
             #expect(status == 0, "a shard pod succeeds when its jobs ran, failures or not: \(output)")
             #expect(output.contains("shard \(index + 1)/3"), "\(output)")
         }
-        let mergeSpec = try #require(docs[2]["spec"] as? [String: Any])
-        let mergeLine = try #require((try container(mergeSpec)["command"] as? [String])?.last)
-        let (status, output) = try Self.shell(ws, mergeLine)
-        #expect(status == 1 && output.contains("merged 3 shard(s)"), "\(output)")
+        let merge = try #require(docs.first { name($0) == "flowmatrix-merge" })
+        #expect(try claims(merge) == ["flowmatrix-shard-1", "flowmatrix-shard-2", "flowmatrix-shard-3", "flowmatrix-report"])
+        try FileManager.default.createDirectory(at: ws.root.appendingPathComponent("report"), withIntermediateDirectories: true)
+        let (status, output) = try Self.shell(ws, try script(merge), paths: ["/shards": "shards", "/report": "report"])
+        #expect(status == 0 && output.contains("merged 3 shard(s)") && output.contains("verdict: 1"), "\(output)")
+        let verdict = try String(contentsOf: ws.root.appendingPathComponent("report/merged/verdict"), encoding: .utf8)
+        #expect(verdict == "1\n", "the run's verdict, for 'kubectl exec flowmatrix-fetch -- cat'")
+        let fetch = try #require(docs.last)
+        let fetchClaims = try claims(fetch)
+        #expect(name(fetch) == "flowmatrix-fetch" && fetchClaims == ["flowmatrix-report"])
+        let text = try String(contentsOf: ws.root.appendingPathComponent("shards.yml"), encoding: .utf8)
+        #expect(!text.contains("ReadWriteMany"))
+        #expect(text.contains("kubectl cp flowmatrix-fetch:/report/merged/runs"), "the file says how to fetch the report")
     }
 
     @Test("Kubernetes fleet: Secret, Service, coordinator Job and workers Deployment pass strict schema validation")
