@@ -6,5 +6,7 @@ public struct NoOpRegistry: AsyncStepRegistry {
     public static let name = "noop"
     public init() {}
     public func execute(_ step: Step) async throws {}
-    public static let factory = RegistryFactory(name: name) { _ in NoOpRegistry() }
+    /// Every step passes, assert clauses are not read, and no axis changes anything.
+    public static let manifest = RegistryManifest(name: name, steps: RegistryManifest.everyStep, axes: [])
+    public static let factory = RegistryFactory(name: name, manifest: manifest) { _ in NoOpRegistry() }
 }
