@@ -124,8 +124,10 @@ enum RunsCommand {
         options: [("--store <dir>", "The store (default: .flowmatrix)."), ("--failed", "Only jobs that did not pass.")],
         discussion: """
             Messages and names are printed with control characters (ESC, BEL, NUL, …) and bidirectional
-            overrides written as \\u{XX}, so stored text cannot drive the terminal.
-            EXIT CODES: 0 every job passed, 1 some job did not, 2 no journal or no such run, 64 usage error.
+            overrides written as \\u{XX}, so stored text cannot drive the terminal. The last line counts the
+            jobs per outcome (jobs, as summary.json's counts and the report's; junit.xml counts test cases).
+            EXIT CODES: 0 every job passed or was flaky, 1 some job did not, 2 no journal or no such run, 64 usage
+            error.
             """,
         run: { args in
             let store = StoreLayout(try args.option("--store"))
