@@ -111,8 +111,9 @@ public enum JUnitReport {
         job.status == .passed && job.attempts.count == 1 && !job.attempts[0].superseded && !hasTests(job)
     }
 
-    /// The XML of a job that is not a plain pass and its counts: one case, or a command job's tests' cases (a job
-    /// whose attempts ran no test, e.g. its command never started, stays one case).
+    /// The XML of a job that is not a plain pass and its counts: one case, or a command job's tests' cases plus,
+    /// unless it passed, its own case (a job whose attempts ran no test, e.g. its command never started, stays one
+    /// case).
     static func cases(_ job: JobReport, grouping: JUnitGrouping, multipleRegistries: Bool) -> (text: String, tally: Tally) {
         let tests = tests(of: job)
         var tally = Tally()
