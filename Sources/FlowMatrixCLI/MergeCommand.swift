@@ -105,9 +105,7 @@ enum MergeCommand {
             if let reportNote { FlowMatrixCLI.say("  \(reportNote)") }
             FlowMatrixCLI.say("  details: flowmatrix show \(runID)  (store: \(target.root.path))")
         }
-        let failures = count(.failed) + count(.timedOut) + count(.quarantined)
-        if failures > 0 || (strict && count(.flaky) > 0) { return ExitCode.failures }
-        return ExitCode.success
+        return RunVerdict.exitCode(strict: strict, count: count)
     }
 
     /// Each store's latest shard run, and a sentence for each store that has none.

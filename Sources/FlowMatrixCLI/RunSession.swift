@@ -62,8 +62,7 @@ enum RunSession {
         }
         if !options.quiet { printSummary(summary, store: options.store) }
         if summary.status != .completed { return ExitCode.interrupted }
-        if summary.failures > 0 || (options.strict && summary.progress.count(.flaky) > 0) { return ExitCode.failures }
-        return ExitCode.success
+        return RunVerdict.exitCode(strict: options.strict) { summary.progress.count($0) }
     }
 
     /// The run API's request for these options.

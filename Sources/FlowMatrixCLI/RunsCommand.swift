@@ -1,3 +1,4 @@
+import FlowVocabulary
 import Foundation
 import Journal
 import MatrixPlan
@@ -124,8 +125,10 @@ enum RunsCommand {
         options: [("--store <dir>", "The store (default: .flowmatrix)."), ("--failed", "Only jobs that did not pass.")],
         discussion: """
             Messages and names are printed with control characters (ESC, BEL, NUL, …) and bidirectional
-            overrides written as \\u{XX}, so stored text cannot drive the terminal.
-            EXIT CODES: 0 every job passed, 1 some job did not, 2 no journal or no such run, 64 usage error.
+            overrides written as \\u{XX}, so stored text cannot drive the terminal. The last line counts the
+            jobs per outcome (jobs, as summary.json's counts and the report's; junit.xml counts test cases).
+            EXIT CODES: 0 every job passed or was flaky, 1 some job did not, 2 no journal or no such run, 64 usage
+            error.
             """,
         run: { args in
             let store = RunStore(path: try args.option("--store"))
@@ -137,26 +140,40 @@ enum RunsCommand {
             guard let runID = try reader.resolveRunID(requested), let run = try reader.run(runID) else {
                 throw CommandFailure(requested == "last" ? "the journal has no runs" : "no run '\(requested)'")
             }
-            print("run \(runID) (\(run.status.rawValue)): \(run.info.matrixName.terminalSafe)\(run.scaleOutNote), \(run.jobCount) jobs")
-            var allPassed = true
-            for row in try reader.jobs(run: runID) {
-                let outcome = row.result?.outcome.rawValue ?? row.state.rawValue
-                let passed = row.result?.outcome == .passed || row.result?.outcome == .flaky
-                if !passed { allPassed = false }
-                if failedOnly && passed { continue }
-                var line = "\(row.job.jobID)  \(outcome.padding(toLength: 11, withPad: " ", startingAt: 0))  "
-                    + "\(row.job.scenarioID.terminalSafe) [\(row.job.configuration.terminalSafe)]"
-                if let r = row.result, r.attempts > 1 { line += "  attempts: \(r.attempts)" }
-                if let r = row.result, let step = r.failureStep { line += "\n    step \(step): \((r.failureMessage ?? "").terminalSafe)" } else if
-                    let r = row.result, let m = r.failureMessage { line += "\n    \(m.terminalSafe)" }
-                if row.job.registry == CommandTemplate.registry, !(row.result?.outcome == .passed) {
-                    line += try testLines(reader, runID: runID, row: row)
-                }
-                print(line)
-            }
-            return allPassed ? ExitCode.success : ExitCode.failures
+            return try show(reader, run: run, failedOnly: failedOnly) { print($0) }
         }
     )
+
+    /// `show`'s lines for `run`, one at a time to `emit`: a header, a line per job (with its failing step and, for a
+    /// command job that did not pass, its tests that did not), and the jobs per outcome — the counts of
+    /// `summary.json` and the report, in jobs (junit.xml counts test cases). Returns the exit code: 0 when every job
+    /// passed or was flaky.
+    static func show(_ reader: JournalReader, run: RunSummary, failedOnly: Bool, emit: (String) -> Void) throws -> Int32 {
+        let runID = run.info.runID
+        emit("run \(runID) (\(run.status.rawValue)): \(run.info.matrixName.terminalSafe)\(run.scaleOutNote), \(run.jobCount) jobs")
+        var allPassed = true
+        var counts: [JobOutcome: Int] = [:]
+        for row in try reader.jobs(run: runID) {
+            let outcome = row.result?.outcome.rawValue ?? row.state.rawValue
+            counts[row.result?.outcome ?? .notRun, default: 0] += 1
+            let passed = row.result?.outcome == .passed || row.result?.outcome == .flaky
+            if !passed { allPassed = false }
+            if failedOnly && passed { continue }
+            var line = "\(row.job.jobID)  \(outcome.padding(toLength: 11, withPad: " ", startingAt: 0))  "
+                + "\(row.job.scenarioID.terminalSafe) [\(row.job.configuration.terminalSafe)]"
+            if let r = row.result, r.attempts > 1 { line += "  attempts: \(r.attempts)" }
+            if let r = row.result, let step = r.failureStep { line += "\n    step \(step): \((r.failureMessage ?? "").terminalSafe)" } else if
+                let r = row.result, let m = r.failureMessage { line += "\n    \(m.terminalSafe)" }
+            if row.job.registry == CommandTemplate.registry, !(row.result?.outcome == .passed) {
+                line += try testLines(reader, runID: runID, row: row)
+            }
+            emit(line)
+        }
+        let count = { (o: JobOutcome) in counts[o] ?? 0 }
+        emit("jobs: \(count(.passed)) passed, \(count(.failed)) failed, \(count(.flaky)) flaky, \(count(.timedOut)) timed out, "
+            + "\(count(.quarantined)) quarantined, \(count(.notRun) + count(.cancelled)) not run")
+        return allPassed ? ExitCode.success : ExitCode.failures
+    }
 
     /// A command job's tests that did not pass in some attempt, each with its outcome per attempt
     /// (`test:suite.test_a: failed, passed` is a test that was flaky).

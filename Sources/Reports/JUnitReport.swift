@@ -47,6 +47,8 @@ public enum JUnitReport {
         private let texts: ScratchFile.Writer
         private let places: ScratchFile.Writer
         private(set) var count = 0
+        /// The test cases of every job added so far, by content: the counters of `junit.xml`'s root.
+        private(set) var totals = Tally()
         /// The first error writing the scratch files, thrown by ``finish()``.
         private var failure: (any Error)?
 
@@ -74,8 +76,13 @@ public enum JUnitReport {
 
         /// Keeps the test case of `job` unless it is a plain pass (jobs come in plan order).
         func add(_ job: JobReport) {
-            guard failure == nil, !JUnitReport.isPlainPass(job) else { return }
+            guard failure == nil else { return }
+            guard !JUnitReport.isPlainPass(job) else {
+                totals.tests += 1
+                return
+            }
             let (xml, tally) = JUnitReport.cases(job, grouping: grouping, multipleRegistries: multipleRegistries)
+            totals.add(tally)
             let own = JUnitReport.hasTests(job) ? tally : nil
             var text = xml
             do {
@@ -104,8 +111,9 @@ public enum JUnitReport {
         job.status == .passed && job.attempts.count == 1 && !job.attempts[0].superseded && !hasTests(job)
     }
 
-    /// The XML of a job that is not a plain pass and its counts: one case, or a command job's tests' cases (a job
-    /// whose attempts ran no test, e.g. its command never started, stays one case).
+    /// The XML of a job that is not a plain pass and its counts: one case, or a command job's tests' cases plus,
+    /// unless it passed, its own case (a job whose attempts ran no test, e.g. its command never started, stays one
+    /// case).
     static func cases(_ job: JobReport, grouping: JUnitGrouping, multipleRegistries: Bool) -> (text: String, tally: Tally) {
         let tests = tests(of: job)
         var tally = Tally()

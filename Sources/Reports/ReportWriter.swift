@@ -122,6 +122,8 @@ public enum ReportWriter {
                               warnings: files.warnings, failures: passed.failures, chunkCount: passed.chunks.count,
                               layout: front.layout)
         page.baselineJobIDs = front.baselineJobIDs
+        // summary.json repeats junit.xml's counters (test cases, not jobs): the pass has counted them.
+        let testCases = SummaryDocument.TestCases(passed.cases.totals)
         // Three threads: junit.xml; summary.json, report.html and stability.json; the chunks compressed.
         let ((_, junitSeconds), ((cellFiles, pageSeconds), chunkFiles)) = try Parallel.both({
             try timed { try writeJUnit(index, cases: passed.cases, grouping: settings.junitGrouping, to: files.junit) }
@@ -129,7 +131,7 @@ public enum ReportWriter {
             try Parallel.both({
                 try timed {
                     try writeSummaryAndPage(passed.summary, page, index: index, files: files, pivot: front.pivot,
-                                            diff: front.diff, stability: front.stability)
+                                            diff: front.diff, stability: front.stability, testCases: testCases)
                 }
             }, { try passed.chunks.finish() })
         })
@@ -226,9 +228,11 @@ public enum ReportWriter {
     /// `summary.json`, `report.html` and, in stability mode, `stability.json`.
     /// - Returns: the aggregated heat map's drill-down files (written with its layout).
     static func writeSummaryAndPage(_ summary: SummaryDocument.Writer, _ page: HTMLReport, index: RunIndex,
-                                    files: ReportFiles, pivot: AxisPivot, diff: RunDiff?, stability: Stability?) throws -> [URL] {
+                                    files: ReportFiles, pivot: AxisPivot, diff: RunDiff?, stability: Stability?,
+                                    testCases: SummaryDocument.TestCases) throws -> [URL] {
         let summaryOutput = try ReportOutput(file: files.summary)
-        try summary.finish(into: summaryOutput, index: index, pivot: pivot, diff: diff, stability: stability)
+        try summary.finish(into: summaryOutput, index: index, pivot: pivot, diff: diff, stability: stability,
+                           testCases: testCases)
         try summaryOutput.finish()
         let html = try ReportOutput(file: files.html)
         page.write(to: html)

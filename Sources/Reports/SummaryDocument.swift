@@ -3,11 +3,29 @@ import Journal
 
 /// `summary.json`: counts, per-job outcome, durations and artifact references (schema in docs/REPORTS.md).
 public struct SummaryDocument: Sendable, Hashable, Codable {
-    /// Bumped when a member changes meaning or disappears (members may be added without a bump).
+    /// Bumped once per release whose `summary.json` differs from the last release's: a member added, removed or
+    /// changed in meaning (every member and the version it came with: docs/REPORTS.md, "summary.json fields").
     /// 2: jobs that passed on their only attempt without artifacts moved from `jobs` to the compact `passed` rows.
     /// 3: an artifact is a compact array `[attempt, step, name, mediaType, sha256, rawSize, compressedSize, carried]`;
     /// its `blob` path (derived from the hash) and `file` (a decompressed copy, no longer written) are gone.
-    public static let currentSchemaVersion = 3
+    /// 4: `testCases` (junit.xml's counters); the members the other changes of this release add.
+    public static let currentSchemaVersion = 4
+
+    /// `junit.xml`'s counters: test cases, not jobs (a command job that reports tests is a case per test, plus a
+    /// case of its own when it did not pass). `failures + errors` is 0 exactly when no job failed, timed out or
+    /// was quarantined.
+    public struct TestCases: Sendable, Hashable, Codable {
+        public var tests: Int
+        public var failures: Int
+        public var errors: Int
+        public var skipped: Int
+        /// Test cases with flaky elements and no failure (CI counts them passed).
+        public var flaky: Int
+
+        init(_ tally: JUnitReport.Tally) {
+            (tests, failures, errors, skipped, flaky) = (tally.tests, tally.failures, tally.errors, tally.skipped, tally.flaky)
+        }
+    }
 
     public struct Run: Sendable, Hashable, Codable {
         public var id: String
@@ -186,9 +204,13 @@ public struct SummaryDocument: Sendable, Hashable, Codable {
     /// Stability mode's figures (`run --repeat N`) with the 1,000 least stable jobs (all of them in
     /// `stability.json`); absent when the run has no repetitions.
     public var stability: Stability?
+    /// `junit.xml`'s counters, in test cases (``counts`` and ``total`` count jobs).
+    public var testCases: TestCases
 
     /// The document's members other than `jobs` and `passed` (left empty), from the run's index.
-    init(index: RunIndex, pivot: AxisPivot, diff: RunDiff?, stability: Stability? = nil) {
+    init(index: RunIndex, pivot: AxisPivot, diff: RunDiff?, stability: Stability? = nil,
+         testCases: TestCases = TestCases(JUnitReport.Tally())) {
+        self.testCases = testCases
         let info = index.run.info
         schemaVersion = Self.currentSchemaVersion
         run = Run(
@@ -284,12 +306,13 @@ public struct SummaryDocument: Sendable, Hashable, Codable {
         /// Writes the document into `out`: the members before `jobs`, the full entries, the passed rows, the rest.
         /// - Parameter index: the run's index with its attempt count and workers (the writer's own copy was taken
         ///   before the pass counted them).
-        func finish(into out: ReportOutput, index: RunIndex, pivot: AxisPivot, diff: RunDiff?, stability: Stability?) throws {
+        func finish(into out: ReportOutput, index: RunIndex, pivot: AxisPivot, diff: RunDiff?, stability: Stability?,
+                    testCases: TestCases) throws {
             try scratch.finish()
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-            let text = String(decoding: try encoder.encode(SummaryDocument(index: index, pivot: pivot, diff: diff, stability: stability)),
-                              as: UTF8.self)
+            let document = SummaryDocument(index: index, pivot: pivot, diff: diff, stability: stability, testCases: testCases)
+            let text = String(decoding: try encoder.encode(document), as: UTF8.self)
             // `"jobs":[],"passed":[]` occurs once (sorted keys, adjacent): inside a JSON string its quotes would be
             // escaped.
             guard let slot = text.range(of: "\"jobs\":[],\"passed\":[]") else {

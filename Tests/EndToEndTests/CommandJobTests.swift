@@ -73,8 +73,11 @@ struct CommandJobTests {
                                   "\(junit)")
         #expect(flakyA.contains("first try") && !flakyA.contains("<failure"))
         #expect(cases.filter { $0.contains("name=\"suite.test_b [locale=en]\"") }.count == 2)  // flaky and steady jobs
-        // Counters count tests: 2 + 2 tests and the broken job (no test ran) as one failed case.
-        #expect(junit.contains("<testsuites name=") && junit.contains("tests=\"5\" failures=\"1\""), "\(junit.prefix(400))")
+        // Counters count test cases: 2 + 2 tests, the broken job (no test ran) as one failed case, and the flaky job's
+        // own case (it did not simply pass: CI sees it flaky even when no test flipped).
+        #expect(junit.contains("<testsuites name=") && junit.contains("tests=\"6\" failures=\"1\""), "\(junit.prefix(400))")
+        let own = try #require(cases.first { $0.hasPrefix("name=\"(command) [locale=en]\"") }, "\(junit)")
+        #expect(own.contains("<flakyFailure") && !own.contains("<failure"))
     }
 
     @Test("diff compares a command job's tests one by one: a test that starts failing is a new failure (exit 1)")

@@ -8,9 +8,12 @@ struct SummaryDocumentTests {
     func content() throws {
         let written = try WrittenReport()
         let summary = try JSONDecoder().decode(SummaryDocument.self, from: Data(contentsOf: written.files.summary))
-        #expect(summary.schemaVersion == 3)
+        #expect(summary.schemaVersion == SummaryDocument.currentSchemaVersion && summary.schemaVersion == 4)
         #expect(summary.total == 36)
         #expect(summary.counts == ["passed": 29, "failed": 3, "flaky": 1, "timedOut": 1, "quarantined": 1, "notRun": 1])
+        // junit.xml's counters, in test cases: here (scenario jobs only) one case per job.
+        #expect(summary.testCases.tests == 36 && summary.testCases.failures == 3 && summary.testCases.errors == 2
+            && summary.testCases.skipped == 1 && summary.testCases.flaky == 1)
         #expect(summary.run.id == Nightly.base.runID)
         #expect(summary.run.seed == String(Nightly.base.seed))
         #expect(summary.run.matrix == "locale-rtl-sweep")
