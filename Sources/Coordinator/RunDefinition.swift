@@ -5,9 +5,10 @@ import Wire
 
 /// The seed an attempt runs with (docs/RUN-CONDITIONS.md, "Seeds"): the job's seed for its first try, and for the
 /// k-th retry a value derived from the job's seed and k, where k counts the earlier attempts that failed or timed
-/// out (`Scheduler.retryIndex(ofJob:)`). Attempts lost with a worker, taken back, or cut short by a coordinator crash
-/// do not count, so a rerun or a resumed run gives every attempt the seed it had, while a retry sees different
-/// randomness (a `flaky` network fails other requests) and can pass.
+/// out (`Scheduler.retryIndex(ofJob:)`; after a resume, an attempt whose failing step reached the journal counts too).
+/// Attempts lost with a worker, taken back, or cut short by a coordinator crash without a failed step do not count, so
+/// a rerun or a resumed run gives every attempt the seed it had, while a retry sees different randomness (a `flaky`
+/// network fails other requests) and can pass.
 public enum AttemptSeed {
     public static func derive(job seed: UInt64, retryIndex: Int) -> UInt64 {
         guard retryIndex > 0 else { return seed }

@@ -21,6 +21,20 @@ struct JournalStatements {
     /// The message of an attempt closed as cancelled when its run resumed (it was open when the coordinator stopped).
     static let coordinatorStopped = "the coordinator stopped before the result arrived"
 
+    /// `runResumed`'s close of the attempts left open when the coordinator stopped: one whose steps show a failure
+    /// failed (resume counts it against the retry budget); any other is cancelled and superseded: it never counts.
+    private static let closeOpenAttempts: String = {
+        let failed = StepLines.failureEvidence("steps")
+        return """
+            UPDATE attempts SET finished_at = ?,
+                outcome = CASE WHEN \(failed) THEN 'failed' ELSE 'cancelled' END,
+                superseded = CASE WHEN \(failed) THEN 0 ELSE 1 END,
+                message = CASE WHEN \(failed) THEN 'a step failed; \(coordinatorStopped)'
+                    ELSE '\(coordinatorStopped)' END
+            WHERE outcome IS NULL AND job_key IN (SELECT job_key FROM jobs WHERE run_key = ?)
+            """
+    }()
+
     init(_ c: SQLiteConnection) throws {
         insertRun = try c.statement(
             """
@@ -28,18 +42,7 @@ struct JournalStatements {
             VALUES (?, ?, ?, ?, ?, 'running', ?)
             """)
         reopenRun = try c.statement("UPDATE runs SET status = 'running', finished_at = NULL WHERE run_key = ?")
-        // An open attempt whose steps show a failure failed (resume counts it against the retry budget); any other
-        // is cancelled and superseded: it never counts.
-        let failed = StepLines.failureEvidence("steps")
-        cancelOpenAttempts = try c.statement(
-            """
-            UPDATE attempts SET finished_at = ?,
-                outcome = CASE WHEN \(failed) THEN 'failed' ELSE 'cancelled' END,
-                superseded = CASE WHEN \(failed) THEN 0 ELSE 1 END,
-                message = CASE WHEN \(failed) THEN 'a step failed; \(Self.coordinatorStopped)'
-                    ELSE '\(Self.coordinatorStopped)' END
-            WHERE outcome IS NULL AND job_key IN (SELECT job_key FROM jobs WHERE run_key = ?)
-            """)
+        cancelOpenAttempts = try c.statement(Self.closeOpenAttempts)
         requeueRunningJobs = try c.statement("UPDATE jobs SET state = 'queued' WHERE run_key = ? AND state = 'running'")
         insertJob = try c.statement(
             """

@@ -1,5 +1,4 @@
 import Coordinator
-import FlowVocabulary
 import Foundation
 import Journal
 import RunControl
