@@ -55,6 +55,7 @@ cleanup() {
     if [ "$keep" = 1 ]; then echo "scratch folder kept: $work"; else rm -rf "$work"; fi
 }
 trap cleanup EXIT
+trap 'exit 143' TERM INT  # so that a stopped tour still stops serve and the workers and removes its folder
 ln -s "$root/Matrices" "$work/Matrices"
 ln -s "$root/Workers" "$work/Workers"
 cd "$work" || exit 1
