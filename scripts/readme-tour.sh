@@ -61,7 +61,13 @@ ln -s "$root/Workers" "$work/Workers"
 cd "$work" || exit 1
 export PATH="$bin:$PATH"
 
-free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+free_port() {  # a loopback port nothing listens on (bash's /dev/tcp: no connection, no listener)
+    local port
+    while :; do
+        port=$(( 20000 + RANDOM % 40000 ))
+        (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null || { echo "$port"; return; }
+    done
+}
 fleet_port="$(free_port)"
 http_port="$(free_port)"
 step=0
@@ -74,7 +80,7 @@ attempt() {  # attempt "LINE" "ALLOWED CODES" [NOTE]
     started=$(date +%s.%N)
     bash -c "$line" > "out-$step.log" 2>&1
     code=$?
-    printf '    exit %s, %.1f s\n' "$code" "$(echo "$(date +%s.%N) - $started" | bc)"
+    awk -v code="$code" -v a="$started" -v b="$(date +%s.%N)" 'BEGIN { printf "    exit %s, %.1f s\n", code, b - a }'
     if ! [[ " $allowed " == *" $code "* ]]; then
         echo "FAILED (expected exit $allowed): $line" >&2
         sed 's/^/    | /' "out-$step.log" >&2
