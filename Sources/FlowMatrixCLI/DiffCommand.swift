@@ -21,6 +21,9 @@ enum DiffCommand {
         discussion: """
             Categories: new failures, newly flaky, duration regressions, still failing, fixed, no longer flaky,
             other outcome changes, added and removed jobs (docs/REPORTS.md).
+            Runs of different matrices (the journal's matrix names differ) are compared only on the jobs both have:
+            a warning says so first, and the jobs of one run only are counted there, not listed as added, removed
+            or new failures (--json: "differentMatrices").
             EXIT CODES: 0 no regressions, 1 regressions (new failures, newly flaky jobs or duration regressions),
             2 unknown run or unreadable journal, 64 usage error.
             """,

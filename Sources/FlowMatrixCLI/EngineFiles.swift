@@ -53,6 +53,20 @@ enum EngineFiles {
     static let buildScript = "scripts/install-deps.sh && swift build -c release --product flowmatrix && mkdir -p bin "
         + "&& cp \"$(swift build -c release --show-bin-path)/flowmatrix\" bin/"
 
+    /// The first steps of the shard and merge jobs: the checkout, the run-time libraries and the built binary.
+    static let githubDownload = """
+              - uses: actions/checkout@v4
+              - name: Install the run-time libraries
+                run: scripts/install-deps.sh
+              - name: Download flowmatrix
+                uses: actions/download-artifact@v4
+                with:
+                  name: flowmatrix-binary
+                  path: bin
+              - name: Make it executable (artifacts drop the mode bits)
+                run: chmod +x bin/flowmatrix
+        """
+
     /// A workflow: one `build` job uploads the flowmatrix binary, a matrix job with one entry per shard downloads it
     /// and runs its shard (uploading its store), and a merge job merges them and uploads the report (and fails the
     /// workflow when jobs failed). Triggers: push, pull request, by hand, and nightly (`schedule`).
@@ -61,18 +75,6 @@ enum EngineFiles {
         let shardList = (1...s.shards).map(String.init).joined(separator: ", ")
         let matrix = shellQuoted(s.matrix)
         let schedule = s.schedule.map { "\n  schedule:\n    - cron: \(quoted($0))" } ?? ""
-        let download = """
-                  - uses: actions/checkout@v4
-                  - name: Install the run-time libraries
-                    run: scripts/install-deps.sh
-                  - name: Download flowmatrix
-                    uses: actions/download-artifact@v4
-                    with:
-                      name: flowmatrix-binary
-                      path: bin
-                  - name: Make it executable (artifacts drop the mode bits)
-                    run: chmod +x bin/flowmatrix
-            """
         return header(command) + """
             name: flowmatrix
             on:
@@ -104,7 +106,7 @@ enum EngineFiles {
                   matrix:
                     shard: [\(shardList)]
                 steps:
-            \(download)
+            \(githubDownload)
                   - name: Run shard ${{ matrix.shard }}/\(s.shards)
                     run: bin/flowmatrix run \(matrix) --shard ${{ matrix.shard }}/\(s.shards) --store shard-store\(durationsFlag(s))
                   - name: Upload the shard store
@@ -120,7 +122,7 @@ enum EngineFiles {
                 runs-on: ubuntu-latest
                 container: \(image)
                 steps:
-            \(download)
+            \(githubDownload)
                   - name: Download the shard stores
                     uses: actions/download-artifact@v4
                     with:

@@ -66,6 +66,26 @@ public struct RunDiff: Sendable, Hashable, Codable {
     public var flakeRateFell: [FlakeRateChange] = []
     /// Command jobs in both runs, compared test by test (their `test:` steps; docs/COMMAND-JOBS.md).
     public var tests = TestChanges()
+    /// Set when the runs are of different matrices (the journal's matrix names differ): then only the jobs both runs
+    /// have are compared, and the others are counted here instead of listed as added, removed or new failures.
+    public var differentMatrices: DifferentMatrices?
+
+    /// Two runs of different matrices: their names and the jobs each has that the other lacks.
+    public struct DifferentMatrices: Sendable, Hashable, Codable {
+        public var baseMatrix: String
+        public var headMatrix: String
+        public var onlyInBase = 0
+        public var onlyInHead = 0
+        /// The jobs both runs have: the ones compared.
+        public var shared = 0
+
+        /// The warning `flowmatrix diff` prints first.
+        public func warning(base: String, head: String) -> String {
+            "warning: \(base) is a run of matrix '\(baseMatrix)' and \(head) of '\(headMatrix)': comparing only the "
+                + "\(shared) job(s) both have; \(onlyInBase) only in \(base) and \(onlyInHead) only in \(head) are left out "
+                + "(not removed, added or new failures)"
+        }
+    }
 
     /// New failures, newly flaky jobs or duration regressions.
     public var hasRegressions: Bool {
@@ -83,8 +103,13 @@ public struct RunDiff: Sendable, Hashable, Codable {
     public static func compute(
         reader: JournalReader, base: String, head: String, durationThreshold: Double = 0.2, minimumDelta: Double = 0.1
     ) throws -> RunDiff {
-        for id in [base, head] where try reader.run(id) == nil { throw ReportError.unknownRun(id) }
+        guard let baseRun = try reader.run(base, countingOutcomes: false) else { throw ReportError.unknownRun(base) }
+        guard let headRun = try reader.run(head, countingOutcomes: false) else { throw ReportError.unknownRun(head) }
         var comparison = Comparison(base: base, head: head, durationThreshold: durationThreshold, minimumDelta: minimumDelta)
+        if baseRun.info.matrixName != headRun.info.matrixName {
+            comparison.diff.differentMatrices = DifferentMatrices(baseMatrix: baseRun.info.matrixName,
+                                                                  headMatrix: headRun.info.matrixName)
+        }
         try reader.forEachJob(run: base, missingFrom: head) { comparison.removed($0) }
         let several = try reader.registries(runs: [base, head]).count > 1
         let stability = try [base, head].contains { try reader.hasAxis(Repetitions.axis, run: $0) }
@@ -152,12 +177,20 @@ public struct RunDiff: Sendable, Hashable, Codable {
         }
 
         mutating func removed(_ row: JobRow) {
+            if diff.differentMatrices != nil {
+                diff.differentMatrices?.onlyInBase += 1
+                return
+            }
             diff.removed.append(RunDiff.entry(base: row, head: nil))
             removedByKey[Self.key(row.job)] = row.job.jobID
         }
 
         mutating func compare(_ row: JobRow, base old: JobRow?) {
             guard let old else {
+                if diff.differentMatrices != nil {
+                    diff.differentMatrices?.onlyInHead += 1
+                    return
+                }
                 var e = RunDiff.entry(base: nil, head: row)
                 e.replaces = removedByKey[Self.key(row.job)]
                 diff.added.append(e)
@@ -168,6 +201,7 @@ public struct RunDiff: Sendable, Hashable, Codable {
                 }
                 return
             }
+            diff.differentMatrices?.shared += 1
             let e = RunDiff.entry(base: old, head: row)
             let was = verdict(old.result?.outcome), now = verdict(row.result?.outcome)
             var changed = true
@@ -244,7 +278,8 @@ public struct RunDiff: Sendable, Hashable, Codable {
 
     /// The diff for a terminal: a summary line, then each non-empty category with one line per job.
     public var text: String {
-        var out = "diff \(base) -> \(head): \(summaryLine)\n"
+        var out = differentMatrices.map { $0.warning(base: base, head: head) + "\n" } ?? ""
+        out += "diff \(base) -> \(head): \(summaryLine)\n"
         for section in sections where !section.entries.isEmpty {
             out += "\n\(section.title.uppercased()) (\(section.entries.count))\n"
             for e in section.entries { out += "  " + Self.line(e, section: section.key) + "\n" }

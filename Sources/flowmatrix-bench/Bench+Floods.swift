@@ -12,7 +12,8 @@ import Wire
 /// worker joins and the run must finish. The bounds these figures show are in docs/PROTOCOL.md ("Bounds").
 enum FloodBench {
     static let suite = BenchSuite(
-        name: "floods", overview: "a coordinator process under hostile floods: RSS, open files, journal size, CPU"
+        name: "floods", overview: "a coordinator process under hostile floods: RSS, open files, journal size, CPU",
+        missing: WorkerLaunch.testWorkerMissing
     ) { quick in
         try await run(scale: quick ? 10 : 1)
     }

@@ -8,7 +8,8 @@ import RunControl
 /// coordinator process's blob store; MB/s to disk and the coordinator's peak RSS.
 enum IngestBench {
     static let suite = BenchSuite(
-        name: "ingest", overview: "artifact ingest through a coordinator process from 2 worker processes: MB/s, RSS"
+        name: "ingest", overview: "artifact ingest through a coordinator process from 2 worker processes: MB/s, RSS",
+        missing: WorkerLaunch.testWorkerMissing
     ) { quick in
         try await run(jobs: quick ? 2 : 16, artifactsPerJob: quick ? 2 : 16, mebibytes: quick ? 1 : 8)
     }

@@ -13,7 +13,8 @@ import Wire
 /// previous release's feeding (64 jobs per slot, no work stealing) in the same sitting; then the 2,000-job
 /// simulated case through the scheduler alone.
 enum MakespanBench {
-    static let suite = BenchSuite(name: "makespan", overview: "long jobs on 2 real workers vs the lower bound; before/after hoarding fix") { quick in
+    static let suite = BenchSuite(name: "makespan", overview: "long jobs on 2 real workers vs the lower bound; before/after hoarding fix",
+                                  missing: WorkerLaunch.testWorkerMissing) { quick in
         print("  lower bound = max(total work / slots, longest job); 2 local worker processes x 2 slots; no history")
         try await compare(label: "8 jobs of 1 s", durations: Array(repeating: 1000, count: 8), target: true)
         var rng = SplitMix64(seed: 7)

@@ -10,6 +10,10 @@ extension BenchCommand {
     static let webSuite = BenchSuite(
         name: "web",
         overview: "Real Chromium: browser start, per-job overhead, a 10-step job, jobs/s with 2 workers vs Playwright.",
+        missing: {
+            BrowserSettings().resolvedExecutable() == nil
+                ? "no Chromium found (install Debian's chromium, or set FLOWMATRIX_CHROMIUM)" : nil
+        },
         run: { quick in try await WebBench.run(quick: quick) }
     )
 }

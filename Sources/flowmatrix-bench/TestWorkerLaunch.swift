@@ -16,6 +16,13 @@ extension WorkerLaunch {
                             hostedRegistries: Set(registries.isEmpty ? ["test", "noop"] : registries))
     }
 
+    /// Why a bench that starts `test-worker` cannot run (it is not built beside this executable), or nil.
+    @Sendable static func testWorkerMissing() -> String? {
+        FileManager.default.isExecutableFile(atPath: testWorkerExecutable.path) ? nil
+            : "it starts test-worker, which is not built beside \(ProcessFacts.executable.path) "
+                + "(build every target: 'swift build -c release')"
+    }
+
     /// Where `test-worker` is: beside this executable.
     static var testWorkerExecutable: URL {
         ProcessFacts.executable.deletingLastPathComponent().appendingPathComponent("test-worker")
