@@ -224,12 +224,12 @@ enum ReportsBench {
         return jobs.count
     }
 
-    /// Runs this executable with `arguments` (output discarded); its exit status, CPU time and peak resident set
+    /// Runs `flowmatrix` with `arguments` (output discarded); its exit status, CPU time and peak resident set
     /// size. The peak comes from `/usr/bin/time -f %M` where it exists: Linux records the spawning process's own
     /// peak in a spawned child's `ru_maxrss` (exec keeps the larger of the two), and this process holds a whole
     /// journal's records, so only a small intermediate process reports the child's own figure.
     private static func runChild(_ arguments: [String]) throws -> (status: Int32, maxRSSBytes: Int, cpuSeconds: Double) {
-        let executable = Bundle.main.executableURL?.path ?? CommandLine.arguments[0]
+        let executable = ProcessFacts.flowmatrix.path
         let time = "/usr/bin/time"
         let viaTime = FileManager.default.isExecutableFile(atPath: time)
         let peakFile = FileManager.default.temporaryDirectory.appendingPathComponent("flowmatrix-bench-peak-\(UUID().uuidString)")

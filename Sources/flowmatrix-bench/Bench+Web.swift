@@ -187,7 +187,7 @@ enum WebBench {
             """
         try Data(matrix.utf8).write(to: root.appendingPathComponent("m.json"))
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: Bundle.main.executablePath ?? CommandLine.arguments[0])
+        process.executableURL = ProcessFacts.flowmatrix
         process.arguments = [
             "run", "m.json", "--workers", "2", "--slots", String(slots), "--quiet", "--store", ".flowmatrix",
         ]
