@@ -153,6 +153,8 @@ let package = Package(
             dependencies: [
                 "FlowMatrixCLI", "Artifacts", "Coordinator", "FlowMatrixTestKit", "Journal", "UVTransport", "Wire", "DevTools",
                 "RunControl", "FlowVocabulary",
+                // The bench executable, for `bench all`'s skip rule (`@testable import flowmatrix_bench`).
+                "flowmatrix-bench",
             ],
             swiftSettings: swiftSettings
         ),

@@ -2,6 +2,7 @@
 import FlowVocabulary
 import Foundation
 import Journal
+import RunControl
 import Testing
 
 /// CI must never show green when the run failed (issue 27): `junit.xml` has a `<failure>` or `<error>` exactly when
@@ -17,10 +18,10 @@ struct JUnitInvariantTests {
     func generatedRuns() throws {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("fm-junit-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: root) }
-        let store = StoreLayout(root.appendingPathComponent("store").path)
+        let store = RunStore(path: root.appendingPathComponent("store").path)
         try store.create()
         let writer = try JournalWriter(path: store.journalPath)
-        var generated: [(run: GeneratedRun, store: StoreLayout, mergeExit: Int32?)] = []
+        var generated: [(run: GeneratedRun, store: RunStore, mergeExit: Int32?)] = []
         for seed in 1...Self.runs {
             let start = Date(timeIntervalSince1970: 1_795_900_000 + Double(seed) * 3_600)
             let run = GeneratedRun(seed: UInt64(seed), runID: String(format: "20261205-%04d-%04x", seed % 10_000, seed),
@@ -93,12 +94,12 @@ struct JUnitInvariantTests {
 
     /// Writes `run` as two shard stores and merges them into a store of its own (`merge`'s code: rows copied in plan
     /// order, reports written); returns the merged store and the merge's exit code.
-    static func mergeShards(_ run: GeneratedRun, under folder: URL) throws -> (StoreLayout, Int32) {
+    static func mergeShards(_ run: GeneratedRun, under folder: URL) throws -> (RunStore, Int32) {
         let positions = Array(run.jobs.indices)
         let halves = [positions.filter { $0 % 2 == 0 }, positions.filter { $0 % 2 == 1 }].filter { !$0.isEmpty }
-        var stores: [StoreLayout] = []
+        var stores: [RunStore] = []
         for (i, half) in halves.enumerated() {
-            let shardStore = StoreLayout(folder.appendingPathComponent("shard-\(i + 1)").path)
+            let shardStore = RunStore(path: folder.appendingPathComponent("shard-\(i + 1)").path)
             try shardStore.create()
             let settings = #"{"shard":{"index":\#(i + 1),"count":\#(halves.count),"planHash":"\#(run.runID)","#
                 + #""planJobs":\#(run.jobs.count),"positions":[\#(half.map(String.init).joined(separator: ","))]}}"#
@@ -108,7 +109,7 @@ struct JUnitInvariantTests {
             try writer.close()
             stores.append(shardStore)
         }
-        let target = StoreLayout(folder.appendingPathComponent("merged").path)
+        let target = RunStore(path: folder.appendingPathComponent("merged").path)
         let exit = try MergeCommand.merge(stores: stores, into: target, baseline: nil, strict: false, quiet: true)
         return (target, exit)
     }

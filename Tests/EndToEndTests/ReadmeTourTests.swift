@@ -2,6 +2,7 @@
 import Foundation
 import Synchronization
 import Testing
+@testable import flowmatrix_bench
 
 /// README's tour runs as written (issue 27 §6): `scripts/readme-tour.sh --quick` runs every line of it on the built
 /// tree; `bench all` skips a suite whose helper is missing; `diff` of runs of two matrices warns and compares only
@@ -102,8 +103,13 @@ struct ReadmeTourTests {
         let lone = ws.root.appendingPathComponent("lone")
         try FileManager.default.createDirectory(at: lone, withIntermediateDirectories: true)
         try FileManager.default.copyItem(at: E2EWorkspace.binary, to: lone.appendingPathComponent("flowmatrix"))
-        let (status, output) = try runProgram(lone.appendingPathComponent("flowmatrix").path, ["bench", "--quick", "floods"],
-                                              in: ws.root)
+        let flowmatrix = lone.appendingPathComponent("flowmatrix").path
+        let (alone, aloneOutput) = try runProgram(flowmatrix, ["bench", "--quick", "floods"], in: ws.root)
+        #expect(alone == 2, "\(aloneOutput)")
+        #expect(aloneOutput.contains("the benchmarks are in flowmatrix-bench, which is not built beside"), "\(aloneOutput)")
+        let bench = E2EWorkspace.binary.deletingLastPathComponent().appendingPathComponent("flowmatrix-bench")
+        try FileManager.default.copyItem(at: bench, to: lone.appendingPathComponent("flowmatrix-bench"))
+        let (status, output) = try runProgram(flowmatrix, ["bench", "--quick", "floods"], in: ws.root)
         #expect(status == 2, "\(output)")
         #expect(output.contains("bench floods cannot run: it starts test-worker, which is not built beside"), "\(output)")
     }
