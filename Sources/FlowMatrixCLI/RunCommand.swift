@@ -41,7 +41,9 @@ enum RunCommand {
             The local workers allow command jobs (a matrix's 'command', docs/COMMAND-JOBS.md): you asked for it here.
             With --worker-executable they are that program (catalog-worker, your own worker, the tests' test-worker):
             it gets --connect, --slots, --name, --exit-after-drain and --give-up-after, and the token in
-            FLOWMATRIX_TOKEN. Its registries ('<path> --list-registries') are checked before the run when it answers.
+            FLOWMATRIX_TOKEN. Its registries ('<path> --list-registries --json') are checked before the run when it
+            answers, and the scenarios against their manifests (FS021, FS022). A registry that ignores an axis of the
+            matrix is named once, after planning ('note: registry web ignores axis …').
             EXIT CODES: 0 all jobs passed (flaky allowed unless --strict), 1 failures, 2 I/O error (store, port),
             64 usage error, 65 the matrix or its corpus has findings (a plan over --max-jobs, MX025, included;
             nothing runs), 130 interrupted.

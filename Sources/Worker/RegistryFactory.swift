@@ -46,10 +46,14 @@ public struct RegistryFactory: Sendable {
     /// Builds the registry for one job; throwing fails the attempt with the error's description.
     public var make: @Sendable (JobContext) async throws -> any AsyncStepRegistry
     /// What the registry understands (its `verb:target` pairs, assert clauses and axes), published by
-    /// `--list-registries --json` so `flowmatrix validate` checks scenarios against it. Nil: only the name is
-    /// published. Its `name` is this factory's name.
+    /// `--list-registries --json` so `flowmatrix validate` checks scenarios against it. Without one (the default)
+    /// only the name is published, and nothing is checked. Its `name` is always this factory's name.
     public var manifest: RegistryManifest {
-        get { published ?? RegistryManifest(name: name) }
+        get {
+            var manifest = published ?? RegistryManifest(name: name)
+            manifest.name = name
+            return manifest
+        }
         set { published = newValue }
     }
     private var published: RegistryManifest?
@@ -58,6 +62,6 @@ public struct RegistryFactory: Sendable {
                 make: @escaping @Sendable (JobContext) async throws -> any AsyncStepRegistry) {
         self.name = name
         self.make = make
-        self.published = manifest.map { var m = $0; m.name = name; return m }
+        self.published = manifest
     }
 }

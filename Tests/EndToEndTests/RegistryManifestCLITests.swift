@@ -56,6 +56,9 @@ struct RegistryManifestCLITests {
         #expect(webStatus == 1)
         let findings = try JSONSerialization.jsonObject(with: Data(contentsOf: ws.root.appendingPathComponent("web.out"))) as? [[String: Any]]
         #expect(findings?.compactMap { $0["code"] as? String } == ["FS022", "FS022"], "\(web)")
+        // run refuses the same corpus before anything runs.
+        let (runStatus, run) = try await ws.run(["run", "web.json", "--workers", "1"], label: "run", localWorkers: .flowmatrix)
+        #expect(runStatus == 65 && run.contains("FS022"), "\(run)")
     }
 
     @Test("a worker publishes its manifests with --list-registries --json; validate --worker-executable checks with them")
@@ -71,6 +74,11 @@ struct RegistryManifestCLITests {
         let registries = try #require(document["registries"] as? [[String: Any]])
         #expect(registries.first?["name"] as? String == "catalog")
         #expect((registries.first?["axes"] as? [String])?.contains("locale") == true)
+
+        let (builtInStatus, builtIn) = try await ws.run(["worker", "--list-registries"], label: "builtin")
+        #expect(builtInStatus == 0 && builtIn == "catalog\nnoop\nweb\n", "\(builtIn)")
+        let (allStatus, all) = try await ws.run(["worker", "--allow-commands", "--list-registries", "--json"], label: "all")
+        #expect(allStatus == 0 && all.contains(#""manifestVersion" : 1"#) && all.contains(#""name" : "command""#), "\(all)")
 
         try write(#"{"id": "s", "title": "S", "steps": [{"verb": "tap", "target": "catalog.retyr"}]}"#, "corpus/s.json", in: ws)
         try write(#"{"name": "c", "corpus": "corpus", "registry": "catalog", "axes": {"locale": ["en"]}}"#, "m.json", in: ws)
