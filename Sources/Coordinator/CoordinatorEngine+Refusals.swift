@@ -25,6 +25,15 @@ extension CoordinatorEngine {
                 .close(peer: peer, reason: "\(type) with status lost from a version \(version) worker")]
     }
 
+    /// The close for BYE or an ERROR from the worker; an ERROR and the close for a message a worker never sends.
+    func closing(_ message: Message, from peer: UInt64) -> [Action] {
+        switch message {
+        case .bye: [.close(peer: peer, reason: "worker said BYE")]
+        case .error(let e): [.close(peer: peer, reason: "worker reported error \(e.code): \(e.message)")]
+        default: refusal(ofUnexpected: message.type, from: peer)
+        }
+    }
+
     /// An ERROR and the close for a message type a worker never sends.
     func refusal(ofUnexpected type: MessageType, from peer: UInt64) -> [Action] {
         [.send(peer: peer, [.error(ErrorMessage(WireError(.unexpectedMessage,

@@ -306,17 +306,10 @@ public final class CoordinatorEngine {
                     guard accepted(.artifactChunk, chunk.job, chunk.attempt, ending: false) != nil else { break }
                     chunks.append(chunk)
                 case .heartbeat:
-                    // Liveness is recorded above.
-                    break
-                case .bye:
-                    flushResults()
-                    actions.append(.close(peer: peer, reason: "worker said BYE"))
-                case .error(let e):
-                    flushResults()
-                    actions.append(.close(peer: peer, reason: "worker reported error \(e.code): \(e.message)"))
+                    break  // liveness is recorded above
                 default:
                     flushResults()
-                    actions += refusal(ofUnexpected: message.type, from: peer)
+                    actions += closing(message, from: peer)
                 }
             }
             // Nothing after this peer's close counts: the rest of the batch is dropped.
