@@ -32,9 +32,12 @@ struct RunOptions: Sendable {
     /// `--http`: the live view.
     var live: LiveViewOptions?
 
-    /// How to finish run `runID` later with these options: `serve` resumes as `serve` (on the same address).
+    /// How to finish run `runID` later with these options: `serve` resumes as `serve`, on the same address.
     func resumeCommand(_ runID: String) -> String {
-        localWorkers > 0 ? "flowmatrix run --resume \(runID)" : "flowmatrix serve --resume \(runID) --listen \(host.contains(":") ? "[\(host)]" : host):\(port)"
+        guard localWorkers == 0 else { return "flowmatrix run --resume \(runID)" }
+        let address = (host.contains(":") ? "[\(host)]" : host) + ":\(port)"
+        return "flowmatrix serve --resume \(runID) --listen \(address)"
+            + (RunCommand.isLoopback(host) ? "" : " --token-file <file>")
     }
 }
 
