@@ -28,7 +28,8 @@ swiftc -sanitize="$sanitizers" -parse-as-library -O -module-name EngineFuzz -I "
     "$root/Fuzz/engine/FuzzMain.swift" "${objects[@]}" -luv -lz -lsqlite3 -lcrypto -o "$work/engine-fuzz" 2>&1 \
     | grep -v "Cannot export local symbol" || true
 
-# Seed corpus: join two peers (version 3, 2 slots), then each protocol vector as a frame from peer 1, then a tick.
+# Seed corpus: join two peers (version 3, 2 slots), then each protocol vector as a frame from peer 1, then a tick;
+# and once with peer 2 on version 2 sending every vector (the version 3 ones must expel it, without blame).
 python3 - "$root/docs/PROTOCOL.md" "$work/corpus" <<'PY'
 import re, sys, pathlib
 text = open(sys.argv[1]).read()
@@ -41,6 +42,8 @@ credit = bytes([0x04, 0, 0, 0, 2, 0x10, 8])
 for i, f in enumerate(frames):
     (out / f'seed-{i}').write_bytes(join + credit + bytes([0x04]) + f + bytes([0x0c, 40]))
 (out / 'seed-all').write_bytes(join + credit + b''.join(bytes([0x04]) + f for f in frames) + bytes([0x0c, 200, 0x08]))
+mixed = bytes([0x00, 0xa5, 0x01, 0x11]) + credit + bytes([0x05, 0, 0, 0, 2, 0x10, 8])
+(out / 'seed-mixed').write_bytes(mixed + b''.join(bytes([0x05]) + f for f in frames) + bytes([0x0c, 200, 0x09]))
 PY
 
 cd "$root/Fuzz/engine/findings"

@@ -78,9 +78,25 @@ func check(_ condition: Bool, _ message: @autoclosure () -> String) {
     if !condition { fatalError(message()) }
 }
 
+/// What the ingest reports for `chunk` from `peer`: every chunk accepted, the last one stored.
+func acknowledged(_ peer: UInt64, _ chunk: ArtifactChunk) -> IngestEvent {
+    let ack = ArtifactAck(job: chunk.job, attempt: chunk.attempt, name: chunk.name, sha256: chunk.sha256,
+                          kind: .acceptedThrough, offset: chunk.offset + UInt64(chunk.bytes.count))
+    return chunk.last
+        ? .stored(peer: peer, ack: ack, step: Int(chunk.step), mediaType: chunk.mediaType, size: chunk.bytes.count,
+                  rawSize: Int(clamping: chunk.rawSize))
+        : .accepted(peer: peer, ack: ack)
+}
+
 /// Input: a sequence of operations. Each starts with a byte: bits 0–1 pick the peer (1–4), bits 2–3 the operation:
-/// 0 join (next byte: slots, protocol version, a label), 1 a frame (FrameDecoder over the rest: one frame, decoded
-/// as a message and delivered), 2 close, 3 tick (next byte: seconds to advance) and acknowledge pending ingests.
+/// 0 join (next byte: slots, protocol version 1–3 — peers of versions 2 and 3 mix —, labels: one of two worker
+/// instances' proofs, advanced or replayed, or plain labels), 1 a frame (FrameDecoder over the rest: one frame,
+/// decoded as a message and delivered), 2 close, 3 tick (next byte: seconds to advance) and acknowledge pending
+/// ingests.
+///
+/// Beyond the journal model, two rules of the peer bounds (docs/PROTOCOL.md, "Bounds") trap when broken: a message
+/// (or a status) of a version later than its peer's is answered with a close, and a peer the engine expelled never
+/// causes blame — no job is quarantined when its close is heard.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
@@ -91,12 +107,25 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
                                    now: { clock },
                                    wallClock: { Date(timeIntervalSince1970: 0) })
     var ingests: [(UInt64, ArtifactChunk)] = []
-    func take(_ actions: [CoordinatorEngine.Action]) {
+    var versions: [UInt64: UInt16] = [:]
+    var instances = [WorkerInstance(), WorkerInstance()]
+    nonisolated(unsafe) var expelling = false
+    engine.onJobFinished = { job, outcome in
+        check(!(expelling && outcome == .quarantined), "\(job.id) quarantined by the close of a peer the engine expelled")
+    }
+    /// - Parameter expulsions: the actions answer what a peer sent, so a close in them expels it (a tick's close of a
+    ///   silent peer is a loss that may blame).
+    func take(_ actions: [CoordinatorEngine.Action], expulsions: Bool = false) {
         for action in actions {
             switch action {
             case .ingest(let peer, let chunks): ingests += chunks.map { (peer, $0) }
             case .send(_, let messages): records += messages.count
-            case .close(let peer, _): _ = engine.onPeerClosed(peer)
+            case .close(let peer, _):
+                versions[peer] = nil
+                expelling = expulsions
+                let after = engine.onPeerClosed(peer)
+                expelling = false
+                take(after)
             }
         }
     }
@@ -109,10 +138,15 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         case 0:
             let arg = i < bytes.count ? bytes[i] : 0
             i += 1
-            let labels = arg & 0x80 != 0 ? ["\(CoordinatorEngine.instanceLabel)=x"] : (arg & 0x40 != 0 ? ["="] : ["k=v"])
-            let hello = Hello(version: UInt16(arg >> 4 & 3) + 1, name: "w\(peer)", slots: UInt32(arg & 7) + 1,
+            let which = Int(arg >> 3 & 1)
+            let labels = arg & 0x80 != 0 ? instances[which].labels : (arg & 0x40 != 0 ? ["="] : ["k=v"])
+            // Bit 2 of the slots: the instance moves on (the connection was welcomed), or its labels are replayed.
+            if arg & 0x80 != 0, arg & 0x04 != 0 { instances[which].welcomed() }
+            let version = UInt16(arg >> 4 & 3) % 3 + 1
+            let hello = Hello(version: version, name: "w\(peer)", slots: UInt32(arg & 3) + 1,
                               registries: ["test"], labels: labels, nonce: .zero, mac: .zero)
             take(engine.onPeerJoined(peer, hello: hello))
+            versions[peer] = version
         case 1:
             var buffer = ByteBuffer()
             buffer.append(contentsOf: bytes[i...])
@@ -120,28 +154,27 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
             let before = buffer.readableBytes
             guard let frame = try? decoder.decode(buffer: &buffer) else { return 0 }
             i += before - buffer.readableBytes
-            if let message = try? Message(frame: frame) { take(engine.onMessages(peer, [message])) }
+            if let message = try? Message(frame: frame) {
+                let actions = engine.onMessages(peer, [message])
+                if let version = versions[peer], message.introducedIn > version {
+                    check(actions.contains { if case .close(peer, _) = $0 { true } else { false } },
+                          "\(message.type) of version \(message.introducedIn) taken from a version \(version) peer")
+                }
+                take(actions, expulsions: true)
+            }
         case 2:
+            versions[peer] = nil
             take(engine.onPeerClosed(peer))
         default:
             let arg = i < bytes.count ? bytes[i] : 1
             i += 1
             clock += .milliseconds(Int64(arg) * 50)
             take(engine.onTick())
-            let events = ingests.map { peer, chunk -> IngestEvent in
-                let ack = ArtifactAck(job: chunk.job, attempt: chunk.attempt, name: chunk.name, sha256: chunk.sha256,
-                                      kind: .acceptedThrough, offset: chunk.offset + UInt64(chunk.bytes.count))
-                return chunk.last
-                    ? .stored(peer: peer, ack: ack, step: Int(chunk.step), mediaType: chunk.mediaType, size: chunk.bytes.count,
-                              rawSize: Int(clamping: chunk.rawSize))
-                    : .accepted(peer: peer, ack: ack)
-            }
-            ingests.removeAll()
-            take(engine.onIngest(events))
+            defer { ingests.removeAll() }
+            take(engine.onIngest(ingests.map(acknowledged)), expulsions: true)
         }
     }
-    // Invariants: progress adds up.
-    let progress = engine.progress
+    let progress = engine.progress  // invariant: progress adds up
     precondition(progress.done <= progress.total && progress.done == progress.outcomes.values.reduce(0, +))
     return 0
 }

@@ -81,6 +81,7 @@ extension CoordinatorEngine {
             let wireAttempt = UInt32(clamping: attempt)
             assignedPeer[a.job] = peer
             assignedAttempt[a.job] = wireAttempt
+            stepsTaken[a.job] = 0
             let seed = AttemptSeed.derive(job: definition.jobs[a.job].seed,
                                           retryIndex: scheduler.retryIndex(ofJob: a.job))
             jobs.append(JobAssignment(job: id, attempt: wireAttempt, scenarioHash: hash,

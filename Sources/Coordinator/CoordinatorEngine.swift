@@ -43,13 +43,17 @@ public final class CoordinatorEngine {
         /// The protocol version agreed in the handshake: a message type of a later version is refused.
         var version: UInt16
         var sentScenarios: Set<Bytes32> = []
-        /// The worker process's instance id (`flowmatrix.instance` label), if it sent one.
+        /// The worker process's instance (its commitment, `WorkerInstance`), if it announced one no other connection
+        /// holds.
         var instance: String?
     }
 
     /// The label a worker process sends with a random id, the same on every reconnection of that process.
-    public static let instanceLabel = "flowmatrix.instance"
+    public static let instanceLabel = WorkerInstance.label
 
+    /// Steps taken per attempt beyond its scenario's declared steps (a command job's named tests); a report past
+    /// that is refused (docs/PROTOCOL.md, "Bounds").
+    public static let maximumExtraStepsPerAttempt = 65_536
 
     struct AttemptInfo {
         /// The attempt (wire number) this report is of.
@@ -81,8 +85,11 @@ public final class CoordinatorEngine {
     /// of keys, so checking a report costs two loads.
     var assignedPeer: [UInt64]
     var assignedAttempt: [UInt32]
+    /// Per job, the steps taken of its latest assigned attempt (``maximumExtraStepsPerAttempt``).
+    var stepsTaken: [UInt32]
     var failureSignatures: [Int: FailureSignature] = [:]
-    /// Worker process instances (their `flowmatrix.instance` label) whose connection was lost, newest 256.
+    /// Worker process instances (the commitment of their `flowmatrix.instance` label, `WorkerInstance`) whose
+    /// connection was lost, newest 256.
     var lostInstances: [String: WorkerID] = [:]
     var lostInstanceOrder: [String] = []
     var attemptJournal: AttemptJournal
@@ -122,6 +129,7 @@ public final class CoordinatorEngine {
             finished: definition.finished, failures: definition.priorFailures, settings: definition.scheduler)
         assignedPeer = Array(repeating: 0, count: definition.jobs.count)
         assignedAttempt = Array(repeating: 0, count: definition.jobs.count)
+        stepsTaken = Array(repeating: 0, count: definition.jobs.count)
         jobIndex.reserveCapacity(definition.jobs.count)
         for (i, job) in definition.jobs.enumerated() { jobIndex[job.id] = i }
         if scheduler.isComplete { isComplete = true }
@@ -178,24 +186,20 @@ public final class CoordinatorEngine {
             guard let equals = label.firstIndex(of: "=") else { labels[label] = ""; continue }
             labels[String(label[..<equals])] = String(label[label.index(after: equals)...])
         }
-        let instance = labels[Self.instanceLabel]
-        peers[peer]?.instance = instance
         var actions: [Action] = []
         var directives = scheduler.onWorkerJoined(worker, name: hello.name, registries: Set(hello.registries), labels: labels,
                                                   slots: Int(hello.slots), canRevoke: hello.version >= MessageType.revoke.introducedIn,
                                                   now: now())
         // The same process reconnected: its connection broke, it did not crash (docs/FLEET.md, "Network faults").
-        if let instance, let lost = lostInstances.removeValue(forKey: instance) {
-            lostInstanceOrder.removeAll { $0 == instance }
-            directives += scheduler.onWorkerReturned(lost: lost, now: now())
-        }
+        directives += claimInstance(labels, peer: peer)
         if !scheduler.canServe(worker) {
-            // Said at once, on both sides: otherwise both wait for ever.
+            // Said at once, on both sides: otherwise both wait for ever. What the peer chose is escaped, as `show` does.
             let needs = scheduler.neededRegistries.joined(separator: ", ")
-            let offers = hello.registries.sorted().joined(separator: ", ")
+            let offers = hello.registries.sorted().map(\.terminalSafe).joined(separator: ", ")
             let text = "this run needs registr\(scheduler.neededRegistries.count == 1 ? "y" : "ies") [\(needs)]"
                 + (definition.jobs.first.map { $0.requiredLabels.isEmpty ? "" : " with labels \($0.requiredLabels.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ","))" } ?? "")
-                + "; worker \(hello.name) offers [\(offers)] and labels [\(hello.labels.filter { !$0.hasPrefix("flowmatrix.") }.joined(separator: ", "))]: it gets no jobs from this run"
+                + "; worker \(hello.name.terminalSafe) offers [\(offers)] and labels "
+                + "[\(hello.labels.filter { !$0.hasPrefix("flowmatrix.") }.map(\.terminalSafe).joined(separator: ", "))]: it gets no jobs from this run"
                 + (scheduler.neededRegistries.contains(CommandTemplate.registry) && !hello.registries.contains(CommandTemplate.registry)
                     ? " (a worker runs command jobs only when started with --allow-commands)" : "")
             onNotice?(text)
@@ -262,55 +266,53 @@ public final class CoordinatorEngine {
             actions += interpret(scheduler.onResults(worker, results, now: t))
             results.removeAll(keepingCapacity: true)
         }
-        /// The job index of a report about `job`'s `attempt`; nil when it is ignored, or refused (then the peer is
-        /// sent an ERROR and closed).
-        func accepted(_ type: MessageType, _ job: String, _ attempt: UInt32, ending: Bool) -> Int? {
+        /// The job index of a report about `job`'s `attempt` carrying `steps` steps; nil when it is ignored, or
+        /// refused (then the peer is sent an ERROR and closed): an attempt never assigned, or too many steps.
+        func accepted(_ type: MessageType, _ job: String, _ attempt: UInt32, ending: Bool, steps: Int = 0) -> Int? {
             let (index, refused) = reportable(job, attempt, from: peer, ending: ending)
             if refused {
                 flushResults()
                 actions += refusal(type, job, attempt, from: peer)
+            } else if let index, steps > 0, !takeSteps(steps, job: index) {
+                flushResults()
+                actions += refusal(ofSteps: index, from: peer)
+                return nil
             }
             return index
         }
         for message in messages {
-            if message.type.introducedIn > state.version {
+            if let refused = refusal(ofNewer: message, from: peer, version: state.version) {
+                // Falls through to the close below: an expelled peer is never blamed, whatever it sent.
                 flushResults()
-                actions += refusal(ofNewer: message.type, from: peer, version: state.version)
-                break
-            }
-            switch message {
-            case .credit(let n):
-                flushResults()
-                actions += interpret(scheduler.onCredit(worker, count: Int(n), now: t))
-            case .step(let step):
-                guard let index = accepted(.step, step.job, step.attempt, ending: false) else { break }
-                onSteps(job: index, jobID: step.job, attempt: step.attempt, CollectionOfOne(StepReport(step)), into: &records)
-            case .result(let result):
-                guard let index = accepted(.result, result.job, result.attempt, ending: true) else { break }
-                onResult(job: index, result, into: &results)
-            case .resultSteps(let report):
-                let (job, attempt) = (report.result.job, report.result.attempt)
-                guard let index = accepted(.resultSteps, job, attempt, ending: true) else { break }
-                onSteps(job: index, jobID: job, attempt: attempt, report.steps, into: &records)
-                onResult(job: index, report.result, into: &results)
-            case .revoked(let answers):
-                flushResults()
-                actions += onRevoked(answers, from: peer, worker: worker, now: t)
-            case .artifactChunk(let chunk):
-                guard accepted(.artifactChunk, chunk.job, chunk.attempt, ending: false) != nil else { break }
-                chunks.append(chunk)
-            case .heartbeat:
-                // Liveness is recorded above.
-                break
-            case .bye:
-                flushResults()
-                actions.append(.close(peer: peer, reason: "worker said BYE"))
-            case .error(let e):
-                flushResults()
-                actions.append(.close(peer: peer, reason: "worker reported error \(e.code): \(e.message)"))
-            default:
-                flushResults()
-                actions += refusal(ofUnexpected: message.type, from: peer)
+                actions += refused
+            } else {
+                switch message {
+                case .credit(let n):
+                    flushResults()
+                    actions += interpret(scheduler.onCredit(worker, count: Int(n), now: t))
+                case .step(let step):
+                    guard let index = accepted(.step, step.job, step.attempt, ending: false, steps: 1) else { break }
+                    onSteps(job: index, jobID: step.job, attempt: step.attempt, CollectionOfOne(StepReport(step)), into: &records)
+                case .result(let result):
+                    guard let index = accepted(.result, result.job, result.attempt, ending: true) else { break }
+                    onResult(job: index, result, into: &results)
+                case .resultSteps(let report):
+                    let (job, attempt) = (report.result.job, report.result.attempt)
+                    guard let index = accepted(.resultSteps, job, attempt, ending: true, steps: report.steps.count) else { break }
+                    onSteps(job: index, jobID: job, attempt: attempt, report.steps, into: &records)
+                    onResult(job: index, report.result, into: &results)
+                case .revoked(let answers):
+                    flushResults()
+                    actions += onRevoked(answers, from: peer, worker: worker, now: t)
+                case .artifactChunk(let chunk):
+                    guard accepted(.artifactChunk, chunk.job, chunk.attempt, ending: false) != nil else { break }
+                    chunks.append(chunk)
+                case .heartbeat:
+                    break  // liveness is recorded above
+                default:
+                    flushResults()
+                    actions += closing(message, from: peer)
+                }
             }
             // Nothing after this peer's close counts: the rest of the batch is dropped.
             if case .close(let closed, _)? = actions.last, closed == peer {
@@ -348,31 +350,13 @@ public final class CoordinatorEngine {
         for answer in answers {
             guard let index = index(of: answer.job) else { continue }
             guard assignedPeer[index] == peer, assignedAttempt[index] == answer.attempt else { continue }
+            // An answer to a REVOKE nobody sent: the attempt stays this peer's, and its RESULT counts.
+            guard scheduler.isRevoking(job: index, on: worker) else { continue }
             if answer.taken { assignedPeer[index] = 0 }
             let offset = definition.attemptOffsets[index] ?? 0
             answered.append((Assignment(job: index, attempt: Int(answer.attempt) - offset), answer.taken))
         }
         return interpret(scheduler.onRevoked(worker, answered, now: t))
-    }
-
-    /// An ERROR and the close for a report about an attempt that is not assigned to `peer`.
-    private func refusal(_ type: MessageType, _ job: String, _ attempt: UInt32, from peer: UInt64) -> [Action] {
-        let text = "\(type) for job \(job.debugDescription.prefix(80)) attempt \(attempt), which is not assigned to this worker"
-        return [.send(peer: peer, [.error(ErrorMessage(WireError(.invalidValue, text)))]), .close(peer: peer, reason: text)]
-    }
-
-    /// An ERROR and the close for a message type that `peer`'s protocol version does not have.
-    private func refusal(ofNewer type: MessageType, from peer: UInt64, version: UInt16) -> [Action] {
-        [.send(peer: peer, [.error(ErrorMessage(WireError(.unknownType,
-            "\(type) is not part of protocol version \(version)")))]),
-         .close(peer: peer, reason: "\(type) from a version \(version) worker")]
-    }
-
-    /// An ERROR and the close for a message type a worker never sends.
-    private func refusal(ofUnexpected type: MessageType, from peer: UInt64) -> [Action] {
-        [.send(peer: peer, [.error(ErrorMessage(WireError(.unexpectedMessage,
-            "a worker may not send \(type) to the coordinator")))]),
-         .close(peer: peer, reason: "unexpected \(type) from worker")]
     }
 
     /// The artifact ingest reports stored, accepted and rejected chunks: acknowledge them to their workers and
@@ -456,7 +440,7 @@ public final class CoordinatorEngine {
             "\(need.jobs) job(s) need registry \(need.registry)"
                 + (need.labels.isEmpty ? "" : " with labels " + need.labels.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ","))
         }.joined(separator: "; ")
-        let connected = workerNames.isEmpty ? "no worker is connected" : "connected: \(workerNames.joined(separator: ", "))"
+        let connected = workerNames.isEmpty ? "no worker is connected" : "connected: \(workerNames.map(\.terminalSafe).joined(separator: ", "))"
         onNotice?("\(what), and no connected worker offers that for \((t - since).secondsText) (\(connected))")
     }
 

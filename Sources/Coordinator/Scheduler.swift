@@ -252,6 +252,11 @@ public struct Scheduler: Sendable {
         measuredNanos[c] = max(1, previous == 0 ? nanoseconds : (previous * 7 + nanoseconds) / 8)
     }
 
+    /// Whether job `index`'s live attempt is on `worker` with a REVOKE out for it: only then is an answer taken.
+    public func isRevoking(job index: Int, on worker: WorkerID) -> Bool {
+        index >= 0 && index < jobs.count && jobs[index].revoking && jobs[index].live?.worker == worker
+    }
+
     /// The worker answered a REVOKE: attempts it took back run elsewhere (or not at all once dispatch stopped);
     /// those it had started go on.
     public mutating func onRevoked(_ worker: WorkerID, _ answers: [(Assignment, taken: Bool)], now: Duration) -> [SchedulerDirective] {

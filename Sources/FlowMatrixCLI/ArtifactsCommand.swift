@@ -1,4 +1,5 @@
 import Artifacts
+import FlowVocabulary
 import Foundation
 import Journal
 import RunControl

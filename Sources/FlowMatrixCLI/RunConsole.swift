@@ -1,4 +1,5 @@
 import Coordinator
+import FlowVocabulary
 import Foundation
 import LiveView
 import RunControl
@@ -51,14 +52,15 @@ final class RunConsole: Sendable {
         case .serving(let run):
             serving(run)
         case .notice(let line):
-            if !options.quiet { FlowMatrixCLI.writeError("\nnotice: \(line)\n") }
+            // A notice may quote what a worker sent (its name, its labels): escaped, as `show` prints stored text.
+            if !options.quiet { FlowMatrixCLI.writeError("\nnotice: \(line.terminalSafe)\n") }
         case .journalWriteFailed(let text):
             FlowMatrixCLI.writeError("journal: \(text)\n")
         case .journalFailed(let runID, let error):
             // Said at once: nothing more is dispatched.
             FlowMatrixCLI.writeError("\nError: the journal cannot be written (\(error)): dispatching stopped, in-flight "
                 + "jobs finish. Free space in \(options.store.root.path), then finish the run with "
-                + "'flowmatrix run --resume \(runID)'.\n")
+                + "'\(options.resumeCommand(runID))'.\n")
         case .served(let final, _):
             let (progress, started) = state.withLock { ($0.progress, $0.started) }
             stop()

@@ -1,3 +1,4 @@
+import FlowVocabulary
 import Foundation
 import Journal
 import Reports
@@ -30,6 +31,14 @@ struct RunOptions: Sendable {
     var planSettings = PlanSettings()
     /// `--http`: the live view.
     var live: LiveViewOptions?
+
+    /// How to finish run `runID` later with these options: `serve` resumes as `serve`, on the same address.
+    func resumeCommand(_ runID: String) -> String {
+        guard localWorkers == 0 else { return "flowmatrix run --resume \(runID)" }
+        let address = (host.contains(":") ? "[\(host)]" : host) + ":\(port)"
+        return "flowmatrix serve --resume \(runID) --listen \(address)"
+            + (RunCommand.isLoopback(host) ? "" : " --token-file <file>")
+    }
 }
 
 /// `run` and `serve` over the run API (`RunControl.RunController`): the request from the options, the run's events
@@ -57,7 +66,7 @@ enum RunSession {
         }
         if let failure = summary.journalFailure {
             FlowMatrixCLI.writeError("Error: run \(summary.runID) stopped because its journal could not be written: \(failure)\n"
-                + "  Every result committed before that is kept; 'flowmatrix run --resume \(summary.runID)' runs the rest.\n")
+                + "  Every result committed before that is kept; '\(options.resumeCommand(summary.runID))' runs the rest.\n")
             return ExitCode.ioError
         }
         if !options.quiet { printSummary(summary, store: options.store) }

@@ -3,8 +3,10 @@ import Foundation
 /// Where a report format writes its text: a file filled front to back through a 1 MiB buffer (a report of 100,000
 /// jobs never sits whole in memory), or memory (for callers that want the text).
 ///
-/// A file is written under a temporary name in the same folder and moved into place by ``finish()``, so a reader
-/// never sees half a report.
+/// A file is written under a temporary name in the `.partial` subfolder of its folder and moved into place by
+/// ``finish()``, so a reader never sees half a report, and a write killed on the way leaves nothing among the
+/// report's files: ``ReportWriter`` removes `.partial` (and what a killed write of an older version left) when the
+/// next report starts, and the empty `.partial` when a report is written.
 final class ReportOutput {
     /// Appended to millions of times per report; an output is used by one thread at a time and never hands out
     /// `inout` access to it, so the runtime's exclusivity check per access (a measurable share of a report's CPU)
@@ -30,16 +32,28 @@ final class ReportOutput {
     /// - Throws: ``ReportError`` `.output` when the temporary file cannot be created.
     init(file url: URL, bufferSize: Int = 1 << 20) throws {
         flushSize = bufferSize
-        let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).tmp")
+        let temporary = Self.temporaryURL(for: url)
         handle = try Self.createTemporary(temporary, for: url)
         destination = url
         self.temporary = temporary
         buffer.reserveCapacity(bufferSize + bufferSize / 16)
     }
 
+    /// The subfolder of a report folder (and of its `data/` and `blobs/`) that holds files being written.
+    static let partialFolder = ".partial"
+
+    /// A fresh temporary name for a file on its way to `url`: in the `.partial` subfolder of `url`'s folder (or
+    /// beside `url` when that folder is a `.partial` already, for a scratch file of its own).
+    static func temporaryURL(for url: URL) -> URL {
+        let parent = url.deletingLastPathComponent()
+        let folder = parent.lastPathComponent == partialFolder ? parent : parent.appendingPathComponent(partialFolder)
+        return folder.appendingPathComponent("\(url.lastPathComponent).\(UUID().uuidString).tmp")
+    }
+
     /// Creates the empty file `temporary` (on the way to `destination`) and opens it for reading and writing.
     /// - Throws: ``ReportError`` `.output`; nothing is left behind.
     static func createTemporary(_ temporary: URL, for destination: URL) throws -> FileHandle {
+        try? FileManager.default.createDirectory(at: temporary.deletingLastPathComponent(), withIntermediateDirectories: true)
         guard FileManager.default.createFile(atPath: temporary.path, contents: nil) else {
             throw ReportError(code: .output, message: "cannot write \(destination.path): cannot create \(temporary.lastPathComponent)")
         }

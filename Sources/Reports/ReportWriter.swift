@@ -140,6 +140,7 @@ public enum ReportWriter {
         timer.add("junit.xml", seconds: junitSeconds)
         timer.add("report.html", seconds: pageSeconds)
         files.timings = timer.timings
+        removeEmptyPartials(in: folder)
         return files
     }
 
@@ -199,16 +200,36 @@ public enum ReportWriter {
         return (pivot, stability)
     }
 
-    /// Creates the folder and removes what an earlier report left that is rewritten as a whole.
+    /// Creates the folder and removes what an earlier report left that is rewritten as a whole, and what a report
+    /// killed while writing left: its `.partial` files, and the `.<name>.<uuid>.tmp` files of older versions.
     static func prepare(_ folder: URL) throws {
+        let files = FileManager.default
         do {
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            for old in ["artifacts", "blobs", "data"] {
+            try files.createDirectory(at: folder, withIntermediateDirectories: true)
+            for old in ["artifacts", "blobs", "data", ReportOutput.partialFolder] {
                 let url = folder.appendingPathComponent(old)
-                if FileManager.default.fileExists(atPath: url.path) { try FileManager.default.removeItem(at: url) }
+                if files.fileExists(atPath: url.path) { try files.removeItem(at: url) }
+            }
+            for name in try files.contentsOfDirectory(atPath: folder.path) where Self.isStaleTemporary(name) {
+                try files.removeItem(at: folder.appendingPathComponent(name))
             }
         } catch {
             throw ReportError(code: .output, message: "cannot prepare \(folder.path): \(error.localizedDescription)")
+        }
+    }
+
+    /// Whether `name` is a temporary file an older version's killed report left in the folder
+    /// (`.report.html.<uuid>.tmp`, `.summary-jobs-<uuid>.tmp`).
+    static func isStaleTemporary(_ name: String) -> Bool {
+        name.hasPrefix(".") && name.hasSuffix(".tmp") && name.count > 40
+    }
+
+    /// Removes the (now empty) `.partial` subfolders a report's files were written through; one still holding a
+    /// file (another writer's) stays.
+    static func removeEmptyPartials(in folder: URL) {
+        for sub in ["", "data", "blobs"] {
+            let partial = (sub.isEmpty ? folder : folder.appendingPathComponent(sub)).appendingPathComponent(ReportOutput.partialFolder)
+            _ = rmdir(partial.path)
         }
     }
 

@@ -280,7 +280,7 @@ public struct SummaryDocument: Sendable, Hashable, Codable {
         init(index: RunIndex, folder: URL) throws {
             self.index = index
             reader = index.reader()
-            scratchURL = folder.appendingPathComponent(".summary-jobs-\(UUID().uuidString).tmp")
+            scratchURL = ReportOutput.temporaryURL(for: folder.appendingPathComponent("summary-jobs"))
             scratch = try ReportOutput(file: scratchURL)
             fits = try ScratchFile.Writer(in: folder)
         }
@@ -320,6 +320,7 @@ public struct SummaryDocument: Sendable, Hashable, Codable {
             }
             out += String(text[..<slot.lowerBound]) + "\"jobs\":["
             try out.append(contentsOf: scratchURL)
+            try? FileManager.default.removeItem(at: scratchURL)  // read: nothing of it is needed any more
             out += (first ? "]" : "\n]") + ",\"passed\":["
             var any = false
             let positions = try fits.finish()

@@ -14,8 +14,9 @@ public struct ServerHandshakeSettings: Sendable {
     /// The largest frame accepted before the peer authenticated (a HELLO within its bounds is far smaller).
     /// Default 64 KiB.
     public var unauthenticatedMaxFrameSize = 64 << 10
-    /// Connections still in their handshake at once; more are closed as they arrive, so unauthenticated peers
-    /// hold at most this many × `unauthenticatedMaxFrameSize` of buffers. Default 256.
+    /// Connections still in their handshake at once: a connection arriving at the bound closes the one that has
+    /// pended longest (so silent peers cannot lock out a worker that answers its CHALLENGE at once), and
+    /// unauthenticated peers hold at most this many × `unauthenticatedMaxFrameSize` of buffers. Default 256.
     public var maximumPendingHandshakes = 256
 
     public init(token: [UInt8]) { self.token = token }

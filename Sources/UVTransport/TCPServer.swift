@@ -17,6 +17,8 @@ final class Listener {
     }
     /// `pendingHandshakes.count`, readable from any thread.
     let pendingCount = PendingCount()
+    /// Pending handshakes closed to make room for a newer connection.
+    private(set) var evictedHandshakes = 0
 
     init(
         loop: EventLoop, settings: ConnectionSettings, handshake: ServerHandshakeSettings?,
@@ -55,8 +57,10 @@ final class Listener {
         }
         connection.listener = self
         if let handshake {
-            // Unauthenticated peers are bounded in number and in frame size (docs/PROTOCOL.md, "Bounds").
-            guard pendingHandshakes.count < handshake.maximumPendingHandshakes else {
+            // Unauthenticated peers are bounded in number and in frame size (docs/PROTOCOL.md, "Bounds"). At the bound
+            // the oldest pending peer makes room: a flood of silent connections cannot lock out a worker that answers
+            // its CHALLENGE at once, it only shortens how long each silent one is kept.
+            guard pendingHandshakes.count < handshake.maximumPendingHandshakes || evictOldestPending() else {
                 connection.abort(.closedLocally)
                 return
             }
@@ -77,6 +81,16 @@ final class Listener {
     func connectionClosed(_ id: ConnectionID) {
         accepted.remove(id)
         pendingHandshakes.remove(id)
+    }
+
+    /// Closes the connection that has been in its handshake longest (the lowest id: ids grow as connections are
+    /// accepted). - Returns: false when none is pending.
+    private func evictOldestPending() -> Bool {
+        guard let oldest = pendingHandshakes.min(by: { $0.rawValue < $1.rawValue }) else { return false }
+        pendingHandshakes.remove(oldest)
+        evictedHandshakes += 1
+        loop.registry.connections[oldest]?.abort(.closedLocally)
+        return true
     }
 
     /// The peer on `id` passed the handshake: it no longer counts against `maximumPendingHandshakes`.

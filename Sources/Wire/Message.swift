@@ -38,6 +38,11 @@ public enum MessageType: UInt8, Sendable, Hashable, CaseIterable {
     }
 }
 
+extension StepOutcome {
+    /// The first protocol version whose `status` byte holds this outcome: `lost` (6) is version 3.
+    public var introducedIn: UInt16 { self == .lost ? 3 : 1 }
+}
+
 /// An ordered list of configuration (key, value) pairs, e.g. `locale=ar`, `direction=rtl`.
 public struct ConfigurationPair: Sendable, Hashable {
     public var key: String
@@ -396,6 +401,21 @@ public enum Message: Sendable, Hashable {
         case .drain: .drain
         case .bye: .bye
         case .error: .error
+        }
+    }
+}
+
+extension Message {
+    /// The first protocol version in which this message exists with the values it carries: its type's version, or a
+    /// later one when a `status` in it is of a later version (docs/PROTOCOL.md, "Versioning rules"). A peer of an
+    /// older version sending it sent something its version does not have.
+    public var introducedIn: UInt16 {
+        switch self {
+        case .step(let step): max(type.introducedIn, step.status.introducedIn)
+        case .result(let result): max(type.introducedIn, result.status.introducedIn)
+        case .resultSteps(let report):
+            report.steps.reduce(max(type.introducedIn, report.result.status.introducedIn)) { max($0, $1.status.introducedIn) }
+        default: type.introducedIn
         }
     }
 }

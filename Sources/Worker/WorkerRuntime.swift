@@ -1,4 +1,5 @@
 import FlowSpec
+import FlowVocabulary
 import Foundation
 import Synchronization
 import UVTransport
@@ -33,9 +34,6 @@ public final class WorkerRuntime: Sendable {
     private let executor: JobExecutor
     private let registryNames: [String]
     private let state = Mutex(State())
-    /// Sent as the `flowmatrix.instance` label on every connection of this runtime: a coordinator that sees it
-    /// again knows the process survived and only its connection broke.
-    public let instance = (0..<8).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
 
     private struct State {
         var stopped = false
@@ -43,6 +41,9 @@ public final class WorkerRuntime: Sendable {
         var session: WorkerSession?
         var jobsRun = 0
         var runnersStarted = 0
+        /// This process's identity, as labels on every connection: a coordinator that sees the next connection
+        /// prove it follows the last one knows the process survived and only its connection broke.
+        var instance = WorkerInstance()
     }
 
     public init(settings: WorkerSettings, registries: [RegistryFactory]) {
@@ -84,20 +85,21 @@ public final class WorkerRuntime: Sendable {
             if state.withLock({ $0.stopped }) { return .stopped }
             let handshake = ClientHandshakeSettings(token: settings.token, name: settings.name, slots: UInt32(settings.slots),
                                                     registries: registryNames,
-                                                    labels: settings.labels + ["flowmatrix.instance=\(instance)"])
+                                                    labels: settings.labels + state.withLock { $0.instance.labels })
             let client: AsyncFramedClient
             do {
                 client = try await AsyncFramedClient.connect(host: settings.host, port: settings.port, handshake: handshake)
             } catch let error as ConnectionClosedError {
                 if case .protocolError(let wire) = error.reason {
-                    lastRejection = wire.message
+                    // Said before the peer proved it knows the token: anyone may have written it, so it is escaped.
+                    lastRejection = wire.message.terminalSafe
                     let delay = jittered(backoff)
                     settings.onNotice?("\(settings.host):\(settings.port) refused this worker before proving it knows "
-                        + "the token: \(wire.message). Not final (anyone on that address can say this); retrying in "
+                        + "the token: \(wire.message.terminalSafe). Not final (anyone on that address can say this); retrying in "
                         + String(format: "%.1f s", Double(delay.components.seconds) + Double(delay.components.attoseconds) / 1e18)
                         + " — check the token and the protocol version if it persists")
                     if let limit = settings.giveUpAfter, ContinuousClock.now - unreachableSince > limit {
-                        return .rejected(wire.message)
+                        return .rejected(wire.message.terminalSafe)
                     }
                     try? await Task.sleep(for: delay)
                     backoff = min(backoff * 2, settings.maximumBackoff)
@@ -119,6 +121,7 @@ public final class WorkerRuntime: Sendable {
             }
             backoff = settings.initialBackoff
             lastRejection = nil
+            state.withLock { $0.instance.welcomed() }
             state.withLock { $0.client = client }
             let drained = await serve(client)
             state.withLock { $0.client = nil }
@@ -135,7 +138,7 @@ public final class WorkerRuntime: Sendable {
     /// The coordinator's NOTICEs, as lines for the person running the worker.
     private var noticeRelay: (@Sendable (String) -> Void)? {
         guard let notice = settings.onNotice else { return nil }
-        return { text in notice("coordinator says: \(text)") }
+        return { text in notice("coordinator says: \(text.terminalSafe)") }
     }
 
     /// Serves one connection until it closes. - Returns: true when the coordinator drained this worker.

@@ -30,9 +30,11 @@ struct NetworkFaultTests {
     func engineMatchesInstances() throws {
         let engine = CoordinatorEngine(definition: makeDefinition(Array(repeating: ["pass"], count: 6)), journal: { _ in },
                                        now: { .zero })
+        // One process: each connection proves it follows the last welcomed one.
+        var instance = WorkerInstance()
         func hello(_ name: String) -> Hello {
-            Hello(version: 3, name: name, slots: 2, registries: ["test"], labels: ["\(CoordinatorEngine.instanceLabel)=abc"],
-                  nonce: .zero, mac: .zero)
+            defer { instance.welcomed() }
+            return Hello(version: 3, name: name, slots: 2, registries: ["test"], labels: instance.labels, nonce: .zero, mac: .zero)
         }
         func assignedCount(_ actions: [CoordinatorEngine.Action]) -> Int {
             var n = 0
@@ -51,9 +53,10 @@ struct NetworkFaultTests {
     func reconnectionFirst() {
         let engine = CoordinatorEngine(definition: makeDefinition(Array(repeating: ["pass"], count: 6)), journal: { _ in },
                                        now: { .zero })
+        var instance = WorkerInstance()
         func hello() -> Hello {
-            Hello(version: 3, name: "w", slots: 2, registries: ["test"], labels: ["\(CoordinatorEngine.instanceLabel)=abc"],
-                  nonce: .zero, mac: .zero)
+            defer { instance.welcomed() }
+            return Hello(version: 3, name: "w", slots: 2, registries: ["test"], labels: instance.labels, nonce: .zero, mac: .zero)
         }
         func assignedCount(_ actions: [CoordinatorEngine.Action]) -> Int {
             var n = 0

@@ -59,4 +59,22 @@ struct ForgedRejectionTests {
         try await ws.waitForExit(worker, timeout: .seconds(30))
         #expect(worker.terminationStatus == 0, "\(ws.output("worker"))")
     }
+
+    @Test("a forged REJECT's reason is printed with its terminal escapes made visible, as `show` prints stored text")
+    func forgedRejectIsEscaped() async throws {
+        let ws = try E2EWorkspace()
+        defer { ws.cleanUp() }
+        try Data("forged-reject-token-0123456789".utf8).write(to: ws.root.appendingPathComponent("token"))
+        let forged = Message.reject(Reject(.authenticationFailed, "go\u{1B}]0;owned\u{07}\u{1B}[2J away")).encoded()
+        let (port, _) = try answerOnce(with: forged)
+        let worker = try ws.startTestWorker(["--connect", "127.0.0.1:\(port)", "--token-file", "token"], label: "worker")
+        try await waitUntil("the worker hears the forged REJECT", timeout: .seconds(30)) {
+            ws.output("worker").contains("Not final")
+        }
+        let printed = ws.output("worker")
+        #expect(printed.contains("go\\u{1B}]0;owned\\u{7}\\u{1B}[2J away"), "\(printed.debugDescription)")
+        #expect(!printed.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x07 })
+        kill(worker.processIdentifier, SIGTERM)
+        try await ws.waitForExit(worker, timeout: .seconds(30))
+    }
 }

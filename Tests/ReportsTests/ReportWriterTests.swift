@@ -181,6 +181,33 @@ struct ReportWriterTests {
         #expect(html.contains("warning(s) while writing this report"))
     }
 
+    @Test("a report killed mid-write leaves nothing in the run folder after the next report; none writes temporaries there")
+    func killedWriteLeavesNothing() throws {
+        let fixture = try StoreFixture()
+        try fixture.write([Nightly.base])
+        let folder = fixture.runFolder("killed")
+        try FileManager.default.createDirectory(at: folder.appendingPathComponent(".partial"), withIntermediateDirectories: true)
+        // What a write killed by an older version (in the folder) and by this one (in .partial) left: 0-byte files.
+        let stale = [".report.html.\(UUID().uuidString).tmp", ".summary-jobs-\(UUID().uuidString).tmp",
+                     ".partial/junit.xml.\(UUID().uuidString).tmp"]
+        for name in stale {
+            #expect(FileManager.default.createFile(atPath: folder.appendingPathComponent(name).path, contents: nil))
+        }
+        // While a file is being written, its temporary is not among the report's files.
+        let output = try ReportOutput(file: folder.appendingPathComponent("report.html"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".tmp") }.count == 2)
+        output.write("half")
+        try ReportWriter.write(runID: Nightly.base.runID, reader: try fixture.reader(), blobsRoot: fixture.directory,
+                               into: folder)
+        let left = try #require(FileManager.default.enumerator(atPath: folder.path)).compactMap { $0 as? String }
+        #expect(left.filter { $0.hasSuffix(".tmp") || $0.hasPrefix(".partial") }.isEmpty, "\(left)")
+        for name in left {
+            let size = try FileManager.default.attributesOfItem(atPath: folder.appendingPathComponent(name).path)[.size] as? Int
+            let isFolder = (try? folder.appendingPathComponent(name).resourceValues(forKeys: [.isDirectoryKey]).isDirectory) ?? false
+            #expect(isFolder || size != 0, "a 0-byte \(name) in the run folder")
+        }
+    }
+
     @Test("the blob root may be the store directory or its blobs folder")
     func blobRoot() throws {
         let fixture = try StoreFixture()

@@ -194,17 +194,19 @@ extension TransportTests {
             await f.finish()
         }
 
-        @Test("at most 256 handshakes pend at once: later connections are closed at once, authenticated ones go on")
+        @Test("at most 256 handshakes pend at once: a new connection closes the oldest pending one, authenticated ones go on")
         func pendingHandshakeCap() async throws {
             let f = try await Fixture.make()
             var idle: [RawSocket] = []
             for _ in 0..<256 { idle.append(try RawSocket(port: f.server.port)) }
-            // Each of those got its CHALLENGE; the next connection is closed without one.
             for socket in idle.prefix(3) { #expect(socket.readChallenge()) }
             try await waitForPending(f, 256)
+            // The next connection is challenged; the oldest silent one makes room for it.
             let extra = try RawSocket(port: f.server.port)
-            let (bytes, closed) = extra.readUntilClosed()
-            #expect(closed && bytes.isEmpty)
+            #expect(extra.readChallenge())
+            let (_, oldestClosed) = idle[0].readUntilClosed()
+            #expect(oldestClosed)
+            #expect(f.server.pendingHandshakeCount <= 256)
             extra.close()
             try await f.stillServed()
             for socket in idle { socket.close() }
@@ -213,6 +215,24 @@ extension TransportTests {
             let again = try RawSocket(port: f.server.port)
             #expect(again.readChallenge())
             again.close()
+            await f.finish()
+        }
+
+        @Test("300 silent unauthenticated connections do not lock out a real worker: it joins at once")
+        func silentFloodDoesNotLockOut() async throws {
+            let f = try await Fixture.make()
+            var idle: [RawSocket] = []
+            for _ in 0..<300 { idle.append(try RawSocket(port: f.server.port)) }
+            try await waitForPending(f, 256)
+            let started = ContinuousClock.now
+            let worker = try await AsyncFramedClient.connect(
+                host: "127.0.0.1", port: f.server.port, handshake: clientHandshake(), loop: f.loop)
+            #expect(ContinuousClock.now - started < .seconds(5), "the worker waited for the silent peers' deadline")
+            try await f.log.wait("the late worker opens") { $0.openedCount == 2 }
+            #expect(f.server.pendingHandshakeCount <= 256)
+            await worker.close()
+            for socket in idle { socket.close() }
+            try await f.stillServed()
             await f.finish()
         }
 

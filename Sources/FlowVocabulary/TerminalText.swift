@@ -1,4 +1,5 @@
-/// Stored strings (failure messages, titles, ids, file names) made safe to print on a terminal.
+/// Stored or received strings (failure messages, titles, ids, file names, a worker's name and labels, a peer's
+/// REJECT reason) made safe to print on a terminal: `show`, `serve` and the worker all print through it.
 ///
 /// A message a worker sent may hold `ESC ] 0;… BEL` (retitles the terminal), `ESC [2J` (clears it) or a NUL.
 /// Every C0 control (U+0000–U+001F), DEL (U+007F), C1 control (U+0080–U+009F) and bidirectional embedding,
@@ -34,5 +35,5 @@ public enum TerminalText {
 
 extension String {
     /// This stored string, safe to print on a terminal (`TerminalText.escaped`).
-    var terminalSafe: String { TerminalText.escaped(self) }
+    public var terminalSafe: String { TerminalText.escaped(self) }
 }
