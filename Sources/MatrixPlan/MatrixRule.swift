@@ -65,4 +65,7 @@ public enum MatrixRule: String, Sendable, CaseIterable {
     case rawShellPlaceholder = "MX030"
 
     public var code: String { rawValue }
+
+    /// A warning: said, but the matrix still plans and runs (`ValidationFinding.isWarning`).
+    public var isWarning: Bool { self == .rawShellPlaceholder }
 }

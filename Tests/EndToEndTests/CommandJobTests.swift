@@ -226,7 +226,7 @@ struct CommandJobTests {
             .write(to: ws.root.appendingPathComponent("raw.json"))
         let (validated, findings) = try await ws.run(["validate", "raw.json"], label: "validate")
         #expect(validated == 0, "\(findings)")
-        #expect(findings.contains("raw.json:3:") && findings.contains(": warning: MX030 '{raw:target}' pastes the value"),
+        #expect(findings.contains("raw.json:2:13:") && findings.contains(": warning: MX030 '{raw:target}' pastes the value"),
                 "\(findings)")
         #expect(findings.contains("1 matrix: 0 findings, 1 warning"), "\(findings)")
     }
