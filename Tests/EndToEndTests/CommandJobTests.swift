@@ -179,7 +179,7 @@ struct CommandJobTests {
                 #!/bin/sh
                 ls -l /proc/self/fd > fds.txt
                 setsid sh -c 'echo $$ > escapee.pid; exec sleep 300' &
-                while [ ! -s escapee.pid ]; do :; done
+                while [ "$(cat /proc/$(cat escapee.pid 2>/dev/null)/comm 2>/dev/null)" != sleep ]; do :; done
                 """
             try Data(script.utf8).write(to: ws.root.appendingPathComponent("job.sh"))
             let matrix = try Self.commandMatrix(ws, argv: #"["/bin/sh", "job.sh"]"#)
