@@ -11,7 +11,7 @@ import Synchronization
 /// A command to start: the argument vector (placeholders filled), its whole environment, and where it runs.
 public struct CommandInvocation: Sendable, Hashable {
     public var argv: [String]
-    /// `NAME=value` for the child, verbatim.
+    /// `NAME=value` for the child, verbatim (`FLOWMATRIX_COMMAND_TAG` is added: `ProcessTree`).
     public var environment: [String: String]
     /// Nil: the worker's working directory.
     public var workingDirectory: String?

@@ -44,6 +44,8 @@ enum PlanCommand {
                 FlowMatrixCLI.writeError("Error: '\(path)' has \(findings.count) finding\(findings.count == 1 ? "" : "s"); nothing planned\n")
                 return ExitCode.failures
             }
+            // Warnings (MX030) stop nothing; said on stderr, so the plan on stdout stays as it is.
+            for warning in plan.matrix.warnings { FlowMatrixCLI.writeError(warning.description.terminalSafe + "\n") }
             if let explain {
                 let (text, answered) = plan.explanation(explain)
                 guard answered else {

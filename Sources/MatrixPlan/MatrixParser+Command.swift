@@ -107,7 +107,7 @@ extension MatrixParser {
 }
 
 extension CommandTemplate {
-    /// MX030: the script of a `"shell": true` command pastes values as script text (`{raw:name}`).
+    /// MX030 (a warning): the script of a `"shell": true` command pastes values as script text (`{raw:name}`).
     func rawPlaceholderWarnings(file: String, position: SourcePosition?) -> [ValidationFinding] {
         guard shell, let script = argv.first else { return [] }
         return Placeholder.names(in: script).filter { $0.hasPrefix(Placeholder.rawPrefix) }.map { raw in

@@ -70,4 +70,7 @@ public enum MatrixRule: String, Sendable, CaseIterable {
     case badCustomAxes = "MX032"
 
     public var code: String { rawValue }
+
+    /// A warning: said, but the matrix still plans and runs (`ValidationFinding.isWarning`).
+    public var isWarning: Bool { self == .rawShellPlaceholder }
 }

@@ -26,9 +26,11 @@ struct ScratchFolder {
 }
 
 /// A shell snippet that starts `sleep 300` in a session of its own (out of the command's process group) writing its
-/// pid to `pidFile`, and waits until it did (so the command cannot end before its escapee exists).
+/// pid to `pidFile`, and waits until that process is `sleep` (so the command cannot end before its escapee exists
+/// under its final name). Linux (`/proc`).
 func escapee(_ pidFile: String) -> String {
-    "setsid sh -c 'echo $$ > \(pidFile); exec sleep 300' & while [ ! -s \(pidFile) ]; do :; done"
+    "setsid sh -c 'echo $$ > \(pidFile); exec sleep 300' & "
+        + "while [ \"$(cat /proc/$(cat \(pidFile) 2>/dev/null)/comm 2>/dev/null)\" != sleep ]; do :; done"
 }
 
 /// Kills `pid` if a failed test left it running.
