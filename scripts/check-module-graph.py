@@ -17,6 +17,7 @@ for match in re.finditer(r'\.(target|executableTarget|testTarget|systemLibrary)\
     folder = path.group(1) if path else (f"Tests/{name}" if kind == "testTarget" else f"Sources/{name}")
     targets[name] = (kind, declared, root / folder)
 
+module_names = {name.replace("-", "_"): name for name in targets}
 problems = []
 graph = {}
 for name, (kind, declared, folder) in sorted(targets.items()):
@@ -28,8 +29,10 @@ for name, (kind, declared, folder) in sorted(targets.items()):
             continue
         for line in source.read_text().splitlines():
             m = re.match(r'\s*(?:@testable\s+|@_implementationOnly\s+|public\s+)?import\s+(\w+)', line)
-            if m and m.group(1) in targets:
-                imported.add(m.group(1))
+            # A target named with a hyphen (`flowmatrix-bench`) is imported by its C99 name (`flowmatrix_bench`).
+            module = module_names.get(m.group(1)) if m else None
+            if module:
+                imported.add(module)
     graph[name] = sorted(imported)
     for missing in sorted(imported - declared):
         problems.append(f"{name}: imports {missing}, which Package.swift does not declare")
