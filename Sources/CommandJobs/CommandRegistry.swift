@@ -93,6 +93,11 @@ public final class CommandRegistry: AsyncStepRegistry, NamedResultsProviding {
         }
         guard outcome.passed else { throw StepError.failed(Self.failureMessage(outcome, tests: collected.results)) }
         if let problem = collected.problems.first { throw StepError.failed(problem) }
+        // A runner that exits 0 while its own result file reports failing tests (`|| true`, a lenient flag) does not
+        // pass the attempt: the tests' verdict is part of the command's.
+        if collected.results.contains(where: { $0.status == .failed || $0.status == .errored }) {
+            throw StepError.failed(Self.failureMessage(outcome, tests: collected.results))
+        }
     }
 
     /// Reads the result files (each test a named result) and keeps them and the artifact globs' files.

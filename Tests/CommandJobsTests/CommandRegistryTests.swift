@@ -147,19 +147,29 @@ struct CommandRegistryTests {
         #expect(!isAlive(outcome.pid))
     }
 
-    @Test("each test of the JUnit result files becomes a named result; the files are kept")
+    @Test("each test of the JUnit result files becomes a named result; failing tests fail a command that exited 0")
     func junitResults() async throws {
         let sample = Samples.root.appendingPathComponent("junit/pytest.xml").path
         let template = CommandTemplate(argv: ["cp", sample, "{output}/junit.xml"], results: ["{output}/*.xml"])
         let run = await Attempt(template)
-        // The command passed, and so does the attempt: the exit status decides, the tests are its detail.
-        #expect(run.error == nil, "\(run.message)")
+        // `cp` exits 0, but the file it wrote reports a failed and an errored test: the attempt fails, naming them.
+        #expect(run.message.hasPrefix("exited with status 0 (2 of 4 tests failed: "), "\(run.message)")
         #expect(run.results.map(\.name) == [
             "test:tests.test_labels.test_price_label_fits[de]", "test:tests.test_labels.test_total_alignment",
             "test:tests.test_format.test_currency", "test:tests.test_format.test_digits",
         ])
         #expect(run.results.map(\.status) == [.failed, .passed, .errored, .passed])
         #expect(run.artifacts.contains { $0.name == "junit.xml" && $0.mediaType == "application/xml" })
+    }
+
+    @Test("a command that exits 0 with only passing and skipped tests passes")
+    func passingResults() async throws {
+        let xml = #"<testsuite><testcase classname="s" name="a"/><testcase classname="s" name="b"><skipped/></testcase></testsuite>"#
+        let template = CommandTemplate(argv: ["/bin/sh", "-c", "printf '%s' \"$2\" > \"$1\"", "sh", "{output}/junit.xml", xml],
+                                       results: ["{output}/*.xml"])
+        let run = await Attempt(template)
+        #expect(run.error == nil, "\(run.message)")
+        #expect(run.results.map(\.status) == [.passed, .skipped])
     }
 
     @Test("a result file that is not valid XML fails the attempt clearly, and the file is kept")
