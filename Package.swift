@@ -80,7 +80,7 @@ let package = Package(
 
         // Browser driving: the DevTools protocol client, and the `web` registry that maps FlowSpec onto it.
         .target(name: "DevTools", swiftSettings: swiftSettings),
-        .target(name: "WebRegistry", dependencies: ["DevTools", "FlowSpec", "MatrixPlan", "RunConditions", "FlowVocabulary"], swiftSettings: swiftSettings),
+        .target(name: "WebRegistry", dependencies: ["DevTools", "FlowSpec", "MatrixPlan", "RunConditions", "FlowVocabulary", "UVTransport"], swiftSettings: swiftSettings),
 
         // The sample app's headless worker (a pre-UI model and its registry) and its executable.
         .target(

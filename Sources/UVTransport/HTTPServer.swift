@@ -7,6 +7,14 @@ public protocol HTTPHandler: AnyObject {
     func onRequest(_ request: HTTPRequest, on connection: HTTPConnection)
     /// The connection closed (after a response, by the peer, on an error or a timeout, or at shutdown).
     func onClose(_ connection: HTTPConnection)
+    /// A stream's queued bytes, which had to wait for the socket, are all written (`bufferedBytes` is 0): the time
+    /// to `write` the next part of a long answer without holding it in memory. Not called when a `write` went out
+    /// at once (check `bufferedBytes` after each). The default does nothing.
+    func onWritable(_ connection: HTTPConnection)
+}
+
+extension HTTPHandler {
+    public func onWritable(_ connection: HTTPConnection) {}
 }
 
 /// One accepted HTTP connection: one request, then one response (`Connection: close`), or an endless stream
@@ -200,6 +208,7 @@ public final class HTTPConnection {
         inflight = nil
         if uvError(status, "uv_write") != nil { return close() }
         flush()
+        if !isClosed, isStreaming, !closeAfterFlush, bufferedBytes == 0 { server?.handler?.onWritable(self) }
     }
 
     /// Closes at once (queued output is dropped). From the loop thread; safe to call twice.

@@ -1,58 +1,52 @@
+import Dispatch
 import Foundation
 import Synchronization
+import UVTransport
 
-#if canImport(Darwin)
-    import Darwin
-#elseif canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#endif
-
-/// A tiny HTTP/1.1 server for a folder of static files on 127.0.0.1 (GET and HEAD, one request per connection), so a
+/// A small HTTP/1.1 server for a folder of static files on 127.0.0.1 (GET and HEAD, one request per connection), so a
 /// sample site is served over HTTP — the browser's network emulation (latency, throughput, offline) applies to
-/// HTTP requests, not to `file://` loads. An accept thread, and a thread per connection.
+/// HTTP requests, not to `file://` loads. It is UVTransport's hardened `HTTPServer` on a libuv loop thread of its own
+/// (started here, ended by `stop`); files are streamed from disk in 64 KiB parts as the socket takes them, never
+/// held whole in memory (docs/WEB.md, "Pointing it at your own site").
 public final class StaticFileServer: Sendable {
     public let root: URL
     public let port: Int
-    private let listener: Mutex<Int32?>
+    private let loop: EventLoop
+    private let server: HTTPServer
+
+    /// The bounds the static server runs with: `HTTPLimits`' defaults, except up to 256 connections at once (a
+    /// browser opens six per host and per context, and a worker runs several contexts).
+    public static var limits: HTTPLimits {
+        var limits = HTTPLimits()
+        limits.maximumConnections = 256
+        return limits
+    }
 
     /// Serves `root` on an ephemeral port of 127.0.0.1.
+    /// - Throws: `ServerError` when the loop cannot listen.
     public init(root: URL) throws {
         self.root = root.standardizedFileURL
-        #if canImport(Darwin)
-            let fd = socket(AF_INET, SOCK_STREAM, 0)
-        #else
-            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        #endif
-        guard fd >= 0 else { throw ServerError("socket: \(String(cString: strerror(errno)))") }
-        var yes: Int32 = 1
-        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
-        var address = sockaddr_in()
-        #if canImport(Darwin)
-            address.sin_len = UInt8(MemoryLayout<sockaddr_in>.size)
-        #endif
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = 0
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
+        let loop = EventLoop()
+        loop.start()
+        let listening = Listening()
+        let root = self.root
+        let accepted = loop.execute {
+            listening.finish(Result {
+                try HTTPServer.listenInLoop(
+                    on: loop, host: "127.0.0.1", port: 0, limits: Self.limits,
+                    handler: StaticFileResponder(root: root))
+            })
         }
-        guard bound == 0, listen(fd, 128) == 0 else {
-            close(fd)
-            throw ServerError("bind/listen on 127.0.0.1: \(String(cString: strerror(errno)))")
+        if !accepted { listening.finish(.failure(ServerError("the event loop is shut down"))) }
+        switch listening.wait() {
+        case .success(let server):
+            self.loop = loop
+            self.server = server
+            port = server.port
+        case .failure(let error):
+            loop.shutdown()
+            throw (error as? ServerError) ?? ServerError("listen on 127.0.0.1: \(error)")
         }
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-        }
-        port = Int(UInt16(bigEndian: address.sin_port))
-        listener = Mutex(fd)
-        let thread = Thread { [self] in acceptLoop(fd) }
-        thread.name = "flowmatrix.static-files"
-        thread.start()
     }
 
     deinit { stop() }
@@ -60,15 +54,10 @@ public final class StaticFileServer: Sendable {
     /// `http://127.0.0.1:<port>/`
     public var baseURL: URL { URL(string: "http://127.0.0.1:\(port)/")! }
 
-    /// Stops accepting connections.
+    /// Closes the listener and every connection, and ends the loop thread. Safe to call twice.
     public func stop() {
-        listener.withLock { fd in
-            if let open = fd {
-                shutdown(open, Int32(SHUT_RDWR))
-                close(open)
-            }
-            fd = nil
-        }
+        _ = loop.execute { [server] in server.closeInLoop() }
+        loop.shutdown()
     }
 
     public struct ServerError: Error, CustomStringConvertible {
@@ -76,76 +65,20 @@ public final class StaticFileServer: Sendable {
         init(_ d: String) { description = d }
     }
 
-    private func acceptLoop(_ fd: Int32) {
-        while true {
-            let client = accept(fd, nil, nil)
-            if client < 0 {
-                if errno == EINTR { continue }
-                return
-            }
-            #if canImport(Darwin)
-                var on: Int32 = 1
-                setsockopt(client, SOL_SOCKET, SO_NOSIGPIPE, &on, socklen_t(MemoryLayout<Int32>.size))
-            #endif
-            let root = self.root
-            let thread = Thread { Self.serve(client, root: root) }
-            thread.start()
-        }
-    }
+    /// The outcome of listening, handed from the loop thread to `init` (which waits for it: `init` is synchronous,
+    /// and the loop answers within a turn).
+    private final class Listening: Sendable {
+        private let outcome = Mutex<Result<HTTPServer, any Error>?>(nil)
+        private let done = DispatchSemaphore(value: 0)
 
-    static let types: [String: String] = [
-        "html": "text/html; charset=utf-8", "css": "text/css; charset=utf-8", "js": "text/javascript; charset=utf-8",
-        "json": "application/json", "png": "image/png", "svg": "image/svg+xml", "txt": "text/plain; charset=utf-8",
-    ]
+        func finish(_ result: Result<HTTPServer, any Error>) {
+            outcome.withLock { $0 = result }
+            done.signal()
+        }
 
-    private static func serve(_ fd: Int32, root: URL) {
-        defer { close(fd) }
-        var request = [UInt8]()
-        var chunk = [UInt8](repeating: 0, count: 4096)
-        while request.count < 65536 {
-            let n = read(fd, &chunk, chunk.count)
-            if n <= 0 { return }
-            request += chunk[0..<n]
-            if request.count >= 4,
-                request.suffix(4) == [13, 10, 13, 10] || String(decoding: request, as: UTF8.self).contains("\r\n\r\n")
-            {
-                break
-            }
-        }
-        let line = String(decoding: request, as: UTF8.self).split(separator: "\r\n").first ?? ""
-        let parts = line.split(separator: " ")
-        guard parts.count >= 2, parts[0] == "GET" || parts[0] == "HEAD" else {
-            return respond(
-                fd, status: "405 Method Not Allowed", type: "text/plain", body: Array("GET only\n".utf8), head: false)
-        }
-        var path = String(parts[1].split(separator: "?", maxSplits: 1).first ?? "/").removingPercentEncoding ?? "/"
-        if path.hasSuffix("/") { path += "index.html" }
-        let file = root.appendingPathComponent(String(path.drop(while: { $0 == "/" }))).standardizedFileURL
-        guard file.path.hasPrefix(root.path + "/"), let data = FileManager.default.contents(atPath: file.path) else {
-            return respond(
-                fd, status: "404 Not Found", type: "text/plain", body: Array("not found: \(path)\n".utf8),
-                head: parts[0] == "HEAD")
-        }
-        respond(
-            fd, status: "200 OK", type: types[file.pathExtension.lowercased()] ?? "application/octet-stream",
-            body: [UInt8](data), head: parts[0] == "HEAD")
-    }
-
-    private static func respond(_ fd: Int32, status: String, type: String, body: [UInt8], head: Bool) {
-        let header =
-            "HTTP/1.1 \(status)\r\nContent-Type: \(type)\r\nContent-Length: \(body.count)\r\n"
-            + "Cache-Control: no-store\r\nConnection: close\r\n\r\n"
-        var bytes = Array(header.utf8)
-        if !head { bytes += body }
-        var offset = 0
-        while offset < bytes.count {
-            #if canImport(Darwin)
-                let n = bytes[offset...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-            #else
-                let n = bytes[offset...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            #endif
-            if n <= 0 { return }
-            offset += n
+        func wait() -> Result<HTTPServer, any Error> {
+            done.wait()
+            return outcome.withLock { $0 } ?? .failure(ServerError("the event loop gave no answer"))
         }
     }
 }
