@@ -130,10 +130,14 @@ struct CommandRegistryTests {
             }
         }
         // A generous bound: on a machine loaded by the other suites a shell can take seconds to start.
-        try await waitUntil("the command started", timeout: .seconds(30)) {
-            FileManager.default.fileExists(atPath: pidFile) || ended.withLock { $0 } != nil
+        // The shell creates the file before `echo` writes it: wait for the pid itself, not the file.
+        func writtenPID() -> Int32? {
+            (try? String(contentsOfFile: pidFile, encoding: .utf8)).flatMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
         }
-        if !FileManager.default.fileExists(atPath: pidFile) {
+        try await waitUntil("the command started", timeout: .seconds(30)) {
+            writtenPID() != nil || ended.withLock { $0 } != nil
+        }
+        guard let pid = writtenPID() else {
             Issue.record("the command ended before it started its background sleep: \(ended.withLock { $0 } ?? "?")")
             return
         }
@@ -141,8 +145,6 @@ struct CommandRegistryTests {
         let outcome = try await task.value
         #expect(outcome.cancelled)
         #expect(outcome.signal == SIGKILL)
-        let text = try String(contentsOfFile: pidFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
-        let pid = try #require(Int32(text))
         try await waitUntil("the background sleep is gone", timeout: .seconds(10)) { !isAlive(pid) }
         #expect(!isAlive(outcome.pid))
     }
