@@ -40,10 +40,12 @@ let package = Package(
         .target(name: "MatrixPlan", dependencies: ["FlowSpec", "FlowCrypto", "FlowVocabulary"], swiftSettings: swiftSettings),
         .target(name: "RunConditions", dependencies: ["MatrixPlan", "FlowSpec"], swiftSettings: swiftSettings),
         .target(name: "FlowCrypto", dependencies: ["CCrypto"], swiftSettings: swiftSettings),
-        .target(name: "Wireframe", dependencies: ["CCairo", "Artifacts"], swiftSettings: swiftSettings),
+        .target(name: "Wireframe", dependencies: ["CCairo", "Gzip"], swiftSettings: swiftSettings),
         .target(name: "Wire", dependencies: ["FlowCrypto", "FlowVocabulary"], swiftSettings: swiftSettings),
         .target(name: "UVTransport", dependencies: ["Wire", "CLibUV"], swiftSettings: swiftSettings),
-        .target(name: "Artifacts", dependencies: ["CZlib", "FlowCrypto"], swiftSettings: swiftSettings),
+        // gzip and zlib streams over CZlib, with their own error (`GzipError`): artifacts, reports, PNGs.
+        .target(name: "Gzip", dependencies: ["CZlib"], swiftSettings: swiftSettings),
+        .target(name: "Artifacts", dependencies: ["Gzip", "FlowCrypto"], swiftSettings: swiftSettings),
         .target(name: "Journal", dependencies: ["CSQLite", "FlowVocabulary"], swiftSettings: swiftSettings),
         .target(
             name: "Coordinator",
@@ -52,10 +54,10 @@ let package = Package(
         ),
         .target(
             name: "Worker",
-            dependencies: ["Wire", "UVTransport", "Artifacts", "FlowSpec", "FlowCrypto", "FlowVocabulary"],
+            dependencies: ["Wire", "UVTransport", "Artifacts", "Gzip", "FlowSpec", "FlowCrypto", "FlowVocabulary"],
             swiftSettings: swiftSettings
         ),
-        .target(name: "Reports", dependencies: ["Journal", "Artifacts", "FlowCrypto", "MatrixPlan", "FlowVocabulary"], swiftSettings: swiftSettings),
+        .target(name: "Reports", dependencies: ["Journal", "Artifacts", "Gzip", "FlowCrypto", "MatrixPlan", "FlowVocabulary"], swiftSettings: swiftSettings),
         // Command jobs (docs/COMMAND-JOBS.md): the `command` registry, process groups, JUnit results.
         .target(
             name: "CommandJobs",
@@ -120,7 +122,7 @@ let package = Package(
         .executableTarget(
             name: "flowmatrix-bench",
             dependencies: [
-                "FlowMatrixCLI", "FlowSpec", "MatrixPlan", "Wire", "UVTransport", "Artifacts", "Journal", "Coordinator",
+                "FlowMatrixCLI", "FlowSpec", "MatrixPlan", "Wire", "UVTransport", "Artifacts", "Gzip", "Journal", "Coordinator",
                 "Worker", "Reports", "CatalogApp", "FlowMatrixTestKit", "FlowCrypto", "DevTools", "WebRegistry",
                 "LiveView", "RunControl", "FlowVocabulary",
             ],
@@ -135,7 +137,8 @@ let package = Package(
         .testTarget(name: "RunConditionsTests", dependencies: ["RunConditions", "MatrixPlan", "FlowSpec", "FlowVocabulary"], swiftSettings: swiftSettings),
         .testTarget(name: "WireTests", dependencies: ["Wire", "FlowCrypto"], swiftSettings: swiftSettings),
         .testTarget(name: "UVTransportTests", dependencies: ["UVTransport", "Wire"], swiftSettings: swiftSettings),
-        .testTarget(name: "ArtifactsTests", dependencies: ["Artifacts", "FlowCrypto"], swiftSettings: swiftSettings),
+        .testTarget(name: "GzipTests", dependencies: ["Gzip"], swiftSettings: swiftSettings),
+        .testTarget(name: "ArtifactsTests", dependencies: ["Artifacts", "FlowCrypto", "Gzip"], swiftSettings: swiftSettings),
         .testTarget(name: "JournalTests", dependencies: ["Journal", "MatrixPlan", "FlowVocabulary"], swiftSettings: swiftSettings),
         .testTarget(
             name: "CoordinatorTests",
@@ -147,7 +150,7 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "CatalogTests", dependencies: ["CatalogApp", "RunConditions", "MatrixPlan", "FlowSpec", "Wireframe"], swiftSettings: swiftSettings),
-        .testTarget(name: "ReportsTests", dependencies: ["Reports", "Journal", "Artifacts", "FlowVocabulary", "MatrixPlan"], exclude: ["Fixtures"], swiftSettings: swiftSettings),
+        .testTarget(name: "ReportsTests", dependencies: ["Reports", "Journal", "Artifacts", "Gzip", "FlowVocabulary", "MatrixPlan"], exclude: ["Fixtures"], swiftSettings: swiftSettings),
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
@@ -160,7 +163,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CommandJobsTests",
-            dependencies: ["CommandJobs", "Artifacts", "FlowSpec", "MatrixPlan", "Wire", "Worker"],
+            dependencies: ["CommandJobs", "Artifacts", "Gzip", "FlowSpec", "MatrixPlan", "Wire", "Worker"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

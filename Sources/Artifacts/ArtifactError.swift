@@ -1,10 +1,10 @@
-import CZlib
 import Foundation
+import Gzip
 
 /// An artifact failure with a stable code, a sentence, and what the module was doing.
 ///
-/// zlib return codes become an `ArtifactError` in one place (``GzipFunnel``), POSIX `errno` in another
-/// (``SystemFunnel``); nothing else in the module inspects a C return code.
+/// A codec failure (``GzipError``, from the Gzip module) becomes an `ArtifactError` in one place
+/// (``init(_:)``), POSIX `errno` in another (``SystemFunnel``); nothing else in the module inspects a C return code.
 public struct ArtifactError: Error, Sendable, Hashable, CustomStringConvertible {
     public enum Code: Sendable, Hashable {
         /// A zlib return code (`Z_DATA_ERROR` = -3: not gzip data or corrupt, `Z_MEM_ERROR` = -4, …).
@@ -40,26 +40,26 @@ public struct ArtifactError: Error, Sendable, Hashable, CustomStringConvertible 
     public var description: String { "artifacts: \(operation): \(message)" }
 }
 
-/// The zlib error funnel.
-enum GzipFunnel {
-    /// Throws for zlib codes that mean failure; returns the code otherwise (`Z_OK`, `Z_STREAM_END`, `Z_BUF_ERROR`).
-    @discardableResult
-    static func check(_ rc: Int32, _ stream: UnsafePointer<z_stream>?, _ operation: @autoclosure () -> String) throws
-        -> Int32
-    {
-        switch rc {
-        case Z_OK, Z_STREAM_END, Z_BUF_ERROR:
-            return rc
-        default:
-            let detail = stream?.pointee.msg.map { String(cString: $0) } ?? String(cString: zError(rc))
-            let text: String
-            switch rc {
-            case Z_DATA_ERROR: text = "not gzip data, or corrupt: \(detail)"
-            case Z_NEED_DICT: text = "the stream needs a preset dictionary (not a FlowMatrix gzip artifact)"
-            case Z_MEM_ERROR: text = "zlib is out of memory"
-            default: text = detail
-            }
-            throw ArtifactError(code: .zlib(rc), message: text, operation: operation())
+extension ArtifactError {
+    /// The one place a codec failure becomes an artifact failure: the same code (`.zlib`, `.tooLarge`,
+    /// `.truncated`, `.misuse`), sentence and operation, so callers that match on ``ArtifactError/Code`` keep working.
+    public init(_ gzip: GzipError) {
+        let code: Code
+        switch gzip.code {
+        case .zlib(let rc): code = .zlib(rc)
+        case .tooLarge: code = .tooLarge
+        case .truncated: code = .truncated
+        case .misuse: code = .misuse
+        }
+        self.init(code: code, message: gzip.message, operation: gzip.operation)
+    }
+
+    /// Runs `body` (codec calls), rethrowing a ``GzipError`` as an `ArtifactError`; other errors pass unchanged.
+    static func convertingGzip<R>(_ body: () throws -> R) throws -> R {
+        do {
+            return try body()
+        } catch let error as GzipError {
+            throw ArtifactError(error)
         }
     }
 }

@@ -1,5 +1,6 @@
 import FlowCrypto
 import Foundation
+import Gzip
 import Synchronization
 
 /// An artifact compressed and hashed on the worker, ready to stream to the coordinator.
@@ -93,7 +94,7 @@ public final class ArtifactSink: Sendable {
     {
         let step = step ?? currentStep
         try checkNew(name: name, step: step, size: bytes.count)
-        let compressed = try GzipCodec.compress(bytes, level: level ?? self.level)
+        let compressed = try ArtifactError.convertingGzip { try GzipCodec.compress(bytes, level: level ?? self.level) }
         let artifact = CompressedArtifact(
             name: name, mediaType: mediaType, stepIndex: step, sha256: SHA256.hexHash(compressed),
             rawSize: bytes.count, compressed: compressed
@@ -112,7 +113,7 @@ public final class ArtifactSink: Sendable {
         try checkNew(name: name, step: step, size: 0)
         let fd = try SystemFunnel.retrying("open \(file.path)") { open(file.path, O_RDONLY | O_CLOEXEC) }
         defer { close(fd) }
-        let compressor = try GzipCompressor(level: level)
+        let compressor = try ArtifactError.convertingGzip { try GzipCompressor(level: level) }
         var compressed: [UInt8] = []
         var rawSize = 0
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 256 * 1024, alignment: 16)
@@ -125,11 +126,13 @@ public final class ArtifactSink: Sendable {
                 throw ArtifactError(
                     code: .tooLarge, message: "\(file.path) is larger than \(maxRawSize) bytes", operation: "attach")
             }
-            try compressor.compress(UnsafeRawBufferPointer(rebasing: buffer[0..<n])) {
-                compressed.append(contentsOf: $0)
+            try ArtifactError.convertingGzip {
+                try compressor.compress(UnsafeRawBufferPointer(rebasing: buffer[0..<n])) {
+                    compressed.append(contentsOf: $0)
+                }
             }
         }
-        try compressor.finish { compressed.append(contentsOf: $0) }
+        try ArtifactError.convertingGzip { try compressor.finish { compressed.append(contentsOf: $0) } }
         let artifact = CompressedArtifact(
             name: name, mediaType: mediaType, stepIndex: step, sha256: SHA256.hexHash(compressed),
             rawSize: rawSize, compressed: compressed

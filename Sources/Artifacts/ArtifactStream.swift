@@ -1,4 +1,5 @@
 import FlowCrypto
+import Gzip
 
 /// An artifact compressed as it is produced (a command's stdout and stderr): memory holds the compressed bytes only,
 /// up to `maxCompressedSize`; input past that is counted, not kept, and a closing line says how much was dropped.
@@ -20,7 +21,7 @@ public final class ArtifactStream {
         self.name = name
         self.mediaType = mediaType
         self.maxCompressedSize = maxCompressedSize
-        compressor = try GzipCompressor(level: level, outputBufferSize: 64 * 1024)
+        compressor = try ArtifactError.convertingGzip { try GzipCompressor(level: level, outputBufferSize: 64 * 1024) }
     }
 
     /// Bytes written so far (kept or dropped).
@@ -33,7 +34,7 @@ public final class ArtifactStream {
             return
         }
         rawSize += bytes.count
-        try compressor.compress(bytes) { append($0) }
+        try ArtifactError.convertingGzip { try compressor.compress(bytes) { append($0) } }
     }
 
     /// Appends compressed bytes; past 1 MiB the buffer grows once to the cap instead of doubling past it.
@@ -50,9 +51,11 @@ public final class ArtifactStream {
         if dropped > 0 {
             let note = Array("\n[flowmatrix: \(dropped) more bytes not kept: the compressed output reached \(maxCompressedSize) bytes]\n".utf8)
             rawSize += note.count
-            try note.withUnsafeBytes { raw in try compressor.compress(raw) { append($0) } }
+            try ArtifactError.convertingGzip {
+                try note.withUnsafeBytes { raw in try compressor.compress(raw) { append($0) } }
+            }
         }
-        try compressor.finish { append($0) }
+        try ArtifactError.convertingGzip { try compressor.finish { append($0) } }
         return CompressedArtifact(name: name, mediaType: mediaType, stepIndex: step, sha256: SHA256.hexHash(compressed),
                                   rawSize: rawSize, compressed: compressed)
     }

@@ -1,5 +1,6 @@
 import FlowCrypto
 import Foundation
+import Gzip
 
 /// The outcome of committing a blob.
 public struct BlobCommit: Sendable, Hashable {
@@ -173,24 +174,28 @@ public struct BlobStore: Sendable {
     /// - Returns: the decompressed size.
     @discardableResult
     public func read(_ sha256: String, maxSize: Int, into sink: (UnsafeRawBufferPointer) throws -> Void) throws -> Int {
-        let decompressor = try GzipDecompressor(maxOutputSize: maxSize)
-        try readCompressed(sha256) { chunk in
-            try decompressor.decompress(chunk, into: sink)
+        try ArtifactError.convertingGzip {
+            let decompressor = try GzipDecompressor(maxOutputSize: maxSize)
+            try readCompressed(sha256) { chunk in
+                try decompressor.decompress(chunk, into: sink)
+            }
+            try decompressor.finish()
+            return decompressor.totalOut
         }
-        try decompressor.finish()
-        return decompressor.totalOut
     }
 
     /// The decompressed content of a blob.
     /// - Parameter maxSize: the most decompressed bytes accepted (a zip bomb stops there with `.tooLarge`).
     public func read(_ sha256: String, maxSize: Int) throws -> [UInt8] {
-        let decompressor = try GzipDecompressor(maxOutputSize: maxSize)
-        var out: [UInt8] = []
-        try readCompressed(sha256) { chunk in
-            try decompressor.decompress(chunk) { out.append(contentsOf: $0) }
+        try ArtifactError.convertingGzip {
+            let decompressor = try GzipDecompressor(maxOutputSize: maxSize)
+            var out: [UInt8] = []
+            try readCompressed(sha256) { chunk in
+                try decompressor.decompress(chunk) { out.append(contentsOf: $0) }
+            }
+            try decompressor.finish()
+            return out
         }
-        try decompressor.finish()
-        return out
     }
 
     /// Decompresses a blob into the file at `destination` (replaced if present), streaming.
@@ -206,13 +211,16 @@ public struct BlobStore: Sendable {
             close(fd)
             if !ok { unlink(path) }
         }
-        let decompressor = try GzipDecompressor(maxOutputSize: maxSize)
-        try readCompressed(sha256) { chunk in
-            try decompressor.decompress(chunk) { try Self.writeAll(fd, $0, path) }
+        let size = try ArtifactError.convertingGzip {
+            let decompressor = try GzipDecompressor(maxOutputSize: maxSize)
+            try readCompressed(sha256) { chunk in
+                try decompressor.decompress(chunk) { try Self.writeAll(fd, $0, path) }
+            }
+            try decompressor.finish()
+            return decompressor.totalOut
         }
-        try decompressor.finish()
         ok = true
-        return decompressor.totalOut
+        return size
     }
 
     static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, _ path: String) throws {

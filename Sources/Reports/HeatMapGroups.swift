@@ -1,5 +1,5 @@
-import Artifacts
 import Foundation
+import Gzip
 
 /// The heat map of a run too large to draw one cell per job (more than ``ReportSettings/heatMapCellLimit`` cells,
 /// job cells and empty places together, or more than ``ReportSettings/heatMapColumnLimit`` columns): each row keeps one

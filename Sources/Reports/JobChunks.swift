@@ -1,5 +1,5 @@
-import Artifacts
 import Foundation
+import Gzip
 import Journal
 
 /// The job panels' data, in chunk files next to `report.html` that the page loads when a job is opened:

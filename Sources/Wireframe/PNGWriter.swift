@@ -1,5 +1,5 @@
-import Artifacts
 import CCairo
+import Gzip
 
 /// Writes a cairo image surface as an 8-bit RGB PNG through zlib at the fastest level, with the `Sub` filter.
 ///

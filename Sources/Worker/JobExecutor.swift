@@ -2,6 +2,7 @@ import Artifacts
 import FlowSpec
 import FlowVocabulary
 import Foundation
+import Gzip
 import Synchronization
 import Wire
 

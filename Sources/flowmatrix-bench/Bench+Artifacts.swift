@@ -2,6 +2,7 @@ import Artifacts
 import FlowCrypto
 import FlowMatrixCLI
 import Foundation
+import Gzip
 import Synchronization
 
 /// `flowmatrix bench artifacts`: compress + hash throughput against the gzip tool, and blob store ingest.

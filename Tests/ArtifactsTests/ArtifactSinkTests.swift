@@ -1,6 +1,7 @@
 import Artifacts
 import FlowCrypto
 import Foundation
+import Gzip
 import Testing
 
 @Suite("Artifact sink")

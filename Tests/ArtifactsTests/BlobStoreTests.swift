@@ -195,4 +195,36 @@ struct BlobStoreTests {
         }
         #expect(corrupt?.code == .hashMismatch)
     }
+
+    @Test("codec failures reach callers as ArtifactError with the codec's code: not gzip, truncated, bad level")
+    func codecErrorsAreArtifactErrors() throws {
+        let dir = try TemporaryDirectory()
+        let store = try BlobStore(root: dir.url)
+        func commit(_ bytes: [UInt8]) throws -> String {
+            let writer = try store.makeWriter()
+            try writer.append(bytes)
+            return try writer.commit(expectedSHA256: SHA256.hexHash(bytes)).sha256
+        }
+        // Stored with its true hash, so only the decompressor can object.
+        let notGzip = try commit(Array("hello, this is not gzip at all".utf8))
+        let garbled = #expect(throws: ArtifactError.self) { try store.read(notGzip, maxSize: 1 << 20) }
+        #expect(garbled?.code == .zlib(-3))
+        #expect(garbled?.message.contains("not gzip data") == true)
+        let out = dir.file("out")
+        let extracted = #expect(throws: ArtifactError.self) { try store.extract(notGzip, to: out, maxSize: 1 << 20) }
+        #expect(extracted?.code == .zlib(-3))
+        #expect(!FileManager.default.fileExists(atPath: out.path))
+
+        let whole = try ArtifactSink().attach(name: "a", mediaType: "x", bytes: Sample.json(10_000), step: 0)
+        let truncated = try commit(Array(whole.compressed.dropLast(6)))
+        let cut = #expect(throws: ArtifactError.self) { try store.read(truncated, maxSize: 1 << 20) { _ in } }
+        #expect(cut?.code == .truncated)
+
+        let sinkLevel = #expect(throws: ArtifactError.self) {
+            try ArtifactSink().attach(name: "b", mediaType: "x", bytes: [1, 2, 3], step: 0, level: 12)
+        }
+        #expect(sinkLevel?.code == .misuse)
+        let streamLevel = #expect(throws: ArtifactError.self) { try ArtifactStream(name: "log", level: 12) }
+        #expect(streamLevel?.code == .misuse)
+    }
 }

@@ -2,6 +2,7 @@ import Artifacts
 @testable import CommandJobs
 import FlowSpec
 import Foundation
+import Gzip
 import MatrixPlan
 import Synchronization
 import Testing

@@ -1,6 +1,7 @@
 import Artifacts
 @testable import CommandJobs
 import Foundation
+import Gzip
 import Testing
 
 #if canImport(Darwin)

@@ -1,5 +1,6 @@
 import Artifacts
 import Foundation
+import Gzip
 import Journal
 @testable import Reports
 import Testing

@@ -40,7 +40,7 @@ public enum GzipCodec {
     }
 
     /// Decompresses gzip data (one or more members).
-    /// - Parameter maxOutputSize: the most decompressed bytes accepted; more throws ``ArtifactError/Code/tooLarge``.
+    /// - Parameter maxOutputSize: the most decompressed bytes accepted; more throws ``GzipError/Code/tooLarge``.
     public static func decompress(_ bytes: [UInt8], maxOutputSize: Int) throws -> [UInt8] {
         let decompressor = try GzipDecompressor(maxOutputSize: maxOutputSize)
         var out: [UInt8] = []
@@ -73,7 +73,7 @@ public final class GzipCompressor {
 
     public init(level: Int = GzipCodec.defaultLevel, outputBufferSize: Int = 256 * 1024, format: Format = .gzip) throws {
         guard (0...9).contains(level) else {
-            throw ArtifactError(
+            throw GzipError(
                 code: .misuse, message: "compression level \(level) is not in 0…9", operation: "gzip init")
         }
         (stream, output) = ZStreamMemory.allocate(outputBufferSize: outputBufferSize)
@@ -103,7 +103,7 @@ public final class GzipCompressor {
     /// Compresses `input`; compressed bytes (if any are ready) go to `sink`, valid only during the call.
     public func compress(_ input: UnsafeRawBufferPointer, into sink: (UnsafeRawBufferPointer) throws -> Void) throws {
         guard !finished else {
-            throw ArtifactError(code: .misuse, message: "compress after finish", operation: "gzip compress")
+            throw GzipError(code: .misuse, message: "compress after finish", operation: "gzip compress")
         }
         var remaining = input
         // avail_in is 32-bit: feed huge inputs in slices.
@@ -177,7 +177,7 @@ public final class GzipDecompressor {
     public var totalOut: Int { produced }
 
     /// Decompresses `input`; decompressed bytes go to `sink`, valid only during the call.
-    /// - Throws: ``ArtifactError`` `.zlib(Z_DATA_ERROR)` for corrupt data, `.tooLarge` past the cap.
+    /// - Throws: ``GzipError`` `.zlib(Z_DATA_ERROR)` for corrupt data, `.tooLarge` past the cap.
     public func decompress(_ input: UnsafeRawBufferPointer, into sink: (UnsafeRawBufferPointer) throws -> Void) throws {
         var remaining = input
         while !remaining.isEmpty {
@@ -188,10 +188,10 @@ public final class GzipDecompressor {
     }
 
     /// Checks that the data ended with a complete gzip member.
-    /// - Throws: ``ArtifactError/Code/truncated`` otherwise.
+    /// - Throws: ``GzipError/Code/truncated`` otherwise.
     public func finish() throws {
         guard sawInput, memberEnded else {
-            throw ArtifactError(
+            throw GzipError(
                 code: .truncated, message: "the gzip stream ends before its trailer", operation: "inflate")
         }
     }
@@ -217,7 +217,7 @@ public final class GzipDecompressor {
             let count = output.count - Int(stream.pointee.avail_out)
             if count > 0 {
                 guard count <= maxOutputSize - produced else {
-                    throw ArtifactError(
+                    throw GzipError(
                         code: .tooLarge,
                         message: "decompressed data exceeds the cap of \(maxOutputSize) bytes",
                         operation: "inflate"

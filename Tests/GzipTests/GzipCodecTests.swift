@@ -1,5 +1,5 @@
-import Artifacts
 import Foundation
+import Gzip
 import Testing
 
 @Suite("Gzip codec")
@@ -86,7 +86,7 @@ struct GzipCodecTests {
         #expect(bomb.count < 1 << 20)
         let decompressor = try GzipDecompressor(maxOutputSize: 4 << 20)
         var produced = 0
-        let error = #expect(throws: ArtifactError.self) {
+        let error = #expect(throws: GzipError.self) {
             try bomb.withUnsafeBytes { try decompressor.decompress($0) { produced += $0.count } }
         }
         #expect(error?.code == .tooLarge)
@@ -98,20 +98,20 @@ struct GzipCodecTests {
         let good = try GzipCodec.compress(Sample.json(10_000))
         var corrupt = good
         corrupt[good.count / 2] ^= 0xff
-        #expect(throws: ArtifactError.self) { try GzipCodec.decompress(corrupt, maxOutputSize: 1 << 20) }
+        #expect(throws: GzipError.self) { try GzipCodec.decompress(corrupt, maxOutputSize: 1 << 20) }
 
         let truncated = Array(good.prefix(good.count - 6))
-        let cut = #expect(throws: ArtifactError.self) { try GzipCodec.decompress(truncated, maxOutputSize: 1 << 20) }
+        let cut = #expect(throws: GzipError.self) { try GzipCodec.decompress(truncated, maxOutputSize: 1 << 20) }
         #expect(cut?.code == .truncated)
 
-        let notGzip = #expect(throws: ArtifactError.self) {
+        let notGzip = #expect(throws: GzipError.self) {
             try GzipCodec.decompress(Array("hello world".utf8), maxOutputSize: 100)
         }
         #expect(notGzip?.code == .zlib(-3))
         #expect(notGzip?.message.contains("not gzip data") == true)
 
-        #expect(throws: ArtifactError.self) { try GzipCodec.decompress([], maxOutputSize: 100) }
-        let level = #expect(throws: ArtifactError.self) { try GzipCompressor(level: 12) }
+        #expect(throws: GzipError.self) { try GzipCodec.decompress([], maxOutputSize: 100) }
+        let level = #expect(throws: GzipError.self) { try GzipCompressor(level: 12) }
         #expect(level?.code == .misuse)
     }
 }

@@ -1,0 +1,72 @@
+import Foundation
+
+/// A temporary directory removed when the value goes away.
+final class TemporaryDirectory {
+    let url: URL
+
+    init() throws {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("gzip-tests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    deinit {
+        do { try FileManager.default.removeItem(at: url) } catch {
+            print("note: could not remove \(url.path): \(error)")
+        }
+    }
+
+    func file(_ name: String) -> URL { url.appendingPathComponent(name) }
+}
+
+/// Runs a tool (the real `gzip`), returning its exit status and standard output.
+func runTool(_ path: String, _ arguments: [String]) throws -> (status: Int32, output: [UInt8]) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: path)
+    process.arguments = arguments
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    let data = pipe.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return (process.terminationStatus, [UInt8](data))
+}
+
+let gzipTool =
+    ["/usr/bin/gzip", "/bin/gzip"].first { FileManager.default.isExecutableFile(atPath: $0) } ?? "/usr/bin/gzip"
+
+/// Deterministic test data.
+enum Sample {
+    /// A JSON surface snapshot-like document of about `count` bytes.
+    static func json(_ count: Int) -> [UInt8] {
+        var text = "{\"surface\":["
+        var i = 0
+        while text.utf8.count < count {
+            text +=
+                "{\"id\":\"row-\(i)\",\"label\":\"مرحبا \(i * 7919 % 1000)\",\"frame\":[\(i % 390),\(i * 44 % 844),390,44],\"traits\":[\"button\"]},"
+            i += 1
+        }
+        return Array(text.utf8.prefix(count))
+    }
+
+    /// Pseudo-random bytes (xorshift), incompressible.
+    static func noise(_ count: Int, seed: UInt64 = 0x9e37_79b9_7f4a_7c15) -> [UInt8] {
+        var state = seed
+        var out = [UInt8](repeating: 0, count: count)
+        out.withUnsafeMutableBytes { raw in
+            var i = 0
+            while i < count {
+                state ^= state << 13
+                state ^= state >> 7
+                state ^= state << 17
+                withUnsafeBytes(of: state) { word in
+                    for b in word where i < count {
+                        raw[i] = b
+                        i += 1
+                    }
+                }
+            }
+        }
+        return out
+    }
+}
