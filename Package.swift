@@ -137,8 +137,10 @@ let package = Package(
         .testTarget(name: "RunConditionsTests", dependencies: ["RunConditions", "MatrixPlan", "FlowSpec", "FlowVocabulary"], swiftSettings: swiftSettings),
         .testTarget(name: "WireTests", dependencies: ["Wire", "FlowCrypto"], swiftSettings: swiftSettings),
         .testTarget(name: "UVTransportTests", dependencies: ["UVTransport", "Wire"], swiftSettings: swiftSettings),
-        .testTarget(name: "GzipTests", dependencies: ["Gzip"], swiftSettings: swiftSettings),
-        .testTarget(name: "ArtifactsTests", dependencies: ["Artifacts", "FlowCrypto", "Gzip"], swiftSettings: swiftSettings),
+        // What the Gzip and Artifacts tests share (temporary folders, the real gzip tool, sample bytes).
+        .target(name: "CodecFixtures", path: "Tests/CodecFixtures", swiftSettings: swiftSettings),
+        .testTarget(name: "GzipTests", dependencies: ["Gzip", "CodecFixtures"], swiftSettings: swiftSettings),
+        .testTarget(name: "ArtifactsTests", dependencies: ["Artifacts", "FlowCrypto", "Gzip", "CodecFixtures"], swiftSettings: swiftSettings),
         .testTarget(name: "JournalTests", dependencies: ["Journal", "MatrixPlan", "FlowVocabulary"], swiftSettings: swiftSettings),
         .testTarget(
             name: "CoordinatorTests",

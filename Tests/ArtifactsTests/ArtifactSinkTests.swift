@@ -1,4 +1,5 @@
 import Artifacts
+import CodecFixtures
 import FlowCrypto
 import Foundation
 import Gzip

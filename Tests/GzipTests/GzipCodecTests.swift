@@ -1,3 +1,4 @@
+import CodecFixtures
 import Foundation
 import Gzip
 import Testing

@@ -1,11 +1,13 @@
+// Fixtures the Gzip and Artifacts tests share (a test target cannot import another): temporary folders, the real
+// `gzip` tool, deterministic sample bytes.
 import Foundation
 
 /// A temporary directory removed when the value goes away.
-final class TemporaryDirectory {
-    let url: URL
+public final class TemporaryDirectory {
+    public let url: URL
 
-    init() throws {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("gzip-tests-\(UUID().uuidString)")
+    public init() throws {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("codec-tests-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     }
 
@@ -15,11 +17,11 @@ final class TemporaryDirectory {
         }
     }
 
-    func file(_ name: String) -> URL { url.appendingPathComponent(name) }
+    public func file(_ name: String) -> URL { url.appendingPathComponent(name) }
 }
 
 /// Runs a tool (the real `gzip`), returning its exit status and standard output.
-func runTool(_ path: String, _ arguments: [String]) throws -> (status: Int32, output: [UInt8]) {
+public func runTool(_ path: String, _ arguments: [String]) throws -> (status: Int32, output: [UInt8]) {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: path)
     process.arguments = arguments
@@ -32,13 +34,13 @@ func runTool(_ path: String, _ arguments: [String]) throws -> (status: Int32, ou
     return (process.terminationStatus, [UInt8](data))
 }
 
-let gzipTool =
+public let gzipTool =
     ["/usr/bin/gzip", "/bin/gzip"].first { FileManager.default.isExecutableFile(atPath: $0) } ?? "/usr/bin/gzip"
 
 /// Deterministic test data.
-enum Sample {
+public enum Sample {
     /// A JSON surface snapshot-like document of about `count` bytes.
-    static func json(_ count: Int) -> [UInt8] {
+    public static func json(_ count: Int) -> [UInt8] {
         var text = "{\"surface\":["
         var i = 0
         while text.utf8.count < count {
@@ -50,7 +52,7 @@ enum Sample {
     }
 
     /// Pseudo-random bytes (xorshift), incompressible.
-    static func noise(_ count: Int, seed: UInt64 = 0x9e37_79b9_7f4a_7c15) -> [UInt8] {
+    public static func noise(_ count: Int, seed: UInt64 = 0x9e37_79b9_7f4a_7c15) -> [UInt8] {
         var state = seed
         var out = [UInt8](repeating: 0, count: count)
         out.withUnsafeMutableBytes { raw in
