@@ -41,7 +41,8 @@ struct ProcessSpawnerTests {
         try #require(first.write < 150)
         // The child's descriptor numbered as our `first.write` gets `second.write`; `first.write` goes to its 150.
         let spec = ChildSpec(
-            program: "/bin/sh", arguments: ["sh", "-c", "echo first >&150; echo second >&\(first.write)"],
+            // bash: dash takes no descriptor above 9 in a redirection.
+            program: "/bin/bash", arguments: ["bash", "-c", "echo first >&150; echo second >&\(first.write)"],
             environment: [:],
             descriptors: [0: .nullDevice, 1: .nullDevice, 2: .nullDevice, 150: .descriptor(first.write),
                           first.write: .descriptor(second.write)])
@@ -117,7 +118,7 @@ struct ProcessSpawnerTests {
         for newGroup in [true, false] {
             let input = try ProcessSpawner.pipe()
             // The child waits on its stdin until we close our end: it is alive while its group is read.
-            let spec = ChildSpec(program: "/bin/sh", arguments: ["sh", "-c", "read line"], environment: [:],
+            let spec = ChildSpec(program: "/bin/sh", arguments: ["sh", "-c", "read line || true"], environment: [:],
                                  newProcessGroup: newGroup,
                                  descriptors: [0: .descriptor(input.read), 1: .nullDevice, 2: .nullDevice])
             let pid = try ProcessSpawner.spawn(spec)
