@@ -61,7 +61,7 @@ let package = Package(
         // Command jobs (docs/COMMAND-JOBS.md): the `command` registry, process groups, JUnit results.
         .target(
             name: "CommandJobs",
-            dependencies: ["Artifacts", "FlowSpec", "MatrixPlan", "RunConditions", "Wire", "Worker", "FlowVocabulary"],
+            dependencies: ["Artifacts", "FlowSpec", "MatrixPlan", "RunConditions", "Wire", "Worker", "FlowVocabulary", "ProcessSpawn"],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -80,8 +80,10 @@ let package = Package(
         // `noop`) hosted by WorkerMain. Not shipped: `flowmatrix worker` does not host `test`.
         .executableTarget(name: "test-worker", dependencies: ["FlowMatrixTestKit", "Worker"], swiftSettings: swiftSettings),
 
+        // Starting a child process (posix_spawn): shared by command jobs and the browser; Foundation only.
+        .target(name: "ProcessSpawn", swiftSettings: swiftSettings),
         // Browser driving: the DevTools protocol client, and the `web` registry that maps FlowSpec onto it.
-        .target(name: "DevTools", swiftSettings: swiftSettings),
+        .target(name: "DevTools", dependencies: ["ProcessSpawn"], swiftSettings: swiftSettings),
         .target(name: "WebRegistry", dependencies: ["DevTools", "FlowSpec", "MatrixPlan", "RunConditions", "FlowVocabulary", "UVTransport"], swiftSettings: swiftSettings),
 
         // The sample app's headless worker (a pre-UI model and its registry) and its executable.
@@ -163,6 +165,7 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        .testTarget(name: "ProcessSpawnTests", dependencies: ["ProcessSpawn"], swiftSettings: swiftSettings),
         .testTarget(
             name: "CommandJobsTests",
             dependencies: ["CommandJobs", "Artifacts", "Gzip", "FlowSpec", "MatrixPlan", "Wire", "Worker"],

@@ -56,27 +56,12 @@ public struct CommandOutcome: Sendable {
 /// itself exited, the whole group is killed (`SIGKILL`), and on Linux so is every descendant that left it (`setsid`),
 /// so helpers it left behind do not outlive the job (`ProcessTree`; docs/COMMAND-JOBS.md).
 public enum CommandProcess {
-    /// `spawn()`, tried again every 25 ms for up to a second while it fails with "Text file busy" (`ETXTBSY`): the
-    /// program was just written (a build step, a test fixture) and a process forked meanwhile — this worker's other
-    /// slots spawn too — still holds the writing descriptor until it execs.
-    static func whileTextBusy<T>(_ spawn: () throws -> T) async throws -> T {
-        var tries = 0
-        while true {
-            do {
-                return try spawn()
-            } catch let error as CommandError where error.errorNumber == ETXTBSY && tries < 40 {
-                tries += 1
-                try? await Task.sleep(for: .milliseconds(25))
-            }
-        }
-    }
-
     /// Runs `invocation` to its end. - Throws: `CommandError` when it cannot be started.
     public static func run(_ invocation: CommandInvocation, settings: CommandSettings = CommandSettings()) async throws
         -> CommandOutcome
     {
         let started = ContinuousClock.now
-        let child = try await whileTextBusy { try SpawnedChild(invocation) }
+        let child = try SpawnedChild(invocation)
         let cancelled = Atomic<Bool>(false)
         return await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<CommandOutcome, Never>) in
@@ -117,12 +102,6 @@ public struct CommandSettings: Sendable {
 /// Why a command could not start.
 public struct CommandError: Error, Sendable, CustomStringConvertible {
     public var message: String
-    /// The system's error number when the spawn itself failed (0 otherwise).
-    var errorNumber: Int32 = 0
     public init(_ message: String) { self.message = message }
-    init(_ message: String, errorNumber: Int32) {
-        self.message = message
-        self.errorNumber = errorNumber
-    }
     public var description: String { message }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import ProcessSpawn
 import Synchronization
 
 #if canImport(Darwin)
@@ -73,7 +74,7 @@ public struct BrowserSettings: Sendable, Hashable {
 }
 
 /// A browser process whose DevTools pipe is on its fds 3 (it reads commands) and 4 (it writes messages), started
-/// with `posix_spawn` (Foundation's `Process` closes every fd above 2 in the child on Linux), in a process group
+/// by `ProcessSpawner` (Foundation's `Process` closes every fd above 2 in the child on Linux), in a process group
 /// of its own so that `terminate()` ends its helper processes too, with a temporary profile removed afterwards.
 public final class BrowserProcess: Sendable {
     public let pid: pid_t
@@ -103,30 +104,25 @@ public final class BrowserProcess: Sendable {
             close(toBrowser.write)
             throw error
         }
-        let arguments = [executable] + BrowserSettings.arguments(profile: profile, extra: settings.extraArguments)
-        var pid: pid_t = 0
-        var result = Self.spawn(
-            executable: executable, arguments: arguments, browserReads: toBrowser.read,
-            browserWrites: fromBrowser.write, log: profile + "/browser.log", pid: &pid)
-        // "Text file busy" passes: the executable was just written and a process forked meanwhile (this one's other
-        // threads spawn too) still holds the writing descriptor until it execs. Try again for up to a second.
-        var busy = 0
-        while result == ETXTBSY && busy < 40 {
-            busy += 1
-            usleep(25_000)
-            result = Self.spawn(
-                executable: executable, arguments: arguments, browserReads: toBrowser.read,
-                browserWrites: fromBrowser.write, log: profile + "/browser.log", pid: &pid)
+        let spec = ChildSpec(
+            program: executable,
+            arguments: [executable] + BrowserSettings.arguments(profile: profile, extra: settings.extraArguments),
+            environment: ProcessInfo.processInfo.environment, newProcessGroup: true,
+            descriptors: [
+                0: .nullDevice, 1: .file(profile + "/browser.log"), 2: .child(1),
+                3: .descriptor(toBrowser.read), 4: .descriptor(fromBrowser.write),
+            ])
+        let pid: pid_t
+        do throws(SpawnError) {
+            pid = try ProcessSpawner.spawn(spec)
+        } catch {
+            for fd in [toBrowser.read, toBrowser.write, fromBrowser.read, fromBrowser.write] { close(fd) }
+            try? FileManager.default.removeItem(atPath: profile)
+            throw DevToolsError(.launchFailed, error.message)
         }
         // The child's ends are the child's now.
         close(toBrowser.read)
         close(fromBrowser.write)
-        guard result == 0 else {
-            close(toBrowser.write)
-            close(fromBrowser.read)
-            try? FileManager.default.removeItem(atPath: profile)
-            throw DevToolsError(.launchFailed, "cannot start \(executable): \(String(cString: strerror(result)))")
-        }
         self.pid = pid
         commandFD = toBrowser.write
         messageFD = fromBrowser.read
@@ -135,63 +131,9 @@ public final class BrowserProcess: Sendable {
 
     deinit { terminate() }
 
-    /// A pipe whose two fds are above 4 (so the child's dup2 onto 3 and 4 never overwrites one of them) and close
-    /// on exec (so no other child inherits them).
+    /// A pipe whose ends close on exec (the child gets its copies on fds 3 and 4; no other child inherits them).
     private static func makePipe() throws(DevToolsError) -> (read: Int32, write: Int32) {
-        var fds: [Int32] = [-1, -1]
-        guard pipe(&fds) == 0 else {
-            throw DevToolsError(.launchFailed, "pipe failed: \(String(cString: strerror(errno)))")
-        }
-        var moved: [Int32] = []
-        for fd in fds {
-            let high = fcntl(fd, F_DUPFD_CLOEXEC, 5)
-            close(fd)
-            guard high >= 0 else {
-                for m in moved { close(m) }
-                throw DevToolsError(.launchFailed, "fcntl(F_DUPFD_CLOEXEC) failed: \(String(cString: strerror(errno)))")
-            }
-            moved.append(high)
-        }
-        return (moved[0], moved[1])
-    }
-
-    private static func spawn(
-        executable: String, arguments: [String], browserReads: Int32, browserWrites: Int32,
-        log: String, pid: inout pid_t
-    ) -> Int32 {
-        #if canImport(Darwin)
-            var actions: posix_spawn_file_actions_t? = nil
-            var attributes: posix_spawnattr_t? = nil
-        #else
-            var actions = posix_spawn_file_actions_t()
-            var attributes = posix_spawnattr_t()
-        #endif
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, log, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        posix_spawn_file_actions_adddup2(&actions, browserReads, 3)
-        posix_spawn_file_actions_adddup2(&actions, browserWrites, 4)
-        // A process group of its own: terminate() signals the browser and every helper it started.
-        posix_spawnattr_setpgroup(&attributes, 0)
-        var flags = Int32(POSIX_SPAWN_SETPGROUP)
-        // SIGPIPE is ignored in this process (libuv); the browser gets the default dispositions.
-        var defaults = sigset_t()
-        sigemptyset(&defaults)
-        sigaddset(&defaults, SIGPIPE)
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        flags |= Int32(POSIX_SPAWN_SETSIGDEF)
-        posix_spawnattr_setflags(&attributes, Int16(flags))
-        let argv = arguments.map { strdup($0) } + [nil]
-        let environment = ProcessInfo.processInfo.environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer {
-            for p in argv { free(p) }
-            for p in environment { free(p) }
-        }
-        return posix_spawn(&pid, executable, &actions, &attributes, argv, environment)
+        do { return try ProcessSpawner.pipe() } catch { throw DevToolsError(.launchFailed, error.message) }
     }
 
     /// True until the process has been reaped.
