@@ -28,8 +28,10 @@ FILE_EXCEPTIONS = {}
 # namespace of tests, split across files by subject, so Tests and Fuzz are left out.
 TYPE_FOLDERS = ("Sources", "Workers")
 TYPE_EXCEPTIONS = {
-    ("Sources/Coordinator", "Scheduler"): "to split (issue 33): job queues, worker table, leases and retries",
-    ("Sources/Coordinator", "CoordinatorEngine"): "to split (issue 33): peer admission, report acceptance, artifacts",
+    ("Sources/Coordinator", "Scheduler"): "partly split (ReadyQueues, JobLedger, JobDurations, SchedulerWorker); "
+        + "to split further: work stealing and revocation, lease expiry and worker loss",
+    ("Sources/Coordinator", "CoordinatorEngine"): "partly split (AttemptOwners, UnservedNotice, BoundedMemory); "
+        + "to split further: peer admission and refusals, artifact ingest, the directives' journaling",
     ("Sources/Journal", "JournalReader"): "to split (issue 33): run listing, resume state, history, pairs",
     ("Sources/UVTransport", "FramedConnection"): "to split (issue 33): reading, sending, heartbeat, closing",
     ("Sources/FlowMatrixCLI", "EngineFiles"): "to split: the Kubernetes files are their own writer",
