@@ -28,8 +28,8 @@ FILE_EXCEPTIONS = {}
 # namespace of tests, split across files by subject, so Tests and Fuzz are left out.
 TYPE_FOLDERS = ("Sources", "Workers")
 TYPE_EXCEPTIONS = {
-    ("Sources/Coordinator", "Scheduler"): "partly split (ReadyQueues, JobLedger, JobDurations, SchedulerWorker); "
-        + "to split further: work stealing and revocation, lease expiry and worker loss",
+    ("Sources/Coordinator", "Scheduler"): "partly split (ReadyQueues, JobLedger, JobDurations, SchedulerWorker, WorkStealing); "
+        + "to split further: revocation answers, lease expiry and worker loss",
     ("Sources/Coordinator", "CoordinatorEngine"): "partly split (AttemptOwners, UnservedNotice, BoundedMemory); "
         + "to split further: peer admission and refusals, artifact ingest, the directives' journaling",
     ("Sources/Journal", "JournalReader"): "to split (issue 33): run listing, resume state, history, pairs",

@@ -12,20 +12,11 @@ extension Scheduler {
     /// workers (speaking version 3) hold beyond their slots and are long enough to be worth a round trip.
     mutating func steal(now: Duration, into directives: inout [SchedulerDirective]) {
         guard !isDispatchStopped, settings.adaptiveFeeding, workers.count > 1 else { return }
-        // Cheap checks first (this runs after every dispatch pass): nothing sorts unless a thief and a victim exist.
-        var thieves: [WorkerID] = []
-        var victims: [WorkerID] = []
-        for (id, worker) in workers {
-            if worker.canRevoke, worker.surplus > 0 { victims.append(id) }
-            if worker.wantsToSteal(queueIsEmpty: ready.isEmpty) { thieves.append(id) }
-        }
-        guard !thieves.isEmpty, !victims.isEmpty else { return }
-        thieves.sort()
-        victims.sort()
+        guard let (thieves, victims) = WorkStealing.candidates(in: workers, queueIsEmpty: ready.isEmpty) else { return }
         for thiefID in thieves {
             guard let thief = workers[thiefID] else { continue }
             var wanted = thief.slots - thief.inFlight.count
-            wanted -= stealingFor.values.reduce(0) { $0 + ($1 == thiefID ? 1 : 0) }
+            wanted -= stealing.promisedCount(to: thiefID)
             for victimID in victims where victimID != thiefID && wanted > 0 {
                 guard let victim = workers[victimID] else { continue }
                 let surplus = victim.surplus
@@ -58,7 +49,7 @@ extension Scheduler {
                 guard thief.capabilities.contains(Int(jobs[index].capability)),
                     expectedDuration(ofJob: index).map({ $0 >= settings.stealingThreshold }) ?? true
                 else { continue }
-                stealingFor[job] = thief.id
+                stealing.promise(job, to: thief.id)
             }
             jobs[index].revoking = true
             state.revoking += 1

@@ -60,7 +60,7 @@ extension Scheduler {
 
     mutating func endRevoke(_ index: Int, on worker: WorkerID) {
         jobs[index].revoking = false
-        stealingFor[Int32(index)] = nil
+        stealing.withdraw(Int32(index))
         workers[worker]?.revoking -= 1
     }
 }

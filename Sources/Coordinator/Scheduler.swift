@@ -24,8 +24,8 @@ public struct Scheduler: Sendable {
     var durations: JobDurations
     /// The jobs waiting for a worker, per capability.
     var ready = ReadyQueues()
-    /// Jobs being taken back for an idle worker: job → the worker that wants it.
-    var stealingFor: [Int32: WorkerID] = [:]
+    /// Jobs being taken back for an idle worker.
+    var stealing = WorkStealing()
     /// The jobs recently lost workers had in flight (the newest 64 workers), in case a worker comes back.
     var lost = BoundedMemory<WorkerID, [Int32]>(limit: 64)
     var workers: [WorkerID: SchedulerWorker] = [:]
@@ -218,7 +218,7 @@ public struct Scheduler: Sendable {
             let assignment = Assignment(job: index, attempt: Int(live.attempt))
             jobs[index].live = nil
             jobs[index].revoking = false
-            stealingFor[Int32(index)] = nil
+            stealing.withdraw(Int32(index))
             if !faultless { jobs[index].lostStreak += 1 }
             if Int(jobs[index].lostStreak) >= settings.quarantineAfterWorkerLosses {
                 endAttempt(assignment, worker: worker, status: .lost, deciding: .quarantined,
