@@ -79,9 +79,7 @@ extension CoordinatorEngine {
             let attempt = a.attempt + (definition.attemptOffsets[a.job] ?? 0)
             let id = definition.jobs[a.job].id
             let wireAttempt = UInt32(clamping: attempt)
-            assignedPeer[a.job] = peer
-            assignedAttempt[a.job] = wireAttempt
-            stepsTaken[a.job] = 0
+            owners.assign(a.job, to: peer, attempt: wireAttempt)
             let seed = AttemptSeed.derive(job: definition.jobs[a.job].seed,
                                           retryIndex: scheduler.retryIndex(ofJob: a.job))
             jobs.append(JobAssignment(job: id, attempt: wireAttempt, scenarioHash: hash,
@@ -116,7 +114,7 @@ extension CoordinatorEngine {
         let attempt = a.attempt + (definition.attemptOffsets[a.job] ?? 0)
         // The attempt is over (a result, a lost worker, an expired lease, taken back): no connection owns it any
         // more, so a late report on it is ignored rather than taken (docs/PROTOCOL.md, "Bounds").
-        if assignedAttempt[a.job] == UInt32(clamping: attempt) { assignedPeer[a.job] = 0 }
+        owners.release(a.job, ifAttempt: UInt32(clamping: attempt))
         // The last report, if it is of this attempt (a worker lost mid-attempt sent none).
         let info = lastAttempt[a.job].flatMap { $0.attempt == UInt32(clamping: attempt) ? $0 : nil }
         if status == .failed || status == .timedOut {

@@ -54,10 +54,7 @@ extension CoordinatorEngine {
     /// Counts `count` more steps of job `index`'s live attempt. - Returns: false past ``stepBound(_:)`` (nothing is
     /// counted; the caller refuses the peer).
     func takeSteps(_ count: Int, job index: Int) -> Bool {
-        let total = Int(stepsTaken[index]) + count
-        guard total <= stepBound(index) else { return false }
-        stepsTaken[index] = UInt32(total)
-        return true
+        owners.takeSteps(count, job: index, bound: stepBound(index))
     }
 
     /// The worker process `peer` stands for, from its HELLO labels (`WorkerInstance`): its commitment becomes its
@@ -65,13 +62,12 @@ extension CoordinatorEngine {
     /// opens the commitment of a lost connection, or of one still open here, makes this the same process.
     /// - Returns: the scheduler's directives when a lost connection's process is back.
     func claimInstance(_ labels: [String: String], peer: UInt64) -> [SchedulerDirective] {
-        guard let commitment = labels[WorkerInstance.label], !commitment.isEmpty, lostInstances[commitment] == nil,
+        guard let commitment = labels[WorkerInstance.label], !commitment.isEmpty, !lostInstances.contains(commitment),
               !peers.contains(where: { $0.key != peer && $0.value.instance == commitment })
         else { return [] }
         peers[peer]?.instance = commitment
         guard let key = labels[WorkerInstance.keyLabel], let previous = WorkerInstance.commitment(ofKey: key) else { return [] }
-        if let lost = lostInstances.removeValue(forKey: previous) {
-            lostInstanceOrder.removeAll { $0 == previous }
+        if let lost = lostInstances.forget(previous) {
             return scheduler.onWorkerReturned(lost: lost, now: now())
         }
         // Its previous connection is still open here (this one was heard before that one's close): when it closes,

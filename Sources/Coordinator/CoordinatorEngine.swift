@@ -78,20 +78,13 @@ public final class CoordinatorEngine {
     var peers: [UInt64: Peer] = [:]
     var peerOfWorker: [WorkerID: UInt64] = [:]
     var nextWorker: UInt64 = 1
-    var jobIndex: [String: Int] = [:]
     var lastAttempt: [Int: AttemptInfo] = [:]
-    /// Per job, the peer holding its latest assignment and that attempt's wire number (0: none, or it reported its
-    /// result): the only attempt a peer's STEP, RESULT or ARTIFACT_CHUNK is taken from. Two flat arrays, not a set
-    /// of keys, so checking a report costs two loads.
-    var assignedPeer: [UInt64]
-    var assignedAttempt: [UInt32]
-    /// Per job, the steps taken of its latest assigned attempt (``maximumExtraStepsPerAttempt``).
-    var stepsTaken: [UInt32]
+    /// Which peer holds each job's live attempt, the only one its reports are taken from.
+    var owners: AttemptOwners
     var failureSignatures: [Int: FailureSignature] = [:]
     /// Worker process instances (the commitment of their `flowmatrix.instance` label, `WorkerInstance`) whose
     /// connection was lost, newest 256.
-    var lostInstances: [String: WorkerID] = [:]
-    var lostInstanceOrder: [String] = []
+    var lostInstances = BoundedMemory<String, WorkerID>(limit: 256)
     var attemptJournal: AttemptJournal
     let journal: @Sendable ([JournalRecord]) -> Void
     let clock: CoordinatorClock
@@ -108,9 +101,8 @@ public final class CoordinatorEngine {
     public var onRunComplete: (() -> Void)?
     /// Sentences for the person running the coordinator: a worker that can run nothing, jobs no worker can run.
     public var onNotice: ((String) -> Void)?
-    /// When the engine last said that jobs wait for a capable worker (nil: not since they last had one).
-    var unservedSince: Duration?
-    var unservedNoticeAt: Duration?
+    /// When to say that jobs wait for a capable worker.
+    var unservedNotice = UnservedNotice()
 
     /// - Parameters:
     ///   - journal: receives records in batches (hand them to a `JournalWriter`).
@@ -127,11 +119,7 @@ public final class CoordinatorEngine {
                 SchedulableJob(registry: $0.registry, requiredLabels: $0.requiredLabels, expectedDuration: $0.expectedDuration)
             },
             finished: definition.finished, failures: definition.priorFailures, settings: definition.scheduler)
-        assignedPeer = Array(repeating: 0, count: definition.jobs.count)
-        assignedAttempt = Array(repeating: 0, count: definition.jobs.count)
-        stepsTaken = Array(repeating: 0, count: definition.jobs.count)
-        jobIndex.reserveCapacity(definition.jobs.count)
-        for (i, job) in definition.jobs.enumerated() { jobIndex[job.id] = i }
+        owners = AttemptOwners(jobIDs: definition.jobs.map(\.id))
         if scheduler.isComplete { isComplete = true }
     }
 
@@ -207,17 +195,6 @@ public final class CoordinatorEngine {
         }
         return earlier + actions + interpret(directives)
     }
-
-    /// The index of job `id`. A job's STEP events and RESULT arrive one after another, so the last answer is
-    /// kept: comparing two ids is cheaper than hashing one.
-    func index(of id: String) -> Int? {
-        if let last = lastLookup, last.id == id { return last.index }
-        guard let index = jobIndex[id] else { return nil }
-        lastLookup = (id, index)
-        return index
-    }
-
-    var lastLookup: (id: String, index: Int)?
 
     /// A STEP event, or the steps of a RESULT_STEPS, of job `index`'s `attempt`.
     func onSteps(job index: Int, jobID: String, attempt: UInt32, _ steps: some Collection<StepReport>,
@@ -332,9 +309,9 @@ public final class CoordinatorEngine {
     /// - Parameter ending: the report ends the attempt (RESULT, RESULT_STEPS): the peer no longer owns it.
     private func reportable(_ job: String, _ attempt: UInt32, from peer: UInt64, ending: Bool)
         -> (index: Int?, refuse: Bool) {
-        guard let index = index(of: job) else { return (nil, true) }
-        if assignedPeer[index] == peer, assignedAttempt[index] == attempt {
-            if ending { assignedPeer[index] = 0 }
+        guard let index = owners.index(of: job) else { return (nil, true) }
+        if owners.owns(index, peer: peer, attempt: attempt) {
+            if ending { owners.release(index) }
             return (index, false)
         }
         let made = scheduler.attemptsMade(ofJob: index) + (definition.attemptOffsets[index] ?? 0)
@@ -348,11 +325,11 @@ public final class CoordinatorEngine {
         -> [Action] {
         var answered: [(Assignment, taken: Bool)] = []
         for answer in answers {
-            guard let index = index(of: answer.job) else { continue }
-            guard assignedPeer[index] == peer, assignedAttempt[index] == answer.attempt else { continue }
+            guard let index = owners.index(of: answer.job), owners.owns(index, peer: peer, attempt: answer.attempt)
+            else { continue }
             // An answer to a REVOKE nobody sent: the attempt stays this peer's, and its RESULT counts.
             guard scheduler.isRevoking(job: index, on: worker) else { continue }
-            if answer.taken { assignedPeer[index] = 0 }
+            if answer.taken { owners.release(index) }
             let offset = definition.attemptOffsets[index] ?? 0
             answered.append((Assignment(job: index, attempt: Int(answer.attempt) - offset), answer.taken))
         }
@@ -375,7 +352,7 @@ public final class CoordinatorEngine {
                 acks[peer, default: []].append(.artifactAck(ack))
                 artifactsStored += 1
                 // The artifact's row needs its attempt's row.
-                if let index = jobIndex[ack.job] {
+                if let index = owners.knownIndex(of: ack.job) {
                     attemptJournal.journalStart(job: index, attempt: Int(ack.attempt), into: &records)
                 }
                 records.append(.artifactStored(runID: definition.runID, jobID: ack.job, attempt: Int(ack.attempt),
@@ -409,9 +386,7 @@ public final class CoordinatorEngine {
                 // The same process is connected again already (its new connection was heard first): not a crash.
                 directives += scheduler.onWorkerReturned(lost: state.worker, now: now())
             } else {
-                lostInstances[instance] = state.worker
-                lostInstanceOrder.append(instance)
-                if lostInstanceOrder.count > 256 { lostInstances[lostInstanceOrder.removeFirst()] = nil }
+                lostInstances.remember(instance, state.worker)
             }
         }
         return interpret(directives)
@@ -430,18 +405,9 @@ public final class CoordinatorEngine {
 
     /// Jobs that no connected worker can run, said once they have waited 10 s, and again every 60 s.
     func noticeUnservedJobs(now t: Duration) {
-        let needs = scheduler.unservedNeeds
-        guard !needs.isEmpty else { unservedSince = nil; unservedNoticeAt = nil; return }
-        let since = unservedSince ?? t
-        unservedSince = since
-        guard t - since >= .seconds(10), unservedNoticeAt.map({ t - $0 >= .seconds(60) }) ?? true else { return }
-        unservedNoticeAt = t
-        let what = needs.map { need in
-            "\(need.jobs) job(s) need registry \(need.registry)"
-                + (need.labels.isEmpty ? "" : " with labels " + need.labels.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ","))
-        }.joined(separator: "; ")
-        let connected = workerNames.isEmpty ? "no worker is connected" : "connected: \(workerNames.map(\.terminalSafe).joined(separator: ", "))"
-        onNotice?("\(what), and no connected worker offers that for \((t - since).secondsText) (\(connected))")
+        guard let sentence = unservedNotice.sentence(for: scheduler.unservedNeeds, workerNames: { workerNames }, now: t)
+        else { return }
+        onNotice?(sentence)
     }
 
     /// Ctrl-C once: no more dispatching; in-flight jobs finish.

@@ -8,44 +8,18 @@ extension Scheduler {
         steal(now: now, into: &directives)
     }
 
-    /// Jobs beyond its slots that a worker may hold, for a job expected to take `expected`: as many per slot as
-    /// fit in `queuedWorkPerSlot`, at most `maximumCreditPerSlot`. Jobs longer than that get none: a slot then
-    /// pulls its next job when it frees (one round trip, negligible next to the job), which is greedy list
-    /// scheduling — no job waits behind another on a busy worker while a slot elsewhere is free. Unknown
-    /// durations get one per slot until the run measures some.
-    func queuedAllowance(slots: Int, job index: Int) -> Int {
-        guard settings.adaptiveFeeding else { return slots * settings.maximumCreditPerSlot }
-        // The job's history, else what the run measured of its capability (nanoseconds; 0 = unknown).
-        let known = expectedNanos[index]
-        let nanos = known > 0 ? known : measuredNanos[Int(jobs[index].capability)]
-        guard nanos > 0 else { return slots }
-        return slots * Int(min(Int64(settings.maximumCreditPerSlot), queuedWorkNanos / nanos))
-    }
-
     /// Work stealing: a worker with free slots and credit, and nothing queued that it can run, gets jobs that other
     /// workers (speaking version 3) hold beyond their slots and are long enough to be worth a round trip.
     mutating func steal(now: Duration, into directives: inout [SchedulerDirective]) {
         guard !isDispatchStopped, settings.adaptiveFeeding, workers.count > 1 else { return }
-        // Cheap checks first (this runs after every dispatch pass): nothing sorts unless a thief and a victim exist.
-        var thieves: [WorkerID] = []
-        var victims: [WorkerID] = []
-        for (id, worker) in workers {
-            if worker.canRevoke, worker.inFlight.count - worker.revoking > worker.slots { victims.append(id) }
-            if worker.credit > 0, worker.suspects.isEmpty, worker.inFlight.count < worker.slots,
-               worker.capabilities.allSatisfy({ queues[$0].isEmpty }) {
-                thieves.append(id)
-            }
-        }
-        guard !thieves.isEmpty, !victims.isEmpty else { return }
-        thieves.sort()
-        victims.sort()
+        guard let (thieves, victims) = WorkStealing.candidates(in: workers, queueIsEmpty: ready.isEmpty) else { return }
         for thiefID in thieves {
             guard let thief = workers[thiefID] else { continue }
             var wanted = thief.slots - thief.inFlight.count
-            wanted -= stealingFor.values.reduce(0) { $0 + ($1 == thiefID ? 1 : 0) }
+            wanted -= stealing.promisedCount(to: thiefID)
             for victimID in victims where victimID != thiefID && wanted > 0 {
                 guard let victim = workers[victimID] else { continue }
-                let surplus = victim.inFlight.count - victim.revoking - victim.slots
+                let surplus = victim.surplus
                 guard surplus > 0 else { continue }
                 wanted -= revokeNewest(from: victimID, count: min(surplus, wanted), for: (thiefID, thief.capabilities),
                                        into: &directives)
@@ -75,7 +49,7 @@ extension Scheduler {
                 guard thief.capabilities.contains(Int(jobs[index].capability)),
                     expectedDuration(ofJob: index).map({ $0 >= settings.stealingThreshold }) ?? true
                 else { continue }
-                stealingFor[job] = thief.id
+                stealing.promise(job, to: thief.id)
             }
             jobs[index].revoking = true
             state.revoking += 1
@@ -94,21 +68,19 @@ extension Scheduler {
         guard var state = workers.removeValue(forKey: worker) else { return }
         defer { workers[worker] = state }
         var batch: [Assignment] = []
-        if state.recent.count > 2 * state.inFlight.count + 64 {
-            let inFlight = state.inFlight
-            state.recent.removeAll { !inFlight.contains($0) }
-        }
+        state.pruneRecent()
         while state.credit > 0, batch.count < settings.maximumBatch {
             guard let pick = peekJob(for: worker, state: state) else { break }
-            let allowance = state.slots + queuedAllowance(slots: state.slots, job: pick.job)
+            let allowance = state.slots + durations.queuedAllowance(
+                slots: state.slots, job: pick.job, capability: pick.capability, settings: settings)
             guard state.inFlight.count < allowance else { break }
-            let index = take(pick)
+            let index = ready.take(pick)
             jobs[index].attempts += 1
             jobs[index].phase = .running
             // A worker runs `slots` jobs at once; jobs queued behind others on it get proportionally longer leases.
             let rounds = Int64(state.inFlight.count / state.slots + 1)
             let deadline = now + settings.jobTimeout * rounds + settings.leaseGrace
-            jobs[index].live = Live(worker: worker, attempt: jobs[index].attempts, deadline: deadline)
+            jobs[index].live = JobLedger.Live(worker: worker, attempt: jobs[index].attempts, deadline: deadline)
             state.inFlight.insert(Int32(index))
             state.recent.append(Int32(index))
             state.credit -= 1
@@ -122,54 +94,17 @@ extension Scheduler {
         if !batch.isEmpty { directives.append(.assign(worker, batch)) }
     }
 
-    /// Where the next job for a worker is: a capability's retry queue at a position, or its fresh queue's head.
-    struct Pick {
-        var job: Int
-        var capability: Int
-        var retryPosition: Int?
-    }
-
     /// The next job for `worker`, without taking it: retries first (skipping those that prefer another capable
-    /// worker), then the fresh job with the longest expected duration among the capabilities the worker serves.
+    /// worker, and suspects unless it is idle), then the longest fresh job among the capabilities it serves.
     /// `worker`'s own state is out of `workers` while it dispatches: `workers` holds the others.
-    func peekJob(for worker: WorkerID, state: WorkerState) -> Pick? {
-        for c in state.capabilities where queues[c].retryHead < queues[c].retry.count {
-            let queue = queues[c]
+    func peekJob(for worker: WorkerID, state: SchedulerWorker) -> ReadyQueues.Pick? {
+        let idle = state.inFlight.isEmpty
+        let jobs = self.jobs
+        return ready.peek(served: state.capabilities, expected: durations.expected) { c in
             let anotherCanRunIt = workers.values.contains { $0.capabilities.contains(c) }
-            let idle = state.inFlight.isEmpty
-            guard let position = queue.retry[queue.retryHead...].firstIndex(where: {
-                !(anotherCanRunIt && jobs[Int($0)].avoid == worker) && (idle || jobs[Int($0)].lostStreak == 0)
-            }) else {
-                continue
-            }
-            return Pick(job: Int(queue.retry[position]), capability: c, retryPosition: position)
-        }
-        var best: Int?
-        for c in state.capabilities where queues[c].head < queues[c].fresh.count {
-            if let b = best {
-                if expected[Int(queues[c].fresh[queues[c].head])] > expected[Int(queues[b].fresh[queues[b].head])] { best = c }
-            } else {
-                best = c
+            return { job in
+                !(anotherCanRunIt && jobs[Int(job)].avoid == worker) && (idle || jobs[Int(job)].lostStreak == 0)
             }
         }
-        guard let c = best else { return nil }
-        return Pick(job: Int(queues[c].fresh[queues[c].head]), capability: c, retryPosition: nil)
-    }
-
-    /// Takes the job `peekJob` found off its queue.
-    mutating func take(_ pick: Pick) -> Int {
-        let c = pick.capability
-        guard let position = pick.retryPosition else {
-            queues[c].head += 1
-            return pick.job
-        }
-        var queue = queues[c]
-        if position == queue.retryHead { queue.retryHead += 1 } else { queue.retry.remove(at: position) }
-        if queue.retryHead == queue.retry.count {
-            queue.retry.removeAll(keepingCapacity: true)
-            queue.retryHead = 0
-        }
-        queues[c] = queue
-        return pick.job
     }
 }

@@ -17,88 +17,23 @@ import FlowVocabulary
 ///
 /// Time arrives as a `Duration` since the run began (`now`), so tests drive it tick by tick.
 public struct Scheduler: Sendable {
-    struct Live: Sendable {
-        var worker: WorkerID
-        var attempt: Int32
-        var deadline: Duration
-    }
-
-    enum Phase: UInt8, Sendable { case queued, running, done }
-
-    struct JobState: Sendable {
-        var capability: Int32
-        var phase: Phase = .queued
-        var attempts: Int32 = 0
-        var failures: Int16 = 0
-        var lostStreak: Int16 = 0
-        var lastFailure: AttemptStatus = .failed
-        /// A REVOKE for its live attempt is unanswered.
-        var revoking = false
-        var live: Live?
-        var avoid: WorkerID?
-    }
-
-    struct Capability: Sendable, Hashable {
-        var registry: String
-        var labels: [String: String]
-    }
-
-    struct Queue: Sendable {
-        /// Fresh jobs sorted longest-expected-first, consumed from `head`.
-        var fresh: [Int32] = []
-        var head = 0
-        /// Re-queued jobs (retries, jobs of lost workers), served before fresh ones, oldest first.
-        var retry: [Int32] = []
-        var retryHead = 0
-        var isEmpty: Bool { head == fresh.count && retryHead == retry.count }
-    }
-
-    struct WorkerState: Sendable {
-        var name: String
-        var capabilities: [Int]
-        var slots: Int
-        /// It speaks protocol version 3: attempts it has not started can be taken back.
-        var canRevoke: Bool
-        var credit: Int = 0
-        var inFlight: Set<Int32> = []
-        /// Its jobs in the order they were assigned (with some already ended): the newest are the likeliest to be
-        /// still queued on the worker, so they are the ones revoked.
-        var recent: [Int32] = []
-        /// In-flight jobs with an unanswered REVOKE.
-        var revoking = 0
-        /// In-flight jobs that were on a worker when it was lost: they run alone, so the next loss is theirs.
-        var suspects: Set<Int32> = []
-        var lastSeen: Duration
-    }
-
     public let settings: SchedulerSettings
-    var jobs: [JobState]
-    var expected: [Duration]
-    /// `expected` in nanoseconds, for the per-assignment depth check (Duration arithmetic is 128-bit).
-    var expectedNanos: [Int64]
-    /// Per capability, a moving average of the durations measured in this run, in nanoseconds (0: none yet).
-    var measuredNanos: [Int64] = []
-    var queuedWorkNanos: Int64 = 0
-
-    static func nanoseconds(_ d: Duration) -> Int64 {
-        let (seconds, attoseconds) = d.components
-        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
-    }
-    /// Jobs being taken back for an idle worker: job → the worker that wants it.
-    var stealingFor: [Int32: WorkerID] = [:]
-    /// The jobs recently lost workers had in flight (the newest 64 workers), in case the worker comes back.
-    var lostWith: [WorkerID: [Int32]] = [:]
-    var lostOrder: [WorkerID] = []
-    var capabilities: [Capability] = []
-    var queues: [Queue] = []
-    var workers: [WorkerID: WorkerState] = [:]
-    var remaining: Int
-    var completionAnnounced = false
+    /// Every job's state and the run's tally of outcomes.
+    var jobs: JobLedger
+    /// Expected and measured durations: how deep workers are fed.
+    var durations: JobDurations
+    /// The jobs waiting for a worker, per capability.
+    var ready = ReadyQueues()
+    /// Jobs being taken back for an idle worker.
+    var stealing = WorkStealing()
+    /// The jobs recently lost workers had in flight (the newest 64 workers), in case a worker comes back.
+    var lost = BoundedMemory<WorkerID, [Int32]>(limit: 64)
+    var workers: [WorkerID: SchedulerWorker] = [:]
     public internal(set) var isDispatchStopped = false
     /// Fail-fast stopped dispatching (not an interrupt): a failed attempt with a retry due then fails its job, as
     /// fail-fast means. After an interrupt the job ends `notRun` instead and its retry runs on resume.
     public internal(set) var isStoppedByFailFast = false
-    public internal(set) var outcomeCounts: [JobOutcome: Int] = [:]
+    public var outcomeCounts: [JobOutcome: Int] { jobs.outcomeCounts }
 
     /// - Parameters:
     ///   - jobs: the run's jobs, indexed as the shell indexes them.
@@ -110,48 +45,24 @@ public struct Scheduler: Sendable {
         settings: SchedulerSettings = SchedulerSettings()
     ) {
         self.settings = settings
-        self.jobs = []
-        self.jobs.reserveCapacity(jobs.count)
-        self.expected = jobs.map(\.expectedDuration)
-        self.expectedNanos = jobs.map { Self.nanoseconds($0.expectedDuration) }
-        var capabilityIndex: [Capability: Int] = [:]
+        self.jobs = JobLedger(capacity: jobs.count, remaining: jobs.count - finished.count)
+        var ready = ReadyQueues()
         for (index, job) in jobs.enumerated() {
-            let cap = Capability(registry: job.registry, labels: job.requiredLabels)
-            let c: Int
-            if let existing = capabilityIndex[cap] { c = existing } else {
-                c = capabilities.count
-                capabilityIndex[cap] = c
-                capabilities.append(cap)
-                queues.append(Queue())
-            }
-            var state = JobState(capability: Int32(c))
-            state.failures = Int16(clamping: failures[index] ?? 0)
-            if let outcome = finished[index] {
-                state.phase = .done
-                outcomeCounts[outcome, default: 0] += 1
-            } else {
-                queues[c].fresh.append(Int32(index))
-            }
-            self.jobs.append(state)
+            let c = ready.capability(of: job)
+            self.jobs.add(capability: c, failures: failures[index] ?? 0, finished: finished[index])
+            if finished[index] == nil { ready.addFresh(Int32(index), capability: c) }
         }
-        measuredNanos = Array(repeating: 0, count: capabilities.count)
-        queuedWorkNanos = Self.nanoseconds(settings.queuedWorkPerSlot)
-        let expected = self.expected
-        for c in queues.indices {
-            // Longest expected first; ties keep plan order so dispatch is deterministic.
-            queues[c].fresh.sort { a, b in
-                let (x, y) = (expected[Int(a)], expected[Int(b)])
-                return x != y ? x > y : a < b
-            }
-        }
-        remaining = jobs.count - finished.count
+        durations = JobDurations(jobs: jobs, capabilityCount: ready.capabilities.count,
+                                 queuedWorkPerSlot: settings.queuedWorkPerSlot)
+        ready.sortFresh(expected: durations.expected)
+        self.ready = ready
     }
 
     // MARK: - Queries
 
     public var jobCount: Int { jobs.count }
-    public var remainingCount: Int { remaining }
-    public var isComplete: Bool { remaining == 0 }
+    public var remainingCount: Int { jobs.remaining }
+    public var isComplete: Bool { jobs.remaining == 0 }
     public var connectedWorkers: [WorkerID] { workers.keys.sorted() }
     public var inFlightCount: Int { workers.values.reduce(0) { $0 + $1.inFlight.count } }
     public func inFlight(on worker: WorkerID) -> [Int] { workers[worker].map { $0.inFlight.map(Int.init).sorted() } ?? [] }
@@ -174,35 +85,23 @@ public struct Scheduler: Sendable {
     /// The duration the scheduler expects of job `index`: its history, else what this run measured of jobs like it.
     public func expectedDuration(ofJob index: Int) -> Duration? {
         guard index >= 0, index < jobs.count else { return nil }
-        if expected[index] > .zero { return expected[index] }
-        let nanos = measuredNanos[Int(jobs[index].capability)]
-        return nanos > 0 ? .nanoseconds(nanos) : nil
+        return durations.expectedDuration(ofJob: index, capability: Int(jobs[index].capability))
     }
 
     /// What the queued jobs need that no connected worker offers: registry and labels per capability, with counts.
     public var unservedNeeds: [(registry: String, labels: [String: String], jobs: Int)] {
-        queues.enumerated().compactMap { c, queue in
-            guard !queue.isEmpty, !workers.values.contains(where: { $0.capabilities.contains(c) }) else { return nil }
-            return (capabilities[c].registry, capabilities[c].labels,
-                    (queue.fresh.count - queue.head) + (queue.retry.count - queue.retryHead))
-        }
+        ready.unserved { c in workers.values.contains { $0.capabilities.contains(c) } }
     }
 
     /// The registries and labels the run's jobs need, whatever their state.
-    public var neededRegistries: [String] { Array(Set(capabilities.map(\.registry))).sorted() }
+    public var neededRegistries: [String] { Array(Set(ready.capabilities.map(\.registry))).sorted() }
 
     /// Whether `worker` can run any of the run's jobs.
     public func canServe(_ worker: WorkerID) -> Bool { !(workers[worker]?.capabilities.isEmpty ?? true) }
 
     /// Jobs waiting for a worker that no connected worker can run (missing registry or labels).
     public var unservableQueuedJobs: Int {
-        var count = 0
-        for (c, queue) in queues.enumerated() where !queue.isEmpty {
-            if !workers.values.contains(where: { $0.capabilities.contains(c) }) {
-                count += (queue.fresh.count - queue.head) + (queue.retry.count - queue.retryHead)
-            }
-        }
-        return count
+        unservedNeeds.reduce(0) { $0 + $1.jobs }
     }
 
     // MARK: - Events
@@ -213,11 +112,8 @@ public struct Scheduler: Sendable {
         _ worker: WorkerID, name: String, registries: Set<String>, labels: [String: String], slots: Int,
         canRevoke: Bool = false, now: Duration
     ) -> [SchedulerDirective] {
-        let eligible = capabilities.indices.filter { c in
-            let cap = capabilities[c]
-            return registries.contains(cap.registry) && cap.labels.allSatisfy { labels[$0.key] == $0.value }
-        }
-        workers[worker] = WorkerState(name: name, capabilities: eligible, slots: min(max(1, slots), settings.maximumSlots),
+        let eligible = ready.eligible(registries: registries, labels: labels)
+        workers[worker] = SchedulerWorker(name: name, capabilities: eligible, slots: min(max(1, slots), settings.maximumSlots),
                                       canRevoke: canRevoke, lastSeen: now)
         var directives = announceCompletionIfDone()
         // A late joiner gets work at once: jobs other workers hold but have not started.
@@ -227,10 +123,8 @@ public struct Scheduler: Sendable {
 
     /// The worker grants `count` more jobs of capacity.
     public mutating func onCredit(_ worker: WorkerID, count: Int, now: Duration) -> [SchedulerDirective] {
-        guard let state = workers[worker] else { return [] }
-        // A worker may not hoard the queue: its credit is capped at `maximumCreditPerSlot` per advertised slot.
-        let cap = state.slots * settings.maximumCreditPerSlot
-        workers[worker]?.credit = min(cap, state.credit + max(0, count))
+        guard workers[worker] != nil else { return [] }
+        workers[worker]?.grant(count, maximumPerSlot: settings.maximumCreditPerSlot)
         workers[worker]?.lastSeen = now
         var directives: [SchedulerDirective] = []
         dispatch(to: worker, now: now, into: &directives)
@@ -240,16 +134,13 @@ public struct Scheduler: Sendable {
 
     /// A worker measured how long an attempt of job `index` took: it tunes how deep workers are fed.
     public mutating func onMeasured(job index: Int, duration: Duration) {
-        onMeasured(job: index, nanoseconds: Self.nanoseconds(duration))
+        onMeasured(job: index, nanoseconds: JobDurations.nanoseconds(duration))
     }
 
     /// `onMeasured(job:duration:)` in nanoseconds: integer arithmetic only, as it runs once per result.
     public mutating func onMeasured(job index: Int, nanoseconds: Int64) {
         guard index >= 0, index < jobs.count, nanoseconds >= 0 else { return }
-        let c = Int(jobs[index].capability)
-        // A moving average weighting the newest 1/8; 0 means none yet, so every measurement is at least 1 ns.
-        let previous = measuredNanos[c]
-        measuredNanos[c] = max(1, previous == 0 ? nanoseconds : (previous * 7 + nanoseconds) / 8)
+        durations.measure(capability: Int(jobs[index].capability), nanoseconds: nanoseconds)
     }
 
     /// Whether job `index`'s live attempt is on `worker` with a REVOKE out for it: only then is an answer taken.
@@ -319,9 +210,7 @@ public struct Scheduler: Sendable {
         guard let state = workers.removeValue(forKey: worker) else { return [] }
         var directives: [SchedulerDirective] = []
         if !faultless {
-            lostWith[worker] = state.inFlight.sorted()
-            lostOrder.append(worker)
-            if lostOrder.count > 64 { lostWith[lostOrder.removeFirst()] = nil }
+            lost.remember(worker, state.inFlight.sorted())
         }
         for job in state.inFlight.sorted() {
             let index = Int(job)
@@ -329,7 +218,7 @@ public struct Scheduler: Sendable {
             let assignment = Assignment(job: index, attempt: Int(live.attempt))
             jobs[index].live = nil
             jobs[index].revoking = false
-            stealingFor[Int32(index)] = nil
+            stealing.withdraw(Int32(index))
             if !faultless { jobs[index].lostStreak += 1 }
             if Int(jobs[index].lostStreak) >= settings.quarantineAfterWorkerLosses {
                 endAttempt(assignment, worker: worker, status: .lost, deciding: .quarantined,
@@ -351,9 +240,8 @@ public struct Scheduler: Sendable {
     /// A lost worker is back (the same process, reconnected): its connection broke, it did not crash, so the jobs
     /// lost with it were not at fault. Their loss no longer counts toward quarantine and they need not run alone.
     public mutating func onWorkerReturned(lost worker: WorkerID, now: Duration) -> [SchedulerDirective] {
-        guard let lost = lostWith.removeValue(forKey: worker) else { return [] }
-        lostOrder.removeAll { $0 == worker }
-        for job in lost {
+        guard let held = lost.forget(worker) else { return [] }
+        for job in held {
             let index = Int(job)
             guard jobs[index].phase != .done, jobs[index].lostStreak > 0 else { continue }
             jobs[index].lostStreak -= 1
@@ -391,13 +279,7 @@ public struct Scheduler: Sendable {
         guard !isDispatchStopped else { return [] }
         isDispatchStopped = true
         var directives: [SchedulerDirective] = []
-        for c in queues.indices {
-            let queue = queues[c]
-            queues[c] = Queue()
-            for job in queue.retry[queue.retryHead...] + queue.fresh[queue.head...] {
-                finish(Int(job), .notRun, reason: reason, into: &directives)
-            }
-        }
+        for job in ready.drain() { finish(Int(job), .notRun, reason: reason, into: &directives) }
         // Jobs workers hold but have not started need not run either: take them back.
         for id in workers.keys.sorted() {
             guard let worker = workers[id], worker.canRevoke else { continue }
