@@ -55,7 +55,7 @@ let package = Package(
             dependencies: ["Wire", "UVTransport", "Artifacts", "FlowSpec", "FlowCrypto", "FlowVocabulary"],
             swiftSettings: swiftSettings
         ),
-        .target(name: "Reports", dependencies: ["Journal", "Artifacts", "FlowCrypto", "MatrixPlan", "FlowVocabulary"], swiftSettings: swiftSettings),
+        .target(name: "Reports", dependencies: ["Journal", "Artifacts", "FlowCrypto", "MatrixPlan", "FlowVocabulary", "FlowSpec"], swiftSettings: swiftSettings),
         // Command jobs (docs/COMMAND-JOBS.md): the `command` registry, process groups, JUnit results.
         .target(
             name: "CommandJobs",
