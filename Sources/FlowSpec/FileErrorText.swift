@@ -27,8 +27,24 @@ public enum FileErrorText {
         case .fileLocking: return "the file is locked"
         default:
             let text = ns.localizedDescription
-            return text.contains(NSCocoaErrorDomain) ? "the file system refused (it gave no reason)" : text
+            guard text.contains(NSCocoaErrorDomain) else { return text }
+            return (ns.userInfo[NSFilePathErrorKey] as? String).flatMap(diagnosis(of:))
+                ?? "the file system refused (it gave no reason)"
         }
+    }
+
+    /// Why `path` cannot be made, found by looking at it when Foundation gave no reason (it does not, on Linux, for
+    /// a folder asked for below a file): a part of the path that is a file, or a nearest folder not writable.
+    static func diagnosis(of path: String) -> String? {
+        var url = URL(fileURLWithPath: path)
+        while url.pathComponents.count > 1 {
+            url.deleteLastPathComponent()
+            var isFolder: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder) else { continue }
+            if !isFolder.boolValue { return "\(url.path) is a file, not a folder" }
+            return access(url.path, W_OK) == 0 ? nil : "the folder \(url.path) cannot be written"
+        }
+        return nil
     }
 
     /// The phrase for a POSIX error number, or nil for one without a plainer phrase than `strerror`'s.
