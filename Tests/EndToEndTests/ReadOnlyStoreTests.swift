@@ -53,6 +53,10 @@ extension ReadOnlyStoreTests {
         let (deleteStatus, delete) = try await ws.run(["runs", "delete", "r1"], label: "delete")
         #expect(deleteStatus == 2 && delete.contains("the store is read-only"), "\(delete)")
         #expect(!delete.contains("SQLite code"), "\(delete)")
+        let matrix = try ws.matrix()
+        let (runStatus, run) = try await ws.run(["run", matrix, "--workers", "1"], label: "run")
+        #expect(runStatus != 0 && run.contains("is read-only: a run records in its journal"), "\(run)")
+        #expect(!run.contains("SQLite code"), "\(run)")
     }
 }
 #endif
