@@ -57,7 +57,7 @@ let package = Package(
             dependencies: ["Wire", "UVTransport", "Artifacts", "Gzip", "FlowSpec", "FlowCrypto", "FlowVocabulary"],
             swiftSettings: swiftSettings
         ),
-        .target(name: "Reports", dependencies: ["Journal", "Artifacts", "Gzip", "FlowCrypto", "MatrixPlan", "FlowVocabulary"], swiftSettings: swiftSettings),
+        .target(name: "Reports", dependencies: ["Journal", "Artifacts", "Gzip", "FlowCrypto", "MatrixPlan", "FlowVocabulary", "FlowSpec"], swiftSettings: swiftSettings),
         // Command jobs (docs/COMMAND-JOBS.md): the `command` registry, process groups, JUnit results.
         .target(
             name: "CommandJobs",

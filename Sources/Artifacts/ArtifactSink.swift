@@ -167,7 +167,7 @@ public final class ArtifactSink: Sendable {
         try state.withLock { state throws(ArtifactError) in
             if state.byStep[step]?.contains(where: { $0.name == name }) == true {
                 throw ArtifactError(
-                    code: .duplicateName, message: "step \(step) already has an artifact named '\(name)'",
+                    code: .duplicateName, message: "step \(step + 1) already has an artifact named '\(name)'",
                     operation: "attach")
             }
         }
@@ -178,7 +178,7 @@ public final class ArtifactSink: Sendable {
             if state.byStep[artifact.stepIndex]?.contains(where: { $0.name == artifact.name }) == true {
                 throw ArtifactError(
                     code: .duplicateName,
-                    message: "step \(artifact.stepIndex) already has an artifact named '\(artifact.name)'",
+                    message: "step \(artifact.stepIndex + 1) already has an artifact named '\(artifact.name)'",
                     operation: "attach"
                 )
             }

@@ -35,7 +35,7 @@ enum ArtifactsCommand {
                 if rows.isEmpty { print("no artifacts stored for this selection (the matrix's keep policy decides which attempts keep them)") }
                 for row in rows {
                     let a = row.artifact
-                    print("\(row.jobID)  attempt \(row.attempt)  step \(a.stepIndex)  \(a.name.terminalSafe)  \(a.mediaType.terminalSafe)  "
+                    print("\(row.jobID)  attempt \(row.attempt)  step \(a.stepIndex + 1)  \(a.name.terminalSafe)  \(a.mediaType.terminalSafe)  "
                           + "\(a.rawSize) B (\(a.compressedSize) B gz)  \(a.sha256.prefix(16))")
                 }
                 return ExitCode.success

@@ -1,4 +1,5 @@
 import Foundation
+import Journal
 
 /// The `flowmatrix` command line: dispatch, help and error reporting.
 public enum FlowMatrixCLI {
@@ -89,6 +90,10 @@ public enum FlowMatrixCLI {
         } catch let failure as CommandFailure {
             writeError("Error: \(failure.message)\n")
             return failure.exitCode
+        } catch let error as JournalError where error.isReadOnly {
+            writeError("Error: the store is read-only (\(error.operation)): '\(spec.name)' records in the journal, so it needs "
+                + "a store it can write; 'runs' and 'show' still read this one\n")
+            return ExitCode.ioError
         } catch {
             writeError("Error: \(error)\n")
             return ExitCode.ioError

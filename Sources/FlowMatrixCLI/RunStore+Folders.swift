@@ -1,3 +1,4 @@
+import FlowSpec
 import Foundation
 import RunControl
 
@@ -9,7 +10,7 @@ extension RunStore {
         do {
             try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
         } catch {
-            throw CommandFailure("cannot create the store folder \(root.path): \(error.localizedDescription)")
+            throw CommandFailure("cannot create the store folder \(root.path): \(FileErrorText.reason(error))")
         }
     }
 

@@ -1,3 +1,4 @@
+import FlowSpec
 import FlowVocabulary
 import Foundation
 import Journal
@@ -105,7 +106,7 @@ enum RunsCommand {
             let folder = store.runFolder(id)
             if FileManager.default.fileExists(atPath: folder.path) {
                 do { try FileManager.default.removeItem(at: folder) } catch {
-                    FlowMatrixCLI.writeError("warning: run \(id) deleted, but its folder \(folder.path) stays: \(error.localizedDescription)\n")
+                    FlowMatrixCLI.writeError("warning: run \(id) deleted, but its folder \(folder.path) stays: \(FileErrorText.reason(error))\n")
                 }
             }
         }
@@ -162,8 +163,11 @@ enum RunsCommand {
             var line = "\(row.job.jobID)  \(outcome.padding(toLength: 11, withPad: " ", startingAt: 0))  "
                 + "\(row.job.scenarioID.terminalSafe) [\(row.job.configuration.terminalSafe)]"
             if let r = row.result, r.attempts > 1 { line += "  attempts: \(r.attempts)" }
-            if let r = row.result, let step = r.failureStep { line += "\n    step \(step): \((r.failureMessage ?? "").terminalSafe)" } else if
-                let r = row.result, let m = r.failureMessage { line += "\n    \(m.terminalSafe)" }
+            if let r = row.result, let step = r.failureStep {
+                line += "\n    step \(step + 1): " + (r.failureMessage ?? "").terminalSafeLines(indent: "      ")
+            } else if let r = row.result, let m = r.failureMessage {
+                line += "\n    " + m.terminalSafeLines(indent: "      ")
+            }
             if row.job.registry == CommandTemplate.registry, !(row.result?.outcome == .passed) {
                 line += try testLines(reader, runID: runID, row: row)
             }

@@ -35,19 +35,19 @@ extension RegistryManifest {
         let patterns = targets(of: step.verb) ?? []
         guard !patterns.isEmpty else {
             let verbs = (steps ?? []).map(\.verb)
-            return "step \(index) '\(step.key)': registry \(name) does not wire the verb \(step.verb.rawValue) (it wires: "
+            return "step \(index + 1) '\(step.key)': registry \(name) does not wire the verb \(step.verb.rawValue) (it wires: "
                 + "\(verbs.joined(separator: ", "))), so the step would fail in every configuration"
         }
         let hint = Spelling.suggestion(for: step.target, among: patterns.filter { !$0.contains("#") }, maximumDistance: 3)
             .map { " (did you mean '\(step.verb.rawValue):\($0)'?)" } ?? ""
-        return "step \(index) '\(step.key)' is not wired by registry \(name)\(hint), so it would fail in every "
+        return "step \(index + 1) '\(step.key)' is not wired by registry \(name)\(hint), so it would fail in every "
             + "configuration; \(step.verb.rawValue) targets: \(Self.list(patterns))"
     }
 
     private func unknownClauseMessage(_ clause: String, step: Step, index: Int, vocabulary: [String]) -> String {
         let word = clause.firstIndex(of: "=").map { String(clause[...$0]) } ?? clause
         let hint = Spelling.suggestion(for: word, among: vocabulary, maximumDistance: 3).map { " (did you mean '\($0)'?)" } ?? ""
-        return "step \(index) asserts '\(clause)' on \(step.target), which registry \(name) does not understand\(hint); "
+        return "step \(index + 1) asserts '\(clause)' on \(step.target), which registry \(name) does not understand\(hint); "
             + "clauses there: \(Self.list(vocabulary)) (a number or timeout=N is the timeout)"
     }
 

@@ -99,7 +99,7 @@ extension Scenario {
         report: (ScenarioRule, String, SourcePosition?, String) -> Void
     ) -> Step? {
         let path = "$.steps[\(index)]"
-        let label = "step \(index)"
+        let label = "step \(index + 1)"
         guard let members = node.members else {
             report(.wrongType, path, node.position, "\(label) must be an object {verb, target, arg?}, not \(node.kindName)")
             return nil

@@ -147,7 +147,7 @@ public enum ScenarioLoader {
         do {
             bytes = Array(try Data(contentsOf: url))
         } catch {
-            let reason = (error as NSError).localizedFailureReason ?? "it does not exist or is not readable"
+            let reason = FileErrorText.reason(error)
             return (nil, [ValidationFinding(file: displayName, code: ScenarioRule.unreadable.code, path: "$",
                                             position: nil, message: "cannot read the file: \(reason)")], [])
         }

@@ -40,7 +40,7 @@ public struct ScenarioFailure: Error, Sendable, Hashable, CustomStringConvertibl
     /// The registry's error, when it was a `StepError`.
     public var stepError: StepError?
 
-    public var description: String { "\(scenarioID) step \(stepIndex) (\(stepKey)): \(message)" }
+    public var description: String { "\(scenarioID) step \(stepIndex + 1) (\(stepKey)): \(message)" }
 }
 
 /// The outcome of running one scenario.

@@ -23,6 +23,24 @@ public enum TerminalText {
         return out
     }
 
+    /// A multi-line stored message (a failure message, a command's stderr tail) made safe to print as lines: each
+    /// newline (or CRLF) stays a line break and every line after the first starts with `indent`, so the message
+    /// reads as one indented block under the line that introduces it; trailing blank lines are dropped. Every
+    /// other control and bidi-control scalar, a lone carriage return included, is written as `\u{XX}`.
+    public static func lines(_ text: String, indent: String) -> String {
+        var scalars = String.UnicodeScalarView()
+        var previousWasCR = false
+        for scalar in text.unicodeScalars {
+            if previousWasCR && scalar != "\n" { scalars.append("\r") }
+            previousWasCR = scalar == "\r"
+            if !previousWasCR { scalars.append(scalar) }
+        }
+        if previousWasCR { scalars.append("\r") }
+        var lines = escaped(String(scalars), keepingNewlines: true).split(separator: "\n", omittingEmptySubsequences: false)
+        while lines.count > 1, lines.last?.allSatisfy({ $0 == " " || $0 == "\t" }) == true { lines.removeLast() }
+        return lines.joined(separator: "\n" + indent)
+    }
+
     static func needsEscape(_ scalar: Unicode.Scalar, keepingNewlines: Bool) -> Bool {
         switch scalar.value {
         case 0x09: return false
@@ -36,4 +54,7 @@ public enum TerminalText {
 extension String {
     /// This stored string, safe to print on a terminal (`TerminalText.escaped`).
     public var terminalSafe: String { TerminalText.escaped(self) }
+
+    /// This stored multi-line string, safe to print as lines under `indent` (`TerminalText.lines`).
+    public func terminalSafeLines(indent: String) -> String { TerminalText.lines(self, indent: indent) }
 }

@@ -24,6 +24,10 @@ public struct JournalError: Error, Sendable, Hashable, CustomStringConvertible {
 
     public var description: String { "journal: \(operation): \(message) (SQLite code \(code): \(codeName))" }
 
+    /// True when the journal could not be written because its file, its folder or the file system is read-only
+    /// (`SQLITE_READONLY` and its extended codes).
+    public var isReadOnly: Bool { code & 0xff == SQLITE_READONLY }
+
     /// The code used for misuse of the journal API (not an SQLite failure).
     static let misuse = SQLITE_MISUSE
 }

@@ -69,37 +69,71 @@ final class SQLiteConnection {
     private static let configured: Int32 = csqlite_disable_memstatus()
 
     /// Opens (or creates, unless `readOnly`: then it only reads) the database at `path` and applies the journal's pragmas.
+    ///
+    /// A reader of a journal in a folder nobody may write (a read-only mount, an immutable or another user's folder)
+    /// cannot create the WAL index beside it: SQLite says "unable to open database file". Such a journal is then
+    /// opened immutable (`file:…?immutable=1`), which reads the file as it stands — unless a non-empty `-wal` holds
+    /// commits not yet folded into it, which an immutable open would not see: that is said in plain words.
     init(path: String, readOnly: Bool) throws {
         self.path = path
         // SQLITE_MISUSE here only means SQLite was initialised earlier by other code: statistics stay on,
         // which costs a little speed and nothing else.
         _ = Self.configured
-        var handle: OpaquePointer?
         // A reader opens read-write without CREATE and then sets `query_only`: a read-only connection cannot
         // recover the WAL index (-shm) of a journal whose writer is gone, a query-only one can.
         let flags = SQLITE_OPEN_READWRITE | (readOnly ? 0 : SQLITE_OPEN_CREATE) | SQLITE_OPEN_NOMUTEX
-        let rc = sqlite3_open_v2(path, &handle, flags, nil)
-        guard let handle else {
-            throw JournalError(code: rc, message: String(cString: sqlite3_errstr(rc)), operation: "open \(path)")
-        }
-        db = handle
         do {
-            try check(rc, "open \(path)")
-            sqlite3_extended_result_codes(db, 1)
-            // Readers and the writer share the file; a checkpoint may hold a lock for a moment.
-            sqlite3_busy_timeout(db, 5_000)
-            // The first statement reads the header: a file that is not a database fails here (SQLITE_NOTADB).
-            _ = try scalarInt("PRAGMA schema_version")
-            if readOnly { try execute("PRAGMA query_only = ON") }
-            try execute("PRAGMA foreign_keys = ON")
-        } catch var error as JournalError {
-            sqlite3_close_v2(db)
-            if !error.operation.hasPrefix("open ") { error.operation = "open \(path) (\(error.operation))" }
-            throw error
-        } catch {
-            sqlite3_close_v2(db)
+            db = try Self.open(path, flags: flags, queryOnly: readOnly, operation: "open \(path)")
+        } catch let error as JournalError where !readOnly && Self.isUnwritableStore(path, error) {
+            throw JournalError(code: SQLITE_READONLY, message: "its file or folder cannot be written (\(error.message))",
+                               operation: "open \(path)")
+        } catch let error as JournalError where readOnly && Self.isUnwritableStore(path, error)
+                    && FileManager.default.fileExists(atPath: path) {
+            if let size = try? FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int, size > 0 {
+                throw JournalError(
+                    code: error.code,
+                    message: "the store is read-only and its journal has commits not yet folded in (\(path)-wal); "
+                        + "open it once where it can be written (any 'flowmatrix runs' there folds them in)",
+                    operation: "open \(path)")
+            }
+            let uri = "file:" + (path.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? path) + "?immutable=1"
+            db = try Self.open(uri, flags: SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, queryOnly: true,
+                               operation: "open \(path) read-only")
+        }
+    }
+
+    /// True when opening `path` failed because its folder or file cannot be written (access(2) says so; it also
+    /// holds for root on a read-only mount or an immutable folder).
+    private static func isUnwritableStore(_ path: String, _ error: JournalError) -> Bool {
+        let primary = error.code & 0xff
+        guard primary == SQLITE_CANTOPEN || primary == SQLITE_READONLY || primary == SQLITE_IOERR else { return false }
+        let folder = (path as NSString).deletingLastPathComponent
+        return access(folder.isEmpty ? "." : folder, W_OK) != 0 || access(path, W_OK) != 0
+    }
+
+    /// One opened handle with the journal's settings; closed again when any of them fails.
+    private static func open(_ name: String, flags: Int32, queryOnly: Bool, operation: String) throws -> OpaquePointer {
+        var handle: OpaquePointer?
+        let rc = sqlite3_open_v2(name, &handle, flags, nil)
+        guard let handle else {
+            throw JournalError(code: rc, message: String(cString: sqlite3_errstr(rc)), operation: operation)
+        }
+        sqlite3_extended_result_codes(handle, 1)
+        // Readers and the writer share the file; a checkpoint may hold a lock for a moment.
+        sqlite3_busy_timeout(handle, 5_000)
+        // The first statement reads the header: a file that is not a database fails here (SQLITE_NOTADB).
+        var sql = "PRAGMA schema_version;"
+        if queryOnly { sql += " PRAGMA query_only = ON;" }
+        sql += " PRAGMA foreign_keys = ON;"
+        var code = rc
+        if code == SQLITE_OK { code = sqlite3_exec(handle, sql, nil, nil, nil) }
+        guard code == SQLITE_OK else {
+            let error = JournalError(code: sqlite3_extended_errcode(handle), message: String(cString: sqlite3_errmsg(handle)),
+                                     operation: operation)
+            sqlite3_close_v2(handle)
             throw error
         }
+        return handle
     }
 
     deinit { close() }

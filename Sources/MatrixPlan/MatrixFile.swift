@@ -186,7 +186,7 @@ public struct MatrixFile: Sendable, Hashable {
             bytes = Array(try Data(contentsOf: url))
         } catch {
             return (nil, [ValidationFinding(file: display, code: MatrixRule.unreadable.code, path: "$", position: nil,
-                                            message: "cannot read the matrix file; check the path and permissions")])
+                                            message: "cannot read the matrix file: \(FileErrorText.reason(error))")])
         }
         var (matrix, findings) = parse(bytes, file: display, directory: url.deletingLastPathComponent())
         if let m = matrix {
@@ -218,8 +218,18 @@ public struct MatrixFile: Sendable, Hashable {
         return (matrix, parser.findings.sortedForDisplay())
     }
 
-    /// True when `root` looks like a matrix file: a JSON object with an `axes` member.
-    public static func looksLikeMatrix(_ root: JSONNode) -> Bool { root["axes"] != nil }
+    /// True when `root` looks like a matrix file: a JSON object with an `axes` member, or one without `steps` (so not
+    /// a scenario) with a member only a matrix has (`corpus`, `include`, `policy`, …) or a misspelling of `axes`
+    /// or `corpus` (`axis`, `corpsu`): its findings are then matrix findings (MX033), not scenario ones.
+    public static func looksLikeMatrix(_ root: JSONNode) -> Bool {
+        if root["axes"] != nil { return true }
+        guard let members = root.members, root["steps"] == nil else { return false }
+        let matrixOnly: Set<String> = ["corpus", "include", "exclude", "constraints", "reduction", "command", "customAxes",
+                                       "policy", "registry", "labels"]
+        return members.contains { member in
+            matrixOnly.contains(member.key) || Spelling.suggestion(for: member.key, among: ["axes", "corpus"]) != nil
+        }
+    }
 
     /// The command fanned out beside (or instead of) the corpus; nil: scenario jobs only (docs/COMMAND-JOBS.md).
     public var command: CommandTemplate?

@@ -34,6 +34,21 @@ struct MatrixParser {
         }
     }
 
+    /// The top-level keys: one within two edits of a matrix member is MX033 with "did you mean"; any other unknown
+    /// key is MX005.
+    mutating func checkTopMembers(_ root: JSONNode) {
+        for member in root.members ?? [] where !Self.topMembers.contains(member.key) {
+            guard let known = Spelling.suggestion(for: member.key, among: Self.topMembers.sorted()) else {
+                add(.unknownMember, "$.\(member.key)", member.keyPosition,
+                    "'\(member.key)' is not a member here; allowed: \(Self.topMembers.sorted().joined(separator: ", "))")
+                continue
+            }
+            add(.misspeltTopLevelKey, "$.\(member.key)", member.keyPosition,
+                "unknown top-level key '\(member.key)' (did you mean '\(known)'?); a matrix's keys are "
+                    + Self.topMembers.sorted().joined(separator: ", "))
+        }
+    }
+
     mutating func string(_ node: JSONNode?, _ path: String, required: Bool, parent: JSONNode) -> String? {
         guard let node else {
             if required { add(.missingMember, path, parent.position, "the matrix needs '\(path.split(separator: ".").last ?? "")'") }
@@ -73,7 +88,7 @@ struct MatrixParser {
             add(.duplicateMember, duplicate.path, duplicate.position,
                 "member '\(duplicate.key)' appears more than once in this object; keep one (JSON does not say which wins)")
         }
-        checkMembers(root, path: "$", allowed: Self.topMembers)
+        checkTopMembers(root)
         let name = string(root["name"], "$.name", required: true, parent: root)
         let description = string(root["description"], "$.description", required: false, parent: root)
         // A matrix names a scenario corpus, a command (docs/COMMAND-JOBS.md), or both.

@@ -68,6 +68,9 @@ public enum MatrixRule: String, Sendable, CaseIterable {
     case typedAxisMisspelt = "MX031"
     /// A `customAxes` entry is a typed axis, or names neither an axis nor an include key of the matrix.
     case badCustomAxes = "MX032"
+    /// A top-level key is a misspelling of a matrix member (`axis` for `axes`, `regsitry` for `registry`); the file
+    /// is still read as a matrix, not as a scenario, because it has no `steps` and a matrix-like key.
+    case misspeltTopLevelKey = "MX033"
 
     public var code: String { rawValue }
 

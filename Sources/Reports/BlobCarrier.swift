@@ -1,4 +1,5 @@
 import Artifacts
+import FlowSpec
 import Foundation
 import Journal
 
@@ -81,7 +82,7 @@ final class BlobCarrier {
         do {
             try FileManager.default.createDirectory(at: blobs, withIntermediateDirectories: true)
         } catch {
-            throw ReportError(code: .output, message: "cannot create \(blobs.path): \(error.localizedDescription)")
+            throw ReportError(code: .output, message: "cannot create \(blobs.path): \(FileErrorText.reason(error))")
         }
     }
 
@@ -113,7 +114,7 @@ final class BlobCarrier {
         let result = try write(ref)
         done[ref.sha256] = result
         if case .failure(let note) = result {
-            warnings.append("artifact \(ref.name) of job \(job) attempt \(attempt) step \(ref.stepIndex): \(note.text)")
+            warnings.append("artifact \(ref.name) of job \(job) attempt \(attempt) step \(ref.stepIndex + 1): \(note.text)")
         }
         return result
     }

@@ -238,7 +238,7 @@ enum HTMLAssets {
             if (step !== null && step !== undefined) {
               var key = null;
               for (var i = 0; i < steps.length; i++) { if (steps[i][0] === step) { key = steps[i][1]; break; } }
-              parts.push('step ' + step + (key !== null ? ' (' + key + ')' : ''));
+              parts.push('step ' + (step + 1) + (key !== null ? ' (' + key + ')' : ''));
             }
             if (message) parts.push(message);
             return parts.length ? parts.join(': ') : 'no message';
@@ -299,14 +299,14 @@ enum HTMLAssets {
                 message.appendChild(el('div', {'class': 'interruptions'}, ['interruptions handled: ' + st[5]]));
               }
               table.appendChild(el('tr', {'class': 'step' + (failing ? ' failing' : ''), 'data-step': String(st[0])}, [
-                el('td', {}, [String(st[0])]), el('td', {'class': 'mono'}, [st[1]]),
+                el('td', {}, [String(st[0] + 1)]), el('td', {'class': 'mono'}, [st[1]]),
                 el('td', {}, [so + (failing ? ' ◀' : '')]), el('td', {}, [secs(st[3])]),
                 el('td', {}, [el('div', {'class': 'bar time'}, [bar])]), message]));
               if (byStep[st[0]]) table.appendChild(artifactRow(byStep[st[0]], failing));
             }
             Object.keys(byStep).map(Number).sort(function (x, y) { return x - y; }).forEach(function (index) {
               if (shown[index]) return;
-              table.appendChild(el('tr', {'class': 'step', 'data-step': String(index)}, [el('td', {}, [String(index)]),
+              table.appendChild(el('tr', {'class': 'step', 'data-step': String(index)}, [el('td', {}, [String(index + 1)]),
                 el('td', {colspan: '5', 'class': 'muted'}, ['(no step record)'])]));
               table.appendChild(artifactRow(byStep[index], index === a[6]));
             });
@@ -345,7 +345,7 @@ enum HTMLAssets {
                 if (r[0] !== failingStep || r[5] === null || r[7] !== 'image') return;
                 figures.appendChild(el('figure', {'class': 'artifact failing-step'}, [el('a', {}, [
                   image(r, {'data-artifact': r[1], 'data-failing-step': String(failingStep), alt: r[1]})]),
-                  el('figcaption', {}, [r[1] + ' at the failing step ' + failingStep + ', attempt ' + deciding[0]])]));
+                  el('figcaption', {}, [r[1] + ' at the failing step ' + (failingStep + 1) + ', attempt ' + deciding[0]])]));
               });
               if (figures.firstChild) panel.appendChild(figures);
             }

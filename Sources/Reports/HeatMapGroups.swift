@@ -1,3 +1,4 @@
+import FlowSpec
 import Foundation
 import Gzip
 
@@ -203,7 +204,7 @@ private struct DrillDownFile {
             let script = "FM.cells(\(n),\"" + Data(compressed).base64EncodedString() + "\");\n"
             try Data(script.utf8).write(to: url, options: .atomic)
         } catch {
-            throw ReportError(code: .output, message: "cannot write \(url.path): \(error.localizedDescription)")
+            throw ReportError(code: .output, message: "cannot write \(url.path): \(FileErrorText.reason(error))")
         }
         urls.append(url)
         json = ""

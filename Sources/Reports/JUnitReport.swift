@@ -195,7 +195,7 @@ public enum JUnitReport {
         var parts: [String] = []
         if let step {
             let key = steps.first { $0.index == step }?.key
-            parts.append("step \(step)" + (key.map { " (\($0))" } ?? ""))
+            parts.append("step \(step + 1)" + (key.map { " (\($0))" } ?? ""))
         }
         if let message, !message.isEmpty { parts.append(message) }
         return parts.isEmpty ? "no message" : parts.joined(separator: ": ")

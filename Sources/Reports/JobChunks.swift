@@ -1,3 +1,4 @@
+import FlowSpec
 import Foundation
 import Gzip
 import Journal
@@ -46,7 +47,7 @@ final class JobChunks {
         do {
             try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
         } catch {
-            throw ReportError(code: .output, message: "cannot create \(data.path): \(error.localizedDescription)")
+            throw ReportError(code: .output, message: "cannot create \(data.path): \(FileErrorText.reason(error))")
         }
         for n in 0..<count {
             let url = data.appendingPathComponent(".jobs-\(n).json")
@@ -154,7 +155,7 @@ final class JobChunks {
                 let script = "FM.chunk(\(n),\"" + Data(compressed).base64EncodedString() + "\");\n"
                 try Data(script.utf8).write(to: url, options: .atomic)
             } catch {
-                throw ReportError(code: .output, message: "cannot write \(url.path): \(error.localizedDescription)")
+                throw ReportError(code: .output, message: "cannot write \(url.path): \(FileErrorText.reason(error))")
             }
             files.append(url)
         }

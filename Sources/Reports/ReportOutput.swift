@@ -1,3 +1,4 @@
+import FlowSpec
 import Foundation
 
 /// Where a report format writes its text: a file filled front to back through a 1 MiB buffer (a report of 100,000
@@ -61,7 +62,7 @@ final class ReportOutput {
             return try FileHandle(forUpdating: temporary)
         } catch {
             try? FileManager.default.removeItem(at: temporary)
-            throw ReportError(code: .output, message: "cannot write \(destination.path): \(error.localizedDescription)")
+            throw ReportError(code: .output, message: "cannot write \(destination.path): \(FileErrorText.reason(error))")
         }
     }
 
@@ -147,7 +148,7 @@ final class ReportOutput {
             defer { try? file.close() }
             while let block = try file.read(upToCount: 1 << 20), !block.isEmpty { write(bytes: block) }
         } catch {
-            throw ReportError(code: .output, message: "cannot read \(url.path): \(error.localizedDescription)")
+            throw ReportError(code: .output, message: "cannot read \(url.path): \(FileErrorText.reason(error))")
         }
     }
 
@@ -182,7 +183,7 @@ final class ReportOutput {
             }
         } catch {
             try? FileManager.default.removeItem(at: temporary)
-            throw ReportError(code: .output, message: "cannot write \(destination.path): \(error.localizedDescription)")
+            throw ReportError(code: .output, message: "cannot write \(destination.path): \(FileErrorText.reason(error))")
         }
     }
 }

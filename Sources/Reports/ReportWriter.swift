@@ -1,4 +1,5 @@
 import Artifacts
+import FlowSpec
 import Foundation
 import Journal
 import MatrixPlan
@@ -214,7 +215,7 @@ public enum ReportWriter {
                 try files.removeItem(at: folder.appendingPathComponent(name))
             }
         } catch {
-            throw ReportError(code: .output, message: "cannot prepare \(folder.path): \(error.localizedDescription)")
+            throw ReportError(code: .output, message: "cannot prepare \(folder.path): \(FileErrorText.reason(error))")
         }
     }
 
@@ -241,7 +242,7 @@ public enum ReportWriter {
         } catch let error as ReportError {
             throw error
         } catch {
-            throw ReportError(code: .output, message: "cannot write \(url.path): \(error.localizedDescription)")
+            throw ReportError(code: .output, message: "cannot write \(url.path): \(FileErrorText.reason(error))")
         }
         try junit.finish()
     }
@@ -263,7 +264,7 @@ public enum ReportWriter {
         do {
             try stability.json().write(to: files.folder.appendingPathComponent("stability.json"))
         } catch {
-            throw ReportError(code: .output, message: "cannot write stability.json: \(error.localizedDescription)")
+            throw ReportError(code: .output, message: "cannot write stability.json: \(FileErrorText.reason(error))")
         }
         return cells
     }

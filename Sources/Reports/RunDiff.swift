@@ -318,7 +318,7 @@ public struct RunDiff: Sendable, Hashable, Codable {
             s = (e.baseOutcome?.rawValue ?? "new") + " -> " + (e.headOutcome?.rawValue ?? "none")
         }
         if ["newFailures", "stillFailing"].contains(section), e.failureStep != nil || e.failureMessage != nil {
-            s += "  (" + [e.failureStep.map { "step \($0)" }, e.failureMessage].compactMap { $0 }.joined(separator: ": ") + ")"
+            s += "  (" + [e.failureStep.map { "step \($0 + 1)" }, e.failureMessage].compactMap { $0 }.joined(separator: ": ") + ")"
         }
         return s
     }

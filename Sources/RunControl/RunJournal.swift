@@ -14,6 +14,9 @@ struct RunJournal {
         do {
             let writer = try JournalWriter(path: store.journalPath, onFailure: { failure.fire($0) })
             return RunJournal(writer: writer, reader: try JournalReader(path: store.journalPath), failure: failure)
+        } catch let error as JournalError where error.isReadOnly {
+            throw RunError(.io, "the store \(store.root.path) is read-only: a run records in its journal, so it needs a store "
+                + "it can write ('runs' and 'show' still read this one)")
         } catch {
             throw RunError(.io, "cannot open the journal: \(error)")
         }

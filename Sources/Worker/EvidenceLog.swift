@@ -25,7 +25,7 @@ final class EvidenceLog: Sendable {
     /// The runner's step log: outcome, duration, message, interruptions handled, and the registry's log lines.
     static func stepLog(_ record: StepRecord, step: Step) -> StepAttachment {
         StepAttachment(name: "step.log", mediaType: "text/plain") {
-            var lines = ["step \(record.index) \(step.description): \(record.outcome.rawValue) in \(record.duration.secondsText)"]
+            var lines = ["step \(record.index + 1) \(step.description): \(record.outcome.rawValue) in \(record.duration.secondsText)"]
             if let message = record.message { lines.append("message: \(message)") }
             lines += record.interruptions.map { "interruption handled: \($0)" }
             lines += record.log

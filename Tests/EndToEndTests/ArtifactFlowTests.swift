@@ -22,7 +22,7 @@ struct ArtifactFlowTests {
         let extracted = try Data(contentsOf: ws.root.appendingPathComponent("out/\(jobID)/attempt-1/step-0/evidence.bin"))
         #expect(Array(extracted) == TestRegistry.artifactBytes(name: "evidence.bin", count: 200_000))
         let log = try String(contentsOf: ws.root.appendingPathComponent("out/\(jobID)/attempt-1/step-1/step.log"), encoding: .utf8)
-        #expect(log.contains("step 1 tap:fail: failed"))
+        #expect(log.contains("step 2 tap:fail: failed"))
         let blobs = try BlobStore(root: ws.root.appendingPathComponent(".flowmatrix")).allHashes()
         #expect(!blobs.isEmpty)
         for hash in blobs {

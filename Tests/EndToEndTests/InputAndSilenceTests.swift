@@ -28,7 +28,7 @@ struct InputAndSilenceTests {
         return "r1"
     }
 
-    @Test("show prints control characters and bidi overrides escaped, and the message past its NUL")
+    @Test("show prints control characters and bidi overrides escaped, newlines as lines, and the message past its NUL")
     func showEscapes() async throws {
         let ws = try E2EWorkspace()
         defer { ws.cleanUp() }
@@ -39,7 +39,10 @@ struct InputAndSilenceTests {
         for raw in ["\u{0}", "\u{1B}", "\u{7}", "\u{9B}", "\u{202E}", "\u{2066}"] {
             #expect(!output.contains(raw), "raw U+\(String(raw.unicodeScalars.first!.value, radix: 16)) in \(output)")
         }
-        #expect(output.contains(#"step 0: before\u{0}after \u{1B}]0;pwned\u{7} \u{1B}[2J \u{9B}31m \u{202E}evil\u{A}next"#), "\(output)")
+        // Steps are numbered from 1 for a person; a newline stays a line break, indented under its step line.
+        #expect(output.contains(#"step 1: before\u{0}after \u{1B}]0;pwned\u{7} \u{1B}[2J \u{9B}31m \u{202E}evil"# + "\n      next"),
+                "\(output)")
+        #expect(!output.contains(#"\u{A}"#), "\(output)")
         #expect(output.contains(#"cart\u{2066}x"#) && output.contains(#"m\u{1B}[2J"#))
         let (_, runs) = try await ws.run(["runs"], label: "runs")
         #expect(!runs.contains("\u{1B}") && runs.contains(#"m\u{1B}[2J"#))
@@ -59,6 +62,19 @@ struct InputAndSilenceTests {
         let (emptyStatus, empty) = try await ws.run(["validate", "empty"], label: "empty")
         #expect(emptyStatus == 1)
         #expect(empty.contains("FS020") && empty.hasSuffix("checked 0 scenario files, 0 matrices: 1 finding\n"), "\(empty)")
+    }
+
+    @Test("a matrix whose top-level key is misspelt is validated as a matrix: MX033 with 'did you mean', no FS finding")
+    func misspeltMatrixKey() async throws {
+        let ws = try E2EWorkspace()
+        defer { ws.cleanUp() }
+        try ws.scenario("one", ["pass"])
+        let file = ws.root.appendingPathComponent("typo.json")
+        try Data(#"{"name": "m", "corpus": "corpus", "registry": "test", "axis": {"locale": ["en"]}}"#.utf8).write(to: file)
+        let (status, output) = try await ws.run(["validate", file.path], label: "typo")
+        #expect(status == 1, "\(output)")
+        #expect(output.contains("MX033") && output.contains("unknown top-level key 'axis' (did you mean 'axes'?)"), "\(output)")
+        #expect(!output.contains("FS0") && output.contains("1 matrix"), "\(output)")
     }
 
     @Test("a plan over --max-jobs is MX025 on validate, plan and run, and nothing runs; 10^30 is refused")

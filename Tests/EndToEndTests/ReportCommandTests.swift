@@ -151,7 +151,7 @@ struct ReportCommandTests {
         let text = try run(["diff", "20261129-0100-aaaa", "20261130-0100-bbbb"], in: store.root)
         #expect(text.status == 1)
         #expect(text.stdout.contains("NEW FAILURES (1)"))
-        #expect(text.stdout.contains("job-b  b [locale=ar] @catalog  passed -> failed  (step 0: no 'Go' button)"))
+        #expect(text.stdout.contains("job-b  b [locale=ar] @catalog  passed -> failed  (step 1: no 'Go' button)"))
         #expect(text.stdout.contains("DURATION REGRESSIONS (1)"))
         let lenient = try run(["diff", "20261129-0100-aaaa", "20261130-0100-bbbb", "--threshold", "500%", "--json"], in: store.root)
         #expect(lenient.status == 1)

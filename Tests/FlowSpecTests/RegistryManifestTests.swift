@@ -56,6 +56,9 @@ struct RegistryManifestTests {
         #expect(findings[0].message.contains("did you mean 'tap:catalog.retry'?"))
         #expect(findings[0].line == 3, "positions come from the file: \(findings[0])")
         #expect(findings[1].message.contains("does not wire the verb swipe (it wires: open, tap, assert)"))
+        // A person reads steps numbered from 1; the JSON path keeps the 0-based index.
+        #expect(findings[0].message.hasPrefix("step 2 'tap:catalog.retyr'"), "\(findings[0].message)")
+        #expect(findings[1].message.hasPrefix("step 4 "), "\(findings[1].message)")
     }
 
     @Test("an assert clause outside the target's vocabulary is FS022 with 'did you mean'; timeouts always pass")

@@ -143,7 +143,7 @@ struct BrowserTests {
         #expect(state.panelVisible)
         #expect(state.images.count == 3)
         #expect(state.images.allSatisfy { $0.loaded == "true" && $0.width == 24 })
-        #expect(state.failingStep?.hasPrefix("step 2 (expect 'Total' visible): expected 'Total' to be visible") == true)
+        #expect(state.failingStep?.hasPrefix("step 3 (expect 'Total' visible): expected 'Total' to be visible") == true)
     }
 
     @Test("past the cell limit a group's cell opens its jobs below the map; a failed one there opens its panel")
@@ -262,6 +262,6 @@ struct BrowserTests {
         #expect(state.steps == 6)
         #expect(state.images.count == 3)
         #expect(state.images.allSatisfy { $0.loaded == "true" && $0.width == 24 })
-        #expect(state.failingStep?.hasPrefix("step 2 (expect 'Total' visible)") == true)
+        #expect(state.failingStep?.hasPrefix("step 3 (expect 'Total' visible)") == true)
     }
 }

@@ -76,7 +76,7 @@ struct JUnitReportTests {
         let failure = try #require(failed.first("failure"))
         #expect(failure.attributes["type"] == "failed")
         #expect(failure.attributes["message"]
-            == "step 2 (expect 'Total' visible): expected 'Total' to be visible; it is clipped at the trailing edge")
+            == "step 3 (expect 'Total' visible): expected 'Total' to be visible; it is clipped at the trailing edge")
         #expect(failure.text.contains("attempt 2 on worker worker-b"))
         #expect(failed.all("rerunFailure").count == 1)
         #expect(failed.first("rerunFailure")?.first("stackTrace")?.text.contains("attempt 1 on worker worker-a") == true)
@@ -85,11 +85,11 @@ struct JUnitReportTests {
         let flaky = try #require(cases["browse|direction=ltr,locale=en-US,orientation=portrait"])
         #expect(flaky.first("failure") == nil && flaky.first("error") == nil)
         #expect(flaky.all("flakyFailure").count == 1)
-        #expect(flaky.first("flakyFailure")?.attributes["message"]?.hasPrefix("step 1 (tap 'Checkout')") == true)
+        #expect(flaky.first("flakyFailure")?.attributes["message"]?.hasPrefix("step 2 (tap 'Checkout')") == true)
 
         let timedOut = try #require(cases["xss|direction=ltr,locale=de-DE,orientation=portrait"])
         #expect(timedOut.first("error")?.attributes["type"] == "timedOut")
-        #expect(timedOut.first("error")?.attributes["message"]?.hasPrefix("timed out: step 3 (tap 'Pay')") == true)
+        #expect(timedOut.first("error")?.attributes["message"]?.hasPrefix("timed out: step 4 (tap 'Pay')") == true)
         let quarantined = try #require(cases["xss|direction=ltr,locale=de-DE,orientation=landscape"])
         #expect(quarantined.first("error")?.attributes["type"] == "quarantined")
         let cancelled = try #require(cases["xss|direction=rtl,locale=de-DE,orientation=portrait"])

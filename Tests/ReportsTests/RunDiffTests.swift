@@ -94,7 +94,7 @@ struct RunDiffTests {
         #expect(text.contains("1.00 s -> 2.00 s (+100%)"))
         let fixedID = try #require(Sweep.job(Nightly.head, "checkout", "ar", "rtl", "landscape")?.jobID)
         #expect(text.contains("\(fixedID)  checkout [direction=rtl,locale=ar,orientation=landscape] @catalog  failed -> passed"))
-        #expect(text.contains("(step 2: expected 'Total' to be visible"))
+        #expect(text.contains("(step 3: expected 'Total' to be visible"))
         #expect(text.hasSuffix("Regressions found.\n"))
 
         let json = diff.json()
