@@ -38,13 +38,14 @@ struct ProcessSpawnerTests {
     func sourcesMoveAside() throws {
         let first = try ProcessSpawner.pipe()
         let second = try ProcessSpawner.pipe()
-        try #require(first.write < 150)
-        // The child's descriptor numbered as our `first.write` gets `second.write`; `first.write` goes to its 150.
+        // Above every descriptor this process holds now (a test process running other suites holds 100 and more).
+        let other = max(first.write, second.write) + 3
+        // The child's descriptor numbered as our `first.write` gets `second.write`; `first.write` goes to `other`.
         let spec = ChildSpec(
             // bash: dash takes no descriptor above 9 in a redirection.
-            program: "/bin/bash", arguments: ["bash", "-c", "echo first >&150; echo second >&\(first.write)"],
+            program: "/bin/bash", arguments: ["bash", "-c", "echo first >&\(other); echo second >&\(first.write)"],
             environment: [:],
-            descriptors: [0: .nullDevice, 1: .nullDevice, 2: .nullDevice, 150: .descriptor(first.write),
+            descriptors: [0: .nullDevice, 1: .nullDevice, 2: .nullDevice, other: .descriptor(first.write),
                           first.write: .descriptor(second.write)])
         let pid = try ProcessSpawner.spawn(spec)
         close(first.write)
