@@ -12,8 +12,9 @@ struct RunControllerDrainTests {
     func drainKeepsRetries() async throws {
         let fixture = try Fixture()
         defer { fixture.cleanUp() }
-        // Two jobs (two locales) that fail their first attempt after a second of work, and pass their retry.
-        try fixture.scenario("slow-flaky", ["busy:1000", "flaky"])
+        // Two jobs (two locales) that fail their first attempt after 4 s of work, and pass their retry. The 4 s is the
+        // window in which both are seen in flight: with 1 s, a machine loaded by the other suites has missed it.
+        try fixture.scenario("slow-flaky", ["busy:4000", "flaky"])
         let request = try fixture.request(retries: 2)
         let serving = Mutex<ServingRun?>(nil)
         let controller = RunController(request) { event in
