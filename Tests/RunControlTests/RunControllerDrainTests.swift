@@ -6,7 +6,7 @@ import Synchronization
 import Testing
 
 /// Ctrl-C while attempts run, then resume: the drain never spends a job's retry budget (issue 27 §5).
-@Suite("Run controller: interrupt and resume", .timeLimit(.minutes(2)))
+@Suite("Run controller: interrupt and resume", .timeLimit(.minutes(5)))
 struct RunControllerDrainTests {
     @Test("attempts that fail while an interrupted run drains leave their jobs not run; resumed, they end flaky as uninterrupted")
     func drainKeepsRetries() async throws {
@@ -22,7 +22,8 @@ struct RunControllerDrainTests {
         }
         async let interrupted = controller.run()
         // Interrupt once both attempts run on the worker (2 slots): they fail during the drain.
-        try await Self.waitUntil("both jobs are in flight") {
+        // Up to 90 s: in the parallel test run the worker process has taken over 30 s to start and take its jobs.
+        try await Self.waitUntil("both jobs are in flight", timeout: .seconds(90)) {
             (serving.withLock { $0 }?.progress().inFlight ?? 0) == 2
         }
         controller.interrupt()
