@@ -87,7 +87,8 @@ struct WorkerSessionTests {
         try await withWorker(slots: 1) { coordinator in
             coordinator.send([hang.message, quick.message,
                               .assign([hang.job("slow", timeoutMillis: 3000), quick.job("next-1"), quick.job("next-2")])])
-            try await coordinator.wait("three results") { FakeCoordinator.result("next-2", in: $0) != nil }
+            // Up to 60 s: in the parallel test run this process has been starved for most of 20 s.
+            try await coordinator.wait("three results", seconds: 60) { FakeCoordinator.result("next-2", in: $0) != nil }
             let slow = coordinator.result("slow")
             #expect(slow?.status == .timedOut)
             #expect(slow?.failure?.step == 1)
