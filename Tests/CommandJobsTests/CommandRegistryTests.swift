@@ -130,12 +130,12 @@ struct CommandRegistryTests {
                 throw error
             }
         }
-        // A generous bound: on a machine loaded by the other suites a shell can take seconds to start.
+        // A generous bound: in the parallel test run a shell has taken over 30 s to start.
         // The shell creates the file before `echo` writes it: wait for the pid itself, not the file.
         func writtenPID() -> Int32? {
             (try? String(contentsOfFile: pidFile, encoding: .utf8)).flatMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
         }
-        try await waitUntil("the command started", timeout: .seconds(30)) {
+        try await waitUntil("the command started", timeout: .seconds(90)) {
             writtenPID() != nil || ended.withLock { $0 } != nil
         }
         guard let pid = writtenPID() else {
