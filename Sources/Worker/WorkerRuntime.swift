@@ -145,7 +145,7 @@ public final class WorkerRuntime: Sendable {
     private func serve(_ client: AsyncFramedClient) async -> Bool {
         let session = WorkerSession(transport: client, executor: executor, slots: settings.slots,
                                     prefetch: settings.slots * settings.prefetchPerSlot,
-                                    onNotice: noticeRelay)
+                                    tickInterval: settings.watchdogInterval, onNotice: noticeRelay)
         session.start()
         state.withLock { $0.session = session }
         for await batch in client.inbound {

@@ -42,8 +42,6 @@ package final class WorkerSession: Sendable {
     /// the other runners get their turn even when jobs never suspend.
     static let jobsPerYield = 16
 
-    /// The watchdog's period: jobs past their deadline are cancelled and longer jobs' steps streamed this often.
-    static let tickInterval = Duration.milliseconds(50)
 
     private let transport: any WorkerTransport
     private let executor: JobExecutor
@@ -56,6 +54,8 @@ package final class WorkerSession: Sendable {
     private let epoch: ContinuousClock.Instant
     private let state: Mutex<State>
     private let watchdog = Mutex<(any WorkerTimer)?>(nil)
+    /// The watchdog's period: jobs past their deadline are cancelled and longer jobs' steps streamed this often.
+    private let tickInterval: Duration
 
     /// Receives the coordinator's NOTICE sentences.
     private let onNotice: (@Sendable (String) -> Void)?
@@ -63,8 +63,10 @@ package final class WorkerSession: Sendable {
     /// - Parameters:
     ///   - clock: time since the session began; nil reads `ContinuousClock` (tests pass a manual clock).
     package init(transport: any WorkerTransport, executor: JobExecutor, slots: Int, prefetch: Int,
-                 clock: (@Sendable () -> Duration)? = nil, onNotice: (@Sendable (String) -> Void)? = nil) {
+                tickInterval: Duration = .milliseconds(50),
+                clock: (@Sendable () -> Duration)? = nil, onNotice: (@Sendable (String) -> Void)? = nil) {
         self.onNotice = onNotice
+        self.tickInterval = tickInterval
         self.transport = transport
         self.executor = executor
         let outbox = Outbox(transport: transport)
@@ -87,7 +89,7 @@ package final class WorkerSession: Sendable {
     /// their deadline (cheaper than a timer per job) and streams what longer jobs emitted.
     package func start() {
         perform { $0.core.onStart() }
-        let timer = transport.scheduleRepeating(every: Self.tickInterval) { [weak self] in self?.onTick() }
+        let timer = transport.scheduleRepeating(every: tickInterval) { [weak self] in self?.onTick() }
         watchdog.withLock { $0 = timer }
     }
 

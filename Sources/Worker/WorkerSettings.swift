@@ -21,6 +21,9 @@ public struct WorkerSettings: Sendable {
     public var giveUpAfter: Duration?
     /// Exit after the coordinator sends DRAIN (and in-flight jobs finish) instead of reconnecting. Default false.
     public var exitAfterDrain: Bool = false
+    /// How often the watchdog cancels jobs past their deadline and streams the steps of jobs still running (a job
+    /// that ends between two ticks sends its steps with its result, in one RESULT_STEPS). Default 50 ms.
+    public var watchdogInterval: Duration = .milliseconds(50)
     /// Receives a line for each event a person running the worker should see (a rejection it will retry).
     public var onNotice: (@Sendable (String) -> Void)?
 

@@ -17,12 +17,14 @@ struct WorkerSessionTests {
 
     /// Like `withWorker(slots:_:)`, and `body` also gets the worker's runtime; the coordinator offers `versions`.
     func withWorker(slots: Int, versions: [UInt16] = ProtocolVersion.supported,
+                    watchdogInterval: Duration = .milliseconds(50),
                     _ body: (FakeCoordinator, WorkerRuntime) async throws -> Void) async throws {
         let coordinator = FakeCoordinator()
         try await coordinator.start(versions: versions)
         var settings = WorkerSettings(host: "127.0.0.1", port: coordinator.port, token: FakeCoordinator.token,
                                       name: "test-worker", slots: slots)
         settings.prefetchPerSlot = 2
+        settings.watchdogInterval = watchdogInterval
         let runtime = WorkerRuntime(settings: settings, registries: [TestRegistry.factory])
         let worker = Task { await runtime.run() }
         defer {
@@ -38,7 +40,9 @@ struct WorkerSessionTests {
     @Test("every assigned job reports its steps and one result, more jobs than slots included; version 2 sends each as one RESULT_STEPS",
           arguments: [UInt16(1), 2])
     func manyJobs(version: UInt16) async throws {
-        try await withWorker(slots: 3, versions: [version]) { coordinator, _ in
+        // No watchdog tick during the run: a tick streams the steps of the jobs in flight, and on a loaded machine
+        // a tick falls inside these short jobs (the parallel test run saw STEP frames under version 2).
+        try await withWorker(slots: 3, versions: [version], watchdogInterval: .seconds(3600)) { coordinator, _ in
             let ids = (0..<40).map { "job-\($0)" }
             coordinator.send([quick.message, .assign(ids.map { quick.job($0) })])
             try await coordinator.wait("40 results") { $0.filter { if case .result = $0 { true } else { false } }.count == 40 }
