@@ -36,7 +36,7 @@ extension LiveCore {
         for (outcome, n) in p.outcomes { counts[LivePage.status(outcome), default: 0] += n }
         let countText = counts.sorted { $0.key < $1.key }.map { "\"\($0.key)\":\($0.value)" }.joined(separator: ",")
         return "{\"total\":\(p.total),\"done\":\(p.done),\"inFlight\":\(p.inFlight),\"workers\":\(p.workers),"
-            + "\"attempts\":\(p.attempts),\"counts\":{\(countText)}}"
+            + "\"attempts\":\(p.attempts),\"retries\":\(p.retries),\"counts\":{\(countText)}}"
     }
 
     static func workersJSON(_ workers: [WorkerActivity]) -> String {

@@ -32,7 +32,6 @@ enum HTMLAssets {
         table.grid td,table.grid th{border-bottom:1px solid var(--line);padding:4px 8px;text-align:left;vertical-align:top}
         table.grid th{color:var(--muted);font-weight:600}
         .scroll{overflow:auto;max-width:100%}
-        #failures,#baseline{content-visibility:auto;contain-intrinsic-size:auto 600px}
         .heatmap{font-size:11.5px}
         .heatmap .hl,.heatmap .hr{white-space:nowrap;height:24px;line-height:24px;width:max-content}
         .heatmap .hr{content-visibility:auto;contain-intrinsic-size:auto 24px}
@@ -59,6 +58,7 @@ enum HTMLAssets {
         .bar>span{display:block;height:100%;background:var(--fail);border-radius:5px}
         .bar.time>span{background:#4a7fd6;position:absolute;top:0}
         .bar.time>span.failing{background:var(--fail)}
+        .bar.live>span{background:var(--pass)}.bar.live.bad>span{background:var(--fail)}
         .job-panel{display:none}
         .job-panel.open{display:block;position:fixed;top:0;right:0;bottom:0;width:min(64rem,96vw);overflow:auto;background:#fff;
         box-shadow:-8px 0 24px rgba(0,0,0,.25);padding:16px 22px 60px;z-index:10}
@@ -85,6 +85,7 @@ enum HTMLAssets {
         .heatmap.highlighting a.cell:not(.match){opacity:.18}
         .heatmap.highlighting a.cell.match{outline:2px solid #1d232b}
         \(drillStyle)
+        \(stickyStyle)
         """
 
     static let script = """
@@ -471,17 +472,8 @@ enum HTMLAssets {
             var row = e.target.closest ? e.target.closest('tr[data-values]') : null;
             if (row) highlight(row);
           });
-          // Cells get their tooltip when the pointer first reaches them.
-          document.addEventListener('mouseover', function (e) {
-            var cell = e.target.closest ? e.target.closest('a.cell[data-job]') : null;
-            if (!cell || cell.hasAttribute('title')) return;
-            var row = cell.closest('.hr[data-scenario]'), config = configOf(cell), parts = [];
-            for (var key in config) { if (key !== 'scenario') parts.push(key + '=' + config[key]); }
-            var title = row && row.firstElementChild ? row.firstElementChild.firstChild.textContent.trim() : '';
-            var status = cell.getAttribute('data-status') || 'passed';
-            cell.setAttribute('title', title + ' · ' + (parts.join(',') || 'default') + ' · ' + (LABELS[status] || status));
-          });
         \(drillScript)
+        \(cellInfoScript)
           fromHash();
           // Ready once the heat map and the failures by axis (parsed above this script) have been laid out for a
           // frame; data-ready-ms is the time since navigation started.

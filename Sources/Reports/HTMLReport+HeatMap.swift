@@ -18,14 +18,19 @@ extension HTMLReport {
         }
         if diff != nil { out += "<span><span class=\"cell s-failed new\"></span> new since the baseline</span>" }
         out += "<label class=\"toggle\"><input type=\"checkbox\" id=\"only-failing\"> only scenarios with problems</label></div>\n"
+        // What the pointer or the keyboard focus is on, in full (a cell's tooltip never shows for keyboard focus).
+        out += "<p id=\"cell-info\" class=\"muted\" aria-live=\"polite\">Point at a cell, or Tab into the map and use the"
+            + " arrow keys, to read its scenario, configuration and outcome here.</p>\n"
         // Rows of inline cells rather than a table: a row off screen skips layout and paint (`content-visibility`),
         // so 100,000 cells draw quickly. Every cell is 24 px wide; a header label spans its columns.
         out += "<div class=\"scroll\"><div class=\"heatmap\" id=\"heatmap-table\">\n"
         let levels = layout.groups?.levels ?? layout.headerAxes.count
         for level in 0..<levels {
-            out += "<div class=\"hl\"><span class=\"axis\">\(h(layout.headerAxes[level]))</span>"
+            // Header lines stick to the top of the map's scroll box, one under the other (24 px each).
+            out += "<div class=\"hl\" style=\"top:\(level * 24)px\"><span class=\"axis\">\(h(layout.headerAxes[level]))</span>"
             layout.forEachHeaderCell(level: level) { label, span in
-                out += "<span class=\"h\" data-span=\"\(span)\" style=\"width:\(span * 24)px\">\(h(label))</span>"
+                // The full value on hover: a one-column label is cut to fit its 24 px.
+                out += "<span class=\"h\" data-span=\"\(span)\" style=\"width:\(span * 24)px\" title=\"\(h(label))\">\(h(label))</span>"
                 if out.utf8.count > 1 << 16 {
                     output += out
                     out = ""
@@ -37,7 +42,7 @@ extension HTMLReport {
         for row in 0..<layout.rowCount {
             let scenario = layout.scenarios[row]
             var out = "<div class=\"hr\" data-failing=\"\(layout.failing[row] ? 1 : 0)\" data-scenario=\"\(h(scenario.id))\">"
-                + "<span class=\"rh\" title=\"\(h(scenario.id))\">\(h(scenario.title))"
+                + "<span class=\"rh\" title=\"\(h(scenario.title)) (\(h(scenario.id)))\">\(h(scenario.title))"
                 + " <span class=\"muted mono\">\(h(scenario.id))</span></span>"
             if let groups = layout.groups {
                 groupCells(row: row, groups: groups, into: &out, output)

@@ -90,7 +90,10 @@ struct HTMLReport {
         ]
         if rows.count % 2 == 1 { rows.append(("", "")) }
         var out = "<section class=\"block\" id=\"run\">\n<h2>Run</h2>\n<dl class=\"meta\">\n"
-        for (k, v) in rows { out += "<dt>\(h(k))</dt><dd>\(v)</dd>\n" }
+        // The figures the live view keeps up to date while the run goes (see LiveAssets).
+        let live = ["Finished": "run-finished", "Duration": "run-duration", "Jobs/s": "run-rate", "Attempts": "run-attempts",
+                    "Workers": "run-workers"]
+        for (k, v) in rows { out += "<dt>\(h(k))</dt><dd\(live[k].map { " id=\"\($0)\"" } ?? "")>\(v)</dd>\n" }
         out += "</dl>\n<div class=\"chips\" id=\"counts\">\n"
         for status in CellStatus.allCases {
             out += "<span class=\"chip s-\(status.rawValue)\" data-count=\"\(status.rawValue)\">\(h(status.label)): \(counts[status] ?? 0)</span>\n"

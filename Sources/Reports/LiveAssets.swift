@@ -6,7 +6,7 @@ enum LiveAssets {
     static let section = """
         <section class="block" id="live"><h2>Live</h2>
         <p id="live-progress" class="muted">connecting…</p>
-        <div class="bar" id="live-bar"><span style="width:0%"></span></div>
+        <div class="bar live" id="live-bar"><span style="width:0%"></span></div>
         <h3>Workers</h3><ul id="live-workers" class="mono"></ul>
         </section>
 
@@ -56,12 +56,38 @@ enum LiveAssets {
               p.inFlight + ' in flight · ' + p.workers + ' worker(s) · ' + p.attempts + ' attempt(s)';
             var bar = document.querySelector('#live-bar span');
             if (bar) bar.style.width = (p.total ? Math.floor(100 * p.done / p.total) : 100) + '%';
+            // Red only once something did not pass; until then the bar is progress, not trouble.
+            var bad = (counts.failed || 0) + (counts.timedOut || 0) + (counts.quarantined || 0);
+            document.getElementById('live-bar').classList.toggle('bad', bad > 0);
+            progress = p;
+            runBlock();
             for (var status in LABELS) {
               var chip = document.querySelector('[data-count="' + status + '"]');
               if (chip) chip.textContent = LABELS[status] + ': ' + (counts[status] || 0);
             }
             root.setAttribute('data-live-done', String(p.done));
           }
+          // The Run block's figures while the run goes: its duration so far (every second), jobs/s, attempts, workers.
+          var runData = {}, progress = null;
+          try { runData = JSON.parse(document.getElementById('run-data').textContent); } catch (e) {}
+          function seconds(value) {
+            if (value < 60) return value.toFixed(2) + ' s';
+            var minutes = Math.floor(value / 60);
+            return minutes + ' min ' + (value - minutes * 60).toFixed(0) + ' s';
+          }
+          function setText(id, text) { var node = document.getElementById(id); if (node) node.textContent = text; }
+          function runBlock() {
+            if (typeof runData.start !== 'number') return;
+            var elapsed = Math.max(0, Date.now() / 1000 - runData.start);
+            setText('run-finished', 'running');
+            setText('run-duration', seconds(elapsed));
+            if (!progress) return;
+            setText('run-rate', elapsed > 0 ? (progress.done / elapsed).toFixed(2) : '-');
+            setText('run-attempts', progress.attempts + ' (' + (progress.retries || 0) + ' retries)');
+            setText('run-workers', progress.workers + ' connected');
+            root.setAttribute('data-live-block', String(progress.done));
+          }
+          setInterval(runBlock, 1000);
           function onWorkers(e) {
             var list = JSON.parse(e.data), ul = document.getElementById('live-workers'), now = Date.now();
             var open = document.body.getAttribute('data-open-job'), openRunning = false;

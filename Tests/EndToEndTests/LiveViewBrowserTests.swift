@@ -22,7 +22,11 @@ struct LiveViewBrowserTests {
                   injected: document.querySelectorAll('script:not([src]):not([id])').length,
                   workers: document.querySelectorAll('#live-workers li').length,
                   workerText: document.getElementById('live-workers') ? document.getElementById('live-workers').textContent : '',
-                  markup: document.querySelectorAll('#live-workers b, .rh script').length};
+                  markup: document.querySelectorAll('#live-workers b, .rh script').length,
+                  finished: document.getElementById('run-finished') ? document.getElementById('run-finished').textContent : '',
+                  duration: document.getElementById('run-duration') ? document.getElementById('run-duration').textContent : '',
+                  attempts: document.getElementById('run-attempts') ? document.getElementById('run-attempts').textContent : '',
+                  barRed: document.getElementById('live-bar') !== null && document.getElementById('live-bar').classList.contains('bad')};
         })()
         """
 
@@ -89,6 +93,7 @@ struct LiveViewBrowserTests {
             return seen["live"]?.string == "open"
         }
         #expect(seen["final"]?.int == 0)
+        try await Self.runBlockCounts(page, from: seen)
         try ws.startTestWorker(["--connect", "127.0.0.1:\(fleet)", "--token-file", "fleet.token", "--registry", "test",
                       "--slots", "1", "--name", "<b>worker</b>"], label: "worker")
         try await waitUntil("a cell changed state while the run was still going", timeout: .seconds(90)) {
@@ -98,6 +103,7 @@ struct LiveViewBrowserTests {
             }
             return final > 0 && final < cells && run.isRunning
         }
+        try await Self.redAfterFailure(page)
         try await waitUntil("the worker is listed with its job", timeout: .seconds(30)) {
             seen = try await state()
             return seen["workers"]?.int == 1
@@ -122,5 +128,25 @@ struct LiveViewBrowserTests {
         #expect(!staticReport.contains("live.js"))
         try? await page.dispose()
         ws.kill9(run)
+    }
+
+    /// Before any job ended: the progress bar is not red, and the Run block counts while the run goes (its duration
+    /// moves on every second).
+    static func runBlockCounts(_ page: PageTarget, from first: JSONValue) async throws {
+        #expect(first["barRed"]?.bool == false, "nothing failed yet: the progress bar is not red")
+        let firstDuration = first["duration"]?.string ?? ""
+        try await waitUntil("the Run block's duration moves on", timeout: .seconds(30)) {
+            let seen = try await state(of: page)
+            return seen["finished"]?.string == "running" && seen["duration"]?.string != firstDuration
+        }
+    }
+
+    /// Once a job failed: the bar is red, and the Run block's attempts follow the run.
+    static func redAfterFailure(_ page: PageTarget) async throws {
+        try await waitUntil("the Run block counts attempts and the bar is red after a failure", timeout: .seconds(90)) {
+            let seen = try await state(of: page)
+            guard let failed = seen["failed"]?.int, failed > 0 else { return false }
+            return seen["barRed"]?.bool == true && seen["attempts"]?.string?.hasPrefix("0 ") == false
+        }
     }
 }

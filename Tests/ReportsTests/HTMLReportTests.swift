@@ -26,8 +26,8 @@ struct HTMLReportTests {
         #expect(written.html.contains("data-status=\"timedOut\""))
         #expect(written.html.contains("data-status=\"notRun\""))
         // Three header lines (one per axis) and three scenario rows, every column 24 px wide.
-        #expect(written.html.contains("<span class=\"axis\">direction</span><span class=\"h\" data-span=\"6\" style=\"width:144px\">ltr</span>"
-            + "<span class=\"h\" data-span=\"6\" style=\"width:144px\">rtl</span>"))
+        #expect(written.html.contains("<span class=\"axis\">direction</span><span class=\"h\" data-span=\"6\" style=\"width:144px\" title=\"ltr\">ltr</span>"
+            + "<span class=\"h\" data-span=\"6\" style=\"width:144px\" title=\"rtl\">rtl</span>"))
         #expect(occurrences("<div class=\"hr\" data-failing=", in: written.html) == 3)
     }
 
@@ -84,7 +84,7 @@ struct HTMLReportTests {
         #expect(html.contains("data-count=\"quarantined\">quarantined: 1</span>"))
         #expect(html.contains("data-count=\"notRun\">not run: 1</span>"))
         #expect(html.contains("data-count=\"passed\">passed: 29</span>"))
-        #expect(html.contains("<dt>Workers</dt><dd>4: worker-1, worker-2, worker-a, worker-b</dd>"))
+        #expect(html.contains("<dt>Workers</dt><dd id=\"run-workers\">4: worker-1, worker-2, worker-a, worker-b</dd>"))
         #expect(html.contains("<dt>Jobs/s</dt>"))
         #expect(html.contains("<dt>Duration</dt>"))
         #expect(html.contains("&quot;workers&quot; : 2"))
