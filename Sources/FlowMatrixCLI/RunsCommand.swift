@@ -180,20 +180,32 @@ enum RunsCommand {
     }
 
     /// A command job's tests that did not pass in some attempt, each with its outcome per attempt
-    /// (`test:suite.test_a: failed, passed` is a test that was flaky).
+    /// (`test:suite.test_a: failed, passed` is a test that was flaky) and, under it, its own assertion text from
+    /// the last attempt it failed in.
     static func testLines(_ reader: JournalReader, runID: String, row: JobRow) throws -> String {
         let attempts = try reader.attempts(run: runID, job: row.job.jobID).map(\.attempt)
-        var byTest: [(name: String, outcomes: [String])] = []
+        var byTest: [(name: String, outcomes: [String], message: String?)] = []
         for (n, attempt) in attempts.enumerated() {
             for step in try reader.steps(run: runID, job: row.job.jobID, attempt: attempt) where step.key.hasPrefix(CommandTemplate.testStepPrefix) {
-                if let i = byTest.firstIndex(where: { $0.name == step.key }) {
-                    byTest[i].outcomes.append(step.outcome.rawValue)
-                } else {
-                    byTest.append((step.key, Array(repeating: "-", count: n) + [step.outcome.rawValue]))
-                }
+                let failing = step.outcome != .passed && step.outcome != .skipped
+                let i = byTest.firstIndex { $0.name == step.key } ?? {
+                    byTest.append((step.key, Array(repeating: "-", count: n), nil))
+                    return byTest.count - 1
+                }()
+                byTest[i].outcomes.append(step.outcome.rawValue)
+                if failing, let message = step.message, !message.isEmpty { byTest[i].message = message }
             }
         }
-        return byTest.filter { $0.outcomes.contains { $0 != "passed" && $0 != "skipped" } }
-            .map { "\n    \($0.name.terminalSafe): \($0.outcomes.joined(separator: ", "))" }.joined()
+        return byTest.filter { $0.outcomes.contains { $0 != "passed" && $0 != "skipped" && $0 != "-" } }.map { test in
+            "\n    \(test.name.terminalSafe): \(test.outcomes.joined(separator: ", "))"
+                + (test.message.map { "\n      " + Self.firstLines($0, 12).terminalSafeLines(indent: "      ") } ?? "")
+        }.joined()
+    }
+
+    /// The first `count` lines of `text`, and how many more there are (a traceback can run to hundreds).
+    static func firstLines(_ text: String, _ count: Int) -> String {
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        guard lines.count > count else { return text }
+        return lines.prefix(count).joined(separator: "\n") + "\n… \(lines.count - count) more line(s) in the report"
     }
 }

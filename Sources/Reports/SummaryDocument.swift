@@ -128,6 +128,8 @@ public struct SummaryDocument: Sendable, Hashable, Codable {
         public var failureMessage: String?
         public var attemptDetails: [Attempt]
         public var artifacts: [Artifact]
+        /// A command job's tests that did not pass in some attempt (``TestRecord``); nil when none.
+        public var tests: [TestRecord]?
     }
 
     public struct Baseline: Sendable, Hashable, Codable {
@@ -257,7 +259,8 @@ public struct SummaryDocument: Sendable, Hashable, Codable {
                              sha256: ref.sha256, rawSize: ref.rawSize, compressedSize: ref.compressedSize,
                              carried: carried(ref))
                 }
-            }
+            },
+            tests: testRecords(job)
         )
     }
 
@@ -379,6 +382,7 @@ public struct SummaryDocument: Sendable, Hashable, Codable {
             o += ",\"scenarioID\":"; try string(job.job.scenarioID, o)
             o += ",\"scenarioTitle\":"; try string(job.job.scenarioTitle, o)
             o += ",\"status\":"; try string(job.status.rawValue, o)
+            if let tests = SummaryDocument.testRecords(job) { o += ",\"tests\":"; try encoded(tests, o) }
             o += "}"
         }
 

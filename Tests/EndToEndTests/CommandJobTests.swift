@@ -62,8 +62,7 @@ struct CommandJobTests {
         let second = try outcomes(try #require(ran.last).attempt)
         #expect(first == ["request:command": .failed, "test:suite.test_a": .failed, "test:suite.test_b": .passed])
         #expect(second == ["request:command": .passed, "test:suite.test_a": .passed, "test:suite.test_b": .passed])
-        let (_, shown) = try await ws.run(["show", runID], label: "show")
-        #expect(shown.contains("test:suite.test_a"), "\(shown)")
+        try await Self.checkTestRecords(ws, runID: runID, flakyID: flakyID)
         let (_, artifacts) = try await ws.run(["artifacts", runID], label: "artifacts")
         #expect(artifacts.contains("stderr.log") && artifacts.contains("junit.xml"), "\(artifacts)")
         // junit.xml: one test case per test of a command job; test_a of the flaky job failed then passed.
@@ -78,6 +77,27 @@ struct CommandJobTests {
         #expect(junit.contains("<testsuites name=") && junit.contains("tests=\"6\" failures=\"1\""), "\(junit.prefix(400))")
         let own = try #require(cases.first { $0.hasPrefix("name=\"(command) [locale=en]\"") }, "\(junit)")
         #expect(own.contains("<flakyFailure") && !own.contains("<failure"))
+    }
+
+    /// `show` and `summary.json` give each test that did not pass its outcome per attempt and its own assertion text.
+    static func checkTestRecords(_ ws: E2EWorkspace, runID: String, flakyID: String) async throws {
+        let (_, shown) = try await ws.run(["show", runID], label: "show")
+        let lines = shown.split(separator: "\n").map(String.init)
+        let at = try #require(lines.firstIndex { $0.contains("test:suite.test_a: failed, passed") }, "\(shown)")
+        #expect(lines.indices.contains(at + 1) && lines[at + 1].hasPrefix("      ") && lines[at + 1].contains("first try"),
+                "the failing run's message under the test: \(shown)")
+        let summary = try JSONSerialization.jsonObject(with: Data(contentsOf: ws.root.appendingPathComponent(
+            ".flowmatrix/runs/\(runID)/summary.json"))) as? [String: Any]
+        let jobs = try #require(summary?["jobs"] as? [[String: Any]])
+        let flaky = try #require(jobs.first { $0["id"] as? String == flakyID })
+        let tests = try #require(flaky["tests"] as? [[String: Any]], "\(flaky)")
+        #expect(tests.count == 1)
+        #expect(tests.first?["name"] as? String == "suite.test_a")
+        #expect(tests.first?["verdict"] as? String == "flaky")
+        #expect(tests.first?["outcomes"] as? [String] == ["failed", "passed"])
+        #expect((tests.first?["message"] as? String)?.contains("first try") == true)
+        #expect(!jobs.contains { ($0["tests"] as? [[String: Any]])?.contains { $0["name"] as? String == "suite.test_b" } == true },
+                "a test that passed every time is not listed")
     }
 
     @Test("diff compares a command job's tests one by one: a test that starts failing is a new failure (exit 1)")
