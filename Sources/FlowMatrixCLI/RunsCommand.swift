@@ -128,8 +128,9 @@ enum RunsCommand {
             Messages and names are printed with control characters (ESC, BEL, NUL, …) and bidirectional
             overrides written as \\u{XX}, so stored text cannot drive the terminal. The last line counts the
             jobs per outcome (jobs, as summary.json's counts and the report's; junit.xml counts test cases).
-            EXIT CODES: 0 every job passed or was flaky, 1 some job did not, 2 no journal or no such run, 64 usage
-            error.
+            EXIT CODES: as 'run' exited for the run: 0 no job failed, timed out or was quarantined (jobs that never
+            ran in a completed run do not count), 1 some job did, or the run did not complete and jobs of it never
+            ran; 2 no journal or no such run, 64 usage error.
             """,
         run: { args in
             let store = RunStore(path: try args.option("--store"))
@@ -147,18 +148,16 @@ enum RunsCommand {
 
     /// `show`'s lines for `run`, one at a time to `emit`: a header, a line per job (with its failing step and, for a
     /// command job that did not pass, its tests that did not), and the jobs per outcome — the counts of
-    /// `summary.json` and the report, in jobs (junit.xml counts test cases). Returns the exit code: 0 when every job
-    /// passed or was flaky.
+    /// `summary.json` and the report, in jobs (junit.xml counts test cases). Returns the exit code: ``RunVerdict``'s
+    /// (as `run` and `merge` exit for the same run), and 1 for a run that did not complete with jobs that never ran.
     static func show(_ reader: JournalReader, run: RunSummary, failedOnly: Bool, emit: (String) -> Void) throws -> Int32 {
         let runID = run.info.runID
         emit("run \(runID) (\(run.status.rawValue)): \(run.info.matrixName.terminalSafe)\(run.scaleOutNote), \(run.jobCount) jobs")
-        var allPassed = true
         var counts: [JobOutcome: Int] = [:]
         for row in try reader.jobs(run: runID) {
             let outcome = row.result?.outcome.rawValue ?? row.state.rawValue
             counts[row.result?.outcome ?? .notRun, default: 0] += 1
             let passed = row.result?.outcome == .passed || row.result?.outcome == .flaky
-            if !passed { allPassed = false }
             if failedOnly && passed { continue }
             var line = "\(row.job.jobID)  \(outcome.padding(toLength: 11, withPad: " ", startingAt: 0))  "
                 + "\(row.job.scenarioID.terminalSafe) [\(row.job.configuration.terminalSafe)]"
@@ -176,7 +175,11 @@ enum RunsCommand {
         let count = { (o: JobOutcome) in counts[o] ?? 0 }
         emit("jobs: \(count(.passed)) passed, \(count(.failed)) failed, \(count(.flaky)) flaky, \(count(.timedOut)) timed out, "
             + "\(count(.quarantined)) quarantined, \(count(.notRun) + count(.cancelled)) not run")
-        return allPassed ? ExitCode.success : ExitCode.failures
+        // The exit rule of `run` and `merge` for a completed run (jobs that never ran — fail-fast, cancelled — do not
+        // fail it); a run that did not complete is not green while jobs of it never ran.
+        let verdict = RunVerdict.exitCode(strict: false, count: count)
+        let unfinished = run.status != .completed && count(.notRun) + count(.cancelled) > 0
+        return unfinished ? ExitCode.failures : verdict
     }
 
     /// A command job's tests that did not pass in some attempt, each with its outcome per attempt

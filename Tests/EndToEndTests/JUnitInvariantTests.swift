@@ -115,10 +115,11 @@ struct JUnitInvariantTests {
     }
 
     /// `show`'s lines for the run.
+    /// `show`'s lines for the run, and its exit code: for a completed run, the run's own (RunVerdict).
     static func show(_ reader: JournalReader, _ summary: RunSummary) throws -> [String] {
         var lines: [String] = []
-        _ = try RunsCommand.show(reader, run: summary, failedOnly: false) { lines.append($0) }
-        return lines
+        let status = try RunsCommand.show(reader, run: summary, failedOnly: false) { lines.append($0) }
+        return lines + ["exit \(status)"]
     }
 
     static func check(_ run: GeneratedRun, summary: RunSummary, exit: Int32, counts: ReportCounts, show: [String]) throws {
@@ -141,6 +142,8 @@ struct JUnitInvariantTests {
         #expect(counts.summaryJobs == jobs, "\(label)")
         #expect(counts.summaryTotal == run.jobs.count, "\(label)")
         #expect(counts.pageJobs == jobs, "\(label)")
+        #expect(summary.status != .completed || show.last == "exit \(exit)", "\(label): show exits as the run did")
+        let show = show.dropLast()
         #expect(show.last == "jobs: \(jobs["passed"]!) passed, \(jobs["failed"]!) failed, \(jobs["flaky"]!) flaky, "
             + "\(jobs["timedOut"]!) timed out, \(jobs["quarantined"]!) quarantined, \(jobs["notRun"]!) not run", "\(label)")
         // Test cases and jobs are different units, but every job that did not pass has a case of its own that says so.
