@@ -4,6 +4,7 @@ import Foundation
 import LiveView
 import RunControl
 import Synchronization
+import Worker
 
 /// What `run` and `serve` print while a `RunController` runs, and Ctrl-C: the phases, the run's first line, the
 /// progress line (from serving until every job is final), notices and journal failures.

@@ -169,7 +169,17 @@ public enum WorkerMain {
         let name = settings.name
         settings.onNotice = { line in FileHandle.standardError.write(Data("worker \(name): \(line)\n".utf8)) }
         let runtime = WorkerRuntime(settings: settings, registries: registries)
+        // SIGTERM (a fleet manager stopping the worker) or Ctrl-C: stop cleanly — the jobs it holds are cancelled,
+        // their process groups killed, and the connection closed so the coordinator runs them again elsewhere; the
+        // worker exits 0 ("stopped"). A second signal exits at once (130).
+        let notice = settings.onNotice
+        let interrupts = InterruptHandler { count in
+            guard count == 1 else { Foundation.exit(ExitCode.interrupted) }
+            notice?("stopping: cancelling the jobs it holds (the coordinator runs them again)")
+            runtime.stop()
+        }
         let exit = await runtime.run()
+        interrupts.cancel()
         FileHandle.standardError.write(Data("worker \(settings.name): \(exit) after \(runtime.jobsRun) attempt(s)\n".utf8))
         switch exit {
         case .drained, .stopped: return ExitCode.success

@@ -2,8 +2,9 @@ import Dispatch
 import Foundation
 import Synchronization
 
-/// Ctrl-C handling for long commands: the handler sees how many times SIGINT (or SIGTERM) arrived.
-final class InterruptHandler: Sendable {
+/// Ctrl-C (and SIGTERM) handling for long commands and the worker: the handler sees how many times SIGINT or
+/// SIGTERM arrived. Dispatch signal sources run the handler on a queue, outside the signal context.
+package final class InterruptHandler: Sendable {
     private let sources: Mutex<[any DispatchSourceSignal]>
     private let counter = SignalCount()
 
@@ -11,7 +12,7 @@ final class InterruptHandler: Sendable {
         let value = Atomic<Int>(0)
     }
 
-    init(_ onInterrupt: @escaping @Sendable (Int) -> Void) {
+    package init(_ onInterrupt: @escaping @Sendable (Int) -> Void) {
         var made: [any DispatchSourceSignal] = []
         let counter = self.counter
         for sig in [SIGINT, SIGTERM] {
@@ -27,10 +28,10 @@ final class InterruptHandler: Sendable {
         sources = Mutex(made)
     }
 
-    var count: Int { counter.value.load(ordering: .relaxed) }
+    package var count: Int { counter.value.load(ordering: .relaxed) }
 
     /// Stops listening and restores the default signal actions.
-    func cancel() {
+    package func cancel() {
         sources.withLock { all in
             for s in all { s.cancel() }
             all.removeAll()
