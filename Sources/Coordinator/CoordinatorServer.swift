@@ -54,6 +54,18 @@ public final class CoordinatorServer: Sendable {
         }
         let state: Mutex<State>
         package init(progress: RunProgress) { state = Mutex(State(progress: progress)) }
+
+        /// The latest progress the shell published.
+        package var progress: RunProgress { state.withLock { $0.progress } }
+
+        /// Waits until the shell has published the run's end (at once if it has).
+        package func waitForCompletion() async -> RunProgress {
+            await withCheckedContinuation { c in
+                state.withLock { s in
+                    if s.complete { c.resume(returning: s.progress) } else { s.waiters.append(c) }
+                }
+            }
+        }
     }
 
     private init(port: Int, loop: EventLoop, server: TCPServer, shell: LoopBound<CoordinatorShell>, ticker: ScheduledTimer,
@@ -112,17 +124,11 @@ public final class CoordinatorServer: Sendable {
     }
 
     /// The latest progress (updated after every batch the engine handles).
-    public var progress: RunProgress { shared.state.withLock { $0.progress } }
+    public var progress: RunProgress { shared.progress }
     public var workerNames: [String] { shared.state.withLock { $0.workerNames } }
 
     /// Waits until every job has its final outcome.
-    public func waitForCompletion() async -> RunProgress {
-        await withCheckedContinuation { c in
-            shared.state.withLock { s in
-                if s.complete { c.resume(returning: s.progress) } else { s.waiters.append(c) }
-            }
-        }
-    }
+    public func waitForCompletion() async -> RunProgress { await shared.waitForCompletion() }
 
     /// Ctrl-C once: no more dispatching; in-flight jobs finish.
     public func stopDispatching(reason: String) {

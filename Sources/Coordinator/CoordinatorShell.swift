@@ -35,6 +35,9 @@ package final class CoordinatorShell {
     private var observer: (any RunObserver)?
     /// Jobs finished since the observer last heard.
     private var observed: [FinishedJob] = []
+    /// The engine said `runComplete` (or every job was final when the run resumed).
+    private var complete = false
+    /// The observer has been told the run is complete.
     private var observedComplete = false
 
     /// - Parameters:
@@ -49,7 +52,8 @@ package final class CoordinatorShell {
         self.journal = journal
         self.onNotice = onNotice
         self.observer = observer
-        publish(complete: engine.isComplete)
+        complete = engine.isComplete
+        publish()
     }
 
     // MARK: - Events from the transport
@@ -89,7 +93,7 @@ package final class CoordinatorShell {
         perform { $0.onTick() }
         if let observer {
             observer.onRunEvents(RunEvents(finished: observed, progress: engine.progress,
-                workers: engine.workerActivity(limit: WorkerActivity.listLimit), complete: engine.isComplete))
+                workers: engine.workerActivity(limit: WorkerActivity.listLimit), complete: announceCompletion()))
             observed.removeAll(keepingCapacity: true)
         }
     }
@@ -115,7 +119,7 @@ package final class CoordinatorShell {
     }
 
     /// The drain's grace ran out: closes the connections still open and runs the drain's `done`.
-    func closeRemaining() {
+    package func closeRemaining() {
         guard let finish = onAllClosed else { return }
         onAllClosed = nil
         for connection in connections.values { connection.close(graceful: false) }
@@ -126,7 +130,7 @@ package final class CoordinatorShell {
 
     private func perform(_ event: (CoordinatorEngine) -> [CoordinatorEngine.Action]) {
         apply(event(engine))
-        publish(complete: engine.isComplete)
+        publish()
     }
 
     /// Carries out `actions` in order.
@@ -144,7 +148,7 @@ package final class CoordinatorShell {
             case .jobFinished(let job):
                 if observer != nil { observed.append(job) }
             case .runComplete:
-                break  // published after the batch, with the progress that includes it
+                complete = true  // published after the batch, with the progress that includes it
             case .ingest(let peer, let chunks):
                 ingest(chunks, from: peer)
             }
@@ -170,14 +174,15 @@ package final class CoordinatorShell {
 
     /// Hands the latest progress to other threads, the jobs finished since the last batch to the observer, and
     /// the run's end (once) to the observer and the completion waiters.
-    private func publish(complete: Bool) {
+    private func publish() {
         let progress = engine.progress
         if let observer, !observed.isEmpty || (complete && !observedComplete) {
-            observedComplete = complete
-            observer.onRunEvents(RunEvents(finished: observed, progress: progress, workers: nil, complete: complete))
+            observer.onRunEvents(RunEvents(finished: observed, progress: progress, workers: nil,
+                                           complete: announceCompletion()))
             observed.removeAll(keepingCapacity: true)
         }
         let names = engine.workerNames
+        let complete = self.complete
         let waiters = shared.state.withLock { s -> [CheckedContinuation<RunProgress, Never>] in
             s.progress = progress
             s.workerNames = names
@@ -187,5 +192,12 @@ package final class CoordinatorShell {
             return s.waiters
         }
         for w in waiters { w.resume(returning: progress) }
+    }
+
+    /// True the first time it is asked after the run completed: the observer hears `complete` once.
+    private func announceCompletion() -> Bool {
+        guard complete, !observedComplete else { return false }
+        observedComplete = true
+        return true
     }
 }
