@@ -34,8 +34,26 @@ struct JournalModel {
     var started = Set<String>()
     var ended = Set<String>()
     var finishedJobs = Set<String>()
+    /// Jobs the engine announced final (`jobFinished`), and whether it said `runComplete`.
+    var announced = Set<String>()
+    var completed = false
 
     init(_ definition: RunDefinition) { jobs = Set(definition.jobs.map(\.id)) }
+
+    /// A `jobFinished` action: once per job, after its result was journaled; never a quarantine caused by the close
+    /// of a peer the engine `expelled`.
+    mutating func announce(_ job: FinishedJob, expelled: Bool) {
+        check(!(expelled && job.outcome == .quarantined), "\(job.id) quarantined by the close of a peer the engine expelled")
+        check(finishedJobs.contains(job.id), "\(job.id) announced before its result was journaled")
+        check(announced.insert(job.id).inserted, "\(job.id) announced twice")
+    }
+
+    /// The `runComplete` action: once, after every job's result was journaled.
+    mutating func complete() {
+        check(!completed, "the run completed twice")
+        check(finishedJobs == jobs, "the run completed before every job's result was journaled")
+        completed = true
+    }
 
     private func key(_ job: String, _ attempt: Int) -> String {
         check(jobs.contains(job), "journal record for unknown job \(job)")
@@ -110,8 +128,6 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     var ingests: [(UInt64, ArtifactChunk)] = []
     var versions: [UInt64: UInt16] = [:]
     var instances = [WorkerInstance(), WorkerInstance()]
-    var announced = Set<String>()
-    var completed = false
     /// - Parameters:
     ///   - expulsions: the actions answer what a peer sent, so a close in them expels it (a tick's close of a
     ///     silent peer is a loss that may blame).
@@ -123,14 +139,8 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
             case .send(_, let messages): sent += messages.count
             case .journal(let batch): for record in batch { model.apply(record) }
             case .notice: break
-            case .jobFinished(let job):
-                check(!(expelled && job.outcome == .quarantined), "\(job.id) quarantined by the close of a peer the engine expelled")
-                check(model.finishedJobs.contains(job.id), "\(job.id) announced before its result was journaled")
-                check(announced.insert(job.id).inserted, "\(job.id) announced twice")
-            case .runComplete:
-                check(!completed, "the run completed twice")
-                check(model.finishedJobs == model.jobs, "the run completed before every job's result was journaled")
-                completed = true
+            case .jobFinished(let job): model.announce(job, expelled: expelled)
+            case .runComplete: model.complete()
             case .close(let peer, _):
                 versions[peer] = nil
                 take(engine.onPeerClosed(peer), expelled: expulsions)
@@ -184,7 +194,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     }
     let progress = engine.progress  // invariant: progress adds up, and matches what was announced
     precondition(progress.done <= progress.total && progress.done == progress.outcomes.values.reduce(0, +))
-    check(announced.count == progress.done, "\(announced.count) jobs announced, \(progress.done) done")
-    check(completed == engine.isComplete, "runComplete said \(completed), the engine says \(engine.isComplete)")
+    check(model.announced.count == progress.done, "\(model.announced.count) jobs announced, \(progress.done) done")
+    check(model.completed == engine.isComplete, "runComplete: \(model.completed), the engine: \(engine.isComplete)")
     return 0
 }
