@@ -78,7 +78,7 @@ let package = Package(
         .target(name: "FlowMatrixTestKit", dependencies: ["FlowSpec", "Worker", "Artifacts", "Wire"], swiftSettings: swiftSettings),
         // The tests' and benches' worker: the test kit's registries (`test`, whose `crash` target exits the process;
         // `noop`) hosted by WorkerMain. Not shipped: `flowmatrix worker` does not host `test`.
-        .executableTarget(name: "test-worker", dependencies: ["FlowMatrixTestKit", "Worker"], swiftSettings: swiftSettings),
+        .executableTarget(name: "test-worker", dependencies: ["FlowMatrixTestKit", "Worker", "FlowVocabulary"], swiftSettings: swiftSettings),
 
         // Starting a child process (posix_spawn): shared by command jobs and the browser; Foundation only.
         .target(name: "ProcessSpawn", swiftSettings: swiftSettings),

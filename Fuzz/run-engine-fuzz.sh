@@ -19,7 +19,7 @@ swift build -c release --package-path "$root" --scratch-path "$scratch" --target
     -Xswiftc -sanitize="$sanitizers" -Xswiftc -parse-as-library 2>&1 | { grep -E "error|Build complete" || true; } | tail -3
 debug="$scratch/release"
 objects=()
-for t in Coordinator Wire UVTransport Artifacts Journal MatrixPlan FlowSpec FlowCrypto FlowVocabulary; do
+for t in Coordinator Wire UVTransport Artifacts Gzip Journal MatrixPlan FlowSpec FlowCrypto FlowVocabulary; do
     objects+=("$debug/$t.build"/*.o)
 done
 includes=()

@@ -30,7 +30,8 @@ TYPE_FOLDERS = ("Sources", "Workers")
 TYPE_EXCEPTIONS = {
     ("Sources/Coordinator", "Scheduler"): "partly split (ReadyQueues, JobLedger, JobDurations, SchedulerWorker, WorkStealing); "
         + "to split further: revocation answers, lease expiry and worker loss",
-    ("Sources/Coordinator", "CoordinatorEngine"): "partly split (AttemptOwners, UnservedNotice, BoundedMemory); "
+    ("Sources/Coordinator", "CoordinatorEngine"): "partly split (AttemptOwners, AttemptNumbering, EngineOutput, UnservedNotice, "
+        + "BoundedMemory; its effects are CoordinatorShell's); "
         + "to split further: peer admission and refusals, artifact ingest, the directives' journaling",
     ("Sources/Journal", "JournalReader"): "to split (issue 33): run listing, resume state, history, pairs",
     ("Sources/UVTransport", "FramedConnection"): "to split (issue 33): reading, sending, heartbeat, closing",

@@ -34,8 +34,26 @@ struct JournalModel {
     var started = Set<String>()
     var ended = Set<String>()
     var finishedJobs = Set<String>()
+    /// Jobs the engine announced final (`jobFinished`), and whether it said `runComplete`.
+    var announced = Set<String>()
+    var completed = false
 
     init(_ definition: RunDefinition) { jobs = Set(definition.jobs.map(\.id)) }
+
+    /// A `jobFinished` action: once per job, after its result was journaled; never a quarantine caused by the close
+    /// of a peer the engine `expelled`.
+    mutating func announce(_ job: FinishedJob, expelled: Bool) {
+        check(!(expelled && job.outcome == .quarantined), "\(job.id) quarantined by the close of a peer the engine expelled")
+        check(finishedJobs.contains(job.id), "\(job.id) announced before its result was journaled")
+        check(announced.insert(job.id).inserted, "\(job.id) announced twice")
+    }
+
+    /// The `runComplete` action: once, after every job's result was journaled.
+    mutating func complete() {
+        check(!completed, "the run completed twice")
+        check(finishedJobs == jobs, "the run completed before every job's result was journaled")
+        completed = true
+    }
 
     private func key(_ job: String, _ attempt: Int) -> String {
         check(jobs.contains(job), "journal record for unknown job \(job)")
@@ -96,36 +114,36 @@ func acknowledged(_ peer: UInt64, _ chunk: ArtifactChunk) -> IngestEvent {
 ///
 /// Beyond the journal model, two rules of the peer bounds (docs/PROTOCOL.md, "Bounds") trap when broken: a message
 /// (or a status) of a version later than its peer's is answered with a close, and a peer the engine expelled never
-/// causes blame — no job is quarantined when its close is heard.
+/// causes blame — no job is quarantined when its close is heard, whichever version (1–3) it joined with. So does
+/// the order of the engine's actions: a job is announced (`jobFinished`) only after its result was in a `journal`
+/// action, once, and the run completes (`runComplete`) once, after every job's result.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
-    nonisolated(unsafe) var clock = Duration.zero
-    var records = 0
-    nonisolated(unsafe) var model = JournalModel(fuzzDefinition)
-    let engine = CoordinatorEngine(definition: fuzzDefinition, journal: { batch in for r in batch { model.apply(r) } },
-                                   now: { clock },
+    var clock = Duration.zero
+    var sent = 0
+    var model = JournalModel(fuzzDefinition)
+    let engine = CoordinatorEngine(definition: fuzzDefinition, now: { clock },
                                    wallClock: { Date(timeIntervalSince1970: 0) })
     var ingests: [(UInt64, ArtifactChunk)] = []
     var versions: [UInt64: UInt16] = [:]
     var instances = [WorkerInstance(), WorkerInstance()]
-    nonisolated(unsafe) var expelling = false
-    engine.onJobFinished = { job, outcome in
-        check(!(expelling && outcome == .quarantined), "\(job.id) quarantined by the close of a peer the engine expelled")
-    }
-    /// - Parameter expulsions: the actions answer what a peer sent, so a close in them expels it (a tick's close of a
-    ///   silent peer is a loss that may blame).
-    func take(_ actions: [CoordinatorEngine.Action], expulsions: Bool = false) {
+    /// - Parameters:
+    ///   - expulsions: the actions answer what a peer sent, so a close in them expels it (a tick's close of a
+    ///     silent peer is a loss that may blame).
+    ///   - expelled: the actions answer the close of a peer the engine expelled: nothing in them may blame.
+    func take(_ actions: [CoordinatorEngine.Action], expulsions: Bool = false, expelled: Bool = false) {
         for action in actions {
             switch action {
             case .ingest(let peer, let chunks): ingests += chunks.map { (peer, $0) }
-            case .send(_, let messages): records += messages.count
+            case .send(_, let messages): sent += messages.count
+            case .journal(let batch): for record in batch { model.apply(record) }
+            case .notice: break
+            case .jobFinished(let job): model.announce(job, expelled: expelled)
+            case .runComplete: model.complete()
             case .close(let peer, _):
                 versions[peer] = nil
-                expelling = expulsions
-                let after = engine.onPeerClosed(peer)
-                expelling = false
-                take(after)
+                take(engine.onPeerClosed(peer), expelled: expulsions)
             }
         }
     }
@@ -174,7 +192,9 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
             take(engine.onIngest(ingests.map(acknowledged)), expulsions: true)
         }
     }
-    let progress = engine.progress  // invariant: progress adds up
+    let progress = engine.progress  // invariant: progress adds up, and matches what was announced
     precondition(progress.done <= progress.total && progress.done == progress.outcomes.values.reduce(0, +))
+    check(model.announced.count == progress.done, "\(model.announced.count) jobs announced, \(progress.done) done")
+    check(model.completed == engine.isComplete, "runComplete: \(model.completed), the engine: \(engine.isComplete)")
     return 0
 }

@@ -3,12 +3,15 @@ import Foundation
 import Journal
 import Wire
 
-/// Carrying out the scheduler's directives: ASSIGN (with the SCENARIO bodies a peer lacks), CANCEL, REVOKE, the
-/// journal records of attempt and job ends, and the messages and callbacks of a job's final outcome.
+/// Turning the scheduler's directives into actions: ASSIGN (with the SCENARIO bodies a peer lacks), CANCEL, REVOKE,
+/// the journal records of attempt and job ends, and the announcements of a job's final outcome and the run's end.
 extension CoordinatorEngine {
+    /// The actions for `directives`: one `journal` action with all their records first (so what they announce is
+    /// journaled before it is said or acted on), then the messages and closes, then `jobFinished` and `runComplete`.
     func interpret(_ directives: [SchedulerDirective]) -> [Action] {
         var actions: [Action] = []
         var records: [JournalRecord] = []
+        var announcements: [Action] = []
         let date = clock.wall()
         let t = now()
         // Per job, the `attemptCompleted` record of this batch that the job's final result joins.
@@ -20,15 +23,11 @@ extension CoordinatorEngine {
                 actions.append(.send(peer: peer, assign(batch, to: peer, worker: worker, at: date, now: t, into: &records)))
             case .cancel(let worker, let a, let reason):
                 guard let peer = peerOfWorker[worker] else { continue }
-                let jobID = definition.jobs[a.job].id
-                let attempt = a.attempt + (definition.attemptOffsets[a.job] ?? 0)
-                actions.append(.send(peer: peer, [.cancel(Cancel(job: jobID, attempt: UInt32(clamping: attempt), reason: reason))]))
+                let cancel = Cancel(job: definition.jobs[a.job].id, attempt: numbering.wire(a), reason: reason)
+                actions.append(.send(peer: peer, [.cancel(cancel)]))
             case .revoke(let worker, let batch):
                 guard let peer = peerOfWorker[worker] else { continue }
-                let refs = batch.map { a in
-                    AttemptRef(job: definition.jobs[a.job].id,
-                               attempt: UInt32(clamping: a.attempt + (definition.attemptOffsets[a.job] ?? 0)))
-                }
+                let refs = batch.map { a in AttemptRef(job: definition.jobs[a.job].id, attempt: numbering.wire(a)) }
                 actions.append(.send(peer: peer, [.revoke(refs)]))
             case .attemptEnded(let a, _, let status, let superseded, let decided):
                 if superseded {
@@ -38,23 +37,30 @@ extension CoordinatorEngine {
                 let record = endAttempt(a, status: status, decided: decided, at: date, into: &records)
                 if let decided {
                     // Its start was journaled already: the job's result is a record of its own.
-                    finishJob(a.job, decided, journaled: record != nil, completed: nil, at: date, into: &records)
+                    finishJob(a.job, decided, journaled: record != nil, completed: nil, at: date, into: &records,
+                              announcing: &announcements)
                 } else {
                     // The job's result, if it comes later in this batch, joins this record.
                     completed[a.job] = record
                 }
             case .jobFinished(let index, let end):
                 finishJob(index, end, journaled: false,
-                          completed: completed.isEmpty ? nil : completed.removeValue(forKey: index), at: date, into: &records)
+                          completed: completed.isEmpty ? nil : completed.removeValue(forKey: index), at: date, into: &records,
+                          announcing: &announcements)
             case .disconnect(let worker, let reason):
                 if let peer = peerOfWorker[worker] { actions.append(.close(peer: peer, reason: reason)) }
             case .runComplete:
                 isComplete = true
-                onRunComplete?()
+                announcements.append(.runComplete)
             }
         }
-        if !records.isEmpty { journal(records) }
-        return actions
+        guard !records.isEmpty || !announcements.isEmpty else { return actions }
+        var ordered: [Action] = []
+        ordered.reserveCapacity(actions.count + announcements.count + 1)
+        if !records.isEmpty { ordered.append(.journal(records)) }
+        ordered += actions
+        ordered += announcements
+        return ordered
     }
 
     /// The messages of one ASSIGN: the SCENARIO bodies `peer` has not had yet, then the jobs; their starts are
@@ -76,9 +82,9 @@ extension CoordinatorEngine {
                 messages.append(.scenario(ScenarioBody(hash: hash, bytes: definition.scenarioBodies[hash] ?? [])))
             }
             lastScenario = hash
-            let attempt = a.attempt + (definition.attemptOffsets[a.job] ?? 0)
+            let attempt = numbering.journaled(a)
             let id = definition.jobs[a.job].id
-            let wireAttempt = UInt32(clamping: attempt)
+            let wireAttempt = numbering.wire(a)
             owners.assign(a.job, to: peer, attempt: wireAttempt)
             let seed = AttemptSeed.derive(job: definition.jobs[a.job].seed,
                                           retryIndex: scheduler.retryIndex(ofJob: a.job))
@@ -99,8 +105,7 @@ extension CoordinatorEngine {
         _ a: Assignment, status: AttemptStatus, at date: Date, into records: inout [JournalRecord]
     ) {
         supersededResults += 1
-        let attempt = a.attempt + (definition.attemptOffsets[a.job] ?? 0)
-        _ = attemptJournal.ended(job: a.job, jobID: definition.jobs[a.job].id, attempt: attempt,
+        _ = attemptJournal.ended(job: a.job, jobID: definition.jobs[a.job].id, attempt: numbering.journaled(a),
             AttemptResult(outcome: JobOutcome(status), finishedAt: date, duration: 0,
                           message: "late or duplicate result of a superseded attempt", superseded: true),
             into: &records)
@@ -111,12 +116,12 @@ extension CoordinatorEngine {
     private func endAttempt(_ a: Assignment, status: AttemptStatus, decided: JobEnd?, at date: Date,
                             into records: inout [JournalRecord]) -> Int? {
         let jobID = definition.jobs[a.job].id  // not the whole RunJob: this runs once per attempt
-        let attempt = a.attempt + (definition.attemptOffsets[a.job] ?? 0)
+        let attempt = numbering.journaled(a), wireAttempt = numbering.wire(a)
         // The attempt is over (a result, a lost worker, an expired lease, taken back): no connection owns it any
         // more, so a late report on it is ignored rather than taken (docs/PROTOCOL.md, "Bounds").
-        owners.release(a.job, ifAttempt: UInt32(clamping: attempt))
+        owners.release(a.job, ifAttempt: wireAttempt)
         // The last report, if it is of this attempt (a worker lost mid-attempt sent none).
-        let info = lastAttempt[a.job].flatMap { $0.attempt == UInt32(clamping: attempt) ? $0 : nil }
+        let info = lastAttempt[a.job].flatMap { $0.attempt == wireAttempt ? $0 : nil }
         if status == .failed || status == .timedOut {
             let step = info?.failureStep, text = info?.message
             if var signature = failureSignatures[a.job] {
@@ -144,14 +149,14 @@ extension CoordinatorEngine {
     /// Job `index` reached its final result: journaled (unless `journaled`, when it went into its deciding
     /// attempt's record), joined to the `completed` record of this batch if there is one, and announced.
     func finishJob(_ index: Int, _ end: JobEnd, journaled: Bool, completed: Int?, at date: Date,
-                   into records: inout [JournalRecord]) {
+                   into records: inout [JournalRecord], announcing announcements: inout [Action]) {
         let info = lastAttempt.removeValue(forKey: index)
         defer { failureSignatures[index] = nil }
         if !journaled {
             attemptJournal.finished(jobID: definition.jobs[index].id, jobResult(index, end, info: info, at: date),
                                     completed: completed, into: &records)
         }
-        if let onJobFinished { onJobFinished(definition.jobs[index], end.outcome) }
+        announcements.append(.jobFinished(FinishedJob(id: definition.jobs[index].id, outcome: end.outcome)))
     }
 
     /// The journal's final result of job `index`; `info` is its last attempt's report.
@@ -165,7 +170,7 @@ extension CoordinatorEngine {
             message = (message ?? "failed") + " [failed identically on every attempt (\(signature.count)): no seed changes it]"
         }
         return Journal.JobResult(
-            outcome: outcome, attempts: attempts + (definition.attemptOffsets[index] ?? 0),
+            outcome: outcome, attempts: numbering.total(job: index, thisSession: attempts),
             duration: info.map { Double($0.durationMicros) / 1e6 },
             failureStep: failing?.failureStep, failureMessage: message, finishedAt: date)
     }

@@ -23,18 +23,31 @@ public struct CoordinatorClock {
     }
 }
 
-/// The coordinator's shell around the scheduler, minus sockets: authenticated peers' messages in, messages to
-/// send and journal records out. Owned by one thread (the event loop's); not thread-safe by design.
+/// The coordinator's pure core around the scheduler: authenticated peers' messages in, `Action`s out — messages to
+/// send, connections to close, journal records to write, sentences and outcomes to announce. It touches no socket,
+/// file or callback; time comes from the injected `CoordinatorClock`. Owned by one thread (its shell's); not
+/// thread-safe by design.
 ///
-/// The transport glue runs the handshake, then calls `onPeerJoined`, `onMessages` (one call per read batch),
-/// `onPeerClosed` and `onTick`, and carries out the returned `Action`s.
+/// A shell (`CoordinatorShell`, over the libuv server or an in-memory transport) runs the handshake, then calls
+/// `onPeerJoined`, `onMessages` (one call per read batch), `onPeerClosed`, `onIngest` and `onTick`, and carries out
+/// the returned actions **in order**: a `journal` action comes before every action decided after its records (the
+/// ASSIGN that follows a result, the ARTIFACT_ACK of a stored artifact, the `jobFinished` and `runComplete` that
+/// announce it), so nothing is acknowledged or reported before it is handed to the journal.
 public final class CoordinatorEngine {
-    /// What the engine asks the transport to do.
+    /// What the engine asks its shell to do, in order.
     public enum Action: Sendable, Hashable {
         case send(peer: UInt64, [Message])
         case close(peer: UInt64, reason: String)
         /// Hand these artifact chunks to the ingest (off the loop thread); its events come back via `onIngest`.
         case ingest(peer: UInt64, [ArtifactChunk])
+        /// Hand these records to the journal writer, as one batch, before carrying out the actions after this one.
+        case journal([JournalRecord])
+        /// A sentence for the person running the coordinator: a worker that can run nothing, jobs no worker can run.
+        case notice(String)
+        /// A job reached its final outcome; its result was in an earlier `journal` action.
+        case jobFinished(FinishedJob)
+        /// Every job is final: said once, after the journal action holding the last job's result.
+        case runComplete
     }
 
     struct Peer {
@@ -86,7 +99,8 @@ public final class CoordinatorEngine {
     /// connection was lost, newest 256.
     var lostInstances = BoundedMemory<String, WorkerID>(limit: 256)
     var attemptJournal: AttemptJournal
-    let journal: @Sendable ([JournalRecord]) -> Void
+    /// Scheduler attempts to wire and journal numbers and back (resume continues a job's numbering).
+    let numbering: AttemptNumbering
     let clock: CoordinatorClock
     public internal(set) var isComplete = false
     public internal(set) var attemptsStarted = 0
@@ -95,24 +109,14 @@ public final class CoordinatorEngine {
     var expelled = Set<UInt64>()
     public internal(set) var artifactsStored = 0
     public internal(set) var artifactResends = 0
-    /// Called on the owning thread whenever a job reaches its final outcome.
-    public var onJobFinished: ((RunJob, JobOutcome) -> Void)?
-    /// Called once when every job is final.
-    public var onRunComplete: (() -> Void)?
-    /// Sentences for the person running the coordinator: a worker that can run nothing, jobs no worker can run.
-    public var onNotice: ((String) -> Void)?
     /// When to say that jobs wait for a capable worker.
     var unservedNotice = UnservedNotice()
 
-    /// - Parameters:
-    ///   - journal: receives records in batches (hand them to a `JournalWriter`).
-    ///   - clock: the engine's only source of time: time since the run began and the date journaled.
-    public init(
-        definition: RunDefinition, journal: @escaping @Sendable ([JournalRecord]) -> Void, clock: CoordinatorClock
-    ) {
+    /// - Parameter clock: the engine's only source of time: time since the run began and the date journaled.
+    public init(definition: RunDefinition, clock: CoordinatorClock) {
         self.definition = definition
-        self.journal = journal
         self.clock = clock
+        numbering = AttemptNumbering(offsets: definition.attemptOffsets)
         attemptJournal = AttemptJournal(runID: definition.runID, startDelay: definition.journalStartDelay)
         scheduler = Scheduler(
             jobs: definition.jobs.map {
@@ -127,10 +131,9 @@ public final class CoordinatorEngine {
     ///   - now: time since the run began (a monotonic clock in production, a manual one in tests).
     ///   - wallClock: the date journaled with starts and ends.
     public convenience init(
-        definition: RunDefinition, journal: @escaping @Sendable ([JournalRecord]) -> Void, now: @escaping () -> Duration,
-        wallClock: @escaping () -> Date = Date.init
+        definition: RunDefinition, now: @escaping () -> Duration, wallClock: @escaping () -> Date = Date.init
     ) {
-        self.init(definition: definition, journal: journal, clock: CoordinatorClock(elapsed: now, wall: wallClock))
+        self.init(definition: definition, clock: CoordinatorClock(elapsed: now, wall: wallClock))
     }
 
     func now() -> Duration { clock.elapsed() }
@@ -190,7 +193,7 @@ public final class CoordinatorEngine {
                 + "[\(hello.labels.filter { !$0.hasPrefix("flowmatrix.") }.map(\.terminalSafe).joined(separator: ", "))]: it gets no jobs from this run"
                 + (scheduler.neededRegistries.contains(CommandTemplate.registry) && !hello.registries.contains(CommandTemplate.registry)
                     ? " (a worker runs command jobs only when started with --allow-commands)" : "")
-            onNotice?(text)
+            actions.append(.notice(text))
             if hello.version >= MessageType.notice.introducedIn { actions.append(.send(peer: peer, [.notice(text)])) }
         }
         return earlier + actions + interpret(directives)
@@ -200,7 +203,7 @@ public final class CoordinatorEngine {
     func onSteps(job index: Int, jobID: String, attempt: UInt32, _ steps: some Collection<StepReport>,
                          into records: inout [JournalRecord]) {
         let keys = definition.jobs[index].stepKeys
-        attemptJournal.steps(job: index, jobID: jobID, attempt: Int(attempt), steps.lazy.map { step in
+        attemptJournal.steps(job: index, jobID: jobID, attempt: numbering.journaled(wire: attempt), steps.lazy.map { step in
             let stepIndex = Int(step.index)
             var key = stepIndex < keys.count ? keys[stepIndex] : "step-\(step.index)"
             var message = step.message
@@ -215,12 +218,11 @@ public final class CoordinatorEngine {
 
     /// A RESULT (or the result of RESULT_STEPS): the scheduler hears of it with the rest of the read batch.
     func onResult(job index: Int, _ result: Wire.JobResult, into results: inout [(Assignment, AttemptStatus)]) {
-        let offset = definition.attemptOffsets[index] ?? 0
         lastAttempt[index] = AttemptInfo(attempt: result.attempt, durationMicros: result.durationMicros,
                                          failureStep: result.failure.map { Int($0.step) },
                                          message: result.failure?.message)
         scheduler.onMeasured(job: index, nanoseconds: Int64(clamping: result.durationMicros) &* 1000)
-        results.append((Assignment(job: index, attempt: Int(result.attempt) - offset), AttemptStatus(reported: result.status)))
+        results.append((numbering.assignment(job: index, wire: result.attempt), AttemptStatus(reported: result.status)))
     }
 
     /// Messages from an authenticated peer, one read batch at a time.
@@ -229,18 +231,14 @@ public final class CoordinatorEngine {
         let worker = state.worker
         let t = now()
         scheduler.onHeartbeat(worker, now: t)
-        var actions: [Action] = []
+        // Steps gather in `output.records`; they are journaled before anything appended after them (the results
+        // they led to, a refusal).
+        var output = EngineOutput()
         var results: [(Assignment, AttemptStatus)] = []
-        var records: [JournalRecord] = []
         var chunks: [ArtifactChunk] = []
         func flushResults() {
             guard !results.isEmpty else { return }
-            // Steps before the results they led to.
-            if !records.isEmpty {
-                journal(records)
-                records.removeAll(keepingCapacity: true)
-            }
-            actions += interpret(scheduler.onResults(worker, results, now: t))
+            output.append(contentsOf: interpret(scheduler.onResults(worker, results, now: t)))
             results.removeAll(keepingCapacity: true)
         }
         /// The job index of a report about `job`'s `attempt` carrying `steps` steps; nil when it is ignored, or
@@ -249,10 +247,10 @@ public final class CoordinatorEngine {
             let (index, refused) = reportable(job, attempt, from: peer, ending: ending)
             if refused {
                 flushResults()
-                actions += refusal(type, job, attempt, from: peer)
+                output.append(contentsOf: refusal(type, job, attempt, from: peer))
             } else if let index, steps > 0, !takeSteps(steps, job: index) {
                 flushResults()
-                actions += refusal(ofSteps: index, from: peer)
+                output.append(contentsOf: refusal(ofSteps: index, from: peer))
                 return nil
             }
             return index
@@ -261,26 +259,27 @@ public final class CoordinatorEngine {
             if let refused = refusal(ofNewer: message, from: peer, version: state.version) {
                 // Falls through to the close below: an expelled peer is never blamed, whatever it sent.
                 flushResults()
-                actions += refused
+                output.append(contentsOf: refused)
             } else {
                 switch message {
                 case .credit(let n):
                     flushResults()
-                    actions += interpret(scheduler.onCredit(worker, count: Int(n), now: t))
+                    output.append(contentsOf: interpret(scheduler.onCredit(worker, count: Int(n), now: t)))
                 case .step(let step):
                     guard let index = accepted(.step, step.job, step.attempt, ending: false, steps: 1) else { break }
-                    onSteps(job: index, jobID: step.job, attempt: step.attempt, CollectionOfOne(StepReport(step)), into: &records)
+                    onSteps(job: index, jobID: step.job, attempt: step.attempt, CollectionOfOne(StepReport(step)),
+                            into: &output.records)
                 case .result(let result):
                     guard let index = accepted(.result, result.job, result.attempt, ending: true) else { break }
                     onResult(job: index, result, into: &results)
                 case .resultSteps(let report):
                     let (job, attempt) = (report.result.job, report.result.attempt)
                     guard let index = accepted(.resultSteps, job, attempt, ending: true, steps: report.steps.count) else { break }
-                    onSteps(job: index, jobID: job, attempt: attempt, report.steps, into: &records)
+                    onSteps(job: index, jobID: job, attempt: attempt, report.steps, into: &output.records)
                     onResult(job: index, report.result, into: &results)
                 case .revoked(let answers):
                     flushResults()
-                    actions += onRevoked(answers, from: peer, worker: worker, now: t)
+                    output.append(contentsOf: onRevoked(answers, from: peer, worker: worker, now: t))
                 case .artifactChunk(let chunk):
                     guard accepted(.artifactChunk, chunk.job, chunk.attempt, ending: false) != nil else { break }
                     chunks.append(chunk)
@@ -288,19 +287,18 @@ public final class CoordinatorEngine {
                     break  // liveness is recorded above
                 default:
                     flushResults()
-                    actions += closing(message, from: peer)
+                    output.append(contentsOf: closing(message, from: peer))
                 }
             }
             // Nothing after this peer's close counts: the rest of the batch is dropped.
-            if case .close(let closed, _)? = actions.last, closed == peer {
+            if case .close(let closed, _)? = output.last, closed == peer {
                 expelled.insert(peer)
                 break
             }
         }
-        if !records.isEmpty { journal(records) }
-        if !chunks.isEmpty { actions.append(.ingest(peer: peer, chunks)) }
+        if !chunks.isEmpty { output.append(.ingest(peer: peer, chunks)) }
         flushResults()
-        return actions
+        return output.finish()
     }
 
     /// The job index of the attempt assigned to `peer` that a report is about. An attempt that exists but is not
@@ -314,7 +312,7 @@ public final class CoordinatorEngine {
             if ending { owners.release(index) }
             return (index, false)
         }
-        let made = scheduler.attemptsMade(ofJob: index) + (definition.attemptOffsets[index] ?? 0)
+        let made = numbering.total(job: index, thisSession: scheduler.attemptsMade(ofJob: index))
         guard attempt >= 1, Int(attempt) <= made else { return (nil, true) }
         if ending { supersededResults += 1 }
         return (nil, false)
@@ -330,8 +328,7 @@ public final class CoordinatorEngine {
             // An answer to a REVOKE nobody sent: the attempt stays this peer's, and its RESULT counts.
             guard scheduler.isRevoking(job: index, on: worker) else { continue }
             if answer.taken { owners.release(index) }
-            let offset = definition.attemptOffsets[index] ?? 0
-            answered.append((Assignment(job: index, attempt: Int(answer.attempt) - offset), answer.taken))
+            answered.append((numbering.assignment(job: index, wire: answer.attempt), answer.taken))
         }
         return interpret(scheduler.onRevoked(worker, answered, now: t))
     }
@@ -353,18 +350,21 @@ public final class CoordinatorEngine {
                 artifactsStored += 1
                 // The artifact's row needs its attempt's row.
                 if let index = owners.knownIndex(of: ack.job) {
-                    attemptJournal.journalStart(job: index, attempt: Int(ack.attempt), into: &records)
+                    attemptJournal.journalStart(job: index, attempt: numbering.journaled(wire: ack.attempt), into: &records)
                 }
-                records.append(.artifactStored(runID: definition.runID, jobID: ack.job, attempt: Int(ack.attempt),
+                records.append(.artifactStored(runID: definition.runID, jobID: ack.job, attempt: numbering.journaled(wire: ack.attempt),
                     artifact: ArtifactReference(stepIndex: step, name: ack.name, mediaType: mediaType,
                                                 sha256: Hex.encode(ack.sha256.bytes), compressedSize: size, rawSize: rawSize)))
             }
             if case .resend = event { artifactResends += 1 }
         }
-        if !records.isEmpty { journal(records) }
-        return acks.keys.sorted().compactMap { peer in
+        // Stored artifacts are journaled before their acknowledgements go out.
+        var output = EngineOutput(records: records)
+        output.append(contentsOf: acks.keys.sorted().compactMap { peer in
             peers[peer] == nil ? nil : .send(peer: peer, acks[peer] ?? [])
-        } + refusals
+        })
+        output.append(contentsOf: refusals)
+        return output.finish()
     }
 
     /// A peer broke a protocol bound: ERROR, then close (its attempts run again elsewhere once it is gone).
@@ -395,19 +395,16 @@ public final class CoordinatorEngine {
     /// Periodic: dead-worker detection and lease expiry (the transport sends and checks heartbeats itself).
     public func onTick() -> [Action] {
         let t = now()
-        let actions = interpret(scheduler.onTick(now: t))
-        noticeUnservedJobs(now: t)
-        var records: [JournalRecord] = []
-        attemptJournal.journalLongRunning(now: t, into: &records)
-        if !records.isEmpty { journal(records) }
-        return actions
+        var output = EngineOutput()
+        output.append(contentsOf: interpret(scheduler.onTick(now: t)))
+        if let sentence = unservedJobsNotice(now: t) { output.append(.notice(sentence)) }
+        attemptJournal.journalLongRunning(now: t, into: &output.records)
+        return output.finish()
     }
 
     /// Jobs that no connected worker can run, said once they have waited 10 s, and again every 60 s.
-    func noticeUnservedJobs(now t: Duration) {
-        guard let sentence = unservedNotice.sentence(for: scheduler.unservedNeeds, workerNames: { workerNames }, now: t)
-        else { return }
-        onNotice?(sentence)
+    func unservedJobsNotice(now t: Duration) -> String? {
+        unservedNotice.sentence(for: scheduler.unservedNeeds, workerNames: { workerNames }, now: t)
     }
 
     /// Ctrl-C once: no more dispatching; in-flight jobs finish.

@@ -32,17 +32,20 @@ public struct CoordinatorSettings: Sendable {
     }
 }
 
-/// The coordinator process's network shell: a libuv server whose loop thread owns the `CoordinatorEngine`.
-/// Frames arrive in read batches and go to the engine in one call; the engine's actions become writes.
+/// The coordinator process's network server: a libuv server whose loop thread owns the `CoordinatorShell` (and so
+/// the `CoordinatorEngine`). Frames arrive in read batches and go to the shell in one call; the engine's actions
+/// become writes, journal batches and announcements.
 public final class CoordinatorServer: Sendable {
     public let port: Int
     private let loop: EventLoop
     private let server: TCPServer
-    private let core: LoopBound<ServerCore>
+    private let shell: LoopBound<CoordinatorShell>
+    /// The shell's tick (leases, silent workers, held journal starts), every `tickInterval`.
+    private let ticker: ScheduledTimer
     private let shared: Shared
 
     /// State read from other threads: the latest progress and the completion waiters.
-    final class Shared: Sendable {
+    package final class Shared: Sendable {
         struct State {
             var progress: RunProgress
             var complete = false
@@ -50,14 +53,28 @@ public final class CoordinatorServer: Sendable {
             var workerNames: [String] = []
         }
         let state: Mutex<State>
-        init(progress: RunProgress) { state = Mutex(State(progress: progress)) }
+        package init(progress: RunProgress) { state = Mutex(State(progress: progress)) }
+
+        /// The latest progress the shell published.
+        package var progress: RunProgress { state.withLock { $0.progress } }
+
+        /// Waits until the shell has published the run's end (at once if it has).
+        package func waitForCompletion() async -> RunProgress {
+            await withCheckedContinuation { c in
+                state.withLock { s in
+                    if s.complete { c.resume(returning: s.progress) } else { s.waiters.append(c) }
+                }
+            }
+        }
     }
 
-    private init(port: Int, loop: EventLoop, server: TCPServer, core: LoopBound<ServerCore>, shared: Shared) {
+    private init(port: Int, loop: EventLoop, server: TCPServer, shell: LoopBound<CoordinatorShell>, ticker: ScheduledTimer,
+                 shared: Shared) {
         self.port = port
         self.loop = loop
         self.server = server
-        self.core = core
+        self.shell = shell
+        self.ticker = ticker
         self.shared = shared
     }
 
@@ -75,55 +92,52 @@ public final class CoordinatorServer: Sendable {
         var handshake = ServerHandshakeSettings(token: settings.token)
         handshake.heartbeatInterval = settings.heartbeatInterval
         handshake.deadline = settings.handshakeDeadline
-        let core = try await withCheckedThrowingContinuation { (c: CheckedContinuation<LoopBound<ServerCore>, any Error>) in
+        let shell = try await withCheckedThrowingContinuation { (c: CheckedContinuation<LoopBound<CoordinatorShell>, any Error>) in
             let accepted = loop.execute {
-                // Loop-confined from birth: the engine is created on the thread that owns it.
-                let engine = CoordinatorEngine(definition: definition, journal: journal,
-                                               clock: .system(since: startInstant))
-                engine.onNotice = settings.onNotice
-                let core = ServerCore(engine: engine, shared: shared, loop: loop, blobStore: settings.blobStore)
-                if let observer = settings.observer { core.observe(with: observer) }
-                core.publish(complete: engine.isComplete)
-                c.resume(returning: LoopBound(core, loop: loop))
+                // Loop-confined from birth: the engine and its shell are created on the thread that owns them.
+                let engine = CoordinatorEngine(definition: definition, clock: .system(since: startInstant))
+                let shell = CoordinatorShell(engine: engine, shared: shared, journal: journal,
+                                             onNotice: settings.onNotice, observer: settings.observer)
+                if let blobStore = settings.blobStore {
+                    let bound = LoopBound(Weak(shell), loop: loop)
+                    shell.ingest = ArtifactIngest(store: blobStore) { events in
+                        // Back to the loop thread with one hop per ingested batch.
+                        loop.execute { bound.value.object?.onIngest(events) }
+                    }
+                }
+                c.resume(returning: LoopBound(shell, loop: loop))
             }
             if !accepted { c.resume(throwing: TransportError(.loopShutDown, "the event loop is shut down")) }
         }
         let server: TCPServer
         do {
             server = try await TCPServer.listen(on: loop, host: settings.host, port: settings.port, handshake: handshake) {
-                PeerHandler(core: core)
+                PeerHandler(shell: shell)
             }
         } catch {
             loop.shutdown()
             throw error
         }
-        loop.execute {
-            core.value.startTicking(every: settings.tickInterval)
-        }
-        return CoordinatorServer(port: server.port, loop: loop, server: server, core: core, shared: shared)
+        let ticker = loop.scheduleRepeating(every: settings.tickInterval) { shell.value.onTick() }
+        return CoordinatorServer(port: server.port, loop: loop, server: server, shell: shell, ticker: ticker,
+                                 shared: shared)
     }
 
     /// The latest progress (updated after every batch the engine handles).
-    public var progress: RunProgress { shared.state.withLock { $0.progress } }
+    public var progress: RunProgress { shared.progress }
     public var workerNames: [String] { shared.state.withLock { $0.workerNames } }
 
     /// Waits until every job has its final outcome.
-    public func waitForCompletion() async -> RunProgress {
-        await withCheckedContinuation { c in
-            shared.state.withLock { s in
-                if s.complete { c.resume(returning: s.progress) } else { s.waiters.append(c) }
-            }
-        }
-    }
+    public func waitForCompletion() async -> RunProgress { await shared.waitForCompletion() }
 
     /// Ctrl-C once: no more dispatching; in-flight jobs finish.
     public func stopDispatching(reason: String) {
-        loop.execute { [core] in core.value.perform { $0.stopDispatching(reason: reason) } }
+        loop.execute { [shell] in shell.value.stopDispatching(reason: reason) }
     }
 
     /// Ctrl-C twice: cancel everything in flight.
     public func abort(reason: String) {
-        loop.execute { [core] in core.value.perform { $0.abort(reason: reason) } }
+        loop.execute { [shell] in shell.value.abort(reason: reason) }
     }
 
     /// Drains every worker (they finish and say BYE), stops listening, and shuts the loop down once the
@@ -132,10 +146,14 @@ public final class CoordinatorServer: Sendable {
         let drained = Mutex<CheckedContinuation<Void, Never>?>(nil)
         await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
             drained.withLock { $0 = c }
-            let accepted = loop.execute { [core, server] in
+            let accepted = loop.execute { [shell, server, loop, ticker] in
                 server.close(closingConnections: false)
-                core.value.drainAndClose(grace: grace) {
-                    drained.withLock { $0?.resume(); $0 = nil }
+                ticker.cancel()
+                let shell = shell.value
+                let done = shell.drain { drained.withLock { $0?.resume(); $0 = nil } }
+                if !done {
+                    let draining = Weak(shell)
+                    _ = loop.scheduleInLoop(after: grace) { draining.object?.closeRemaining() }
                 }
             }
             if !accepted { drained.withLock { $0?.resume(); $0 = nil } }
@@ -144,148 +162,15 @@ public final class CoordinatorServer: Sendable {
     }
 }
 
-/// The loop-confined half: the engine, the live connections, and carrying out actions.
-final class ServerCore {
-    let engine: CoordinatorEngine
-    let shared: CoordinatorServer.Shared
-    let loop: EventLoop
-    var connections: [UInt64: FramedConnection] = [:]
-    var nextPeer: UInt64 = 1
-    var ticker: ScheduledTimer?
-    var onAllClosed: (() -> Void)?
-    var ingest: ArtifactIngest?
-    var observer: (any RunObserver)?
-    /// Jobs finished since the observer last heard.
-    var observed: [FinishedJob] = []
-    private var observedComplete = false
-
-    init(engine: CoordinatorEngine, shared: CoordinatorServer.Shared, loop: EventLoop, blobStore: BlobStore?) {
-        self.engine = engine
-        self.shared = shared
-        self.loop = loop
-        engine.onRunComplete = { [weak self] in self?.publish(complete: true) }
-        if let blobStore {
-            let bound = LoopBound(Weak(self), loop: loop)
-            ingest = ArtifactIngest(store: blobStore) { events in
-                // Back to the loop thread with one hop per ingested batch.
-                loop.execute { bound.value.object?.perform { $0.onIngest(events) } }
-            }
-        }
-    }
-
-    func startTicking(every interval: Duration) {
-        ticker = loop.scheduleRepeatingInLoop(every: interval) { [weak self] in
-            guard let self else { return }
-            self.perform { $0.onTick() }
-            if let observer = self.observer {
-                observer.onRunEvents(RunEvents(finished: self.observed, progress: self.engine.progress,
-                    workers: self.engine.workerActivity(limit: WorkerActivity.listLimit), complete: self.engine.isComplete))
-                self.observed.removeAll(keepingCapacity: true)
-            }
-        }
-    }
-
-    /// Hands finished jobs to `observer` once per batch: the engine's per-job hook only appends an id.
-    func observe(with observer: any RunObserver) {
-        self.observer = observer
-        engine.onJobFinished = { [weak self] job, outcome in
-            self?.observed.append(FinishedJob(id: job.id, outcome: outcome))
-        }
-    }
-
-    func perform(_ body: (CoordinatorEngine) -> [CoordinatorEngine.Action]) {
-        apply(body(engine))
-        publish(complete: engine.isComplete)
-    }
-
-    func apply(_ actions: [CoordinatorEngine.Action]) {
-        for action in actions {
-            switch action {
-            case .send(let peer, let messages):
-                guard let connection = connections[peer] else { continue }
-                connection.send(contentsOf: messages.lazy.map { $0.frame() })
-            case .close(let peer, _):
-                connections[peer]?.close(graceful: true)
-            case .ingest(let peer, let chunks):
-                if let ingest {
-                    guard ingest.submit(peer: peer, chunks) else {
-                        let reason = "more than \(IngestLimits.pendingBytes >> 20) MiB of artifact chunks unacknowledged: "
-                            + "the worker ignores the artifact window"
-                        apply(engine.refuse(peer, reason: reason))
-                        continue
-                    }
-                } else {
-                    // No store: acknowledge so workers do not stall, store nothing.
-                    let acks = chunks.map { c in Message.artifactAck(ArtifactAck(job: c.job, attempt: c.attempt, name: c.name,
-                        sha256: c.sha256, kind: .acceptedThrough, offset: c.offset + UInt64(c.bytes.count))) }
-                    connections[peer]?.send(contentsOf: acks.lazy.map { $0.frame() })
-                }
-            }
-        }
-    }
-
-    func publish(complete: Bool) {
-        let progress = engine.progress
-        if let observer, !observed.isEmpty || (complete && !observedComplete) {
-            observedComplete = complete
-            observer.onRunEvents(RunEvents(finished: observed, progress: progress, workers: nil, complete: complete))
-            observed.removeAll(keepingCapacity: true)
-        }
-        let names = engine.workerNames
-        let waiters = shared.state.withLock { s -> [CheckedContinuation<RunProgress, Never>] in
-            s.progress = progress
-            s.workerNames = names
-            guard complete, !s.complete else { return [] }
-            s.complete = true
-            defer { s.waiters.removeAll() }
-            return s.waiters
-        }
-        for w in waiters { w.resume(returning: progress) }
-    }
-
-    func drainAndClose(grace: Duration, done: @escaping () -> Void) {
-        ticker?.cancel()
-        ticker = nil
-        apply(engine.drainAll())
-        if connections.isEmpty { done(); return }
-        onAllClosed = done
-        _ = loop.scheduleInLoop(after: grace) { [weak self] in
-            guard let self, let finish = self.onAllClosed else { return }
-            self.onAllClosed = nil
-            for c in self.connections.values { c.close(graceful: false) }
-            finish()
-        }
-    }
-
-    func peerClosed(_ peer: UInt64) {
-        connections[peer] = nil
-        ingest?.dropPeer(peer)
-        perform { $0.onPeerClosed(peer) }
-        if connections.isEmpty, let finish = onAllClosed {
-            onAllClosed = nil
-            finish()
-        }
-    }
-}
-
-/// One accepted connection's handler: forwards batches to the core.
+/// One accepted connection's handler: forwards its batches to the shell.
 final class PeerHandler: FramedConnectionHandler {
-    private let core: LoopBound<ServerCore>
+    private let shell: LoopBound<CoordinatorShell>
     private var peer: UInt64 = 0
 
-    init(core: LoopBound<ServerCore>) { self.core = core }
+    init(shell: LoopBound<CoordinatorShell>) { self.shell = shell }
 
     func onOpen(_ connection: FramedConnection) {
-        let core = self.core.value
-        peer = core.nextPeer
-        core.nextPeer += 1
-        core.connections[peer] = connection
-        guard let hello = connection.authenticatedPeer else {
-            connection.close(graceful: false)
-            return
-        }
-        let peer = self.peer
-        core.perform { $0.onPeerJoined(peer, hello: hello) }
+        peer = shell.value.onOpen(connection, hello: connection.authenticatedPeer)
     }
 
     func onFrames(_ connection: FramedConnection, _ frames: FrameBatch) {
@@ -302,13 +187,18 @@ final class PeerHandler: FramedConnectionHandler {
                 break
             }
         }
-        let peer = self.peer
-        core.value.perform { $0.onMessages(peer, messages) }
+        shell.value.onMessages(peer, messages)
     }
 
     func onClose(_ connection: FramedConnection, _ reason: CloseReason) {
         guard peer != 0 else { return }
-        core.value.peerClosed(peer)
+        shell.value.onPeerClosed(peer)
+    }
+}
+
+extension FramedConnection: PeerConnection {
+    package func send(_ messages: [Message]) {
+        send(contentsOf: messages.map { $0.frame() })
     }
 }
 

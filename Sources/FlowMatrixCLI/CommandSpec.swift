@@ -1,9 +1,9 @@
+import FlowVocabulary
 import Foundation
 import MatrixPlan
-import Worker
 
-/// Exit codes shared by every subcommand and the worker executables: one table (`Worker.ExitCode`).
-public typealias ExitCode = Worker.ExitCode
+/// Exit codes shared by every subcommand and the worker executables: one table (`FlowVocabulary.ExitCode`).
+public typealias ExitCode = FlowVocabulary.ExitCode
 
 /// A usage error: printed as `Error: …` then the command's usage line, exit 64.
 public struct UsageError: Error, Sendable {

@@ -85,7 +85,7 @@ enum MergeCommand {
         var reportNote: String?
         let report = target.runFolder(runID).appendingPathComponent("report.html").path
         if !already || !FileManager.default.fileExists(atPath: report) {
-            reportNote = RunArtifacts.writeReports(runID: runID, store: target, baseline: baseline)
+            reportNote = RunReportWriter.writeReports(runID: runID, store: target, baseline: baseline)
         }
         guard let merged = try reader.run(runID) else {
             throw CommandFailure("the merged run \(runID) is not in the journal")

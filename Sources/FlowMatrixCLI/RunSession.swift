@@ -97,7 +97,7 @@ enum RunSession {
             request.localWorkers = local
         }
         request.liveView = options.live.map { LiveViewHook(options: $0, quiet: options.quiet) }
-        request.reports = RunArtifacts(baseline: options.baseline)
+        request.reports = RunReportWriter(baseline: options.baseline)
         return request
     }
 
@@ -139,50 +139,5 @@ enum RunSession {
         if final.supersededResults > 0 { FlowMatrixCLI.say("  \(final.supersededResults) late or duplicate result(s) ignored") }
         if let line = summary.report?.line { FlowMatrixCLI.say("  \(line)") }
         FlowMatrixCLI.say("  details: flowmatrix show \(summary.runID)  (store: \(store.root.path))")
-    }
-}
-
-/// Reports written at the end of a run: report.html, junit.xml, summary.json (docs/REPORTS.md).
-struct RunArtifacts: RunReporting {
-    var baseline: String?
-
-    func write(runID: String, store: RunStore) -> RunReportNote {
-        let (line, warnings) = Self.write(runID: runID, store: store, baseline: baseline)
-        return RunReportNote(line: line, warnings: warnings)
-    }
-
-    /// Writes the run's reports and prints their warnings; returns a line saying where they are (or why they are
-    /// not). A `--baseline last` with no earlier run writes the report without a comparison.
-    static func writeReports(runID: String, store: RunStore, baseline: String?) -> String? {
-        let (line, warnings) = write(runID: runID, store: store, baseline: baseline)
-        for warning in warnings { FlowMatrixCLI.writeError("warning: \(warning)\n") }
-        return line
-    }
-
-    private static func write(runID: String, store: RunStore, baseline: String?) -> (String, [String]) {
-        do {
-            let reader = try JournalReader(path: store.journalPath)
-            var note: String?
-            let files: ReportFiles
-            do {
-                files = try ReportWriter.write(runID: runID, reader: reader, blobsRoot: store.blobsRoot,
-                                               into: store.runFolder(runID), baseline: baseline)
-            } catch let error as ReportError where error.code == .noBaseline {
-                note = "no baseline: \(error.message)"
-                files = try ReportWriter.write(runID: runID, reader: reader, blobsRoot: store.blobsRoot,
-                                               into: store.runFolder(runID), baseline: nil)
-            }
-            var line = "report: \(files.html.path)"
-            if let diff = files.diff { line += "\n  since \(diff.base): \(diff.summaryLine)" }
-            if let note { line += "\n  \(note)" }
-            if let stability = files.stability {
-                // Stability mode: the least stable jobs and axis values (stability.json holds them all).
-                line += "\n" + stability.lines().map(\.terminalSafe).joined(separator: "\n")
-                line += "\n  stability: " + files.folder.appendingPathComponent("stability.json").path
-            }
-            return (line, files.warnings)
-        } catch {
-            return ("report not written: \(error)", [])
-        }
     }
 }

@@ -1,4 +1,5 @@
 import FlowSpec
+import FlowVocabulary
 import Foundation
 import UVTransport
 

@@ -140,7 +140,7 @@ enum DispatchBench {
     static func memory(jobs count: Int) {
         let before = residentBytes()
         let definition = definition(jobs: count, runID: "memory")
-        let engine = CoordinatorEngine(definition: definition, journal: { _ in }, now: { .zero })
+        let engine = CoordinatorEngine(definition: definition, now: { .zero })
         let after = residentBytes()
         let perJob = Double(after - before) / Double(count)
         print(String(format: "  %d queued jobs: coordinator RSS grew %.1f MB, %.0f bytes per job (target <= 512)",

@@ -1,4 +1,5 @@
 import FlowMatrixTestKit
+import FlowVocabulary
 import Foundation
 import Worker
 

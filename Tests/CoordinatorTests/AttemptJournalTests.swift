@@ -24,7 +24,7 @@ struct AttemptJournalTests {
     func shortAndLongAttempts() async {
         var t = Duration.zero
         let box = RecordBox()
-        let engine = CoordinatorEngine(definition: makeDefinition([["pass", "pass"], ["pass"]]),
+        let engine = EngineHarness(definition: makeDefinition([["pass", "pass"], ["pass"]]),
                                        journal: { box.append($0) }, now: { t })
         var fleet = InMemoryFleet(engine: engine)
         await fleet.join(1, slots: 2, credit: 2)
@@ -59,7 +59,7 @@ struct AttemptJournalTests {
     func artifactForcesStart() async {
         let t = Duration.zero
         let box = RecordBox()
-        let engine = CoordinatorEngine(definition: makeDefinition([["pass"]]), journal: { box.append($0) }, now: { t })
+        let engine = EngineHarness(definition: makeDefinition([["pass"]]), journal: { box.append($0) }, now: { t })
         var fleet = InMemoryFleet(engine: engine)
         await fleet.join(1)
         let ack = ArtifactAck(job: "job0", attempt: 1, name: "log", sha256: .zero, kind: .acceptedThrough, offset: 3)

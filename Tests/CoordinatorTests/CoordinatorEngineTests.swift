@@ -12,12 +12,12 @@ import Worker
 
 /// Runs a coordinator engine against in-process workers (a `JobExecutor` each), without sockets.
 struct InMemoryFleet {
-    let engine: CoordinatorEngine
+    let engine: EngineHarness
     let executor = JobExecutor(factories: [TestRegistry.factory, NoOpRegistry.factory])
     var scenarios: [Bytes32: Scenario] = [:]
     var queues: [UInt64: [JobAssignment]] = [:]
 
-    init(engine: CoordinatorEngine) { self.engine = engine }
+    init(engine: EngineHarness) { self.engine = engine }
 
     /// The protocol version each peer joined with: version 2 peers send a job's steps and result as RESULT_STEPS.
     var versions: [UInt64: UInt16] = [:]
@@ -132,9 +132,9 @@ struct CoordinatorEngineTests {
         defer { journal.remove() }
         let (path, writer) = (journal.path, journal.writer)
         var t = Duration.zero
-        let engine = CoordinatorEngine(definition: definition, journal: { try? writer.submit($0) }, now: { t })
+        let engine = EngineHarness(definition: definition, journal: { try? writer.submit($0) }, now: { t })
         var finals: [String: [JobOutcome]] = [:]
-        engine.onJobFinished = { job, outcome in finals[job.id, default: []].append(outcome) }
+        engine.onJobFinished = { finals[$0.id, default: []].append($0.outcome) }
         var fleet = InMemoryFleet(engine: engine)
         await fleet.join(1)
         await fleet.join(2)
@@ -164,10 +164,10 @@ struct CoordinatorEngineTests {
     @Test("a worker that vanishes mid-job has its jobs finished elsewhere, counted once")
     func workerLost() async {
         var t = Duration.zero
-        let engine = CoordinatorEngine(definition: makeDefinition(Array(repeating: ["pass"], count: 6)),
+        let engine = EngineHarness(definition: makeDefinition(Array(repeating: ["pass"], count: 6)),
                                        journal: { _ in }, now: { t })
         var count: [String: Int] = [:]
-        engine.onJobFinished = { job, _ in count[job.id, default: 0] += 1 }
+        engine.onJobFinished = { count[$0.id, default: 0] += 1 }
         var fleet = InMemoryFleet(engine: engine)
         await fleet.join(1, credit: 3)
         await fleet.join(2, credit: 1)
@@ -190,7 +190,7 @@ struct CoordinatorEngineTests {
             defer { journal.remove() }
             let (path, writer) = (journal.path, journal.writer)
             var t = Duration.zero
-            let engine = CoordinatorEngine(definition: definition, journal: { try? writer.submit($0) }, now: { t })
+            let engine = EngineHarness(definition: definition, journal: { try? writer.submit($0) }, now: { t })
             var fleet = InMemoryFleet(engine: engine)
             await fleet.join(1, slots: 1, credit: 1, version: version)
             while !engine.isComplete, await fleet.runOne(on: 1) { t += .milliseconds(10) }
@@ -223,9 +223,9 @@ struct CoordinatorEngineTests {
         let journal = try PlannedJournal(definition)
         defer { journal.remove() }
         let (path, writer) = (journal.path, journal.writer)
-        let engine = CoordinatorEngine(definition: definition, journal: { try? writer.submit($0) }, now: { .zero })
+        let engine = EngineHarness(definition: definition, journal: { try? writer.submit($0) }, now: { .zero })
         var finals: [String: Int] = [:]
-        engine.onJobFinished = { job, _ in finals[job.id, default: 0] += 1 }
+        engine.onJobFinished = { finals[$0.id, default: 0] += 1 }
         var fleet = InMemoryFleet(engine: engine)
         await fleet.join(1, slots: 1, credit: 2, version: 2)
         let report = AttemptReport(
@@ -250,7 +250,7 @@ struct CoordinatorEngineTests {
     func resultStepsFromVersion1() async {
         let definition = makeDefinition([["pass"]])
         let records = MessageBox.Records()
-        let engine = CoordinatorEngine(definition: definition, journal: { records.append($0) }, now: { .zero })
+        let engine = EngineHarness(definition: definition, journal: { records.append($0) }, now: { .zero })
         var fleet = InMemoryFleet(engine: engine)
         await fleet.join(1, slots: 1, credit: 1, version: 1)
         let report = AttemptReport(result: JobResult(job: "job0", attempt: 1, status: .passed, failure: nil, durationMicros: 5),
@@ -268,7 +268,7 @@ struct CoordinatorEngineTests {
 
     @Test("a worker that lacks the registry never receives the jobs")
     func registryMatching() async {
-        let engine = CoordinatorEngine(definition: makeDefinition([["pass"]]), journal: { _ in }, now: { .zero })
+        let engine = EngineHarness(definition: makeDefinition([["pass"]]), journal: { _ in }, now: { .zero })
         var fleet = InMemoryFleet(engine: engine)
         await fleet.join(1, registries: ["catalog"])
         #expect(fleet.queues[1] == nil)

@@ -40,7 +40,7 @@ struct HostilePeerTests {
 
     @Test("HELLO labels \"\", \"=\" and \"k=v=w\" do not crash the engine", arguments: [[""], ["="], ["k=v=w", "bare"]])
     func oddLabels(labels: [String]) {
-        let engine = CoordinatorEngine(definition: makeDefinition([["pass"]]), journal: { _ in }, now: { .zero })
+        let engine = EngineHarness(definition: makeDefinition([["pass"]]), journal: { _ in }, now: { .zero })
         _ = engine.onPeerJoined(1, hello: hello(1, labels: labels))
         #expect(engine.workerNames == ["w1"])
     }
@@ -67,7 +67,7 @@ struct HostilePeerTests {
     @Test("a RESULT for an attempt never assigned (attempt 4294967295) is refused: ERROR, close, nothing journaled")
     func forgedAttempt() {
         let records = MessageBox.Records()
-        let engine = CoordinatorEngine(definition: makeDefinition([["pass"]]), journal: { records.append($0) }, now: { .zero })
+        let engine = EngineHarness(definition: makeDefinition([["pass"]]), journal: { records.append($0) }, now: { .zero })
         _ = engine.onPeerJoined(1, hello: hello(1))
         _ = engine.onMessages(1, [.credit(1)])
         let forged = JobResult(job: "job0", attempt: UInt32.max, status: .passed, failure: nil, durationMicros: 1)
@@ -80,8 +80,8 @@ struct HostilePeerTests {
     @Test("a second join for a live peer id ends the first: its job runs again, no worker is left behind")
     func secondJoinForLivePeer() throws {
         var outcomes: [JobOutcome] = []
-        let engine = CoordinatorEngine(definition: makeDefinition([["pass"]]), journal: { _ in }, now: { .zero })
-        engine.onJobFinished = { _, outcome in outcomes.append(outcome) }
+        let engine = EngineHarness(definition: makeDefinition([["pass"]]), journal: { _ in }, now: { .zero })
+        engine.onJobFinished = { outcomes.append($0.outcome) }
         _ = engine.onPeerJoined(1, hello: hello(1))
         let first = try #require(assigned(engine.onMessages(1, [.credit(1)])).first)
         _ = engine.onPeerJoined(1, hello: hello(1))
@@ -96,8 +96,8 @@ struct HostilePeerTests {
     @Test("peers expelled for what they sent while holding a job do not get it quarantined: it runs again and passes")
     func expelledPeersDoNotQuarantine() throws {
         var outcomes: [JobOutcome] = []
-        let engine = CoordinatorEngine(definition: makeDefinition([["pass"]]), journal: { _ in }, now: { .zero })
-        engine.onJobFinished = { _, outcome in outcomes.append(outcome) }
+        let engine = EngineHarness(definition: makeDefinition([["pass"]]), journal: { _ in }, now: { .zero })
+        engine.onJobFinished = { outcomes.append($0.outcome) }
         // Three peers in turn take the job, then send a forged report and are closed (three losses would quarantine
         // a job whose workers crashed).
         for peer: UInt64 in 1...4 {
@@ -118,8 +118,8 @@ struct HostilePeerTests {
     @Test("a worker's reports on another worker's live attempt are ignored (nothing journaled); the owner's result decides")
     func reportOnAnothersAttempt() throws {
         var outcomes: [JobOutcome] = []
-        let engine = CoordinatorEngine(definition: makeDefinition([["pass"]]), journal: { _ in }, now: { .zero })
-        engine.onJobFinished = { _, outcome in outcomes.append(outcome) }
+        let engine = EngineHarness(definition: makeDefinition([["pass"]]), journal: { _ in }, now: { .zero })
+        engine.onJobFinished = { outcomes.append($0.outcome) }
         _ = engine.onPeerJoined(1, hello: hello(1))
         let job = try #require(assigned(engine.onMessages(1, [.credit(1)])).first)
         _ = engine.onPeerJoined(2, hello: hello(2))
@@ -141,7 +141,7 @@ struct HostilePeerTests {
     @Test("STEP and ARTIFACT_CHUNK for unknown jobs are refused at the first frame; the rest of the batch is dropped")
     func unknownJobs() {
         let records = MessageBox.Records()
-        let engine = CoordinatorEngine(definition: makeDefinition([["pass"]]), journal: { records.append($0) }, now: { .zero })
+        let engine = EngineHarness(definition: makeDefinition([["pass"]]), journal: { records.append($0) }, now: { .zero })
         _ = engine.onPeerJoined(1, hello: hello(1))
         let steps = (0..<10_000).map { i in
             Message.step(StepEvent(job: "nope\(i)", attempt: 1, StepReport(index: 0, status: .passed, durationMicros: 1, message: "")))

@@ -28,7 +28,7 @@ struct NetworkFaultTests {
 
     @Test("the engine recognises a reconnected process by its instance label")
     func engineMatchesInstances() throws {
-        let engine = CoordinatorEngine(definition: makeDefinition(Array(repeating: ["pass"], count: 6)), journal: { _ in },
+        let engine = EngineHarness(definition: makeDefinition(Array(repeating: ["pass"], count: 6)), journal: { _ in },
                                        now: { .zero })
         // One process: each connection proves it follows the last welcomed one.
         var instance = WorkerInstance()
@@ -51,7 +51,7 @@ struct NetworkFaultTests {
 
     @Test("the reconnection heard before the old connection's close: the lost jobs are still not suspects")
     func reconnectionFirst() {
-        let engine = CoordinatorEngine(definition: makeDefinition(Array(repeating: ["pass"], count: 6)), journal: { _ in },
+        let engine = EngineHarness(definition: makeDefinition(Array(repeating: ["pass"], count: 6)), journal: { _ in },
                                        now: { .zero })
         var instance = WorkerInstance()
         func hello() -> Hello {

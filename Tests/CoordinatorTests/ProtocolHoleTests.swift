@@ -37,9 +37,9 @@ struct ProtocolHoleTests {
 
     @Test("a version 2 peer expelled for a version 3 message is not blamed: three of them quarantine nothing")
     func expelledOlderPeerIsNotBlamed() throws {
-        let engine = CoordinatorEngine(definition: makeDefinition([["pass"]]), journal: { _ in }, now: { .zero })
+        let engine = EngineHarness(definition: makeDefinition([["pass"]]), journal: { _ in }, now: { .zero })
         var finals: [JobOutcome] = []
-        engine.onJobFinished = { _, outcome in finals.append(outcome) }
+        engine.onJobFinished = { finals.append($0.outcome) }
         for peer in UInt64(1)...4 {
             _ = engine.onPeerJoined(peer, hello: hello("old\(peer)", version: 2))
             let jobs = assigned(engine.onMessages(peer, [.credit(1)]))
@@ -58,9 +58,9 @@ struct ProtocolHoleTests {
 
     @Test("a REVOKED for an attempt nobody revoked is ignored: the worker's real RESULT still decides the job")
     func unsolicitedRevokedIsIgnored() throws {
-        let engine = CoordinatorEngine(definition: makeDefinition([["pass"]]), journal: { _ in }, now: { .zero })
+        let engine = EngineHarness(definition: makeDefinition([["pass"]]), journal: { _ in }, now: { .zero })
         var finals: [JobOutcome] = []
-        engine.onJobFinished = { _, outcome in finals.append(outcome) }
+        engine.onJobFinished = { finals.append($0.outcome) }
         _ = engine.onPeerJoined(1, hello: hello("w"))
         let job = try #require(assigned(engine.onMessages(1, [.credit(1)])).first)
         let answered = engine.onMessages(1, [.revoked([RevokeAnswer(job: job.job, attempt: job.attempt, taken: true)])])
@@ -74,9 +74,9 @@ struct ProtocolHoleTests {
     @Test("status lost is version 3: a version 2 connection sending it is refused and three of them quarantine nothing",
           arguments: [UInt16(1), 2])
     func lostStatusBelongsToVersion3(version: UInt16) throws {
-        let engine = CoordinatorEngine(definition: makeDefinition([["pass"]]), journal: { _ in }, now: { .zero })
+        let engine = EngineHarness(definition: makeDefinition([["pass"]]), journal: { _ in }, now: { .zero })
         var finals: [JobOutcome] = []
-        engine.onJobFinished = { _, outcome in finals.append(outcome) }
+        engine.onJobFinished = { finals.append($0.outcome) }
         for peer in UInt64(1)...3 {
             _ = engine.onPeerJoined(peer, hello: hello("old\(peer)", version: version))
             let job = try #require(assigned(engine.onMessages(peer, [.credit(1)])).first)
@@ -94,7 +94,7 @@ struct ProtocolHoleTests {
 
     @Test("a STEP with status lost is version 3 too")
     func lostStepStatus() throws {
-        let engine = CoordinatorEngine(definition: makeDefinition([["pass"]]), journal: { _ in }, now: { .zero })
+        let engine = EngineHarness(definition: makeDefinition([["pass"]]), journal: { _ in }, now: { .zero })
         _ = engine.onPeerJoined(1, hello: hello("old", version: 2))
         let job = try #require(assigned(engine.onMessages(1, [.credit(1)])).first)
         let step = StepEvent(job: job.job, attempt: job.attempt, index: 0, status: .lost, durationMicros: 1, message: "")
@@ -103,9 +103,9 @@ struct ProtocolHoleTests {
 
     @Test("a second connection announcing another process's instance label does not excuse that process's crashes")
     func instanceLabelNotClaimableWhileLive() throws {
-        let engine = CoordinatorEngine(definition: makeDefinition([["pass"]]), journal: { _ in }, now: { .zero })
+        let engine = EngineHarness(definition: makeDefinition([["pass"]]), journal: { _ in }, now: { .zero })
         var finals: [JobOutcome] = []
-        engine.onJobFinished = { _, outcome in finals.append(outcome) }
+        engine.onJobFinished = { finals.append($0.outcome) }
         var peer: UInt64 = 1
         for crash in 0..<4 where finals.isEmpty {
             let instance = WorkerInstance()
@@ -123,9 +123,9 @@ struct ProtocolHoleTests {
 
     @Test("a connection announcing the label of a crashed process does not undo its crash")
     func instanceLabelNotClaimableAfterLoss() throws {
-        let engine = CoordinatorEngine(definition: makeDefinition([["pass"]]), journal: { _ in }, now: { .zero })
+        let engine = EngineHarness(definition: makeDefinition([["pass"]]), journal: { _ in }, now: { .zero })
         var finals: [JobOutcome] = []
-        engine.onJobFinished = { _, outcome in finals.append(outcome) }
+        engine.onJobFinished = { finals.append($0.outcome) }
         var peer: UInt64 = 1
         for crash in 0..<4 where finals.isEmpty {
             var instance = WorkerInstance()
@@ -145,9 +145,9 @@ struct ProtocolHoleTests {
 
     @Test("the same process reconnecting proves it with the key of its last connection: its lost jobs are excused")
     func provenReconnectionIsExcused() throws {
-        let engine = CoordinatorEngine(definition: makeDefinition([["pass"]]), journal: { _ in }, now: { .zero })
+        let engine = EngineHarness(definition: makeDefinition([["pass"]]), journal: { _ in }, now: { .zero })
         var finals: [JobOutcome] = []
-        engine.onJobFinished = { _, outcome in finals.append(outcome) }
+        engine.onJobFinished = { finals.append($0.outcome) }
         var instance = WorkerInstance()
         for peer in UInt64(1)...5 {
             _ = engine.onPeerJoined(peer, hello: hello("w", labels: instance.labels))
@@ -161,7 +161,7 @@ struct ProtocolHoleTests {
     @Test("steps per attempt are bounded: the frame past the declared steps plus the cap is refused, nothing after it journaled")
     func stepFloodIsBounded() throws {
         let records = MessageBox.Records()
-        let engine = CoordinatorEngine(definition: makeDefinition([["pass", "pass"]]), journal: { records.append($0) },
+        let engine = EngineHarness(definition: makeDefinition([["pass", "pass"]]), journal: { records.append($0) },
                                        now: { .zero })
         _ = engine.onPeerJoined(1, hello: hello("w"))
         let job = try #require(assigned(engine.onMessages(1, [.credit(1)])).first)
@@ -188,7 +188,7 @@ struct ProtocolHoleTests {
 
     @Test("terminal escapes in a worker's name and labels are escaped in notices and in the NOTICE sent back")
     func escapesInNotices() throws {
-        let engine = CoordinatorEngine(definition: makeDefinition([["pass"]]), journal: { _ in }, now: { .zero })
+        let engine = EngineHarness(definition: makeDefinition([["pass"]]), journal: { _ in }, now: { .zero })
         var notices: [String] = []
         engine.onNotice = { notices.append($0) }
         let actions = engine.onPeerJoined(1, hello: hello("evil\u{1B}]0;owned\u{07}", registries: ["x\u{1B}[2J"],

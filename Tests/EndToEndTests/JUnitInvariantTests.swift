@@ -46,7 +46,7 @@ struct JUnitInvariantTests {
             if let mergeExit {
                 exit = mergeExit
             } else {
-                _ = RunArtifacts.writeReports(runID: run.runID, store: runStore, baseline: nil)
+                _ = RunReportWriter.writeReports(runID: run.runID, store: runStore, baseline: nil)
                 exit = RunVerdict.exitCode(strict: false) { summary.outcomes[$0] ?? 0 }
             }
             exits[exit, default: 0] += 1

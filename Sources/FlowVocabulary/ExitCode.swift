@@ -1,6 +1,6 @@
 /// The exit codes of the `flowmatrix` command and of worker executables (`WorkerMain`): one table, documented in
-/// each command's help and in docs/FLEET.md ("Exit codes"). It lives in the worker runtime, the lowest module
-/// with an executable entry point; the CLI names it `ExitCode` too.
+/// each command's help and in docs/FLEET.md ("Exit codes"). It lives in the vocabulary every layer shares, so the
+/// CLI, the worker runtime and a user's worker name the same codes without one depending on another.
 public enum ExitCode {
     public static let success: Int32 = 0
     /// Findings, failed jobs, or a failed check.
