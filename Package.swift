@@ -114,7 +114,7 @@ let package = Package(
             dependencies: [
                 "FlowSpec", "MatrixPlan", "RunConditions", "UVTransport", "Artifacts", "Journal",
                 "Coordinator", "Worker", "Reports", "CatalogApp", "FlowCrypto",
-                "WebRegistry", "CommandJobs", "LiveView", "RunControl", "FlowVocabulary",
+                "WebRegistry", "CommandJobs", "LiveView", "RunControl", "FlowVocabulary", "ProcessSpawn",
             ],
             swiftSettings: swiftSettings
         ),
