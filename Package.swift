@@ -159,7 +159,7 @@ let package = Package(
             name: "EndToEndTests",
             dependencies: [
                 "FlowMatrixCLI", "Artifacts", "Coordinator", "FlowMatrixTestKit", "Journal", "UVTransport", "Wire", "DevTools",
-                "RunControl", "FlowVocabulary",
+                "RunControl", "FlowVocabulary", "ProcessSpawn",
                 // The bench executable, for `bench all`'s skip rule (`@testable import flowmatrix_bench`).
                 "flowmatrix-bench",
             ],

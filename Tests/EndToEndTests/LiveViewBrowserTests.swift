@@ -121,6 +121,6 @@ struct LiveViewBrowserTests {
             try #require(try ws.latestRunID())).appendingPathComponent("report.html"), encoding: .utf8)
         #expect(!staticReport.contains("live.js"))
         try? await page.dispose()
-        ws.kill9(run)
+        await ws.kill9(run)
     }
 }
