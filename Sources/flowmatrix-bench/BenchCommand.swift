@@ -40,7 +40,7 @@ enum BenchCommand {
     static let spec = CommandSpec(
         name: "bench",
         overview: "Run a benchmark suite and print its figures (build with -c release).",
-        forms: ["<suite> | all"],
+        forms: ["<suite>", "all [--quick]"],
         arguments: [("<suite>", "One of the suites below, or 'all'.")],
         options: [CommandOption("--quick", help: "A small workload, to check that the suite runs (figures are not meaningful).")],
         discussion: "SUITES:\n" + suites.map { suite in
