@@ -114,7 +114,7 @@ let package = Package(
             dependencies: [
                 "FlowSpec", "MatrixPlan", "RunConditions", "UVTransport", "Artifacts", "Journal",
                 "Coordinator", "Worker", "Reports", "CatalogApp", "FlowCrypto",
-                "WebRegistry", "CommandJobs", "LiveView", "RunControl", "FlowVocabulary",
+                "WebRegistry", "CommandJobs", "LiveView", "RunControl", "FlowVocabulary", "ProcessSpawn",
             ],
             swiftSettings: swiftSettings
         ),
@@ -133,14 +133,14 @@ let package = Package(
 
         // Tests: one target per module, plus end-to-end tests that start real processes.
         .testTarget(name: "FlowVocabularyTests", dependencies: ["FlowVocabulary", "Wire"], swiftSettings: swiftSettings),
-        .testTarget(name: "CLibrariesTests", dependencies: ["CLibUV", "CZlib", "CSQLite", "CCrypto", "CCairo"], swiftSettings: swiftSettings),
+        .testTarget(name: "CLibrariesTests", dependencies: ["CLibUV", "CZlib", "CSQLite", "CCrypto", "CCairo", "ProcessSpawn"], swiftSettings: swiftSettings),
         .testTarget(name: "FlowSpecTests", dependencies: ["FlowSpec"], resources: [.copy("Fixtures")], swiftSettings: swiftSettings),
         .testTarget(name: "MatrixPlanTests", dependencies: ["MatrixPlan", "FlowSpec"], resources: [.copy("Fixtures")], swiftSettings: swiftSettings),
         .testTarget(name: "RunConditionsTests", dependencies: ["RunConditions", "MatrixPlan", "FlowSpec", "FlowVocabulary"], swiftSettings: swiftSettings),
         .testTarget(name: "WireTests", dependencies: ["Wire", "FlowCrypto"], swiftSettings: swiftSettings),
         .testTarget(name: "UVTransportTests", dependencies: ["UVTransport", "Wire"], swiftSettings: swiftSettings),
         // What the Gzip and Artifacts tests share (temporary folders, the real gzip tool, sample bytes).
-        .target(name: "CodecFixtures", path: "Tests/CodecFixtures", swiftSettings: swiftSettings),
+        .target(name: "CodecFixtures", dependencies: ["ProcessSpawn"], path: "Tests/CodecFixtures", swiftSettings: swiftSettings),
         .testTarget(name: "GzipTests", dependencies: ["Gzip", "CodecFixtures"], swiftSettings: swiftSettings),
         .testTarget(name: "ArtifactsTests", dependencies: ["Artifacts", "FlowCrypto", "Gzip", "CodecFixtures"], swiftSettings: swiftSettings),
         .testTarget(name: "JournalTests", dependencies: ["Journal", "MatrixPlan", "FlowVocabulary"], swiftSettings: swiftSettings),
@@ -159,7 +159,7 @@ let package = Package(
             name: "EndToEndTests",
             dependencies: [
                 "FlowMatrixCLI", "Artifacts", "Coordinator", "FlowMatrixTestKit", "Journal", "UVTransport", "Wire", "DevTools",
-                "RunControl", "FlowVocabulary",
+                "RunControl", "FlowVocabulary", "ProcessSpawn",
                 // The bench executable, for `bench all`'s skip rule (`@testable import flowmatrix_bench`).
                 "flowmatrix-bench",
             ],
@@ -182,7 +182,7 @@ let package = Package(
         .testTarget(name: "DevToolsTests", dependencies: ["DevTools"], swiftSettings: swiftSettings),
         .testTarget(
             name: "WebRegistryTests",
-            dependencies: ["WebRegistry", "DevTools", "FlowSpec", "RunConditions"],
+            dependencies: ["WebRegistry", "DevTools", "FlowSpec", "RunConditions", "ProcessSpawn"],
             swiftSettings: swiftSettings
         ),
     ]

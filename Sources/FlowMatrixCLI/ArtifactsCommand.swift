@@ -9,20 +9,19 @@ enum ArtifactsCommand {
     static let spec = CommandSpec(
         name: "artifacts",
         overview: "List a run's stored artifacts, or extract them decompressed.",
-        usage: "artifacts <run-id> [<job-id>] [--attempt <n>] [--store <dir>]\n"
-            + "       flowmatrix artifacts extract <run-id> [<job-id>] [--attempt <n>] --out <dir> [--store <dir>]",
+        forms: ["<run-id> [<job-id>]", "extract <run-id> [<job-id>] [--attempt <n>] --out <dir> [--store <dir>]"],
         arguments: [("<run-id>", "A run id (or 'last')."), ("<job-id>", "Only this job's artifacts.")],
         options: [
-            ("--attempt <n>", "Only this attempt's artifacts."),
-            ("--out <dir>", "With 'extract': where to write <job>/attempt-<n>/step-<i>/<name>."),
-            ("--store <dir>", "The store (default: .flowmatrix)."),
+            CommandOption("--attempt", value: .integer("<n>", 1...10_000), help: "Only this attempt's artifacts."),
+            CommandOption("--out", value: .text("<dir>"), help: "With 'extract': where to write <job>/attempt-<n>/step-<i>/<name>."),
+            .store(),
         ],
         discussion: "EXIT CODES: 0 success, 2 no such run or a blob is missing or corrupt, 64 usage error.",
         run: { args in
-            let store = RunStore(path: try args.option("--store"))
-            let attempt = try args.intOption("--attempt", in: 1...10_000)
-            let out = try args.option("--out")
-            var positional = try args.positionals()
+            let store = RunStore(path: args.value("--store"))
+            let attempt = args.integer("--attempt")
+            let out = args.value("--out")
+            var positional = args.positionals
             let extract = positional.first == "extract"
             if extract { positional.removeFirst() }
             guard (1...2).contains(positional.count) else { throw UsageError("give <run-id> and optionally <job-id>") }
@@ -63,10 +62,11 @@ enum ArtifactsCommand {
     static let gcSpec = CommandSpec(
         name: "gc",
         overview: "Delete stored blobs no run references any more (and stale partial uploads).",
-        usage: "gc [--store <dir>] [--grace <seconds>]",
+        forms: [],
         options: [
-            ("--store <dir>", "The store (default: .flowmatrix)."),
-            ("--grace <seconds>", "Keep unreferenced blobs and partial uploads younger than this (default 3600)."),
+            .store(),
+            CommandOption("--grace", value: .integer("<seconds>", 0...(365 * 86_400)),
+                          help: "Keep unreferenced blobs and partial uploads younger than this.", default: .value("3600")),
         ],
         discussion: """
             A blob stays while any run in the journal references it: delete old runs first with
@@ -74,9 +74,9 @@ enum ArtifactsCommand {
             EXIT CODES: 0 done, 2 no journal or an I/O error in the store, 64 usage error.
             """,
         run: { args in
-            let store = RunStore(path: try args.option("--store"))
-            let grace = try args.intOption("--grace", in: 0...(365 * 86_400)) ?? 3600
-            try args.finish()
+            let store = RunStore(path: args.value("--store"))
+            let grace = args.integer("--grace") ?? 3600
+            _ = try args.positionals(atMost: 0)
             try store.requireJournal()
             let reader = try JournalReader(path: store.journalPath)
             let blobs = try BlobStore(root: store.blobsRoot)

@@ -11,10 +11,10 @@ enum BenchLauncher {
     static let spec = CommandSpec(
         name: "bench",
         overview: "Run a benchmark suite and print its figures (build with -c release).",
-        usage: "bench [--quick] <suite> | all",
+        forms: ["[--quick] <suite> | all"],
         discussion: "Runs the flowmatrix-bench executable built beside flowmatrix ('swift build' builds it); "
             + "'flowmatrix bench --help' lists its suites.",
-        forwardsHelp: true,
+        forwardsArguments: true,
         run: { args in
             let bench = ProcessFacts.flowmatrix.deletingLastPathComponent().appendingPathComponent("flowmatrix-bench")
             guard FileManager.default.isExecutableFile(atPath: bench.path) else {
@@ -22,7 +22,7 @@ enum BenchLauncher {
                     + "\(ProcessFacts.flowmatrix.path): build it with 'swift build -c release' (every product) or "
                     + "'swift build -c release --product flowmatrix-bench'")
             }
-            let rest = args.remaining()
+            let rest = args.positionals
             let argv = [bench.path] + rest
             // The suites print and time themselves; replace this process so signals and output go straight to them.
             var cArgs = argv.map { strdup($0) } + [nil]

@@ -1,4 +1,5 @@
 import FlowCrypto
+import FlowVocabulary
 import Foundation
 import Worker
 
@@ -9,30 +10,37 @@ enum CICommand {
     static let spec = CommandSpec(
         name: "ci",
         overview: "Print a sharded pipeline or manifest for GitHub Actions, GitLab CI, Kubernetes, or a systemd unit.",
-        usage: "ci github|gitlab|kubernetes <matrix> --shards <n> [--image <image>] [--durations <path>] [--schedule <cron>]\n"
-            + "                      | ci kubernetes-fleet <matrix> --image <image> [--workers <n>] [--slots <n>]\n"
-            + "                      | ci systemd-worker --connect <host:port> [--token-file <file>] [--slots <n>]",
+        forms: [
+            "github|gitlab|kubernetes <matrix> --shards <n>", "kubernetes-fleet <matrix> --image <image>",
+            "systemd-worker --connect <host:port>",
+        ],
         arguments: [
             ("<engine>", engines.joined(separator: ", ") + " (or systemd)"),
             ("<matrix>", "The matrix path as the shard jobs see it (relative to the checkout or image)."),
         ],
         options: [
-            ("--shards <n>", "How many shards run in parallel (github, gitlab, kubernetes)."),
-            ("--image <image>", "The container image: required for kubernetes (flowmatrix on PATH, the repository in "
-                + "its working directory); for CI, the image that builds and runs flowmatrix (default "
-                + "\(EngineFiles.swiftImage): the Swift version FlowMatrix is built and tested with)."),
-            ("--schedule <cron>", "github: the nightly cron of the workflow's schedule trigger (default '"
-                + EngineFiles.defaultSchedule + "' UTC; 'none' for no schedule); gitlab: the cron its comment suggests "
-                + "for a pipeline schedule."),
-            ("--durations <path>", "Pass --durations to every shard (a previous run's journal or summary.json)."),
-            ("--namespace <ns>", "Kubernetes namespace (default: default)."),
-            ("--workers <n>", "kubernetes-fleet: worker replicas (default 2)."),
-            ("--slots <n>", "Slots per worker (kubernetes-fleet, systemd-worker)."),
-            ("--connect <host:port>", "systemd-worker: the coordinator's numeric address."),
-            ("--token-file <file>", "systemd-worker: the token's path on the machine "
-                + "(default /etc/flowmatrix/fleet.token)."),
-            ("--binary <path>", "systemd-worker: the flowmatrix binary (default /usr/local/bin/flowmatrix)."),
-            ("--label <key=value>", "systemd-worker: a worker label (repeatable)."),
+            CommandOption("--shards", value: .integer("<n>", 1...1_000),
+                          help: "How many shards run in parallel (github, gitlab, kubernetes)."),
+            CommandOption("--image", value: .text("<image>"), help: "The container image: required for kubernetes "
+                + "(flowmatrix on PATH, the repository in its working directory); for CI, the image that builds and runs "
+                + "flowmatrix (the Swift version FlowMatrix is built and tested with).",
+                          default: .described(EngineFiles.swiftImage + " for CI")),
+            CommandOption("--schedule", value: .text("<cron>"), help: "github: the nightly cron (UTC) of the workflow's "
+                + "schedule trigger ('none' for no schedule); gitlab: the cron its comment suggests for a pipeline schedule.",
+                          default: .described("'" + EngineFiles.defaultSchedule + "'")),
+            CommandOption("--durations", value: .text("<path>"),
+                          help: "Pass --durations to every shard (a previous run's journal or summary.json)."),
+            CommandOption("--namespace", value: .text("<ns>"), help: "Kubernetes namespace.", default: .value("default")),
+            CommandOption("--workers", value: .integer("<n>", 1...1_000), help: "kubernetes-fleet: worker replicas.",
+                          default: .value("2")),
+            CommandOption("--slots", value: .integer("<n>", 1...256), help: "Slots per worker (kubernetes-fleet, systemd-worker).",
+                          default: .described("2 (kubernetes-fleet); the core count (systemd-worker)")),
+            CommandOption("--connect", value: .text("<host:port>"), help: "systemd-worker: the coordinator's numeric address."),
+            CommandOption("--token-file", value: .text("<file>"), help: "systemd-worker: the token's path on the machine.",
+                          default: .value("/etc/flowmatrix/fleet.token")),
+            CommandOption("--binary", value: .text("<path>"), help: "systemd-worker: the flowmatrix binary.",
+                          default: .value("/usr/local/bin/flowmatrix")),
+            CommandOption("--label", value: .text("<key=value>"), help: "systemd-worker: a worker label.", repeatable: true),
         ],
         discussion: """
             The output goes to stdout: redirect it to .github/workflows/flowmatrix.yml, .gitlab-ci.yml, a manifest
@@ -42,24 +50,24 @@ enum CICommand {
             """,
         run: { args in
             var settings = EngineFiles.Settings(matrix: "", shards: 0)
-            settings.image = try args.option("--image")
-            settings.durations = try args.option("--durations")
-            if let schedule = try args.option("--schedule") {
+            settings.image = args.value("--image")
+            settings.durations = args.value("--durations")
+            if let schedule = args.value("--schedule") {
                 guard schedule == "none" || schedule.split(separator: " ", omittingEmptySubsequences: true).count == 5 else {
                     throw UsageError("'--schedule' takes a cron of five fields such as '0 3 * * *', or 'none'")
                 }
                 settings.schedule = schedule == "none" ? nil : schedule
             }
-            let shards = try args.intOption("--shards", in: 1...1_000)
-            settings.namespace = try args.option("--namespace") ?? "default"
-            settings.workers = try args.intOption("--workers", in: 1...1_000) ?? 2
-            let slots = try args.intOption("--slots", in: 1...256)
+            let shards = args.integer("--shards")
+            settings.namespace = args.value("--namespace") ?? "default"
+            settings.workers = args.integer("--workers") ?? 2
+            let slots = args.integer("--slots")
             settings.slots = slots ?? 2
-            let connect = try args.option("--connect")
-            let tokenFile = try args.option("--token-file") ?? "/etc/flowmatrix/fleet.token"
-            let binary = try args.option("--binary") ?? "/usr/local/bin/flowmatrix"
-            let labels = try args.options("--label")
-            let rest = try args.positionals()
+            let connect = args.value("--connect")
+            let tokenFile = args.value("--token-file") ?? "/etc/flowmatrix/fleet.token"
+            let binary = args.value("--binary") ?? "/usr/local/bin/flowmatrix"
+            let labels = args.values("--label")
+            let rest = args.positionals
             guard let named = rest.first else {
                 throw UsageError("name an engine: \(engines.joined(separator: ", "))")
             }

@@ -8,16 +8,18 @@ enum DiffCommand {
     static let spec = CommandSpec(
         name: "diff",
         overview: "Compare two runs by job id: new failures, fixed, newly flaky, slower, added, removed.",
-        usage: "diff <run-a> <run-b> [--json] [--threshold <percent>] [--min-delta <seconds>] [--store <dir>]",
+        forms: ["<run-a> <run-b>"],
         arguments: [
             ("<run-a>", "The base run (e.g. last night's)."),
             ("<run-b>", "The run to compare with it ('last' for the most recent run)."),
         ],
         options: [
-            ("--json", "Print the diff as JSON (categories of job entries, plus hasRegressions)."),
-            ("--threshold <percent>", "A job slower by more than this counts as a duration regression (default 20%)."),
-            ("--min-delta <seconds>", "… and by at least this many seconds (default 0.1)."),
-            ("--store <dir>", "The store directory with journal.sqlite (default: .flowmatrix)."),
+            CommandOption("--json", help: "Print the diff as JSON (categories of job entries, plus hasRegressions)."),
+            CommandOption("--threshold", value: .text("<percent>"),
+                          help: "A job slower by more than this counts as a duration regression.", default: .value("20%")),
+            CommandOption("--min-delta", value: .text("<seconds>"), help: "… and by at least this many seconds.",
+                          default: .value("0.1")),
+            .store("The store directory with journal.sqlite."),
         ],
         discussion: """
             Categories: new failures, newly flaky, duration regressions, still failing, fixed, no longer flaky,
@@ -29,13 +31,12 @@ enum DiffCommand {
             2 unknown run or unreadable journal, 64 usage error.
             """,
         run: { args in
-            let json = args.flag("--json")
-            let store = try args.option("--store") ?? ".flowmatrix"
-            let threshold = try parsePercent(try args.option("--threshold") ?? "20%")
-            let minimumDelta = try parseSeconds(try args.option("--min-delta") ?? "0.1")
-            let positionals = try args.positionals()
-            guard positionals.count >= 2 else { throw UsageError("name two runs: <run-a> <run-b>") }
-            guard positionals.count == 2 else { throw UsageError("unexpected argument '\(positionals[2])'") }
+            let json = args.has("--json")
+            let store = args.value("--store") ?? ".flowmatrix"
+            let threshold = try parsePercent(args.value("--threshold") ?? "20%")
+            let minimumDelta = try parseSeconds(args.value("--min-delta") ?? "0.1")
+            let positionals = try args.positionals(atMost: 2)
+            guard positionals.count == 2 else { throw UsageError("name two runs: <run-a> <run-b>") }
             let reader = try StoreAccess.reader(store: URL(fileURLWithPath: store))
             let base = try StoreAccess.resolveRun(positionals[0], reader: reader)
             let head = try StoreAccess.resolveRun(positionals[1], reader: reader)

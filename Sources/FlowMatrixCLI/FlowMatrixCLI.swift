@@ -1,3 +1,4 @@
+import FlowVocabulary
 import Foundation
 import Journal
 
@@ -67,7 +68,7 @@ public enum FlowMatrixCLI {
                 writeError("Error: unknown subcommand '\(arguments[1])'\nUsage: flowmatrix help <subcommand>\n  See 'flowmatrix --help' for more information.\n")
                 return ExitCode.usage
             }
-            if spec.forwardsHelp { return await main([spec.name, "--help"], commands: commands) }
+            if spec.forwardsArguments { return await main([spec.name, "--help"], commands: commands) }
             print(spec.helpText, terminator: "")
             return ExitCode.success
         default:
@@ -77,15 +78,15 @@ public enum FlowMatrixCLI {
             writeError("Error: unknown subcommand '\(first)'\nUsage: flowmatrix <subcommand> [options]\n  See 'flowmatrix --help' for more information.\n")
             return ExitCode.usage
         }
-        var list = ArgumentList(Array(arguments.dropFirst()))
-        if !spec.forwardsHelp, list.flag("-h", "--help") {
-            print(spec.helpText, terminator: "")
-            return ExitCode.success
-        }
         do {
-            return try await spec.run(&list)
+            let arguments = try spec.parse(Array(arguments.dropFirst()))
+            if !spec.forwardsArguments, arguments.has(CommandOption.help.name) {
+                print(spec.helpText, terminator: "")
+                return ExitCode.success
+            }
+            return try await spec.run(arguments)
         } catch let error as UsageError {
-            writeError("Error: \(error.message)\nUsage: flowmatrix \(spec.usage)\n  See 'flowmatrix \(spec.name) --help' for more information.\n")
+            writeError(usageError(error, of: spec))
             return ExitCode.usage
         } catch let failure as CommandFailure {
             writeError("Error: \(failure.message)\n")
@@ -98,6 +99,11 @@ public enum FlowMatrixCLI {
             writeError("Error: \(error)\n")
             return ExitCode.ioError
         }
+    }
+
+    /// What a usage error prints: `Error: …`, the command's usage line, and where its help is.
+    static func usageError(_ error: UsageError, of spec: CommandSpec) -> String {
+        "Error: \(error.message)\nUsage: \(spec.usage)\n  See 'flowmatrix \(spec.name) --help' for more information.\n"
     }
 
     /// Prints a line to standard output and flushes it, so progress reaches files and pipes as it happens.

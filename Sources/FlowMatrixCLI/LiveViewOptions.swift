@@ -1,3 +1,4 @@
+import FlowVocabulary
 import Foundation
 import LiveView
 import Worker
@@ -12,19 +13,22 @@ struct LiveViewOptions: Sendable {
     /// How long the finished report stays served after the run (default 0: the command exits).
     var linger: Duration = .zero
 
-    static let help: [(String, String)] = [
-        ("--http <[addr:]port>", "Serve the live report page while the run goes (loopback unless an address is given)."),
-        ("--http-token-file <f>", "The token browsers present once as ?token= (required off loopback; no TLS)."),
-        ("--http-linger <s>", "Keep serving the finished report this many seconds after the run (default 0)."),
+    static let options: [CommandOption] = [
+        CommandOption("--http", value: .text("<[addr:]port>"),
+                      help: "Serve the live report page while the run goes (loopback unless an address is given)."),
+        CommandOption("--http-token-file", value: .text("<f>"),
+                      help: "The token browsers present once as ?token= (required off loopback; no TLS)."),
+        CommandOption("--http-linger", value: .integer("<s>", 0...86_400),
+                      help: "Keep serving the finished report this many seconds after the run.", default: .described("0")),
     ]
 
     /// Reads the options; nil when `--http` is not given.
     /// - Throws: `UsageError` for a malformed address, a non-loopback address without a token file, or options
     ///   without `--http`.
-    static func parse(_ args: inout ArgumentList) throws -> LiveViewOptions? {
-        let address = try args.option("--http")
-        let tokenFile = try args.option("--http-token-file")
-        let linger = try args.intOption("--http-linger", in: 0...86_400)
+    static func parse(_ args: ParsedArguments) throws -> LiveViewOptions? {
+        let address = args.value("--http")
+        let tokenFile = args.value("--http-token-file")
+        let linger = args.integer("--http-linger")
         guard let address else {
             if tokenFile != nil || linger != nil { throw UsageError("'--http-token-file' and '--http-linger' go with '--http'") }
             return nil

@@ -23,13 +23,13 @@ enum MergeCommand {
     static let spec = CommandSpec(
         name: "merge",
         overview: "Merge the stores of a sharded run ('run --shard i/n') into one run with one report.",
-        usage: "merge <shard-store>... [--store <dir>] [--baseline last|<run-id>] [--strict] [--quiet]",
+        forms: ["<shard-store>..."],
         arguments: [("<shard-store>", "A shard's store folder (its --store; each holds one shard's run).")],
         options: [
-            ("--store <dir>", "Where the merged run, its blobs and reports go (default: .flowmatrix)."),
-            ("--baseline <run>", "Compare with a run ('last' or a run id) in the report."),
-            ("--strict", "Flaky jobs fail the merge (exit 1), as for 'run --strict'."),
-            ("--quiet", "No summary."),
+            .store("Where the merged run, its blobs and reports go."),
+            CommandOption("--baseline", value: .text("<run>"), help: "Compare with a run ('last' or a run id) in the report."),
+            CommandOption("--strict", help: "Flaky jobs fail the merge (exit 1), as for 'run --strict'."),
+            CommandOption("--quiet", help: "No summary."),
         ],
         discussion: """
             Each shard store contributes its latest shard run. Journal rows (jobs, attempts, steps, results,
@@ -40,11 +40,11 @@ enum MergeCommand {
             run (a shard missing, given twice, of another plan, or unfinished: finish it with 'run --resume').
             """,
         run: { args in
-            let store = RunStore(path: try args.option("--store"))
-            let baseline = try args.option("--baseline")
-            let strict = args.flag("--strict")
-            let quiet = args.flag("--quiet")
-            let stores = try args.positionals()
+            let store = RunStore(path: args.value("--store"))
+            let baseline = args.value("--baseline")
+            let strict = args.has("--strict")
+            let quiet = args.has("--quiet")
+            let stores = args.positionals
             guard !stores.isEmpty else { throw UsageError("give the shard stores to merge") }
             return try merge(stores: stores.map { RunStore(path: $0) }, into: store, baseline: baseline, strict: strict,
                              quiet: quiet)

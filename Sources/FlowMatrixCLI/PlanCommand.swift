@@ -9,13 +9,15 @@ enum PlanCommand {
     static let spec = CommandSpec(
         name: "plan",
         overview: "Expand a matrix file into configurations and jobs, and show the counts at each stage.",
-        usage: "plan [--json] [--device-args] [--explain <id-or-assignment>] [--max-jobs <n>] <matrix>",
+        forms: ["<matrix>"],
         arguments: [("<matrix>", "A matrix file (JSON), e.g. Matrices/nightly.json.")],
         options: [
-            ("--json", "Print {\"configurations\": [...], \"jobs\": [...], \"counts\": {...}} (values as strings)."),
-            ("--explain <query>", "Say why a job (id), a configuration ('#n' or 'axis=value,…') exists, or why an assignment was dropped."),
-            ("--device-args", "Print each configuration's XCUIApplication launch arguments and xcodebuild flags (see docs/RUN-CONDITIONS.md)."),
-            ("--max-jobs <n>", "The job limit: a plan with more jobs is finding MX025 (default \(PlanSettings.defaultMaximumJobs))."),
+            CommandOption("--json", help: "Print {\"configurations\": [...], \"jobs\": [...], \"counts\": {...}} (values as strings)."),
+            CommandOption("--explain", value: .text("<query>"), help: "Say why a job (id), a configuration ('#n' or "
+                + "'axis=value,…') exists, or why an assignment was dropped."),
+            CommandOption("--device-args", help: "Print each configuration's XCUIApplication launch arguments and "
+                + "xcodebuild flags (see docs/RUN-CONDITIONS.md)."),
+            .maxJobs("The job limit: a plan with more jobs is finding MX025."),
         ],
         discussion: """
             The stages are: cartesian, after exclude, after include, after constraints, after reduction,
@@ -27,13 +29,11 @@ enum PlanCommand {
             64 usage error.
             """,
         run: { args in
-            let json = args.flag("--json")
-            let deviceArgs = args.flag("--device-args")
-            let explain = try args.option("--explain")
-            let settings = try args.planSettings()
-            let paths = try args.positionals()
-            guard let path = paths.first else { throw UsageError("missing <matrix>") }
-            guard paths.count == 1 else { throw UsageError("unexpected argument '\(paths[1])'") }
+            let json = args.has("--json")
+            let deviceArgs = args.has("--device-args")
+            let explain = args.value("--explain")
+            let settings = args.planSettings
+            guard let path = try args.positionals(atMost: 1).first else { throw UsageError("missing <matrix>") }
             let url = URL(fileURLWithPath: path)
             guard FileManager.default.fileExists(atPath: url.path) else {
                 throw CommandFailure("no matrix file at '\(path)'", exitCode: ExitCode.ioError)

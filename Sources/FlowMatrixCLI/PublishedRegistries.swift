@@ -1,4 +1,5 @@
 import FlowSpec
+import FlowVocabulary
 import Foundation
 import RunControl
 import Worker
@@ -36,9 +37,9 @@ struct PublishedRegistries: Sendable, Equatable {
 
     /// Asks `executable` (`--list-registries --json`); nil when it fails, prints nothing usable, or has not exited
     /// within `timeout` (then it is ended).
-    static func ask(_ executable: URL, timeout: Duration = .seconds(10)) -> PublishedRegistries? {
+    static func ask(_ executable: URL, timeout: Duration = .seconds(10)) async -> PublishedRegistries? {
         let arguments = [WorkerMain.listRegistriesFlag, WorkerMain.jsonFlag]
-        guard let data = WorkerLaunch.output(of: executable, arguments: arguments, timeout: timeout) else { return nil }
+        guard let data = await WorkerLaunch.output(of: executable, arguments: arguments, timeout: timeout) else { return nil }
         do {
             return try parse(data)
         } catch {
@@ -51,12 +52,12 @@ struct PublishedRegistries: Sendable, Equatable {
     /// The manifests `validate`, `plan` and `run` check with: the executable's when `--worker-executable` names one
     /// (none when it publishes none), else the built-in registries'.
     /// - Throws: `UsageError` when `path` is not an executable file.
-    static func manifests(workerExecutable path: String?) throws -> [RegistryManifest] {
+    static func manifests(workerExecutable path: String?) async throws -> [RegistryManifest] {
         guard let path else { return BuiltInRegistries.manifests }
         let url = URL(fileURLWithPath: path).standardizedFileURL
         guard FileManager.default.isExecutableFile(atPath: url.path) else {
             throw UsageError("'--worker-executable' takes an executable file, not '\(path)'")
         }
-        return ask(url)?.manifests ?? []
+        return await ask(url)?.manifests ?? []
     }
 }

@@ -8,19 +8,24 @@ enum ReportCommand {
     static let spec = CommandSpec(
         name: "report",
         overview: "Write a run's HTML report, JUnit XML and JSON summary from the journal.",
-        usage: "report <run-id> [--store <dir>] [--baseline <run-id>|last] [--out <dir>] [--artifacts failed|all|none] "
-            + "[--junit-by scenario|configuration] [--heat-map-cells <n>] [--heat-map-columns <n>]",
+        forms: ["<run-id>"],
         arguments: [("<run-id>", "The run to report (see the run ids under .flowmatrix/runs/, or 'last').")],
         options: [
-            ("--store <dir>", "The store directory with journal.sqlite and blobs/ (default: .flowmatrix)."),
-            ("--baseline <run-id>|last", "Compare with this run ('last': the run before) in a 'Changes' section."),
-            ("--out <dir>", "Where to write (default: <store>/runs/<run-id>)."),
-            ("--artifacts failed|all|none", "Which jobs' artifact blobs the report folder carries, compressed, once"
-                + " each (default: failed, i.e. every job that did not pass)."),
-            ("--junit-by scenario|configuration", "One JUnit test suite per scenario (default) or per configuration."),
-            ("--heat-map-cells <n>", "The most heat-map cells drawn one per job, empty places included (default"
-                + " 150000); past it a cell stands for a group of columns and opens its jobs."),
-            ("--heat-map-columns <n>", "The most heat-map columns drawn (default 2000); a wider map is grouped too."),
+            .store("The store directory with journal.sqlite and blobs/."),
+            CommandOption("--baseline", value: .text("<run-id>|last"),
+                          help: "Compare with this run ('last': the run before) in a 'Changes' section."),
+            CommandOption("--out", value: .text("<dir>"), help: "Where to write.", default: .described("<store>/runs/<run-id>")),
+            CommandOption("--artifacts", value: .choice(["failed", "all", "none"]), help: "Which jobs' artifact blobs the "
+                + "report folder carries, compressed, once each ('failed': every job that did not pass).",
+                          default: .value("failed")),
+            CommandOption("--junit-by", value: .choice(["scenario", "configuration"]),
+                          help: "One JUnit test suite per scenario or per configuration.", default: .value("scenario")),
+            CommandOption("--heat-map-cells", value: .integer("<n>", 1...100_000_000), help: "The most heat-map cells "
+                + "drawn one per job, empty places included; past it a cell stands for a group of columns and opens its jobs.",
+                          default: .value(String(ReportSettings().heatMapCellLimit))),
+            CommandOption("--heat-map-columns", value: .integer("<n>", 1...1_000_000),
+                          help: "The most heat-map columns drawn; a wider map is grouped too.",
+                          default: .value(String(ReportSettings().heatMapColumnLimit))),
         ],
         discussion: """
             Writes report.html (heat map, failures by axis; job panels with steps and artifacts load when opened),
@@ -30,26 +35,19 @@ enum ReportCommand {
             EXIT CODES: 0 report written, 2 unknown run or unreadable journal or unwritable folder, 64 usage error.
             """,
         run: { args in
-            let store = try args.option("--store") ?? ".flowmatrix"
-            let baseline = try args.option("--baseline")
-            let out = try args.option("--out")
-            let selection: ArtifactSelection
-            switch try args.option("--artifacts") ?? "failed" {
-            case "failed": selection = .notPassed
-            case "all": selection = .all
-            case "none": selection = .none
-            case let other: throw UsageError("'--artifacts' takes failed, all or none, not '\(other)'")
+            let store = args.value("--store") ?? ".flowmatrix"
+            let baseline = args.value("--baseline")
+            let out = args.value("--out")
+            let selection: ArtifactSelection = switch args.value("--artifacts") {
+            case "all": .all
+            case "none": .none
+            default: .notPassed
             }
-            let groupingText = try args.option("--junit-by") ?? "scenario"
-            guard let grouping = JUnitGrouping(rawValue: groupingText) else {
-                throw UsageError("'--junit-by' takes scenario or configuration, not '\(groupingText)'")
-            }
+            let grouping = args.value("--junit-by").flatMap(JUnitGrouping.init(rawValue:)) ?? .scenario
             let defaults = ReportSettings()
-            let cells = try args.intOption("--heat-map-cells", in: 1...100_000_000) ?? defaults.heatMapCellLimit
-            let columns = try args.intOption("--heat-map-columns", in: 1...1_000_000) ?? defaults.heatMapColumnLimit
-            let positionals = try args.positionals()
-            guard let requested = positionals.first else { throw UsageError("missing <run-id>") }
-            guard positionals.count == 1 else { throw UsageError("unexpected argument '\(positionals[1])'") }
+            let cells = args.integer("--heat-map-cells") ?? defaults.heatMapCellLimit
+            let columns = args.integer("--heat-map-columns") ?? defaults.heatMapColumnLimit
+            guard let requested = try args.positionals(atMost: 1).first else { throw UsageError("missing <run-id>") }
 
             let storeURL = URL(fileURLWithPath: store)
             let reader = try StoreAccess.reader(store: storeURL)

@@ -1,4 +1,5 @@
 import FlowCrypto
+import FlowVocabulary
 import Foundation
 import RunControl
 import UVTransport
@@ -10,31 +11,23 @@ enum RunCommand {
     static let spec = CommandSpec(
         name: "run",
         overview: "Run a matrix: an embedded coordinator on loopback plus local worker processes.",
-        usage: "run <matrix> [--workers <n>] [--slots <n>] [--worker-executable <path>] [--store <dir>] [--strict]\n"
-            + "                      [--baseline last|<run-id>]\n"
-            + "                      [--http [<addr>:]<port> [--http-token-file <file>] [--http-linger <s>]]\n"
-            + "                      [--max-jobs <n>] [--repeat <n>] [--shard <i/n>|auto [--shard-count <n>]]\n"
-            + "                      [--durations <journal|summary.json>]\n"
-            + "                      | run --resume <run-id> [<matrix>]",
+        forms: ["<matrix>", "--resume <run-id> [<matrix>]"],
         arguments: [("<matrix>", "A matrix file (see docs/MATRIX.md).")],
         options: [
-            ("--workers <n>", "Local worker processes (default: the core count)."),
-            ("--slots <n>", "Jobs each local worker runs at once (default: 2)."),
-            ("--worker-executable <p>",
-             "Start the local workers from this worker program (built on WorkerMain), not 'flowmatrix worker'."),
-            ("--store <dir>", "Where the journal, blobs and reports live (default: .flowmatrix)."),
-            ("--resume <run-id>", "Finish an interrupted run: final jobs stay final, the rest run again."),
-            ("--strict", "Flaky jobs fail the run (exit 1)."),
-            ("--baseline <run>", "Compare with a run ('last' or a run id) in the report."),
-            ("--retries <n>", "Override the matrix's retry count."),
-            ("--seed <n>", "Override the matrix's seed."),
-            ("--repeat <n>", "Stability mode: run every job n times with n seeds; prints pass and flake rates (stability.json)."),
-            ("--quiet", "No progress line or summary."),
-            ("--shard <i/n>", "Run only shard i of n (from 1) of the plan; 'auto' reads the engine's index (below)."),
-            ("--shard-count <n>", "The shard count for '--shard auto' on Kubernetes (or FLOWMATRIX_SHARD_COUNT)."),
-            ("--durations <path>", "Balance shards by a previous run's durations: its journal, store or summary.json."),
-            ("--max-jobs <n>", "The job limit: a plan with more jobs is finding MX025 and nothing runs (default 1000000)."),
-        ] + LiveViewOptions.help,
+            CommandOption("--workers", value: .integer("<n>", 1...256), help: "Local worker processes.",
+                          default: .described("the core count")),
+            CommandOption("--slots", value: .integer("<n>", 1...256), help: "Jobs each local worker runs at once.",
+                          default: .described("2")),
+            CommandOption("--worker-executable", value: .text("<p>"),
+                          help: "Start the local workers from this worker program (built on WorkerMain), not 'flowmatrix worker'."),
+        ] + commonOptions(resume: "Finish an interrupted run: final jobs stay final, the rest run again.") + [
+            CommandOption("--shard", value: .text("<i/n>|auto"),
+                          help: "Run only shard i of n (from 1) of the plan; 'auto' reads the engine's index (below)."),
+            CommandOption("--shard-count", value: .integer("<n>", 1...100_000),
+                          help: "The shard count for '--shard auto' on Kubernetes (or FLOWMATRIX_SHARD_COUNT)."),
+            CommandOption("--durations", value: .text("<path>"),
+                          help: "Balance shards by a previous run's durations: its journal, store or summary.json."),
+        ],
         discussion: """
             Ctrl-C once stops dispatching and lets in-flight jobs finish; twice cancels them. The journal stays
             consistent either way; 'flowmatrix run --resume <run-id>' finishes the run later.
@@ -53,11 +46,11 @@ enum RunCommand {
             \(ShardSelection.environmentHelp)
             """,
         run: { args in
-            var options = try commonOptions(&args)
-            if let n = try args.intOption("--workers", in: 1...256) { options.localWorkers = n }
-            let shardCount = try args.intOption("--shard-count", in: 1...100_000)
-            let durations = try args.option("--durations")
-            if let (spec, source) = try ShardSelection.resolve(shard: try args.option("--shard"), count: shardCount,
+            var options = try commonOptions(args)
+            if let n = args.integer("--workers") { options.localWorkers = n }
+            let shardCount = args.integer("--shard-count")
+            let durations = args.value("--durations")
+            if let (spec, source) = try ShardSelection.resolve(shard: args.value("--shard"), count: shardCount,
                                                                environment: ProcessInfo.processInfo.environment) {
                 guard options.resume == nil else { throw UsageError("a resumed shard keeps its share: drop '--shard'") }
                 options.shard = ShardSelection(spec: spec, source: source,
@@ -66,9 +59,9 @@ enum RunCommand {
             } else if durations != nil {
                 throw UsageError("'--durations' balances shards: give it with '--shard'")
             }
-            if let n = try args.intOption("--slots", in: 1...256) { options.slotsPerWorker = n }
-            options.workerExecutable = try args.option("--worker-executable")
-            let rest = try args.positionals()
+            if let n = args.integer("--slots") { options.slotsPerWorker = n }
+            options.workerExecutable = args.value("--worker-executable")
+            let rest = args.positionals
             guard rest.count <= 1 else { throw UsageError("give one matrix") }
             options.matrixPath = rest.first
             guard options.matrixPath != nil || options.resume != nil else { throw UsageError("missing <matrix>") }
@@ -79,22 +72,14 @@ enum RunCommand {
     static let serveSpec = CommandSpec(
         name: "serve",
         overview: "Run a matrix as a coordinator for workers on other machines (no local workers).",
-        usage: "serve <matrix> --listen <host:port> [--token-file <file>] [--store <dir>] [--resume <run-id>] [--max-jobs <n>]\n"
-            + "                        [--http [<addr>:]<port> [--http-token-file <file>] [--http-linger <s>]]",
+        forms: ["<matrix> --listen <host:port>", "--resume <run-id> [<matrix>] --listen <host:port>"],
         arguments: [("<matrix>", "A matrix file.")],
         options: [
-            ("--listen <host:port>", "Address to listen on (default 127.0.0.1:7700). Non-loopback needs a token."),
-            ("--token-file <file>", "The shared token workers authenticate with (required off loopback)."),
-            ("--store <dir>", "Where the journal, blobs and reports live (default: .flowmatrix)."),
-            ("--resume <run-id>", "Finish an interrupted run."),
-            ("--strict", "Flaky jobs fail the run (exit 1)."),
-            ("--baseline <run>", "Compare with a run ('last' or a run id) in the report."),
-            ("--retries <n>", "Override the matrix's retry count."),
-            ("--seed <n>", "Override the matrix's seed."),
-            ("--repeat <n>", "Stability mode: run every job n times with n seeds; prints pass and flake rates (stability.json)."),
-            ("--quiet", "No progress line or summary."),
-            ("--max-jobs <n>", "The job limit: a plan with more jobs is finding MX025 and nothing runs (default 1000000)."),
-        ] + LiveViewOptions.help,
+            CommandOption("--listen", value: .text("<host:port>"), help: "Address to listen on. Non-loopback needs a token.",
+                          default: .value("127.0.0.1:7700")),
+            CommandOption("--token-file", value: .text("<file>"),
+                          help: "The shared token workers authenticate with (required off loopback)."),
+        ] + commonOptions(resume: "Finish an interrupted run."),
         discussion: """
             Workers: flowmatrix worker --connect <host:port> --token-file <file> (add --allow-commands for a matrix
             with a 'command': other workers never get command jobs). When the run completes the
@@ -103,16 +88,16 @@ enum RunCommand {
             EXIT CODES: as for 'run'.
             """,
         run: { args in
-            var options = try commonOptions(&args)
+            var options = try commonOptions(args)
             options.localWorkers = 0
-            let listen = try args.option("--listen") ?? "127.0.0.1:7700"
+            let listen = args.value("--listen") ?? "127.0.0.1:7700"
             guard let (host, port) = WorkerMain.splitHostPort(listen) else {
                 throw UsageError("'--listen' takes host:port (e.g. 0.0.0.0:7700 or [::]:7700), not '\(listen)'")
             }
             options.host = host
             options.port = port
-            let tokenFile = try args.option("--token-file")
-            let rest = try args.positionals()
+            let tokenFile = args.value("--token-file")
+            let rest = args.positionals
             guard rest.count <= 1 else { throw UsageError("give one matrix") }
             options.matrixPath = rest.first
             guard options.matrixPath != nil || options.resume != nil else { throw UsageError("missing <matrix>") }
@@ -134,18 +119,34 @@ enum RunCommand {
         }
     )
 
-    static func commonOptions(_ args: inout ArgumentList) throws -> RunOptions {
+    /// The options `run` and `serve` share; `resume` is what `--resume` says.
+    static func commonOptions(resume: String) -> [CommandOption] {
+        [
+            .store("Where the journal, blobs and reports live."),
+            CommandOption("--resume", value: .text("<run-id>"), help: resume),
+            CommandOption("--strict", help: "Flaky jobs fail the run (exit 1)."),
+            CommandOption("--baseline", value: .text("<run>"), help: "Compare with a run ('last' or a run id) in the report."),
+            CommandOption("--retries", value: .integer("<n>", 0...100), help: "Override the matrix's retry count."),
+            CommandOption("--seed", value: .text("<n>"), help: "Override the matrix's seed."),
+            CommandOption("--repeat", value: .integer("<n>", 1...1000),
+                          help: "Stability mode: run every job n times with n seeds; prints pass and flake rates (stability.json)."),
+            CommandOption("--quiet", help: "No progress line or summary."),
+            .maxJobs("The job limit: a plan with more jobs is finding MX025 and nothing runs."),
+        ] + LiveViewOptions.options
+    }
+
+    static func commonOptions(_ args: ParsedArguments) throws -> RunOptions {
         var options = RunOptions()
-        options.store = RunStore(path: try args.option("--store"))
-        options.resume = try args.option("--resume")
-        options.strict = args.flag("--strict")
-        options.quiet = args.flag("--quiet")
-        options.baseline = try args.option("--baseline")
-        options.retriesOverride = try args.intOption("--retries", in: 0...100)
-        options.repetitionsOverride = try args.intOption("--repeat", in: 1...1000)
-        options.planSettings = try args.planSettings()
-        options.live = try LiveViewOptions.parse(&args)
-        if let text = try args.option("--seed") {
+        options.store = RunStore(path: args.value("--store"))
+        options.resume = args.value("--resume")
+        options.strict = args.has("--strict")
+        options.quiet = args.has("--quiet")
+        options.baseline = args.value("--baseline")
+        options.retriesOverride = args.integer("--retries")
+        options.repetitionsOverride = args.integer("--repeat")
+        options.planSettings = args.planSettings
+        options.live = try LiveViewOptions.parse(args)
+        if let text = args.value("--seed") {
             guard let seed = UInt64(text) else { throw UsageError("'--seed' takes a whole number, not '\(text)'") }
             options.seedOverride = seed
         }

@@ -50,7 +50,7 @@ enum RunSession {
     static func execute(_ options: RunOptions) async throws -> Int32 {
         try options.store.create()
         let console = RunConsole(options: options)
-        let runRequest = try request(options)
+        let runRequest = try await request(options)
         console.planNotes = ignoredAxisNotes(options.matrixPath, settings: runRequest.planSettings)
         let controller = RunController(runRequest, onEvent: { console.on($0) })
         console.controller = controller
@@ -75,7 +75,7 @@ enum RunSession {
     }
 
     /// The run API's request for these options.
-    static func request(_ options: RunOptions) throws -> RunRequest {
+    static func request(_ options: RunOptions) async throws -> RunRequest {
         var request = RunRequest(matrixPath: options.matrixPath, store: options.store)
         request.resume = options.resume
         request.planSettings = options.planSettings
@@ -87,7 +87,7 @@ enum RunSession {
         if options.localWorkers > 0 {
             var launch = WorkerLaunch.flowmatrixWorker()
             if let path = options.workerExecutable {
-                let user = try WorkerLaunch.userWorker(path)
+                let user = try await WorkerLaunch.userWorker(path)
                 launch = user.launch
                 // Its own registries' manifests, not the built-in ones of the same names.
                 request.planSettings.registryManifests = user.published?.manifests ?? []

@@ -10,15 +10,17 @@ enum RunsCommand {
     static let spec = CommandSpec(
         name: "runs",
         overview: "List the runs in the journal, newest first; delete old runs.",
-        usage: "runs [--store <dir>] [--limit <n>]\n"
-            + "       flowmatrix runs delete (<run-id>... | --older-than <age> | --keep <n>) [--force] [--dry-run] [--store <dir>]",
+        forms: ["", "delete (<run-id>... | --older-than <age> | --keep <n>) [--force] [--dry-run] [--store <dir>]"],
         options: [
-            ("--store <dir>", "The store (default: .flowmatrix)."),
-            ("--limit <n>", "At most this many runs (default 20)."),
-            ("--older-than <age>", "delete: runs started more than <age> ago: <n>d (days) or <n>h (hours), e.g. 30d."),
-            ("--keep <n>", "delete: keep the newest <n> runs, delete the rest (with --older-than: only older ones)."),
-            ("--force", "delete: also delete runs still marked running (their coordinator may be alive)."),
-            ("--dry-run", "delete: print what would be deleted, delete nothing."),
+            .store(),
+            CommandOption("--limit", value: .integer("<n>", 1...10_000), help: "At most this many runs.",
+                          default: .described("20")),
+            CommandOption("--older-than", value: .text("<age>"),
+                          help: "delete: runs started more than <age> ago: <n>d (days) or <n>h (hours), e.g. 30d."),
+            CommandOption("--keep", value: .integer("<n>", 0...1_000_000),
+                          help: "delete: keep the newest <n> runs, delete the rest (with --older-than: only older ones)."),
+            CommandOption("--force", help: "delete: also delete runs still marked running (their coordinator may be alive)."),
+            CommandOption("--dry-run", help: "delete: print what would be deleted, delete nothing."),
         ],
         subcommands: [("delete", "Delete runs (their jobs, attempts, steps, results and artifact references) and report folders.")],
         discussion: """
@@ -29,13 +31,13 @@ enum RunsCommand {
             running; 2 no journal, journal error, or an unknown <run-id>; 64 usage error.
             """,
         run: { args in
-            let store = RunStore(path: try args.option("--store"))
-            let limit = try args.intOption("--limit", in: 1...10_000)
-            let olderThan = try args.option("--older-than")
-            let keep = try args.intOption("--keep", in: 0...1_000_000)
-            let force = args.flag("--force")
-            let dryRun = args.flag("--dry-run")
-            var positional = try args.positionals()
+            let store = RunStore(path: args.value("--store"))
+            let limit = args.integer("--limit")
+            let olderThan = args.value("--older-than")
+            let keep = args.integer("--keep")
+            let force = args.has("--force")
+            let dryRun = args.has("--dry-run")
+            var positional = args.positionals
             if positional.first == "delete" {
                 positional.removeFirst()
                 guard limit == nil else { throw UsageError("'--limit' lists runs; 'runs delete' does not take it") }
@@ -121,9 +123,9 @@ enum RunsCommand {
     static let showSpec = CommandSpec(
         name: "show",
         overview: "Print a run's outcome per job.",
-        usage: "show <run-id> [--store <dir>] [--failed]",
+        forms: ["<run-id>"],
         arguments: [("<run-id>", "A run id from 'flowmatrix runs' (or 'last').")],
-        options: [("--store <dir>", "The store (default: .flowmatrix)."), ("--failed", "Only jobs that did not pass.")],
+        options: [.store(), CommandOption("--failed", help: "Only jobs that did not pass.")],
         discussion: """
             Messages and names are printed with control characters (ESC, BEL, NUL, …) and bidirectional
             overrides written as \\u{XX}, so stored text cannot drive the terminal. The last line counts the
@@ -133,9 +135,9 @@ enum RunsCommand {
             ran; 2 no journal or no such run, 64 usage error.
             """,
         run: { args in
-            let store = RunStore(path: try args.option("--store"))
-            let failedOnly = args.flag("--failed")
-            let ids = try args.positionals()
+            let store = RunStore(path: args.value("--store"))
+            let failedOnly = args.has("--failed")
+            let ids = args.positionals
             guard ids.count == 1, let requested = ids.first else { throw UsageError("give one <run-id>") }
             try store.requireJournal()
             let reader = try JournalReader(path: store.journalPath)

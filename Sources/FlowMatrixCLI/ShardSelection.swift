@@ -1,3 +1,4 @@
+import FlowVocabulary
 import Foundation
 import Journal
 import MatrixPlan

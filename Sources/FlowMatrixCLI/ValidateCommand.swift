@@ -8,13 +8,13 @@ enum ValidateCommand {
     static let spec = CommandSpec(
         name: "validate",
         overview: "Check scenario files, corpus folders and matrix files; report every finding.",
-        usage: "validate [--json] [--max-jobs <n>] [--worker-executable <path>] <path> ...",
+        forms: ["<path> ..."],
         arguments: [("<path>", "A scenario file (.json), a corpus folder, or a matrix file.")],
         options: [
-            ("--json", "Print findings as a JSON array of {file, code, path, line, column, message[, warning]}."),
-            ("--max-jobs <n>", "The job limit matrices are checked against (MX025; default \(PlanSettings.defaultMaximumJobs))."),
-            ("--worker-executable <p>",
-             "Check scenarios against the registry manifests this worker publishes ('<p> --list-registries --json', 10 s at most) instead of the built-in ones."),
+            CommandOption("--json", help: "Print findings as a JSON array of {file, code, path, line, column, message[, warning]}."),
+            .maxJobs("The job limit matrices are checked against (MX025)."),
+            CommandOption("--worker-executable", value: .text("<p>"), help: "Check scenarios against the registry "
+                + "manifests this worker publishes ('<p> --list-registries --json', 10 s at most) instead of the built-in ones."),
         ],
         discussion: """
             Prints each finding as 'file:line:column: CODE message (at json-path)', then what was checked:
@@ -26,12 +26,12 @@ enum ValidateCommand {
             EXIT CODES: 0 no findings (or warnings only), 1 findings, 64 usage error.
             """,
         run: { args in
-            let json = args.flag("--json")
-            var settings = try args.planSettings()
-            if let worker = try args.option("--worker-executable") {
-                settings.registryManifests = try PublishedRegistries.manifests(workerExecutable: worker)
+            let json = args.has("--json")
+            var settings = args.planSettings
+            if let worker = args.value("--worker-executable") {
+                settings.registryManifests = try await PublishedRegistries.manifests(workerExecutable: worker)
             }
-            let paths = try args.positionals()
+            let paths = args.positionals
             guard !paths.isEmpty else { throw UsageError("missing <path>") }
             let result = validate(paths: paths, settings: settings)
             let findings = result.findings

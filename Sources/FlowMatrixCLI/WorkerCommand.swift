@@ -1,4 +1,5 @@
 import CommandJobs
+import FlowVocabulary
 import MatrixPlan
 import Worker
 
@@ -7,18 +8,16 @@ enum WorkerCommand {
     static let spec = CommandSpec(
         name: "worker",
         overview: "Run a worker that connects to a coordinator and runs jobs with the built-in registries.",
-        usage: "worker --connect <host:port> [--token-file <file>] [--slots <n>] [--label <key=value>] ... [--allow-commands]",
-        options: [
-            ("--connect <host:port>", "The coordinator's address (numeric IPv4, or [IPv6]:port)."),
-            ("--token-file <file>", "File holding the shared token (or set FLOWMATRIX_TOKEN)."),
-            ("--slots <n>", "Jobs run at once (default: the core count)."),
-            ("--label <key=value>", "A label matched against matrices' required labels (repeatable)."),
-            ("--name <name>", "The name shown in reports (default: <hostname>-<pid>)."),
-            ("--give-up-after <seconds>", "Exit (code 2) when no coordinator answered for this long."),
-            ("--exit-after-drain", "Exit when the coordinator drains this worker instead of reconnecting."),
-            ("--registry <name>", "Host only this built-in registry (repeatable; default: all)."),
-            ("--allow-commands", "Also run command jobs (the 'command' registry): programs a matrix names, as this user."),
-            ("--list-registries [--json]", "Print the hosted registries, one per line (or their manifests as JSON), and exit."),
+        forms: ["--connect <host:port>", "--list-registries [--json]"],
+        // WorkerMain's table (every worker executable's), with the built-in registries and command jobs.
+        options: WorkerMain.options.map { option in
+            guard option.name == "--registry" else { return option }
+            var builtIn = option
+            builtIn.help = "Host only this built-in registry."
+            return builtIn
+        } + [
+            CommandOption("--allow-commands",
+                          help: "Also run command jobs (the 'command' registry): programs a matrix names, as this user."),
         ],
         discussion: """
             Built-in registries: \(BuiltInRegistries.all.map(\.name).joined(separator: ", ")), and '\(CommandTemplate.registry)'
@@ -27,26 +26,12 @@ enum WorkerCommand {
             The worker reconnects with back-off when the coordinator goes away, and serves the next coordinator
             on the same address. A rejection (wrong token, protocol version) arrives before the coordinator proved
             it knows the token, so it is retried with back-off too, with a warning each time. EXIT CODES: 0 drained
-            or stopped, 2 gave up reconnecting, 3 still rejected when --give-up-after ran out, 64 usage error.
+            or stopped (or listed), 2 gave up reconnecting, 3 still rejected when --give-up-after ran out, 64 usage error.
             """,
         run: { args in
-            let allowCommands = args.flag("--allow-commands")
-            let registries = try chosenRegistries(try args.options("--registry"), allowCommands: allowCommands)
-            if args.flag(WorkerMain.listRegistriesFlag) {
-                let json = args.flag(WorkerMain.jsonFlag)
-                _ = try args.positionals()
-                print(json ? try WorkerMain.manifestJSON(registries) : registries.map(\.name).sorted().joined(separator: "\n"))
-                return ExitCode.success
-            }
-            // The connection flags are WorkerMain's (shared with every custom worker executable); their errors are
-            // reported like every other flowmatrix usage error.
-            let settings: WorkerSettings
-            do {
-                settings = try WorkerMain.parse(args.takeAll())
-            } catch let error as WorkerUsageError {
-                throw UsageError(error.message)
-            }
-            let code = await WorkerMain.serve(registries: registries, settings: settings)
+            let registries = try chosenRegistries(args.values("--registry"), allowCommands: args.has("--allow-commands"))
+            if let code = try WorkerMain.listIfAsked(args, registries: registries) { return code }
+            let code = await WorkerMain.serve(registries: registries, settings: try WorkerMain.settings(args))
             // The web registry's browser (if a web job started one) ends with the worker, its profile removed.
             await BuiltInRegistries.web.shutdown()
             return code

@@ -1,8 +1,9 @@
 import CommandJobs
+import FlowVocabulary
 import Foundation
 import MatrixPlan
+import ProcessSpawn
 import RunControl
-import Synchronization
 import Worker
 
 /// The worker executables `flowmatrix` starts as local workers.
@@ -24,42 +25,22 @@ extension WorkerLaunch {
     /// answer within 10 s (or fails) is not checked, and a job whose registry it does not host waits for a worker that
     /// does.
     /// - Throws: `UsageError` when `path` is not an executable file.
-    static func userWorker(_ path: String) throws -> (launch: WorkerLaunch, published: PublishedRegistries?) {
+    static func userWorker(_ path: String) async throws -> (launch: WorkerLaunch, published: PublishedRegistries?) {
         let url = URL(fileURLWithPath: path).standardizedFileURL
         guard FileManager.default.isExecutableFile(atPath: url.path) else {
             throw UsageError("'--worker-executable' takes an executable file, not '\(path)'")
         }
-        let published = PublishedRegistries.ask(url)
+        let published = await PublishedRegistries.ask(url)
         return (WorkerLaunch(executable: url, hostedRegistries: published?.names), published)
     }
 
-    /// What `executable arguments` prints to stdout; nil when it fails (non-zero exit) or has not exited within
-    /// `timeout` (then it is ended). For short answers such as `--list-registries`.
-    static func output(of executable: URL, arguments: [String], timeout: Duration) -> Data? {
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        process.standardInput = FileHandle.nullDevice
-        let exited = DispatchSemaphore(value: 0)
-        process.terminationHandler = { _ in exited.signal() }
-        do { try process.run() } catch { return nil }
-        // Read while it runs (a full pipe would stall it); its output is small.
-        let text = Mutex(Data())
-        let read = DispatchSemaphore(value: 0)
-        Thread {
-            let data = output.fileHandleForReading.readDataToEndOfFile()
-            text.withLock { $0 = data }
-            read.signal()
-        }.start()
-        guard exited.wait(timeout: .now() + .milliseconds(Int(timeout.components.seconds * 1000))) == .success else {
-            process.terminate()
+    /// What `executable arguments` prints to stdout; nil when it cannot start, fails (non-zero exit) or has not
+    /// exited within `timeout` (then it is ended). For short answers such as `--list-registries`. Waits without
+    /// blocking a thread (`ProgramOutput`).
+    static func output(of executable: URL, arguments: [String], timeout: Duration) async -> Data? {
+        guard let answer = try? await ProgramOutput.run(executable, arguments, timeout: timeout), answer.status == 0 else {
             return nil
         }
-        // The pipe's writer went with the process, so the reader ends at once (unless a child of it holds the pipe).
-        guard process.terminationStatus == 0, read.wait(timeout: .now() + .seconds(1)) == .success else { return nil }
-        return text.withLock { $0 }
+        return answer.output
     }
 }

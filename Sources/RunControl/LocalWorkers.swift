@@ -88,10 +88,17 @@ public final class LocalWorkers: Sendable {
     }
 
     /// Waits up to `grace` for every worker to exit (they exit after the coordinator's DRAIN), then kills what is
-    /// left and reaps it.
+    /// left and waits (10 s at most) until their termination handlers have reaped them, without blocking a thread.
     public func waitForExit(grace: Duration) async {
         stopRestarting()
-        let deadline = ContinuousClock.now + grace
+        await awaitExits(until: ContinuousClock.now + grace)
+        let leftovers = state.withLock { Array($0.processes.values) }
+        for p in leftovers where p.isRunning { kill(p.processIdentifier, SIGKILL) }
+        await awaitExits(until: ContinuousClock.now + .seconds(10))
+    }
+
+    /// Suspends until every worker has exited or `deadline` has passed.
+    private func awaitExits(until deadline: ContinuousClock.Instant) async {
         while ContinuousClock.now < deadline {
             let (alive, exits) = state.withLock { ($0.processes.count, $0.exits) }
             if alive == 0 { break }
@@ -103,9 +110,6 @@ public final class LocalWorkers: Sendable {
                 self.wakeExitWaiters()
             }
         }
-        let leftovers = state.withLock { Array($0.processes.values) }
-        for p in leftovers where p.isRunning { kill(p.processIdentifier, SIGKILL) }
-        for p in leftovers { p.waitUntilExit() }
     }
 
     /// Suspends until a worker exits after the `exits`-th exit (or `wakeExitWaiters` is called).

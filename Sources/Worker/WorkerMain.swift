@@ -12,94 +12,125 @@ import UVTransport
 /// exit(await WorkerMain.run(registries: [RegistryFactory(name: "myapp") { job in MyRegistry(job) }]))
 /// ```
 public enum WorkerMain {
-    /// Exit codes: 0 drained or stopped, 2 gave up reconnecting, 3 still rejected when `--give-up-after` ran out
-    /// (a rejection before the coordinator authenticated is never final on its own), 64 usage error.
-    public static let usage = """
-        USAGE: <worker> --connect <host:port> [--token-file <file>] [--slots <n>] [--label <key=value>]...
-                        [--name <name>] [--give-up-after <seconds>] [--exit-after-drain]
+    /// The option table of every worker executable (and, with `--allow-commands`, of `flowmatrix worker`): it parses
+    /// the command line and writes the help.
+    public static let options: [CommandOption] = [
+        CommandOption("--connect", value: .text("<host:port>"), help: "The coordinator's address (numeric IPv4 or [IPv6]:port)."),
+        CommandOption("--token-file", value: .text("<file>"), help: "File holding the shared token (or set FLOWMATRIX_TOKEN)."),
+        CommandOption("--slots", value: .integer("<n>", 1...1024), help: "Jobs run at once.",
+                      default: .described("the core count")),
+        CommandOption("--label", value: .text("<key=value>"), help: "A label matched against matrices' required labels.",
+                      repeatable: true),
+        CommandOption("--name", value: .text("<name>"), help: "The name shown in reports.",
+                      default: .described("<hostname>-<pid>")),
+        CommandOption("--give-up-after", value: .text("<seconds>"),
+                      help: "Exit (code 2) when no coordinator answered for this many seconds."),
+        CommandOption("--exit-after-drain", help: "Exit (code 0) when the coordinator drains this worker, instead of reconnecting."),
+        CommandOption("--registry", value: .text("<name>"), help: "Host only this registry of the worker's.",
+                      repeatable: true, default: .described("all")),
+        CommandOption(listRegistriesFlag, help: "Print the hosted registries, one per line, and exit (code 0); "
+            + "'flowmatrix run --worker-executable' reads them to refuse a matrix none hosts."),
+        CommandOption(jsonFlag, help: "With --list-registries: print their manifests instead (steps wired, assert clauses, "
+            + "axes honoured) as {\"manifestVersion\": 1, \"registries\": [...]}; 'flowmatrix validate' checks with them."),
+    ]
 
-        OPTIONS:
-          --connect <host:port>   The coordinator's address (numeric IPv4 or [IPv6]:port).
-          --token-file <file>     File holding the shared token (or set FLOWMATRIX_TOKEN).
-          --slots <n>             Jobs run at once (default: the core count).
-          --label <key=value>     A label matched against matrices' required labels (repeatable).
-          --name <name>           The name shown in reports (default: <hostname>-<pid>).
-          --give-up-after <s>     Exit (code 2) when no coordinator answered for this many seconds.
-          --exit-after-drain      Exit (code 0) when the coordinator drains this worker, instead of reconnecting.
-          --list-registries       Print the registries this worker hosts, one per line, and exit (code 0); a
-                                  coordinator's `run --worker-executable` reads it to refuse a matrix none hosts.
-          --list-registries --json
-                                  Print their manifests instead (steps wired, assert clauses, axes honoured) as
-                                  {"manifestVersion": 1, "registries": [...]}; `flowmatrix validate` checks with them.
-
-        EXIT CODES: 0 drained or stopped, 2 gave up reconnecting, 3 still rejected (wrong token or protocol version)
-        when --give-up-after ran out, 64 usage error. A rejection is retried with back-off until then: it arrives
-        before the coordinator proved the token, so anyone on that address could have sent it.
+    /// What every worker's help says after its options.
+    public static let exitCodesHelp = """
+        EXIT CODES: 0 drained or stopped (or listed), 2 gave up reconnecting, 3 still rejected (wrong token or protocol
+        version) when --give-up-after ran out, 64 usage error. A rejection is retried with back-off until then: it
+        arrives before the coordinator proved the token, so anyone on that address could have sent it.
         """
 
-    /// Parses worker flags. - Throws: a message for a usage error.
-    public static func parse(_ arguments: [String]) throws(WorkerUsageError) -> WorkerSettings {
-        var connect: String?
-        var tokenFile: String?
-        var slots = ProcessInfo.processInfo.activeProcessorCount
-        var labels: [String] = []
-        var name = "\(ProcessInfo.processInfo.hostName)-\(getpid())"
-        var giveUp: Duration?
-        var exitAfterDrain = false
-        var i = 0
-        func value(_ flag: String) throws(WorkerUsageError) -> String {
-            guard i + 1 < arguments.count else { throw WorkerUsageError("missing value for '\(flag)'") }
-            i += 1
-            return arguments[i]
-        }
-        while i < arguments.count {
-            let arg = arguments[i]
-            switch arg {
-            case "--connect": connect = try value(arg)
-            case "--token-file": tokenFile = try value(arg)
-            case "--slots":
-                let text = try value(arg)
-                guard let n = Int(text), (1...1024).contains(n) else {
-                    throw WorkerUsageError("'--slots' takes a whole number from 1 to 1024, not '\(text)'")
-                }
-                slots = n
-            case "--label":
-                let text = try value(arg)
-                guard text.contains("="), !text.hasPrefix("=") else { throw WorkerUsageError("'--label' takes key=value, not '\(text)'") }
-                labels.append(text)
-            case "--name": name = try value(arg)
-            case "--give-up-after":
-                let text = try value(arg)
-                guard let s = Double(text), s > 0 else { throw WorkerUsageError("'--give-up-after' takes seconds > 0, not '\(text)'") }
-                giveUp = .milliseconds(Int64(s * 1000))
-            case "--exit-after-drain": exitAfterDrain = true
-            default: throw WorkerUsageError("unknown option '\(arg)'")
-            }
-            i += 1
-        }
-        guard let connect else { throw WorkerUsageError("missing '--connect <host:port>'") }
+    /// The help of a worker executable named `command` hosting `registries`.
+    public static func help(command: String, registries: [RegistryFactory]) -> CommandHelp {
+        CommandHelp(
+            command: command,
+            overview: "A FlowMatrix worker hosting: \(registries.map(\.name).sorted().joined(separator: ", "))",
+            forms: ["--connect <host:port>", "--list-registries [--json]"], options: options, discussion: exitCodesHelp)
+    }
+
+    /// Parses worker flags with ``options``. - Throws: ``UsageError``.
+    public static func parse(_ arguments: [String]) throws(UsageError) -> WorkerSettings {
+        try settings(ParsedArguments(arguments, options: options))
+    }
+
+    /// The connection settings from a command line parsed with (a table holding) ``options``.
+    /// - Throws: ``UsageError`` when `--connect` is missing or malformed, a label or `--give-up-after` is malformed,
+    ///   or there is no usable token.
+    public static func settings(_ arguments: ParsedArguments) throws(UsageError) -> WorkerSettings {
+        guard let connect = arguments.value("--connect") else { throw UsageError("missing '--connect <host:port>'") }
         guard let (host, port) = splitHostPort(connect) else {
-            throw WorkerUsageError("'--connect' takes host:port (e.g. 127.0.0.1:7700 or [::1]:7700), not '\(connect)'")
+            throw UsageError("'--connect' takes host:port (e.g. 127.0.0.1:7700 or [::1]:7700), not '\(connect)'")
         }
+        let labels = arguments.values("--label")
+        if let bad = labels.first(where: { !$0.contains("=") || $0.hasPrefix("=") }) {
+            throw UsageError("'--label' takes key=value, not '\(bad)'")
+        }
+        var giveUp: Duration?
+        if let text = arguments.value("--give-up-after") {
+            guard let s = Double(text), s > 0, s.isFinite else { throw UsageError("'--give-up-after' takes seconds > 0, not '\(text)'") }
+            giveUp = .milliseconds(Int64(s * 1000))
+        }
+        let token = try token(file: arguments.value("--token-file"))
+        let slots = arguments.integer("--slots") ?? ProcessInfo.processInfo.activeProcessorCount
+        let name = arguments.value("--name") ?? "\(ProcessInfo.processInfo.hostName)-\(getpid())"
+        var settings = WorkerSettings(host: host, port: port, token: token, name: name, slots: slots, labels: labels)
+        settings.giveUpAfter = giveUp
+        settings.exitAfterDrain = arguments.has("--exit-after-drain")
+        return settings
+    }
+
+    /// The token from `file`, else from FLOWMATRIX_TOKEN. - Throws: ``UsageError`` when neither gives a usable one.
+    static func token(file: String?) throws(UsageError) -> [UInt8] {
         let token: [UInt8]
-        if let tokenFile {
+        if let file {
             do {
-                let read = try TokenFile.read(tokenFile)
+                let read = try TokenFile.read(file)
                 token = read.token
                 if let warning = read.warning { FileHandle.standardError.write(Data("warning: \(warning)\n".utf8)) }
             } catch {
-                throw WorkerUsageError((error as? TokenFileError)?.message ?? "\(error)")
+                throw UsageError((error as? TokenFileError)?.message ?? "\(error)")
             }
         } else if let env = ProcessInfo.processInfo.environment["FLOWMATRIX_TOKEN"] {
             token = Array(env.utf8)
         } else {
-            throw WorkerUsageError("no token: pass '--token-file <file>' or set FLOWMATRIX_TOKEN")
+            throw UsageError("no token: pass '--token-file <file>' or set FLOWMATRIX_TOKEN")
         }
-        if let problem = TokenFile.problem(with: token) { throw WorkerUsageError("the token: \(problem)") }
-        var settings = WorkerSettings(host: host, port: port, token: token, name: name, slots: slots, labels: labels)
-        settings.giveUpAfter = giveUp
-        settings.exitAfterDrain = exitAfterDrain
-        return settings
+        if let problem = TokenFile.problem(with: token) { throw UsageError("the token: \(problem)") }
+        return token
+    }
+
+    /// The registries `--registry` names among `registries` (all of them when none is named).
+    /// - Throws: ``UsageError`` for a name the worker does not host.
+    public static func hosted(_ registries: [RegistryFactory], named names: [String]) throws(UsageError) -> [RegistryFactory] {
+        guard !names.isEmpty else { return registries }
+        if let unknown = names.first(where: { n in !registries.contains { $0.name == n } }) {
+            let names = registries.map(\.name)
+            let list = names.dropLast().joined(separator: ", ") + (names.count > 1 ? " or " : "") + (names.last ?? "")
+            throw UsageError("'--registry' takes \(list), not '\(unknown)'")
+        }
+        return registries.filter { names.contains($0.name) }
+    }
+
+    /// Answers `--list-registries [--json]` for `registries` on stdout and returns the exit code; nil when the
+    /// command line does not ask.
+    /// - Throws: ``UsageError`` for `--json` without `--list-registries`.
+    public static func listIfAsked(_ arguments: ParsedArguments, registries: [RegistryFactory]) throws(UsageError) -> Int32? {
+        guard arguments.has(listRegistriesFlag) else {
+            if arguments.has(jsonFlag) { throw UsageError("'\(jsonFlag)' goes with '\(listRegistriesFlag)'") }
+            return nil
+        }
+        guard arguments.has(jsonFlag) else {
+            print(registries.map(\.name).sorted().joined(separator: "\n"))
+            return ExitCode.success
+        }
+        do {
+            print(try manifestJSON(registries))
+            return ExitCode.success
+        } catch {
+            FileHandle.standardError.write(Data("Error: cannot encode the registry manifests: \(error)\n".utf8))
+            return ExitCode.failures
+        }
     }
 
     /// `host:port` or `[v6]:port` → parts.
@@ -133,33 +164,29 @@ public enum WorkerMain {
         return String(decoding: try encoder.encode(document), as: UTF8.self)
     }
 
-    /// Parses `arguments`, runs the worker with `registries`, and returns the process exit code.
+    /// Parses `arguments` with ``options``, runs the worker with `registries` (or those `--registry` names), and
+    /// returns the process exit code. `--help` and `--list-registries` answer and exit; a usage error prints
+    /// `Error: …` and the usage line to stderr and returns 64.
     public static func run(registries: [RegistryFactory], arguments: [String] = Array(CommandLine.arguments.dropFirst())) async -> Int32 {
-        if arguments.contains("-h") || arguments.contains("--help") {
-            print("OVERVIEW: A FlowMatrix worker hosting: \(registries.map(\.name).sorted().joined(separator: ", "))\n\n\(usage)")
-            return ExitCode.success
-        }
-        if arguments.contains(listRegistriesFlag) {
-            guard arguments.contains(jsonFlag) else {
-                print(registries.map(\.name).sorted().joined(separator: "\n"))
-                return ExitCode.success
-            }
-            do {
-                print(try manifestJSON(registries))
-                return ExitCode.success
-            } catch {
-                FileHandle.standardError.write(Data("Error: cannot encode the registry manifests: \(error)\n".utf8))
-                return ExitCode.failures
-            }
-        }
+        let help = help(command: URL(fileURLWithPath: CommandLine.arguments.first ?? "worker").lastPathComponent,
+                        registries: registries)
         let settings: WorkerSettings
-        do {
-            settings = try parse(arguments)
+        let hosted: [RegistryFactory]
+        do throws(UsageError) {
+            let parsed = try ParsedArguments(arguments, options: options)
+            if parsed.has(CommandOption.help.name) {
+                print(help.text, terminator: "")
+                return ExitCode.success
+            }
+            hosted = try self.hosted(registries, named: parsed.values("--registry"))
+            if let code = try listIfAsked(parsed, registries: hosted) { return code }
+            settings = try self.settings(parsed)
         } catch {
-            FileHandle.standardError.write(Data("Error: \(error.message)\n\(usage)\n".utf8))
+            FileHandle.standardError.write(Data(("Error: \(error.message)\nUsage: \(help.usage)\n"
+                + "  See '\(help.command) --help' for more information.\n").utf8))
             return ExitCode.usage
         }
-        return await serve(registries: registries, settings: settings)
+        return await serve(registries: hosted, settings: settings)
     }
 
     /// Runs the worker with `registries` and parsed `settings` (a host with its own command line, such as
@@ -188,10 +215,4 @@ public enum WorkerMain {
         case .rejected: return ExitCode.rejected
         }
     }
-}
-
-/// A worker command-line error.
-public struct WorkerUsageError: Error, Sendable {
-    public var message: String
-    public init(_ message: String) { self.message = message }
 }

@@ -1,4 +1,5 @@
 import FlowMatrixCLI
+import FlowVocabulary
 import Foundation
 
 /// A benchmark suite run by `flowmatrix bench <name>`; it prints figures and ratios, never asserts time.
@@ -39,9 +40,9 @@ enum BenchCommand {
     static let spec = CommandSpec(
         name: "bench",
         overview: "Run a benchmark suite and print its figures (build with -c release).",
-        usage: "bench [--quick] <suite> | all",
+        forms: ["<suite>", "all [--quick]"],
         arguments: [("<suite>", "One of the suites below, or 'all'.")],
-        options: [("--quick", "A small workload, to check that the suite runs (figures are not meaningful).")],
+        options: [CommandOption("--quick", help: "A small workload, to check that the suite runs (figures are not meaningful).")],
         discussion: "SUITES:\n" + suites.map { suite in
             // The widest name sets the column; padding(toLength:) alone would cut longer names.
             let width = (suites.map(\.name.count).max() ?? 0) + 2
@@ -51,8 +52,8 @@ enum BenchCommand {
             + "\n'all' skips a suite whose helper executable is missing (test-worker, Chromium), saying why, and goes on."
             + "\nEXIT CODES: 0 done, 1 or 2 a suite failed, 2 the named suite's helper is missing, 64 usage error.",
         run: { args in
-            let quick = args.flag("--quick")
-            let names = try args.positionals()
+            let quick = args.has("--quick")
+            let names = args.positionals
             guard let name = names.first, names.count == 1 else { throw UsageError("name one suite, or 'all'") }
             let chosen = name == "all" ? suites : suites.filter { $0.name == name }
             guard !chosen.isEmpty else {

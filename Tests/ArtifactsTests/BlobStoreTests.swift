@@ -7,7 +7,7 @@ import Testing
 @Suite("Blob store")
 struct BlobStoreTests {
     @Test("sink → compressed artifact → streamed in chunks → blob → extracted bytes identical")
-    func endToEnd() throws {
+    func endToEnd() async throws {
         let dir = try TemporaryDirectory()
         let store = try BlobStore(root: dir.url.appendingPathComponent("workspace/.flowmatrix"))
         let raw = Sample.json(400_000)
@@ -23,7 +23,7 @@ struct BlobStoreTests {
 
         let blob = try store.url(for: artifact.sha256)
         #expect(blob.path.hasSuffix("/blobs/\(artifact.sha256.prefix(2))/\(artifact.sha256).gz"))
-        #expect(try runTool(gzipTool, ["-t", blob.path]).status == 0)
+        #expect(try await runTool(gzipTool, ["-t", blob.path]).status == 0)
         #expect(try store.read(artifact.sha256, maxSize: raw.count) == raw)
         #expect(try store.compressedBytes(artifact.sha256, maxSize: 1 << 20) == artifact.compressed)
         var streamed: [UInt8] = []

@@ -4,6 +4,7 @@ import CLibUV
 import CSQLite
 import CZlib
 import Foundation
+import ProcessSpawn
 import Testing
 
 /// Each system C library links and works: one small real check per module map.
@@ -33,7 +34,7 @@ struct CLibrariesTests {
     }
 
     @Test("zlib writes a gzip stream that the gzip tool accepts and decompresses")
-    func zlibGzipRoundTrip() throws {
+    func zlibGzipRoundTrip() async throws {
         let text = Array(String(repeating: "FlowMatrix artifact line\n", count: 200).utf8)
         var stream = z_stream()
         #expect(czlib_deflate_init2(&stream, 6, czlib_gzip_window_bits(), 8, Z_DEFAULT_STRATEGY) == Z_OK)
@@ -55,16 +56,10 @@ struct CLibrariesTests {
         defer { try? FileManager.default.removeItem(at: dir) }
         let file = dir.appendingPathComponent("a.txt.gz")
         try Data(output[0..<produced]).write(to: file)
-        let gzip = Process()
-        gzip.executableURL = URL(fileURLWithPath: "/bin/sh")
-        gzip.arguments = ["-c", "gzip -t \"$0\" && gzip -dc \"$0\"", file.path]
-        let pipe = Pipe()
-        gzip.standardOutput = pipe
-        try gzip.run()
-        let decoded = pipe.fileHandleForReading.readDataToEndOfFile()
-        gzip.waitUntilExit()
-        #expect(gzip.terminationStatus == 0)
-        #expect(Array(decoded) == text)
+        let gzip = try await ProgramOutput.run(URL(fileURLWithPath: "/bin/sh"),
+                                               ["-c", "gzip -t \"$0\" && gzip -dc \"$0\"", file.path], timeout: .seconds(60))
+        #expect(gzip?.status == 0)
+        #expect(gzip.map { Array($0.output) } == text)
     }
 
     @Test("SQLite answers a query on an in-memory database")

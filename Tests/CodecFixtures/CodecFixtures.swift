@@ -1,6 +1,7 @@
 // Fixtures the Gzip and Artifacts tests share (a test target cannot import another): temporary folders, the real
 // `gzip` tool, deterministic sample bytes.
 import Foundation
+import ProcessSpawn
 
 /// A temporary directory removed when the value goes away.
 public final class TemporaryDirectory {
@@ -20,18 +21,13 @@ public final class TemporaryDirectory {
     public func file(_ name: String) -> URL { url.appendingPathComponent(name) }
 }
 
-/// Runs a tool (the real `gzip`), returning its exit status and standard output.
-public func runTool(_ path: String, _ arguments: [String]) throws -> (status: Int32, output: [UInt8]) {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: path)
-    process.arguments = arguments
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    process.standardError = FileHandle.nullDevice
-    try process.run()
-    let data = pipe.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return (process.terminationStatus, [UInt8](data))
+/// Runs a tool (the real `gzip`) for at most a minute, returning its exit status and standard output; waits without
+/// blocking a thread.
+public func runTool(_ path: String, _ arguments: [String]) async throws -> (status: Int32, output: [UInt8]) {
+    guard let result = try await ProgramOutput.run(URL(fileURLWithPath: path), arguments, timeout: .seconds(60)) else {
+        throw CocoaError(.executableLoad, userInfo: [NSLocalizedDescriptionKey: "\(path) \(arguments) ran over a minute"])
+    }
+    return (result.status, [UInt8](result.output))
 }
 
 public let gzipTool =

@@ -51,7 +51,7 @@ struct ArtifactFlowTests {
         #expect(try store.read(hash, maxSize: 1 << 24) == TestRegistry.artifactBytes(name: "fragile.bin", count: 150_000))
         // The blob on disk hashes to its name: nothing corrupt became visible.
         let compressed = try store.compressedBytes(hash, maxSize: 1 << 24)
-        #expect(SHA256Hex.of(compressed) == hash)
+        #expect(try await SHA256Hex.of(compressed) == hash)
     }
 
     @Test("every attempt keeps its own artifacts: a job retried twice has three sets")
@@ -123,18 +123,12 @@ func residentPeak(of pid: Int32) -> Int {
 }
 
 enum SHA256Hex {
-    static func of(_ bytes: [UInt8]) -> String {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/sha256sum")
-        let input = Pipe()
-        let output = Pipe()
-        p.standardInput = input
-        p.standardOutput = output
-        try? p.run()
-        input.fileHandleForWriting.write(Data(bytes))
-        try? input.fileHandleForWriting.close()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return String(decoding: data, as: UTF8.self).split(separator: " ").first.map(String.init) ?? ""
+    /// The SHA-256 of `bytes` in hex, by `sha256sum` (another implementation than the store's).
+    static func of(_ bytes: [UInt8]) async throws -> String {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("sha-\(UUID().uuidString)")
+        try Data(bytes).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let (_, output) = try await runProgram("/usr/bin/sha256sum", [file.path])
+        return output.split(separator: " ").first.map(String.init) ?? ""
     }
 }

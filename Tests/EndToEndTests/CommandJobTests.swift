@@ -2,6 +2,7 @@
 import FlowVocabulary
 import Foundation
 import Journal
+import ProcessSpawn
 import Testing
 
 /// Command jobs through real `flowmatrix run`, `serve` and `worker` processes (docs/COMMAND-JOBS.md).
@@ -134,7 +135,7 @@ struct CommandJobTests {
     }
 
     @Test("the shipped pytest matrix runs the real suite: failures only where the configuration breaks the code",
-          .enabled(if: pytestAvailable, "needs python3 with pytest (scripts/install-deps.sh test)"))
+          .enabled("needs python3 with pytest (scripts/install-deps.sh test)") { await pytestAvailable() })
     func shippedPytestMatrix() async throws {
         let ws = try E2EWorkspace()
         defer { ws.cleanUp() }
@@ -182,15 +183,10 @@ struct CommandJobTests {
         #expect(ar.result?.failureMessage == "exited with status 1\nar: missing empty")
     }
 
-    static var pytestAvailable: Bool {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        p.arguments = ["python3", "-c", "import pytest"]
-        p.standardOutput = FileHandle.nullDevice
-        p.standardError = FileHandle.nullDevice
-        guard (try? p.run()) != nil else { return false }
-        p.waitUntilExit()
-        return p.terminationStatus == 0
+    static func pytestAvailable() async -> Bool {
+        let answer = try? await ProgramOutput.run(URL(fileURLWithPath: "/usr/bin/env"), ["python3", "-c", "import pytest"],
+                                                  timeout: .seconds(60))
+        return answer?.status == 0
     }
 
     #if os(Linux)

@@ -48,7 +48,7 @@ struct DistributedRunTests {
                 (try? reader.attempts(run: runID, job: row.job.jobID))?.contains { $0.worker == "victim" && $0.result == nil } ?? false
             }
         }
-        ws.kill9(victim)
+        await ws.kill9(victim)
         let survivor = try ws.startTestWorker(["--connect", "127.0.0.1:\(port)", "--token-file", "token", "--slots", "2",
                                      "--name", "survivor", "--exit-after-drain", "--give-up-after", "20"], label: "survivor")
         try await ws.waitForExit(serve, timeout: .seconds(90))
@@ -88,7 +88,7 @@ struct DistributedRunTests {
         let worker = try ws.startTestWorker(["--connect", "127.0.0.1:\(port)", "--token-file", "token", "--slots", "1"],
                                   label: "worker")
         try await waitUntil("some jobs finish", timeout: .seconds(60)) { ws.finishedJobs() >= 2 }
-        ws.kill9(serve)
+        await ws.kill9(serve)
         let runID = try #require(try ws.latestRunID())
         let before = try ws.outcomes(run: runID)
         #expect(before.count < 10, "the coordinator was killed mid-run")

@@ -1,4 +1,5 @@
 import Foundation
+import ProcessSpawn
 import Testing
 
 /// `flowmatrix ci …`: the generated files parse (PyYAML), name only real keys (the engines' published schemas, as
@@ -7,22 +8,14 @@ import Testing
 @Suite("ci engine files", .serialized, .timeLimit(.minutes(3)))
 struct EngineFileTests {
     /// The path of `name` as the shell finds it on PATH (pyenv shims included), or nil.
-    static func tool(_ name: String) -> String? {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/bin/sh")
-        p.arguments = ["-c", "command -v \"$0\"", name]
-        let pipe = Pipe()
-        p.standardOutput = pipe
-        p.standardError = FileHandle.nullDevice
-        guard (try? p.run()) != nil else { return nil }
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        let path = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        return p.terminationStatus == 0 && path.hasPrefix("/") ? path : nil
+    static func tool(_ name: String) async -> String? {
+        guard let (status, output) = try? await runProgram("/bin/sh", ["-c", "command -v \"$0\"", name]) else { return nil }
+        let path = output.trimmingCharacters(in: .whitespacesAndNewlines)
+        return status == 0 && path.hasPrefix("/") ? path : nil
     }
 
-    static func requireTool(_ name: String) throws -> String {
-        guard let path = tool(name) else {
+    static func requireTool(_ name: String) async throws -> String {
+        guard let path = await tool(name) else {
             let message = "'\(name)' is missing from PATH: run scripts/install-deps.sh test "
                 + "(PyPI: pyyaml check-jsonschema kubernetes-validate)"
             Issue.record(Comment(rawValue: message))
@@ -37,7 +30,7 @@ struct EngineFileTests {
         #expect(status == 0, "\(output)")
         let text = try String(contentsOf: ws.root.appendingPathComponent("ci-\(file).out"), encoding: .utf8)
         try Data(text.utf8).write(to: ws.root.appendingPathComponent(file))
-        let python = try requireTool("python3")
+        let python = try await requireTool("python3")
         let script = "import json, sys, yaml; print(json.dumps(list(yaml.safe_load_all(open(sys.argv[1])))))"
         let (parsed, json) = try await ws.runTool(python, ["-c", script, file])
         #expect(parsed == 0, "PyYAML parses \(file): \(json)")
@@ -56,7 +49,7 @@ struct EngineFileTests {
     /// `bin/flowmatrix`, the binary the CI build job hands to the shards); `paths` maps a pod's mount paths to folders
     /// of the workspace (default: `/results` to `results`).
     static func shell(_ ws: E2EWorkspace, _ line: String, environment: [String: String] = [:],
-                      paths: [String: String] = ["/results": "results"]) throws -> (Int32, String) {
+                      paths: [String: String] = ["/results": "results"]) async throws -> (Int32, String) {
         // `flowmatrix` on PATH is the built binary, as in the engines' images (through a wrapper: see below).
         let bin = ws.root.appendingPathComponent("bin")
         if !FileManager.default.fileExists(atPath: bin.path) {
@@ -94,7 +87,10 @@ struct EngineFileTests {
         p.standardOutput = handle
         p.standardError = handle
         try p.run()
-        p.waitUntilExit()
+        if !(await p.exited(timeout: .seconds(600))) {
+            await p.stop()
+            Issue.record("'\(line)' did not finish within 600 s")
+        }
         try handle.close()
         return (p.terminationStatus, (try? String(contentsOf: log, encoding: .utf8)) ?? "")
     }
@@ -115,7 +111,7 @@ struct EngineFileTests {
         defer { ws.cleanUp() }
         let matrix = try Self.corpus(ws)
         let docs = try await Self.generate(ws, ["github", matrix, "--shards", "3"], into: "workflow.yml")
-        let schema = try await ws.runTool(try Self.requireTool("check-jsonschema"),
+        let schema = try await ws.runTool(try await Self.requireTool("check-jsonschema"),
                                           ["--builtin-schema", "vendor.github-workflows", "workflow.yml"])
         #expect(schema.0 == 0, "\(schema.1)")
         let workflow = try #require(docs.first)
@@ -157,11 +153,11 @@ struct EngineFileTests {
         for i in 1...3 {
             let line = runLine.replacingOccurrences(of: "${{ matrix.shard }}", with: "\(i)")
                 .replacingOccurrences(of: "--store shard-store", with: "--store shards/flowmatrix-shard-\(i)")
-            let (status, output) = try Self.shell(ws, line)
+            let (status, output) = try await Self.shell(ws, line)
             #expect(status <= 1, "\(line): \(output)")
         }
         let mergeLine = try #require(mergeSteps.compactMap { $0["run"] as? String }.first { $0.contains(" merge ") })
-        let (status, output) = try Self.shell(ws, mergeLine)
+        let (status, output) = try await Self.shell(ws, mergeLine)
         #expect(status == 1, "the merge fails the workflow on failures: \(output)")
         #expect(output.contains("merged 3 shard(s)"), "\(output)")
 
@@ -179,7 +175,7 @@ struct EngineFileTests {
         defer { ws.cleanUp() }
         let matrix = try Self.corpus(ws)
         let docs = try await Self.generate(ws, ["gitlab", matrix, "--shards", "2"], into: "gitlab-ci.yml")
-        let schema = try await ws.runTool(try Self.requireTool("check-jsonschema"),
+        let schema = try await ws.runTool(try await Self.requireTool("check-jsonschema"),
                                           ["--builtin-schema", "vendor.gitlab-ci", "gitlab-ci.yml"])
         #expect(schema.0 == 0, "\(schema.1)")
         let pipeline = try #require(docs.first)
@@ -204,13 +200,13 @@ struct EngineFileTests {
         #expect(reports?["junit"] as? String == "merged/runs/*/junit.xml")
         for i in 1...2 {
             for line in shard["script"] as? [String] ?? [] {
-                let (status, output) = try Self.shell(ws, line, environment: ["CI_NODE_INDEX": "\(i)", "CI_NODE_TOTAL": "2"])
+                let (status, output) = try await Self.shell(ws, line, environment: ["CI_NODE_INDEX": "\(i)", "CI_NODE_TOTAL": "2"])
                 #expect(status <= 1, "\(line): \(output)")
                 #expect(output.contains("shard \(i)/2 (from CI_NODE_INDEX/CI_NODE_TOTAL)"), "\(output)")
             }
         }
         for line in merge["script"] as? [String] ?? [] {
-            let (status, output) = try Self.shell(ws, line)
+            let (status, output) = try await Self.shell(ws, line)
             #expect(status == 1 && output.contains("merged 2 shard(s)"), "\(output)")
         }
     }
@@ -222,7 +218,7 @@ struct EngineFileTests {
         let matrix = try Self.corpus(ws)
         let docs = try await Self.generate(ws, ["kubernetes", matrix, "--shards", "3", "--image", "registry.example/flowmatrix:1"],
                                            into: "shards.yml")
-        let validate = try await ws.runTool(try Self.requireTool("kubernetes-validate"), ["--strict", "--quiet", "shards.yml"])
+        let validate = try await ws.runTool(try await Self.requireTool("kubernetes-validate"), ["--strict", "--quiet", "shards.yml"])
         #expect(validate.0 == 0, "\(validate.1)")
         let kinds = docs.map { $0["kind"] as? String ?? "?" }
         #expect(kinds == ["PersistentVolumeClaim", "Job", "PersistentVolumeClaim", "Job", "PersistentVolumeClaim", "Job",
@@ -260,14 +256,14 @@ struct EngineFileTests {
             #expect(term?["topologyKey"] as? String == "topology.kubernetes.io/zone", "shards share a zone")
             let folder = "shards/\(index + 1)"
             try FileManager.default.createDirectory(at: ws.root.appendingPathComponent(folder), withIntermediateDirectories: true)
-            let (status, output) = try Self.shell(ws, try script(job), paths: ["/results": folder])
+            let (status, output) = try await Self.shell(ws, try script(job), paths: ["/results": folder])
             #expect(status == 0, "a shard pod succeeds when its jobs ran, failures or not: \(output)")
             #expect(output.contains("shard \(index + 1)/3"), "\(output)")
         }
         let merge = try #require(docs.first { name($0) == "flowmatrix-merge" })
         #expect(try claims(merge) == ["flowmatrix-shard-1", "flowmatrix-shard-2", "flowmatrix-shard-3", "flowmatrix-report"])
         try FileManager.default.createDirectory(at: ws.root.appendingPathComponent("report"), withIntermediateDirectories: true)
-        let (status, output) = try Self.shell(ws, try script(merge), paths: ["/shards": "shards", "/report": "report"])
+        let (status, output) = try await Self.shell(ws, try script(merge), paths: ["/shards": "shards", "/report": "report"])
         #expect(status == 0 && output.contains("merged 3 shard(s)") && output.contains("verdict: 1"), "\(output)")
         let verdict = try String(contentsOf: ws.root.appendingPathComponent("report/merged/verdict"), encoding: .utf8)
         #expect(verdict == "1\n", "the run's verdict, for 'kubectl exec flowmatrix-fetch -- cat'")
@@ -286,7 +282,7 @@ struct EngineFileTests {
         let matrix = try Self.corpus(ws)
         let docs = try await Self.generate(ws, ["kubernetes-fleet", matrix, "--image", "registry.example/flowmatrix:1",
                                                 "--workers", "3"], into: "fleet.yml")
-        let validate = try await ws.runTool(try Self.requireTool("kubernetes-validate"), ["--strict", "--quiet", "fleet.yml"])
+        let validate = try await ws.runTool(try await Self.requireTool("kubernetes-validate"), ["--strict", "--quiet", "fleet.yml"])
         #expect(validate.0 == 0, "\(validate.1)")
         #expect(docs.map { $0["kind"] as? String } == ["Secret", "Service", "PersistentVolumeClaim", "Job", "Deployment"])
         let token = try #require((docs[0]["stringData"] as? [String: Any])?["token"] as? String)
@@ -309,7 +305,7 @@ struct EngineFileTests {
         #expect(unit.contains("RestartPreventExitStatus=3 64"))
         let file = ws.root.appendingPathComponent("flowmatrix-worker.service")
         try Data(unit.utf8).write(to: file)
-        guard let analyze = Self.tool("systemd-analyze") else {
+        guard let analyze = await Self.tool("systemd-analyze") else {
             print("NOT RUN: systemd-analyze is not installed here (Debian package 'systemd'); the unit was not verified")
             return
         }

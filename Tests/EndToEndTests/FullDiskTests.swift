@@ -22,10 +22,20 @@ struct FullDiskTests {
             ws.cleanUp()
             return
         }
-        defer {
-            _ = try? Process.run(URL(fileURLWithPath: "/bin/umount"), arguments: [mount.path]).waitUntilExit()
+        // Unmounted however the checks end (a `defer` cannot await), then the workspace removed.
+        do {
+            try await Self.fill(ws, mount: mount)
+        } catch {
+            _ = try? await ws.runTool("/bin/umount", [mount.path])
             ws.cleanUp()
+            throw error
         }
+        _ = try? await ws.runTool("/bin/umount", [mount.path])
+        ws.cleanUp()
+    }
+
+    /// Fills the store on the small mount until the journal fails, then resumes after remounting it larger.
+    static func fill(_ ws: E2EWorkspace, mount: URL) async throws {
         // Many jobs whose steps attach artifacts: the journal and the blobs outgrow 1 MiB part-way through.
         for i in 0..<40 { try ws.scenario("fill-\(i)", ["attach:blob.bin:60000", "busy:20"]) }
         let matrix = try ws.matrix(locales: ["en", "de", "fr"], keep: "all")

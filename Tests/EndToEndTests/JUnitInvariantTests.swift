@@ -15,7 +15,7 @@ struct JUnitInvariantTests {
     static let shardEvery = 6
 
     @Test("240 generated runs (every outcome, command and scenario jobs, retries, repeats, merged shards): failure iff exit 1, counts agree")
-    func generatedRuns() throws {
+    func generatedRuns() async throws {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("fm-junit-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: root) }
         let store = RunStore(path: root.appendingPathComponent("store").path)
@@ -57,7 +57,7 @@ struct JUnitInvariantTests {
         }
         // Both verdicts occur often enough to mean something.
         #expect(exits[0, default: 0] >= 20 && exits[1, default: 0] >= 20, "\(exits)")
-        try Self.validate(junitFiles)
+        try await Self.validate(junitFiles)
     }
 
     @Test("a real run: a command that writes a passing JUnit file and exits 1 is a failing case in junit.xml, and the run exits 1")
@@ -89,7 +89,7 @@ struct JUnitInvariantTests {
         #expect(counts.summaryTestCases == ["tests": 2, "failures": 1, "errors": 0, "skipped": 0, "flaky": 0])
         let (showStatus, shown) = try await ws.run(["show", runID], label: "show")
         #expect(showStatus == 1 && shown.contains("jobs: 0 passed, 1 failed, 0 flaky"), "\(shown)")
-        try Self.validate([folder.appendingPathComponent("junit.xml").path])
+        try await Self.validate([folder.appendingPathComponent("junit.xml").path])
     }
 
     /// Writes `run` as two shard stores and merges them into a store of its own (`merge`'s code: rows copied in plan
@@ -153,7 +153,7 @@ struct JUnitInvariantTests {
     }
 
     /// Every junit.xml against the Surefire-style schema, in one `xmllint` run.
-    static func validate(_ files: [String]) throws {
+    static func validate(_ files: [String]) async throws {
         guard let xmllint = ["/usr/bin/xmllint", "/usr/local/bin/xmllint", "/opt/homebrew/bin/xmllint"]
             .first(where: FileManager.default.isExecutableFile(atPath:))
         else {
@@ -162,7 +162,7 @@ struct JUnitInvariantTests {
         }
         let schema = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("ReportsTests/Fixtures/junit.xsd").path
-        let (status, output) = try runProgram(xmllint, ["--noout", "--schema", schema] + files)
+        let (status, output) = try await runProgram(xmllint, ["--noout", "--schema", schema] + files)
         #expect(status == 0, "\(output.suffix(2_000))")
     }
 }

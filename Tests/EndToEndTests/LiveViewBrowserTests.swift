@@ -127,7 +127,7 @@ struct LiveViewBrowserTests {
             try #require(try ws.latestRunID())).appendingPathComponent("report.html"), encoding: .utf8)
         #expect(!staticReport.contains("live.js"))
         try? await page.dispose()
-        ws.kill9(run)
+        await ws.kill9(run)
     }
 
     /// Before any job ended: the progress bar is not red, and the Run block counts while the run goes (its duration

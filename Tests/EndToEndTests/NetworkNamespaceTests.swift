@@ -9,18 +9,18 @@ final class NetworkNamespaces: Sendable {
     static let ip = "/usr/sbin/ip"
 
     /// Why namespaces cannot be made here, or nil when they can.
-    static let unavailable: String? = {
+    static func unavailable() async -> String? {
         guard geteuid() == 0 else { return "network namespace tests need root (CI runs them as root)" }
         guard FileManager.default.isExecutableFile(atPath: ip) else {
             return "network namespace tests need \(ip) (Debian package iproute2)"
         }
         let probe = "fmprobe\(getpid())"
-        guard (try? run(ip, ["netns", "add", probe])) != nil else {
+        guard (try? await run(ip, ["netns", "add", probe])) != nil else {
             return "this machine does not allow creating network namespaces (ip netns add failed)"
         }
-        _ = try? run(ip, ["netns", "del", probe])
+        _ = try? await run(ip, ["netns", "del", probe])
         return nil
-    }()
+    }
 
     let coordinator: String
     let worker: String
@@ -30,7 +30,7 @@ final class NetworkNamespaces: Sendable {
     let workerAddress: String
 
     /// Creates both namespaces, the veth pair between them and addresses in a /24 of its own.
-    init() throws {
+    init() async throws {
         let tag = String(UInt32.random(in: 0..<0xFFFFFF), radix: 16)
         coordinator = "fmc\(tag)"
         worker = "fmw\(tag)"
@@ -39,37 +39,37 @@ final class NetworkNamespaces: Sendable {
         let subnet = "10.\(Int.random(in: 64...127)).\(Int.random(in: 0...255))"
         coordinatorAddress = "\(subnet).1"
         workerAddress = "\(subnet).2"
-        try Self.run(Self.ip, ["netns", "add", coordinator])
-        try Self.run(Self.ip, ["netns", "add", worker])
-        try Self.run(Self.ip, ["link", "add", coordinatorLink, "netns", coordinator, "type", "veth", "peer", "name", workerLink,
+        try await Self.run(Self.ip, ["netns", "add", coordinator])
+        try await Self.run(Self.ip, ["netns", "add", worker])
+        try await Self.run(Self.ip, ["link", "add", coordinatorLink, "netns", coordinator, "type", "veth", "peer", "name", workerLink,
                                "netns", worker])
         for (ns, link, address) in [(coordinator, coordinatorLink, "\(subnet).1/24"), (worker, workerLink, "\(subnet).2/24")] {
-            try Self.run(Self.ip, ["-n", ns, "addr", "add", address, "dev", link])
-            try Self.run(Self.ip, ["-n", ns, "link", "set", link, "up"])
-            try Self.run(Self.ip, ["-n", ns, "link", "set", "lo", "up"])
+            try await Self.run(Self.ip, ["-n", ns, "addr", "add", address, "dev", link])
+            try await Self.run(Self.ip, ["-n", ns, "link", "set", link, "up"])
+            try await Self.run(Self.ip, ["-n", ns, "link", "set", "lo", "up"])
         }
     }
 
     /// Drops every packet both ways, as a pulled cable would: no RST, no FIN, no ICMP. A blackhole route to the other
     /// side in each namespace, more specific than the link's /24 (the kernel's netem qdisc is not always there).
-    func partition() throws {
-        try Self.run(Self.ip, ["-n", coordinator, "route", "add", "blackhole", "\(workerAddress)/32"])
-        try Self.run(Self.ip, ["-n", worker, "route", "add", "blackhole", "\(coordinatorAddress)/32"])
+    func partition() async throws {
+        try await Self.run(Self.ip, ["-n", coordinator, "route", "add", "blackhole", "\(workerAddress)/32"])
+        try await Self.run(Self.ip, ["-n", worker, "route", "add", "blackhole", "\(coordinatorAddress)/32"])
     }
 
-    func heal() throws {
-        try Self.run(Self.ip, ["-n", coordinator, "route", "del", "blackhole", "\(workerAddress)/32"])
-        try Self.run(Self.ip, ["-n", worker, "route", "del", "blackhole", "\(coordinatorAddress)/32"])
+    func heal() async throws {
+        try await Self.run(Self.ip, ["-n", coordinator, "route", "del", "blackhole", "\(workerAddress)/32"])
+        try await Self.run(Self.ip, ["-n", worker, "route", "del", "blackhole", "\(coordinatorAddress)/32"])
     }
 
     /// Deletes both namespaces (the veth pair goes with them).
-    func cleanUp() {
-        for ns in [coordinator, worker] { _ = try? Self.run(Self.ip, ["netns", "del", ns]) }
+    func cleanUp() async {
+        for ns in [coordinator, worker] { _ = try? await Self.run(Self.ip, ["netns", "del", ns]) }
     }
 
     @discardableResult
-    static func run(_ tool: String, _ args: [String]) throws -> String {
-        let (status, text) = try runProgram(tool, args)
+    static func run(_ tool: String, _ args: [String]) async throws -> String {
+        let (status, text) = try await runProgram(tool, args)
         guard status == 0 else {
             throw CocoaError(.executableLoad, userInfo: [NSLocalizedDescriptionKey: "\(tool) \(args.joined(separator: " ")): \(text)"])
         }
@@ -78,14 +78,26 @@ final class NetworkNamespaces: Sendable {
 }
 
 @Suite("Network faults in network namespaces", .serialized, .timeLimit(.minutes(3)),
-       .enabled(if: NetworkNamespaces.unavailable == nil, "\(NetworkNamespaces.unavailable ?? "")"))
+       .enabled("needs root, iproute2's ip and permission to create network namespaces") {
+           await NetworkNamespaces.unavailable() == nil
+       })
 struct NetworkNamespaceTests {
     @Test("a partition (every packet dropped, no reset): the worker's jobs are re-queued, it rejoins after healing, every job passes")
     func partitionAndHeal() async throws {
         let ws = try E2EWorkspace()
         defer { ws.cleanUp() }
-        let net = try NetworkNamespaces()
-        defer { net.cleanUp() }
+        let net = try await NetworkNamespaces()
+        // The namespaces are deleted however the test ends (a `defer` cannot await).
+        do {
+            try await Self.partitionAndHeal(ws, net)
+        } catch {
+            await net.cleanUp()
+            throw error
+        }
+        await net.cleanUp()
+    }
+
+    static func partitionAndHeal(_ ws: E2EWorkspace, _ net: NetworkNamespaces) async throws {
         // 24 jobs of 1 s on 2 slots: 12 s of work, so the partition lands while the worker holds jobs even when a
         // loaded machine makes the journal lag behind.
         try ws.scenario("slow", ["busy:1000"])
@@ -102,7 +114,7 @@ struct NetworkNamespaceTests {
                                                               "--token-file", "token", "--registry", "test", "--slots", "2",
                                                               "--exit-after-drain", "--give-up-after", "60"], label: "worker")
         try await waitUntil("2 jobs finished before the partition", timeout: .seconds(60)) { ws.finishedJobs() >= 2 }
-        try net.partition()
+        try await net.partition()
         // The coordinator notices the silence (3 missed heartbeats of 2 s) and re-queues what the worker held.
         do {
             try await waitUntil("the coordinator records a lost attempt", timeout: .seconds(40)) { try lostAttempts(ws) > 0 }
@@ -112,7 +124,7 @@ struct NetworkNamespaceTests {
             throw error
         }
         #expect(serve.isRunning && worker.isRunning)
-        try net.heal()
+        try await net.heal()
         try await ws.waitForExit(serve, timeout: .seconds(90))
         try await ws.waitForExit(worker, timeout: .seconds(30))
         #expect(serve.terminationStatus == 0, "\(ws.output("serve"))")
@@ -128,7 +140,7 @@ struct NetworkNamespaceTests {
     }
 
     /// Attempts the coordinator ended because their worker was lost.
-    private func lostAttempts(_ ws: E2EWorkspace) throws -> Int {
+    private static func lostAttempts(_ ws: E2EWorkspace) throws -> Int {
         guard let runID = try ws.latestRunID() else { return 0 }
         let reader = try JournalReader(path: ws.journalPath)
         var lost = 0

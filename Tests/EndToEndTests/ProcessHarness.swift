@@ -1,6 +1,7 @@
 import FlowVocabulary
 import Foundation
 import Journal
+import ProcessSpawn
 import Synchronization
 import Testing
 
@@ -139,24 +140,24 @@ final class E2EWorkspace: Sendable {
 
     /// Runs a system tool (not flowmatrix) to completion in the workspace.
     func runTool(_ path: String, _ args: [String]) async throws -> (Int32, String) {
-        try runProgram(path, args, in: root)
+        try await runProgram(path, args, in: root)
     }
 
     func waitForExit(_ p: Process, timeout: Duration) async throws {
         try await waitUntil("process \(p.processIdentifier) exits", timeout: timeout) { !p.isRunning }
     }
 
-    func kill9(_ p: Process) {
+    /// Kills `p` with SIGKILL and waits (without blocking a thread) until it has exited.
+    func kill9(_ p: Process) async {
         kill(p.processIdentifier, SIGKILL)
-        p.waitUntilExit()
+        if !(await p.exited(timeout: .seconds(30))) { Issue.record("process \(p.processIdentifier) outlived SIGKILL for 30 s") }
     }
 
-    /// Kills every process the test started and removes the folder.
+    /// Kills every process the test started (SIGKILL: none runs another instruction) and removes the folder. It
+    /// does not wait for the kernel to reap them: `defer` cannot await, and blocking a thread of the test process's
+    /// small cooperative pool would stall every other test.
     func cleanUp() {
-        for p in processes.withLock({ $0 }) where p.isRunning {
-            kill(p.processIdentifier, SIGKILL)
-            p.waitUntilExit()
-        }
+        for p in processes.withLock({ $0 }) where p.isRunning { kill(p.processIdentifier, SIGKILL) }
         try? FileManager.default.removeItem(at: root)
     }
 
@@ -180,19 +181,17 @@ final class E2EWorkspace: Sendable {
     }
 }
 
-/// Runs a program to completion (in `directory`, or here) and returns its exit status and output (stdout and stderr).
-func runProgram(_ path: String, _ args: [String], in directory: URL? = nil) throws -> (Int32, String) {
-    let p = Process()
-    p.executableURL = URL(fileURLWithPath: path)
-    p.arguments = args
-    if let directory { p.currentDirectoryURL = directory }
-    let pipe = Pipe()
-    p.standardOutput = pipe
-    p.standardError = pipe
-    try p.run()
-    let data = pipe.fileHandleForReading.readDataToEndOfFile()
-    p.waitUntilExit()
-    return (p.terminationStatus, String(decoding: data, as: UTF8.self))
+/// Runs a program to completion (in `directory`, or here; at most `timeout`) and returns its exit status and output
+/// (stdout and stderr), waiting without blocking a thread.
+func runProgram(_ path: String, _ args: [String], in directory: URL? = nil, timeout: Duration = .seconds(300))
+    async throws -> (Int32, String)
+{
+    guard let result = try await ProgramOutput.run(URL(fileURLWithPath: path), args, in: directory, errors: .merged,
+                                                   timeout: timeout) else {
+        Issue.record("\(path) \(args) did not exit within \(timeout)")
+        throw CancellationError()
+    }
+    return (result.status, result.text)
 }
 
 /// Waits for `condition` to hold, checking it every 20 ms, failing after `timeout`.

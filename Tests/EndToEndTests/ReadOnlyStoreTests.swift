@@ -6,33 +6,29 @@ import Testing
 ///
 /// Tests run as root, which ignores permission bits; `chattr +i` makes a folder immutable even for root (no file
 /// can be created in it, as on a read-only mount), so SQLite cannot create the journal's WAL index there.
-@Suite("a read-only store", .enabled(if: ImmutableFolders.unavailable == nil, "\(ImmutableFolders.unavailable ?? "")"))
+@Suite("a read-only store", .enabled("needs chattr +i on the temporary folder's file system") {
+    await ImmutableFolders.unavailable() == nil
+})
 struct ReadOnlyStoreTests {
-    static func chattr(_ flag: String, _ path: String) throws -> Int32 { try ImmutableFolders.chattr(flag, path) }
+    static func chattr(_ flag: String, _ path: String) async throws -> Int32 { try await ImmutableFolders.chattr(flag, path) }
 }
 
 /// `chattr ±i`, and whether it works here.
 enum ImmutableFolders {
-    static func chattr(_ flag: String, _ path: String) throws -> Int32 {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/chattr")
-        process.arguments = [flag, path]
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        return process.terminationStatus
+    static func chattr(_ flag: String, _ path: String) async throws -> Int32 {
+        try await runProgram("/usr/bin/chattr", [flag, path]).0
     }
 
     /// Why immutable folders cannot be made here (no chattr, a file system without the flag), or nil.
-    static let unavailable: String? = {
+    static func unavailable() async -> String? {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("fm-immutable-\(UUID().uuidString)")
         guard (try? FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)) != nil else { return "no temp folder" }
         defer { try? FileManager.default.removeItem(at: dir) }
-        guard (try? chattr("+i", dir.path)) == 0 else { return "chattr +i is not available" }
-        defer { _ = try? chattr("-i", dir.path) }
-        return FileManager.default.createFile(atPath: dir.appendingPathComponent("x").path, contents: nil)
-            ? "an immutable folder still takes new files" : nil
-    }()
+        guard (try? await chattr("+i", dir.path)) == 0 else { return "chattr +i is not available" }
+        let writable = FileManager.default.createFile(atPath: dir.appendingPathComponent("x").path, contents: nil)
+        _ = try? await chattr("-i", dir.path)
+        return writable ? "an immutable folder still takes new files" : nil
+    }
 }
 
 extension ReadOnlyStoreTests {
@@ -43,8 +39,19 @@ extension ReadOnlyStoreTests {
         _ = try InputAndSilenceTests.journalWithFailure(ws, message: "boom\nsecond line", title: "cart")
         let folder = ws.root.appendingPathComponent(".flowmatrix").path
         for leftover in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: ws.journalPath + leftover) }
-        #expect(try Self.chattr("+i", folder) == 0)
-        defer { _ = try? Self.chattr("-i", folder) }
+        #expect(try await Self.chattr("+i", folder) == 0)
+        // The folder is made mutable again however the checks end (a `defer` cannot await), before `ws.cleanUp()`.
+        do {
+            try await Self.checkReadOnly(ws)
+        } catch {
+            _ = try? await Self.chattr("-i", folder)
+            throw error
+        }
+        _ = try? await Self.chattr("-i", folder)
+    }
+
+    /// What `readOnlyStore` checks while the store folder is immutable.
+    static func checkReadOnly(_ ws: E2EWorkspace) async throws {
         let (runsStatus, runs) = try await ws.run(["runs"], label: "runs")
         #expect(runsStatus == 0 && runs.contains("r1"), "\(runs)")
         let (showStatus, show) = try await ws.run(["show", "r1"], label: "show")

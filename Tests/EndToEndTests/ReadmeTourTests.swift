@@ -104,12 +104,12 @@ struct ReadmeTourTests {
         try FileManager.default.createDirectory(at: lone, withIntermediateDirectories: true)
         try FileManager.default.copyItem(at: E2EWorkspace.binary, to: lone.appendingPathComponent("flowmatrix"))
         let flowmatrix = lone.appendingPathComponent("flowmatrix").path
-        let (alone, aloneOutput) = try runProgram(flowmatrix, ["bench", "--quick", "floods"], in: ws.root)
+        let (alone, aloneOutput) = try await runProgram(flowmatrix, ["bench", "--quick", "floods"], in: ws.root)
         #expect(alone == 2, "\(aloneOutput)")
         #expect(aloneOutput.contains("the benchmarks are in flowmatrix-bench, which is not built beside"), "\(aloneOutput)")
         let bench = E2EWorkspace.binary.deletingLastPathComponent().appendingPathComponent("flowmatrix-bench")
         try FileManager.default.copyItem(at: bench, to: lone.appendingPathComponent("flowmatrix-bench"))
-        let (status, output) = try runProgram(flowmatrix, ["bench", "--quick", "floods"], in: ws.root)
+        let (status, output) = try await runProgram(flowmatrix, ["bench", "--quick", "floods"], in: ws.root)
         #expect(status == 2, "\(output)")
         #expect(output.contains("bench floods cannot run: it starts test-worker, which is not built beside"), "\(output)")
     }

@@ -65,9 +65,9 @@ struct RegistryManifestCLITests {
     func workerManifests() async throws {
         let ws = try E2EWorkspace()
         defer { ws.cleanUp() }
-        let (listStatus, names) = try runProgram(Self.catalogWorker, ["--list-registries"])
+        let (listStatus, names) = try await runProgram(Self.catalogWorker, ["--list-registries"])
         #expect(listStatus == 0 && names == "catalog\n", "one name per line, as before")
-        let (jsonStatus, json) = try runProgram(Self.catalogWorker, ["--list-registries", "--json"])
+        let (jsonStatus, json) = try await runProgram(Self.catalogWorker, ["--list-registries", "--json"])
         #expect(jsonStatus == 0)
         let document = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
         #expect(document["manifestVersion"] as? Int == 1)

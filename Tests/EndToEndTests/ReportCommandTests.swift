@@ -1,5 +1,6 @@
 import Foundation
 import Journal
+import ProcessSpawn
 import Testing
 
 /// `flowmatrix report` and `flowmatrix diff` as a user runs them: the built executable on a real journal.
@@ -71,7 +72,7 @@ struct ReportCommandTests {
         return try #require(found, "no flowmatrix executable; run 'swift build' first (tried \(candidates.map(\.path)))")
     }
 
-    func run(_ arguments: [String], in directory: URL) throws -> Output {
+    func run(_ arguments: [String], in directory: URL) async throws -> Output {
         let process = Process()
         process.executableURL = try Self.executable()
         process.arguments = arguments
@@ -86,12 +87,9 @@ struct ReportCommandTests {
         }
         process.standardOutput = try FileHandle(forWritingTo: out)
         process.standardError = try FileHandle(forWritingTo: err)
-        let done = DispatchSemaphore(value: 0)
-        process.terminationHandler = { _ in done.signal() }
         try process.run()
-        if done.wait(timeout: .now() + 60) == .timedOut {
-            process.terminate()
-            done.wait()
+        if !(await process.exited(timeout: .seconds(60))) {
+            await process.stop()
             Issue.record("flowmatrix \(arguments) did not finish within 60 s")
         }
         return Output(status: process.terminationStatus, stdout: try String(contentsOf: out, encoding: .utf8),
@@ -99,9 +97,9 @@ struct ReportCommandTests {
     }
 
     @Test("report writes the three files into .flowmatrix/runs/<run-id>, with a baseline section")
-    func report() throws {
+    func report() async throws {
         let store = try Store()
-        let result = try run(["report", "20261130-0100-bbbb", "--baseline", "last"], in: store.root)
+        let result = try await run(["report", "20261130-0100-bbbb", "--baseline", "last"], in: store.root)
         #expect(result.status == 0, "\(result.stderr)")
         let folder = store.store.appendingPathComponent("runs/20261130-0100-bbbb")
         for name in ["report.html", "junit.xml", "summary.json"] {
@@ -114,28 +112,28 @@ struct ReportCommandTests {
     }
 
     @Test("report: unknown run exits 2, a bad option exits 64 with usage, --out chooses the folder")
-    func reportErrors() throws {
+    func reportErrors() async throws {
         let store = try Store()
-        let unknown = try run(["report", "nope"], in: store.root)
+        let unknown = try await run(["report", "nope"], in: store.root)
         #expect(unknown.status == 2)
         #expect(unknown.stderr.contains("Error: no run 'nope' in the journal"))
-        let usage = try run(["report", "last", "--artifacts", "some"], in: store.root)
+        let usage = try await run(["report", "last", "--artifacts", "some"], in: store.root)
         #expect(usage.status == 64)
         #expect(usage.stderr.contains("Usage: flowmatrix report <run-id>"))
-        let noJournal = try run(["report", "last", "--store", "elsewhere"], in: store.root)
+        let noJournal = try await run(["report", "last", "--store", "elsewhere"], in: store.root)
         #expect(noJournal.status == 2)
-        let out = try run(["report", "last", "--out", "out/r"], in: store.root)
+        let out = try await run(["report", "last", "--out", "out/r"], in: store.root)
         #expect(out.status == 0, "\(out.stderr)")
         #expect(FileManager.default.fileExists(atPath: store.root.appendingPathComponent("out/r/report.html").path))
         #expect(!out.stdout.contains("heat map:"))
-        let badLimit = try run(["report", "last", "--heat-map-cells", "0"], in: store.root)
+        let badLimit = try await run(["report", "last", "--heat-map-cells", "0"], in: store.root)
         #expect(badLimit.status == 64)
     }
 
     @Test("report --heat-map-cells: past the limit the page has group cells and the folder drill-down files")
-    func reportAggregated() throws {
+    func reportAggregated() async throws {
         let store = try Store()
-        let result = try run(["report", "last", "--out", "agg", "--heat-map-cells", "1"], in: store.root)
+        let result = try await run(["report", "last", "--out", "agg", "--heat-map-cells", "1"], in: store.root)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains("heat map: a cell per group of columns (over 1 cells or 2000 columns); their jobs in 1 drill-down file(s)"))
         let folder = store.root.appendingPathComponent("agg")
@@ -146,27 +144,27 @@ struct ReportCommandTests {
     }
 
     @Test("diff: text and JSON; exit 1 on regressions, 0 without, 2 for an unknown run, 64 for a bad threshold")
-    func diff() throws {
+    func diff() async throws {
         let store = try Store()
-        let text = try run(["diff", "20261129-0100-aaaa", "20261130-0100-bbbb"], in: store.root)
+        let text = try await run(["diff", "20261129-0100-aaaa", "20261130-0100-bbbb"], in: store.root)
         #expect(text.status == 1)
         #expect(text.stdout.contains("NEW FAILURES (1)"))
         #expect(text.stdout.contains("job-b  b [locale=ar] @catalog  passed -> failed  (step 1: no 'Go' button)"))
         #expect(text.stdout.contains("DURATION REGRESSIONS (1)"))
-        let lenient = try run(["diff", "20261129-0100-aaaa", "20261130-0100-bbbb", "--threshold", "500%", "--json"], in: store.root)
+        let lenient = try await run(["diff", "20261129-0100-aaaa", "20261130-0100-bbbb", "--threshold", "500%", "--json"], in: store.root)
         #expect(lenient.status == 1)
         let object = try JSONSerialization.jsonObject(with: Data(lenient.stdout.utf8)) as? [String: Any]
         #expect((object?["durationRegressions"] as? [Any])?.isEmpty == true)
         #expect((object?["newFailures"] as? [[String: Any]])?.first?["jobID"] as? String == "job-b")
-        let same = try run(["diff", "20261129-0100-aaaa", "20261129-0100-aaaa"], in: store.root)
+        let same = try await run(["diff", "20261129-0100-aaaa", "20261129-0100-aaaa"], in: store.root)
         #expect(same.status == 0)
         #expect(same.stdout.hasSuffix("No regressions.\n"))
-        let unknown = try run(["diff", "20261129-0100-aaaa", "nope"], in: store.root)
+        let unknown = try await run(["diff", "20261129-0100-aaaa", "nope"], in: store.root)
         #expect(unknown.status == 2)
-        let usage = try run(["diff", "20261129-0100-aaaa", "20261130-0100-bbbb", "--threshold", "fast"], in: store.root)
+        let usage = try await run(["diff", "20261129-0100-aaaa", "20261130-0100-bbbb", "--threshold", "fast"], in: store.root)
         #expect(usage.status == 64)
         #expect(usage.stderr.contains("See 'flowmatrix diff --help'"))
-        let help = try run(["diff", "--help"], in: store.root)
+        let help = try await run(["diff", "--help"], in: store.root)
         #expect(help.status == 0)
         #expect(help.stdout.contains("EXIT CODES: 0 no regressions, 1 regressions"))
     }

@@ -46,7 +46,7 @@ struct ResumeAfterKillsTests {
                                       label: "worker")
             }
             try await waitUntil("\(threshold) jobs are final", timeout: .seconds(60)) { ws.finishedJobs() >= threshold }
-            ws.kill9(serve)
+            await ws.kill9(serve)
             runID = try ws.latestRunID()
         }
         let id = try #require(runID)

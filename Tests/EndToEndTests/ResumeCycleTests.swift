@@ -85,7 +85,7 @@ struct ResumeCycleTests {
                 if signal == SIGKILL {
                     // Its local workers go with it (left alone, they would retry the dead port for 10 s).
                     let workers = ProcStat.children(of: run.processIdentifier)
-                    ws.kill9(run)
+                    await ws.kill9(run)
                     for worker in workers { kill(worker.pid, SIGKILL) }
                 } else {
                     kill(run.processIdentifier, SIGINT)

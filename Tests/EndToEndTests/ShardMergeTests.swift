@@ -204,7 +204,7 @@ struct ShardMergeTests {
                   let id = try? reader.latestRunID(), let jobs = try? reader.jobs(run: id) else { return false }
             return jobs.filter { $0.result != nil }.count >= 2
         }
-        ws.kill9(victim)
+        await ws.kill9(victim)
         let runID = try Self.onlyRun(ws, "s1")
         let before = try JournalReader(path: s1).jobs(run: runID)
         #expect(before.contains { $0.result == nil }, "killed mid-run")

@@ -14,25 +14,25 @@ struct GzipCodecTests {
 
     @Test(
         "compressed output is a valid .gz: gzip -t passes and gzip -dc gives the input back", arguments: [0, 1, 6, 9])
-    func realGzipAccepts(level: Int) throws {
+    func realGzipAccepts(level: Int) async throws {
         let dir = try TemporaryDirectory()
         for (name, input) in Self.inputs {
             let file = dir.file("\(name)-\(level).gz")
             try Data(try GzipCodec.compress(input, level: level)).write(to: file)
-            #expect(try runTool(gzipTool, ["-t", file.path]).status == 0, "gzip -t \(name)")
-            let decoded = try runTool(gzipTool, ["-dc", file.path])
+            #expect(try await runTool(gzipTool, ["-t", file.path]).status == 0, "gzip -t \(name)")
+            let decoded = try await runTool(gzipTool, ["-dc", file.path])
             #expect(decoded.status == 0)
             #expect(decoded.output == input, "gzip -dc \(name)")
         }
     }
 
     @Test("the decompressor reads what the gzip tool writes, including concatenated members")
-    func readsGzipTool() throws {
+    func readsGzipTool() async throws {
         let dir = try TemporaryDirectory()
         let input = Sample.json(100_000)
         let file = dir.file("input.json")
         try Data(input).write(to: file)
-        let compressed = try runTool(gzipTool, ["-1", "-c", file.path])
+        let compressed = try await runTool(gzipTool, ["-1", "-c", file.path])
         #expect(compressed.status == 0)
         #expect(try GzipCodec.decompress(compressed.output, maxOutputSize: 1 << 20) == input)
         let twice = compressed.output + (try GzipCodec.compress(input))

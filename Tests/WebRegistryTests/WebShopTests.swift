@@ -1,4 +1,5 @@
 import Foundation
+import ProcessSpawn
 import Testing
 
 /// The sample shop (Workers/Web) run through `flowmatrix run` with two local workers in real Chromium: each of its
@@ -46,12 +47,9 @@ extension RealChromium {
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
             try process.run()
-            let deadline = ContinuousClock.now + .seconds(400)
-            // Process has no awaitable exit: check for it ten times a second until the deadline.
-            while process.isRunning && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(100)) }
-            if process.isRunning {
+            guard await process.exited(timeout: .seconds(400)) else {
                 kill(process.processIdentifier, SIGKILL)
-                process.waitUntilExit()
+                _ = await process.exited(timeout: .seconds(30))
                 Issue.record("flowmatrix run did not finish in time")
                 return nil
             }
