@@ -14,7 +14,7 @@ enum PlanCommand {
         options: [
             ("--json", "Print {\"configurations\": [...], \"jobs\": [...], \"counts\": {...}} (values as strings)."),
             ("--explain <query>", "Say why a job (id), a configuration ('#n' or 'axis=value,…') exists, or why an assignment was dropped."),
-            ("--device-args", "Print each configuration's XCUIApplication launch arguments and xcodebuild flags (see docs/RUN-CONDITIONS.md)."),
+            ("--device-args", "Print each configuration's XCUIApplication launch arguments, xcodebuild flags and simulator settings (see docs/RUN-CONDITIONS.md)."),
             ("--max-jobs <n>", "The job limit: a plan with more jobs is finding MX025 (default \(PlanSettings.defaultMaximumJobs))."),
         ],
         discussion: """
@@ -62,6 +62,7 @@ enum PlanCommand {
                     print("  launch arguments: \(device.launchArguments.joined(separator: " "))")
                     print("  xcodebuild:       \(device.xcodebuildFlags.joined(separator: " "))")
                     print("  orientation \(device.orientation), window \(device.windowSize)")
+                    for command in device.simulatorCommands { print("  simulator:        \(command)") }
                 }
                 return ExitCode.success
             }
