@@ -41,10 +41,13 @@ BODY_POINTS = {"xSmall": 14, "small": 15, "medium": 16, "large": 17, "xLarge": 1
                "AX1": 28, "AX2": 33, "AX3": 40, "AX4": 47, "AX5": 53}
 
 
+class QuietHandler(SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
 def serve(folder):
-    handler = partial(SimpleHTTPRequestHandler, directory=folder)
-    handler.log_message = lambda *args: None
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server = ThreadingHTTPServer(("127.0.0.1", 0), partial(QuietHandler, directory=folder))
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return server, "http://127.0.0.1:%d/" % server.server_address[1]
 

@@ -1,8 +1,9 @@
 import FlowSpec
 
 /// The accessibility audit's findings pivoted by axis (the report's "Accessibility findings by axis"): for each rule
-/// code, the jobs whose failure names it, the elements named, and the axis values every such job shares that the
-/// run also ran without — "AX002 contrast fails only with appearance=dark (2 of 2 jobs with it, 0 of 8 without)".
+/// code, the jobs whose failure names it, the elements named, and, of the axis values every such job shares that the
+/// run also ran without, those whose jobs have the finding most often — "AX002 contrast fails only with
+/// appearance=dark (2 of 2 jobs with appearance=dark)".
 ///
 /// A job counts once per code (its failure is the first audit that found something: a scenario stops at its
 /// failing step, so a finding that would come later in the same job is not seen).
@@ -14,8 +15,8 @@ struct AuditPivot: Sendable {
         var jobs: Int
         /// Elements named, in order of first appearance (at most ``AuditPivot/elementLimit``).
         var elements: [String]
-        /// Axis values every such job has and some job of the run has not, each with the number of jobs that have
-        /// it and the finding (all of ``jobs``: no job without the value has the finding).
+        /// Axis values every such job has and some job of the run has not, with the highest share of their jobs
+        /// failing with the rule, each with the number of jobs that have it and the finding (all of ``jobs``).
         var only: [(value: AxisValue, withValue: Int)]
     }
 
@@ -65,8 +66,12 @@ struct AuditPivot: Sendable {
         func pivot() -> AuditPivot? {
             guard !perRule.isEmpty else { return nil }
             let rows = perRule.sorted { $0.key.rawValue < $1.key.rawValue }.map { rule, entry in
-                // A value every job of the run has explains nothing.
-                let only = (entry.shared ?? []).filter { (jobsWith[$0] ?? 0) < jobCount }.sorted()
+                // Of the values every such job has, the ones whose jobs have the finding most often (a value every
+                // job of the run has explains nothing; a baseline value shared with the culprit explains less).
+                let shared = (entry.shared ?? []).filter { (jobsWith[$0] ?? 0) < jobCount }
+                let rate = { (v: AxisValue) in Double(entry.jobs) / Double(max(1, jobsWith[v] ?? 0)) }
+                let best = shared.map(rate).max() ?? 0
+                let only = shared.filter { rate($0) == best }.sorted()
                 return Row(rule: rule, jobs: entry.jobs, elements: entry.elements,
                            only: only.map { ($0, entry.jobs) })
             }

@@ -8,9 +8,9 @@
 ///   `radial-gradient` behind the text is judged at each colour stop, and its worst stop counts; a `url()` image is
 ///   not judged (the element is reported as skipped in `skipped`). WCAG 2.2 AA: 4.5:1, or 3:1 for text at least
 ///   24 px, or 18.66 px bold.
-/// - Target size: links, buttons, form fields and elements with a widget role or a tab stop, visible and enabled,
-///   smaller than 24×24 CSS px, unless a link sits inline in a line of text, or the 24 px circle centred on the
-///   target meets no other target (WCAG 2.5.8's spacing exception).
+/// - Target size: links, buttons, form fields and elements with a widget role or a tab stop, visible, enabled and
+///   not covered at their centre (a panel over them), smaller than 24×24 CSS px, unless a link sits inline in a line
+///   of text, or the 24 px circle centred on the target meets no other target (WCAG 2.5.8's spacing exception).
 /// - Language: `<html lang>` present, with the configuration's language as its primary subtag; the document's
 ///   computed direction equal to the configuration's.
 /// - Clipped: the `no-truncation` rule of `__flowmatrix.layoutFindings`.
@@ -107,7 +107,14 @@ enum AuditScript {
             }
           }
           const targetSelector = 'a[href], button, input:not([type=hidden]), select, textarea, summary, [role=button], [role=link], [role=checkbox], [role=radio], [role=switch], [role=tab], [role=menuitem], [tabindex]:not([tabindex="-1"])';
-          const targets = [...document.querySelectorAll(targetSelector)].filter((el) => shown(el) && !el.matches(':disabled'));
+          // A target under something else at its centre (a panel over the list) cannot be reached now: not judged.
+          const reachable = (el) => {
+            const r = el.getBoundingClientRect(), x = r.left + r.width / 2, y = r.top + r.height / 2;
+            if (x < 0 || y < 0 || x >= innerWidth || y >= innerHeight) return true;
+            const hit = document.elementFromPoint(x, y);
+            return !hit || hit === el || el.contains(hit);
+          };
+          const targets = [...document.querySelectorAll(targetSelector)].filter((el) => shown(el) && !el.matches(':disabled') && reachable(el));
           const rects = new Map(targets.map((el) => [el, el.getBoundingClientRect()]));
           const inlineInText = (el) => getComputedStyle(el).display === 'inline' && el.parentElement && [...el.parentElement.childNodes].some((n) => n !== el && n.nodeType === 3 && /\S/.test(n.data));
           const small = targets.filter((el) => { const r = rects.get(el); return (r.width < 24 || r.height < 24) && !inlineInText(el); });

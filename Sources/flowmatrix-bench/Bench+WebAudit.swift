@@ -1,6 +1,6 @@
 import DevTools
-import FlowSpec
 import FlowMatrixCLI
+import FlowSpec
 import Foundation
 import WebRegistry
 

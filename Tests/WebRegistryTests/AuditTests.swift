@@ -11,7 +11,8 @@ extension RealChromium {
     struct AuditTests {
         static let pages: [String: String] = [
             // Nothing to find: named controls (one by aria-labelledby, which markup alone does not show), AA text on
-            // a solid and a gradient background, 32 px targets and a lone small one (the spacing exception), lang.
+            // a solid and a gradient background, 32 px targets, a lone small one (the spacing exception) and a
+            // crowded small pair under a cover (not reachable, so not judged), lang.
             "pass.html": """
             <!doctype html><html lang="en"><head><meta charset="utf-8"><style>
             body { margin: 0; font: 16px sans-serif; color: #222; background: #fff; } button { min-width: 32px; min-height: 32px; }
@@ -24,6 +25,7 @@ extension RealChromium {
             <div style="background: linear-gradient(#ffffff, #dddddd)"><p data-testid="on-gradient" style="color: #333">on a gradient</p></div>
             <div style="margin-top: 60px"><button data-testid="lone" style="min-width: 0; min-height: 0; width: 16px; height: 16px; padding: 0; font-size: 10px">x</button></div>
             <p data-testid="fits" style="width: 200px; white-space: nowrap; overflow: hidden">fits</p>
+            <div style="position: relative"><button data-testid="under.a" style="min-width: 0; min-height: 0; width: 16px; height: 16px; padding: 0; font-size: 10px">a</button><button data-testid="under.b" style="min-width: 0; min-height: 0; width: 16px; height: 16px; padding: 0; font-size: 10px">b</button><div style="position: absolute; inset: 0; background: #fff"></div></div>
             <p>A sentence with an <a href="#" data-testid="inline">inline link</a> in it.</p>
             </body></html>
             """,
