@@ -13,12 +13,12 @@ extension WebBench {
             Step(verb: .open, target: "index.html"), Step(verb: .wait, target: "catalog.item.1", arg: "10"),
         ]
         for step in steps { try await registry.execute(step) }
-        let catalog = try await timeAudits(registry, count: quick ? 3 : 30)
+        let catalog = try await timeAudits(registry, count: quick ? 10 : 30)
         for step in [Step(verb: .tap, target: "catalog.item.1.add"), Step(verb: .tap, target: "header.cart"),
                      Step(verb: .wait, target: "cart.total", arg: "5")] {
             try await registry.execute(step)
         }
-        let cart = try await timeAudits(registry, count: quick ? 3 : 30)
+        let cart = try await timeAudits(registry, count: quick ? 10 : 30)
         try await registry.page.dispose()
         for (page, times) in [("catalog", catalog), ("open cart", cart)] {
             let sorted = times.sorted()
