@@ -19,7 +19,15 @@ extension WebBench {
             try await registry.execute(step)
         }
         let cart = try await timeAudits(registry, count: quick ? 10 : 30)
+        // What one page round trip costs here (`Runtime.evaluate` of `1`): the floor under any per-step check.
+        var trips: [Double] = []
+        for _ in 0..<(quick ? 10 : 30) {
+            let t = ContinuousClock.now
+            _ = try await registry.page.send("Runtime.evaluate", ["expression": "1", "returnByValue": true])
+            trips.append(seconds(ContinuousClock.now - t))
+        }
         try await registry.page.dispose()
+        print(String(format: "page round trip (Runtime.evaluate of 1): median %.1f ms", median(trips) * 1000))
         for (page, times) in [("catalog", catalog), ("open cart", cart)] {
             let sorted = times.sorted()
             let p90 = sorted[min(sorted.count - 1, Int(Double(sorted.count) * 0.9))]
