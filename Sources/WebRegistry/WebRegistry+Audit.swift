@@ -4,7 +4,7 @@ import Foundation
 import RunConditions
 
 /// `assert page accessible`: the accessibility audit of the page as it is when the step runs (docs/ACCESSIBILITY.md).
-/// Names (AX001) come from Chromium's accessibility tree (`Accessibility.queryAXTree`, one query per widget role); contrast, target size,
+/// Names (AX001) come from Chromium's accessibility tree (`Accessibility.getFullAXTree`); contrast, target size,
 /// language and clipping from the page (`AuditScript`). Findings fail the step with their rule codes.
 extension WebRegistry {
     /// The roles (as Chromium's accessibility tree names them) of elements a user operates: each needs a name.
@@ -36,31 +36,16 @@ extension WebRegistry {
         return findings
     }
 
-    /// AX001: interactive nodes of the accessibility tree (not ignored) whose computed name is empty. One
-    /// `Accessibility.queryAXTree` per role, sent together: each answer holds only that role's nodes (the whole tree,
-    /// `getFullAXTree`, is hundreds of nodes to decode on every step).
+    /// AX001: interactive nodes of the accessibility tree (not ignored) whose computed name is empty. The whole tree
+    /// in one command: cheaper for the browser than one `Accessibility.queryAXTree` per role (each computes every
+    /// node's name again).
     private func unnamedControls() async throws -> [AuditFinding] {
-        let document = try await page.send("DOM.getDocument", ["depth": 0], timeout: settings.pageTimeout)
-        guard let root = document["root"]?["backendNodeId"]?.int else { return [] }
-        let page = page, timeout = settings.pageTimeout
-        let nodes = try await withThrowingTaskGroup(of: [JSONValue].self) { group in
-            for role in Self.interactiveRoles.sorted() {
-                group.addTask {
-                    let answer = try await page.send(
-                        "Accessibility.queryAXTree",
-                        ["backendNodeId": .number(Double(root)), "role": .string(role)], timeout: timeout)
-                    return answer["nodes"]?.array ?? []
-                }
-            }
-            var all: [JSONValue] = []
-            for try await found in group { all += found }
-            return all
-        }
+        let tree = try await page.send("Accessibility.getFullAXTree", [:], timeout: settings.pageTimeout)
         var findings: [AuditFinding] = []
-        for node in nodes where node["ignored"]?.bool != true {
+        for node in tree["nodes"]?.array ?? [] where node["ignored"]?.bool != true {
+            guard let role = node["role"]?["value"]?.string, Self.interactiveRoles.contains(role) else { continue }
             let name = node["name"]?["value"]?.string ?? ""
             guard name.allSatisfy(\.isWhitespace), let backend = node["backendDOMNodeId"]?.int else { continue }
-            let role = node["role"]?["value"]?.string ?? "control"
             let element = try await label(backendNode: backend)
             findings.append(
                 AuditFinding(rule: .unnamed, element: element, detail: "is a \(role) with no accessible name"))
