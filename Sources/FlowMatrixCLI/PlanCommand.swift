@@ -16,7 +16,7 @@ enum PlanCommand {
             CommandOption("--explain", value: .text("<query>"), help: "Say why a job (id), a configuration ('#n' or "
                 + "'axis=value,…') exists, or why an assignment was dropped."),
             CommandOption("--device-args", help: "Print each configuration's XCUIApplication launch arguments and "
-                + "xcodebuild flags (see docs/RUN-CONDITIONS.md)."),
+                + "xcodebuild flags and simulator settings (see docs/RUN-CONDITIONS.md)."),
             .maxJobs("The job limit: a plan with more jobs is finding MX025."),
         ],
         discussion: """
@@ -62,6 +62,7 @@ enum PlanCommand {
                     print("  launch arguments: \(device.launchArguments.joined(separator: " "))")
                     print("  xcodebuild:       \(device.xcodebuildFlags.joined(separator: " "))")
                     print("  orientation \(device.orientation), window \(device.windowSize)")
+                    for command in device.simulatorCommands { print("  simulator:        \(command)") }
                 }
                 return ExitCode.success
             }

@@ -130,6 +130,8 @@ public struct MatrixFile: Sendable, Hashable {
     /// Stability mode: every job runs this many times, each with its own seed (`policy.repeat`, `run --repeat`;
     /// 1…1000, default 1). See `Repetitions`.
     public var repetitions: Int = 1
+    /// Whether every step is followed by an accessibility audit (`policy.audit`; default `none`). See `AuditPolicy`.
+    public var audit: AuditPolicy = .none
     /// The axes in file order.
     public var axes: [Axis]
     /// Include entries in file order (GitHub Actions semantics), values canonical.

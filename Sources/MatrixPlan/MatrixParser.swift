@@ -6,6 +6,8 @@ import Foundation
 struct MatrixParser {
     /// `policy.repeat`, read by `parsePolicy`.
     var repetitions = 1
+    /// `policy.audit`, read by `parsePolicy`.
+    var audit = AuditPolicy.none
     let file: String
     let directory: URL?
     var findings: [ValidationFinding] = []
@@ -111,6 +113,7 @@ struct MatrixParser {
         let labels = parseLabels(root["labels"])
         var policy = (retries: 0, timeout: Duration.seconds(300), failFast: false, keep: KeepPolicy.failures, seed: UInt64(0))
         if let node = root["policy"] { parsePolicy(node, into: &policy) }
+        if hasCommand, root["corpus"] == nil { checkAuditOfCommand(root["policy"]?["audit"]) }
 
         let customAxes = parseCustomAxes(root["customAxes"])
         let axes = parseAxes(root["axes"], parent: root)
@@ -136,6 +139,7 @@ struct MatrixParser {
         matrix.command = command
         matrix.commandPosition = root["command"]?.position
         matrix.repetitions = repetitions
+        matrix.audit = audit
         matrix.axesPosition = root["axes"]?.position
         matrix.reductionPosition = root["reduction"]?.position
         checkSemantics(matrix, root: root)
@@ -177,7 +181,8 @@ struct MatrixParser {
             add(.wrongType, "$.policy", node.position, "expected an object, found \(node.kindName)")
             return
         }
-        checkMembers(node, path: "$.policy", allowed: ["retries", "timeout", "failFast", "keep", "seed", "repeat"])
+        checkMembers(node, path: "$.policy", allowed: ["retries", "timeout", "failFast", "keep", "seed", "repeat", "audit"])
+        if let a = node["audit"] { parseAudit(a) }
         if let r = node["repeat"] {
             if let n = r.number {
                 if n == n.rounded(), (1...1000).contains(n) { repetitions = Int(n) } else {

@@ -27,7 +27,7 @@ extension MatrixFile {
 
     /// FS021 and FS022 findings of the scenarios this matrix selects, against `manifest`.
     public func registryFindings(_ scenarios: [LoadedScenario], manifest: RegistryManifest) -> [ValidationFinding] {
-        scenarios.filter { selects($0.scenario) }.flatMap { manifest.findings(for: $0) }
+        scenarios.filter { selects($0.scenario) }.flatMap { manifest.findings(for: $0) } + auditFindings(manifest)
     }
 }
 

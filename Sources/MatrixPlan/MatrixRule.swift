@@ -71,6 +71,11 @@ public enum MatrixRule: String, Sendable, CaseIterable {
     /// A top-level key is a misspelling of a matrix member (`axis` for `axes`, `regsitry` for `registry`); the file
     /// is still read as a matrix, not as a scenario, because it has no `steps` and a matrix-like key.
     case misspeltTopLevelKey = "MX033"
+    /// `policy.audit` is not `none` or `every-step`.
+    case badAuditPolicy = "MX034"
+    /// `policy.audit` asks for an audit the matrix' registry does not publish (`assert page accessible` is not in its
+    /// manifest's clauses).
+    case auditUnsupported = "MX035"
 
     public var code: String { rawValue }
 

@@ -142,6 +142,7 @@ extension MatrixFile {
         var jobs: [Job] = []
         if limitFindings.isEmpty { jobs.reserveCapacity(jobCount) }
         for (scenario, file, registry) in selected where limitFindings.isEmpty {
+            let scenario = audit.applied(to: scenario)
             let canonical = JobIdentity.canonicalJSON(scenario)  // once per scenario, not once per job
             for c in configurations {
                 jobs.append(Job(scenario: scenario, scenarioFile: file, configuration: c, registry: registry,
@@ -234,11 +235,13 @@ extension Plan {
             out += "  scenario: \(scenarioReason(job.scenario))\n"
             out += "  configuration: \(origins[index])\n"
             out += "  id: SHA-256 of the canonical scenario, configuration and registry, first \(JobIdentity.length) hex characters"
+            for line in job.configuration.accessibilityMeaning { out += "\n  " + line }
             return (out, true)
         }
         if q.hasPrefix("#"), let n = Int(q.dropFirst()) {
             guard configurations.indices.contains(n - 1) else { return ("there is no configuration #\(n); the plan has \(configurations.count)", false) }
-            return ("configuration #\(n) \(configurations[n - 1].canonicalString): \(origins[n - 1])", true)
+            let meaning = configurations[n - 1].accessibilityMeaning.map { "\n  " + $0 }.joined()
+            return ("configuration #\(n) \(configurations[n - 1].canonicalString): \(origins[n - 1])" + meaning, true)
         }
         guard q.contains("="), let parsed = Configuration(parsing: q) else {
             return ("'\(query)' is neither a job id of this plan, '#n', nor an assignment such as 'orientation=landscape,window=tall-narrow'", false)
@@ -253,7 +256,8 @@ extension Plan {
         }
         let assignment = Configuration(values)
         if let i = configurations.firstIndex(of: assignment) {
-            return ("configuration #\(i + 1) \(assignment.canonicalString): \(origins[i])", true)
+            let meaning = assignment.accessibilityMeaning.map { "\n  " + $0 }.joined()
+            return ("configuration #\(i + 1) \(assignment.canonicalString): \(origins[i])" + meaning, true)
         }
         let axisNames = Set(matrix.axes.map(\.name))
         let containing = configurations.indices.filter { i in assignment.pairs.allSatisfy { configurations[i][$0.key] == $0.value } }

@@ -22,6 +22,8 @@ struct HTMLReport {
     var layout: HeatMapLayout?
     /// Ids of this run's jobs among the baseline comparison's entries (they link to the job's panel).
     var baselineJobIDs: Set<String> = []
+    /// The accessibility findings by axis (`HTMLReport+Audit.swift`).
+    var audit: AuditPivot?
 
     func h(_ s: String) -> String { Escape.html(s) }
 
@@ -55,6 +57,7 @@ struct HTMLReport {
         if live { out += LiveAssets.section }
         heatMap(out)
         out += pivotSection()
+        out += auditSection()
         if let stability { out += stabilitySection(stability) }
         if let diff { out += baselineSection(diff) }
         failingJobs(out)

@@ -35,6 +35,8 @@ final class JobPass {
         /// plan position.
         var failures: [Int: String]
         var anyArtifact: Bool
+        /// The accessibility findings by axis (nil when no failure is an audit's).
+        var audit: AuditPivot?
     }
 
     /// A job with where its artifacts went (stage 2 to 3).
@@ -66,7 +68,7 @@ final class JobPass {
         let read = Parallel.Channel<JobReport>(capacity: Self.queueBatches)
         let placed = Parallel.Channel<Placed>(capacity: Self.queueBatches)
         let streamed = Parallel.Channel<Streamed>(capacity: Self.queueBatches)
-        let (totals, (_, (chunks, (summary, cases, failures, anyArtifact)))) = try Parallel.both({
+        let (totals, (_, (chunks, (summary, cases, failures, anyArtifact, audit)))) = try Parallel.both({
             defer { read.close() }
             do { return try produce(runID: runID, reader: reader, into: read) } catch is Stopped { return (0, []) }
         }, {
@@ -85,7 +87,7 @@ final class JobPass {
             })
         })
         return Output(chunks: chunks, summary: summary, cases: cases, attemptCount: totals.0, workers: totals.1,
-                      failures: failures, anyArtifact: anyArtifact)
+                      failures: failures, anyArtifact: anyArtifact, audit: audit)
     }
 
     /// Stage 3: the chunks (their writer needs the index's axis names).
@@ -163,18 +165,20 @@ final class JobPass {
 
     /// Stage 4: summary entries, test cases and failure texts.
     private func consume(_ queue: Parallel.Channel<Streamed>, index: RunIndex) throws
-        -> (SummaryDocument.Writer, JUnitReport.Cases, [Int: String], Bool)
+        -> (SummaryDocument.Writer, JUnitReport.Cases, [Int: String], Bool, AuditPivot?)
     {
         let summary = try SummaryDocument.Writer(index: index, folder: folder)
         let cases = try JUnitReport.Cases(grouping: settings.junitGrouping, multipleRegistries: index.registries.count > 1,
                                           folder: folder)
         var failures: [Int: String] = [:]
         var anyArtifact = false
+        var audit = AuditPivot.Tally()
         while let batch = queue.receive() {
             for item in batch {
                 let job = item.job
                 anyArtifact = anyArtifact || job.attempts.contains { !$0.artifacts.isEmpty }
                 cases.add(job)
+                audit.add(job)
                 try summary.add(job) { item.carried.contains($0) }
                 // The page lists the first ones only.
                 if job.status != .passed && job.status != .notRun && failures.count < HTMLReport.failingRows {
@@ -184,6 +188,6 @@ final class JobPass {
                 }
             }
         }
-        return (summary, cases, failures, anyArtifact)
+        return (summary, cases, failures, anyArtifact, audit.pivot())
     }
 }

@@ -123,6 +123,7 @@ public enum ReportWriter {
                               warnings: files.warnings, failures: passed.failures, chunkCount: passed.chunks.count,
                               layout: front.layout)
         page.baselineJobIDs = front.baselineJobIDs
+        page.audit = passed.audit
         // summary.json repeats junit.xml's counters (test cases, not jobs): the pass has counted them.
         let testCases = SummaryDocument.TestCases(passed.cases.totals)
         // Three threads: junit.xml; summary.json, report.html and stability.json; the chunks compressed.

@@ -66,6 +66,8 @@ public struct RunDiff: Sendable, Hashable, Codable {
     public var flakeRateFell: [FlakeRateChange] = []
     /// Command jobs in both runs, compared test by test (their `test:` steps; docs/COMMAND-JOBS.md).
     public var tests = TestChanges()
+    /// Jobs whose failure names accessibility findings the base run's did not (`RunDiff+Audit.swift`).
+    public var newAuditFindings: [AuditChange] = []
     /// Set when the runs are of different matrices (the journal's matrix names differ): then only the jobs both runs
     /// have are compared, and the others are counted here instead of listed as added, removed or new failures.
     public var differentMatrices: DifferentMatrices?
@@ -90,7 +92,7 @@ public struct RunDiff: Sendable, Hashable, Codable {
     /// New failures, newly flaky jobs or duration regressions.
     public var hasRegressions: Bool {
         !newFailures.isEmpty || !newlyFlaky.isEmpty || !durationRegressions.isEmpty || !flakeRateRose.isEmpty
-            || !tests.newFailures.isEmpty || !tests.newlyFlaky.isEmpty
+            || !tests.newFailures.isEmpty || !tests.newlyFlaky.isEmpty || !newAuditFindings.isEmpty
     }
 
     /// Compares run `base` with run `head` in the journal, streaming: the jobs of `head` joined with those of
@@ -186,6 +188,9 @@ public struct RunDiff: Sendable, Hashable, Codable {
         }
 
         mutating func compare(_ row: JobRow, base old: JobRow?) {
+            if old != nil || diff.differentMatrices == nil, let change = RunDiff.auditChange(row, base: old) {
+                diff.newAuditFindings.append(change)
+            }
             guard let old else {
                 if diff.differentMatrices != nil {
                     diff.differentMatrices?.onlyInHead += 1
@@ -292,6 +297,7 @@ public struct RunDiff: Sendable, Hashable, Codable {
             out += "\n\(title) (\(changes.count))\n"
             for c in changes { out += "  " + c.line + "\n" }
         }
+        out += auditText
         out += hasRegressions ? "\nRegressions found.\n" : "\nNo regressions.\n"
         return out
     }

@@ -126,6 +126,8 @@ public struct SummaryDocument: Sendable, Hashable, Codable {
         public var durationSeconds: Double?
         public var failureStep: Int?
         public var failureMessage: String?
+        /// The accessibility audit's findings in the failure, when it is an audit's (`SummaryDocument+Audit.swift`).
+        public var audit: [AuditEntry]?
         public var attemptDetails: [Attempt]
         public var artifacts: [Artifact]
         /// A command job's tests that did not pass in some attempt (``TestRecord``); nil when none.
@@ -247,6 +249,7 @@ public struct SummaryDocument: Sendable, Hashable, Codable {
             registry: job.job.registry, status: job.status.rawValue, outcome: job.row.result?.outcome.rawValue,
             attempts: job.row.result?.attempts ?? job.attempts.count, durationSeconds: job.row.result?.duration,
             failureStep: job.row.result?.failureStep, failureMessage: job.row.result?.failureMessage,
+            audit: AuditEntry.entries(job.row.result?.failureMessage),
             attemptDetails: job.attempts.map { at in
                 Attempt(attempt: at.attempt, worker: at.row.worker, outcome: at.outcome?.rawValue,
                         durationSeconds: at.row.result?.duration, failureStep: at.row.result?.failureStep,
@@ -372,6 +375,7 @@ public struct SummaryDocument: Sendable, Hashable, Codable {
                 try attempt(at, o)
             }
             o += "],\"attempts\":"; o.write(int: result?.attempts ?? job.attempts.count)
+            if let audit = AuditEntry.entries(result?.failureMessage) { try writeAudit(audit, o) }
             o += ",\"configuration\":"; o.write(bytes: try configurationObject(job, configuration))
             if let d = result?.duration { o += ",\"durationSeconds\":"; try number(d, o) }
             if let m = result?.failureMessage { o += ",\"failureMessage\":"; try string(m, o) }
@@ -412,7 +416,7 @@ public struct SummaryDocument: Sendable, Hashable, Codable {
         }
 
         /// A string as the encoder writes it: as is between quotes unless it holds `"`, `\\` or a control character.
-        private func string(_ text: String, _ o: ReportOutput) throws {
+        func string(_ text: String, _ o: ReportOutput) throws {
             var text = text
             let plain = text.withUTF8 { bytes in !bytes.contains { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C } }
             guard plain else { return try encoded(text, o) }

@@ -11,6 +11,12 @@ import MatrixPlan
 /// | `direction=pseudo-double` | `-NSDoubleLocalizedStrings YES` | |
 /// | `direction=pseudo-accented` | `-NSAccentuateLocalizedStrings YES -NSSurroundLocalizedStrings YES` | |
 /// | `network=edge` | `-NetworkProfile edge` (the app's in-process conditioner reads it) | |
+/// | `textSize=AX5` | `-UIPreferredContentSizeCategoryName UICTContentSizeCategoryAccessibilityXXXL` | |
+///
+/// The accessibility axes given in the configuration also become simulator settings (`simulatorCommands`, run before
+/// the app launches): `appearance` → `xcrun simctl ui booted appearance dark`, `textSize` → `… content_size …`,
+/// `contrast` → `… increase_contrast enabled`, `motion=reduced` → the Accessibility domain's `ReduceMotionEnabled`
+/// default (`xcrun simctl spawn booted defaults write …`).
 ///
 /// Orientation and window size have no launch argument: a device registry applies them
 /// (`XCUIDevice.shared.orientation`, a window resize), from `orientation` and `windowSize`.
@@ -23,6 +29,8 @@ public struct DeviceArguments: Sendable, Hashable {
     public var orientation: String
     /// The window size in points (`WxH`, after orientation).
     public var windowSize: String
+    /// Commands that set the simulator's accessibility settings a configuration names (empty when it names none).
+    public var simulatorCommands: [String]
 
     /// The device arguments of a configuration (missing axes take their defaults: en, auto, portrait,
     /// full-window, no network conditioning).
@@ -38,7 +46,10 @@ public struct DeviceArguments: Sendable, Hashable {
         "yi": "US", "ps": "AF", "ckb": "IQ", "dv": "MV", "sd": "PK", "ku": "TR",
     ]
 
-    init(locale: String, requestedDirection: LayoutDirection, network: NetworkSpec?, viewport: Viewport) {
+    init(
+        locale: String, requestedDirection: LayoutDirection, network: NetworkSpec?, viewport: Viewport,
+        accessibility: AccessibilitySettings, configuration: Configuration
+    ) {
         let subtags = locale.split(separator: "-").map(String.init)
         let language = subtags.first ?? "en"
         let region =
@@ -58,6 +69,10 @@ public struct DeviceArguments: Sendable, Hashable {
             break
         }
         if let network { args += ["-NetworkProfile", network.description] }
+        if configuration.textSize != nil {
+            args += ["-UIPreferredContentSizeCategoryName", accessibility.textSize.contentSizeCategory]
+        }
+        self.simulatorCommands = accessibility.simulatorCommands(for: configuration)
         var flags = ["-testLanguage", language]
         if let region { flags += ["-testRegion", region] }
         self.launchArguments = args

@@ -5,11 +5,15 @@ import MatrixPlan
 /// pseudolocalization, the viewport, the network conditioner (seeded per job) and the device arguments.
 ///
 /// Missing axes take defaults: `locale` en, `direction` auto, `orientation` portrait, `window` full-window,
-/// `network` none (unconditioned). Unparseable values are rejected by `init(validating:seed:)`.
+/// `network` none (unconditioned), `appearance` light, `textSize` large, `motion` full, `contrast` standard. Unparseable values are rejected by `init(validating:seed:)`.
 public struct RunConditions: Sendable {
-    /// The typed axes these conditions give a meaning (a registry built on them honours these; the accessibility
-    /// axes `appearance`, `textSize`, `motion`, `contrast` are validated but not applied yet).
-    public static let appliedAxes: [BuiltInAxis] = [.locale, .direction, .orientation, .window, .network]
+    /// The typed axes these conditions give a meaning (a registry built on them honours those it applies: the web
+    /// registry all of them, the Catalog registry all but the accessibility axes).
+    public static let appliedAxes: [BuiltInAxis] = [
+        .locale, .direction, .orientation, .window, .network, .appearance, .textSize, .motion, .contrast,
+    ]
+    /// The accessibility axes among them (docs/ACCESSIBILITY.md).
+    public static let accessibilityAxes: [BuiltInAxis] = [.appearance, .textSize, .motion, .contrast]
 
     public let configuration: Configuration
     public let seed: UInt64
@@ -26,6 +30,14 @@ public struct RunConditions: Sendable {
     /// The job's conditioner (one per `RunConditions` value; share it with the app's data port).
     public let network: NetworkConditioner
     public let deviceArguments: DeviceArguments
+    /// The system's light or dark appearance.
+    public let appearance: Appearance
+    /// The preferred text size (`large` is the default).
+    public let textSize: TextSize
+    /// Full animation or reduced motion.
+    public let motion: Motion
+    /// Standard or increased contrast.
+    public let contrast: Contrast
 
     /// Builds the run conditions of `configuration` for a job with `seed`. Invalid axis values fall back to
     /// their defaults; use `init(validating:seed:)` to reject them instead.
@@ -51,9 +63,16 @@ public struct RunConditions: Sendable {
         let profile = networkSpec.map(NetworkProfile.init) ?? .unconditioned
         self.networkProfile = profile
         self.network = NetworkConditioner(profile: profile, seed: seed)
+        let settings = AccessibilitySettings(
+            appearance: configuration.appearance ?? .light, textSize: configuration.textSize ?? .large,
+            motion: configuration.motion ?? .full, contrast: configuration.contrast ?? .standard)
+        appearance = settings.appearance
+        textSize = settings.textSize
+        motion = settings.motion
+        contrast = settings.contrast
         self.deviceArguments = DeviceArguments(
             locale: locale, requestedDirection: requested, network: networkSpec,
-            viewport: viewport)
+            viewport: viewport, accessibility: settings, configuration: configuration)
     }
 
     /// Builds the run conditions, rejecting any built-in axis value that is not valid.

@@ -20,6 +20,9 @@ extension WebRegistry {
         name: WebHost.registryName,
         steps: RegistryManifest.everyStep,
         assertClauses: [
+            .init(targets: [AuditRule.pageTarget],
+                  clauses: conditionClauses + keyedClauses.map { $0 + "=" } + layoutClauses + [everyLayoutClause]
+                    + [AuditRule.clause]),
             .init(targets: ["*"],
                   clauses: conditionClauses + keyedClauses.map { $0 + "=" } + layoutClauses + [everyLayoutClause])
         ],

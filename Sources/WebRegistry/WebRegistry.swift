@@ -15,6 +15,7 @@ import Synchronization
 /// - `wait` waits for its element to exist; `assert` for its clauses (`visible`, `hidden`, `absent`, `text=`,
 ///   `contains=`, `value=`, and the layout rules `no-truncation`, `no-overlap`, `on-screen`, `mirrored`,
 ///   `localized`, or `clean` for all five); both re-check on DOM mutations in the page, never on a poll.
+/// - `assert page accessible` runs the accessibility audit (`WebRegistry+Audit.swift`, docs/ACCESSIBILITY.md).
 /// - `request` serves a fixture for its target URL; `ambient` dispatches a `CustomEvent` named by its target with the
 ///   arg (JSON when it parses) as `detail`; `rotate` turns the viewport.
 /// JavaScript dialogs and permission requests are interruptions (registered with the `InterruptionMonitors`)
@@ -157,7 +158,9 @@ public actor WebRegistry: AsyncStepRegistry, StepEvidenceProviding {
             ])
         async let g = send("Emulation.setDeviceMetricsOverride", metrics(viewport))
         async let h = send("Runtime.addBinding", ["name": .string(PermissionPrompts.binding)])
-        _ = try await (a, b, c, d, e, f, g, h)
+        async let i = send("Emulation.setEmulatedMedia", Self.emulatedMedia(conditions.accessibility))
+        async let j = send("Page.setFontSizes", Self.fontSizes(conditions.textSize))
+        _ = try await (a, b, c, d, e, f, g, h, i, j)
         if let timezone { _ = try await page.send("Emulation.setTimezoneOverride", ["timezoneId": .string(timezone)]) }
         try await applyNetwork(offline: false)
         if conditions.networkProfile.failureRate > 0 && !offline { try await enableFetch() }
@@ -343,11 +346,14 @@ public actor WebRegistry: AsyncStepRegistry, StepEvidenceProviding {
     }
 
     private func assert(_ step: Step) async throws {
-        let assertion: StepArguments.Assertion
+        var assertion: StepArguments.Assertion
         switch StepArguments.assertion(step) {
         case .success(let a): assertion = a
         case .failure(let problem): throw StepError.invalidArgument("assert timeout: \(problem)")
         }
+        let audited = try await auditing(step, assertion)
+        if audited.expectations.count < assertion.expectations.count && audited.expectations.isEmpty { return }
+        assertion = audited
         let whole = step.target == "layout" || step.target == "page"
         let id: String? = whole ? nil : step.target
         var conditions: [JSONValue] = []

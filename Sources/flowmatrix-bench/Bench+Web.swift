@@ -57,6 +57,7 @@ enum WebBench {
         let settings = WebSettings(baseURL: base)
         try await measureJobOverhead(in: browser, settings: settings, quick: quick)
         try await measureTenStepJobs(in: browser, settings: settings, quick: quick)
+        try await measureAuditCost(in: browser, settings: settings, quick: quick)
         if WebTimings.enabled {
             print("where the time of sections 2 and 3 went (FLOWMATRIX_WEB_TIMING=1):\n\(WebTimings.report())")
         }

@@ -43,9 +43,12 @@ struct ShippedMatricesTests {
             #expect(parseFindings.isEmpty)
             matrix = try #require(parsed)
         }
-        // The Catalog matrices drive the headless model; the web ones (web-*.json) the sample shop in Chromium.
-        let web = name.hasPrefix("web-")
-        #expect(matrix.corpus == [web ? "../Workers/Web/Scenarios" : "../Workers/Catalog/Scenarios"])
+        // The Catalog matrices drive the headless model; the web ones (web-*.json) the sample shop in Chromium, and
+        // a11y.json audits the shop with its own scenarios (docs/ACCESSIBILITY.md).
+        let web = name.hasPrefix("web-") || name == "a11y.json"
+        let corpusPath = name == "a11y.json" ? "../Workers/Web/Accessibility"
+            : web ? "../Workers/Web/Scenarios" : "../Workers/Catalog/Scenarios"
+        #expect(matrix.corpus == [corpusPath])
         #expect(matrix.registry == (web ? "web" : "catalog"))
         matrix.corpusURLs = [try Fixtures.corpus]
         let corpus = ScenarioLoader.loadCorpus(paths: matrix.corpusURLs)

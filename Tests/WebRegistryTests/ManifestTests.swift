@@ -20,7 +20,12 @@ struct WebManifestTests {
         #expect(!RegistryManifest.understands("leading", vocabulary: clauses))
         #expect(!RegistryManifest.understands("not-empty", vocabulary: clauses))
         #expect(manifest.honours(axis: "timezone") && manifest.honours(axis: "locale"))
-        #expect(!manifest.honours(axis: "flavor") && !manifest.honours(axis: "appearance"))
+        #expect(!manifest.honours(axis: "flavor"))
+        // The accessibility axes are applied (docs/ACCESSIBILITY.md); the audit is a clause of `page` alone.
+        for axis in ["appearance", "textSize", "motion", "contrast"] { #expect(manifest.honours(axis: axis), "\(axis)") }
+        #expect(manifest.clauses(on: "page")?.contains("accessible") == true)
+        #expect(manifest.clauses(on: "page")?.contains("clean") == true)
+        #expect(!clauses.contains("accessible"))
     }
 
     @Test("every scenario of the shipped web corpus passes the manifest's checks")

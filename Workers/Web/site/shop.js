@@ -44,7 +44,7 @@ const renderCatalog = () => {
     el('li', { class: 'item', testid: 'catalog.item.' + p.id },
       el('button', { class: 'item-name', type: 'button', testid: 'catalog.item.' + p.id + '.name' }, p.name),
       el('div', { class: 'item-row' },
-        el('span', { testid: 'catalog.item.' + p.id + '.price' }, money.format(p.price / 100)),
+        el('span', { class: 'price', testid: 'catalog.item.' + p.id + '.price' }, money.format(p.price / 100)),
         el('button', { class: 'add-button', type: 'button', testid: 'catalog.item.' + p.id + '.add' }, t('add'))))));
 };
 
@@ -158,6 +158,9 @@ const start = () => {
   $('cart.total-label').textContent = t('total') + ' incl. VAT';
   $('cart.clear').textContent = t('clear');
   $('cart.checkout').textContent = t('checkout');
+  // Defect: the icon button's label is read from the language's own table, without the English fallback `t` has: a
+  // language whose table lacks `close` (Japanese) leaves the button without an accessible name.
+  $('cart.close').setAttribute('aria-label', table.close ? pseudo(table.close) : '');
   $('network.offline').textContent = t('offline');
   const online = () => { $('network.offline').hidden = navigator.onLine; };
   addEventListener('online', online);

@@ -4,7 +4,7 @@ window.STRINGS = {
   en: {
     stores: 'Find a store', locate: 'Stores near me', nearest: 'Nearest store: {store} ({km} km)', locationDenied: 'Allow location access to see stores near you.', offers: 'Tell me about offers', offersOn: 'You will hear about offers.', offersOff: 'No offer notifications.',
     delivery: 'Delivery by {day}.', deliveryError: 'No delivery estimate right now.',
-    title: 'Lamplight', cart: 'Cart', add: 'Add to cart', search: 'Search lamps', loading: 'Loading lamps…',
+    title: 'Lamplight', close: 'Close', cart: 'Cart', add: 'Add to cart', search: 'Search lamps', loading: 'Loading lamps…',
     loadError: 'The lamps could not be loaded.', retry: 'Try again', cartHeading: 'Your cart',
     summaryBefore: 'You have', summaryAfter: 'items in your cart', empty: 'Your cart is empty.', total: 'Total',
     clear: 'Empty cart', clearConfirm: 'Remove everything from your cart?', checkout: 'Check out',
@@ -14,7 +14,7 @@ window.STRINGS = {
   de: {
     stores: 'Filiale finden', locate: 'Filialen in der Nähe', nearest: 'Nächste Filiale: {store} ({km} km)', locationDenied: 'Erlauben Sie den Standortzugriff, um Filialen in Ihrer Nähe zu sehen.', offers: 'Über Angebote informieren', offersOn: 'Sie erfahren von Angeboten.', offersOff: 'Keine Angebotsmitteilungen.',
     delivery: 'Lieferung bis {day}.', deliveryError: 'Derzeit keine Lieferschätzung.',
-    title: 'Lamplight', cart: 'Warenkorb', add: 'In den Warenkorb', search: 'Lampen suchen', loading: 'Lampen werden geladen…',
+    title: 'Lamplight', close: 'Schließen', cart: 'Warenkorb', add: 'In den Warenkorb', search: 'Lampen suchen', loading: 'Lampen werden geladen…',
     loadError: 'Die Lampen konnten nicht geladen werden.', retry: 'Erneut versuchen', cartHeading: 'Ihr Warenkorb',
     summaryBefore: 'Sie haben', summaryAfter: 'Artikel im Warenkorb', empty: 'Ihr Warenkorb ist leer.', total: 'Summe',
     clear: 'Leeren', clearConfirm: 'Alles aus dem Warenkorb entfernen?', checkout: 'Zur Kasse',
@@ -24,7 +24,7 @@ window.STRINGS = {
   fr: {
     stores: 'Trouver un magasin', locate: 'Magasins proches', nearest: 'Magasin le plus proche : {store} ({km} km)', locationDenied: 'Autorisez la localisation pour voir les magasins proches.', offers: 'M’informer des offres', offersOn: 'Vous serez informé des offres.', offersOff: 'Pas de notifications d’offres.',
     delivery: 'Livraison d’ici {day}.', deliveryError: 'Pas d’estimation de livraison pour le moment.',
-    title: 'Lamplight', cart: 'Panier', add: 'Ajouter', search: 'Chercher', loading: 'Chargement…',
+    title: 'Lamplight', close: 'Fermer', cart: 'Panier', add: 'Ajouter', search: 'Chercher', loading: 'Chargement…',
     loadError: 'Impossible de charger les lampes.', retry: 'Réessayer', cartHeading: 'Votre panier',
     summaryBefore: 'Vous avez', summaryAfter: 'articles dans le panier', empty: 'Votre panier est vide.', total: 'Total',
     clear: 'Vider', clearConfirm: 'Retirer tous les articles ?', checkout: 'Commander',
@@ -44,7 +44,7 @@ window.STRINGS = {
   ar: {
     stores: 'ابحث عن متجر', locate: 'متاجر قريبة', nearest: 'أقرب متجر: {store} ({km} كم)', locationDenied: 'اسمح بالوصول إلى الموقع لرؤية المتاجر القريبة.', offers: 'أعلمني بالعروض', offersOn: 'ستصلك العروض.', offersOff: 'لا إشعارات بالعروض.',
     delivery: 'التوصيل بحلول {day}.', deliveryError: 'لا يتوفر تقدير للتوصيل الآن.',
-    title: 'Lamplight', cart: 'السلة', add: 'أضف', search: 'ابحث', loading: 'جارٍ التحميل…',
+    title: 'Lamplight', close: 'إغلاق', cart: 'السلة', add: 'أضف', search: 'ابحث', loading: 'جارٍ التحميل…',
     loadError: 'تعذر تحميل المصابيح.', retry: 'أعد المحاولة', cartHeading: 'سلتك',
     summaryBefore: 'لديك', summaryAfter: 'منتجات في السلة', empty: 'سلتك فارغة.', total: 'المجموع',
     clear: 'إفراغ', clearConfirm: 'هل تريد إفراغ السلة؟', checkout: 'الدفع',
@@ -54,7 +54,7 @@ window.STRINGS = {
   he: {
     stores: 'מציאת חנות', locate: 'חנויות קרובות', nearest: 'החנות הקרובה: {store} ({km} ק״מ)', locationDenied: 'אפשרו גישה למיקום כדי לראות חנויות קרובות.', offers: 'עדכנו אותי על מבצעים', offersOn: 'תקבלו עדכונים על מבצעים.', offersOff: 'אין התראות על מבצעים.',
     delivery: 'משלוח עד {day}.', deliveryError: 'אין הערכת משלוח כרגע.',
-    title: 'Lamplight', cart: 'סל', add: 'הוסף', search: 'חיפוש', loading: 'טוען…',
+    title: 'Lamplight', close: 'סגור', cart: 'סל', add: 'הוסף', search: 'חיפוש', loading: 'טוען…',
     loadError: 'לא ניתן לטעון את המנורות.', retry: 'נסה שוב', cartHeading: 'הסל שלך',
     summaryBefore: 'יש לך', summaryAfter: 'פריטים בסל', empty: 'הסל ריק.', total: 'סה״כ',
     clear: 'רוקן', clearConfirm: 'להסיר הכול מהסל?', checkout: 'לתשלום',

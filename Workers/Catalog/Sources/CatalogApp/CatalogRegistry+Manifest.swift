@@ -22,6 +22,7 @@ extension CatalogRegistry {
             .init(targets: CatalogID.elementFamilies,
                   clauses: elementClauses.sorted() + elementKeyedClauses.sorted().map { $0 + "=" }),
         ],
-        axes: RunConditions.appliedAxes.map(\.rawValue))
+        // The surface model has no colours or text scale yet: the accessibility axes are not applied (a run says so).
+        axes: RunConditions.appliedAxes.filter { !RunConditions.accessibilityAxes.contains($0) }.map(\.rawValue))
 }
 

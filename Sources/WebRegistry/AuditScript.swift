@@ -1,0 +1,146 @@
+/// The in-page half of the accessibility audit (`assert page accessible`): contrast (AX002), target size (AX003),
+/// `lang`/`dir` (AX004) and clipped text (AX005), each finding naming its element by the identifier attribute. Names
+/// (AX001) come from the browser's accessibility tree, outside the page (`WebRegistry+Audit.swift`).
+///
+/// - Contrast: every visible element with its own text, not disabled. The text colour (its alpha blended) against
+///   the backgrounds painted behind the text's first line (`elementsFromPoint`, so positioned backdrops that are not
+///   ancestors count), composed down to the first opaque one (the white canvas below all). A `linear-gradient` or
+///   `radial-gradient` behind the text is judged at each colour stop, and its worst stop counts; a `url()` image is
+///   not judged (the element is reported as skipped in `skipped`). WCAG 2.2 AA: 4.5:1, or 3:1 for text at least
+///   24 px, or 18.66 px bold.
+/// - Target size: links, buttons, form fields and elements with a widget role or a tab stop, visible, enabled and
+///   not covered at their centre (a panel over them), smaller than 24×24 CSS px, unless a link sits inline in a line
+///   of text, or the 24 px circle centred on the target meets no other target (WCAG 2.5.8's spacing exception).
+/// - Language: `<html lang>` present, with the configuration's language as its primary subtag; the document's
+///   computed direction equal to the configuration's.
+/// - Clipped: the `no-truncation` rule of `__flowmatrix.layoutFindings`.
+enum AuditScript {
+    /// A function expression taking `{ attr, language, dir }` and returning `{ findings: [{ code, id, detail }],
+    /// skipped }`.
+    static let source = #"""
+        ((opts) => {
+          const attr = opts.attr, out = [];
+          let skipped = 0;
+          const label = (el) => {
+            const own = el.getAttribute && el.getAttribute(attr);
+            if (own) return own;
+            const holder = el.parentElement && el.parentElement.closest('[' + attr + ']');
+            const tag = el.nodeName.toLowerCase() + (el.className && typeof el.className === 'string' && el.className.trim() ? '.' + el.className.trim().split(/\s+/)[0] : '');
+            return holder ? tag + ' in ' + holder.getAttribute(attr) : tag;
+          };
+          const add = (code, el, detail) => out.push({ code, id: typeof el === 'string' ? el : label(el), detail });
+          const shown = (el) => {
+            if (!el.isConnected || (el.checkVisibility && !el.checkVisibility({ opacityProperty: true, visibilityProperty: true }))) return false;
+            const r = el.getBoundingClientRect();
+            return r.width > 0 && r.height > 0;
+          };
+          const parse = (text) => {
+            const m = /rgba?\(\s*([\d.]+)[\s,]+([\d.]+)[\s,]+([\d.]+)(?:\s*[,/]\s*([\d.]+%?))?\s*\)/.exec(text || '');
+            if (!m) return null;
+            let a = m[4] === undefined ? 1 : parseFloat(m[4]);
+            if (m[4] && m[4].endsWith('%')) a /= 100;
+            return [parseFloat(m[1]), parseFloat(m[2]), parseFloat(m[3]), a];
+          };
+          const over = (top, below) => {
+            const a = top[3];
+            return [0, 1, 2].map((i) => top[i] * a + below[i] * (1 - a)).concat([1]);
+          };
+          const lum = (c) => {
+            const f = (v) => { v /= 255; return v <= 0.04045 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); };
+            return 0.2126 * f(c[0]) + 0.7152 * f(c[1]) + 0.0722 * f(c[2]);
+          };
+          const ratio = (a, b) => { const x = lum(a), y = lum(b); return (Math.max(x, y) + 0.05) / (Math.min(x, y) + 0.05); };
+          const hex = (c) => '#' + c.slice(0, 3).map((v) => Math.round(v).toString(16).padStart(2, '0')).join('');
+          // The backgrounds behind a point of `el`, from `el` down: each a list of candidate colours (a gradient's
+          // stops), or null when an image is in the way.
+          const layersBehind = (el, x, y) => {
+            let stack = document.elementsFromPoint(x, y);
+            const at = stack.indexOf(el);
+            if (at < 0) { stack = []; for (let n = el; n; n = n.parentElement) stack.push(n); } else stack = stack.slice(at);
+            const layers = [];
+            for (const n of stack) {
+              const s = getComputedStyle(n);
+              const image = s.backgroundImage;
+              if (image && image !== 'none') {
+                if (/url\(/.test(image)) return null;
+                const stops = (image.match(/rgba?\([^)]*\)/g) || []).map(parse).filter(Boolean);
+                if (stops.length) layers.push(stops);
+              }
+              const bg = parse(s.backgroundColor);
+              if (bg && bg[3] > 0) layers.push([bg]);
+              if (layers.length && layers[layers.length - 1].every((c) => c[3] >= 1)) break;
+            }
+            return layers;
+          };
+          const candidates = (layers) => {
+            let colours = [[255, 255, 255, 1]];
+            for (let i = layers.length - 1; i >= 0; i--) {
+              const next = [];
+              for (const below of colours) for (const top of layers[i]) next.push(over(top, below));
+              colours = next.slice(0, 64);
+            }
+            return colours;
+          };
+          const ownText = (el) => [...el.childNodes].some((n) => n.nodeType === 3 && /\S/.test(n.data));
+          const skippedTags = new Set(['SCRIPT', 'STYLE', 'NOSCRIPT', 'TEMPLATE', 'OPTION', 'TITLE', 'HEAD']);
+          for (const el of document.body ? document.body.querySelectorAll('*') : []) {
+            if (skippedTags.has(el.nodeName) || !ownText(el) || !shown(el) || el.closest(':disabled, [aria-disabled=true]')) continue;
+            const s = getComputedStyle(el);
+            const fg = parse(s.color);
+            if (!fg) continue;
+            const range = document.createRange();
+            const text = [...el.childNodes].find((n) => n.nodeType === 3 && /\S/.test(n.data));
+            range.selectNodeContents(text);
+            const rect = [...range.getClientRects()].find((r) => r.width > 0 && r.height > 0);
+            if (!rect) continue;
+            const layers = layersBehind(el, rect.left + rect.width / 2, rect.top + rect.height / 2);
+            if (layers === null) { skipped++; continue; }
+            const size = parseFloat(s.fontSize), bold = parseInt(s.fontWeight, 10) >= 700;
+            const needed = size >= 24 || (bold && size >= 18.66) ? 3 : 4.5;
+            let worst = null;
+            for (const bg of candidates(layers)) {
+              const r = ratio(over(fg, bg), bg);
+              if (!worst || r < worst.r) worst = { r, bg };
+            }
+            if (worst && worst.r < needed) {
+              add('AX002', el, (Math.floor(worst.r * 100) / 100) + ':1 < ' + needed + ':1 (text ' + hex(over(fg, worst.bg)) + ' on ' + hex(worst.bg) + ', ' + size + 'px' + (bold ? ' bold' : '') + ')');
+            }
+          }
+          const targetSelector = 'a[href], button, input:not([type=hidden]), select, textarea, summary, [role=button], [role=link], [role=checkbox], [role=radio], [role=switch], [role=tab], [role=menuitem], [tabindex]:not([tabindex="-1"])';
+          // A target under something else at its centre (a panel over the list) cannot be reached now: not judged.
+          const reachable = (el) => {
+            const r = el.getBoundingClientRect(), x = r.left + r.width / 2, y = r.top + r.height / 2;
+            if (x < 0 || y < 0 || x >= innerWidth || y >= innerHeight) return true;
+            const hit = document.elementFromPoint(x, y);
+            return !hit || hit === el || el.contains(hit);
+          };
+          const targets = [...document.querySelectorAll(targetSelector)].filter((el) => shown(el) && !el.matches(':disabled') && reachable(el));
+          const rects = new Map(targets.map((el) => [el, el.getBoundingClientRect()]));
+          const inlineInText = (el) => getComputedStyle(el).display === 'inline' && el.parentElement && [...el.parentElement.childNodes].some((n) => n !== el && n.nodeType === 3 && /\S/.test(n.data));
+          const small = targets.filter((el) => { const r = rects.get(el); return (r.width < 24 || r.height < 24) && !inlineInText(el); });
+          const centre = (r) => [r.left + r.width / 2, r.top + r.height / 2];
+          const distanceToRect = (p, r) => Math.hypot(Math.max(r.left - p[0], 0, p[0] - r.right), Math.max(r.top - p[1], 0, p[1] - r.bottom));
+          for (const el of small) {
+            const r = rects.get(el), c = centre(r);
+            const crowded = targets.some((other) => {
+              if (other === el || other.contains(el) || el.contains(other)) return false;
+              const o = rects.get(other);
+              if (small.includes(other)) { const d = centre(o); return Math.hypot(d[0] - c[0], d[1] - c[1]) < 24; }
+              return distanceToRect(c, o) < 12;
+            });
+            if (crowded) add('AX003', el, Math.round(r.width * 10) / 10 + '×' + Math.round(r.height * 10) / 10 + ' px < 24×24 px, with another target within 12 px of its centre');
+          }
+          const html = document.documentElement;
+          const lang = (html.getAttribute('lang') || '').trim();
+          if (!lang) add('AX004', 'html', 'has no lang; the configuration\'s language is ' + opts.language);
+          else if (lang.split('-')[0].toLowerCase() !== opts.language) add('AX004', 'html', 'lang="' + lang + '" does not match the configuration\'s language ' + opts.language);
+          const direction = getComputedStyle(document.body || html).direction;
+          if (direction !== opts.dir) add('AX004', 'html', 'lays out ' + direction + ' but the configuration is ' + opts.dir);
+          if (window.__flowmatrix) for (const f of window.__flowmatrix.layoutFindings(null, new Set(['no-truncation']))) {
+            const m = /^truncated: (\S+) (.*)$/.exec(f);
+            if (m) add('AX005', m[1], 'text is clipped ' + m[2]);
+          }
+          return { findings: out, skipped };
+        })
+        """#
+}
