@@ -34,6 +34,6 @@ struct WorkerSignalTests {
         try await waitUntil("the command's sleep \(pid) is gone", timeout: .seconds(30)) { kill(pid, 0) != 0 }
         // The coordinator is still serving: the job waits for another worker.
         #expect(serve.isRunning, "\(ws.output("serve"))")
-        ws.kill9(serve)
+        await ws.kill9(serve)
     }
 }
