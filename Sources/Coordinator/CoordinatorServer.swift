@@ -67,6 +67,8 @@ public final class CoordinatorServer: Sendable {
     public static func start(
         definition: RunDefinition, settings: CoordinatorSettings, journal: @escaping @Sendable ([JournalRecord]) -> Void
     ) async throws -> CoordinatorServer {
+        // Every connection holds a descriptor: a fleet needs more than the common soft limit of 1,024.
+        DescriptorLimit.raiseSoftLimitToHard()
         let loop = EventLoop()
         loop.start()
         let startInstant = ContinuousClock.now
@@ -82,6 +84,7 @@ public final class CoordinatorServer: Sendable {
                                                clock: .system(since: startInstant))
                 engine.onNotice = settings.onNotice
                 let core = ServerCore(engine: engine, shared: shared, loop: loop, blobStore: settings.blobStore)
+                core.descriptors.onNotice = settings.onNotice
                 if let observer = settings.observer { core.observe(with: observer) }
                 core.publish(complete: engine.isComplete)
                 c.resume(returning: LoopBound(core, loop: loop))
@@ -158,6 +161,11 @@ final class ServerCore {
     /// Jobs finished since the observer last heard.
     var observed: [FinishedJob] = []
     private var observedComplete = false
+    /// Worker names are published once per tick, not per read batch (sorting every name per batch would cost
+    /// O(N log N) per result with a fleet connected).
+    private var namesDue = true
+    /// Says when connections are refused for lack of descriptors.
+    let descriptors = DescriptorWatch()
 
     init(engine: CoordinatorEngine, shared: CoordinatorServer.Shared, loop: EventLoop, blobStore: BlobStore?) {
         self.engine = engine
@@ -176,6 +184,8 @@ final class ServerCore {
     func startTicking(every interval: Duration) {
         ticker = loop.scheduleRepeatingInLoop(every: interval) { [weak self] in
             guard let self else { return }
+            self.namesDue = true
+            self.descriptors.check(connected: self.connections.count, every: interval)
             self.perform { $0.onTick() }
             if let observer = self.observer {
                 observer.onRunEvents(RunEvents(finished: self.observed, progress: self.engine.progress,
@@ -231,10 +241,11 @@ final class ServerCore {
             observer.onRunEvents(RunEvents(finished: observed, progress: progress, workers: nil, complete: complete))
             observed.removeAll(keepingCapacity: true)
         }
-        let names = engine.workerNames
+        let names = namesDue || complete ? engine.workerNames : nil
+        namesDue = false
         let waiters = shared.state.withLock { s -> [CheckedContinuation<RunProgress, Never>] in
             s.progress = progress
-            s.workerNames = names
+            if let names { s.workerNames = names }
             guard complete, !s.complete else { return [] }
             s.complete = true
             defer { s.waiters.removeAll() }
