@@ -14,8 +14,8 @@ public enum DescriptorLimit {
         return (UInt64(limit.rlim_cur), UInt64(limit.rlim_max))
     }
 
-    /// Raises the soft limit to the hard limit (on macOS also to `OPEN_MAX`'s successor, the kernel's per-process
-    /// maximum, as an unlimited hard limit cannot be granted there). Never lowers it.
+    /// Raises the soft limit to the hard limit (on macOS at most `kern.maxfilesperproc`, as an unlimited hard limit
+    /// cannot be granted there). Never lowers it.
     /// - Returns: the soft limit afterwards, or nil when it cannot be read.
     @discardableResult
     public static func raiseSoftLimitToHard() -> UInt64? {

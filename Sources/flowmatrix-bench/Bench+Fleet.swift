@@ -13,15 +13,15 @@ import Wire
 /// `flowmatrix bench fleet`: a fleet of N two-slot workers with 4 s jobs (± 25 %) against a real `flowmatrix serve`
 /// process, over real sockets and the real protocol. The fake workers authenticate, grant credit and heartbeat as the
 /// reference worker does, and all live on one libuv loop (a connection each, no thread each). Per N it prints jobs/s
-/// against the ideal (N × 2 slots / 4 s), the coordinator's CPU per job, slot refill gaps (a worker's RESULT to its
-/// next ASSIGN), the time to connect all N, and workers dropped.
+/// against the ideal (N × 2 slots / 4 s), the coordinator's CPU per job, slot refill gaps (a RESULT that leaves a
+/// slot idle to the worker's next ASSIGN), the time to connect all N, and workers dropped.
 enum FleetBench {
     static let suite = BenchSuite(
         name: "fleet", overview: "N two-slot fake workers (4 s jobs) against a serve process: jobs/s, CPU/job, refill gaps",
         missing: { nil }
     ) { quick in
         let sizes = quick ? [20] : (requestedSizes.withLock { $0 } ?? defaultSizes)
-        print("  fleet size | jobs/s (ideal)      | coord. CPU/job | coord. CPU | refill p50 / p99  | connect all | dropped")
+        print("  fleet size | jobs/s (ideal)      | coord. CPU/job | coord. CPU | fleet CPU | refill p50 / p99  | connect all | dropped")
         for n in sizes {
             let figures = try await run(Plan(workers: n, quick: quick))
             print(figures.line)
@@ -50,7 +50,7 @@ enum FleetBench {
             jobSeconds = quick ? 0.2 : 4
             warmUp = quick ? 0.4 : 4
             window = quick ? 1 : 10
-            rounds = quick ? 12 : 10
+            rounds = quick ? 12 : 6
         }
 
         var jobs: Int { workers * slots * rounds }
@@ -62,6 +62,8 @@ enum FleetBench {
         var rate: Double
         var cpuPerJob: Double
         var cpuShare: Double
+        /// The fake fleet's own CPU (this process) over the window, per second.
+        var fleetShare: Double
         var refill: (p50: Double, p99: Double)?
         var connectSeconds: Double?
         var connected: Int
@@ -70,9 +72,9 @@ enum FleetBench {
         var line: String {
             let connect = connectSeconds.map { String(format: "%.2f s", $0) } ?? "\(connected) of \(plan.workers) in 60 s"
             let refillText = refill.map { String(format: "%.1f / %.1f ms", $0.p50 * 1000, $0.p99 * 1000) } ?? "none"
-            return String(format: "  %10d | %7.0f (%6.0f) %3.0f%% | %10.1f µs | %8.0f%% | %-17@ | %11@ | %d",
+            return String(format: "  %10d | %7.0f (%6.0f) %3.0f%% | %10.1f µs | %8.0f%% | %8.0f%% | %-17@ | %11@ | %d",
                           plan.workers, rate, plan.idealRate, rate / plan.idealRate * 100, cpuPerJob * 1e6,
-                          cpuShare * 100, refillText, connect, dropped)
+                          cpuShare * 100, fleetShare * 100, refillText, connect, dropped)
         }
     }
 
@@ -93,7 +95,7 @@ enum FleetBench {
             ProcessFacts.flowmatrix, ["serve", "m.json", "--listen", "127.0.0.1:0", "--token-file", "token"], in: dir,
             output: output)
         defer { if serve.isRunning { kill(serve.processIdentifier, SIGKILL) } }
-        let port = try await FloodBench.boundPort(saidIn: output, by: serve)
+        let port = try await FloodBench.boundPort(saidIn: output, by: serve, within: .seconds(180))
         let fleet = FakeFleet(plan: plan, port: port)
         defer { fleet.stop() }
         let started = ContinuousClock.now
@@ -103,17 +105,20 @@ enum FleetBench {
         // Measurement intervals, not waits for a condition: the fleet runs for a fixed time before and during the window.
         try await Task.sleep(for: .seconds(plan.warmUp))
         let cpuBefore = ProcessFacts.cpuSeconds(serve.processIdentifier)
+        let fleetCPUBefore = ProcessFacts.cpuSeconds(children: false)
         let resultsBefore = fleet.beginWindow()
         let windowStart = ContinuousClock.now
         try await Task.sleep(for: .seconds(plan.window))
         let window = fleet.endWindow()
         let elapsed = (ContinuousClock.now - windowStart).seconds
         let cpu = ProcessFacts.cpuSeconds(serve.processIdentifier) - cpuBefore
+        let fleetCPU = ProcessFacts.cpuSeconds(children: false) - fleetCPUBefore
         let done = window.results - resultsBefore
         kill(serve.processIdentifier, SIGKILL)
         let gaps = window.gaps.sorted()
         return Figures(
             plan: plan, rate: Double(done) / elapsed, cpuPerJob: done > 0 ? cpu / Double(done) : 0, cpuShare: cpu / elapsed,
+            fleetShare: fleetCPU / elapsed,
             refill: gaps.isEmpty ? nil : (gaps[gaps.count / 2], gaps[min(gaps.count - 1, gaps.count * 99 / 100)]),
             connectSeconds: connectSeconds, connected: window.connected,
             dropped: plan.workers - window.connected + window.dropped)

@@ -167,7 +167,7 @@ final class FakeWorker: FramedConnectionHandler {
     private var queue: [JobAssignment] = []
     private var running = 0
     private var heldCredit = 0
-    /// When each RESULT not yet followed by an ASSIGN was sent.
+    /// When each RESULT that left a slot idle (nothing queued) and is not yet followed by an ASSIGN was sent.
     private var awaitingRefill: [ContinuousClock.Instant] = []
     private var random: UInt64
 
@@ -259,7 +259,8 @@ final class FakeWorker: FramedConnectionHandler {
         let step = StepReport(index: 0, status: .passed, durationMicros: UInt64(millis) * 1000, message: "")
         connection.send(.resultSteps(AttemptReport(result: result, steps: [step])))
         connector.fleet.counters.withLock { $0.results += 1 }
-        awaitingRefill.append(.now)
+        // A slot left with nothing queued waits for its refill: that gap is measured.
+        if queue.isEmpty { awaitingRefill.append(.now) }
         grant(1, force: false)
         startQueued()
     }
