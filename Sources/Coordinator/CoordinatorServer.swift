@@ -84,6 +84,8 @@ public final class CoordinatorServer: Sendable {
     public static func start(
         definition: RunDefinition, settings: CoordinatorSettings, journal: @escaping @Sendable ([JournalRecord]) -> Void
     ) async throws -> CoordinatorServer {
+        // Every connection holds a descriptor: a fleet needs more than the common soft limit of 1,024.
+        DescriptorLimit.raiseSoftLimitToHard()
         let loop = EventLoop()
         loop.start()
         let startInstant = ContinuousClock.now
@@ -118,7 +120,7 @@ public final class CoordinatorServer: Sendable {
             loop.shutdown()
             throw error
         }
-        let ticker = loop.scheduleRepeating(every: settings.tickInterval) { shell.value.onTick() }
+        let ticker = loop.scheduleRepeating(every: settings.tickInterval) { [interval = settings.tickInterval] in shell.value.onTick(every: interval) }
         return CoordinatorServer(port: server.port, loop: loop, server: server, shell: shell, ticker: ticker,
                                  shared: shared)
     }

@@ -39,6 +39,11 @@ package final class CoordinatorShell {
     private var complete = false
     /// The observer has been told the run is complete.
     private var observedComplete = false
+    /// Worker names are published once per tick, not per read batch (sorting every name per batch would cost
+    /// O(N log N) per result with a fleet connected).
+    private var namesDue = true
+    /// Says when connections are refused for lack of descriptors (checked once per tick).
+    let descriptors = DescriptorWatch()
 
     /// - Parameters:
     ///   - journal: receives the engine's records, in order (hand them to a `JournalWriter`).
@@ -52,6 +57,7 @@ package final class CoordinatorShell {
         self.journal = journal
         self.onNotice = onNotice
         self.observer = observer
+        descriptors.onNotice = onNotice
         complete = engine.isComplete
         publish()
     }
@@ -89,7 +95,10 @@ package final class CoordinatorShell {
     }
 
     /// The periodic tick: leases, silent workers, held journal starts; the observer sees the workers.
-    package func onTick() {
+    /// - Parameter interval: the tick's period (how long a descriptor shortage is remembered is counted in ticks).
+    package func onTick(every interval: Duration) {
+        namesDue = true
+        descriptors.check(connected: connections.count, every: interval)
         perform { $0.onTick() }
         if let observer {
             observer.onRunEvents(RunEvents(finished: observed, progress: engine.progress,
@@ -181,11 +190,12 @@ package final class CoordinatorShell {
                                            complete: announceCompletion()))
             observed.removeAll(keepingCapacity: true)
         }
-        let names = engine.workerNames
         let complete = self.complete
+        let names = namesDue || complete ? engine.workerNames : nil
+        namesDue = false
         let waiters = shared.state.withLock { s -> [CheckedContinuation<RunProgress, Never>] in
             s.progress = progress
-            s.workerNames = names
+            if let names { s.workerNames = names }
             guard complete, !s.complete else { return [] }
             s.complete = true
             defer { s.waiters.removeAll() }

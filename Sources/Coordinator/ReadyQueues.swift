@@ -57,6 +57,12 @@ struct ReadyQueues: Sendable {
 
     func isEmpty(_ c: Int) -> Bool { queues[c].isEmpty }
 
+    /// Whether re-queued jobs of capability `c` wait.
+    func hasRetries(_ c: Int) -> Bool { queues[c].retryHead < queues[c].retry.count }
+
+    /// The fresh job capability `c` serves next, if any.
+    func freshHead(_ c: Int) -> Int? { queues[c].head < queues[c].fresh.count ? Int(queues[c].fresh[queues[c].head]) : nil }
+
     /// The capabilities a worker with these registries and labels can run.
     func eligible(registries: Set<String>, labels: [String: String]) -> [Int] {
         capabilities.indices.filter { c in

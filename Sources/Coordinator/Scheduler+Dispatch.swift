@@ -1,9 +1,25 @@
 /// Dispatch: matching queued jobs to workers with credit, the depth each may hold, and work stealing (REVOKE).
 extension Scheduler {
+    /// Offers jobs to the workers whose state changed since dispatch last looked at them, in id order (the others
+    /// could take nothing: `SchedulerWorkers`), then lets idle workers steal. Its cost follows what changed, not the
+    /// size of the fleet.
     mutating func dispatchAll(now: Duration, into directives: inout [SchedulerDirective]) {
         guard !isDispatchStopped else { return }
-        for id in workers.keys.sorted() where (workers[id]?.credit ?? 0) > 0 {
-            dispatch(to: id, now: now, into: &directives)
+        if exhaustiveDispatch {
+            for id in workers.ids.filter({ (workers[$0]?.credit ?? 0) > 0 }).sorted() {
+                dispatch(to: id, now: now, into: &directives)
+            }
+        } else {
+            var visit = workers.takePending(after: nil)[...]
+            while let id = visit.popFirst() {
+                let wakes = workers.wakes
+                dispatch(to: id, now: now, into: &directives)
+                // A worker woken by this one's dispatch, with a higher id, is still visited in this pass (as a pass
+                // over every worker would); lower ids wait for the next pass.
+                if workers.wakes != wakes, workers.hasPending(after: id) {
+                    visit = (visit + workers.takePending(after: id)).sorted()[...]
+                }
+            }
         }
         steal(now: now, into: &directives)
     }
@@ -17,7 +33,8 @@ extension Scheduler {
             guard let thief = workers[thiefID] else { continue }
             var wanted = thief.slots - thief.inFlight.count
             wanted -= stealing.promisedCount(to: thiefID)
-            for victimID in victims where victimID != thiefID && wanted > 0 {
+            for victimID in victims where victimID != thiefID {
+                guard wanted > 0 else { break }
                 guard let victim = workers[victimID] else { continue }
                 let surplus = victim.surplus
                 guard surplus > 0 else { continue }
@@ -35,7 +52,7 @@ extension Scheduler {
         into directives: inout [SchedulerDirective]
     ) -> Int {
         guard count > 0, var state = workers.removeValue(forKey: worker) else { return 0 }
-        defer { workers[worker] = state }
+        defer { workers.put(state, for: worker, waiting: nil) }
         var batch: [Assignment] = []
         var position = state.recent.count - 1
         while position >= 0, batch.count < count {
@@ -63,18 +80,33 @@ extension Scheduler {
         guard !isDispatchStopped, let credit = workers[worker]?.credit, credit > 0,
             workers[worker]?.suspects.isEmpty == true
         else { return }
+        dispatchVisits += 1
         // Taken out of the dictionary while it changes, so its sets are uniquely referenced (not copied on write);
         // what remains are the other workers, which `nextJob` consults for retries.
         guard var state = workers.removeValue(forKey: worker) else { return }
-        defer { workers[worker] = state }
+        // Why it keeps unused credit, if it does: it then waits until something it waits for happens.
+        var waiting: SchedulerWorkers.Wait?
+        defer { workers.put(state, for: worker, waiting: waiting) }
         var batch: [Assignment] = []
         state.pruneRecent()
         while state.credit > 0, batch.count < settings.maximumBatch {
-            guard let pick = peekJob(for: worker, state: state) else { break }
+            guard let pick = peekJob(for: worker, state: state) else {
+                waiting = .jobs
+                break
+            }
             let allowance = state.slots + durations.queuedAllowance(
                 slots: state.slots, job: pick.job, capability: pick.capability, settings: settings)
-            guard state.inFlight.count < allowance else { break }
+            guard state.inFlight.count < allowance else {
+                waiting = .depth
+                break
+            }
             let index = ready.take(pick)
+            if pick.retryPosition == nil {
+                freshHeadMoved(after: pick)
+            } else {
+                // A retry gone: workers at their depth for it may now pick a job fed deeper.
+                workers.wakeForDepth(capability: pick.capability)
+            }
             jobs[index].attempts += 1
             jobs[index].phase = .running
             // A worker runs `slots` jobs at once; jobs queued behind others on it get proportionally longer leases.
@@ -101,10 +133,24 @@ extension Scheduler {
         let idle = state.inFlight.isEmpty
         let jobs = self.jobs
         return ready.peek(served: state.capabilities, expected: durations.expected) { c in
-            let anotherCanRunIt = workers.values.contains { $0.capabilities.contains(c) }
+            let anotherCanRunIt = workers.serves(c)
             return { job in
                 !(anotherCanRunIt && jobs[Int(job)].avoid == worker) && (idle || jobs[Int(job)].lostStreak == 0)
             }
         }
+    }
+
+    /// A fresh job of `pick.capability` was taken: when the next one there may be fed deeper (it is shorter, or the
+    /// queue emptied and workers turn to another capability), workers at their depth there look again.
+    mutating func freshHeadMoved(after pick: ReadyQueues.Pick) {
+        guard settings.adaptiveFeeding else { return }
+        let c = pick.capability
+        guard let next = ready.freshHead(c) else {
+            workers.wakeForDepth(capability: c)
+            return
+        }
+        let deeper = durations.queuedAllowance(slots: 1, job: next, capability: c, settings: settings)
+            > durations.queuedAllowance(slots: 1, job: pick.job, capability: c, settings: settings)
+        if deeper { workers.wakeForDepth(capability: c) }
     }
 }

@@ -6,7 +6,7 @@ extension Scheduler {
         _ worker: WorkerID, _ assignment: Assignment, status: AttemptStatus, now: Duration,
         into directives: inout [SchedulerDirective]
     ) {
-        workers[worker]?.lastSeen = now
+        workers.sawAlive(worker, at: now)
         let index = assignment.job
         guard index >= 0, index < jobs.count,
             let live = jobs[index].live, live.worker == worker, Int(live.attempt) == assignment.attempt,
@@ -35,6 +35,7 @@ extension Scheduler {
         jobs[index].phase = .queued
         jobs[index].avoid = worker
         ready.requeue(Int32(index), capability: Int(jobs[index].capability))
+        workers.wake(capability: Int(jobs[index].capability))
     }
 
     /// Says that an attempt ended and, when `outcome` is given, that this decided its job (one directive).

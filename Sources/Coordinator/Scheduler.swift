@@ -28,12 +28,18 @@ public struct Scheduler: Sendable {
     var stealing = WorkStealing()
     /// The jobs recently lost workers had in flight (the newest 64 workers), in case a worker comes back.
     var lost = BoundedMemory<WorkerID, [Int32]>(limit: 64)
-    var workers: [WorkerID: SchedulerWorker] = [:]
+    /// The connected workers, indexed for dispatch and stealing.
+    var workers = SchedulerWorkers(capabilityCount: 0)
     public internal(set) var isDispatchStopped = false
     /// Fail-fast stopped dispatching (not an interrupt): a failed attempt with a retry due then fails its job, as
     /// fail-fast means. After an interrupt the job ends `notRun` instead and its retry runs on resume.
     public internal(set) var isStoppedByFailFast = false
     public var outcomeCounts: [JobOutcome: Int] { jobs.outcomeCounts }
+    /// For tests: every pass offers jobs to every worker with credit, as before the workers were indexed. The
+    /// indexed dispatch must decide exactly as this exhaustive one does (Tests/CoordinatorTests/SchedulerIndexTests).
+    package var exhaustiveDispatch = false
+    /// For tests: how many times a worker was offered jobs (what a dispatch pass costs).
+    package internal(set) var dispatchVisits = 0
 
     /// - Parameters:
     ///   - jobs: the run's jobs, indexed as the shell indexes them.
@@ -56,6 +62,7 @@ public struct Scheduler: Sendable {
                                  queuedWorkPerSlot: settings.queuedWorkPerSlot)
         ready.sortFresh(expected: durations.expected)
         self.ready = ready
+        workers = SchedulerWorkers(capabilityCount: ready.capabilities.count)
     }
 
     // MARK: - Queries
@@ -63,8 +70,8 @@ public struct Scheduler: Sendable {
     public var jobCount: Int { jobs.count }
     public var remainingCount: Int { jobs.remaining }
     public var isComplete: Bool { jobs.remaining == 0 }
-    public var connectedWorkers: [WorkerID] { workers.keys.sorted() }
-    public var inFlightCount: Int { workers.values.reduce(0) { $0 + $1.inFlight.count } }
+    public var connectedWorkers: [WorkerID] { workers.ids.sorted() }
+    public var inFlightCount: Int { workers.inFlightCount }
     public func inFlight(on worker: WorkerID) -> [Int] { workers[worker].map { $0.inFlight.map(Int.init).sorted() } ?? [] }
     public func workerName(_ worker: WorkerID) -> String? { workers[worker]?.name }
 
@@ -90,7 +97,7 @@ public struct Scheduler: Sendable {
 
     /// What the queued jobs need that no connected worker offers: registry and labels per capability, with counts.
     public var unservedNeeds: [(registry: String, labels: [String: String], jobs: Int)] {
-        ready.unserved { c in workers.values.contains { $0.capabilities.contains(c) } }
+        ready.unserved { c in workers.serves(c) }
     }
 
     /// The registries and labels the run's jobs need, whatever their state.
@@ -115,6 +122,8 @@ public struct Scheduler: Sendable {
         let eligible = ready.eligible(registries: registries, labels: labels)
         workers[worker] = SchedulerWorker(name: name, capabilities: eligible, slots: min(max(1, slots), settings.maximumSlots),
                                       canRevoke: canRevoke, lastSeen: now)
+        // A retry that avoided a worker runs there only when no other can: with one more, those waiting look again.
+        for c in eligible where ready.hasRetries(c) { workers.wake(capability: c) }
         var directives = announceCompletionIfDone()
         // A late joiner gets work at once: jobs other workers hold but have not started.
         steal(now: now, into: &directives)
@@ -125,7 +134,7 @@ public struct Scheduler: Sendable {
     public mutating func onCredit(_ worker: WorkerID, count: Int, now: Duration) -> [SchedulerDirective] {
         guard workers[worker] != nil else { return [] }
         workers[worker]?.grant(count, maximumPerSlot: settings.maximumCreditPerSlot)
-        workers[worker]?.lastSeen = now
+        workers.sawAlive(worker, at: now)
         var directives: [SchedulerDirective] = []
         dispatch(to: worker, now: now, into: &directives)
         steal(now: now, into: &directives)
@@ -140,7 +149,18 @@ public struct Scheduler: Sendable {
     /// `onMeasured(job:duration:)` in nanoseconds: integer arithmetic only, as it runs once per result.
     public mutating func onMeasured(job index: Int, nanoseconds: Int64) {
         guard index >= 0, index < jobs.count, nanoseconds >= 0 else { return }
-        durations.measure(capability: Int(jobs[index].capability), nanoseconds: nanoseconds)
+        let c = Int(jobs[index].capability)
+        let before = measuredDepthPerSlot(c)
+        durations.measure(capability: c, nanoseconds: nanoseconds)
+        // Shorter measurements feed jobs of unknown length deeper: workers at their depth there look again.
+        if measuredDepthPerSlot(c) > before { workers.wakeForDepth(capability: c) }
+    }
+
+    /// How many jobs of unknown length per slot capability `c`'s measurements allow queued.
+    private func measuredDepthPerSlot(_ c: Int) -> Int64 {
+        let nanos = durations.measuredNanos[c]
+        guard nanos > 0 else { return 1 }
+        return min(Int64(settings.maximumCreditPerSlot), durations.queuedWorkNanos / nanos)
     }
 
     /// Whether job `index`'s live attempt is on `worker` with a REVOKE out for it: only then is an answer taken.
@@ -152,7 +172,7 @@ public struct Scheduler: Sendable {
     /// those it had started go on.
     public mutating func onRevoked(_ worker: WorkerID, _ answers: [(Assignment, taken: Bool)], now: Duration) -> [SchedulerDirective] {
         var directives: [SchedulerDirective] = []
-        workers[worker]?.lastSeen = now
+        workers.sawAlive(worker, at: now)
         for (assignment, taken) in answers {
             let index = assignment.job
             guard index >= 0, index < jobs.count, jobs[index].revoking, let live = jobs[index].live,
@@ -178,7 +198,7 @@ public struct Scheduler: Sendable {
 
     /// Any frame from the worker proves it alive.
     public mutating func onHeartbeat(_ worker: WorkerID, now: Duration) {
-        workers[worker]?.lastSeen = now
+        workers.sawAlive(worker, at: now)
     }
 
     /// A worker reported the end of an attempt.
@@ -208,6 +228,8 @@ public struct Scheduler: Sendable {
     ///   them suspects. They run again like any lost attempt.
     public mutating func onWorkerLost(_ worker: WorkerID, now: Duration, faultless: Bool = false) -> [SchedulerDirective] {
         guard let state = workers.removeValue(forKey: worker) else { return [] }
+        // Jobs that avoided it may now run on the workers left: those waiting on its capabilities look again.
+        for c in state.capabilities { workers.wake(capability: c) }
         var directives: [SchedulerDirective] = []
         if !faultless {
             lost.remember(worker, state.inFlight.sorted())
@@ -247,6 +269,8 @@ public struct Scheduler: Sendable {
             jobs[index].lostStreak -= 1
             if jobs[index].lostStreak == 0, let live = jobs[index].live { workers[live.worker]?.suspects.remove(job) }
         }
+        // Suspects that ran alone may now share a worker: every waiting worker looks again.
+        workers.wakeAll()
         var directives: [SchedulerDirective] = []
         dispatchAll(now: now, into: &directives)
         return directives
@@ -255,11 +279,24 @@ public struct Scheduler: Sendable {
     /// Periodic check: silent workers are declared dead, expired leases are cancelled and time out.
     public mutating func onTick(now: Duration) -> [SchedulerDirective] {
         var directives: [SchedulerDirective] = []
-        for (id, worker) in workers.sorted(by: { $0.key < $1.key }) where now - worker.lastSeen > settings.heartbeatTimeout {
+        // One unsorted pass finds the few workers concerned; only those are sorted (ticks cost O(fleet), not more).
+        var silent: [WorkerID] = []
+        var expiring: [WorkerID] = []
+        for id in workers.ids {
+            guard let worker = workers[id] else { continue }
+            if now - worker.lastSeen > settings.heartbeatTimeout {
+                silent.append(id)
+            } else if worker.inFlight.contains(where: { jobs[Int($0)].live.map { $0.worker == id && now >= $0.deadline } ?? false }) {
+                expiring.append(id)
+            }
+        }
+        for id in silent.sorted() {
+            guard let worker = workers[id] else { continue }
             directives.append(.disconnect(id, reason: "no heartbeat for \((now - worker.lastSeen).secondsText)"))
             directives += onWorkerLost(id, now: now)
         }
-        for (id, worker) in workers.sorted(by: { $0.key < $1.key }) {
+        for id in expiring.sorted() {
+            guard let worker = workers[id] else { continue }
             for job in worker.inFlight.sorted() {
                 let index = Int(job)
                 guard let live = jobs[index].live, live.worker == id, now >= live.deadline else { continue }
@@ -281,7 +318,7 @@ public struct Scheduler: Sendable {
         var directives: [SchedulerDirective] = []
         for job in ready.drain() { finish(Int(job), .notRun, reason: reason, into: &directives) }
         // Jobs workers hold but have not started need not run either: take them back.
-        for id in workers.keys.sorted() {
+        for id in workers.ids.sorted() {
             guard let worker = workers[id], worker.canRevoke else { continue }
             revokeNewest(from: id, count: worker.inFlight.count - worker.revoking - worker.slots, for: nil, into: &directives)
         }
@@ -292,7 +329,7 @@ public struct Scheduler: Sendable {
     /// Abort (Ctrl-C twice): stop dispatching and cancel every in-flight attempt.
     public mutating func onAbort(reason: String) -> [SchedulerDirective] {
         var directives = onStopDispatching(reason: reason)
-        for (id, worker) in workers.sorted(by: { $0.key < $1.key }) {
+        for (id, worker) in workers.sorted {
             for job in worker.inFlight.sorted() {
                 let index = Int(job)
                 guard let live = jobs[index].live else { continue }

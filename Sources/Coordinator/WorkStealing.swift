@@ -5,28 +5,34 @@ import FlowVocabulary
 struct WorkStealing: Sendable {
     /// Jobs being taken back for an idle worker: job → the worker that wants it.
     private var promised: [Int32: WorkerID] = [:]
+    /// Per thief, how many jobs are being taken back for it.
+    private var promisedPerThief: [WorkerID: Int] = [:]
 
-    mutating func promise(_ job: Int32, to thief: WorkerID) { promised[job] = thief }
+    mutating func promise(_ job: Int32, to thief: WorkerID) {
+        withdraw(job)
+        promised[job] = thief
+        promisedPerThief[thief, default: 0] += 1
+    }
 
     /// Job `job` is no longer being taken back (answered, or its worker lost).
-    mutating func withdraw(_ job: Int32) { promised[job] = nil }
+    mutating func withdraw(_ job: Int32) {
+        guard let thief = promised.removeValue(forKey: job) else { return }
+        let left = (promisedPerThief[thief] ?? 1) - 1
+        promisedPerThief[thief] = left > 0 ? left : nil
+    }
 
     /// How many jobs are being taken back for `thief`.
-    func promisedCount(to thief: WorkerID) -> Int { promised.values.reduce(0) { $0 + ($1 == thief ? 1 : 0) } }
+    func promisedCount(to thief: WorkerID) -> Int { promisedPerThief[thief] ?? 0 }
 
     /// The workers that may steal and those they may steal from (speaking version 3, holding jobs beyond their
-    /// slots), each sorted; nil unless both exist. Cheap checks first, as this runs after every dispatch pass:
-    /// nothing sorts unless a thief and a victim exist.
+    /// slots), each sorted; nil unless both exist. This runs after every dispatch pass, so it looks only at the
+    /// indexed idle workers and victims, never the whole fleet, and sorts nothing unless a thief and a victim exist.
     static func candidates(
-        in workers: [WorkerID: SchedulerWorker], queueIsEmpty: (Int) -> Bool
+        in workers: SchedulerWorkers, queueIsEmpty: (Int) -> Bool
     ) -> (thieves: [WorkerID], victims: [WorkerID])? {
-        var thieves: [WorkerID] = []
-        var victims: [WorkerID] = []
-        for (id, worker) in workers {
-            if worker.canRevoke, worker.surplus > 0 { victims.append(id) }
-            if worker.wantsToSteal(queueIsEmpty: queueIsEmpty) { thieves.append(id) }
-        }
-        guard !thieves.isEmpty, !victims.isEmpty else { return nil }
-        return (thieves.sorted(), victims.sorted())
+        guard !workers.victims.isEmpty, !workers.idle.isEmpty else { return nil }
+        let thieves = workers.idle.filter { workers[$0]?.wantsToSteal(queueIsEmpty: queueIsEmpty) ?? false }
+        guard !thieves.isEmpty else { return nil }
+        return (thieves.sorted(), workers.victims.sorted())
     }
 }

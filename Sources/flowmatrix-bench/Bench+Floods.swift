@@ -173,9 +173,9 @@ enum FloodBench {
 
     /// The port `serve --listen 127.0.0.1:0` says it listens on ("workers connecting to 127.0.0.1:<port>"), read
     /// from its output within 20 s.
-    static func boundPort(saidIn output: URL, by serve: Process) async throws -> Int {
+    static func boundPort(saidIn output: URL, by serve: Process, within limit: Duration = .seconds(20)) async throws -> Int {
         let marker = "workers connecting to 127.0.0.1:"
-        let deadline = ContinuousClock.now + .seconds(20)
+        let deadline = ContinuousClock.now + limit
         while ContinuousClock.now < deadline && serve.isRunning {
             let text = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
             if let range = text.range(of: marker), let port = Int(text[range.upperBound...].prefix { $0.isNumber }) {
@@ -184,7 +184,7 @@ enum FloodBench {
             // Checked every 20 ms until the line is there (or the deadline passes).
             try await Task.sleep(for: .milliseconds(20))
         }
-        throw CommandFailure("flowmatrix serve did not say its port within 20 s")
+        throw CommandFailure("flowmatrix serve did not say its port within \(limit)")
     }
 
     /// Connects with the bench's token, retrying while the server is not listening yet (at most 20 s).

@@ -25,6 +25,7 @@ enum BenchCommand {
             DispatchBench.liveSuite,
             MakespanBench.suite,
             FloodBench.suite,
+            FleetBench.suite,
             CommandBench.suite,
             WorkerBench.suite,
             JournalBench.suite,
@@ -42,7 +43,11 @@ enum BenchCommand {
         overview: "Run a benchmark suite and print its figures (build with -c release).",
         forms: ["<suite>", "all [--quick]"],
         arguments: [("<suite>", "One of the suites below, or 'all'.")],
-        options: [CommandOption("--quick", help: "A small workload, to check that the suite runs (figures are not meaningful).")],
+        options: [
+            CommandOption("--quick", help: "A small workload, to check that the suite runs (figures are not meaningful)."),
+            CommandOption("--workers", value: .text("<n,n…>"),
+                          help: "bench fleet: the fleet sizes to simulate (default 100,1000,2000,5000,10000)."),
+        ],
         discussion: "SUITES:\n" + suites.map { suite in
             // The widest name sets the column; padding(toLength:) alone would cut longer names.
             let width = (suites.map(\.name.count).max() ?? 0) + 2
@@ -53,6 +58,13 @@ enum BenchCommand {
             + "\nEXIT CODES: 0 done, 1 or 2 a suite failed, 2 the named suite's helper is missing, 64 usage error.",
         run: { args in
             let quick = args.has("--quick")
+            if let sizes = args.value("--workers") {
+                let parsed = sizes.split(separator: ",").map { Int($0.trimmingCharacters(in: .whitespaces)) }
+                guard !parsed.isEmpty, parsed.allSatisfy({ ($0 ?? 0) >= 1 && ($0 ?? 0) <= 100_000 }) else {
+                    throw UsageError("'--workers' takes fleet sizes from 1 to 100000 separated by commas, not '\(sizes)'")
+                }
+                FleetBench.requestedSizes.withLock { $0 = parsed.compactMap { $0 } }
+            }
             let names = args.positionals
             guard let name = names.first, names.count == 1 else { throw UsageError("name one suite, or 'all'") }
             let chosen = name == "all" ? suites : suites.filter { $0.name == name }

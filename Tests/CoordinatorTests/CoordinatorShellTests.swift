@@ -140,7 +140,7 @@ struct CoordinatorShellTests {
         }
         // A late duplicate and a tick change nothing: the run completed once.
         fleet.shell.onMessages(peer, [passed(second)])
-        fleet.shell.onTick()
+        fleet.shell.onTick(every: .milliseconds(250))
         #expect(fleet.effects.completions == 1)
         let progress = await fleet.shared.waitForCompletion()
         #expect(progress.done == 2 && progress.count(.passed) == 2)
@@ -154,7 +154,7 @@ struct CoordinatorShellTests {
         let fleet = InMemoryCoordinator(definition)
         let peer = fleet.join("w")
         let job = try #require(fleet.assigned(to: peer).first)
-        fleet.shell.onTick()  // the attempt's start is journaled: its steps are records of their own from now on
+        fleet.shell.onTick(every: .milliseconds(250))  // the attempt's start is journaled: its steps are records of their own from now on
         let step = Wire.StepEvent(job: job.job, attempt: job.attempt, index: 0, status: .passed, durationMicros: 5,
                                   message: "")
         fleet.shell.onMessages(peer, [.step(step), .drain])
