@@ -145,6 +145,7 @@ public struct ArgumentList: Sendable {
         var settings = PlanSettings()
         if let n = try intOption("--max-jobs", in: 1...Self.maximumJobLimit) { settings.maximumJobs = n }
         settings.registryManifests = BuiltInRegistries.manifests
+        settings.itemsCommandRunner = ProcessItemsRunner()
         return settings
     }
 

@@ -31,6 +31,7 @@ enum BenchCommand {
             IngestBench.suite,
             catalogSuite,
             ReportsBench.suite,
+            MillionBench.suite,
             ShardsBench.suite,
             webSuite,
         ]
@@ -39,9 +40,10 @@ enum BenchCommand {
     static let spec = CommandSpec(
         name: "bench",
         overview: "Run a benchmark suite and print its figures (build with -c release).",
-        usage: "bench [--quick] <suite> | all",
+        usage: "bench [--quick] [--baseline <flowmatrix>] <suite> | all",
         arguments: [("<suite>", "One of the suites below, or 'all'.")],
-        options: [("--quick", "A small workload, to check that the suite runs (figures are not meaningful).")],
+        options: [("--quick", "A small workload, to check that the suite runs (figures are not meaningful)."),
+                  ("--baseline <path>", "bench million: also run this flowmatrix binary, alternated A B B A (medians).")],
         discussion: "SUITES:\n" + suites.map { suite in
             // The widest name sets the column; padding(toLength:) alone would cut longer names.
             let width = (suites.map(\.name.count).max() ?? 0) + 2
@@ -52,6 +54,7 @@ enum BenchCommand {
             + "\nEXIT CODES: 0 done, 1 or 2 a suite failed, 2 the named suite's helper is missing, 64 usage error.",
         run: { args in
             let quick = args.flag("--quick")
+            let baseline = try args.option("--baseline")
             let names = try args.positionals()
             guard let name = names.first, names.count == 1 else { throw UsageError("name one suite, or 'all'") }
             let chosen = name == "all" ? suites : suites.filter { $0.name == name }
@@ -64,7 +67,10 @@ enum BenchCommand {
             if name != "all", let reason = chosen[0].missing() {
                 throw CommandFailure("bench \(name) cannot run: \(reason)", exitCode: ExitCode.ioError)
             }
-            try await runAll(chosen, quick: quick)
+            if let baseline, !FileManager.default.isExecutableFile(atPath: baseline) {
+                throw UsageError("--baseline '\(baseline)' is not an executable file")
+            }
+            try await MillionBench.$baseline.withValue(baseline) { try await runAll(chosen, quick: quick) }
             return ExitCode.success
         }
     )
