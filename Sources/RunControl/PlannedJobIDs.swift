@@ -7,12 +7,12 @@ struct PlannedJobIDs {
     /// Ids that are not 16 hex digits (none from the planner; kept so the answer is right for any job list).
     private let others: Set<String>
 
-    init(_ jobs: [Job]) {
+    init(_ ids: some Sequence<String>) {
         var values: [UInt64] = []
-        values.reserveCapacity(jobs.count)
+        values.reserveCapacity(ids.underestimatedCount)
         var others = Set<String>()
-        for job in jobs {
-            if let value = Self.value(job.id) { values.append(value) } else { others.insert(job.id) }
+        for id in ids {
+            if let value = Self.value(id) { values.append(value) } else { others.insert(id) }
         }
         sorted = values.sorted()
         self.others = others

@@ -11,7 +11,7 @@ import Wire
 public enum RunDefinitionBuilder {
     /// Turns a plan into the coordinator's run definition: scenario bodies by hash, seeds, expected durations.
     public static func makeDefinition(plan: Plan, runID: String, reader: JournalReader, resume: ResumeState?) throws -> RunDefinition {
-        let estimates = try reader.durationEstimates(including: PlannedJobIDs(plan.jobs).contains)
+        let estimates = try reader.durationEstimates(including: PlannedJobIDs(plan.jobs.lazy.map(\.id)).contains)
         var bodies: [Bytes32: [UInt8]] = [:]
         var hashes: [String: Bytes32] = [:]
         var jobs: [RunJob] = []
