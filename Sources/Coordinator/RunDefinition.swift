@@ -28,13 +28,29 @@ public struct RunJob: Sendable, Hashable {
     public var stepKeys: [String]
     public var registry: String
     public var requiredLabels: [String: String]
-    public var configuration: [ConfigurationPair]
+    /// The table the job's configuration is a row of (the plan's, shared by every job of the run).
+    public var configurations: ConfigurationTable
+    /// The configuration's row in `configurations` (value indices into the matrix's axes).
+    public var configurationIndex: Int {
+        get { Int(configurationRow) }
+        set { configurationRow = Int32(newValue) }
+    }
+    private var configurationRow: Int32
     public var seed: UInt64
     public var expectedDuration: Duration
 
+    /// The configuration as sent in ASSIGN: its pairs in canonical key order, made when the job is assigned.
+    public var configuration: [ConfigurationPair] {
+        var pairs: [ConfigurationPair] = []
+        pairs.reserveCapacity(configurations.width)
+        configurations.forEachPair(configurationIndex) { pairs.append(ConfigurationPair($0, $1)) }
+        return pairs
+    }
+
     public init(
         id: String, scenarioID: String, scenarioTitle: String, scenarioHash: Bytes32, stepKeys: [String], registry: String,
-        requiredLabels: [String: String], configuration: [ConfigurationPair], seed: UInt64, expectedDuration: Duration
+        requiredLabels: [String: String], configurations: ConfigurationTable, configurationIndex: Int, seed: UInt64,
+        expectedDuration: Duration
     ) {
         self.id = id
         self.scenarioID = scenarioID
@@ -43,9 +59,23 @@ public struct RunJob: Sendable, Hashable {
         self.stepKeys = stepKeys
         self.registry = registry
         self.requiredLabels = requiredLabels
-        self.configuration = configuration
+        self.configurations = configurations
+        self.configurationRow = Int32(configurationIndex)
         self.seed = seed
         self.expectedDuration = expectedDuration
+    }
+
+    /// A job with a configuration of its own (tests, benches): a one-row table of these pairs (a key given twice
+    /// keeps its last value).
+    public init(
+        id: String, scenarioID: String, scenarioTitle: String, scenarioHash: Bytes32, stepKeys: [String], registry: String,
+        requiredLabels: [String: String], configuration: [ConfigurationPair], seed: UInt64, expectedDuration: Duration
+    ) {
+        let values = Dictionary(configuration.map { ($0.key, $0.value) }, uniquingKeysWith: { $1 })
+        self.init(id: id, scenarioID: scenarioID, scenarioTitle: scenarioTitle, scenarioHash: scenarioHash,
+                  stepKeys: stepKeys, registry: registry, requiredLabels: requiredLabels,
+                  configurations: ConfigurationTable([Configuration(values)]), configurationIndex: 0, seed: seed,
+                  expectedDuration: expectedDuration)
     }
 }
 

@@ -342,13 +342,6 @@ public struct Configuration: Hashable, Sendable, CustomStringConvertible {
         self.keys = values.keys.sorted(by: Configuration.keyOrder)
     }
 
-    /// With the keys already sorted (`keys` must be `values`' keys in ``keyOrder``): configurations of one matrix
-    /// share one array of them instead of holding a copy each (a million-job plan holds a million configurations).
-    init(values: [String: String], sortedKeys keys: [String]) {
-        self.values = values
-        self.keys = keys
-    }
-
     /// Keys sort by their UTF-8 bytes, so the order is the same on every platform and locale.
     public static func keyOrder(_ a: String, _ b: String) -> Bool { a.utf8.lexicographicallyPrecedes(b.utf8) }
 

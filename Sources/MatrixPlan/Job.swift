@@ -2,28 +2,64 @@ import FlowCrypto
 import FlowSpec
 
 /// One unit of work: a scenario run under a configuration by a registry.
+///
+/// Small on purpose (a plan holds a million): the scenario, its file and the registry are shared by the jobs of one
+/// scenario, and the configuration is a row of the plan's `ConfigurationTable` (value indices into the matrix's axes),
+/// made into a `Configuration` only when asked for.
 public struct Job: Sendable, Hashable {
+    /// What the jobs of one scenario share.
+    final class Source: Sendable {
+        let scenario: Scenario
+        let scenarioFile: String
+        let registry: String
+        /// The scenario's canonical JSON (computed once per scenario, not once per job).
+        let canonicalScenario: String
+
+        init(scenario: Scenario, scenarioFile: String, registry: String, canonicalScenario: String) {
+            self.scenario = scenario
+            self.scenarioFile = scenarioFile
+            self.registry = registry
+            self.canonicalScenario = canonicalScenario
+        }
+    }
+
     /// Stable identity: see `JobIdentity`.
-    public var id: String
-    public var scenario: Scenario
+    public let id: String
+    let source: Source
+    /// The table this job's configuration is a row of (shared by the plan's jobs).
+    public let configurations: ConfigurationTable
+    private let row: Int32
+
+    public var scenario: Scenario { source.scenario }
     /// The scenario's file as loaded (for messages and reports).
-    public var scenarioFile: String
-    public var configuration: Configuration
-    public var registry: String
+    public var scenarioFile: String { source.scenarioFile }
+    public var registry: String { source.registry }
+    /// The configuration's row in `configurations`.
+    public var configurationIndex: Int { Int(row) }
+    /// The configuration, made from its row (its keys and values as strings).
+    public var configuration: Configuration { configurations[configurationIndex] }
 
     public init(scenario: Scenario, scenarioFile: String, configuration: Configuration, registry: String) {
-        self.init(scenario: scenario, scenarioFile: scenarioFile, configuration: configuration, registry: registry,
-                  canonicalScenario: JobIdentity.canonicalJSON(scenario))
+        let source = Source(scenario: scenario, scenarioFile: scenarioFile, registry: registry,
+                            canonicalScenario: JobIdentity.canonicalJSON(scenario))
+        self.init(source: source, configurations: ConfigurationTable([configuration]), index: 0)
     }
 
-    /// With the scenario's canonical JSON already computed (the planner makes many jobs of one scenario).
-    init(scenario: Scenario, scenarioFile: String, configuration: Configuration, registry: String, canonicalScenario: String) {
-        self.id = JobIdentity.id(canonicalScenario: canonicalScenario, configuration: configuration, registry: registry)
-        self.scenario = scenario
-        self.scenarioFile = scenarioFile
-        self.configuration = configuration
-        self.registry = registry
+    /// Row `index` of `configurations` under `source` (the planner makes many jobs of one source and one table).
+    init(source: Source, configurations: ConfigurationTable, index: Int) {
+        self.id = JobIdentity.id(canonicalScenario: source.canonicalScenario,
+                                 configurationJSON: configurations.canonicalJSON(index), registry: source.registry)
+        self.source = source
+        self.configurations = configurations
+        self.row = Int32(index)
     }
+
+    public static func == (a: Job, b: Job) -> Bool {
+        a.id == b.id && a.scenarioFile == b.scenarioFile && a.registry == b.registry && a.scenario == b.scenario
+            && a.configuration == b.configuration
+    }
+
+    public func hash(into hasher: inout Hasher) { hasher.combine(id) }
 }
 
 /// Job identity: the same scenario content, configuration and registry give the same id on every run and machine.
@@ -43,7 +79,11 @@ public enum JobIdentity {
     }
 
     static func id(canonicalScenario: String, configuration: Configuration, registry: String) -> String {
-        let text = "flowmatrix-job-v1\n" + canonicalScenario + "\n" + canonicalJSON(configuration) + "\n" + registry
+        id(canonicalScenario: canonicalScenario, configurationJSON: canonicalJSON(configuration), registry: registry)
+    }
+
+    static func id(canonicalScenario: String, configurationJSON: String, registry: String) -> String {
+        let text = "flowmatrix-job-v1\n" + canonicalScenario + "\n" + configurationJSON + "\n" + registry
         return String(SHA256.hexHash(Array(text.utf8)).prefix(length))
     }
 

@@ -47,8 +47,6 @@ public struct MatrixSpace: Sendable {
     var relevantAxes: [Int] = []
     /// For each extra variable, the includes that write it (in order).
     var writers: [Int: [Int]] = [:]
-    /// Every variable's name in ``Configuration/keyOrder``: the keys of a configuration with every variable set.
-    private var sortedNames: [String] = []
 
     /// Compiles a parsed matrix.
     public init(_ matrix: MatrixFile) {
@@ -109,7 +107,6 @@ public struct MatrixSpace: Sendable {
         for inc in includes where !inc.extraPart.isEmpty { for (v, _) in inc.axisPart { relevant.insert(v) } }
         for c in constraints { for cond in c.conditions + c.consequences where cond.variable < axisCount { relevant.insert(cond.variable) } }
         relevantAxes = relevant.sorted()
-        sortedNames = variables.map(\.name).sorted(by: Configuration.keyOrder)
     }
 
     /// Number of values of each axis.
@@ -129,14 +126,9 @@ public struct MatrixSpace: Sendable {
         return row
     }
 
-    /// The configuration of a full row (absent keys left out). A row with every axis set shares the space's sorted
-    /// axis names.
-    func configuration(_ row: [Int32]) -> Configuration {
-        var values: [String: String] = [:]
-        values.reserveCapacity(row.count)
-        for (v, value) in row.enumerated() where value >= 0 { values[variables[v].name] = variables[v].values[Int(value)] }
-        guard values.count == sortedNames.count else { return Configuration(values) }
-        return Configuration(values: values, sortedKeys: sortedNames)
+    /// An empty table of this space's full rows (its variables and their values), to add configurations to.
+    func tableBuilder() -> ConfigurationTable.Builder {
+        ConfigurationTable.Builder(names: variables.map(\.name), values: variables.map(\.values))
     }
 
     /// Applies the includes to an original combination: the full row and the numbers of includes that extended it.

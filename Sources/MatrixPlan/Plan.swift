@@ -51,6 +51,9 @@ public struct PlanSettings: Sendable {
     /// its selected scenarios are checked against it (FS021, FS022) and the plan notes the axes it ignores. Empty
     /// (the default): nothing is checked.
     public var registryManifests: [RegistryManifest] = []
+    /// Runs a matrix's `items.command` when it is loaded (`ItemsCommandRunner`; the CLI's starts a process). Nil (the
+    /// default): MatrixPlan runs nothing, and a matrix whose items come from a command is an MX029 finding.
+    public var itemsCommandRunner: (any ItemsCommandRunner)?
 
     public init() {}
 }
@@ -58,7 +61,8 @@ public struct PlanSettings: Sendable {
 /// A planned matrix: configurations, jobs, counts, and why each configuration exists.
 public struct Plan: Sendable {
     public var matrix: MatrixFile
-    public var configurations: [Configuration]
+    /// The configurations, as value indices into the matrix's axes (a `Configuration` is made when one is read).
+    public var configurations: ConfigurationTable
     /// Parallel to `configurations`.
     public var origins: [ConfigurationOrigin]
     public var jobs: [Job]
@@ -90,15 +94,10 @@ extension MatrixFile {
         let selected = scenarios.filter { selects($0.scenario) }.map { ($0.scenario, $0.file, registry) }
             + (command?.scenarios() ?? []).map { ($0, file, CommandTemplate.registry) }
         var limitFindings: [ValidationFinding] = []
-        var configurations: [Configuration] = []
+        var configurations = space.tableBuilder()
         var origins: [ConfigurationOrigin] = []
-        var seen = Set<Configuration>()
         func append(_ row: [Int32], _ origin: ConfigurationOrigin) {
-            let c = space.configuration(row)
-            if seen.insert(c).inserted {
-                configurations.append(c)
-                origins.append(origin)
-            }
+            if configurations.append(row) { origins.append(origin) }
         }
         switch reduction {
         case .full:
@@ -139,22 +138,21 @@ extension MatrixFile {
             limitFindings.append(tooManyJobs(
                 "\(configurations.count) configurations × \(selected.count) scenario(s) = \(jobCount) jobs", settings: settings))
         }
+        let table = configurations.build()
         var jobs: [Job] = []
         if limitFindings.isEmpty { jobs.reserveCapacity(jobCount) }
         for (scenario, file, registry) in selected where limitFindings.isEmpty {
             let scenario = audit.applied(to: scenario)
-            let canonical = JobIdentity.canonicalJSON(scenario)  // once per scenario, not once per job
-            for c in configurations {
-                jobs.append(Job(scenario: scenario, scenarioFile: file, configuration: c, registry: registry,
-                                canonicalScenario: canonical))
-            }
+            let source = Job.Source(scenario: scenario, scenarioFile: file, registry: registry,
+                                    canonicalScenario: JobIdentity.canonicalJSON(scenario))
+            for c in table.indices { jobs.append(Job(source: source, configurations: table, index: c)) }
         }
         let counts = PlanCounts(stages: stages, afterReduction: configurations.count,
                                 scenariosInCorpus: scenarios.count + commandJobsPerConfiguration,
                                 scenariosSelected: selected.count, jobs: jobs.count)
         var files: [String: String] = [:]
         for (s, f) in scenarios { files[s.id] = f }
-        var plan = Plan(matrix: self, configurations: configurations, origins: origins, jobs: jobs, counts: counts,
+        var plan = Plan(matrix: self, configurations: table, origins: origins, jobs: jobs, counts: counts,
                         notes: notes, space: space, scenarioFiles: files)
         plan.limitFindings = limitFindings
         return plan
@@ -230,7 +228,8 @@ extension Plan {
     public func explanation(_ query: String) -> (text: String, answered: Bool) {
         let q = query.trimmingSpaces
         if q.count >= 6, !q.contains("="), let job = jobs.first(where: { $0.id.hasPrefix(q.lowercased()) }) {
-            let index = configurations.firstIndex(of: job.configuration) ?? 0
+            let index = job.configurations == configurations
+                ? job.configurationIndex : configurations.firstIndex(of: job.configuration) ?? 0
             var out = "job \(job.id): scenario '\(job.scenario.id)' (\(job.scenarioFile)) under configuration #\(index + 1) \(job.configuration.canonicalString) on registry '\(job.registry)'\n"
             out += "  scenario: \(scenarioReason(job.scenario))\n"
             out += "  configuration: \(origins[index])\n"
@@ -433,7 +432,7 @@ public enum MatrixPlanner {
         var (matrix, findings) = MatrixFile.load(from: url)
         // The items of a command come from its items command, run here (validate, plan and run all see them).
         if var m = matrix {
-            if let problem = collectItems(of: &m) {
+            if let problem = collectItems(of: &m, runner: settings.itemsCommandRunner) {
                 findings.append(problem)
                 matrix = nil
             } else {

@@ -8,19 +8,18 @@ public enum Repetitions {
     public static let axis = "repetition"
 
     /// `jobs`, each repeated `count` times in plan order (job 1 × N, then job 2 × N, …); unchanged for count ≤ 1.
+    /// The repetitions' configurations are the rows of each table repeated under the `repetition` variable.
     public static func expand(_ jobs: [Job], count: Int) -> [Job] {
         guard count > 1 else { return jobs }
         var out: [Job] = []
         out.reserveCapacity(jobs.count * count)
-        var canonical: [String: String] = [:]
+        var repeated: [ObjectIdentifier: ConfigurationTable] = [:]
         for job in jobs {
-            let scenarioJSON = canonical[job.scenario.id] ?? JobIdentity.canonicalJSON(job.scenario)
-            canonical[job.scenario.id] = scenarioJSON
-            for r in 1...count {
-                var values = job.configuration.values
-                values[axis] = String(r)
-                out.append(Job(scenario: job.scenario, scenarioFile: job.scenarioFile, configuration: Configuration(values),
-                               registry: job.registry, canonicalScenario: scenarioJSON))
+            let key = ObjectIdentifier(job.configurations.storage)
+            let table = repeated[key] ?? job.configurations.repeated(count: count, as: axis)
+            repeated[key] = table
+            for r in 0..<count {
+                out.append(Job(source: job.source, configurations: table, index: job.configurationIndex * count + r))
             }
         }
         return out

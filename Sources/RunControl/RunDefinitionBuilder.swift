@@ -11,7 +11,7 @@ import Wire
 public enum RunDefinitionBuilder {
     /// Turns a plan into the coordinator's run definition: scenario bodies by hash, seeds, expected durations.
     public static func makeDefinition(plan: Plan, runID: String, reader: JournalReader, resume: ResumeState?) throws -> RunDefinition {
-        let estimates = try reader.durationEstimates(jobIDs: Set(plan.jobs.map(\.id)))
+        let estimates = try reader.durationEstimates(including: PlannedJobIDs(plan.jobs.lazy.map(\.id)).contains)
         var bodies: [Bytes32: [UInt8]] = [:]
         var hashes: [String: Bytes32] = [:]
         var jobs: [RunJob] = []
@@ -42,7 +42,7 @@ public enum RunDefinitionBuilder {
             jobs.append(RunJob(
                 id: job.id, scenarioID: job.scenario.id, scenarioTitle: job.scenario.title, scenarioHash: hash,
                 stepKeys: stepKeys, registry: job.registry, requiredLabels: plan.matrix.requiredLabels,
-                configuration: job.configuration.pairs.map { ConfigurationPair($0.key, $0.value) },
+                configurations: job.configurations, configurationIndex: job.configurationIndex,
                 seed: jobSeed(plan.matrix.seed, job.id), expectedDuration: .milliseconds(Int64(seconds * 1000))))
             if let resume {
                 // Every real outcome stays; the other jobs (never run, interrupted, or not run, cancelled, or left

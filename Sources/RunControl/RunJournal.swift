@@ -38,8 +38,9 @@ struct RunJournal {
         for start in stride(from: 0, to: plan.jobs.count, by: chunk) {
             try writer.submit(.jobsPlanned(runID: runID, jobs: plan.jobs[start..<min(start + chunk, plan.jobs.count)].map { job in
                 PlannedJob(jobID: job.id, scenarioID: job.scenario.id, scenarioTitle: job.scenario.title,
-                           configuration: job.configuration.canonicalString,
-                           configurationJSON: JobIdentity.canonicalJSON(job.configuration), registry: job.registry)
+                           configuration: job.configurations.canonicalString(job.configurationIndex),
+                           configurationJSON: job.configurations.canonicalJSON(job.configurationIndex),
+                           registry: job.registry)
             }))
             if (start / chunk) % 5 == 4 { try writer.flushSync() }
         }

@@ -46,10 +46,13 @@ enum DispatchBench {
         let keys = scenario.steps.map(\.key)
         var jobs: [RunJob] = []
         jobs.reserveCapacity(count)
+        // One shared table of value indices, as a planned run has: configuration i is n=i.
+        let configurations = ConfigurationTable(names: ["n"], values: [(0..<count).map(String.init)],
+                                                rows: (0..<count).map(Int32.init)) ?? ConfigurationTable([])
         for i in 0..<count {
             jobs.append(RunJob(id: jobID(i), scenarioID: "noop", scenarioTitle: scenario.title, scenarioHash: hash,
-                               stepKeys: keys, registry: "noop", requiredLabels: [:],
-                               configuration: [ConfigurationPair("n", String(i))], seed: UInt64(i), expectedDuration: .zero))
+                               stepKeys: keys, registry: "noop", requiredLabels: [:], configurations: configurations,
+                               configurationIndex: i, seed: UInt64(i), expectedDuration: .zero))
         }
         return RunDefinition(runID: runID, jobs: jobs, scenarioBodies: [hash: body],
                              scheduler: SchedulerSettings(jobTimeout: .seconds(60), maximumBatch: 1024))

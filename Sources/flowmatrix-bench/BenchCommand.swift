@@ -33,6 +33,7 @@ enum BenchCommand {
             IngestBench.suite,
             catalogSuite,
             ReportsBench.suite,
+            MillionBench.suite,
             ShardsBench.suite,
             webSuite,
         ]
@@ -47,6 +48,8 @@ enum BenchCommand {
             CommandOption("--quick", help: "A small workload, to check that the suite runs (figures are not meaningful)."),
             CommandOption("--workers", value: .text("<n,n…>"),
                           help: "bench fleet: the fleet sizes to simulate (default 100,1000,2000,5000,10000)."),
+            CommandOption("--baseline", value: .text("<path>"),
+                          help: "bench million: also run this flowmatrix binary, alternated A B B A (medians)."),
         ],
         discussion: "SUITES:\n" + suites.map { suite in
             // The widest name sets the column; padding(toLength:) alone would cut longer names.
@@ -65,6 +68,7 @@ enum BenchCommand {
                 }
                 FleetBench.requestedSizes.withLock { $0 = parsed.compactMap { $0 } }
             }
+            let baseline = args.value("--baseline")
             let names = args.positionals
             guard let name = names.first, names.count == 1 else { throw UsageError("name one suite, or 'all'") }
             let chosen = name == "all" ? suites : suites.filter { $0.name == name }
@@ -77,7 +81,10 @@ enum BenchCommand {
             if name != "all", let reason = chosen[0].missing() {
                 throw CommandFailure("bench \(name) cannot run: \(reason)", exitCode: ExitCode.ioError)
             }
-            try await runAll(chosen, quick: quick)
+            if let baseline, !FileManager.default.isExecutableFile(atPath: baseline) {
+                throw UsageError("--baseline '\(baseline)' is not an executable file")
+            }
+            try await MillionBench.$baseline.withValue(baseline) { try await runAll(chosen, quick: quick) }
             return ExitCode.success
         }
     )

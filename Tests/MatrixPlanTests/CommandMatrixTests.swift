@@ -1,6 +1,7 @@
 import FlowSpec
 import Foundation
 @testable import MatrixPlan
+import Synchronization
 import Testing
 
 @Suite("a matrix's command: placeholders, items, job identity")
@@ -109,17 +110,31 @@ struct CommandMatrixTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let url = folder.appendingPathComponent("m.json")
         try Data(#"""
-            {"name": "c", "command": {"argv": ["run", "{item}"], "items": {"command": ["printf", "a\nb\n\na\n"]}},
-             "axes": {"locale": ["en"]}}
+            {"name": "c", "command": {"argv": ["run", "{item}"], "items": {"command": ["list-tests", "--all"]},
+             "cwd": "/srv/app"}, "axes": {"locale": ["en"]}}
             """#.utf8).write(to: url)
-        let (plan, findings) = MatrixPlanner.load(matrixAt: url)
+        var settings = PlanSettings()
+        let runner = RecordedItemsRunner(output: ItemsCommandOutput(status: 0, standardOutput: Array("a\nb\n\na\n".utf8)))
+        settings.itemsCommandRunner = runner
+        let (plan, findings) = MatrixPlanner.load(matrixAt: url, settings: settings)
         #expect(findings.isEmpty, "\(findings)")
         #expect(plan?.jobs.map(\.scenario.title) == ["a", "b"])
-        try Data(#"{"name": "c", "command": {"argv": ["run", "{item}"], "items": {"command": ["sh", "-c", "echo broken >&2; exit 3"]}}, "axes": {"locale": ["en"]}}"#.utf8).write(to: url)
-        let (failed, problems) = MatrixPlanner.load(matrixAt: url)
+        #expect(runner.calls.withLock { $0 } == [RecordedItemsRunner.Call(argv: ["list-tests", "--all"], workingDirectory: "/srv/app")])
+        settings.itemsCommandRunner = RecordedItemsRunner(
+            output: ItemsCommandOutput(status: 3, standardOutput: [], standardError: Array("broken\n".utf8)))
+        let (failed, problems) = MatrixPlanner.load(matrixAt: url, settings: settings)
         #expect(failed == nil)
         #expect(problems.map(\.code) == ["MX029"])
         #expect(problems.first?.message.contains("status 3: broken") == true)
+    }
+
+    @Test("without a runner, planning runs no command: an items command is MX029, said plainly")
+    func itemsCommandWithoutRunner() throws {
+        let matrix = try Fixtures.brokenMatrix("MX029")
+        let (plan, problems) = MatrixPlanner.load(matrixAt: matrix)
+        #expect(plan == nil)
+        #expect(problems.map(\.code) == ["MX029"])
+        #expect(problems.first?.message.contains("was not run") == true)
     }
 
     @Test("the step argument carries the template with the item, canonically")
@@ -127,5 +142,23 @@ struct CommandMatrixTests {
         let template = CommandTemplate(argv: ["pytest", "{item}"], environment: ["B": "2", "A": "1"], results: ["r.xml"])
         #expect(template.canonicalJSON(item: "t.py")
             == #"{"argv":["pytest","{item}"],"env":{"A":"1","B":"2"},"item":"t.py","name":"pytest","results":["r.xml"]}"#)
+    }
+}
+
+/// An `ItemsCommandRunner` answering from memory and recording what it was asked to run.
+final class RecordedItemsRunner: ItemsCommandRunner {
+    struct Call: Hashable {
+        var argv: [String]
+        var workingDirectory: String?
+    }
+
+    let output: ItemsCommandOutput
+    let calls = Mutex<[Call]>([])
+
+    init(output: ItemsCommandOutput) { self.output = output }
+
+    func run(_ argv: [String], workingDirectory: String?) throws -> ItemsCommandOutput {
+        calls.withLock { $0.append(Call(argv: argv, workingDirectory: workingDirectory)) }
+        return output
     }
 }
