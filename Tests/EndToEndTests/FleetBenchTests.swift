@@ -10,7 +10,7 @@ struct FleetBenchTests {
     func quickFleet() async throws {
         let ws = try E2EWorkspace()
         defer { ws.cleanUp() }
-        let (status, output) = try runProgram(E2EWorkspace.binary.path, ["bench", "--quick", "fleet"], in: ws.root)
+        let (status, output) = try await runProgram(E2EWorkspace.binary.path, ["bench", "--quick", "fleet"], in: ws.root)
         #expect(status == 0, "\(output)")
         let row = try #require(output.split(separator: "\n").first { $0.trimmingCharacters(in: .whitespaces).hasPrefix("20 |") },
                                "\(output)")
@@ -24,7 +24,7 @@ struct FleetBenchTests {
     func badWorkers() async throws {
         let ws = try E2EWorkspace()
         defer { ws.cleanUp() }
-        let (status, output) = try runProgram(E2EWorkspace.binary.path, ["bench", "--workers", "10,x", "fleet"], in: ws.root)
+        let (status, output) = try await runProgram(E2EWorkspace.binary.path, ["bench", "--workers", "10,x", "fleet"], in: ws.root)
         #expect(status == 64, "\(output)")
         #expect(output.contains("'--workers' takes fleet sizes"), "\(output)")
     }
