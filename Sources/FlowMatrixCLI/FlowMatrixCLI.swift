@@ -21,6 +21,7 @@ public enum FlowMatrixCLI {
             ValidateCommand.spec,
             ReportCommand.spec,
             DiffCommand.spec,
+            IsolateCommand.spec,
             BenchLauncher.spec,
         ]
     }

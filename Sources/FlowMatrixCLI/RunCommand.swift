@@ -34,6 +34,7 @@ enum RunCommand {
             ("--shard-count <n>", "The shard count for '--shard auto' on Kubernetes (or FLOWMATRIX_SHARD_COUNT)."),
             ("--durations <path>", "Balance shards by a previous run's durations: its journal, store or summary.json."),
             ("--max-jobs <n>", "The job limit: a plan with more jobs is finding MX025 and nothing runs (default 1000000)."),
+            ("--isolate[=<budget>]", "After a run with failures, run 'flowmatrix isolate' on it (budget as there; default 20%)."),
         ] + LiveViewOptions.help,
         discussion: """
             Ctrl-C once stops dispatching and lets in-flight jobs finish; twice cancels them. The journal stays
@@ -53,6 +54,7 @@ enum RunCommand {
             \(ShardSelection.environmentHelp)
             """,
         run: { args in
+            let isolate = try IsolateCommand.Budget.runOption(&args)
             var options = try commonOptions(&args)
             if let n = try args.intOption("--workers", in: 1...256) { options.localWorkers = n }
             let shardCount = try args.intOption("--shard-count", in: 1...100_000)
@@ -72,7 +74,9 @@ enum RunCommand {
             guard rest.count <= 1 else { throw UsageError("give one matrix") }
             options.matrixPath = rest.first
             guard options.matrixPath != nil || options.resume != nil else { throw UsageError("missing <matrix>") }
-            return try await RunSession.execute(options)
+            let code = try await RunSession.execute(options)
+            guard let isolate, code == ExitCode.failures else { return code }
+            return try await IsolateCommand.afterRun(options, budget: isolate)
         }
     )
 
@@ -94,6 +98,7 @@ enum RunCommand {
             ("--repeat <n>", "Stability mode: run every job n times with n seeds; prints pass and flake rates (stability.json)."),
             ("--quiet", "No progress line or summary."),
             ("--max-jobs <n>", "The job limit: a plan with more jobs is finding MX025 and nothing runs (default 1000000)."),
+            ("--isolate[=<budget>]", "After a run with failures, run 'flowmatrix isolate' on it (budget as there; default 20%)."),
         ] + LiveViewOptions.help,
         discussion: """
             Workers: flowmatrix worker --connect <host:port> --token-file <file> (add --allow-commands for a matrix

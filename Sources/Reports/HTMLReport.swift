@@ -1,4 +1,5 @@
 import Foundation
+import Isolation
 import Journal
 
 /// `report.html`: what a person reads first — run metadata, the heat map, the failures by axis, the jobs that did
@@ -22,6 +23,10 @@ struct HTMLReport {
     var layout: HeatMapLayout?
     /// Ids of this run's jobs among the baseline comparison's entries (they link to the job's panel).
     var baselineJobIDs: Set<String> = []
+    /// Command jobs' tests pivoted one by one (HTMLReport+Isolation.swift).
+    var testPivots: [TestPivot] = []
+    /// What `flowmatrix isolate` confirmed (`isolation.json` in the report folder).
+    var isolation: IsolationRecord?
 
     func h(_ s: String) -> String { Escape.html(s) }
 
@@ -97,6 +102,7 @@ struct HTMLReport {
         }
         out += "</div>\n"
         out += "<p class=\"headline\(pivot.totalFailures == 0 ? " ok" : "")\" id=\"headline\">\(h(pivot.headline))</p>\n"
+        out += extraHeadlines()
         if let diff {
             out += "<p class=\"headline\(diff.hasRegressions ? "" : " ok")\">Since <a href=\"#baseline\">run \(h(diff.base))</a>: "
                 + "\(h(diff.summaryLine))</p>\n"
@@ -140,6 +146,7 @@ struct HTMLReport {
     func pivotSection() -> String {
         var out = "<section class=\"block\" id=\"pivot\">\n<h2>Failures by axis</h2>\n"
         out += "<p class=\"headline\(pivot.totalFailures == 0 ? " ok" : "")\">\(h(pivot.headline))</p>\n"
+        out += isolationAndTestTables()
         if !pivot.explanations.isEmpty {
             out += "<h3>Patterns</h3>\n<p class=\"muted\">Each pattern is the group that best matches the failures not"
                 + " explained by the patterns before it. Click any row below to light up its jobs on the matrix.</p>\n<table class=\"grid\" id=\"patterns\"><tr><th>#</th><th>pattern</th>"
