@@ -33,6 +33,7 @@ enum BenchCommand {
             ReportsBench.suite,
             ShardsBench.suite,
             webSuite,
+            IsolateBench.suite,
         ]
     }
 
