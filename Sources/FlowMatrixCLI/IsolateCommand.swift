@@ -161,7 +161,8 @@ enum IsolateCommand {
         try reader.jobs(run: runID).compactMap { row in
             let verdict: Verdict
             switch row.result?.outcome {
-            case .passed: verdict = .passed
+            // A pass that needed a retry is no clean evidence: it is repeated like a flaky job.
+            case .passed: verdict = (row.result?.attempts ?? 1) > 1 ? .flaky : .passed
             case .failed, .timedOut: verdict = .failed
             case .flaky: verdict = .flaky
             default: return nil

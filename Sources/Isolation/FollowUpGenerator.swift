@@ -26,8 +26,10 @@ public struct FollowUpGenerator: Sendable {
     /// A configuration that holds `keep`, with the other axes on the values `ranking` finds least suspicious (ties
     /// broken by `seed`), avoiding other candidates; nil when the matrix allows no configuration with `keep`.
     /// - Parameter maxSize: the largest candidate, to count the other candidates a configuration holds.
-    public func configuration(keeping keep: Combination, ranking: SuspicionRanking, maxSize: Int, seed: UInt64)
-        -> [String: String]?
+    ///   - avoiding: earlier follow-ups of the same combination: their other values come last, so a second follow-up
+    ///     differs from the first wherever the matrix allows (what both hold besides `keep` is then all they share).
+    public func configuration(keeping keep: Combination, ranking: SuspicionRanking, maxSize: Int, seed: UInt64,
+                              avoiding: [[String: String]] = []) -> [String: String]?
     {
         var partial = keep.values
         guard space.canComplete(space.partial(partial)) else { return nil }
@@ -36,8 +38,11 @@ public struct FollowUpGenerator: Sendable {
         // Per free axis, its values safest first (seeded ties).
         let orders: [[String]] = free.map { axis in
             let jitter = Dictionary(uniqueKeysWithValues: axis.values.map { ($0, rng.next()) })
+            func weight(_ v: String) -> Double {
+                ranking.weight(axis: axis.name, value: v) + (avoiding.contains { $0[axis.name] == v } ? 1_000 : 0)
+            }
             return axis.values.sorted { a, b in
-                let (wa, wb) = (ranking.weight(axis: axis.name, value: a), ranking.weight(axis: axis.name, value: b))
+                let (wa, wb) = (weight(a), weight(b))
                 return wa != wb ? wa < wb : (jitter[a] ?? 0) < (jitter[b] ?? 0)
             }
         }

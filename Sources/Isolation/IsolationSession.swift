@@ -110,14 +110,16 @@ public struct IsolationSession: Sendable {
             let ranking = self.ranking(subject)
             var picked = Set<Combination>()
             for failing in unexplained(subject) {
+                // Its best candidate still to try; when another failing configuration asked for it already this
+                // round, that follow-up will decide for both.
                 guard let suspect = ranking.suspects(in: failing).first(where: { s in
-                    !picked.contains(s.combination) && (tries[subject]?[s.combination] ?? 0) < settings.triesPerCandidate
-                }) else { continue }
-                picked.insert(suspect.combination)
+                    (tries[subject]?[s.combination] ?? 0) < settings.triesPerCandidate
+                }), picked.insert(suspect.combination).inserted else { continue }
                 tries[subject, default: [:]][suspect.combination, default: 0] += 1
                 let seed = settings.seed &+ UInt64(round) &* 0x9E37_79B9 &+ UInt64(picked.count)
+                let earlier = targets.filter { $0.key.subject == subject && $0.value == suspect.combination }.map(\.key.configuration)
                 guard let config = generator.configuration(keeping: suspect.combination, ranking: ranking,
-                                                           maxSize: settings.maxSize, seed: seed) else {
+                                                           maxSize: settings.maxSize, seed: seed, avoiding: earlier) else {
                     tries[subject, default: [:]][suspect.combination] = settings.triesPerCandidate
                     continue
                 }
@@ -173,7 +175,7 @@ public struct IsolationSession: Sendable {
                 guard settled[key] == .failed, let target = targets[key], ranking.live.contains(target),
                       !confirmed.contains(where: { $0.subject == subject && $0.combination == target }),
                       !retracted.contains(where: { $0.subject == subject && $0.combination == target }),
-                      ranking.isOnlySuspect(target, in: o.configuration, maxSize: settings.maxSize) else { continue }
+                      isolates(target, subject: subject, ranking: ranking) else { continue }
                 let jobs = followUps.filter { f in
                     let k = Key(subject: subject, configuration: f.configuration)
                     return targets[k].map { $0.isSubset(of: target) } ?? target.isContained(in: f.configuration)
@@ -181,6 +183,17 @@ public struct IsolationSession: Sendable {
                 confirmed.append(Confirmation(subject: subject, combination: target, jobs: jobs))
             }
         }
+    }
+
+    /// Whether the failing follow-ups that kept `target` leave it the only minimal candidate: one of them holds no
+    /// other candidate, or what they all hold besides it (their common values) does not.
+    private func isolates(_ target: Combination, subject: Subject, ranking: SuspicionRanking) -> Bool {
+        let failing = targets.filter { $0.key.subject == subject && $0.value == target && settled[$0.key] == .failed }
+            .map(\.key.configuration)
+        if failing.contains(where: { ranking.isOnlySuspect(target, in: $0, maxSize: settings.maxSize) }) { return true }
+        guard failing.count >= 2, let first = failing.first else { return false }
+        let common = first.filter { pair in failing.allSatisfy { $0[pair.key] == pair.value } }
+        return ranking.isOnlySuspect(target, in: common, maxSize: settings.maxSize)
     }
 
     static func order(_ a: Key, _ b: Key) -> Bool {
