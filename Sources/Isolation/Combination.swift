@@ -1,10 +1,11 @@
 /// A combination of axis values (`locale=ar + window=narrow`): what may induce a failure. Ordered by size, then by
 /// its axis–value pairs, so rankings and generated follow-ups are the same on every run.
 public struct Combination: Sendable, Hashable, Comparable, CustomStringConvertible {
-    /// Axis name → value.
-    public let values: [String: String]
-    /// `(axis, value)` pairs sorted by axis name.
+    /// `(axis, value)` pairs sorted by axis name: the identity (rankings hash many thousands of combinations).
     public let pairs: [Pair]
+
+    /// Axis name → value.
+    public var values: [String: String] { Dictionary(uniqueKeysWithValues: pairs.map { ($0.axis, $0.value) }) }
 
     public struct Pair: Sendable, Hashable, Comparable {
         public var axis: String
@@ -14,9 +15,16 @@ public struct Combination: Sendable, Hashable, Comparable, CustomStringConvertib
     }
 
     public init(_ values: [String: String]) {
-        self.values = values
         pairs = values.map { Pair(axis: $0.key, value: $0.value) }.sorted()
     }
+
+    /// From pairs already sorted by axis, each axis once.
+    init(sorted pairs: [Pair]) {
+        self.pairs = pairs
+    }
+
+    /// The value of `axis` in the combination, if any.
+    public subscript(axis axis: String) -> String? { pairs.first { $0.axis == axis }?.value }
 
     public var count: Int { pairs.count }
 
@@ -27,7 +35,7 @@ public struct Combination: Sendable, Hashable, Comparable, CustomStringConvertib
 
     /// Whether `other` holds every pair of this one (and maybe more).
     public func isSubset(of other: Combination) -> Bool {
-        pairs.allSatisfy { other.values[$0.axis] == $0.value }
+        pairs.count <= other.pairs.count && pairs.allSatisfy { other.pairs.contains($0) }
     }
 
     /// The combinations of at most `maxSize` pairs of `configuration` (none empty).
@@ -35,7 +43,7 @@ public struct Combination: Sendable, Hashable, Comparable, CustomStringConvertib
         let pairs = configuration.map { Pair(axis: $0.key, value: $0.value) }.sorted()
         var out: [Combination] = []
         func visit(_ start: Int, _ chosen: [Pair]) {
-            if !chosen.isEmpty { out.append(Combination(Dictionary(uniqueKeysWithValues: chosen.map { ($0.axis, $0.value) }))) }
+            if !chosen.isEmpty { out.append(Combination(sorted: chosen)) }
             guard chosen.count < maxSize else { return }
             for i in start..<pairs.count { visit(i + 1, chosen + [pairs[i]]) }
         }

@@ -34,7 +34,7 @@ public struct FollowUpGenerator: Sendable {
         var partial = keep.values
         guard space.canComplete(space.partial(partial)) else { return nil }
         var rng = SplitMix64(seed: seed)
-        let free = axes.filter { keep.values[$0.name] == nil }
+        let free = axes.filter { keep[axis: $0.name] == nil }
         // Per free axis, its values safest first (seeded ties).
         let orders: [[String]] = free.map { axis in
             let jitter = Dictionary(uniqueKeysWithValues: axis.values.map { ($0, rng.next()) })

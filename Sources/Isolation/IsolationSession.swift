@@ -56,6 +56,8 @@ public struct IsolationSession: Sendable {
     /// Follow-up jobs asked for so far.
     public private(set) var spent = 0
     private var round = 0
+    /// Each subject's ranking on the evidence of the last decision.
+    private var rankings: [Subject: SuspicionRanking] = [:]
 
     struct Key: Hashable {
         var subject: Subject
@@ -154,8 +156,12 @@ public struct IsolationSession: Sendable {
         return out
     }
 
-    /// The subject's ranking on the evidence so far.
+    /// The subject's ranking on the evidence so far (kept from the last decision when the evidence has not changed).
     public func ranking(_ subject: Subject) -> SuspicionRanking {
+        rankings[subject] ?? makeRanking(subject)
+    }
+
+    private func makeRanking(_ subject: Subject) -> SuspicionRanking {
         SuspicionRanking(candidatesFrom: sourceConfigurations(subject, .failed),
                          failing: sourceConfigurations(subject, .failed, all: true),
                          passing: sourceConfigurations(subject, .passed, all: true), maxSize: settings.maxSize)
@@ -163,8 +169,10 @@ public struct IsolationSession: Sendable {
 
     /// Confirms the candidates a failing follow-up isolated, and retracts confirmations a passing job contradicts.
     private mutating func decide() {
+        rankings = [:]
         for subject in subjects {
-            let ranking = self.ranking(subject)
+            let ranking = makeRanking(subject)
+            rankings[subject] = ranking
             let followUps = observations.filter { $0.subject == subject && $0.followUp }
             for (i, c) in confirmed.enumerated().reversed() where c.subject == subject && !ranking.live.contains(c.combination) {
                 retracted.append(c)

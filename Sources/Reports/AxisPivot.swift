@@ -33,7 +33,7 @@ public struct AxisPivot: Sendable, Hashable, Codable {
         public var score: Double
 
         /// `direction=rtl + orientation=landscape`; a set of one axis's values reads `network ∈ {edge, offline}`.
-        public var label: String { AxisPivot.label(values) }
+        public var label: String { PivotCovering.label(values) }
     }
 
     /// Jobs with a verdict.
@@ -227,10 +227,10 @@ public struct AxisPivot: Sendable, Hashable, Codable {
             .map { rankable[$0] }
 
         // Sequential covering (AxisPivot+Covering.swift): exact patterns, value sets of one axis, alternatives.
-        let (explanations, extra) = try cover(
+        let (explanations, extra) = try PivotCovering.cover(
             tallies: &tallies, replay: replay, values: values, axes: axes, initial: initial,
             totals: (totalJobs, totalFailures))
-        let ranked = mergeRanked(baseRanked, extra)
+        let ranked = PivotCovering.mergeRanked(baseRanked, extra)
         return AxisPivot(totalJobs: totalJobs, totalFailures: totalFailures, totalFlaky: totalFlaky, axes: axisTables,
                          ranked: ranked, explanations: explanations,
                          unexplained: totalFailures - explanations.reduce(0) { $0 + $1.explains })
@@ -299,6 +299,9 @@ public struct AxisPivot: Sendable, Hashable, Codable {
         if a.values.count != b.values.count { return a.values.count < b.values.count }
         return (aLabel() ?? a.label) < (bLabel() ?? b.label)
     }
+
+    /// One sentence for a person: which axis values the failures follow (``PivotHeadline``).
+    public var headline: String { PivotHeadline.sentence(self) }
 
     static func percent(_ rate: Double) -> String {
         let p = rate * 100

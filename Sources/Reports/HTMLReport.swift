@@ -102,7 +102,7 @@ struct HTMLReport {
         }
         out += "</div>\n"
         out += "<p class=\"headline\(pivot.totalFailures == 0 ? " ok" : "")\" id=\"headline\">\(h(pivot.headline))</p>\n"
-        out += extraHeadlines()
+        out += IsolationSections(testPivots: testPivots, isolation: isolation).extraHeadlines()
         if let diff {
             out += "<p class=\"headline\(diff.hasRegressions ? "" : " ok")\">Since <a href=\"#baseline\">run \(h(diff.base))</a>: "
                 + "\(h(diff.summaryLine))</p>\n"
@@ -146,7 +146,7 @@ struct HTMLReport {
     func pivotSection() -> String {
         var out = "<section class=\"block\" id=\"pivot\">\n<h2>Failures by axis</h2>\n"
         out += "<p class=\"headline\(pivot.totalFailures == 0 ? " ok" : "")\">\(h(pivot.headline))</p>\n"
-        out += isolationAndTestTables()
+        out += IsolationSections(testPivots: testPivots, isolation: isolation).isolationAndTestTables()
         if !pivot.explanations.isEmpty {
             out += "<h3>Patterns</h3>\n<p class=\"muted\">Each pattern is the group that best matches the failures not"
                 + " explained by the patterns before it. Click any row below to light up its jobs on the matrix.</p>\n<table class=\"grid\" id=\"patterns\"><tr><th>#</th><th>pattern</th>"

@@ -123,7 +123,7 @@ public enum ReportWriter {
         // What `flowmatrix isolate` confirmed marks the patterns it matches ("confirmed by 6 follow-up jobs").
         let isolation = try readIsolation(in: folder)
         var pivot = front.pivot
-        if let isolation { pivot.markConfirmed(isolation) }
+        if let isolation { PivotIsolation.markConfirmed(&pivot, isolation) }
         var page = HTMLReport(index: index, pivot: pivot, diff: front.diff, stability: front.stability,
                               warnings: files.warnings, failures: passed.failures, chunkCount: passed.chunks.count,
                               layout: front.layout)

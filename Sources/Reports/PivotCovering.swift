@@ -3,7 +3,14 @@
 /// a set of values of one axis (`scenario=search + network ∈ {edge, offline}`), and ranks above a partial pattern that
 /// explains no more failures. Exact patterns as simple as the chosen one over the same jobs are its alternatives:
 /// the run cannot tell them apart.
-extension AxisPivot {
+enum PivotCovering {
+    typealias Tallies = AxisPivot.Tallies
+    typealias Replay = AxisPivot.Replay
+    typealias Explanation = AxisPivot.Explanation
+    typealias Group = AxisPivot.Group
+    typealias Key = AxisPivot.Key
+    typealias Tally = AxisPivot.Tally
+
     /// A candidate pattern: per axis the value ids it accepts (one, or a set), the scenario's first.
     struct Pattern: Hashable {
         var clauses: [[Int32]]
@@ -34,9 +41,9 @@ extension AxisPivot {
         var extra: [Group] = []
         let space = PatternSpace(values: values, axes: axes)
         func runWide(_ p: Pattern) -> Group {
-            group(p.clauses.flatMap { $0 }.map { values[Int($0)] }, space.tally(of: p, in: initial), totalFailures: totals.failures)
+            AxisPivot.group(p.clauses.flatMap { $0 }.map { values[Int($0)] }, space.tally(of: p, in: initial), totalFailures: totals.failures)
         }
-        while explanations.count < maxExplanations, remaining.failures >= 2 {
+        while explanations.count < AxisPivot.maxExplanations, remaining.failures >= 2 {
             let partial = bestPartial(tallies.groups, remaining: remaining, values: values)
             let exact = space.exactCandidates(tallies.groups, remaining: remaining)
             let chosen: (pattern: Pattern, exact: Bool)
@@ -75,17 +82,17 @@ extension AxisPivot {
     static let maxAlternatives = 4
 
     /// The group with the most failures beyond what its size predicts (weighted relative accuracy,
-    /// `failures − jobs × (failures left / jobs left)`); ties by ``rankedBefore(_:_:_:_:)``.
+    /// `failures − jobs × (failures left / jobs left)`); ties by ``AxisPivot/rankedBefore(_:_:_:_:)``.
     private static func bestPartial(_ groups: [Key: Tally], remaining: (jobs: Int, failures: Int), values: [AxisValue])
         -> (key: Key, tally: Tally)?
     {
         let base = Double(remaining.failures) / Double(max(1, remaining.jobs))
         var best: (gain: Double, group: Group, key: Key, tally: Tally)?
-        for (key, t) in groups where t.failures >= 2 && Double(t.failures) / Double(t.jobs) >= minimumExplanationRate {
+        for (key, t) in groups where t.failures >= 2 && Double(t.failures) / Double(t.jobs) >= AxisPivot.minimumExplanationRate {
             let gain = Double(t.failures) - Double(t.jobs) * base
             if let b = best, gain < b.gain { continue }
-            let candidate = group(key.ids.map { values[Int($0)] }, t, totalFailures: remaining.failures)
-            if let b = best, gain == b.gain, !rankedBefore(candidate, b.group) { continue }
+            let candidate = AxisPivot.group(key.ids.map { values[Int($0)] }, t, totalFailures: remaining.failures)
+            if let b = best, gain == b.gain, !AxisPivot.rankedBefore(candidate, b.group) { continue }
             best = (gain, candidate, key, t)
         }
         return best.map { ($0.key, $0.tally) }
@@ -101,7 +108,7 @@ extension AxisPivot {
             !extra.contains { o in o.jobs == g.jobs && o.values.count < g.values.count && Set(o.values).isSubset(of: g.values) }
         }
         for g in kept where seen.insert(g.label).inserted { all.append(g) }
-        return all.sorted { rankedBefore($0, $1) }
+        return all.sorted { AxisPivot.rankedBefore($0, $1) }
     }
 
     /// The pattern language over interned values: which axis a value id belongs to, how a pattern's groups are keyed.
@@ -170,7 +177,7 @@ extension AxisPivot {
                 let scenario = axes[Int(ids[0])] == -1 ? ids[0] : nil
                 if t.failures >= 2, t.failures == t.jobs, t.failures == scopeFailures(scenario) {
                     let p = Pattern(clauses: ids.map { [$0] })
-                    found.append(Exact(pattern: p, failures: t.failures, label: AxisPivot.label(ids.map { values[Int($0)] })))
+                    found.append(Exact(pattern: p, failures: t.failures, label: PivotCovering.label(ids.map { values[Int($0)] })))
                 }
                 // The key as one value of an axis within the scope of its other values (never the scenario alone
                 // varied: a set of scenarios is not a pattern).
@@ -194,7 +201,7 @@ extension AxisPivot {
                     let set = failing.map(\.id).sorted { values[Int($0)] < values[Int($1)] }
                     let p = ordered(Pattern(clauses: scope.map { [$0] } + [set]))
                     found.append(Exact(pattern: p, failures: sum.failures,
-                                       label: AxisPivot.label(p.clauses.flatMap { $0 }.map { values[Int($0)] })))
+                                       label: PivotCovering.label(p.clauses.flatMap { $0 }.map { values[Int($0)] })))
                 }
             }
             return found.sorted { a, b in

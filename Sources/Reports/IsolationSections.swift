@@ -1,8 +1,13 @@
 import Isolation
 
-/// The report's parts for `flowmatrix isolate` (confirmed combinations) and for command jobs' tests pivoted one by
-/// one (``TestPivot``).
-extension HTMLReport {
+/// The report page's parts for `flowmatrix isolate` (confirmed combinations) and for command jobs' tests pivoted one
+/// by one (``TestPivot``).
+struct IsolationSections {
+    var testPivots: [TestPivot]
+    var isolation: IsolationRecord?
+
+    func h(_ s: String) -> String { Escape.html(s) }
+
     /// Headline paragraphs under the pivot's: the per-test sentence, and what isolation confirmed.
     func extraHeadlines() -> String {
         var out = ""

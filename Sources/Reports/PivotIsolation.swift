@@ -1,19 +1,21 @@
 import Foundation
 import Isolation
 
-extension AxisPivot {
+/// What `flowmatrix isolate` confirmed, applied to a report's pivot.
+enum PivotIsolation {
     /// Marks the patterns `flowmatrix isolate` confirmed: a pattern whose values are a confirmed combination's
     /// (with its scenario, or without one when the pattern names no scenario) says by how many follow-up jobs.
-    mutating func markConfirmed(_ record: IsolationRecord) {
-        for (i, e) in explanations.enumerated() {
+    static func markConfirmed(_ pivot: inout AxisPivot, _ record: IsolationRecord) {
+        let scenarioAxis = AxisPivot.scenarioAxis
+        for (i, e) in pivot.explanations.enumerated() {
             let values = Set(e.group.values)
-            let scenario = e.group.values.first { $0.axis == Self.scenarioAxis }?.value
+            let scenario = e.group.values.first { $0.axis == scenarioAxis }?.value
             let match = record.confirmed.first { c in
                 let pairs = c.combination.flatMap { axis, vs in vs.map { AxisValue(axis: axis, value: $0) } }
-                let own = Set(pairs + [AxisValue(axis: Self.scenarioAxis, value: c.scenario)])
+                let own = Set(pairs + [AxisValue(axis: scenarioAxis, value: c.scenario)])
                 return scenario == nil ? Set(pairs) == values : own == values
             }
-            if let match { explanations[i].confirmedBy = match.followUps }
+            if let match { pivot.explanations[i].confirmedBy = match.followUps }
         }
     }
 }
