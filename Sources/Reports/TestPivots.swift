@@ -64,8 +64,13 @@ public struct TestPivot: Sendable, Hashable, Codable {
             let pivots = order.compactMap { name -> TestPivot? in
                 guard let runs = inputs[name], runs.contains(where: { $0.status.isFailure }) else { return nil }
                 let pivot = AxisPivot.compute(runs)
+                var patterns = pivot.explanations
+                // A single failure makes no pattern; the smallest group that is exactly it still names it.
+                if patterns.isEmpty, let top = pivot.ranked.first, top.score == 1 {
+                    patterns = [AxisPivot.Explanation(group: top, explains: top.failures, exact: true)]
+                }
                 return TestPivot(test: name, jobs: pivot.totalJobs, failures: pivot.totalFailures, headline: pivot.headline,
-                                 patterns: pivot.explanations)
+                                 patterns: patterns)
             }
             return pivots.sorted { $0.failures != $1.failures ? $0.failures > $1.failures : $0.test < $1.test }
         }

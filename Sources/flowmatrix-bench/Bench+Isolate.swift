@@ -49,7 +49,8 @@ enum IsolateBench {
     }
 
     static func run(quick: Bool) {
-        let systems = quick ? 4 : 100
+        // FLOWMATRIX_BENCH_ISOLATE_SYSTEMS lowers the 100 systems per setting (a debug build takes minutes per 10).
+        let systems = quick ? 4 : Int(ProcessInfo.processInfo.environment["FLOWMATRIX_BENCH_ISOLATE_SYSTEMS"] ?? "") ?? 100
         print("== bench isolate: \(systems) seeded systems per setting (8–12 axes of 2–10 values, an exclude and a"
             + " constraint; 2–3 planted faults, some overlapping, about one in five flaky; retries 1)")
         for strength in [2, 3] {
@@ -77,10 +78,10 @@ enum IsolateBench {
                         exhaustiveSkipped += 1
                     }
                 }
-                print("\(strength)-wise plan, \(size)-value faults:")
-                print("  flowmatrix isolate (budget 20 %)  " + ours.line)
-                print("  one-factor-at-a-time              " + ofot.line)
-                print("  exhaustive (spaces ≤ limit)       " + exhaustive.line + "; \(exhaustiveSkipped) spaces too large to"
+                FlowMatrixCLI.say("\(strength)-wise plan, \(size)-value faults:")
+                FlowMatrixCLI.say("  flowmatrix isolate (budget 20 %)  " + ours.line)
+                FlowMatrixCLI.say("  one-factor-at-a-time              " + ofot.line)
+                FlowMatrixCLI.say("  exhaustive (spaces ≤ limit)       " + exhaustive.line + "; \(exhaustiveSkipped) spaces too large to"
                     + " run, mean " + String(format: "%.0f", exhaustiveJobs / Double(systems)) + " extra jobs per fault over all")
             }
         }
