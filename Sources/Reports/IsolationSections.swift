@@ -20,12 +20,22 @@ struct IsolationSections {
         return out
     }
 
+    /// At most this many combinations in the isolation sentence (the table lists them all).
+    static let maxHeadlineParts = 8
+
     /// "Isolation of run X: search fails with network=edge, confirmed by 6 follow-up jobs; …".
     static func isolationHeadline(_ record: IsolationRecord) -> String? {
         guard !record.confirmed.isEmpty || !record.unresolved.isEmpty else { return nil }
-        var parts = record.confirmed.map { c in
-            "\(c.scenario) fails with \(c.label), confirmed by \(c.followUps) follow-up job\(c.followUps == 1 ? "" : "s")"
+        // One part per combination: its scenario, or how many scenarios share it; the most shared first.
+        var byLabel: [String: [IsolationRecord.Confirmed]] = [:]
+        for c in record.confirmed { byLabel[c.label, default: []].append(c) }
+        let ordered = byLabel.sorted { a, b in a.value.count != b.value.count ? a.value.count > b.value.count : a.key < b.key }
+        var parts = ordered.prefix(maxHeadlineParts).map { label, cs in
+            let jobs = cs.reduce(0) { $0 + $1.followUps }
+            let who = cs.count == 1 ? "\(cs[0].scenario) fails" : "\(cs.count) scenarios fail"
+            return "\(who) with \(label), confirmed by \(jobs) follow-up job\(jobs == 1 ? "" : "s")"
         }
+        if ordered.count > maxHeadlineParts { parts.append("\(ordered.count - maxHeadlineParts) more combinations (below)") }
         let left = record.unresolved.reduce(0) { $0 + $1.configurations.count }
         if left > 0 { parts.append("\(left) failing configuration\(left == 1 ? "" : "s") left unexplained") }
         return "Isolation of run \(record.source) (\(record.jobsRun) follow-up jobs): " + parts.joined(separator: "; ") + "."

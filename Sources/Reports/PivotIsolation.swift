@@ -10,12 +10,13 @@ enum PivotIsolation {
         for (i, e) in pivot.explanations.enumerated() {
             let values = Set(e.group.values)
             let scenario = e.group.values.first { $0.axis == scenarioAxis }?.value
-            let match = record.confirmed.first { c in
+            // A pattern that names no scenario sums the confirmations of every scenario with that combination.
+            let matches = record.confirmed.filter { c in
                 let pairs = c.combination.flatMap { axis, vs in vs.map { AxisValue(axis: axis, value: $0) } }
                 let own = Set(pairs + [AxisValue(axis: scenarioAxis, value: c.scenario)])
                 return scenario == nil ? Set(pairs) == values : own == values
             }
-            if let match { pivot.explanations[i].confirmedBy = match.followUps }
+            if !matches.isEmpty { pivot.explanations[i].confirmedBy = matches.reduce(0) { $0 + $1.followUps } }
         }
     }
 }
