@@ -78,6 +78,9 @@ enum PivotCovering {
         return (explanations, extra)
     }
 
+    /// At most this many values in a pattern's set of one axis.
+    static let maxSetSize = 4
+
     /// At most this many alternatives per pattern.
     static let maxAlternatives = 4
 
@@ -191,7 +194,8 @@ enum PivotCovering {
                 let scenario = scope.first.flatMap { axes[Int($0)] == -1 ? $0 : nil }
                 for (_, entries) in byAxis {
                     let failing = entries.filter { $0.tally.failures > 0 }
-                    guard failing.count >= 2 else { continue }
+                    // A set names a few values (more would list the failing jobs, not explain them).
+                    guard failing.count >= 2, failing.count <= maxSetSize else { continue }
                     var sum = Tally()
                     for e in failing { sum.add(e.tally) }
                     guard sum.failures >= 2, sum.failures == sum.jobs, sum.failures == scopeFailures(scenario) else { continue }
