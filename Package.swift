@@ -39,6 +39,8 @@ let package = Package(
         .target(name: "FlowSpec", dependencies: ["FlowVocabulary"], swiftSettings: swiftSettings),
         .target(name: "MatrixPlan", dependencies: ["FlowSpec", "FlowCrypto", "FlowVocabulary"], swiftSettings: swiftSettings),
         .target(name: "RunConditions", dependencies: ["MatrixPlan", "FlowSpec"], swiftSettings: swiftSettings),
+        // `flowmatrix isolate`'s pure core (docs/ISOLATE.md): candidate ranking, follow-up generation, the session.
+        .target(name: "Isolation", dependencies: ["MatrixPlan"], swiftSettings: swiftSettings),
         .target(name: "FlowCrypto", dependencies: ["CCrypto"], swiftSettings: swiftSettings),
         .target(name: "Wireframe", dependencies: ["CCairo", "Gzip"], swiftSettings: swiftSettings),
         .target(name: "Wire", dependencies: ["FlowCrypto", "FlowVocabulary"], swiftSettings: swiftSettings),
@@ -57,7 +59,7 @@ let package = Package(
             dependencies: ["Wire", "UVTransport", "Artifacts", "Gzip", "FlowSpec", "FlowCrypto", "FlowVocabulary"],
             swiftSettings: swiftSettings
         ),
-        .target(name: "Reports", dependencies: ["Journal", "Artifacts", "Gzip", "FlowCrypto", "MatrixPlan", "FlowVocabulary", "FlowSpec"], swiftSettings: swiftSettings),
+        .target(name: "Reports", dependencies: ["Journal", "Artifacts", "Gzip", "FlowCrypto", "MatrixPlan", "FlowVocabulary", "FlowSpec", "Isolation"], swiftSettings: swiftSettings),
         // Command jobs (docs/COMMAND-JOBS.md): the `command` registry, process groups, JUnit results.
         .target(
             name: "CommandJobs",
@@ -114,7 +116,7 @@ let package = Package(
             dependencies: [
                 "FlowSpec", "MatrixPlan", "RunConditions", "UVTransport", "Artifacts", "Journal",
                 "Coordinator", "Worker", "Reports", "CatalogApp", "FlowCrypto",
-                "WebRegistry", "CommandJobs", "LiveView", "RunControl", "FlowVocabulary", "ProcessSpawn",
+                "WebRegistry", "CommandJobs", "LiveView", "RunControl", "FlowVocabulary", "ProcessSpawn", "Isolation",
             ],
             swiftSettings: swiftSettings
         ),
@@ -126,7 +128,7 @@ let package = Package(
             dependencies: [
                 "FlowMatrixCLI", "FlowSpec", "MatrixPlan", "Wire", "UVTransport", "Artifacts", "Gzip", "Journal", "Coordinator",
                 "Worker", "Reports", "CatalogApp", "FlowMatrixTestKit", "FlowCrypto", "DevTools", "WebRegistry",
-                "LiveView", "RunControl", "FlowVocabulary",
+                "LiveView", "RunControl", "FlowVocabulary", "Isolation",
             ],
             swiftSettings: swiftSettings
         ),
@@ -136,6 +138,7 @@ let package = Package(
         .testTarget(name: "CLibrariesTests", dependencies: ["CLibUV", "CZlib", "CSQLite", "CCrypto", "CCairo", "ProcessSpawn"], swiftSettings: swiftSettings),
         .testTarget(name: "FlowSpecTests", dependencies: ["FlowSpec"], resources: [.copy("Fixtures")], swiftSettings: swiftSettings),
         .testTarget(name: "MatrixPlanTests", dependencies: ["MatrixPlan", "FlowSpec"], resources: [.copy("Fixtures")], swiftSettings: swiftSettings),
+        .testTarget(name: "IsolationTests", dependencies: ["Isolation", "MatrixPlan"], swiftSettings: swiftSettings),
         .testTarget(name: "RunConditionsTests", dependencies: ["RunConditions", "MatrixPlan", "FlowSpec", "FlowVocabulary"], swiftSettings: swiftSettings),
         .testTarget(name: "WireTests", dependencies: ["Wire", "FlowCrypto"], swiftSettings: swiftSettings),
         .testTarget(name: "UVTransportTests", dependencies: ["UVTransport", "Wire"], swiftSettings: swiftSettings),

@@ -2,6 +2,7 @@ import FlowVocabulary
 import Foundation
 import Journal
 import Reports
+import RunControl
 
 /// `flowmatrix diff RUN_A RUN_B`: what changed between two runs, by job id.
 enum DiffCommand {
@@ -53,6 +54,10 @@ enum DiffCommand {
                 print(String(decoding: diff.json(), as: UTF8.self))
             } else {
                 print(TerminalText.escaped(diff.text, keepingNewlines: true), terminator: "")
+                // What `flowmatrix isolate` confirmed about either run (docs/ISOLATE.md).
+                for run in [base, head] {
+                    for line in IsolateCommand.isolationLines(store: RunStore(path: store), runID: run) { print(line) }
+                }
             }
             return diff.hasRegressions ? ExitCode.failures : ExitCode.success
         }

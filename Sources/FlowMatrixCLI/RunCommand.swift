@@ -27,7 +27,7 @@ enum RunCommand {
                           help: "The shard count for '--shard auto' on Kubernetes (or FLOWMATRIX_SHARD_COUNT)."),
             CommandOption("--durations", value: .text("<path>"),
                           help: "Balance shards by a previous run's durations: its journal, store or summary.json."),
-        ],
+        ] + IsolateCommand.Budget.runOptions,
         discussion: """
             Ctrl-C once stops dispatching and lets in-flight jobs finish; twice cancels them. The journal stays
             consistent either way; 'flowmatrix run --resume <run-id>' finishes the run later.
@@ -46,6 +46,7 @@ enum RunCommand {
             \(ShardSelection.environmentHelp)
             """,
         run: { args in
+            let isolate = try IsolateCommand.Budget.runOption(args)
             var options = try commonOptions(args)
             if let n = args.integer("--workers") { options.localWorkers = n }
             let shardCount = args.integer("--shard-count")
@@ -65,7 +66,9 @@ enum RunCommand {
             guard rest.count <= 1 else { throw UsageError("give one matrix") }
             options.matrixPath = rest.first
             guard options.matrixPath != nil || options.resume != nil else { throw UsageError("missing <matrix>") }
-            return try await RunSession.execute(options)
+            let code = try await RunSession.execute(options)
+            guard let isolate, code == ExitCode.failures else { return code }
+            return try await IsolateCommand.afterRun(options, budget: isolate)
         }
     )
 

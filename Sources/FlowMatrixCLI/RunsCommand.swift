@@ -144,7 +144,9 @@ enum RunsCommand {
             guard let runID = try reader.resolveRunID(requested), let run = try reader.run(runID) else {
                 throw CommandFailure(requested == "last" ? "the journal has no runs" : "no run '\(requested)'")
             }
-            return try show(reader, run: run, failedOnly: failedOnly) { print($0) }
+            let code = try show(reader, run: run, failedOnly: failedOnly) { print($0) }
+            for line in IsolateCommand.isolationLines(store: store, runID: runID) { print(line) }
+            return code
         }
     )
 

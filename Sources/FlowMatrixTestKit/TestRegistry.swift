@@ -19,6 +19,8 @@ import Worker
 /// - `work`: takes `arg` milliseconds of simulated time on a virtual clock (no wall time).
 /// - `busy`: takes `arg` milliseconds of real time, like a step driving a slow device (so tests can act mid-run).
 /// - `unwired`: throws `unknownStep`, as a registry does for machinery it lacks.
+/// - `fail-with`: fails when the job's configuration holds every `axis=value` of `arg` (`locale=ar+network=edge`): a
+///   planted failure-inducing combination. `flaky-with` does so on the first attempt only (a retry passes).
 /// - `attach`: attaches an artifact to the step through `ArtifactSink.current`; `arg` is `<name>:<bytes>`, the
 ///   content `TestRegistry.artifactBytes(name:count:)` (deterministic, incompressible).
 /// - `attach-stored`: attaches `<count>` distinct artifacts of `<MiB>` each, stored without deflate (level 0), for
@@ -29,12 +31,23 @@ public struct TestRegistry: AsyncStepRegistry {
     public let jobID: String
     /// The attempt's seed (see `chance`).
     public let seed: UInt64
+    /// The job's configuration (see `fail-with`).
+    public let configuration: [String: String]
     private let clock = VirtualClock()
 
-    public init(attempt: Int, jobID: String = "", seed: UInt64 = 0) {
+    public init(attempt: Int, jobID: String = "", seed: UInt64 = 0, configuration: [String: String] = [:]) {
         self.attempt = attempt
         self.jobID = jobID
         self.seed = seed
+        self.configuration = configuration
+    }
+
+    /// Whether `configuration` holds every `axis=value` of `combination` (`locale=ar+network=edge`).
+    public static func holds(_ configuration: [String: String], _ combination: String) -> Bool {
+        combination.split(separator: "+").allSatisfy { part in
+            let kv = part.split(separator: "=", maxSplits: 1).map(String.init)
+            return kv.count == 2 && configuration[kv[0]] == kv[1]
+        }
     }
 
     /// Whether a `chance:<percent>` step fails for `seed`: one SplitMix64 draw, compared with the percentage.
@@ -98,6 +111,10 @@ public struct TestRegistry: AsyncStepRegistry {
             }
         case "unwired":
             throw StepError.unknownStep(step)
+        case "fail-with" where Self.holds(configuration, step.arg ?? ""):
+            throw StepError.assertionFailed("fails with \(step.arg ?? "")")
+        case "flaky-with" where attempt == 1 && Self.holds(configuration, step.arg ?? ""):
+            throw StepError.failed("fails with \(step.arg ?? "") on the first attempt")
         default:
             break
         }
@@ -119,6 +136,6 @@ public struct TestRegistry: AsyncStepRegistry {
 
     /// The factory a worker hosts.
     public static let factory = RegistryFactory(name: name) { context in
-        TestRegistry(attempt: context.attempt, jobID: context.jobID, seed: context.seed)
+        TestRegistry(attempt: context.attempt, jobID: context.jobID, seed: context.seed, configuration: context.configuration)
     }
 }

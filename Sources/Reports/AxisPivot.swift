@@ -16,7 +16,8 @@ public struct AxisPivot: Sendable, Hashable, Codable {
 
     /// One group: jobs sharing one axis value, a pair of values of two axes, or a scenario with a pair.
     public struct Group: Sendable, Hashable, Codable {
-        /// One to three values, in axis order (the scenario pseudo-axis first).
+        /// One to three axes' values, in axis order (the scenario pseudo-axis first). Several values of one axis are a
+        /// set: the group holds the jobs with any of them (`network ∈ {edge, offline}`).
         public var values: [AxisValue]
         /// Jobs with a verdict in the group.
         public var jobs: Int
@@ -31,8 +32,8 @@ public struct AxisPivot: Sendable, Hashable, Codable {
         /// How much the group explains the failures (see ``AxisPivot``), 0…1.
         public var score: Double
 
-        /// `direction=rtl + orientation=landscape`.
-        public var label: String { values.map(\.description).joined(separator: " + ") }
+        /// `direction=rtl + orientation=landscape`; a set of one axis's values reads `network ∈ {edge, offline}`.
+        public var label: String { PivotCovering.label(values) }
     }
 
     /// Jobs with a verdict.
@@ -57,6 +58,34 @@ public struct AxisPivot: Sendable, Hashable, Codable {
     public struct Explanation: Sendable, Hashable, Codable {
         public var group: Group
         public var explains: Int
+        /// Every job the pattern newly covers failed, and no other job of its scope (its scenario, or the run when it
+        /// names none) failed outside it.
+        public var exact: Bool
+        /// Patterns the run cannot tell apart from this one: exact too, as simple, over the same jobs (values that
+        /// always co-occur in the run for that scenario: "can't tell locale=ar from window=narrow here").
+        public var alternatives: [Group]
+        /// Follow-up jobs of `flowmatrix isolate` that confirmed the pattern (nil when none ran).
+        public var confirmedBy: Int?
+
+        public init(group: Group, explains: Int, exact: Bool = false, alternatives: [Group] = [], confirmedBy: Int? = nil) {
+            self.group = group
+            self.explains = explains
+            self.exact = exact
+            self.alternatives = alternatives
+            self.confirmedBy = confirmedBy
+        }
+
+        private enum CodingKeys: String, CodingKey { case group, explains, exact, alternatives, confirmedBy }
+
+        /// Documents written before `exact` and `alternatives` existed decode with `false` and none.
+        public init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            group = try c.decode(Group.self, forKey: .group)
+            explains = try c.decode(Int.self, forKey: .explains)
+            exact = try c.decodeIfPresent(Bool.self, forKey: .exact) ?? false
+            alternatives = try c.decodeIfPresent([Group].self, forKey: .alternatives) ?? []
+            confirmedBy = try c.decodeIfPresent(Int.self, forKey: .confirmedBy)
+        }
     }
 
     /// The values of one axis.
@@ -194,40 +223,14 @@ public struct AxisPivot: Sendable, Hashable, Codable {
         // Labels are built once per group (a 100,000-job run has tens of thousands of groups, and ties are common).
         let rankable = initial.filter { $0.value.failures > 0 && !redundant($0.key, $0.value.jobs) }.keys.map(group)
         let labels = rankable.map(\.label)
-        let ranked = rankable.indices.sorted { rankedBefore(rankable[$0], rankable[$1], labels[$0], labels[$1]) }
+        let baseRanked = rankable.indices.sorted { rankedBefore(rankable[$0], rankable[$1], labels[$0], labels[$1]) }
             .map { rankable[$0] }
 
-        // Sequential covering: the best group of the jobs not yet explained, then the best of the rest, … "Best" is
-        // weighted relative accuracy, `failures − jobs × (failures left / jobs left)`: the failures a group holds
-        // beyond what its size predicts. It prefers a group that explains many failures precisely over a tiny
-        // exact one and over a broad one that merely contains them. The jobs a pattern explains are taken out of
-        // the tallies (their groups counted down in one more pass), not re-tallied.
-        var remaining = (jobs: totalJobs, failures: totalFailures)
-        var explanations: [Explanation] = []
-        var patterns: [[Int32]] = []
-        while explanations.count < maxExplanations {
-            guard remaining.failures >= 2 else { break }
-            let base = Double(remaining.failures) / Double(remaining.jobs)
-            var best: (gain: Double, group: Group, key: Key, label: String)?
-            for (key, t) in tallies.groups
-            where t.failures >= 2 && Double(t.failures) / Double(t.jobs) >= minimumExplanationRate {
-                let gain = Double(t.failures) - Double(t.jobs) * base
-                if let b = best, gain < b.gain { continue }
-                let candidate = Self.group(axisValues(key), t, totalFailures: remaining.failures)
-                if let b = best, gain == b.gain, !rankedBefore(candidate, b.group, candidate.label, b.label) { continue }
-                best = (gain, candidate, key, candidate.label)
-            }
-            guard let best else { break }
-            explanations.append(Explanation(group: group(best.key), explains: best.group.failures))
-            let earlier = patterns
-            let keyIDs = best.key.ids
-            patterns.append(keyIDs)
-            let covered = try tallies.add(replay, sign: -1) { profile in
-                keyIDs.allSatisfy(profile.contains) && !earlier.contains { $0.allSatisfy(profile.contains) }
-            }
-            remaining.jobs -= covered.jobs
-            remaining.failures -= covered.failures
-        }
+        // Sequential covering (AxisPivot+Covering.swift): exact patterns, value sets of one axis, alternatives.
+        let (explanations, extra) = try PivotCovering.cover(
+            tallies: &tallies, replay: replay, values: values, axes: axes, initial: initial,
+            totals: (totalJobs, totalFailures))
+        let ranked = PivotCovering.mergeRanked(baseRanked, extra)
         return AxisPivot(totalJobs: totalJobs, totalFailures: totalFailures, totalFlaky: totalFlaky, axes: axisTables,
                          ranked: ranked, explanations: explanations,
                          unexplained: totalFailures - explanations.reduce(0) { $0 + $1.explains })
@@ -269,7 +272,7 @@ public struct AxisPivot: Sendable, Hashable, Codable {
         }
     }
 
-    private static func group(_ values: [AxisValue], _ t: Tally, totalFailures: Int) -> Group {
+    static func group(_ values: [AxisValue], _ t: Tally, totalFailures: Int) -> Group {
         let union = t.jobs + totalFailures - t.failures
         return Group(
             values: values, jobs: t.jobs, failures: t.failures, flaky: t.flaky,
@@ -297,25 +300,8 @@ public struct AxisPivot: Sendable, Hashable, Codable {
         return (aLabel() ?? a.label) < (bLabel() ?? b.label)
     }
 
-    /// One sentence for a person: which axis values the failures follow.
-    public var headline: String {
-        guard totalFailures > 0 else {
-            return totalJobs == 0 ? "No job reached a verdict." : "No failures in \(totalJobs) jobs."
-        }
-        let failures = "\(totalFailures) failure\(totalFailures == 1 ? "" : "s")"
-        if explanations.count == 1, let only = explanations.first?.group, only.score == 1 {
-            return "Fails only with \(only.label): all \(failures), and every such job fails."
-        }
-        guard !explanations.isEmpty else {
-            return totalFailures == 1
-                ? "1 failure in \(totalJobs) jobs." : "\(failures) with no axis value in common beyond single jobs."
-        }
-        let patterns = explanations.map { e in
-            "\(e.group.label) (\(e.group.failures) of \(e.group.jobs) job\(e.group.jobs == 1 ? "" : "s") fail)"
-        }
-        let rest = unexplained == 0 ? "" : "; \(unexplained) other failure\(unexplained == 1 ? "" : "s")"
-        return "\(failures) follow " + patterns.joined(separator: "; ") + rest + "."
-    }
+    /// One sentence for a person: which axis values the failures follow (``PivotHeadline``).
+    public var headline: String { PivotHeadline.sentence(self) }
 
     static func percent(_ rate: Double) -> String {
         let p = rate * 100

@@ -454,8 +454,10 @@ enum HTMLAssets {
                 var config = configAt(rows[r], c - 1);
                 // An aggregated map shows the first axes only: a group matches when those agree (its drill-down
                 // shows which of its jobs have the other values).
+                // Several values of one axis are a set (`network ∈ {edge, offline}`): one of them must match.
                 var match = wanted.every(function (pair) {
-                  return config[pair[0]] === pair[1] || (aggregated && !(pair[0] in config));
+                  return wanted.some(function (q) { return q[0] === pair[0] && config[q[0]] === q[1]; })
+                    || (aggregated && !(pair[0] in config));
                 });
                 var inside = kids[c].matches('a.cell') ? [kids[c]] : kids[c].querySelectorAll('a.cell');
                 for (var k = 0; k < inside.length; k++) inside[k].classList.toggle('match', match);

@@ -1,4 +1,5 @@
 import Foundation
+import Isolation
 import Journal
 
 /// `report.html`: what a person reads first — run metadata, the heat map, the failures by axis, the jobs that did
@@ -24,6 +25,10 @@ struct HTMLReport {
     var baselineJobIDs: Set<String> = []
     /// The accessibility findings by axis (`HTMLReport+Audit.swift`).
     var audit: AuditPivot?
+    /// Command jobs' tests pivoted one by one (HTMLReport+Isolation.swift).
+    var testPivots: [TestPivot] = []
+    /// What `flowmatrix isolate` confirmed (`isolation.json` in the report folder).
+    var isolation: IsolationRecord?
 
     func h(_ s: String) -> String { Escape.html(s) }
 
@@ -103,6 +108,7 @@ struct HTMLReport {
         }
         out += "</div>\n"
         out += "<p class=\"headline\(pivot.totalFailures == 0 ? " ok" : "")\" id=\"headline\">\(h(pivot.headline))</p>\n"
+        out += IsolationSections(testPivots: testPivots, isolation: isolation).extraHeadlines()
         if let diff {
             out += "<p class=\"headline\(diff.hasRegressions ? "" : " ok")\">Since <a href=\"#baseline\">run \(h(diff.base))</a>: "
                 + "\(h(diff.summaryLine))</p>\n"
@@ -146,6 +152,7 @@ struct HTMLReport {
     func pivotSection() -> String {
         var out = "<section class=\"block\" id=\"pivot\">\n<h2>Failures by axis</h2>\n"
         out += "<p class=\"headline\(pivot.totalFailures == 0 ? " ok" : "")\">\(h(pivot.headline))</p>\n"
+        out += IsolationSections(testPivots: testPivots, isolation: isolation).isolationAndTestTables()
         if !pivot.explanations.isEmpty {
             out += "<h3>Patterns</h3>\n<p class=\"muted\">Each pattern is the group that best matches the failures not"
                 + " explained by the patterns before it. Click any row below to light up its jobs on the matrix.</p>\n<table class=\"grid\" id=\"patterns\"><tr><th>#</th><th>pattern</th>"

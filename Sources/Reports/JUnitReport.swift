@@ -51,6 +51,8 @@ public enum JUnitReport {
         private(set) var totals = Tally()
         /// The first error writing the scratch files, thrown by ``finish()``.
         private var failure: (any Error)?
+        /// Command jobs' tests, for their per-test pivots (``TestPivot``).
+        let testInputs = TestPivot.Collector()
 
         /// Where a kept test case is, and the counts of a job written as its tests' cases.
         struct Place: BitwiseCopyable {
@@ -76,6 +78,7 @@ public enum JUnitReport {
 
         /// Keeps the test case of `job` unless it is a plain pass (jobs come in plan order).
         func add(_ job: JobReport) {
+            testInputs.add(job)
             guard failure == nil else { return }
             guard !JUnitReport.isPlainPass(job) else {
                 totals.tests += 1

@@ -1,6 +1,7 @@
 import Artifacts
 import FlowSpec
 import Foundation
+import Isolation
 import Journal
 import MatrixPlan
 
@@ -119,11 +120,20 @@ public enum ReportWriter {
             files.warnings = ["no blob store at \(blobsRoot.path): artifacts are listed but not carried"]
         }
         files.stability = front.stability
-        var page = HTMLReport(index: index, pivot: front.pivot, diff: front.diff, stability: front.stability,
+        // What `flowmatrix isolate` confirmed marks the patterns it matches ("confirmed by 6 follow-up jobs").
+        let isolation = try readIsolation(in: folder)
+        var pivot = front.pivot
+        if let isolation { PivotIsolation.markConfirmed(&pivot, isolation) }
+        var page = HTMLReport(index: index, pivot: pivot, diff: front.diff, stability: front.stability,
                               warnings: files.warnings, failures: passed.failures, chunkCount: passed.chunks.count,
                               layout: front.layout)
         page.baselineJobIDs = front.baselineJobIDs
         page.audit = passed.audit
+        // Command jobs' tests pivoted one by one.
+        page.testPivots = passed.cases.testInputs.pivots()
+        page.isolation = isolation
+        passed.summary.testPivots = page.testPivots
+        passed.summary.isolation = isolation
         // summary.json repeats junit.xml's counters (test cases, not jobs): the pass has counted them.
         let testCases = SummaryDocument.TestCases(passed.cases.totals)
         // Three threads: junit.xml; summary.json, report.html and stability.json; the chunks compressed.
@@ -132,7 +142,7 @@ public enum ReportWriter {
         }, {
             try Parallel.both({
                 try timed {
-                    try writeSummaryAndPage(passed.summary, page, index: index, files: files, pivot: front.pivot,
+                    try writeSummaryAndPage(passed.summary, page, index: index, files: files, pivot: pivot,
                                             diff: front.diff, stability: front.stability, testCases: testCases)
                 }
             }, { try passed.chunks.finish() })

@@ -1,4 +1,5 @@
 import Foundation
+import Isolation
 import Journal
 
 /// `summary.json`: counts, per-job outcome, durations and artifact references (schema in docs/REPORTS.md).
@@ -210,6 +211,11 @@ public struct SummaryDocument: Sendable, Hashable, Codable {
     public var stability: Stability?
     /// `junit.xml`'s counters, in test cases (``counts`` and ``total`` count jobs).
     public var testCases: TestCases
+    /// Command jobs' tests pivoted one by one (the tests that failed), with their sentence; absent without any.
+    public var testPatterns: [TestPivot]?
+    public var testHeadline: String?
+    /// What `flowmatrix isolate` confirmed (`isolation.json` of the report folder); absent without one.
+    public var isolation: IsolationRecord?
 
     /// The document's members other than `jobs` and `passed` (left empty), from the run's index.
     init(index: RunIndex, pivot: AxisPivot, diff: RunDiff?, stability: Stability? = nil,
@@ -281,6 +287,10 @@ public struct SummaryDocument: Sendable, Hashable, Codable {
         private let fits: ScratchFile.Writer
         private var fitCount = 0
         private var first = true
+        /// Set before ``finish(into:index:pivot:diff:stability:testCases:)``: the document's per-test patterns and
+        /// isolation record.
+        var testPivots: [TestPivot] = []
+        var isolation: IsolationRecord?
 
         /// - Parameter folder: where the scratch files go (removed when the writer is released).
         init(index: RunIndex, folder: URL) throws {
@@ -317,7 +327,11 @@ public struct SummaryDocument: Sendable, Hashable, Codable {
             try scratch.finish()
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-            let document = SummaryDocument(index: index, pivot: pivot, diff: diff, stability: stability, testCases: testCases)
+            var document = SummaryDocument(index: index, pivot: pivot, diff: diff, stability: stability, testCases: testCases)
+            let failingTests = testPivots.filter { $0.failures > 0 }
+            document.testPatterns = failingTests.isEmpty ? nil : failingTests
+            document.testHeadline = TestPivot.headline(testPivots)
+            document.isolation = isolation
             let text = String(decoding: try encoder.encode(document), as: UTF8.self)
             // `"jobs":[],"passed":[]` occurs once (sorted keys, adjacent): inside a JSON string its quotes would be
             // escaped.

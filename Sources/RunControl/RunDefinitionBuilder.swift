@@ -69,13 +69,14 @@ public enum RunDefinitionBuilder {
 
     /// The run's settings as stored in the journal; a shard also records its index, count, plan hash and the
     /// plan positions of its jobs (what `merge` checks and orders by).
-    public static func settingsJSON(_ m: MatrixFile, planHash: String? = nil, shard: [String: Any]? = nil) -> String {
+    public static func settingsJSON(_ m: MatrixFile, planHash: String? = nil, shard: [String: Any]? = nil,
+                                    key: String = "shard") -> String {
         var object: [String: Any] = [
             "registry": m.registry, "retries": m.retries, "jobTimeoutSeconds": m.jobTimeout.milliseconds / 1000,
             "failFast": m.failFast, "keep": m.keep.rawValue, "reduction": m.reduction.description,
         ]
         if let planHash { object["planHash"] = planHash }
-        if let shard { object["shard"] = shard }
+        if let shard { object[key] = shard }
         guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) else { return "{}" }
         return String(decoding: data, as: UTF8.self)
     }

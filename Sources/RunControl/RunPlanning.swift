@@ -88,7 +88,8 @@ extension RunController {
             plan.jobs = plan.jobs.filter { resumeState.done[$0.id] != nil || resumeState.nextAttempt[$0.id] != nil }
         }
         try checkLocalWorkers(serve: plan.matrix)
-        let settings = RunDefinitionBuilder.settingsJSON(plan.matrix, planHash: planHash, shard: shardRecord)
+        let settings = RunDefinitionBuilder.settingsJSON(plan.matrix, planHash: planHash, shard: shardRecord,
+                                                         key: request.shard?.settingsKey ?? "shard")
         return PlannedRun(plan: plan, matrixPath: matrixPath, settingsJSON: settings, resume: resumeState)
     }
 

@@ -91,8 +91,15 @@ public struct WorkerLaunch: Sendable, Hashable {
 
 /// Keeps a share of a plan's jobs (a shard) and says what the run's settings record about it.
 public protocol PlanShard: Sendable {
-    /// Keeps this share's jobs of `plan`. - Returns: the record stored under `shard` in the run's settings.
+    /// Keeps this share's jobs of `plan`. - Returns: the record stored under ``settingsKey`` in the run's settings.
     func apply(to plan: inout Plan) -> [String: Any]
+    /// The member of the run's settings that holds the record (`shard`; `isolates` for `flowmatrix isolate`'s
+    /// follow-up runs, which replace the plan's jobs).
+    var settingsKey: String { get }
+}
+
+extension PlanShard {
+    public var settingsKey: String { "shard" }
 }
 
 /// A live view of the run: started once the run and its jobs are committed to the journal.

@@ -36,6 +36,7 @@ enum BenchCommand {
             MillionBench.suite,
             ShardsBench.suite,
             webSuite,
+            IsolateBench.suite,
         ]
     }
 

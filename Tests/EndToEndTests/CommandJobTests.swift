@@ -162,6 +162,12 @@ struct CommandJobTests {
             "locale=ar,window=1024x768": ["test_total_follows_reading_direction"],
             "locale=ja,window=390x844": [], "locale=ja,window=1024x768": [],
         ])
+        // The two defects mix in one job-level pivot; pivoted per test, each names its own cause.
+        let summary = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath:
+            store + "/runs/\(runID)/summary.json"))) as? [String: Any])
+        let byTest = try #require(summary["testHeadline"] as? String)
+        #expect(byTest.contains("test_total_follows_reading_direction fails exactly with locale=ar"), "\(byTest)")
+        #expect(byTest.contains("test_total_label_fits_its_column fails exactly with locale=de + window=390x844"), "\(byTest)")
     }
 
     @Test("the shell-script sample runs for real: a locale missing a string fails with the script's stderr")

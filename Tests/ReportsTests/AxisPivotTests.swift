@@ -30,7 +30,7 @@ struct AxisPivotTests {
         #expect(top.label == "direction=rtl + orientation=landscape")
         #expect(top.score == 1)
         #expect(top.rate == 1)
-        #expect(pivot.headline.hasPrefix("Fails only with direction=rtl + orientation=landscape"))
+        #expect(pivot.headline.hasPrefix("Fails exactly with direction=rtl + orientation=landscape"))
         // The single values explain half: rtl holds 6 jobs of which 3 fail.
         let rtl = pivot.ranked.first { $0.label == "direction=rtl" }
         #expect(rtl?.failures == 3)
@@ -51,7 +51,7 @@ struct AxisPivotTests {
         let pivot = AxisPivot.compute(jobs)
         #expect(pivot.ranked.first?.label == "locale=ar")
         #expect(pivot.ranked.first?.score == 1)
-        #expect(pivot.headline == "Fails only with locale=ar: all 4 failures, and every such job fails.")
+        #expect(pivot.headline == "Fails exactly with locale=ar: all 4 failures, and every such job fails.")
     }
 
     @Test("within a scenario, a pair of values is a group: 'checkout fails only with rtl + landscape'")
@@ -68,7 +68,7 @@ struct AxisPivotTests {
         #expect(pivot.ranked.first?.label == "scenario=checkout + direction=rtl + orientation=landscape")
         #expect(pivot.ranked.first?.score == 1)
         #expect(pivot.axes.first?.axis == "scenario")
-        #expect(pivot.headline.hasPrefix("Fails only with scenario=checkout + direction=rtl + orientation=landscape"))
+        #expect(pivot.headline.hasPrefix("Fails exactly with scenario=checkout + direction=rtl + orientation=landscape"))
     }
 
     @Test("two independent causes are two patterns, found one after the other")
@@ -88,8 +88,8 @@ struct AxisPivotTests {
             == ["scenario=cart + locale=ar", "scenario=item + direction=rtl + orientation=landscape"])
         #expect(pivot.explanations.map(\.explains) == [4, 3])
         #expect(pivot.unexplained == 0)
-        #expect(pivot.headline == "7 failures follow scenario=cart + locale=ar (4 of 4 jobs fail); "
-            + "scenario=item + direction=rtl + orientation=landscape (3 of 3 jobs fail).")
+        #expect(pivot.headline == "7 failures follow exactly scenario=cart + locale=ar (4 of 4 jobs fail); "
+            + "exactly scenario=item + direction=rtl + orientation=landscape (3 of 3 jobs fail).")
     }
 
     @Test("a cause shared by many scenarios outranks a small exact group of one scenario")
@@ -134,7 +134,7 @@ struct AxisPivotTests {
         ]
         let pivot = AxisPivot.compute(jobs)
         #expect(pivot.ranked.map(\.label) == ["locale=ar", "locale=en"])
-        #expect(pivot.headline == "3 failures follow locale=ar (2 of 3 jobs fail); 1 other failure.")
+        #expect(pivot.headline == "3 failures follow locale=ar (2 of 3 jobs fail; 2 of 3 failures); 1 other failure.")
         #expect(pivot.explanations.map(\.explains) == [2])
         #expect(pivot.unexplained == 1)
     }
@@ -168,6 +168,7 @@ struct AxisPivotRedundancyTests {
         }
         let pivot = AxisPivot.compute(jobs)
         #expect(!pivot.ranked.contains { $0.label.contains("+") })
-        #expect(pivot.ranked.map(\.label) == ["locale=ar", "locale=he", "orientation=portrait"])
+        // The failing locales as one set are the failures exactly.
+        #expect(pivot.ranked.map(\.label) == ["locale ∈ {ar, he}", "locale=ar", "locale=he", "orientation=portrait"])
     }
 }

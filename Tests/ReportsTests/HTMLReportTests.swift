@@ -94,7 +94,7 @@ struct HTMLReportTests {
     func pivot() throws {
         let written = try WrittenReport()
         #expect(written.html.contains(
-            "4 failures follow scenario=checkout + direction=rtl + orientation=landscape (3 of 3 jobs fail); 1 other failure."))
+            "4 failures follow exactly scenario=checkout + direction=rtl + orientation=landscape (3 of 3 jobs fail); 1 other failure."))
         let values = "[[&quot;scenario&quot;,&quot;checkout&quot;],[&quot;direction&quot;,&quot;rtl&quot;],"
             + "[&quot;orientation&quot;,&quot;landscape&quot;]]"
         #expect(written.html.contains(

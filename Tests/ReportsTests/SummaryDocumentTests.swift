@@ -21,7 +21,7 @@ struct SummaryDocumentTests {
         #expect(summary.run.axes == ["direction", "locale", "orientation"])
         #expect(summary.run.durationSeconds.map { $0 > 0 } == true)
         #expect(summary.run.settings == .object(["retries": .number(1), "workers": .number(2)]))
-        #expect(summary.headline.hasPrefix("4 failures follow scenario=checkout + direction=rtl + orientation=landscape"))
+        #expect(summary.headline.hasPrefix("4 failures follow exactly scenario=checkout + direction=rtl + orientation=landscape"))
         #expect(summary.patterns.map(\.group.label) == ["scenario=checkout + direction=rtl + orientation=landscape"])
         // 29 plain passes as compact rows; the other 7 jobs in full.
         #expect(summary.jobs.count == 7)

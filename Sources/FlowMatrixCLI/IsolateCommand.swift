@@ -1,0 +1,225 @@
+import FlowVocabulary
+import Foundation
+import Isolation
+import Journal
+import MatrixPlan
+import RunControl
+
+/// `flowmatrix isolate <run>` and `run --isolate` (`--isolate-budget BUDGET`): run the few follow-up jobs that decide which value
+/// combinations make a finished run's scenarios fail (docs/ISOLATE.md). The pure core is the Isolation module's
+/// ``IsolationSession``; this shell reads the source run, runs each round of follow-ups as a new run through the run
+/// API (the same path as `run`), and writes `isolation.json` and the reports.
+enum IsolateCommand {
+    static let spec = CommandSpec(
+        name: "isolate",
+        overview: "Run the few follow-up jobs that confirm which value combinations make a run's failures.",
+        forms: ["<run-id>"],
+        arguments: [("<run-id>", "A finished run (or 'last') whose failures to isolate.")],
+        options: [
+            CommandOption("--budget", value: .text("<n>|<p>%"),
+                          help: "Follow-up jobs at most: a count, or a share of the source run's jobs.", default: .value("20%")),
+            CommandOption("--workers", value: .integer("<n>", 1...256), help: "Local worker processes.",
+                          default: .described("the core count")),
+            CommandOption("--slots", value: .integer("<n>", 1...256), help: "Jobs each local worker runs at once.",
+                          default: .described("2")),
+            CommandOption("--worker-executable", value: .text("<p>"),
+                          help: "Start the local workers from this worker program, as 'run' does."),
+            .store("The store of the source run."),
+            CommandOption("--seed", value: .text("<n>"),
+                          help: "Seed of the follow-up generation's tie-breaks.", default: .described("the source run's seed")),
+            CommandOption("--quiet", help: "No progress lines."),
+        ],
+        discussion: """
+            Each round is a new run of the source's matrix with only the follow-up jobs (its settings name the
+            source: "isolates"). The last round's folder gets isolation.json, which its report and the source run's
+            report (rewritten) show as confirmed combinations.
+            EXIT CODES: 0 every failure explained (or none to explain), 1 some failure left unexplained, 2 no journal,
+            no such run, its matrix cannot be read or a follow-up run failed, 64 usage error.
+            """,
+        run: { args in
+            var options = RunOptions()
+            options.store = RunStore(path: args.value("--store"))
+            options.quiet = args.has("--quiet")
+            if let n = args.integer("--workers") { options.localWorkers = n }
+            if let n = args.integer("--slots") { options.slotsPerWorker = n }
+            options.workerExecutable = args.value("--worker-executable")
+            options.planSettings = args.planSettings
+            let budget = try args.value("--budget").map(Budget.parse)
+            let seed = try args.value("--seed").map { text in
+                guard let n = UInt64(text) else { throw UsageError("'--seed' takes a whole number, not '\(text)'") }
+                return n
+            }
+            let ids = args.positionals
+            guard ids.count == 1, let requested = ids.first else { throw UsageError("give one <run-id>") }
+            return try await execute(requested, options: options, budget: budget ?? .share(0.2), seed: seed)
+        }
+    )
+
+    /// A follow-up budget: a job count, or a share of the source run's jobs.
+    enum Budget: Sendable, Hashable {
+        case jobs(Int)
+        case share(Double)
+
+        /// `30` or `15%`.
+        static func parse(_ text: String) throws -> Budget {
+            if text.hasSuffix("%"), let p = Double(text.dropLast()), p > 0, p <= 1000 { return .share(p / 100) }
+            if let n = Int(text), n >= 0 { return .jobs(n) }
+            throw UsageError("a budget is a job count or a percentage ('30' or '20%'), not '\(text)'")
+        }
+
+        /// `run --isolate` (20 %) or `run --isolate-budget <budget>` (which implies it); nil without either.
+        static func runOption(_ args: ParsedArguments) throws -> Budget? {
+            if let text = args.value("--isolate-budget") { return try parse(text) }
+            return args.has("--isolate") ? .share(0.2) : nil
+        }
+
+        /// The options `run` and `serve` take for it.
+        static let runOptions: [CommandOption] = [
+            CommandOption("--isolate", help: "After a run with failures, run 'flowmatrix isolate' on it (budget 20%)."),
+            CommandOption("--isolate-budget", value: .text("<n>|<p>%"),
+                          help: "Like --isolate, with this follow-up budget: a job count or a share of the run's jobs."),
+        ]
+
+        func jobs(of source: Int) -> Int {
+            switch self {
+            case .jobs(let n): n
+            case .share(let p): max(1, Int((Double(source) * p).rounded(.up)))
+            }
+        }
+    }
+
+    /// Isolates run `requested`'s failures; prints what was confirmed and returns the exit code.
+    static func execute(_ requested: String, options: RunOptions, budget: Budget, seed: UInt64?) async throws -> Int32 {
+        try options.store.requireJournal()
+        let reader = try JournalReader(path: options.store.journalPath)
+        guard let runID = try reader.resolveRunID(requested), let run = try reader.run(runID) else {
+            throw CommandFailure(requested == "last" ? "the journal has no runs" : "no run '\(requested)'")
+        }
+        let (matrix, findings) = MatrixFile.load(from: URL(fileURLWithPath: run.info.matrixPath))
+        guard let matrix else {
+            throw CommandFailure("cannot read run \(runID)'s matrix \(run.info.matrixPath): "
+                + findings.prefix(3).map(\.description).joined(separator: "; "))
+        }
+        let source = try observations(reader, runID: runID, followUp: false)
+        let settings = IsolationSession.Settings(
+            maxSize: matrix.reduction.strength.map { $0 + 1 } ?? 3, budget: budget.jobs(of: source.count),
+            seed: seed ?? run.info.seed)
+        var session = IsolationSession(source: source, generator: FollowUpGenerator(matrix: matrix), settings: settings)
+        let say = { (line: String) in if !options.quiet { FlowMatrixCLI.say(line) } }
+        say("isolate \(runID): \(source.filter { $0.verdict != .passed }.count) failing or flaky of \(source.count) jobs, "
+            + "candidates up to \(settings.maxSize) values, budget \(settings.budget) follow-up jobs")
+        var runs: [String] = []
+        while true {
+            let asks = session.nextRound()
+            if asks.isEmpty { break }
+            say("round \(runs.count + 1): \(asks.count) follow-up job(s)")
+            let round = try await runRound(asks, source: runID, number: runs.count + 1, matrixPath: run.info.matrixPath,
+                                           options: options)
+            runs.append(round)
+            session.onResults(try observations(reader, runID: round, followUp: true))
+        }
+        let record = IsolationRecord(source: runID, session: session, runs: runs)
+        try publish(record, store: options.store)
+        for line in record.lines { FlowMatrixCLI.say(line.terminalSafe) }
+        FlowMatrixCLI.say("isolation: \(record.confirmed.count) confirmed, \(record.jobsRun) follow-up job(s) in "
+            + "\(runs.count) run(s)" + (runs.last.map { "; " + options.store.runFolder($0).appendingPathComponent(IsolationRecord.fileName).path } ?? ""))
+        return record.unresolved.isEmpty ? ExitCode.success : ExitCode.failures
+    }
+
+    /// `show`'s and `diff`'s lines for a run with an `isolation.json` in its folder (none without one; a file that
+    /// cannot be read says so).
+    static func isolationLines(store: RunStore, runID: String) -> [String] {
+        do {
+            guard let record = try IsolationRecord.read(in: store.runFolder(runID)) else { return [] }
+            let head = record.source == runID ? "isolation of \(runID)" : "isolation of \(record.source) (follow-ups in \(runID))"
+            return ["\(head): \(record.confirmed.count) confirmed, \(record.jobsRun) follow-up job(s)"]
+                + record.lines.map { "  " + $0.terminalSafe }
+        } catch {
+            return ["isolation of \(runID): \(IsolationRecord.fileName) cannot be read: \(error)".terminalSafe]
+        }
+    }
+
+    /// `run --isolate`: isolates the run that just finished with failures (the store's last run).
+    static func afterRun(_ options: RunOptions, budget: Budget) async throws -> Int32 {
+        var isolateOptions = options
+        isolateOptions.matrixPath = nil
+        return try await execute("last", options: isolateOptions, budget: budget, seed: nil)
+    }
+
+    /// One round as a new run: the source's matrix, only the follow-up jobs, the local workers `run` would start.
+    static func runRound(_ asks: [IsolationSession.FollowUp], source: String, number: Int, matrixPath: String,
+                         options: RunOptions) async throws -> String {
+        var roundOptions = options
+        roundOptions.matrixPath = matrixPath
+        roundOptions.quiet = true
+        var request = try RunSession.request(roundOptions)
+        request.shard = FollowUpJobs(source: source, round: number, asks: asks)
+        request.reports = RunArtifacts(baseline: nil)
+        let result: RunResult
+        do {
+            result = try await RunController(request, onEvent: { _ in }).run()
+        } catch let error as RunError {
+            try RunSession.fail(error)
+        }
+        guard result.status == .completed, result.journalFailure == nil else {
+            throw CommandFailure("follow-up run \(result.runID) did not complete (\(result.status.rawValue))")
+        }
+        return result.runID
+    }
+
+    /// The verdicts of a run's jobs (passed, failed or timed out, flaky; others are no evidence).
+    static func observations(_ reader: JournalReader, runID: String, followUp: Bool) throws -> [Observation] {
+        try reader.jobs(run: runID).compactMap { row in
+            let verdict: Verdict
+            switch row.result?.outcome {
+            // A pass that needed a retry is no clean evidence: it is repeated like a flaky job.
+            case .passed: verdict = (row.result?.attempts ?? 1) > 1 ? .flaky : .passed
+            case .failed, .timedOut: verdict = .failed
+            case .flaky: verdict = .flaky
+            default: return nil
+            }
+            let configuration = Configuration(parsing: row.job.configuration)?.values ?? [:]
+            return Observation(subject: Subject(scenario: row.job.scenarioID, registry: row.job.registry),
+                               configuration: configuration, verdict: verdict, jobID: row.job.jobID, followUp: followUp)
+        }
+    }
+
+    /// Writes `isolation.json` into the last follow-up run's folder and the source run's, and rewrites both reports
+    /// so their headlines and "Failures by axis" show what was confirmed.
+    static func publish(_ record: IsolationRecord, store: RunStore) throws {
+        let folders = ([record.source] + (record.runs.last.map { [$0] } ?? []))
+        for runID in folders {
+            do {
+                try record.write(in: store.runFolder(runID))
+            } catch {
+                throw CommandFailure("cannot write \(IsolationRecord.fileName) for run \(runID): \(error)")
+            }
+            _ = RunArtifacts.writeReports(runID: runID, store: store, baseline: nil)
+        }
+    }
+}
+
+/// A round's plan: the source matrix's jobs replaced by the follow-ups (each built from a planned job of its
+/// scenario and registry, with the follow-up's configuration). Recorded in the run's settings under `isolates`.
+struct FollowUpJobs: PlanShard {
+    var source: String
+    var round: Int
+    var asks: [IsolationSession.FollowUp]
+
+    var settingsKey: String { "isolates" }
+
+    func apply(to plan: inout Plan) -> [String: Any] {
+        var scenarios: [Subject: Job] = [:]
+        for job in plan.jobs where scenarios[Subject(scenario: job.scenario.id, registry: job.registry)] == nil {
+            scenarios[Subject(scenario: job.scenario.id, registry: job.registry)] = job
+        }
+        var seen = Set<String>()
+        plan.jobs = asks.compactMap { ask in
+            guard let template = scenarios[ask.subject] else { return nil }
+            let job = Job(scenario: template.scenario, scenarioFile: template.scenarioFile,
+                          configuration: Configuration(ask.configuration), registry: template.registry)
+            return seen.insert(job.id).inserted ? job : nil
+        }
+        return ["source": source, "round": round, "jobs": plan.jobs.count]
+    }
+}

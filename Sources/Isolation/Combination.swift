@@ -1,0 +1,104 @@
+/// A combination of axis values (`locale=ar + window=narrow`): what may induce a failure. Ordered by size, then by
+/// its axis–value pairs, so rankings and generated follow-ups are the same on every run.
+public struct Combination: Sendable, Hashable, Comparable, CustomStringConvertible {
+    /// `(axis, value)` pairs sorted by axis name: the identity (rankings hash many thousands of combinations).
+    public let pairs: [Pair]
+
+    /// Axis name → value.
+    public var values: [String: String] { Dictionary(uniqueKeysWithValues: pairs.map { ($0.axis, $0.value) }) }
+
+    public struct Pair: Sendable, Hashable, Comparable {
+        public var axis: String
+        public var value: String
+
+        public static func < (a: Pair, b: Pair) -> Bool { (a.axis, a.value) < (b.axis, b.value) }
+    }
+
+    public init(_ values: [String: String]) {
+        pairs = values.map { Pair(axis: $0.key, value: $0.value) }.sorted()
+    }
+
+    /// From pairs already sorted by axis, each axis once.
+    init(sorted pairs: [Pair]) {
+        self.pairs = pairs
+    }
+
+    /// The value of `axis` in the combination, if any.
+    public subscript(axis axis: String) -> String? { pairs.first { $0.axis == axis }?.value }
+
+    public var count: Int { pairs.count }
+
+    /// Whether every pair of the combination is in `configuration`.
+    public func isContained(in configuration: [String: String]) -> Bool {
+        pairs.allSatisfy { configuration[$0.axis] == $0.value }
+    }
+
+    /// Whether `other` holds every pair of this one (and maybe more).
+    public func isSubset(of other: Combination) -> Bool {
+        pairs.count <= other.pairs.count && pairs.allSatisfy { other.pairs.contains($0) }
+    }
+
+    /// The combinations of at most `maxSize` pairs of `configuration` (none empty).
+    public static func subsets(of configuration: [String: String], maxSize: Int) -> [Combination] {
+        let pairs = configuration.map { Pair(axis: $0.key, value: $0.value) }.sorted()
+        var out: [Combination] = []
+        func visit(_ start: Int, _ chosen: [Pair]) {
+            if !chosen.isEmpty { out.append(Combination(sorted: chosen)) }
+            guard chosen.count < maxSize else { return }
+            for i in start..<pairs.count { visit(i + 1, chosen + [pairs[i]]) }
+        }
+        visit(0, [])
+        return out
+    }
+
+    /// `locale=ar + window=narrow`.
+    public var description: String { pairs.map { "\($0.axis)=\($0.value)" }.joined(separator: " + ") }
+
+    public static func < (a: Combination, b: Combination) -> Bool {
+        a.count != b.count ? a.count < b.count : a.pairs.lexicographicallyPrecedes(b.pairs)
+    }
+}
+
+/// What a job said about its configuration, as isolation reads it.
+public enum Verdict: String, Sendable, Hashable, Codable {
+    /// Passed on its first attempt.
+    case passed
+    /// Failed (or timed out) on every attempt.
+    case failed
+    /// Failed and passed: repeated before it counts.
+    case flaky
+}
+
+/// One job's outcome: the scenario (with its registry) it ran, its configuration and verdict.
+public struct Observation: Sendable, Hashable {
+    public var subject: Subject
+    public var configuration: [String: String]
+    public var verdict: Verdict
+    /// The journal's job id (follow-up jobs are listed by it in `isolation.json`).
+    public var jobID: String
+    /// Whether a follow-up run produced it (false for the source run's jobs).
+    public var followUp: Bool
+
+    public init(subject: Subject, configuration: [String: String], verdict: Verdict, jobID: String, followUp: Bool) {
+        self.subject = subject
+        self.configuration = configuration
+        self.verdict = verdict
+        self.jobID = jobID
+        self.followUp = followUp
+    }
+}
+
+/// A scenario under a registry: failures are explained per subject ("within its scenario").
+public struct Subject: Sendable, Hashable, Comparable, CustomStringConvertible {
+    public var scenario: String
+    public var registry: String
+
+    public init(scenario: String, registry: String) {
+        self.scenario = scenario
+        self.registry = registry
+    }
+
+    public var description: String { "\(scenario) (\(registry))" }
+
+    public static func < (a: Subject, b: Subject) -> Bool { (a.scenario, a.registry) < (b.scenario, b.registry) }
+}

@@ -1,0 +1,74 @@
+import MatrixPlan
+
+/// Builds a follow-up configuration (pure): it keeps one suspicious combination and moves every other axis to the
+/// least suspicious value the matrix allows, so that — when it can — the configuration holds no other candidate.
+/// The matrix's excludes and constraints are MatrixPlan's own (``MatrixSpace/canComplete(_:useConstraints:)``):
+/// every partial assignment is checked to still extend to a valid configuration.
+public struct FollowUpGenerator: Sendable {
+    /// The matrix's axes with their values, in file order.
+    public let axes: [Axis]
+    public let space: MatrixSpace
+    /// Full configurations the search may look at per follow-up before it keeps the best one found.
+    public var searchLimit = 400
+
+    public init(matrix: MatrixFile) {
+        axes = matrix.axes
+        space = MatrixSpace(matrix)
+    }
+
+    /// Whether a configuration is one the matrix allows (its excludes and constraints).
+    public func allows(_ configuration: [String: String]) -> Bool {
+        space.canComplete(space.partial(configuration)) && axes.allSatisfy { a in
+            configuration[a.name].map { a.values.contains($0) } ?? false
+        }
+    }
+
+    /// A configuration that holds `keep`, with the other axes on the values `ranking` finds least suspicious (ties
+    /// broken by `seed`), avoiding other candidates; nil when the matrix allows no configuration with `keep`.
+    /// - Parameter maxSize: the largest candidate, to count the other candidates a configuration holds.
+    ///   - avoiding: earlier follow-ups of the same combination: their other values come last, so a second follow-up
+    ///     differs from the first wherever the matrix allows (what both hold besides `keep` is then all they share).
+    public func configuration(keeping keep: Combination, ranking: SuspicionRanking, maxSize: Int, seed: UInt64,
+                              avoiding: [[String: String]] = []) -> [String: String]?
+    {
+        var partial = keep.values
+        guard space.canComplete(space.partial(partial)) else { return nil }
+        var rng = SplitMix64(seed: seed)
+        let free = axes.filter { keep[axis: $0.name] == nil }
+        // Per free axis, its values safest first (seeded ties).
+        let orders: [[String]] = free.map { axis in
+            let jitter = Dictionary(uniqueKeysWithValues: axis.values.map { ($0, rng.next()) })
+            func weight(_ v: String) -> Double {
+                ranking.weight(axis: axis.name, value: v) + (avoiding.contains { $0[axis.name] == v } ? 1_000 : 0)
+            }
+            return axis.values.sorted { a, b in
+                let (wa, wb) = (weight(a), weight(b))
+                return wa != wb ? wa < wb : (jitter[a] ?? 0) < (jitter[b] ?? 0)
+            }
+        }
+        var best: (config: [String: String], others: Int)?
+        var visited = 0
+        func others(_ c: [String: String]) -> Int {
+            Combination.subsets(of: c, maxSize: maxSize).reduce(0) { n, s in
+                n + (ranking.live.contains(s) && !keep.isSubset(of: s) ? 1 : 0)
+            }
+        }
+        func search(_ i: Int) -> Bool {
+            if i == free.count {
+                visited += 1
+                let n = others(partial)
+                if n < (best?.others ?? Int.max) { best = (partial, n) }
+                return n == 0 || visited >= searchLimit
+            }
+            for value in orders[i] {
+                partial[free[i].name] = value
+                if space.canComplete(space.partial(partial)), search(i + 1) { return true }
+                if visited >= searchLimit { return true }
+            }
+            partial[free[i].name] = nil
+            return false
+        }
+        _ = search(0)
+        return best?.config
+    }
+}

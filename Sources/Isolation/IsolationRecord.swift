@@ -1,0 +1,101 @@
+import Foundation
+
+/// `runs/<run>/isolation.json` (docs/ISOLATE.md): what `flowmatrix isolate` confirmed about a source run.
+public struct IsolationRecord: Sendable, Hashable, Codable {
+    /// A confirmed combination of a subject, with the follow-up jobs that decided it.
+    public struct Confirmed: Sendable, Hashable, Codable {
+        public var scenario: String
+        public var registry: String
+        /// Axis → its values (one each for a confirmed combination).
+        public var combination: [String: [String]]
+        public var followUps: Int
+        /// The follow-up jobs' ids.
+        public var jobs: [String]
+
+        /// `locale=ar + window=narrow`, axes sorted.
+        public var label: String {
+            combination.keys.sorted().map { axis in
+                let values = combination[axis] ?? []
+                return values.count == 1 ? "\(axis)=\(values[0])" : "\(axis) ∈ {\(values.joined(separator: ", "))}"
+            }.joined(separator: " + ")
+        }
+    }
+
+    /// A subject whose failures the budget or the evidence left unexplained.
+    public struct Unresolved: Sendable, Hashable, Codable {
+        public var scenario: String
+        public var registry: String
+        /// Failing configurations that hold no confirmed combination (canonical `k=v,k=v`).
+        public var configurations: [String]
+        /// The best remaining candidates (at most 5), as labels.
+        public var suspects: [String]
+    }
+
+    /// The run whose failures were isolated.
+    public var source: String
+    public var confirmed: [Confirmed]
+    public var unresolved: [Unresolved]
+    /// Follow-up jobs run (flaky repeats included).
+    public var jobsRun: Int
+    /// Confirmations a later passing job contradicted (kept for the record).
+    public var retracted: [Confirmed]
+    /// The follow-up runs, in order (the last one holds this file).
+    public var runs: [String]
+    /// The budget in jobs.
+    public var budget: Int
+
+    public init(source: String, confirmed: [Confirmed], unresolved: [Unresolved], jobsRun: Int, retracted: [Confirmed],
+                runs: [String], budget: Int) {
+        self.source = source
+        self.confirmed = confirmed
+        self.unresolved = unresolved
+        self.jobsRun = jobsRun
+        self.retracted = retracted
+        self.runs = runs
+        self.budget = budget
+    }
+
+    /// The session's outcome as a record.
+    public init(source: String, session: IsolationSession, runs: [String]) {
+        func record(_ c: IsolationSession.Confirmation) -> Confirmed {
+            Confirmed(scenario: c.subject.scenario, registry: c.subject.registry,
+                      combination: c.combination.values.mapValues { [$0] }, followUps: c.jobs.count, jobs: c.jobs)
+        }
+        let unresolved = session.failingSubjects.compactMap { subject -> Unresolved? in
+            let left = session.unexplained(subject)
+            guard !left.isEmpty else { return nil }
+            let suspects = session.ranking(subject).suspects.prefix(5).map(\.combination.description)
+            return Unresolved(scenario: subject.scenario, registry: subject.registry,
+                              configurations: left.map { Combination($0).pairs.map { "\($0.axis)=\($0.value)" }.joined(separator: ",") },
+                              suspects: Array(suspects))
+        }
+        self.init(source: source, confirmed: session.confirmed.map(record), unresolved: unresolved, jobsRun: session.spent,
+                  retracted: session.retracted.map(record), runs: runs, budget: session.settings.budget)
+    }
+
+    /// The file's name in a run folder.
+    public static let fileName = "isolation.json"
+
+    /// Reads `isolation.json` in `folder`; nil when there is none.
+    /// - Throws: a decoding error for a file that is not an isolation record.
+    public static func read(in folder: URL) throws -> IsolationRecord? {
+        let url = folder.appendingPathComponent(fileName)
+        guard FileManager.default.fileExists(atPath: url.path) else { return nil }
+        return try JSONDecoder().decode(IsolationRecord.self, from: Data(contentsOf: url))
+    }
+
+    /// Writes the record as `isolation.json` in `folder` (sorted keys, atomically).
+    public func write(in folder: URL) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try encoder.encode(self).write(to: folder.appendingPathComponent(Self.fileName), options: .atomic)
+    }
+
+    /// One line per confirmed combination and per unresolved subject, for a terminal.
+    public var lines: [String] {
+        confirmed.map { "confirmed: \($0.scenario) fails with \($0.label) (confirmed by \($0.followUps) follow-up job\($0.followUps == 1 ? "" : "s"))" }
+            + unresolved.map { "unresolved: \($0.scenario): \($0.configurations.count) failing configuration(s) unexplained" }
+            + retracted.map { "retracted: \($0.scenario) with \($0.label) (a later job passed with it)" }
+    }
+}

@@ -1,0 +1,89 @@
+/// Ranks the value combinations that may induce a subject's failures (pure).
+///
+/// The **candidates** are the combinations of at most `maxSize` values of the subject's failing configurations that
+/// no passing configuration holds: a combination seen passing cannot alone make a job fail (failures are assumed to
+/// follow from the values, as the flaky repeats make them). A candidate is ranked by the failing configurations
+/// that hold it (more first), then by size (smaller first: it explains with fewer values), then by how suspicious
+/// its values are (the failure rate of the jobs that hold each value, averaged; higher first), then by its pairs.
+public struct SuspicionRanking: Sendable {
+    public struct Suspect: Sendable, Hashable {
+        public var combination: Combination
+        /// Failing configurations that hold it.
+        public var failing: Int
+        /// The mean failure rate of its values, 0…1.
+        public var suspicion: Double
+    }
+
+    /// Candidates in rank order.
+    public private(set) var suspects: [Suspect]
+    /// The candidates, for membership.
+    public let live: Set<Combination>
+    /// Per `axis=value` pair: live candidates holding it (for the generator's least suspicious values).
+    public let pairWeight: [Combination.Pair: Int]
+    /// Pairs seen in a passing configuration.
+    public let passingPairs: Set<Combination.Pair>
+
+    /// - Parameters:
+    ///   - candidatesFrom: the failing configurations whose combinations are candidates (the source run's).
+    ///   - failing: every failing configuration (source and follow-ups), for the counts and value rates.
+    ///   - passing: every passing configuration.
+    public init(candidatesFrom: [[String: String]], failing: [[String: String]], passing: [[String: String]], maxSize: Int) {
+        var seenPassing = Set<Combination>()
+        var passingPairs = Set<Combination.Pair>()
+        for p in passing {
+            for c in Combination.subsets(of: p, maxSize: maxSize) { seenPassing.insert(c) }
+            for (axis, value) in p { passingPairs.insert(Combination.Pair(axis: axis, value: value)) }
+        }
+        var live = Set<Combination>()
+        for f in candidatesFrom {
+            for c in Combination.subsets(of: f, maxSize: maxSize) where !seenPassing.contains(c) { live.insert(c) }
+        }
+        var counts: [Combination: Int] = [:]
+        var pairRate: [Combination.Pair: (fail: Int, all: Int)] = [:]
+        for f in failing {
+            for c in Combination.subsets(of: f, maxSize: maxSize) where live.contains(c) { counts[c, default: 0] += 1 }
+            for (axis, value) in f { pairRate[Combination.Pair(axis: axis, value: value), default: (0, 0)].fail += 1 }
+        }
+        for p in passing {
+            for (axis, value) in p { pairRate[Combination.Pair(axis: axis, value: value), default: (0, 0)].all += 1 }
+        }
+        var weight: [Combination.Pair: Int] = [:]
+        suspects = live.map { c in
+            for pair in c.pairs { weight[pair, default: 0] += 1 }
+            let rates = c.pairs.map { pair -> Double in
+                let r = pairRate[pair] ?? (0, 0)
+                return Double(r.fail) / Double(max(1, r.fail + r.all))
+            }
+            return Suspect(combination: c, failing: counts[c] ?? 0, suspicion: rates.reduce(0, +) / Double(max(1, rates.count)))
+        }
+        suspects.sort(by: Self.rankedBefore)
+        self.live = live
+        self.pairWeight = weight
+        self.passingPairs = passingPairs
+    }
+
+    /// More failing configurations, then fewer values, then more suspicious values, then by pairs.
+    static func rankedBefore(_ a: Suspect, _ b: Suspect) -> Bool {
+        if a.failing != b.failing { return a.failing > b.failing }
+        if a.combination.count != b.combination.count { return a.combination.count < b.combination.count }
+        if a.suspicion != b.suspicion { return a.suspicion > b.suspicion }
+        return a.combination < b.combination
+    }
+
+    /// The live candidates a configuration holds, in rank order.
+    public func suspects(in configuration: [String: String]) -> [Suspect] {
+        suspects.filter { $0.combination.isContained(in: configuration) }
+    }
+
+    /// Whether `c` is the only minimal candidate `configuration` holds: every live candidate in it holds `c`.
+    public func isOnlySuspect(_ c: Combination, in configuration: [String: String], maxSize: Int) -> Bool {
+        Combination.subsets(of: configuration, maxSize: maxSize).allSatisfy { !live.contains($0) || c.isSubset(of: $0) }
+    }
+
+    /// How suspicious a value is for the generator: live candidates holding it, plus a half when no passing
+    /// configuration has shown it (lower is safer).
+    public func weight(axis: String, value: String) -> Double {
+        let pair = Combination.Pair(axis: axis, value: value)
+        return Double(pairWeight[pair] ?? 0) + (passingPairs.contains(pair) ? 0 : 0.5)
+    }
+}

@@ -1,0 +1,128 @@
+import Foundation
+import Isolation
+import MatrixPlan
+
+/// The synthetic systems of `bench isolate` and the three methods it compares.
+extension IsolateBench {
+    /// Runs a configuration of a system: fails when it holds a planted fault (a flaky fault fails an attempt with
+    /// probability ½; with one retry, a job whose first attempt failed and second passed is flaky).
+    struct Oracle {
+        let system: System
+        var rng: SplitMix64
+        var count = 0
+
+        init(system: System, seed: UInt64) {
+            self.system = system
+            rng = SplitMix64(seed: seed ^ 0xF1A7)
+        }
+
+        mutating func verdict(_ c: [String: String]) -> Verdict {
+            let held = system.faults.filter { $0.combination.isContained(in: c) }
+            if held.contains(where: { !$0.flaky }) { return .failed }
+            guard !held.isEmpty, rng.below(2) == 0 else { return .passed }
+            return rng.below(2) == 0 ? .failed : .flaky
+        }
+
+        mutating func observe(_ c: [String: String], followUp: Bool) -> Observation {
+            count += 1
+            return Observation(subject: IsolateBench.subject, configuration: c, verdict: verdict(c), jobID: "j\(count)",
+                               followUp: followUp)
+        }
+    }
+
+    static let subject = Subject(scenario: "system", registry: "bench")
+
+    /// A seeded system: 8–12 axes of 2–10 values (fewer in quick mode), an exclude, a constraint, and 2–3 faults of
+    /// `faultSize` values the matrix allows, the second sharing a value with the first where it can.
+    static func makeSystem(seed: UInt64, faultSize: Int, quick: Bool) -> System {
+        var rng = SplitMix64(seed: seed)
+        let axisCount = quick ? 6 : 8 + rng.below(5)
+        let axes = (0..<axisCount).map { a in
+            Axis(name: "a\(a)", values: (0..<(quick ? 2 + rng.below(3) : 2 + rng.below(9))).map { "v\($0)" })
+        }
+        let exclude = [["a0": "v0", "a1": "v1"]]
+        let constraint = Constraint(number: 1, conditions: [Condition(axis: "a2", op: .equals, values: ["v0"])],
+                                    consequences: [Condition(axis: "a3", op: .notEquals, values: ["v1"])])
+        let matrix = MatrixFile(name: "synthetic", registry: "bench", seed: seed, axes: axes, exclude: exclude,
+                                constraints: [constraint])
+        let generator = FollowUpGenerator(matrix: matrix)
+        var faults: [Fault] = []
+        let wanted = 2 + rng.below(2)
+        var attempts = 0
+        while faults.count < wanted, attempts < 200 {
+            attempts += 1
+            var values: [String: String] = [:]
+            if let first = faults.first, faultSize > 1, faults.count == 1, let shared = first.combination.pairs.first {
+                values[shared.axis] = shared.value  // overlapping: shares a value with the first fault
+            }
+            while values.count < faultSize {
+                let axis = axes[rng.below(axes.count)]
+                if values[axis.name] == nil { values[axis.name] = axis.values[rng.below(axis.values.count)] }
+            }
+            let c = Combination(values)
+            guard generator.space.canComplete(generator.space.partial(values)),
+                  !faults.contains(where: { $0.combination.isSubset(of: c) || c.isSubset(of: $0.combination) }) else { continue }
+            faults.append(Fault(combination: c, flaky: rng.below(5) == 0))
+        }
+        return System(matrix: matrix, faults: faults, generator: generator)
+    }
+
+    /// FlowMatrix's session with the CLI's default budget (20 % of the plan's jobs).
+    static func isolate(_ system: System, source: [Observation], strength: Int, oracle: inout Oracle, seed: UInt64)
+        -> (found: [Combination], spent: Int)
+    {
+        let settings = IsolationSession.Settings(maxSize: strength + 1, budget: max(1, Int((Double(source.count) * 0.2).rounded(.up))),
+                                                 seed: seed)
+        var session = IsolationSession(source: source, generator: system.generator, settings: settings)
+        while true {
+            let asks = session.nextRound()
+            if asks.isEmpty { break }
+            session.onResults(asks.map { oracle.observe($0.configuration, followUp: true) })
+        }
+        return (session.confirmed.map(\.combination), session.spent)
+    }
+
+    /// One factor at a time (coffee4j's simplest characterization): for each failing configuration not yet explained,
+    /// change one axis at a time to another allowed value; the axes whose change makes it pass are the fault. Not
+    /// flaky-aware, no budget.
+    static func oneFactorAtATime(_ system: System, source: [Observation], oracle: inout Oracle)
+        -> (found: [Combination], spent: Int)
+    {
+        var found: [Combination] = []
+        var spent = 0
+        for o in source where o.verdict != .passed && !found.contains(where: { $0.isContained(in: o.configuration) }) {
+            var relevant: [String: String] = [:]
+            for axis in system.matrix.axes {
+                guard let value = o.configuration[axis.name],
+                      let other = axis.values.first(where: { v in
+                          v != value && system.generator.allows(o.configuration.merging([axis.name: v]) { $1 })
+                      }) else { continue }
+                spent += 1
+                if oracle.verdict(o.configuration.merging([axis.name: other]) { $1 }) == .passed { relevant[axis.name] = value }
+            }
+            if !relevant.isEmpty { found.append(Combination(relevant)) }
+        }
+        return (found, spent)
+    }
+
+    /// Exhaustive testing: every configuration the matrix allows, once; the faults are the minimal combinations of at
+    /// most `maxSize` values that only failing configurations hold. Nil when the space has more than `limit`.
+    static func exhaustiveFaults(_ system: System, maxSize: Int, oracle: inout Oracle, limit: Int)
+        -> (found: [Combination], jobs: Int)?
+    {
+        var all: [[String: String]] = [[:]]
+        for axis in system.matrix.axes {
+            all = all.flatMap { c in axis.values.map { c.merging([axis.name: $0]) { $1 } } }
+            if all.count > limit * 4 { return nil }
+        }
+        all = all.filter(system.generator.allows)
+        guard all.count <= limit else { return nil }
+        var failing: [[String: String]] = [], passing: [[String: String]] = []
+        for c in all { if oracle.verdict(c) == .passed { passing.append(c) } else { failing.append(c) } }
+        let ranking = SuspicionRanking(candidatesFrom: failing, failing: failing, passing: passing, maxSize: maxSize)
+        let minimal = ranking.live.filter { c in
+            !ranking.live.contains { $0.count < c.count && $0.isSubset(of: c) }
+        }
+        return (Array(minimal), all.count)
+    }
+}

@@ -1,0 +1,114 @@
+import Foundation
+import Journal
+import Testing
+
+/// `flowmatrix isolate` and `run --isolate` with real worker processes (`test-worker`'s `fail-with` and
+/// `flaky-with` targets plant failure-inducing combinations): the follow-up runs confirm them.
+@Suite("Isolate", .serialized, .timeLimit(.minutes(5)))
+struct IsolateTests {
+    /// Four scenarios over a pairwise plan: a planted pair, a planted single value, a flaky single value, none.
+    private func workspace() throws -> (E2EWorkspace, String) {
+        let ws = try E2EWorkspace()
+        try ws.scenario("search", ["pass", "fail-with:locale=ar+network=edge"])
+        try ws.scenario("cart", ["fail-with:orientation=landscape"])
+        try ws.scenario("promo", ["flaky-with:locale=de"])
+        try ws.scenario("home", ["pass"])
+        let text = """
+            {"name": "iso", "corpus": "corpus", "registry": "test",
+             "policy": {"retries": 1, "timeout": 30, "seed": 11, "keep": "failures"},
+             "axes": {"locale": ["en", "de", "ar", "ja"], "network": ["lte", "3g", "edge", "offline"],
+                      "orientation": ["portrait", "landscape"], "direction": ["auto", "ltr"]},
+             "exclude": [{"locale": "ja", "network": "offline"}],
+             "reduction": "pairwise"}
+            """
+        try Data(text.utf8).write(to: ws.root.appendingPathComponent("iso.json"))
+        return (ws, ws.root.appendingPathComponent("iso.json").path)
+    }
+
+    private func record(_ ws: E2EWorkspace, run: String) throws -> [String: Any] {
+        let url = ws.root.appendingPathComponent(".flowmatrix/runs/\(run)/isolation.json")
+        return try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any])
+    }
+
+    /// The confirmed combinations as `scenario: axis=value + …`.
+    private func confirmed(_ record: [String: Any]) -> Set<String> {
+        Set((record["confirmed"] as? [[String: Any]] ?? []).map { c in
+            let combination = c["combination"] as? [String: [String]] ?? [:]
+            return "\(c["scenario"] as? String ?? "?"): "
+                + combination.keys.sorted().map { "\($0)=\(combination[$0]?.joined(separator: ",") ?? "")" }.joined(separator: " + ")
+        })
+    }
+
+    @Test("isolate <run>: each planted combination is confirmed by follow-up jobs; the flaky one after repeats")
+    func isolatesPlantedCombinations() async throws {
+        let (ws, matrix) = try workspace()
+        defer { ws.cleanUp() }
+        let (runCode, runOutput) = try await ws.run(["run", matrix, "--workers", "2", "--quiet"], label: "run")
+        #expect(runCode == 1, "\(runOutput)")
+        let source = try #require(try ws.latestRunID())
+        let sourceJobs = try JournalReader(path: ws.journalPath).jobs(run: source).count
+        let (code, output) = try await ws.run(
+            ["isolate", source, "--workers", "2", "--worker-executable", E2EWorkspace.testWorker, "--budget", "100%"],
+            label: "isolate", timeout: .seconds(240))
+        #expect(code == 0, "\(output)")
+        let last = try #require(try ws.latestRunID())
+        #expect(last != source)
+        let json = try record(ws, run: last)
+        #expect(json["source"] as? String == source)
+        #expect(confirmed(json) == ["search: locale=ar + network=edge", "cart: orientation=landscape", "promo: locale=de"],
+                "\(output)")
+        let jobsRun = try #require(json["jobsRun"] as? Int)
+        #expect(jobsRun > 0 && jobsRun <= sourceJobs)
+        for c in json["confirmed"] as? [[String: Any]] ?? [] {
+            #expect((c["followUps"] as? Int ?? 0) > 0 && (c["jobs"] as? [String])?.count == c["followUps"] as? Int)
+        }
+        #expect((json["unresolved"] as? [Any])?.isEmpty == true)
+        // The follow-up runs are runs of the journal, linked to the source in their settings; the promo follow-ups
+        // that were flaky were repeated (the same configuration twice across the rounds).
+        let runs = try #require(json["runs"] as? [String])
+        let reader = try JournalReader(path: ws.journalPath)
+        var promo: [String: Int] = [:]
+        for run in runs {
+            let settings = try #require(try reader.run(run)?.info.settingsJSON)
+            #expect(settings.contains("\"isolates\"") && settings.contains(source))
+            for row in try reader.jobs(run: run) where row.job.scenarioID == "promo" {
+                promo[row.job.configuration, default: 0] += 1
+            }
+        }
+        #expect(promo.values.contains { $0 >= 2 }, "\(promo)")
+        // The reports, `show` and summary.json know the confirmations.
+        let html = try String(contentsOf: ws.root.appendingPathComponent(".flowmatrix/runs/\(source)/report.html"), encoding: .utf8)
+        #expect(html.contains("id=\"isolation-confirmed\""))
+        #expect(html.contains("search fails with locale=ar + network=edge, confirmed by"))
+        let summary = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf:
+            ws.root.appendingPathComponent(".flowmatrix/runs/\(source)/summary.json"))) as? [String: Any])
+        #expect((summary["isolation"] as? [String: Any])?["source"] as? String == source)
+        let (_, shown) = try await ws.run(["show", source], label: "show")
+        #expect(shown.contains("confirmed: search fails with locale=ar + network=edge (confirmed by"), "\(shown)")
+        let (_, diffed) = try await ws.run(["diff", source, last], label: "diff")
+        #expect(diffed.contains("isolation of \(source)"), "\(diffed)")
+    }
+
+    @Test("run --isolate-budget N: a run with failures isolates them at once, within N follow-up jobs")
+    func runIsolate() async throws {
+        let (ws, matrix) = try workspace()
+        defer { ws.cleanUp() }
+        let (code, output) = try await ws.run(["run", matrix, "--workers", "2", "--quiet", "--isolate-budget", "6"], label: "run",
+                                              timeout: .seconds(240))
+        let last = try #require(try ws.latestRunID())
+        let json = try record(ws, run: last)
+        #expect((json["jobsRun"] as? Int ?? 99) <= 6, "\(output)")
+        #expect(json["budget"] as? Int == 6)
+        // Six jobs cannot decide everything here: what is left is listed, and the exit code says so.
+        #expect(code == ((json["unresolved"] as? [Any])?.isEmpty == true ? 0 : 1))
+    }
+
+    @Test("a bad budget is a usage error")
+    func badBudget() async throws {
+        let ws = try E2EWorkspace()
+        defer { ws.cleanUp() }
+        let (code, output) = try await ws.run(["isolate", "last", "--budget", "lots"], label: "bad")
+        #expect(code == 64)
+        #expect(output.contains("a budget is a job count or a percentage"))
+    }
+}

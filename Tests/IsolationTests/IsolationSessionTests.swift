@@ -1,0 +1,148 @@
+import Foundation
+import Isolation
+import MatrixPlan
+import Testing
+
+/// The pure core driven with a simulated system: a configuration fails when it holds a planted combination.
+@Suite("Isolation: ranking, generation, session")
+struct IsolationSessionTests {
+    /// Four axes with a constraint and an exclude; pairwise plan.
+    static let matrixJSON = """
+        {"name": "iso", "corpus": ".", "registry": "noop",
+         "axes": {"lang": ["en", "de", "ar", "ja"], "size": ["narrow", "wide", "tall"],
+                  "net": ["wifi", "edge", "offline"], "theme": ["light", "dark"]},
+         "exclude": [{"lang": "ja", "net": "offline"}],
+         "constraints": [{"if": {"size": "tall"}, "then": {"theme": "light"}}],
+         "reduction": "pairwise"}
+        """
+
+    static func matrix() throws -> MatrixFile {
+        let (matrix, findings) = MatrixFile.parse(Array(matrixJSON.utf8), file: "iso.json", directory: URL(fileURLWithPath: "/"))
+        #expect(findings.isEmpty)
+        return try #require(matrix)
+    }
+
+    static let subject = Subject(scenario: "search", registry: "noop")
+
+    /// Every valid configuration of the matrix (full), through MatrixPlan's own constraint evaluation.
+    static func configurations(_ matrix: MatrixFile) -> [[String: String]] {
+        let generator = FollowUpGenerator(matrix: matrix)
+        var out: [[String: String]] = [[:]]
+        for axis in matrix.axes {
+            out = out.flatMap { c in axis.values.map { c.merging([axis.name: $0]) { $1 } } }
+        }
+        return out.filter(generator.allows)
+    }
+
+    /// Runs a session to its end against `faults`; `flaky` configurations pass on alternate runs.
+    static func isolate(_ source: [[String: String]], faults: [Combination], budget: Int, seed: UInt64 = 7,
+                        flaky: Set<[String: String]> = []) throws -> IsolationSession {
+        let matrix = try matrix()
+        var runs = 0
+        func observe(_ c: [String: String], followUp: Bool, id: String) -> Observation {
+            runs += 1
+            let fails = faults.contains { $0.isContained(in: c) }
+            let verdict: Verdict = flaky.contains(c) && !followUp ? .flaky : (fails ? .failed : .passed)
+            return Observation(subject: subject, configuration: c, verdict: verdict, jobID: id, followUp: followUp)
+        }
+        var session = IsolationSession(
+            source: source.enumerated().map { observe($1, followUp: false, id: "s\($0)") },
+            generator: FollowUpGenerator(matrix: matrix), settings: .init(maxSize: 3, budget: budget, seed: seed))
+        for round in 0..<20 {
+            let asks = session.nextRound()
+            if asks.isEmpty { break }
+            session.onResults(asks.enumerated().map { observe($1.configuration, followUp: true, id: "f\(round)-\($0)") })
+        }
+        return session
+    }
+
+    @Test("a planted pair in a pairwise plan is confirmed, and every follow-up is a configuration the matrix allows")
+    func plantedPair() throws {
+        let matrix = try Self.matrix()
+        let plan = matrix.plan(scenarios: [])
+        let source = plan.configurations.map(\.values)
+        let fault = Combination(["lang": "ar", "net": "edge"])
+        let session = try Self.isolate(source, faults: [fault], budget: source.count)
+        #expect(session.confirmed.map(\.combination) == [fault])
+        #expect(session.confirmed.first?.jobs.isEmpty == false)
+        #expect(session.unexplained(Self.subject).isEmpty)
+        let generator = FollowUpGenerator(matrix: matrix)
+        // Constraints respected: every follow-up obeys the excludes and constraints.
+        let followUps = session.observations.filter(\.followUp)
+        #expect(!followUps.isEmpty && followUps.count <= source.count)
+        for o in followUps { #expect(generator.allows(o.configuration)) }
+        #expect(Self.configurations(matrix).count == 72 - 6 - 12 + 1)
+        #expect(!generator.allows(["lang": "ja", "net": "offline", "size": "wide", "theme": "light"]))
+        #expect(!generator.allows(["lang": "en", "net": "wifi", "size": "tall", "theme": "dark"]))
+    }
+
+    @Test("generation keeps the combination and moves the rest to allowed, least suspicious values")
+    func generationRespectsConstraints() throws {
+        let matrix = try Self.matrix()
+        let generator = FollowUpGenerator(matrix: matrix)
+        let failing = [["lang": "ar", "size": "tall", "net": "edge", "theme": "light"]]
+        let passing = [["lang": "en", "size": "wide", "net": "wifi", "theme": "dark"]]
+        let ranking = SuspicionRanking(candidatesFrom: failing, failing: failing, passing: passing, maxSize: 2)
+        let keep = Combination(["size": "tall"])
+        let config = try #require(generator.configuration(keeping: keep, ranking: ranking, maxSize: 2, seed: 1))
+        #expect(config["size"] == "tall")
+        // window=tall forces theme=light (a constraint), though dark is the safer value.
+        #expect(config["theme"] == "light")
+        #expect(config["lang"] == "en" && config["net"] == "wifi")
+        #expect(generator.allows(config))
+        // A combination the matrix excludes yields no follow-up.
+        #expect(generator.configuration(keeping: Combination(["lang": "ja", "net": "offline"]), ranking: ranking,
+                                        maxSize: 2, seed: 1) == nil)
+    }
+
+    @Test("the budget is never exceeded, and the same seed gives the same follow-ups")
+    func budgetAndDeterminism() throws {
+        let matrix = try Self.matrix()
+        let source = matrix.plan(scenarios: []).configurations.map(\.values)
+        let faults = [Combination(["lang": "ar", "net": "edge", "theme": "dark"]), Combination(["size": "narrow", "lang": "de"])]
+        for budget in [0, 1, 3, 5] {
+            let session = try Self.isolate(source, faults: faults, budget: budget)
+            #expect(session.spent <= budget)
+        }
+        let a = try Self.isolate(source, faults: faults, budget: 30, seed: 42)
+        let b = try Self.isolate(source, faults: faults, budget: 30, seed: 42)
+        #expect(a.confirmed == b.confirmed)
+        #expect(a.spent == b.spent)
+    }
+
+    @Test("ranking: a combination seen passing is no candidate; more failing configurations rank first")
+    func ranking() {
+        let failing = [["a": "1", "b": "1"], ["a": "1", "b": "2"]]
+        let passing = [["a": "2", "b": "1"], ["a": "2", "b": "2"]]
+        let ranking = SuspicionRanking(candidatesFrom: failing, failing: failing, passing: passing, maxSize: 2)
+        #expect(ranking.suspects.first?.combination == Combination(["a": "1"]))
+        #expect(!ranking.live.contains(Combination(["b": "1"])))
+        #expect(ranking.suspects.map(\.combination.description) == ["a=1", "a=1 + b=1", "a=1 + b=2"])
+    }
+
+    @Test("a flaky source job is repeated before it counts; a failure seen only there is then explained")
+    func flakyRepeated() throws {
+        let matrix = try Self.matrix()
+        let source = matrix.plan(scenarios: []).configurations.map(\.values)
+        let fault = Combination(["lang": "de", "theme": "dark"])
+        let flakySource = Set(source.filter { fault.isContained(in: $0) }.prefix(1))
+        let session = try Self.isolate(source, faults: [fault], budget: source.count, flaky: flakySource)
+        let repeats = session.observations.filter { $0.followUp && flakySource.contains($0.configuration) }
+        #expect(!repeats.isEmpty)
+        #expect(session.confirmed.map(\.combination) == [fault])
+    }
+
+    @Test("a passing follow-up that holds a confirmed combination retracts it")
+    func contradictionRetracts() throws {
+        let matrix = try Self.matrix()
+        let source = matrix.plan(scenarios: []).configurations.map(\.values)
+        let fault = Combination(["lang": "ar", "net": "edge"])
+        var session = try Self.isolate(source, faults: [fault], budget: source.count)
+        #expect(session.confirmed.map(\.combination) == [fault])
+        let contradiction = ["lang": "ar", "net": "edge", "size": "wide", "theme": "dark"]
+        session.onResults([Observation(subject: Self.subject, configuration: contradiction, verdict: .passed, jobID: "x",
+                                       followUp: true)])
+        #expect(session.confirmed.isEmpty)
+        #expect(session.retracted.map(\.combination) == [fault])
+    }
+}

@@ -1,0 +1,109 @@
+import Reports
+import Testing
+
+@Suite("Axis pivot: exact explanations")
+struct AxisPivotExactTests {
+    private func input(_ values: [String: String], _ status: CellStatus) -> AxisPivot.Input {
+        AxisPivot.Input(axes: values.map { AxisValue(axis: $0.key, value: $0.value) }.sorted(), status: status)
+    }
+
+    /// The page: search fails exactly on network ∈ {edge, offline}, and the plan ran edge and offline with
+    /// direction=auto only, so `scenario=search + direction=auto` holds the 16 failures among 24 jobs.
+    private var searchOnSlowNetworks: [AxisPivot.Input] {
+        var jobs: [AxisPivot.Input] = []
+        let locales = ["en", "de", "fr", "ar", "ja", "he", "pt", "ru"]
+        for scenario in ["search", "home"] {
+            for locale in locales {
+                for (network, direction) in [("edge", "auto"), ("offline", "auto"), ("wifi", "auto"), ("wifi", "ltr"),
+                                             ("wifi", "rtl")] {
+                    let fails = scenario == "search" && (network == "edge" || network == "offline")
+                    jobs.append(input(["scenario": scenario, "locale": locale, "network": network, "direction": direction],
+                                      fails ? .failed : .passed))
+                }
+            }
+        }
+        return jobs
+    }
+
+    @Test("the issue's example: failures exactly scenario=search + network ∈ {edge, offline}, not direction=auto 16 of 24")
+    func valueSetOfOneAxis() throws {
+        let pivot = AxisPivot.compute(searchOnSlowNetworks)
+        #expect(pivot.totalFailures == 16)
+        // The broader group the old headline named is there, and partial.
+        let auto = try #require(pivot.ranked.first { $0.label == "scenario=search + direction=auto" })
+        #expect((auto.failures, auto.jobs) == (16, 24))
+        let only = try #require(pivot.explanations.first)
+        #expect(pivot.explanations.count == 1)
+        #expect(only.exact)
+        #expect(only.group.label == "scenario=search + network ∈ {edge, offline}")
+        #expect((only.group.failures, only.group.jobs) == (16, 16))
+        #expect(pivot.headline == "Fails exactly with scenario=search + network ∈ {edge, offline}: all 16 failures, "
+            + "and every such job fails.")
+        #expect(pivot.ranked.first?.label == "scenario=search + network ∈ {edge, offline}")
+    }
+
+    @Test("values that always co-occur in a scenario: the headline says it can't tell them apart")
+    func cannotTellApart() throws {
+        var jobs: [AxisPivot.Input] = []
+        for scenario in ["cart", "home"] {
+            for locale in ["en", "ar", "de"] {
+                for orientation in ["portrait", "landscape"] {
+                    // The plan only ever ran locale=ar with window=narrow.
+                    let window = locale == "ar" ? "narrow" : (orientation == "portrait" ? "wide" : "narrow")
+                    let fails = scenario == "cart" && locale == "ar"
+                    jobs.append(input(["scenario": scenario, "locale": locale, "orientation": orientation, "window": window],
+                                      fails ? .failed : .passed))
+                }
+            }
+        }
+        // cart + ar holds both failures; cart + narrow holds them and a passing de/en landscape job: partial.
+        let pivot = AxisPivot.compute(jobs)
+        let only = try #require(pivot.explanations.first)
+        #expect(only.exact)
+        #expect(only.group.label == "scenario=cart + locale=ar")
+        #expect(only.alternatives.isEmpty)
+
+        // Now narrow is run with ar only: the two patterns hold the same jobs.
+        let confounded = jobs.filter { job in
+            !(job.axes.contains(AxisValue(axis: "window", value: "narrow")) && !job.axes.contains(AxisValue(axis: "locale", value: "ar")))
+        }
+        let both = AxisPivot.compute(confounded)
+        let e = try #require(both.explanations.first)
+        #expect(e.exact)
+        #expect(e.group.label == "scenario=cart + locale=ar")
+        #expect(e.alternatives.map(\.label) == ["scenario=cart + window=narrow"])
+        #expect(both.headline == "Fails exactly with scenario=cart + locale=ar: all 2 failures, and every such job fails"
+            + " (can't tell locale=ar from window=narrow here).")
+    }
+
+    @Test("an exact pattern of a scenario ranks above a partial one that explains no more failures")
+    func exactBeforePartial() throws {
+        var jobs: [AxisPivot.Input] = []
+        for locale in ["en", "ar", "he"] {
+            for theme in ["light", "dark"] {
+                for size in ["s", "m", "l"] {
+                    // ar and he fail with theme=dark.
+                    let fails = theme == "dark" && locale != "en"
+                    jobs.append(input(["scenario": "a", "locale": locale, "theme": theme, "size": size], fails ? .failed : .passed))
+                }
+            }
+        }
+        let pivot = AxisPivot.compute(jobs)
+        let first = try #require(pivot.explanations.first)
+        #expect(first.exact)
+        // One scenario: the pattern needs no scenario to be exact in the whole run.
+        #expect(first.group.label == "locale ∈ {ar, he} + theme=dark")
+        #expect(pivot.headline == "Fails exactly with locale ∈ {ar, he} + theme=dark: all 6 failures, and every such job fails.")
+    }
+
+    @Test("a partial pattern gives both rates: of its jobs, and of the failures")
+    func partialGivesBothRates() {
+        let jobs = [
+            input(["locale": "ar"], .failed), input(["locale": "ar"], .failed), input(["locale": "ar"], .passed),
+            input(["locale": "en"], .failed), input(["locale": "en"], .passed), input(["locale": "en"], .passed),
+        ]
+        let pivot = AxisPivot.compute(jobs)
+        #expect(pivot.explanations.first?.exact == false)
+        #expect(pivot.headline == "3 failures follow locale=ar (2 of 3 jobs fail; 2 of 3 failures); 1 other failure.")
+    }
+}
