@@ -152,9 +152,9 @@ enum IsolateCommand {
         var roundOptions = options
         roundOptions.matrixPath = matrixPath
         roundOptions.quiet = true
-        var request = try RunSession.request(roundOptions)
+        var request = try await RunSession.request(roundOptions)
         request.shard = FollowUpJobs(source: source, round: number, asks: asks)
-        request.reports = RunArtifacts(baseline: nil)
+        request.reports = RunReportWriter(baseline: nil)
         let result: RunResult
         do {
             result = try await RunController(request, onEvent: { _ in }).run()
@@ -194,7 +194,7 @@ enum IsolateCommand {
             } catch {
                 throw CommandFailure("cannot write \(IsolationRecord.fileName) for run \(runID): \(error)")
             }
-            _ = RunArtifacts.writeReports(runID: runID, store: store, baseline: nil)
+            _ = RunReportWriter.writeReports(runID: runID, store: store, baseline: nil)
         }
     }
 }

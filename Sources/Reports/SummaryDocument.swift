@@ -9,8 +9,10 @@ public struct SummaryDocument: Sendable, Hashable, Codable {
     /// 2: jobs that passed on their only attempt without artifacts moved from `jobs` to the compact `passed` rows.
     /// 3: an artifact is a compact array `[attempt, step, name, mediaType, sha256, rawSize, compressedSize, carried]`;
     /// its `blob` path (derived from the hash) and `file` (a decompressed copy, no longer written) are gone.
-    /// 4: `testCases` (junit.xml's counters); the members the other changes of this release add.
-    public static let currentSchemaVersion = 4
+    /// 4: `testCases` (junit.xml's counters); the members the other changes of that release add.
+    /// 5: `jobs[].tests` (a command job's tests that did not pass), `jobs[].audit`, the pivot's value sets and
+    /// per-test pivots, `isolation` — the members this release adds.
+    public static let currentSchemaVersion = 5
 
     /// `junit.xml`'s counters: test cases, not jobs (a command job that reports tests is a case per test, plus a
     /// case of its own when it did not pass). `failures + errors` is 0 exactly when no job failed, timed out or

@@ -8,7 +8,7 @@ struct SummaryDocumentTests {
     func content() throws {
         let written = try WrittenReport()
         let summary = try JSONDecoder().decode(SummaryDocument.self, from: Data(contentsOf: written.files.summary))
-        #expect(summary.schemaVersion == SummaryDocument.currentSchemaVersion && summary.schemaVersion == 4)
+        #expect(summary.schemaVersion == SummaryDocument.currentSchemaVersion && summary.schemaVersion == 5)
         #expect(summary.total == 36)
         #expect(summary.counts == ["passed": 29, "failed": 3, "flaky": 1, "timedOut": 1, "quarantined": 1, "notRun": 1])
         // junit.xml's counters, in test cases: here (scenario jobs only) one case per job.
