@@ -28,6 +28,7 @@ enum IsolateCommand {
             CommandOption("--seed", value: .text("<n>"),
                           help: "Seed of the follow-up generation's tie-breaks.", default: .described("the source run's seed")),
             CommandOption("--quiet", help: "No progress lines."),
+            .maxJobs("The job limit of the follow-up plans (finding MX025)."),
         ],
         discussion: """
             Each round is a new run of the source's matrix with only the follow-up jobs (its settings name the
