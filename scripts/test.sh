@@ -11,9 +11,10 @@ python3 scripts/check-code-shape.py
 swift build --build-tests
 # Tests run in parallel within the process; end-to-end suites bound their own time and clean up. The suites that
 # judge a real network fault by its timing (a partition, resets, a kill mid-job, a late joiner), and the worker's
-# peak-memory bound with 1 GB of command output, the resume cycles (many process starts and kills) and the interrupt-while-in-flight drain test, run afterwards on their own, not while every other suite loads
+# peak-memory bound with 1 GB of command output, the coordinator under an open-file limit of 48 (a loaded run has seen
+# that serve exit; alone it passes: to investigate), the resume cycles (many process starts and kills) and the interrupt-while-in-flight drain test, run afterwards on their own, not while every other suite loads
 # the 2 cores.
-alone='EndToEndTests\.(FaultProxyTests|NetworkNamespaceTests|LongJobSchedulingTests|DistributedRunTests|CommandJobMemoryTests|ResumeCycleTests)|RunControlTests\.RunControllerDrainTests'
+alone='EndToEndTests\.(FaultProxyTests|NetworkNamespaceTests|LongJobSchedulingTests|DistributedRunTests|CommandJobMemoryTests|ResumeCycleTests|DescriptorLimitTests)|RunControlTests\.RunControllerDrainTests'
 set +e
 swift test --skip-build --skip "$alone" 2>&1 | tee .build/test-output.txt
 status=${PIPESTATUS[0]}
