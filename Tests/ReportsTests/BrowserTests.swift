@@ -14,20 +14,20 @@ struct BrowserTests {
     /// The DOM of `url` once the page says it is ready, as Chromium serialises it. `--dump-dom` serialises when the
     /// virtual-time budget runs out; on a loaded machine that can come before the page's first animation frame (its
     /// ready marker), so a dump without the marker is taken again, up to three times.
-    private func dumpDOM(_ url: String) throws -> String {
+    private func dumpDOM(_ url: String) async throws -> String {
         var dom = ""
         for _ in 0..<3 {
-            dom = try dumpOnce(url)
+            dom = try await dumpOnce(url)
             if dom.contains("data-ready=\"true\"") { break }
         }
         return dom
     }
 
-    private func dumpOnce(_ url: String) throws -> String {
+    private func dumpOnce(_ url: String) async throws -> String {
         let chromium = try chromium()
         let profile = FileManager.default.temporaryDirectory.appendingPathComponent("flowmatrix-chromium-\(UUID().uuidString)")
         defer { ExternalTool.removeTree(profile) }
-        let result = ExternalTool.run(chromium, [
+        let result = await ExternalTool.run(chromium, [
             "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
             "--no-default-browser-check", "--disable-extensions", "--disable-component-update", "--disable-sync",
             "--disable-background-networking", "--disable-breakpad", "--user-data-dir=\(profile.path)",
@@ -39,11 +39,11 @@ struct BrowserTests {
     }
 
     @Test("heat map cells, a failed job's panel opened from the URL, wireframe images loaded, titles as text")
-    func renderedDOM() throws {
+    func renderedDOM() async throws {
         let written = try WrittenReport()
         let failed = try written.job("checkout", "ar", "rtl", "landscape")
         let url = written.files.html.absoluteString + "#job=\(failed.jobID)"
-        let dom = try dumpDOM(url)
+        let dom = try await dumpDOM(url)
 
         // The script ran (the CSP hash admits it) and opened the panel named by the fragment.
         #expect(dom.contains("data-ready=\"true\""))
@@ -73,10 +73,10 @@ struct BrowserTests {
     }
 
     @Test("without a fragment no panel is open; a blob missing from the folder marks its images as not loaded")
-    func brokenImage() throws {
+    func brokenImage() async throws {
         let written = try WrittenReport()
         let failed = try written.job("checkout", "ar", "rtl", "landscape")
-        let closed = try dumpDOM(written.files.html.absoluteString)
+        let closed = try await dumpDOM(written.files.html.absoluteString)
         #expect(closed.contains("data-ready=\"true\""))
         #expect(!closed.contains("job-panel open"))
         #expect(!closed.contains("<img"))
@@ -88,7 +88,7 @@ struct BrowserTests {
         let entry = entries.indices.filter { entries[$0].hasPrefix("\"") || entries[$0].hasPrefix("FM.pack") }[place[1]]
         entries[entry] = entries[entry].hasPrefix("FM.pack") ? "FM.pack(0,[\n0" : "0"
         try entries.joined(separator: ",\n").write(to: pack, atomically: true, encoding: .utf8)
-        let dom = try dumpDOM(written.files.html.absoluteString + "#job=\(failed.jobID)")
+        let dom = try await dumpDOM(written.files.html.absoluteString + "#job=\(failed.jobID)")
         #expect(dom.contains("data-open-job=\"\(failed.jobID)\""))
         #expect(occurrences("data-loaded=\"false\"", in: dom) == 3)
         #expect(!dom.contains("data-loaded=\"true\""))
@@ -110,12 +110,12 @@ struct BrowserTests {
     struct ReadyState: Decodable { var readyMs: Double, cells: Int }
 
     /// Sends a real mouse click to the element `selector` of `written`'s report over the DevTools protocol.
-    private func click(_ selector: String, in written: WrittenReport, page: URL? = nil) throws -> ClickState {
-        try JSONDecoder().decode(ClickState.self, from: drive(selector, in: written, page: page))
+    private func click(_ selector: String, in written: WrittenReport, page: URL? = nil) async throws -> ClickState {
+        try JSONDecoder().decode(ClickState.self, from: await drive(selector, in: written, page: page))
     }
 
     /// Runs `Fixtures/click_cell.py` on the report (or `page`); its JSON output.
-    private func drive(_ selector: String, in written: WrittenReport, page: URL? = nil) throws -> Data {
+    private func drive(_ selector: String, in written: WrittenReport, page: URL? = nil) async throws -> Data {
         let chromium = try chromium()
         let pythonTool = ExternalTool.ensure("python3", package: "python3")
         let python = try #require(pythonTool.path, "\(pythonTool.reason)")
@@ -123,17 +123,17 @@ struct BrowserTests {
         let profile = FileManager.default.temporaryDirectory.appendingPathComponent("flowmatrix-chromium-\(UUID().uuidString)")
         defer { ExternalTool.removeTree(profile) }
         let url = (page ?? written.files.html).absoluteString
-        let result = ExternalTool.run(python, [script.path, chromium, url, selector, profile.path], timeout: 120)
+        let result = await ExternalTool.run(python, [script.path, chromium, url, selector, profile.path], timeout: 120)
         #expect(!result.timedOut)
         #expect(result.status == 0, "\(result.stderr)")
         return Data(result.stdout.utf8)
     }
 
     @Test("a mouse click on a failed cell opens its job panel with the wireframes loaded (DevTools protocol)")
-    func clickFailedCell() throws {
+    func clickFailedCell() async throws {
         let written = try WrittenReport()
         let failed = try written.job("checkout", "ar", "rtl", "landscape")
-        let state = try click("a.cell[data-job=\"\(failed.jobID)\"]", in: written)
+        let state = try await click("a.cell[data-job=\"\(failed.jobID)\"]", in: written)
         #expect(state.openBefore == 0)
         #expect(state.clicked == failed.jobID)
         #expect(state.hash == "#job=\(failed.jobID)")
@@ -147,10 +147,10 @@ struct BrowserTests {
     }
 
     @Test("past the cell limit a group's cell opens its jobs below the map; a failed one there opens its panel")
-    func aggregatedDrillDown() throws {
+    func aggregatedDrillDown() async throws {
         let written = try WrittenReport(settings: ReportSettings(heatMapCellLimit: 10))
         let failing = try ["en-US", "ar", "de-DE"].map { try written.job("checkout", $0, "rtl", "landscape").jobID }
-        let state = try click(".hr[data-scenario=\"checkout\"] a.cell.agg.s-failed >> #drill a.cell.s-failed", in: written)
+        let state = try await click(".hr[data-scenario=\"checkout\"] a.cell.agg.s-failed >> #drill a.cell.s-failed", in: written)
         let group = try #require(state.drilled)
         #expect(written.html.contains("data-cells=\"\(group)\""))
         #expect(state.drillCells > 1)
@@ -165,11 +165,11 @@ struct BrowserTests {
     }
 
     @Test("on an aggregated map a pattern lights the group cells whose shown values match, in its scenario's row only")
-    func aggregatedPattern() throws {
+    func aggregatedPattern() async throws {
         let written = try WrittenReport(settings: ReportSettings(heatMapCellLimit: 10))
         let kept = Int(try #require(written.html.firstMatch(of: /data-levels="([0-9]+)"/)?.1)) ?? -1
         #expect(kept >= 1)
-        let state = try click("tr[data-pattern]", in: written)
+        let state = try await click("tr[data-pattern]", in: written)
         #expect(!state.matchedGroups.isEmpty)
         // The first pattern is checkout with rtl + landscape: every lit group is in checkout's row, and holds a
         // failing job of the pattern (its drill-down tells which).
@@ -182,21 +182,21 @@ struct BrowserTests {
     }
 
     @Test("a click on a pattern lights up exactly its jobs on the heat map")
-    func clickPattern() throws {
+    func clickPattern() async throws {
         let written = try WrittenReport()
-        let state = try click("tr[data-pattern]", in: written)
+        let state = try await click("tr[data-pattern]", in: written)
         let expected = try ["en-US", "ar", "de-DE"].map { try written.job("checkout", $0, "rtl", "landscape").jobID }
         #expect(Set(state.matches) == Set(expected))
         #expect(state.openPanels == 0)
     }
 
     @Test("2,000 jobs: a click on a passed cell builds its panel from the data island; the URL opens one too")
-    func clickPassedCell() throws {
+    func clickPassedCell() async throws {
         let run = LargeSweep.run()
         let written = try WrittenReport(runs: [run], report: run.runID)
         let job = try #require(run.jobs.first { $0.plan == .pass && $0.scenarioID == "s12" })
         #expect(!written.html.contains("id=\"job-\(job.jobID)\""))
-        let state = try click("a.cell[data-job=\"\(job.jobID)\"]", in: written)
+        let state = try await click("a.cell[data-job=\"\(job.jobID)\"]", in: written)
         #expect(state.openBefore == 0)
         #expect(state.clicked == job.jobID)
         #expect(state.hash == "#job=\(job.jobID)")
@@ -209,7 +209,7 @@ struct BrowserTests {
         #expect(state.images.isEmpty)
 
         let other = try #require(run.jobs.last { $0.plan == .pass })
-        let dom = try dumpDOM(written.files.html.absoluteString + "#job=\(other.jobID)")
+        let dom = try await dumpDOM(written.files.html.absoluteString + "#job=\(other.jobID)")
         #expect(dom.contains("data-open-job=\"\(other.jobID)\""))
         #expect(dom.contains("<section class=\"job-panel open\" id=\"job-\(other.jobID)\" data-job-panel=\"\(other.jobID)\">"))
         #expect(dom.contains("class=\"cell s-passed selected\" data-job=\"\(other.jobID)\""))
@@ -219,16 +219,16 @@ struct BrowserTests {
     }
 
     @Test("2,000 jobs: a click on the pattern lights up exactly the failing jobs, bare cells included in the search")
-    func clickPatternLarge() throws {
+    func clickPatternLarge() async throws {
         let run = LargeSweep.run()
         let written = try WrittenReport(runs: [run], report: run.runID)
-        let state = try click("tr[data-pattern]", in: written)
+        let state = try await click("tr[data-pattern]", in: written)
         #expect(Set(state.matches) == Set(run.jobs.filter { $0.plan == .fail }.map(\.jobID)))
         #expect(state.matches.count == 10)
     }
 
     @Test("a report folder copied elsewhere keeps working: the panel and its wireframes load from the copy")
-    func movedFolder() throws {
+    func movedFolder() async throws {
         let written = try WrittenReport()
         let failed = try written.job("checkout", "ar", "rtl", "landscape")
         let elsewhere = FileManager.default.temporaryDirectory.appendingPathComponent("flowmatrix-moved-\(UUID().uuidString)")
@@ -238,7 +238,7 @@ struct BrowserTests {
         try FileManager.default.copyItem(at: written.files.folder, to: copy)
         // The store (and the original folder) are gone: only the copy can serve the page.
         ExternalTool.removeTree(written.fixture.directory)
-        let state = try click("a.cell[data-job=\"\(failed.jobID)\"]", in: written,
+        let state = try await click("a.cell[data-job=\"\(failed.jobID)\"]", in: written,
                               page: copy.appendingPathComponent("report.html"))
         #expect(state.panel == failed.jobID)
         #expect(state.images.count == 3)
@@ -247,16 +247,16 @@ struct BrowserTests {
     }
 
     @Test("100,000 jobs: the static report opens, becomes ready, and a failed cell's panel loads its steps and wireframes")
-    func largeRun() throws {
+    func largeRun() async throws {
         let run = LargeSweep.run(scenarios: 1_000)
         #expect(run.jobs.count == 100_000)
         let written = try WrittenReport(runs: [run], report: run.runID)
-        let ready = try JSONDecoder().decode(ReadyState.self, from: drive("--ready", in: written))
+        let ready = try JSONDecoder().decode(ReadyState.self, from: await drive("--ready", in: written))
         // A generous bound for a shared machine and a debug build of the test (the bench measures the real figure).
         #expect(ready.readyMs > 0 && ready.readyMs < 30_000, "ready after \(ready.readyMs) ms")
         #expect(ready.cells == 100_000)
         let failed = try #require(run.jobs.first { $0.plan == .fail && $0.scenarioID == "s803" })
-        let state = try click("a.cell[data-job=\"\(failed.jobID)\"]", in: written)
+        let state = try await click("a.cell[data-job=\"\(failed.jobID)\"]", in: written)
         #expect(state.panel == failed.jobID)
         #expect(state.panelVisible)
         #expect(state.steps == 6)

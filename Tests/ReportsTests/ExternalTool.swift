@@ -1,5 +1,5 @@
-import Dispatch
 import Foundation
+import ProcessSpawn
 
 /// Runs system tools (xmllint, chromium) from tests: finds them, and runs them with a time bound. Tests install
 /// nothing: `scripts/install-deps.sh test` (run by `scripts/test.sh`) provides the tools.
@@ -39,8 +39,9 @@ enum ExternalTool {
     }
 
     /// Runs `executable` and waits at most `timeout` seconds (the process is killed then). Output goes through
-    /// temporary files, so a large output never blocks the child.
-    static func run(_ executable: String, _ arguments: [String], timeout: Double, environment: [String: String] = [:]) -> Output {
+    /// temporary files, so a large output never blocks the child. It waits without blocking a thread of the
+    /// cooperative pool: a blocked pool thread (there are as many as cores) stalls every other test of the process.
+    static func run(_ executable: String, _ arguments: [String], timeout: Double, environment: [String: String] = [:]) async -> Output {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("flowmatrix-tool-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: dir) }
         do {
@@ -57,14 +58,12 @@ enum ExternalTool {
             process.standardOutput = try FileHandle(forWritingTo: out)
             process.standardError = try FileHandle(forWritingTo: err)
             process.standardInput = FileHandle.nullDevice
-            let done = DispatchSemaphore(value: 0)
-            process.terminationHandler = { _ in done.signal() }
             try process.run()
             var timedOut = false
-            if done.wait(timeout: .now() + timeout) == .timedOut {
+            if await !process.exited(timeout: .milliseconds(Int64(timeout * 1000))) {
                 timedOut = true
                 kill(process.processIdentifier, SIGKILL)
-                done.wait()
+                _ = await process.exited(timeout: .seconds(30))
             }
             return Output(status: process.terminationStatus,
                           stdout: String(decoding: (try? Data(contentsOf: out)) ?? Data(), as: UTF8.self),

@@ -123,18 +123,18 @@ struct JUnitReportTests {
     }
 
     @Test("junit.xml validates against the Surefire-style JUnit schema (xmllint --schema)")
-    func validatesAgainstSchema() throws {
+    func validatesAgainstSchema() async throws {
         let xmllint = try xmllint()
         for grouping in JUnitGrouping.allCases {
             let written = try WrittenReport(settings: ReportSettings(junitGrouping: grouping))
-            let result = ExternalTool.run(xmllint, ["--noout", "--schema", Self.schema.path, written.files.junit.path], timeout: 60)
+            let result = await ExternalTool.run(xmllint, ["--noout", "--schema", Self.schema.path, written.files.junit.path], timeout: 60)
             #expect(result.status == 0, "\(result.stderr)")
             #expect(result.stderr.contains("validates"))
         }
     }
 
     @Test("the schema is strict enough to reject a malformed report (a failure after system-out, a testcase without a name)")
-    func schemaRejectsBadReports() throws {
+    func schemaRejectsBadReports() async throws {
         let xmllint = try xmllint()
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("junit-bad-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
@@ -147,7 +147,7 @@ struct JUnitReportTests {
         for (i, text) in bad.enumerated() {
             let file = dir.appendingPathComponent("bad\(i).xml")
             try Data(text.utf8).write(to: file)
-            let result = ExternalTool.run(xmllint, ["--noout", "--schema", Self.schema.path, file.path], timeout: 60)
+            let result = await ExternalTool.run(xmllint, ["--noout", "--schema", Self.schema.path, file.path], timeout: 60)
             #expect(result.status != 0, "bad\(i) should not validate")
         }
     }
