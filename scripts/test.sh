@@ -12,9 +12,11 @@ swift build --build-tests
 # Tests run in parallel within the process; end-to-end suites bound their own time and clean up. The suites that
 # judge a real network fault by its timing (a partition, resets, a kill mid-job, a late joiner), and the worker's
 # peak-memory bound with 1 GB of command output, the coordinator under an open-file limit of 48 (a loaded run has seen
-# that serve exit; alone it passes: to investigate), the resume cycles (many process starts and kills) and the interrupt-while-in-flight drain test, run afterwards on their own, not while every other suite loads
+# that serve exit; alone it passes: to investigate), the resume cycles (many process starts and kills), the interrupt-while-in-flight drain test and the worker
+# session against a scripted coordinator (3 s alone; in a full parallel run CPU-bound suites held both threads of the
+# cooperative pool and its 120 s limit passed), run afterwards on their own, not while every other suite loads
 # the 2 cores.
-alone='EndToEndTests\.(FaultProxyTests|NetworkNamespaceTests|LongJobSchedulingTests|DistributedRunTests|CommandJobMemoryTests|ResumeCycleTests|DescriptorLimitTests)|RunControlTests\.RunControllerDrainTests'
+alone='EndToEndTests\.(FaultProxyTests|NetworkNamespaceTests|LongJobSchedulingTests|DistributedRunTests|CommandJobMemoryTests|ResumeCycleTests|DescriptorLimitTests)|RunControlTests\.RunControllerDrainTests|WorkerTests\.WorkerSessionTests'
 # Three phases, one after the other. Swift Testing starts every test of a run at once (its experimental width limit
 # does not hold them back in this toolchain), and each test's time limit counts from that start: with ~700 tests on 2
 # cores, well-bounded tests waited over 150 s for a thread. The in-process suites run first, then the suites that
