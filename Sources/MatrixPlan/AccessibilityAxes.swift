@@ -2,7 +2,7 @@ import FlowSpec
 
 // The typed axes of the accessibility settings: appearance, text size, motion and contrast. MatrixPlan validates
 // their values; RunConditions gives them their run-time meaning (the web registry through the browser's emulation, a
-// device through `DeviceArguments`; the Catalog registry does not apply them yet).
+// device through `DeviceArguments`, the Catalog registry through its theme and text scale; it has no motion).
 
 /// The `appearance` axis: the system's light or dark appearance.
 public enum Appearance: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
@@ -96,12 +96,13 @@ extension Configuration {
         var lines: [String] = []
         if let a = appearance {
             lines.append("appearance=\(a): web prefers-color-scheme: \(a); simulator"
-                         + " `xcrun simctl ui booted appearance \(a)`; Catalog: not applied")
+                         + " `xcrun simctl ui booted appearance \(a)`; Catalog: its \(a) palette")
         }
         if let t = textSize {
             lines.append("textSize=\(t): web default font size \(t.webFontSize) px (×\(fmt(t.scale))); device"
                          + " -UIPreferredContentSizeCategoryName \(t.contentSizeCategory),"
-                         + " `xcrun simctl ui booted content_size \(t.simulatorName)`; Catalog: not applied")
+                         + " `xcrun simctl ui booted content_size \(t.simulatorName)`; Catalog: text ×\(fmt(t.scale))"
+                         + (t.scale >= 1.6 ? ", rows stacked" : ""))
         }
         if let m = motion {
             let media = m == .reduced ? "reduce" : "no-preference"
@@ -111,7 +112,8 @@ extension Configuration {
         if let c = contrast {
             let media = c == .more ? "more" : "no-preference"
             lines.append("contrast=\(c): web prefers-contrast: \(media); simulator `xcrun simctl ui booted"
-                         + " increase_contrast \(c == .more ? "enabled" : "disabled")`; Catalog: not applied")
+                         + " increase_contrast \(c == .more ? "enabled" : "disabled")`; Catalog: its"
+                         + " \(c == .more ? "increased-contrast" : "standard") palette")
         }
         return lines
     }

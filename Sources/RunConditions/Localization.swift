@@ -86,6 +86,12 @@ public struct Localizer: Sendable {
         self.chain = tables.fallbackChain(for: self.locale).compactMap { tables.tables[$0] }
     }
 
+    /// The tag of the most specific table this locale's strings come from: the base language when no table is
+    /// closer (the screen is then in another language than the one configured).
+    public var tableLanguage: String {
+        tables.fallbackChain(for: locale).first { tables.tables[$0] != nil } ?? tables.base
+    }
+
     /// The string for `key` with `{name}` placeholders replaced by `arguments`, then pseudolocalized.
     /// Arguments are inserted as given (format numbers with `formatting` first); they are not pseudolocalized.
     public func string(_ key: String, _ arguments: [String: String] = [:]) -> String {

@@ -73,6 +73,40 @@ enum CatalogBench {
                 format:
                     "wall time per 10-step job: %.3f ms mean, %.3f ms median; CPU %.3f ms per job (target <= 2 ms on one core)",
                 lte.meanWall * 1000, lte.percentile(0.5) * 1000, lte.cpu / Double(max(1, lte.jobs)) * 1000))
+        let audits = try await auditTimes(jobs, rounds: quick ? 1 : 20)
+        print(
+            String(
+                format: "accessibility audit per step (CatalogAudit on the surface after each step, %d audits): "
+                    + "median %.1f µs, p99 %.1f µs (target <= 30 ms)",
+                audits.count, percentile(audits, 0.5) * 1e6, percentile(audits, 0.99) * 1e6))
+    }
+
+    /// The time of `assert page accessible`'s work (`CatalogAudit.findings` on the current surface) after every step
+    /// of every job, in the dark appearance (which has findings to describe), in seconds.
+    static func auditTimes(_ jobs: [Scenario], rounds: Int) async throws -> [Double] {
+        let clock = ContinuousClock()
+        var times: [Double] = []
+        let configuration = ["locale": "en", "window": "full-window", "network": "lte", "appearance": "dark"]
+        for round in 0..<rounds {
+            for job in jobs {
+                let registry = try CatalogWorkerKit.makeRegistry(configuration: configuration, seed: UInt64(round))
+                for step in job.steps {
+                    do { try await registry.execute(step) } catch { break }
+                    let surface = await registry.engine.surface()
+                    let start = clock.now
+                    let findings = CatalogAudit.findings(surface, locale: registry.conditions.locale)
+                    times.append((clock.now - start).milliseconds / 1000)
+                    if findings.count < 0 { print(findings) }  // keeps the work from being optimised away
+                }
+            }
+        }
+        return times
+    }
+
+    static func percentile(_ values: [Double], _ p: Double) -> Double {
+        let sorted = values.sorted()
+        guard !sorted.isEmpty else { return 0 }
+        return sorted[min(sorted.count - 1, Int(Double(sorted.count - 1) * p))]
     }
 
     struct Figures {

@@ -45,10 +45,14 @@ struct ShippedMatricesTests {
         }
         // The Catalog matrices drive the headless model; the web ones (web-*.json) the sample shop in Chromium, and
         // a11y.json audits the shop with its own scenarios (docs/ACCESSIBILITY.md).
+        // a11y-catalog.json audits two scenarios of the Catalog corpus.
         let web = name.hasPrefix("web-") || name == "a11y.json"
-        let corpusPath = name == "a11y.json" ? "../Workers/Web/Accessibility"
-            : web ? "../Workers/Web/Scenarios" : "../Workers/Catalog/Scenarios"
-        #expect(matrix.corpus == [corpusPath])
+        let corpusPaths: [String] =
+            name == "a11y.json" ? ["../Workers/Web/Accessibility"]
+            : name == "a11y-catalog.json"
+            ? ["../Workers/Catalog/Scenarios/add-to-cart-from-detail.json", "../Workers/Catalog/Scenarios/cart-quantity.json"]
+            : [web ? "../Workers/Web/Scenarios" : "../Workers/Catalog/Scenarios"]
+        #expect(matrix.corpus == corpusPaths)
         #expect(matrix.registry == (web ? "web" : "catalog"))
         matrix.corpusURLs = [try Fixtures.corpus]
         let corpus = ScenarioLoader.loadCorpus(paths: matrix.corpusURLs)

@@ -20,8 +20,13 @@ extension CatalogEngine {
         SurfaceElement(id: id, role: .button, label: localizer.string(key), isEnabled: enabled, isSelected: selected)
     }
 
-    func icon(_ id: String, _ symbol: String, value: String? = nil) -> SurfaceElement {
-        SurfaceElement(id: id, role: .button, label: symbol, value: value, isContent: true)
+    /// A button drawn as a glyph, named for assistive technologies by the string `name` (with `arguments`).
+    func icon(
+        _ id: String, _ symbol: String, name: String, _ arguments: [String: String] = [:], value: String? = nil
+    ) -> SurfaceElement {
+        var element = SurfaceElement(id: id, role: .button, label: symbol, value: value, isContent: true)
+        element.accessibilityLabel = localizer.string(name, arguments)
+        return element
     }
 
     func content(
@@ -66,7 +71,7 @@ extension CatalogEngine {
         case nil:
             break
         }
-        return spec
+        return spec.scaled(by: conditions.textSize.scale)
     }
 
     func navBack(_ id: String) -> LayoutLeaf {
@@ -75,7 +80,7 @@ extension CatalogEngine {
 
     func catalogSpec() -> ScreenSpec {
         var spec = ScreenSpec(screen: CatalogID.Screen.catalog.rawValue)
-        spec.navLeading = LayoutLeaf(icon(CatalogID.Catalog.settingsButton, "⚙"), sizing: .fixed(44))
+        spec.navLeading = LayoutLeaf(icon(CatalogID.Catalog.settingsButton, "⚙", name: "a11y.settings"), sizing: .fixed(44))
         spec.navTitle = LayoutLeaf(text(CatalogID.Catalog.title, "catalog.title"), font: .headline)
         let count = state.cart.reduce(0) { $0 + $1.quantity }
         var cart = button(CatalogID.Catalog.cartButton, "common.cart")
@@ -87,9 +92,10 @@ extension CatalogEngine {
             label: state.search.isEmpty ? localizer.string("catalog.search") : state.search,
             value: state.search, isContent: !state.search.isEmpty)
         field.isSelected = !state.search.isEmpty
+        field.accessibilityLabel = localizer.string("catalog.search")
         var searchRow = [LayoutLeaf(field, sizing: .fill)]
         if !state.search.isEmpty {
-            searchRow.append(LayoutLeaf(icon(CatalogID.Catalog.searchClear, "×"), sizing: .fixed(44)))
+            searchRow.append(LayoutLeaf(icon(CatalogID.Catalog.searchClear, "×", name: "a11y.clearSearch"), sizing: .fixed(44)))
         }
         spec.body.append(LayoutRow(searchRow, spacing: 8))
         spec.body.append(
@@ -154,7 +160,9 @@ extension CatalogEngine {
                             content(
                                 CatalogID.Catalog.itemPrice(i), price(p.priceMinor), value: String(p.priceMinor)),
                             alignment: .trailing),
-                        LayoutLeaf(icon(CatalogID.Catalog.itemAdd(i), "+"), sizing: .fixed(44)),
+                        LayoutLeaf(
+                            icon(CatalogID.Catalog.itemAdd(i), "+", name: "a11y.addToCart", ["name": p.name]),
+                            sizing: .fixed(44)),
                     ]))
             }
             let list = SurfaceElement(
@@ -200,7 +208,11 @@ extension CatalogEngine {
             LayoutRow([
                 LayoutLeaf(
                     content(CatalogID.Item.price, price(p.priceMinor), value: String(p.priceMinor)), font: .headline),
-                LayoutLeaf(button(CatalogID.Item.addToCart, "item.addToCart", enabled: p.stock > 0), sizing: .fill),
+                // The button's box keeps 44 pt while its title grows with the text size: a seeded accessibility
+                // defect, the title is clipped at the largest sizes (AX005 from AX4 on; docs/ACCESSIBILITY.md).
+                LayoutLeaf(
+                    button(CatalogID.Item.addToCart, "item.addToCart", enabled: p.stock > 0), sizing: .fill,
+                    height: 44),
             ]))
         return spec
     }
@@ -242,12 +254,21 @@ extension CatalogEngine {
             var quantity = text(
                 CatalogID.Cart.lineQuantity(i), "cart.quantity", ["count": localizer.formatting.number(line.quantity)])
             quantity.value = String(line.quantity)
+            // Narrow windows get a compact stepper: − and + at 20 pt, side by side. A seeded accessibility defect: the
+            // targets fall under 24×24 pt there (AX003; docs/ACCESSIBILITY.md, "The Catalog's defects").
+            let compact = state.viewport.width < 360
+            let side = compact ? 20.0 : 44.0
             spec.body.append(
-                LayoutRow([
-                    LayoutLeaf(quantity, font: .caption),
-                    LayoutLeaf(icon(CatalogID.Cart.lineDecrement(i), "−"), sizing: .fixed(44)),
-                    LayoutLeaf(icon(CatalogID.Cart.lineIncrement(i), "+"), sizing: .fixed(44)),
-                ]))
+                LayoutRow(
+                    [
+                        LayoutLeaf(quantity, font: .caption),
+                        LayoutLeaf(
+                            icon(CatalogID.Cart.lineDecrement(i), "−", name: "a11y.decrease"), sizing: .fixed(side),
+                            height: compact ? side : nil, padding: compact ? 2 : 16),
+                        LayoutLeaf(
+                            icon(CatalogID.Cart.lineIncrement(i), "+", name: "a11y.increase"), sizing: .fixed(side),
+                            height: compact ? side : nil, padding: compact ? 2 : 16),
+                    ], spacing: compact ? 2 : 12))
         }
         let total = state.cart.reduce(0) { $0 + $1.totalMinor }
         // The total row: label at the leading edge, amount pushed to the far edge.
@@ -278,16 +299,19 @@ extension CatalogEngine {
         var spec = ScreenSpec(screen: CatalogID.Screen.signIn.rawValue)
         spec.navLeading = LayoutLeaf(button(CatalogID.SignIn.cancel, "common.cancel"), padding: 8)
         spec.navTitle = LayoutLeaf(text(CatalogID.SignIn.title, "signin.title"), font: .headline)
-        let email = SurfaceElement(
+        var email = SurfaceElement(
             id: CatalogID.SignIn.email, role: .field,
             label: state.email.isEmpty ? localizer.string("signin.email") : state.email,
             value: state.email, isContent: !state.email.isEmpty)
-        let password = SurfaceElement(
+        var password = SurfaceElement(
             id: CatalogID.SignIn.password, role: .field,
             label: state.password.isEmpty
                 ? localizer.string("signin.password")
                 : String(repeating: "•", count: state.password.count),
             value: state.password.isEmpty ? "" : "set", isContent: !state.password.isEmpty)
+        // A field is named by its label (the placeholder here), whatever it holds.
+        email.accessibilityLabel = localizer.string("signin.email")
+        password.accessibilityLabel = localizer.string("signin.password")
         spec.body.append(LayoutRow([LayoutLeaf(email, sizing: .fill)]))
         spec.body.append(LayoutRow([LayoutLeaf(password, sizing: .fill)]))
         if let error = state.signInError {
@@ -328,6 +352,7 @@ extension CatalogEngine {
             id: CatalogID.Settings.notifications, role: .toggle, label: "",
             value: state.notificationsOn ? "on" : "off", isSelected: state.notificationsOn)
         toggle.isContent = true
+        toggle.accessibilityLabel = localizer.string("settings.notifications")
         spec.body.append(
             LayoutRow([
                 LayoutLeaf(text(CatalogID.Settings.notificationsLabel, "settings.notifications"), sizing: .fill),

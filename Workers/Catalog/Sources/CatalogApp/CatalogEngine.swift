@@ -102,11 +102,14 @@ public actor CatalogEngine {
             spec, width: state.viewport.width, height: state.viewport.height,
             direction: conditions.direction, pseudo: conditions.pseudo)
         let modal = state.alerts.first.map { $0 == .permission ? CatalogID.Alert.permission : CatalogID.Alert.rate }
+        let settings = conditions.accessibility
         let surface = Surface(
             screen: spec.screen, viewportWidth: state.viewport.width, viewportHeight: state.viewport.height,
             orientation: state.viewport.orientation.rawValue, direction: conditions.direction.rawValue,
-            locale: conditions.locale, pseudo: conditions.pseudo.rawValue, elements: elements,
-            findings: findings, modal: modal)
+            locale: conditions.locale, pseudo: conditions.pseudo.rawValue,
+            elements: CatalogTheme.of(settings.appearance, settings.contrast).paint(elements),
+            findings: findings, modal: modal, appearance: settings.appearance.rawValue,
+            textSize: settings.textSize.rawValue, contrast: settings.contrast.rawValue, language: localizer.tableLanguage)
         cached = (version, surface)
         return surface
     }

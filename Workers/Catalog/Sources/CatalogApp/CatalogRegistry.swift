@@ -26,7 +26,7 @@ public struct CatalogRegistrySettings: Sendable, Hashable {
 /// | `type` | `catalog.search`, `signin.email`, `signin.password` | the text |
 /// | `swipe` | `catalog.list` (up/down scrolls), `cart.line.N` (left/right deletes), `banner.push` | direction |
 /// | `wait` | any element | timeout in seconds |
-/// | `assert` | any element: `absent`, `text=`, `contains=`, `key=`, `value=`, `enabled`, `disabled`, `selected`, `not-selected`, `hittable`, `visible`, `no-truncation`; `layout`: `no-truncation`, `no-overlap`, `on-screen`, `mirrored`, `localized`, `clean` | clauses; a number is the timeout |
+/// | `assert` | `page`: `accessible` (the accessibility audit, `CatalogAudit`); any element: `absent`, `text=`, `contains=`, `key=`, `value=`, `enabled`, `disabled`, `selected`, `not-selected`, `hittable`, `visible`, `no-truncation`; `layout`: `no-truncation`, `no-overlap`, `on-screen`, `mirrored`, `localized`, `clean` | clauses; a number is the timeout |
 /// | `request` | `catalog.products`, `auth.account`, `auth.session`, `checkout.payment`, `app.install` | the fixture |
 /// | `ambient` | `timer.refresh`, `push.notification`, `network.settle`, `time.pass` | kind / seconds |
 /// | `rotate` | `device` | `portrait` or `landscape` |
@@ -208,6 +208,10 @@ public final class CatalogRegistry: AsyncStepRegistry {
         }
         if step.target == CatalogID.layout {
             try await assertLayout(assertion)
+            return
+        }
+        if step.target == AuditRule.pageTarget {
+            try await assertAccessible(assertion)
             return
         }
         guard CatalogID.matches(step.target, anyOf: CatalogID.elementFamilies) else {

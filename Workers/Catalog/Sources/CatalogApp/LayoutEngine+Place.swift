@@ -65,13 +65,14 @@ extension LayoutEngine {
         }
         if let title = spec.navTitle {
             var e = title.element
-            let natural = TextMetrics.width(e.label, font: title.font)
+            let natural = title.textWidth(e.label)
             let room = width - 16
             e.isTruncated = natural > room
             let w = min(natural, room)
             e.frame = Rect(
-                x: (width - w) / 2, y: (navBarHeight - title.font.lineHeight) / 2, width: w,
-                height: title.font.lineHeight)
+                x: (width - w) / 2, y: (navBarHeight - title.lineHeight) / 2, width: w, height: title.lineHeight)
+            e.fontSize = title.font.size * title.textScale
+            e.isBold = true
             pass.add(visible(e, top: 0, bottom: navBarHeight), .nav)
             pass.noteTruncation(e, natural: natural)
         }
@@ -203,7 +204,12 @@ extension LayoutEngine {
 
     private static func noteTruncation(_ e: SurfaceElement, natural: Double?, into findings: inout [LayoutFinding]) {
         guard e.isTruncated else { return }
-        let needs = natural.map { " needs \(fmt($0)) pt but has \(fmt(e.frame.width)) pt" } ?? " does not fit"
+        let needs =
+            natural.map {
+                $0 > e.frame.width + 0.01
+                    ? " needs \(fmt($0)) pt but has \(fmt(e.frame.width)) pt"
+                    : " is taller than its \(fmt(e.frame.height)) pt box"
+            } ?? " does not fit"
         findings.append(
             LayoutFinding(
                 kind: .truncated, element: e.id, other: nil,

@@ -3,7 +3,7 @@
 extension LayoutEngine {
     /// The natural width of a leaf's content (text plus padding for buttons and fields).
     private static func naturalWidth(_ leaf: LayoutLeaf) -> Double {
-        let text = TextMetrics.width(leaf.element.label, font: leaf.font)
+        let text = leaf.textWidth(leaf.element.label)
         switch leaf.element.role {
         case .button: return text + 2 * leaf.padding
         case .field: return max(120, text + 24)
@@ -17,11 +17,11 @@ extension LayoutEngine {
     private static func defaultHeight(_ leaf: LayoutLeaf) -> Double {
         if let h = leaf.height { return h }
         switch leaf.element.role {
-        case .button, .field: return 44
+        case .button, .field: return max(44, leaf.lineHeight + 16)
         case .toggle: return 31
         case .indicator: return 20
         case .image: return 44
-        default: return leaf.font.lineHeight
+        default: return leaf.lineHeight
         }
     }
 
@@ -39,10 +39,13 @@ extension LayoutEngine {
         rtl: Bool
     ) -> (placed: [SurfaceElement], natural: [Double?], height: Double) {
         let naturals = row.leaves.map(naturalWidth)
+        // At the accessibility text sizes a row that would shrink its leaves stacks them instead (as apps switch
+        // an HStack to a VStack for Dynamic Type's accessibility sizes).
+        let stacks = row.overflow == .shrink && row.leaves.contains { $0.textScale >= LayoutLeaf.accessibilityScale }
         let slots =
-            row.overflow == .shrink
+            row.overflow == .shrink && !stacks
             ? shrinkSlots(row, naturals: naturals, width: containerWidth)
-            : flowSlots(row, naturals: naturals, width: containerWidth)
+            : flowSlots(row, naturals: naturals, width: containerWidth, wraps: row.overflow == .wrap || stacks)
         var placed: [SurfaceElement] = []
         var heights: [Double] = []
         for (i, leaf) in row.leaves.enumerated() {
@@ -101,7 +104,7 @@ extension LayoutEngine {
 
     /// Leaves at their desired width, one after another: `.wrap` starts a new line where a leaf does not fit,
     /// `.clip` runs past the container's edge.
-    private static func flowSlots(_ row: LayoutRow, naturals: [Double], width W: Double) -> Slots {
+    private static func flowSlots(_ row: LayoutRow, naturals: [Double], width W: Double, wraps: Bool) -> Slots {
         let leaves = row.leaves
         var slots = Slots(
             widths: Array(repeating: 0.0, count: leaves.count), offsets: Array(repeating: 0.0, count: leaves.count),
@@ -114,7 +117,7 @@ extension LayoutEngine {
             case .fixed(let fixed): w = fixed
             case .fill: w = max(0, W - x)
             }
-            if row.overflow == .wrap {
+            if wraps {
                 if x > 0 && x + w > W + 0.01 {
                     line += 1
                     x = 0
@@ -140,22 +143,40 @@ extension LayoutEngine {
         var h = defaultHeight(leaf)
         switch e.role {
         case .text, .alert, .banner:
-            let natural = TextMetrics.width(e.label, font: leaf.font)
+            let natural = leaf.textWidth(e.label)
+            let maxLines = leaf.effectiveMaxLines
             if natural <= slot + 0.01 {
                 frameWidth = leaf.sizing == .fill || e.role != .text ? (e.role == .text ? natural : slot) : natural
-            } else if leaf.maxLines > 1, slot > 1 {
+            } else if maxLines > 1, slot > 1 {
                 let lines = Int((natural / slot).rounded(.up))
-                e.isTruncated = lines > leaf.maxLines
-                h = leaf.font.lineHeight * Double(min(lines, leaf.maxLines))
+                e.isTruncated = lines > maxLines
+                h = leaf.lineHeight * Double(min(lines, maxLines))
                 frameWidth = slot
             } else {
                 e.isTruncated = true
                 frameWidth = slot
             }
         case .button:
-            e.isTruncated = naturalWidth > slot + 0.01
+            var lines = 1
+            if naturalWidth > slot + 0.01, leaf.effectiveMaxLines > 1, slot > 2 * leaf.padding {
+                // A title that grows with the text size wraps inside its button, which grows to hold it.
+                lines = Int((leaf.textWidth(e.label) / (slot - 2 * leaf.padding)).rounded(.up))
+                e.isTruncated = lines > leaf.effectiveMaxLines
+                h = max(h, leaf.lineHeight * Double(min(lines, leaf.effectiveMaxLines)) + 16)
+            } else {
+                e.isTruncated = naturalWidth > slot + 0.01
+            }
+            // A box of a fixed height does not grow: text taller than it is clipped.
+            if let fixed = leaf.height, leaf.font.size * leaf.textScale * Double(lines) > fixed + 0.01 {
+                e.isTruncated = true
+                h = fixed
+            }
         default:
             break
+        }
+        if e.role != .indicator, e.role != .image, e.role != .container {
+            e.fontSize = (leaf.font.size * leaf.textScale * 10).rounded() / 10
+            e.isBold = leaf.font.weightFactor > 1
         }
         // Physical x of the slot, then of the frame inside it.
         let slotX = rtl ? containerX + W - offset - slot : containerX + offset

@@ -28,6 +28,23 @@ public struct LayoutLeaf: Sendable, Hashable {
     public var height: Double?
     /// Horizontal padding inside a button on each side.
     public var padding: Double
+    /// How much larger than at the default text size the text is drawn (the `textSize` axis; 1 at `large`).
+    public var textScale: Double = 1
+    /// Whether the text may take more lines as it grows (Dynamic Type's rule for labels); a leaf that keeps its
+    /// line count clips at large text sizes.
+    public var adaptsToTextSize = true
+
+    /// From this scale on (Dynamic Type's accessibility sizes, AX1 and up), rows stack their leaves.
+    public static let accessibilityScale = 1.6
+
+    /// The width of `text` on one line in this leaf's font at its text scale.
+    func textWidth(_ text: String) -> Double { TextMetrics.width(text, font: font) * textScale }
+    /// The height of one line of this leaf's text.
+    var lineHeight: Double { (font.lineHeight * textScale).rounded() }
+    /// The lines the text may take: more as it grows, when the leaf adapts.
+    var effectiveMaxLines: Int {
+        adaptsToTextSize && textScale > 1 ? maxLines * Int(textScale.rounded(.up)) : maxLines
+    }
 
     public init(
         _ element: SurfaceElement, font: TextMetrics.Font = .body, sizing: Sizing = .hug,
@@ -175,4 +192,29 @@ public enum LayoutEngine {
     }
 
     static func round1(_ v: Double) -> Double { (v * 10).rounded() / 10 }
+}
+
+extension ScreenSpec {
+    /// The spec with its body, bottom bar and banner drawn at text `scale` (the `textSize` axis). The navigation bar
+    /// and alerts keep their size (bars show large text in a large content viewer instead), and so do buttons of a
+    /// fixed size (icon buttons: a glyph in a fixed frame).
+    public func scaled(by scale: Double) -> ScreenSpec {
+        guard scale != 1 else { return self }
+        func scaled(_ leaf: LayoutLeaf) -> LayoutLeaf {
+            if case .fixed = leaf.sizing, leaf.element.role == .button { return leaf }
+            var leaf = leaf
+            leaf.textScale = scale
+            return leaf
+        }
+        func scaledRow(_ row: LayoutRow) -> LayoutRow {
+            var row = row
+            row.leaves = row.leaves.map(scaled)
+            return row
+        }
+        var spec = self
+        spec.body = body.map(scaledRow)
+        spec.bottom = bottom.map(scaledRow)
+        spec.banner = banner.map(scaled)
+        return spec
+    }
 }

@@ -57,6 +57,23 @@ public struct SurfaceElement: Sendable, Hashable, Codable {
     public var isCoveredByModal: Bool
     /// The text does not fit its frame (drawn with an ellipsis).
     public var isTruncated: Bool
+    /// What VoiceOver reads when it differs from `label` (an icon button's name); nil: the label is the name.
+    public var accessibilityLabel: String?
+    /// The colours the text is drawn in and over (`CatalogTheme`); nil for elements that draw no text.
+    public var foreground: RGB?
+    public var background: RGB?
+    /// The text's point size at the job's text size, and whether its style is bold (large text under WCAG is
+    /// 18 pt, or 14 pt bold); nil for elements that draw no text.
+    public var fontSize: Double?
+    public var isBold: Bool?
+
+    /// The name assistive technologies read: the accessibility label, else the label unless it is only symbols
+    /// (a glyph such as “+” or “⚙” names nothing).
+    public var accessibleName: String {
+        if let accessibilityLabel { return accessibilityLabel }
+        return label.unicodeScalars.contains { $0.properties.isAlphabetic || $0.properties.numericType != nil }
+            ? label : ""
+    }
 
     /// An element before layout (frame zero, not visible); `LayoutEngine` places it.
     public init(
@@ -100,6 +117,13 @@ public struct LayoutFinding: Sendable, Hashable, Codable, CustomStringConvertibl
     public var other: String?
     public var message: String
 
+    public init(kind: Kind, element: String, other: String? = nil, message: String) {
+        self.kind = kind
+        self.element = element
+        self.other = other
+        self.message = message
+    }
+
     public var description: String { message }
 }
 
@@ -117,6 +141,34 @@ public struct Surface: Sendable, Hashable, Codable {
     public var findings: [LayoutFinding]
     /// The identifier of the modal alert on screen, if any.
     public var modal: String?
+    /// The accessibility settings the screen was drawn with (`appearance`, `textSize`, `contrast` axes); nil in
+    /// surfaces recorded before they were applied.
+    public var appearance: String?
+    public var textSize: String?
+    public var contrast: String?
+    /// The language of the string table the screen's copy came from (`en` when a locale has no table of its own).
+    public var language: String?
+
+    public init(
+        screen: String, viewportWidth: Int, viewportHeight: Int, orientation: String, direction: String,
+        locale: String, pseudo: String, elements: [SurfaceElement], findings: [LayoutFinding], modal: String?,
+        appearance: String? = nil, textSize: String? = nil, contrast: String? = nil, language: String? = nil
+    ) {
+        self.screen = screen
+        self.viewportWidth = viewportWidth
+        self.viewportHeight = viewportHeight
+        self.orientation = orientation
+        self.direction = direction
+        self.locale = locale
+        self.pseudo = pseudo
+        self.elements = elements
+        self.findings = findings
+        self.modal = modal
+        self.appearance = appearance
+        self.textSize = textSize
+        self.contrast = contrast
+        self.language = language
+    }
 
     /// The element with `id`, if the screen shows it.
     public func element(_ id: String) -> SurfaceElement? { elements.first { $0.id == id } }
