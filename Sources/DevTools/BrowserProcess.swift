@@ -137,13 +137,18 @@ public final class BrowserProcess: Sendable {
     }
 
     /// True until the process has been reaped.
+    ///
+    /// An exited browser is observed, not reaped (`WNOWAIT`): until `terminate` reaps it, its zombie keeps its pid
+    /// and its process group's id ours, so `terminate`'s signals cannot reach a process that reused the number (the
+    /// kernel recycles pids, after 32,768 of them on many Linux machines).
     public var isRunning: Bool {
         ended.withLock { status in
             if status != nil { return false }
-            var raw: Int32 = 0
-            let r = waitpid(pid, &raw, WNOHANG)
-            if r == pid || (r < 0 && errno == ECHILD) {
-                status = raw
+            var info = siginfo_t()
+            let r = waitid(P_PID, id_t(pid), &info, WEXITED | WNOHANG | WNOWAIT)
+            if r == 0 && info.si_signo == SIGCHLD { return false }
+            if r < 0 && errno == ECHILD {
+                status = 0
                 return false
             }
             return true
@@ -158,10 +163,11 @@ public final class BrowserProcess: Sendable {
             return !done
         }
         guard first else { return }
-        kill(-pid, SIGKILL)
-        kill(pid, SIGKILL)
         ended.withLock { status in
+            // Not reaped yet (only terminate reaps): the pid and the group id are still this browser's.
             guard status == nil else { return }
+            kill(-pid, SIGKILL)
+            kill(pid, SIGKILL)
             var raw: Int32 = 0
             while waitpid(pid, &raw, 0) < 0 && errno == EINTR {}
             status = raw
