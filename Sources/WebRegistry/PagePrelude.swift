@@ -15,10 +15,14 @@ import RunConditions
 /// transformed one by one where they are looked up, and rendered text is left as the page wrote it (docs/WEB.md).
 enum PagePrelude {
     /// The configuration the script reads: identifier attribute, forced direction, pseudolocalization mode.
-    static func source(attribute: String, forcedDirection: String?, pseudo: PseudoMode) -> String {
+    static func source(
+        attribute: String, forcedDirection: String?, pseudo: PseudoMode, interruptions: JSONValue = .array([])
+    ) -> String {
         let config =
-            "{\"attr\":\(jsString(attribute)),\"dir\":\(forcedDirection.map(jsString) ?? "null"),\"pseudo\":\(jsString(pseudo.rawValue))}"
-        return body.replacingOccurrences(of: "__CONFIG__", with: config)
+            "{\"attr\":\(jsString(attribute)),\"dir\":\(forcedDirection.map(jsString) ?? "null"),\"pseudo\":\(jsString(pseudo.rawValue)),"
+            + "\"interruptions\":\(interruptions.serialized)}"
+        return body.replacingOccurrences(of: "__LOCATORS__", with: locators)
+            .replacingOccurrences(of: "__CONFIG__", with: config)
             .replacingOccurrences(of: "__ACCENTS__", with: accentTable)
     }
 
@@ -152,9 +156,7 @@ enum PagePrelude {
             watch();
           }
 
-          const query = (id) => '[' + config.attr + '="' + CSS.escape(id) + '"]';
-          const sel = (id) => '[' + config.attr + '="' + id + '"]';
-          const find = (id) => document.querySelector(query(id));
+          __LOCATORS__
           // Text a scenario names is source text: under pseudolocalization the page shows its transformation.
           const sameText = (shown, expected) => shown === expected || shown === transform(expected, config.pseudo);
           const containsText = (shown, expected) => shown.includes(expected)
@@ -170,6 +172,15 @@ enum PagePrelude {
             if (el.checkVisibility && !el.checkVisibility({ opacityProperty: true, visibilityProperty: true })) return false;
             const r = el.getBoundingClientRect();
             return r.width > 0 && r.height > 0;
+          };
+          // An element's value: a form control's, a switch's or checkbox's on/off, else aria-valuenow or data-value.
+          const valueOf = (el) => {
+            if (['INPUT', 'TEXTAREA', 'SELECT'].includes(el.tagName)) {
+              return el.type === 'checkbox' ? (el.checked ? 'on' : 'off') : el.value;
+            }
+            const checked = el.getAttribute('aria-checked');
+            if (checked !== null && ['switch', 'checkbox'].includes(el.getAttribute('role'))) return checked === 'true' ? 'on' : 'off';
+            return el.getAttribute('aria-valuenow') ?? el.getAttribute('data-value') ?? '';
           };
           const text = (el) => (el.innerText !== undefined ? el.innerText : el.textContent).replace(/\s+/g, ' ').trim();
           // Elements carrying the identifier attribute that hold no other such element: what layout rules look at.
@@ -273,7 +284,24 @@ enum PagePrelude {
               }
               case 'value': {
                 if (!el) return { ok: false, detail: 'no element matches ' + where };
-                return el.value === c.value ? { ok: true } : { ok: false, detail: where + ' has value "' + el.value + '", expected "' + c.value + '"' };
+                const v = valueOf(el);
+                return v === c.value ? { ok: true } : { ok: false, detail: where + ' has value "' + v + '", expected "' + c.value + '"' };
+              }
+              case 'enabled': case 'disabled': {
+                if (!el) return { ok: false, detail: 'no element matches ' + where };
+                const off = el.disabled === true || el.getAttribute('aria-disabled') === 'true';
+                return off === (c.kind === 'disabled') ? { ok: true } : { ok: false, detail: where + ' is ' + (off ? 'disabled' : 'enabled') };
+              }
+              case 'selected': case 'not-selected': {
+                if (!el) return { ok: false, detail: 'no element matches ' + where };
+                const on = ['aria-selected', 'aria-pressed', 'aria-checked'].some((a) => el.getAttribute(a) === 'true') || el.checked === true;
+                return on === (c.kind === 'selected') ? { ok: true } : { ok: false, detail: where + ' is ' + (on ? '' : 'not ') + 'selected' };
+              }
+              case 'hittable': {
+                if (!visible(el)) return { ok: false, detail: el ? where + ' is not visible' : 'no element matches ' + where };
+                const r = el.getBoundingClientRect();
+                const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+                return hit && (hit === el || el.contains(hit)) ? { ok: true } : { ok: false, detail: where + ' is covered by ' + describe(hit) };
               }
               case 'layout': {
                 if (!el) return { ok: false, detail: 'no element matches ' + where };
@@ -283,15 +311,21 @@ enum PagePrelude {
             }
             return { ok: false, detail: 'unknown condition ' + c.kind };
           };
-          const checkAll = (conditions) => {
+          const checkEvery = (conditions) => {
             for (const c of conditions) { const r = check(c); if (!r.ok) return r; }
             return { ok: true };
           };
           // Resolves when every condition holds, re-checking on each DOM mutation, resize, load, transition and animation
           // end (no polling), or with the last failure when timeoutMs passes.
           // With `withSnapshot`, the result carries the page's snapshot as the wait concluded (evidence of the step).
-          const waitFor = (conditions, timeoutMs, withSnapshot) => new Promise((done) => {
-            const resolve = (r) => done(withSnapshot ? Object.assign({ snapshot: snapshot() }, r) : r);
+          // With `awaited` (a step's target, or null for none), the page objects' interruptions are dismissed meanwhile and
+          // the result names them.
+          const waitFor = (conditions, timeoutMs, withSnapshot, awaited) => new Promise((done) => {
+            const resolve = (r) => {
+              if (awaited !== undefined) r = Object.assign({ interruptions: takeInterruptions() }, r);
+              done(withSnapshot ? Object.assign({ snapshot: snapshot() }, r) : r);
+            };
+            const checkAll = (list) => { if (awaited !== undefined) dismissInterruptions(awaited); return checkEvery(list); };
             let last = checkAll(conditions);
             if (last.ok) return resolve(last);
             let finished = false, scheduled = false;
@@ -327,8 +361,8 @@ enum PagePrelude {
           };
           // tap and swipe: waits for the element to be visible, then scrolls to it and checks nothing covers it — one
           // round trip. `waited` tells a wait that ran out from an element that is there but covered.
-          const actionPoint = (id, timeoutMs) => waitFor([{ id, kind: 'visible' }], timeoutMs)
-            .then((r) => r.ok ? point(id) : { ok: false, waited: true, detail: r.detail });
+          const actionPoint = (id, timeoutMs) => waitFor([{ id, kind: 'visible' }], timeoutMs, false, id)
+            .then((r) => Object.assign(r.ok ? point(id) : { ok: false, waited: true, detail: r.detail }, { interruptions: r.interruptions }));
           const focus = (id) => {
             const el = find(id);
             if (!el) return { ok: false, detail: 'no element matches ' + sel(id) };
