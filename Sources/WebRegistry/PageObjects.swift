@@ -126,14 +126,15 @@ public struct PageObjects: Sendable {
         rest = rest.dropFirst(first.count)
         pieces.removeFirst()
         for (i, piece) in pieces.enumerated() {
-            // The hole runs up to the next literal piece (or the end for the last one).
-            let isLast = i == pieces.count - 1
-            guard let end = isLast ? rest.range(of: piece, options: .backwards) : rest.range(of: piece) else {
-                return nil
+            // The hole runs up to the next literal piece (the last one to the end, or to its final piece).
+            if i == pieces.count - 1 {
+                guard rest.hasSuffix(piece) else { return nil }
+                holes.append(String(rest.dropLast(piece.count)))
+                break
             }
-            let value = piece.isEmpty && isLast ? rest : rest[..<end.lowerBound]
-            holes.append(String(value))
-            rest = piece.isEmpty && isLast ? "" : rest[end.upperBound...]
+            guard let end = rest.range(of: piece) else { return nil }
+            holes.append(String(rest[..<end.lowerBound]))
+            rest = rest[end.upperBound...]
         }
         return holes
     }

@@ -251,6 +251,8 @@ enum PagePrelude {
               }
             }
             if (rules.has('localized') && config.pseudo === 'accented') for (const el of els) {
+              // Content the app shows as it came (`translate="no"`: names, prices, locale data) is not UI copy.
+              if (el.closest('[translate="no"]')) continue;
               const t = text(el);
               if (!hasLetter(t)) continue;
               const runs = t.match(/\[[^\[\]]*\]/g) || [];

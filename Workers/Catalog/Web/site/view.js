@@ -1,5 +1,6 @@
 // The Catalog app's screens in HTML: the same identifiers (data-testid = CatalogID) and strings as the Swift
-// surfaces (CatalogEngine+Surfaces.swift), laid out by the browser (catalog.css). Each change of the model renders
+// surfaces (CatalogEngine+Surfaces.swift), laid out by the browser (catalog.css). Content the model marks as content
+// (names, prices, locale data) is `translate="no"`. Each change of the model renders
 // the screen again and patches the document in place, so focused fields and scrolled lists stay as they are.
 'use strict';
 (() => {
@@ -39,8 +40,8 @@
       else body.push(h('ul', { testid: 'catalog.list', class: 'list', 'data-value': String(list.length) }, list.map((p, i) =>
         h('li', { testid: 'catalog.item.' + i, class: 'product', 'data-value': p.id },
           h('div', { testid: 'catalog.item.' + i + '.image', class: 'thumb', role: 'img', 'aria-label': p.name }),
-          h('p', { testid: 'catalog.item.' + i + '.title', class: 'product-title' }, p.name),
-          h('p', { testid: 'catalog.item.' + i + '.price', class: 'price', 'data-value': String(p.priceMinor) }, m.format.price(p.priceMinor)),
+          h('p', { testid: 'catalog.item.' + i + '.title', class: 'product-title', translate: 'no' }, p.name),
+          h('p', { testid: 'catalog.item.' + i + '.price', class: 'price', translate: 'no', 'data-value': String(p.priceMinor) }, m.format.price(p.priceMinor)),
           button('catalog.item.' + i + '.add', '+', { class: 'icon', 'aria-label': t('item.addToCart') + ' ' + p.name })))));
     }
     return [nav(button('catalog.settings-button', '⚙', { class: 'icon', 'aria-label': t('settings.title') }), 'catalog.title', 'catalog.title',
@@ -55,13 +56,13 @@
     return [top,
       h('main', { class: 'body' },
         h('div', { testid: 'item.image', class: 'hero', role: 'img', 'aria-label': p.name }),
-        h('h2', { testid: 'item.name', class: 'large', 'data-value': p.id }, p.name),
+        h('h2', { testid: 'item.name', class: 'large', translate: 'no', 'data-value': p.id }, p.name),
         text('item.stock', p.stock > 0 ? t('item.inStock', { count: m.format.number(p.stock) }) : t('item.outOfStock'), { class: 'caption', 'data-value': String(p.stock) }),
-        text('item.description', p.summary)),
+        text('item.description', p.summary, { translate: 'no' })),
       h('footer', { class: 'bottom' },
         s.showAddedToast ? text('item.added', t('item.added'), { class: 'toast', role: 'status' }) : null,
         h('div', { class: 'row buy' },
-          h('p', { testid: 'item.price', class: 'price headline', 'data-value': String(p.priceMinor) }, m.format.price(p.priceMinor)),
+          h('p', { testid: 'item.price', class: 'price headline', translate: 'no', 'data-value': String(p.priceMinor) }, m.format.price(p.priceMinor)),
           button('item.add-to-cart', t('item.addToCart'), { class: 'primary fill', disabled: p.stock <= 0 })))];
   };
 
@@ -78,8 +79,8 @@
       h('main', { class: 'body' },
         h('ul', { class: 'lines' }, s.cart.map((l, i) => h('li', { testid: 'cart.line.' + i, class: 'line', 'data-value': l.product.id },
           h('div', { class: 'row' },
-            h('p', { testid: 'cart.line.' + i + '.title', class: 'fill' }, l.product.name),
-            h('p', { testid: 'cart.line.' + i + '.price', class: 'price', 'data-value': String(l.product.priceMinor * l.quantity) }, m.format.price(l.product.priceMinor * l.quantity))),
+            h('p', { testid: 'cart.line.' + i + '.title', class: 'fill', translate: 'no' }, l.product.name),
+            h('p', { testid: 'cart.line.' + i + '.price', class: 'price', translate: 'no', 'data-value': String(l.product.priceMinor * l.quantity) }, m.format.price(l.product.priceMinor * l.quantity))),
           h('div', { class: 'row' },
             text('cart.line.' + i + '.quantity', t('cart.quantity', { count: m.format.number(l.quantity) }), { class: 'caption', 'data-value': String(l.quantity) }),
             button('cart.line.' + i + '.decrement', '−', { class: 'icon', 'aria-label': '−' }),
@@ -87,7 +88,7 @@
         h('div', { class: 'row total' },
           text('cart.total.label', t('cart.total'), { class: 'headline' }),
           // The model's own defect, ported as it is: the amount is aligned right, not to the trailing edge.
-          text('cart.total.amount', m.format.price(total), { class: 'headline fill amount', 'data-value': String(total) })),
+          text('cart.total.amount', m.format.price(total), { class: 'headline fill amount', translate: 'no', 'data-value': String(total) })),
         c.state === 'failed' ? text('cart.error', t(c.key), { class: 'error', role: 'alert' }) : null),
       h('footer', { class: 'bottom' }, c.state === 'submitting' ? busy('cart.submitting', 'cart.submitting')
         : button('cart.checkout', t('cart.checkout'), { class: 'primary fill' }))];
@@ -111,7 +112,7 @@
         h('button', { testid: 'settings.notifications', type: 'button', role: 'switch', class: 'switch', 'aria-checked': String(s.notificationsOn), 'aria-labelledby': 'notifications-label' })),
       h('div', { class: 'row' },
         text('settings.language.label', t('settings.language')),
-        text('settings.language', m.format.language(), { class: 'fill trailing', 'data-value': m.locale })),
+        text('settings.language', m.format.language(), { class: 'fill trailing', translate: 'no', 'data-value': m.locale })),
       // The version line is built in code (the model's own defect, ported as it is).
       text('settings.version', 'Version 2.3.1', { class: 'caption' }))];
 
