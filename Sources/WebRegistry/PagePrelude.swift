@@ -14,15 +14,17 @@ import RunConditions
 /// `window.FlowMatrix.pseudolocalize(text)` for the app's string lookup: from its first call the document's strings are
 /// transformed one by one where they are looked up, and rendered text is left as the page wrote it (docs/WEB.md).
 enum PagePrelude {
-    /// The configuration the script reads: identifier attribute, forced direction, pseudolocalization mode.
+    /// The configuration the script reads: identifier attribute, forced direction, pseudolocalization mode, and the
+    /// page objects' in-page interruptions.
     static func source(
-        attribute: String, forcedDirection: String?, pseudo: PseudoMode, interruptions: JSONValue = .array([])
+        attribute: String, forcedDirection: String?, pseudo: PseudoMode, interruptions: JSONValue = []
     ) -> String {
-        let config =
-            "{\"attr\":\(jsString(attribute)),\"dir\":\(forcedDirection.map(jsString) ?? "null"),\"pseudo\":\(jsString(pseudo.rawValue)),"
-            + "\"interruptions\":\(interruptions.serialized)}"
-        return body.replacingOccurrences(of: "__LOCATORS__", with: locators)
-            .replacingOccurrences(of: "__CONFIG__", with: config)
+        let config: JSONValue = [
+            "attr": .string(attribute), "dir": forcedDirection.map(JSONValue.string) ?? .null,
+            "pseudo": .string(pseudo.rawValue), "interruptions": interruptions,
+        ]
+        return body.replacingOccurrences(of: "__LOCATORS__", with: PageLocators.script)
+            .replacingOccurrences(of: "__CONFIG__", with: config.serialized)
             .replacingOccurrences(of: "__ACCENTS__", with: accentTable)
     }
 
@@ -173,15 +175,6 @@ enum PagePrelude {
             const r = el.getBoundingClientRect();
             return r.width > 0 && r.height > 0;
           };
-          // An element's value: a form control's, a switch's or checkbox's on/off, else aria-valuenow or data-value.
-          const valueOf = (el) => {
-            if (['INPUT', 'TEXTAREA', 'SELECT'].includes(el.tagName)) {
-              return el.type === 'checkbox' ? (el.checked ? 'on' : 'off') : el.value;
-            }
-            const checked = el.getAttribute('aria-checked');
-            if (checked !== null && ['switch', 'checkbox'].includes(el.getAttribute('role'))) return checked === 'true' ? 'on' : 'off';
-            return el.getAttribute('aria-valuenow') ?? el.getAttribute('data-value') ?? '';
-          };
           const text = (el) => (el.innerText !== undefined ? el.innerText : el.textContent).replace(/\s+/g, ' ').trim();
           // Elements carrying the identifier attribute that hold no other such element: what layout rules look at.
           const leaves = (root) => {
@@ -289,29 +282,13 @@ enum PagePrelude {
                 const v = valueOf(el);
                 return v === c.value ? { ok: true } : { ok: false, detail: where + ' has value "' + v + '", expected "' + c.value + '"' };
               }
-              case 'enabled': case 'disabled': {
-                if (!el) return { ok: false, detail: 'no element matches ' + where };
-                const off = el.disabled === true || el.getAttribute('aria-disabled') === 'true';
-                return off === (c.kind === 'disabled') ? { ok: true } : { ok: false, detail: where + ' is ' + (off ? 'disabled' : 'enabled') };
-              }
-              case 'selected': case 'not-selected': {
-                if (!el) return { ok: false, detail: 'no element matches ' + where };
-                const on = ['aria-selected', 'aria-pressed', 'aria-checked'].some((a) => el.getAttribute(a) === 'true') || el.checked === true;
-                return on === (c.kind === 'selected') ? { ok: true } : { ok: false, detail: where + ' is ' + (on ? '' : 'not ') + 'selected' };
-              }
-              case 'hittable': {
-                if (!visible(el)) return { ok: false, detail: el ? where + ' is not visible' : 'no element matches ' + where };
-                const r = el.getBoundingClientRect();
-                const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
-                return hit && (hit === el || el.contains(hit)) ? { ok: true } : { ok: false, detail: where + ' is covered by ' + describe(hit) };
-              }
               case 'layout': {
                 if (!el) return { ok: false, detail: 'no element matches ' + where };
                 const found = layoutFindings(c.id === null ? null : el, new Set(c.rules));
                 return found.length === 0 ? { ok: true } : { ok: false, detail: found.join('; ') };
               }
             }
-            return { ok: false, detail: 'unknown condition ' + c.kind };
+            return stateCheck(c, el, where);
           };
           const checkEvery = (conditions) => {
             for (const c of conditions) { const r = check(c); if (!r.ok) return r; }
@@ -365,12 +342,6 @@ enum PagePrelude {
           // round trip. `waited` tells a wait that ran out from an element that is there but covered.
           const actionPoint = (id, timeoutMs) => waitFor([{ id, kind: 'visible' }], timeoutMs, false, id)
             .then((r) => Object.assign(r.ok ? point(id) : { ok: false, waited: true, detail: r.detail }, { interruptions: r.interruptions }));
-          const focus = (id) => {
-            const el = find(id);
-            if (!el) return { ok: false, detail: 'no element matches ' + sel(id) };
-            el.focus();
-            return document.activeElement === el ? { ok: true } : { ok: false, detail: sel(id) + ' cannot take focus' };
-          };
           // A generation that changes with anything that can change the pixels short of a running animation: evidence
           // after a step that changed nothing reuses the previous screenshot.
           // Per document: a random start, so a new document never continues an old one's count.

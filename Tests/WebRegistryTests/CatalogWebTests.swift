@@ -6,18 +6,23 @@ import Testing
 extension RealChromium {
     @Suite("Catalog web UI: the 30-scenario corpus through the web registry (real Chromium)", .serialized)
     struct CatalogWebTests {
-        /// The jobs of a finished run's summary: scenario, configuration, outcome and failure message.
-        static func jobs(in store: URL) throws -> [(scenario: String, locale: String, passed: Bool, message: String)] {
+        /// A finished run's job count, and its jobs that did not pass (what the summary lists): scenario, locale,
+        /// failure message.
+        static func failures(in store: URL) throws -> (total: Int, failing: [(scenario: String, locale: String, message: String)]) {
             let runs = try FileManager.default.contentsOfDirectory(atPath: store.appendingPathComponent("runs").path)
             let run = try #require(runs.first)
             let data = try Data(contentsOf: store.appendingPathComponent("runs/\(run)/summary.json"))
             let summary = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
-            return try #require(summary["jobs"] as? [[String: Any]]).map { job in
-                (
-                    job["scenarioID"] as? String ?? "", (job["configuration"] as? [String: String])?["locale"] ?? "",
-                    job["outcome"] as? String == "passed", job["failureMessage"] as? String ?? ""
-                )
-            }
+            let failing = try #require(summary["jobs"] as? [[String: Any]])
+                .filter { $0["outcome"] as? String != "passed" }
+                .map { job in
+                    (
+                        job["scenarioID"] as? String ?? "",
+                        (job["configuration"] as? [String: String])?["locale"] ?? "",
+                        job["failureMessage"] as? String ?? ""
+                    )
+                }
+            return (summary["total"] as? Int ?? 0, failing)
         }
 
         @Test("English at full window passes but the dropped model rule; German at 320 px adds the CSS-only defect")
@@ -38,23 +43,37 @@ extension RealChromium {
                 root.appendingPathComponent("m.json"), store: store, site: "Workers/Catalog/Web/site")
             guard let status else { return }  // recorded as an issue
             #expect(status == 1, "failures found")
-            let jobs = try Self.jobs(in: store)
-            #expect(jobs.count == 60)
+            let (total, failing) = try Self.failures(in: store)
+            #expect(total == 60)
+            func failure(_ scenario: String, _ locale: String) -> String? {
+                failing.first { $0.scenario == scenario && $0.locale == locale }?.message
+            }
             // The port leaves out "a line whose quantity reaches 0 is removed": fails in every configuration.
-            for job in jobs where job.scenario == "cart-quantity" {
-                #expect(!job.passed && job.message.contains(#"[data-testid="cart.empty"]"#), "\(job)")
+            for locale in ["en", "de"] {
+                #expect(failure("cart-quantity", locale)?.contains(#"[data-testid="cart.empty"]"#) == true)
             }
             // The chips' `flex-wrap: nowrap` (CSS only): the last chip runs off a 320 px screen in German.
             for scenario in ["browse-catalog", "filter-by-category"] {
-                let german = try #require(jobs.first { $0.scenario == scenario && $0.locale == "de" })
-                #expect(!german.passed && german.message.contains("off-screen: catalog.filter."), "\(german)")
-                #expect(jobs.first { $0.scenario == scenario && $0.locale == "en" }?.passed == true)
+                #expect(failure(scenario, "de")?.contains("off-screen: catalog.filter.") == true, "\(failing)")
+                #expect(failure(scenario, "en") == nil)
             }
-            // Everything else passes in English at full window. `timer-refresh` asserts a state that lasts one
-            // request (50 ms on lte): in a real browser it may be over before the assert looks (docs/CATALOG-WEB.md).
-            let english = jobs.filter { $0.locale == "en" && !["cart-quantity", "timer-refresh"].contains($0.scenario) }
-            #expect(english.count == 28)
-            for job in english { #expect(job.passed, "\(job.scenario): \(job.message)") }
+            // The model's own defects at 320 px in German show in the browser too ("fails in both"): the title
+            // overlapping the back button, "In den Warenkorb legen" truncated beside the price.
+            #expect(failure("cart-total-layout", "de")?.contains("overlapping: cart.back and cart.title") == true)
+            for scenario in ["item-detail", "out-of-stock-item"] {
+                #expect(failure(scenario, "de")?.contains("truncated: item.add-to-cart") == true, "\(failing)")
+            }
+            // Nothing else fails. `timer-refresh` asserts a state that lasts one request (50 ms on lte): in a real
+            // browser it may be over before the assert looks (docs/CATALOG-WEB.md).
+            let expected: Set<String> = [
+                "cart-quantity", "browse-catalog", "filter-by-category", "cart-total-layout", "item-detail",
+                "out-of-stock-item", "timer-refresh",
+            ]
+            for job in failing {
+                #expect(
+                    expected.contains(job.scenario) && (job.locale == "de" || job.scenario == "cart-quantity"
+                        || job.scenario == "timer-refresh"), "unexpected failure: \(job)")
+            }
         }
     }
 }

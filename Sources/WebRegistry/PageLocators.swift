@@ -1,10 +1,11 @@
-extension PagePrelude {
+/// The part of the page prelude (`PagePrelude`) that finds elements and judges their state.
+enum PageLocators {
     /// The in-page half of page objects (`PageObjects.Locator`): `find` takes a test id (a string) or a locator object
     /// `{as, testId | role + name | label | css}`; `sel` describes one for messages. Roles are the explicit `role`
     /// or the one a tag implies; names and labels compare as source text (pseudolocalized text matches too); a field
     /// with no label is known by its placeholder.
     /// Interruptions the page objects declare are dismissed while a `wait` or an action waits (`dismissInterruptions`).
-    static let locators = #"""
+    static let script = #"""
           const query = (id) => '[' + config.attr + '="' + CSS.escape(id) + '"]';
           const squash = (t) => (t || '').replace(/\s+/g, ' ').trim();
           const impliedRoles = { BUTTON: 'button', H1: 'heading', H2: 'heading', H3: 'heading', H4: 'heading', H5: 'heading',
@@ -78,5 +79,42 @@ extension PagePrelude {
             }
           };
           const takeInterruptions = () => interrupted.splice(0);
+          const focus = (id) => {
+            const el = find(id);
+            if (!el) return { ok: false, detail: 'no element matches ' + sel(id) };
+            el.focus();
+            return document.activeElement === el ? { ok: true } : { ok: false, detail: sel(id) + ' cannot take focus' };
+          };
+          // An element's value: a form control's, a switch's or checkbox's on/off, else aria-valuenow or data-value.
+          const valueOf = (el) => {
+            if (['INPUT', 'TEXTAREA', 'SELECT'].includes(el.tagName)) {
+              return el.type === 'checkbox' ? (el.checked ? 'on' : 'off') : el.value;
+            }
+            const checked = el.getAttribute('aria-checked');
+            if (checked !== null && ['switch', 'checkbox'].includes(el.getAttribute('role'))) return checked === 'true' ? 'on' : 'off';
+            return el.getAttribute('aria-valuenow') ?? el.getAttribute('data-value') ?? '';
+          };
+          // The element-state conditions of `assert`: enabled, disabled, selected, not-selected, hittable.
+          const stateCheck = (c, el, where) => {
+            switch (c.kind) {
+                case 'enabled': case 'disabled': {
+                  if (!el) return { ok: false, detail: 'no element matches ' + where };
+                  const off = el.disabled === true || el.getAttribute('aria-disabled') === 'true';
+                  return off === (c.kind === 'disabled') ? { ok: true } : { ok: false, detail: where + ' is ' + (off ? 'disabled' : 'enabled') };
+                }
+                case 'selected': case 'not-selected': {
+                  if (!el) return { ok: false, detail: 'no element matches ' + where };
+                  const on = ['aria-selected', 'aria-pressed', 'aria-checked'].some((a) => el.getAttribute(a) === 'true') || el.checked === true;
+                  return on === (c.kind === 'selected') ? { ok: true } : { ok: false, detail: where + ' is ' + (on ? '' : 'not ') + 'selected' };
+                }
+                case 'hittable': {
+                  if (!visible(el)) return { ok: false, detail: el ? where + ' is not visible' : 'no element matches ' + where };
+                  const r = el.getBoundingClientRect();
+                  const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+                  return hit && (hit === el || el.contains(hit)) ? { ok: true } : { ok: false, detail: where + ' is covered by ' + describe(hit) };
+                }
+            }
+            return { ok: false, detail: 'unknown condition ' + c.kind };
+          };
         """#
 }
