@@ -52,11 +52,10 @@ extension RealChromium {
             for locale in ["en", "de"] {
                 #expect(failure("cart-quantity", locale)?.contains(#"[data-testid="cart.empty"]"#) == true)
             }
-            // The chips' `flex-wrap: nowrap` (CSS only): the last chip runs off a 320 px screen in German.
-            for scenario in ["browse-catalog", "filter-by-category"] {
-                #expect(failure(scenario, "de")?.contains("off-screen: catalog.filter.") == true, "\(failing)")
-                #expect(failure(scenario, "en") == nil)
-            }
+            // The chips' `flex-wrap: nowrap` (CSS only): the last chip runs off a 320 px screen in German. (In
+            // filter-by-category the tap on a chip scrolls the page sideways first, which brings the row on screen.)
+            #expect(failure("browse-catalog", "de")?.contains("off-screen: catalog.filter.accessories") == true)
+            #expect(failure("browse-catalog", "en") == nil)
             // The model's own defects at 320 px in German show in the browser too ("fails in both"): the title
             // overlapping the back button, "In den Warenkorb legen" truncated beside the price.
             #expect(failure("cart-total-layout", "de")?.contains("overlapping: cart.back and cart.title") == true)
