@@ -1,4 +1,5 @@
 import Foundation
+import ProcessSpawn
 import Testing
 
 /// The Catalog corpus, unchanged, against the Catalog's web UI (Workers/Catalog/Web) through `flowmatrix run` with
@@ -23,6 +24,42 @@ extension RealChromium {
                     )
                 }
             return (summary["total"] as? Int ?? 0, failing)
+        }
+
+        @Test("validate checks a web matrix's scenarios against the page objects: an undeclared target is FS021")
+        func validateAgainstPageObjects() async throws {
+            let root = FileManager.default.temporaryDirectory.appendingPathComponent("catalog-web-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(
+                at: root.appendingPathComponent("corpus"), withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: root) }
+            try Data(
+                #"{"id": "typo", "title": "A typo", "steps": [{"verb": "open", "target": "catalog"}, {"verb": "tap", "target": "catalog.retyr"}]}"#
+                    .utf8
+            ).write(to: root.appendingPathComponent("corpus/typo.json"))
+            try Data(#"{"name": "v", "corpus": "corpus", "registry": "web", "axes": {"locale": ["en"]}}"#.utf8)
+                .write(to: root.appendingPathComponent("m.json"))
+            let output = root.appendingPathComponent("out.txt")
+            _ = FileManager.default.createFile(atPath: output.path, contents: nil)
+            let handle = try FileHandle(forWritingTo: output)
+            defer { try? handle.close() }
+            let process = Process()
+            process.executableURL = WebShopTests.binary
+            process.arguments = ["validate", root.appendingPathComponent("m.json").path]
+            var environment = ProcessInfo.processInfo.environment
+            environment["FLOWMATRIX_WEB_PAGES"] = WebShopTests.repository
+                .appendingPathComponent("Workers/Catalog/Web/Pages").path
+            process.environment = environment
+            process.standardOutput = handle
+            process.standardError = handle
+            try process.run()
+            guard await process.exited(timeout: .seconds(60)) else {
+                kill(process.processIdentifier, SIGKILL)
+                Issue.record("validate did not finish")
+                return
+            }
+            let text = try String(contentsOf: output, encoding: .utf8)
+            #expect(process.terminationStatus == 1, "\(text)")
+            #expect(text.contains("FS021") && text.contains("catalog.retyr") && text.contains("catalog.retry"), "\(text)")
         }
 
         @Test("English at full window passes but the dropped model rule; German at 320 px adds the CSS-only defect")
