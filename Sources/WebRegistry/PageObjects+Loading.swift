@@ -30,11 +30,13 @@ extension PageObjects {
             names = try FileManager.default.contentsOfDirectory(atPath: folder.path)
                 .filter { $0.hasSuffix(".json") }.sorted()
         } catch {
-            loader.finding(.malformed, folder.lastPathComponent, "$", "cannot read the page-object folder \(folder.path)")
+            loader.finding(.malformed, folder.lastPathComponent, "$", "cannot read the page-object folder "
+                + "\(folder.path)")
             throw PageObjectError(findings: loader.findings)
         }
         if names.isEmpty {
-            loader.finding(.malformed, folder.lastPathComponent, "$", "the page-object folder \(folder.path) has no *.json file")
+            loader.finding(.malformed, folder.lastPathComponent, "$", "the page-object folder \(folder.path) has no "
+                + "*.json file")
         }
         for name in names { loader.read(name) }
         loader.checkConsistency()
@@ -43,16 +45,20 @@ extension PageObjects {
     }
 
     /// Reads the string tables of `url`: a JSON document `{"base": "en", "tables": {"en": {key: text}, …}}`, or a
-    /// script that assigns that one JSON literal (`window.CatalogStrings = {…};`), so the page can load the same file.
+    /// script that assigns that one JSON literal (`window.CatalogStrings = {…};`), so the page can load the same
+    /// file.
     public static func stringTables(at url: URL) throws -> StringTables {
         var text = try String(contentsOf: url, encoding: .utf8)
-        if let brace = text.firstIndex(of: "{"), let last = text.lastIndex(of: "}") { text = String(text[brace...last]) }
+        if let brace = text.firstIndex(of: "{"), let last = text.lastIndex(of: "}") {
+            text = String(text[brace...last])
+        }
         let json = try JSONValue.parse(Array(text.utf8))
         guard let base = json["base"]?.string, let tables = json["tables"]?.object else {
             throw PageObjectError(findings: [
                 ValidationFinding(
                     file: url.lastPathComponent, code: PageObjectRule.malformed.rawValue, path: "$", position: nil,
-                    message: "a string-table file needs \"base\" (a locale tag) and \"tables\" (locale → key → text)")
+                    message: "a string-table file needs \"base\" (a locale tag) and \"tables\""
+                        + " (locale → key → text)")
             ])
         }
         var out: [String: [String: String]] = [:]
@@ -88,23 +94,27 @@ extension PageObjects {
 
         mutating func readScreen(_ json: JSONValue, _ file: String) {
             guard let screen = json["screen"]?.string, !screen.isEmpty else {
-                return finding(.malformed, file, "$.screen", "a screen's page object names its screen (\"screen\": \"cart\")")
+                return finding(.malformed, file, "$.screen", "a screen's page object names its screen (\"screen\": "
+                    + "\"cart\")")
             }
             guard let url = json["url"]?.string else {
-                return finding(.malformed, file, "$.url", "a screen's page object gives the URL that opens it (\"url\": \"index.html#cart\")")
+                return finding(.malformed, file, "$.url", "a screen's page object gives the URL that opens it "
+                    + "(\"url\": \"index.html#cart\")")
             }
             if let other = declared["screen " + screen] {
                 finding(.inconsistent, file, "$.screen", "screen '\(screen)' is declared twice (also in \(other))")
             }
             declared["screen " + screen] = file
             guard let members = json["elements"]?.object else {
-                return finding(.malformed, file, "$.elements", "\"elements\" maps each identifier to its locator ({} for its test id)")
+                return finding(.malformed, file, "$.elements", "\"elements\" maps each identifier to its locator ({} "
+                    + "for its test id)")
             }
             var elements: [Element] = []
             for (id, value) in members.sorted(by: { $0.key < $1.key }) {
                 let path = "$.elements[\"\(id)\"]"
                 if let other = declared[id] {
-                    finding(.inconsistent, file, path, "'\(id)' is declared twice (also in \(other)): one screen owns an identifier")
+                    finding(.inconsistent, file, path, "'\(id)' is declared twice (also in \(other)): one screen "
+                        + "owns an identifier")
                 }
                 declared[id] = file
                 guard let locator = readLocator(value, file, path) else { continue }
@@ -116,18 +126,22 @@ extension PageObjects {
         /// The locator and whether it is the default (the test id equal to the identifier).
         mutating func readLocator(_ value: JSONValue, _ file: String, _ path: String) -> (Locator, Bool)? {
             guard let o = value.object else {
-                finding(.badLocator, file, path, "a locator is an object: {} (test id), {\"testId\"}, {\"role\", \"name\"}, {\"label\"} or {\"css\"}")
+                finding(.badLocator, file, path, "a locator is an object: {} (test id), {\"testId\"}, {\"role\", "
+                    + "\"name\"}, {\"label\"} or {\"css\"}")
                 return nil
             }
             let kinds = ["testId", "role", "label", "css"].filter { o[$0] != nil }
             let unknown = o.keys.filter { !["testId", "role", "name", "label", "css"].contains($0) }.sorted()
             if !unknown.isEmpty {
-                finding(.badLocator, file, path, "unknown locator member \(unknown.joined(separator: ", ")) (testId, role + name, label, css)")
+                finding(.badLocator, file, path, "unknown locator member "
+                    + "\(unknown.joined(separator: ", ")) (testId, role + "
+                    + "name, label, css)")
                 return nil
             }
             if kinds.isEmpty && o["name"] == nil { return (.testID(""), true) }
             guard kinds.count == 1, let kind = kinds.first, let text = o[kind]?.string, !text.isEmpty else {
-                finding(.badLocator, file, path, "a locator has exactly one non-empty kind: testId, role (with name), label or css")
+                finding(.badLocator, file, path, "a locator has exactly one non-empty kind: testId, role (with "
+                    + "name), label or css")
                 return nil
             }
             switch kind {
@@ -136,7 +150,8 @@ extension PageObjects {
             case "css": return (.css(text), false)
             default:
                 guard let name = o["name"]?.string, !name.isEmpty else {
-                    finding(.badLocator, file, path, "a role locator needs the accessible name too (\"name\": \"Add to Cart\")")
+                    finding(.badLocator, file, path, "a role locator needs the accessible name too (\"name\": \"Add "
+                        + "to Cart\")")
                     return nil
                 }
                 return (.role(text, name: name), false)
@@ -154,11 +169,14 @@ extension PageObjects {
             for (target, value) in json["requests"]?.object ?? [:] {
                 let path = "$.requests[\"\(target)\"]"
                 guard let url = value["url"]?.string, let responses = value["responses"]?.object else {
-                    finding(.malformed, file, path, "a request names the \"url\" the app requests and its \"responses\" per argument")
+                    finding(.malformed, file, path, "a request names the \"url\" the app requests and its "
+                        + "\"responses\" per argument")
                     continue
                 }
                 var bodies: [String: String] = [:]
-                for (arg, response) in responses { bodies[arg] = readResponse(response, file, path + ".responses.\(arg)") }
+                for (arg, response) in responses {
+                    bodies[arg] = readResponse(response, file, path + ".responses.\(arg)")
+                }
                 requests[target] = Request(url: url, responses: bodies)
             }
             let events = json["events"]?.array?.compactMap(\.string) ?? []
@@ -167,7 +185,8 @@ extension PageObjects {
                 guard let name = value["name"]?.string, let element = value["element"]?.string,
                     let dismiss = value["dismiss"]?.string
                 else {
-                    finding(.malformed, file, "$.interruptions[\(i)]", "an interruption has \"name\", \"element\" and \"dismiss\"")
+                    finding(.malformed, file, "$.interruptions[\(i)]", "an interruption has \"name\", \"element\" "
+                        + "and \"dismiss\"")
                     continue
                 }
                 interruptions.append(Interruption(name: name, element: element, dismiss: dismiss))
@@ -193,7 +212,8 @@ extension PageObjects {
         mutating func checkConsistency() {
             for i in objects.interruptions {
                 for id in [i.element, i.dismiss] where objects.locator(for: id) == nil {
-                    finding(.inconsistent, "app.json", "$.interruptions", "interruption '\(i.name)' names '\(id)', which no screen declares")
+                    finding(.inconsistent, "app.json", "$.interruptions", "interruption '\(i.name)' names '\(id)', "
+                        + "which no screen declares")
                 }
             }
         }

@@ -104,8 +104,9 @@ public struct PageObjects: Sendable {
 
     /// The screen `target` belongs to (the first page object that declares it).
     public func screen(of target: String) -> String? {
-        elements.first { $0.pattern == target || ($0.pattern.contains("#") && Self.holes(of: target, in: $0.pattern) != nil) }?
-            .screen
+        elements.first { e in
+            e.pattern == target || (e.pattern.contains("#") && Self.holes(of: target, in: e.pattern) != nil)
+        }?.screen
     }
 
     /// The URL (relative to the site) that `open target arg` loads: `open item p03` is screen `item` with `{arg}`

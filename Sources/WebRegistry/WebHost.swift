@@ -107,7 +107,9 @@ public final class WebHost: Sendable {
             if folder == nil, let root = env["FLOWMATRIX_WEB_ROOT"], !root.isEmpty {
                 let beside = URL(fileURLWithPath: root).deletingLastPathComponent().appendingPathComponent("Pages")
                 var isDirectory: ObjCBool = false
-                if FileManager.default.fileExists(atPath: beside.path, isDirectory: &isDirectory), isDirectory.boolValue {
+                if FileManager.default.fileExists(atPath: beside.path, isDirectory: &isDirectory),
+                    isDirectory.boolValue
+                {
                     folder = beside
                 }
             }
