@@ -185,7 +185,7 @@ let package = Package(
         .testTarget(name: "DevToolsTests", dependencies: ["DevTools"], swiftSettings: swiftSettings),
         .testTarget(
             name: "WebRegistryTests",
-            dependencies: ["WebRegistry", "DevTools", "FlowSpec", "RunConditions", "ProcessSpawn"],
+            dependencies: ["WebRegistry", "DevTools", "FlowSpec", "RunConditions", "ProcessSpawn", "CatalogApp"],
             swiftSettings: swiftSettings
         ),
     ]

@@ -20,7 +20,7 @@ enum BuiltInRegistries {
             RegistryFactory(name: CatalogWorkerKit.registryName, manifest: CatalogRegistry.manifest) { job in
                 try CatalogWorkerKit.makeRegistry(configuration: job.configuration, seed: job.seed)
             },
-            RegistryFactory(name: WebHost.registryName, manifest: WebRegistry.manifest) { job in
+            RegistryFactory(name: WebHost.registryName, manifest: web.manifest) { job in
                 try await web.makeRegistry(
                     configuration: job.configuration, seed: job.seed, scenarioTags: job.scenario.tags)
             },

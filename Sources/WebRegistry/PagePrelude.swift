@@ -14,11 +14,17 @@ import RunConditions
 /// `window.FlowMatrix.pseudolocalize(text)` for the app's string lookup: from its first call the document's strings are
 /// transformed one by one where they are looked up, and rendered text is left as the page wrote it (docs/WEB.md).
 enum PagePrelude {
-    /// The configuration the script reads: identifier attribute, forced direction, pseudolocalization mode.
-    static func source(attribute: String, forcedDirection: String?, pseudo: PseudoMode) -> String {
-        let config =
-            "{\"attr\":\(jsString(attribute)),\"dir\":\(forcedDirection.map(jsString) ?? "null"),\"pseudo\":\(jsString(pseudo.rawValue))}"
-        return body.replacingOccurrences(of: "__CONFIG__", with: config)
+    /// The configuration the script reads: identifier attribute, forced direction, pseudolocalization mode, and the
+    /// page objects' in-page interruptions.
+    static func source(
+        attribute: String, forcedDirection: String?, pseudo: PseudoMode, interruptions: JSONValue = []
+    ) -> String {
+        let config: JSONValue = [
+            "attr": .string(attribute), "dir": forcedDirection.map(JSONValue.string) ?? .null,
+            "pseudo": .string(pseudo.rawValue), "interruptions": interruptions,
+        ]
+        return body.replacingOccurrences(of: "__LOCATORS__", with: PageLocators.script)
+            .replacingOccurrences(of: "__CONFIG__", with: config.serialized)
             .replacingOccurrences(of: "__ACCENTS__", with: accentTable)
     }
 
@@ -152,9 +158,7 @@ enum PagePrelude {
             watch();
           }
 
-          const query = (id) => '[' + config.attr + '="' + CSS.escape(id) + '"]';
-          const sel = (id) => '[' + config.attr + '="' + id + '"]';
-          const find = (id) => document.querySelector(query(id));
+          __LOCATORS__
           // Text a scenario names is source text: under pseudolocalization the page shows its transformation.
           const sameText = (shown, expected) => shown === expected || shown === transform(expected, config.pseudo);
           const containsText = (shown, expected) => shown.includes(expected)
@@ -240,6 +244,8 @@ enum PagePrelude {
               }
             }
             if (rules.has('localized') && config.pseudo === 'accented') for (const el of els) {
+              // Content the app shows as it came (`translate="no"`: names, prices, locale data) is not UI copy.
+              if (el.closest('[translate="no"]')) continue;
               const t = text(el);
               if (!hasLetter(t)) continue;
               const runs = t.match(/\[[^\[\]]*\]/g) || [];
@@ -273,7 +279,8 @@ enum PagePrelude {
               }
               case 'value': {
                 if (!el) return { ok: false, detail: 'no element matches ' + where };
-                return el.value === c.value ? { ok: true } : { ok: false, detail: where + ' has value "' + el.value + '", expected "' + c.value + '"' };
+                const v = valueOf(el);
+                return v === c.value ? { ok: true } : { ok: false, detail: where + ' has value "' + v + '", expected "' + c.value + '"' };
               }
               case 'layout': {
                 if (!el) return { ok: false, detail: 'no element matches ' + where };
@@ -281,17 +288,23 @@ enum PagePrelude {
                 return found.length === 0 ? { ok: true } : { ok: false, detail: found.join('; ') };
               }
             }
-            return { ok: false, detail: 'unknown condition ' + c.kind };
+            return stateCheck(c, el, where);
           };
-          const checkAll = (conditions) => {
+          const checkEvery = (conditions) => {
             for (const c of conditions) { const r = check(c); if (!r.ok) return r; }
             return { ok: true };
           };
           // Resolves when every condition holds, re-checking on each DOM mutation, resize, load, transition and animation
           // end (no polling), or with the last failure when timeoutMs passes.
           // With `withSnapshot`, the result carries the page's snapshot as the wait concluded (evidence of the step).
-          const waitFor = (conditions, timeoutMs, withSnapshot) => new Promise((done) => {
-            const resolve = (r) => done(withSnapshot ? Object.assign({ snapshot: snapshot() }, r) : r);
+          // With `awaited` (a step's target, or null for none), the page objects' interruptions are dismissed meanwhile and
+          // the result names them.
+          const waitFor = (conditions, timeoutMs, withSnapshot, awaited) => new Promise((done) => {
+            const resolve = (r) => {
+              if (awaited !== undefined) r = Object.assign({ interruptions: takeInterruptions() }, r);
+              done(withSnapshot ? Object.assign({ snapshot: snapshot() }, r) : r);
+            };
+            const checkAll = (list) => { if (awaited !== undefined) dismissInterruptions(awaited); return checkEvery(list); };
             let last = checkAll(conditions);
             if (last.ok) return resolve(last);
             let finished = false, scheduled = false;
@@ -327,14 +340,8 @@ enum PagePrelude {
           };
           // tap and swipe: waits for the element to be visible, then scrolls to it and checks nothing covers it — one
           // round trip. `waited` tells a wait that ran out from an element that is there but covered.
-          const actionPoint = (id, timeoutMs) => waitFor([{ id, kind: 'visible' }], timeoutMs)
-            .then((r) => r.ok ? point(id) : { ok: false, waited: true, detail: r.detail });
-          const focus = (id) => {
-            const el = find(id);
-            if (!el) return { ok: false, detail: 'no element matches ' + sel(id) };
-            el.focus();
-            return document.activeElement === el ? { ok: true } : { ok: false, detail: sel(id) + ' cannot take focus' };
-          };
+          const actionPoint = (id, timeoutMs) => waitFor([{ id, kind: 'visible' }], timeoutMs, false, id)
+            .then((r) => Object.assign(r.ok ? point(id) : { ok: false, waited: true, detail: r.detail }, { interruptions: r.interruptions }));
           // A generation that changes with anything that can change the pixels short of a running animation: evidence
           // after a step that changed nothing reuses the previous screenshot.
           // Per document: a random start, so a new document never continues an old one's count.

@@ -1,4 +1,5 @@
 import DevTools
+import FlowSpec
 import Foundation
 import Synchronization
 
@@ -70,7 +71,9 @@ public actor SharedBrowser {
 
 /// What `flowmatrix worker` hosts as the `web` registry: the shared browser, and the site under test — the URL in
 /// `FLOWMATRIX_WEB_BASE_URL`, or a folder (`FLOWMATRIX_WEB_ROOT`, default `Workers/Web/site` under the current
-/// directory) served on 127.0.0.1 by a `StaticFileServer` started on first use.
+/// directory) served on 127.0.0.1 by a `StaticFileServer` started on first use — and the page objects its targets
+/// resolve through: the folder in `FLOWMATRIX_WEB_PAGES`, else a `Pages` folder beside a `FLOWMATRIX_WEB_ROOT` folder
+/// when there is one, else none (every target is a test id).
 public final class WebHost: Sendable {
     public static let registryName = "web"
     /// The scenario tag that lets its `open` steps load documents answering 4xx or 5xx.
@@ -78,17 +81,53 @@ public final class WebHost: Sendable {
     public let browser: SharedBrowser
     private let site = Mutex<(url: URL?, server: StaticFileServer?)>((nil, nil))
     private let configure: @Sendable (inout WebSettings) -> Void
+    /// The page-object folder (nil: read the environment) and, once read, its page objects (nil inside: none).
+    private let pages = Mutex<(folder: URL?, loaded: Result<PageObjects?, PageObjectError>?)>((nil, nil))
 
     /// - Parameters:
     ///   - baseURL: the site under test; nil reads the environment on first use (above).
     ///   - configure: adjusts each job's settings (timeouts, identifier attribute).
     public init(
-        browser: SharedBrowser = SharedBrowser(), baseURL: URL? = nil,
+        browser: SharedBrowser = SharedBrowser(), baseURL: URL? = nil, pageObjects: URL? = nil,
         configure: @escaping @Sendable (inout WebSettings) -> Void = { _ in }
     ) {
         self.browser = browser
         self.configure = configure
         site.withLock { $0.url = baseURL }
+        pages.withLock { $0.folder = pageObjects }
+    }
+
+    /// The page objects jobs resolve targets through (read once), or nil when there are none.
+    /// - Throws: `PageObjectError` when the folder's files are unusable.
+    public func pageObjects() throws -> PageObjects? {
+        try pages.withLock { p in
+            if let loaded = p.loaded { return try loaded.get() }
+            let env = ProcessInfo.processInfo.environment
+            var folder = p.folder ?? env["FLOWMATRIX_WEB_PAGES"].flatMap { $0.isEmpty ? nil : URL(fileURLWithPath: $0) }
+            if folder == nil, let root = env["FLOWMATRIX_WEB_ROOT"], !root.isEmpty {
+                let beside = URL(fileURLWithPath: root).deletingLastPathComponent().appendingPathComponent("Pages")
+                var isDirectory: ObjCBool = false
+                if FileManager.default.fileExists(atPath: beside.path, isDirectory: &isDirectory),
+                    isDirectory.boolValue
+                {
+                    folder = beside
+                }
+            }
+            let loaded: Result<PageObjects?, PageObjectError>
+            do { loaded = .success(try folder.map(PageObjects.load)) } catch let error as PageObjectError {
+                loaded = .failure(error)
+            } catch {
+                loaded = .failure(PageObjectError(findings: []))
+            }
+            p.loaded = loaded
+            return try loaded.get()
+        }
+    }
+
+    /// What the registry wires: the page objects' steps when there are page objects (`PageObjects.manifest`), else
+    /// every step (`WebRegistry.manifest`). Unusable page objects publish every step; their jobs fail saying why.
+    public var manifest: RegistryManifest {
+        ((try? pageObjects()) ?? nil)?.manifest ?? WebRegistry.manifest
     }
 
     /// The base URL `open` resolves against.
@@ -133,6 +172,7 @@ public final class WebHost: Sendable {
         configuration: [String: String], seed: UInt64, scenarioTags: [String] = []
     ) async throws -> WebRegistry {
         var settings = WebSettings(baseURL: try baseURL(), browser: browser.settings)
+        settings.pageObjects = try pageObjects()
         configure(&settings)
         for tag in scenarioTags where tag.hasPrefix("permissions=") {
             settings.permissions = try settings.permissions.overlaid(with: String(tag.dropFirst("permissions=".count)))

@@ -6,9 +6,11 @@ import RunConditions
 /// on, so the two cannot drift — and the axes it applies.
 extension WebRegistry {
     /// Bare element conditions of `assert`.
-    static let conditionClauses = ["exists", "visible", "hidden", "absent"]
-    /// Keyed element conditions of `assert` (`text=Hello`).
-    static let keyedClauses = ["text", "contains", "value"]
+    static let conditionClauses = [
+        "exists", "visible", "hidden", "absent", "enabled", "disabled", "selected", "not-selected", "hittable",
+    ]
+    /// Keyed element conditions of `assert` (`text=Hello`; `key=cart.empty` is the page objects' string for a key).
+    static let keyedClauses = ["text", "contains", "value", "key"]
     /// The layout rules of `assert`; `clean` asks for all of them.
     static let layoutClauses = ["no-truncation", "no-overlap", "on-screen", "mirrored", "localized"]
     static let everyLayoutClause = "clean"

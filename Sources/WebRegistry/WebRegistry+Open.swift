@@ -9,8 +9,9 @@ extension WebRegistry {
     /// A document that answers 4xx or 5xx fails the step there (unless `WebSettings.openFailsOnErrorStatus` is off),
     /// and a load that does not complete within `WebSettings.loadTimeout` fails naming the requests still pending.
     func open(_ step: Step) async throws {
-        guard let url = URL(string: step.target, relativeTo: settings.baseURL)?.absoluteURL else {
-            throw StepError.invalidArgument("'\(step.target)' is not a URL or a path")
+        let path = settings.pageObjects?.url(opening: step.target, arg: step.arg) ?? step.target
+        guard let url = URL(string: path, relativeTo: settings.baseURL)?.absoluteURL else {
+            throw StepError.invalidArgument("'\(path)' is not a URL or a path")
         }
         if offline && pageOpened { try await applyNetwork(offline: false) }
         let status: Int

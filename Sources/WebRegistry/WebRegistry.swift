@@ -139,7 +139,7 @@ public actor WebRegistry: AsyncStepRegistry, StepEvidenceProviding {
         let forced: String? = conditions.requestedDirection == .pseudoRTL ? "rtl" : nil
         let prelude = PagePrelude.source(
             attribute: settings.identifierAttribute, forcedDirection: forced,
-            pseudo: conditions.pseudo)
+            pseudo: conditions.pseudo, interruptions: interruptionsJSON)
         let page = page
         /// Each command's time from sending to its answer (they are in flight together; the first pays for the
         /// renderer's start).
@@ -207,6 +207,8 @@ public actor WebRegistry: AsyncStepRegistry, StepEvidenceProviding {
         stepBox.state.withLock { $0 = (StepContext.current, nil) }
         stepSnapshot = nil
         if let crashed = events.crashed { throw StepError.failed("\(crashed); the page cannot run \(step.key)") }
+        // With page objects the registry wires what they declare, nothing else (docs/WEB.md, "Page objects").
+        if let objects = settings.pageObjects, !objects.wires(step) { throw StepError.unknownStep(step) }
         do {
             try await WebTimings.measure("step: \(step.verb.rawValue)") { try await run(step) }
         } catch let error as DevToolsError {
@@ -250,8 +252,9 @@ public actor WebRegistry: AsyncStepRegistry, StepEvidenceProviding {
             try await mouse("mouseReleased", p.x, p.y)
         case .type:
             guard let text = step.arg else { throw StepError.invalidArgument("type needs the text to type") }
-            _ = try await waitFor([condition(step.target, "visible")], timeout: settings.actionTimeout, step: step)
-            let focused = try await evaluate("__flowmatrix.focus(\(PagePrelude.jsString(step.target)))")
+            _ = try await waitFor(
+                [condition(step.target, "visible")], timeout: settings.actionTimeout, step: step, awaited: step.target)
+            let focused = try await evaluate("__flowmatrix.focus(\(locator(step.target).serialized))")
             guard focused["ok"]?.bool == true else {
                 throw StepError.failed(focused["detail"]?.string ?? "cannot focus")
             }
@@ -263,7 +266,9 @@ public actor WebRegistry: AsyncStepRegistry, StepEvidenceProviding {
             case .success(let t): timeout = t ?? settings.defaultWaitTimeout
             case .failure(let problem): throw StepError.invalidArgument("wait timeout: \(problem)")
             }
-            if let failure = try await waitFor([condition(step.target, "exists")], timeout: timeout, step: step) {
+            if let failure = try await waitFor(
+                [condition(step.target, "exists")], timeout: timeout, step: step, awaited: step.target)
+            {
                 throw StepError.conditionTimedOut(
                     description: "\(selector(step.target)) to exist (\(failure))", after: timeout)
             }
@@ -287,6 +292,13 @@ public actor WebRegistry: AsyncStepRegistry, StepEvidenceProviding {
         }
     }
 
+    /// Records the in-page interruptions a wait dismissed (named in its result) on the running step.
+    private func recordInterruptions(_ result: JSONValue) {
+        for name in result["interruptions"]?.array?.compactMap(\.string) ?? [] {
+            stepBox.state.withLock { $0.recorder }?.recordInterruption(name)
+        }
+    }
+
     private struct Point { var x: Double, y: Double, width: Double, height: Double }
 
     private func actionPoint(_ step: Step) async throws -> Point {
@@ -295,8 +307,9 @@ public actor WebRegistry: AsyncStepRegistry, StepEvidenceProviding {
         defer { stepBox.state.withLock { $0.awaited = nil } }
         let timeout = settings.actionTimeout
         let p = try await evaluate(
-            "__flowmatrix.actionPoint(\(PagePrelude.jsString(step.target)), \(Int(timeout.milliseconds.rounded(.up))))",
+            "__flowmatrix.actionPoint(\(locator(step.target).serialized), \(Int(timeout.milliseconds.rounded(.up))))",
             timeout: timeout + settings.pageTimeout)
+        recordInterruptions(p)
         guard p["ok"]?.bool == true, let x = p["x"]?.double, let y = p["y"]?.double else {
             let detail = p["detail"]?.string ?? "no point"
             let waited = p["waited"]?.bool == true ? " (waited \(timeout.secondsText))" : ""
@@ -373,6 +386,10 @@ public actor WebRegistry: AsyncStepRegistry, StepEvidenceProviding {
                 conditions.append(condition(id, clause))
                 continue
             }
+            if clause.hasPrefix("key=") {
+                conditions.append(try keyCondition(id, key: String(clause.dropFirst(4))))
+                continue
+            }
             guard let eq = clause.firstIndex(of: "="), Self.keyedClauses.contains(String(clause[..<eq]))
             else {
                 let known = Self.manifest.assertClauses?.first?.clauses.joined(separator: ", ") ?? ""
@@ -399,11 +416,12 @@ public actor WebRegistry: AsyncStepRegistry, StepEvidenceProviding {
     }
 
     private func request(_ step: Step) async throws {
-        guard let url = URL(string: step.target, relativeTo: settings.baseURL)?.absoluteURL else {
-            throw StepError.invalidArgument("'\(step.target)' is not a URL or a path")
+        let (path, argument) = try requestFixture(step)
+        guard let url = URL(string: path, relativeTo: settings.baseURL)?.absoluteURL else {
+            throw StepError.invalidArgument("'\(path)' is not a URL or a path")
         }
-        var fixture = Fixture(status: 200, contentType: "text/plain; charset=utf-8", body: step.arg ?? "")
-        if let arg = step.arg, let json = try? JSONValue.parse(Array(arg.utf8)) {
+        var fixture = Fixture(status: 200, contentType: "text/plain; charset=utf-8", body: argument ?? "")
+        if let arg = argument, let json = try? JSONValue.parse(Array(arg.utf8)) {
             fixture.contentType = "application/json"
             // {"status": 503, "body": …} describes the response; any other JSON is the body itself.
             if let object = json.object, object.keys.allSatisfy({ ["status", "body", "contentType"].contains($0) }),
@@ -418,14 +436,15 @@ public actor WebRegistry: AsyncStepRegistry, StepEvidenceProviding {
         try await enableFetch()
     }
 
-    private func condition(_ id: String?, _ kind: String) -> JSONValue {
-        ["id": id.map(JSONValue.string) ?? .null, "kind": .string(kind)]
+    func condition(_ id: String?, _ kind: String) -> JSONValue {
+        ["id": id.map(locator) ?? .null, "kind": .string(kind)]
     }
 
-    private func selector(_ id: String) -> String { "[\(settings.identifierAttribute)=\"\(id)\"]" }
-
     /// Waits in the page for every condition; nil when they hold, else the last failure's description.
-    private func waitFor(_ conditions: [JSONValue], timeout: Duration, step: Step) async throws -> String? {
+    /// With `awaited`, the page objects' interruptions are dismissed while it waits (a `wait` or an action's wait).
+    private func waitFor(
+        _ conditions: [JSONValue], timeout: Duration, step: Step, awaited: String? = nil
+    ) async throws -> String? {
         guard pageOpened else { throw StepError.failed("no page is open: start the scenario with `open`") }
         stepBox.state.withLock { $0.awaited = step.target }
         defer { stepBox.state.withLock { $0.awaited = nil } }
@@ -433,8 +452,10 @@ public actor WebRegistry: AsyncStepRegistry, StepEvidenceProviding {
         // A wait or assert brings back the page's snapshot (DOM, generation) as it concluded, for its evidence.
         let snapshot = evidenceWanted && (step.verb == .wait || step.verb == .assert)
         let result = try await evaluate(
-            "__flowmatrix.waitFor(\(JSONValue.array(conditions).serialized), \(ms), \(snapshot))",
+            "__flowmatrix.waitFor(\(JSONValue.array(conditions).serialized), \(ms), \(snapshot)"
+                + "\(awaited.map { ", " + locator($0).serialized } ?? ""))",
             timeout: timeout + settings.pageTimeout)
+        recordInterruptions(result)
         if snapshot { stepSnapshot = result["snapshot"] }
         return result["ok"]?.bool == true ? nil : (result["detail"]?.string ?? "the condition did not hold")
     }

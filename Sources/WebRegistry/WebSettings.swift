@@ -35,6 +35,8 @@ public struct WebSettings: Sendable {
     /// Evidence per step: a PNG screenshot (plus the DOM, console and network logs, which are cheap).
     public var screenshots: Bool
     public var browser: BrowserSettings
+    /// The page objects targets resolve through (nil: every target is a test id; docs/WEB.md, "Page objects").
+    public var pageObjects: PageObjects?
 
     public init(
         baseURL: URL, identifierAttribute: String = "data-testid", defaultWaitTimeout: Duration = .seconds(5),
@@ -42,8 +44,10 @@ public struct WebSettings: Sendable {
         pageTimeout: Duration = .seconds(10), loadTimeout: Duration = .seconds(30), deviceScaleFactor: Double = 1,
         openFailsOnErrorStatus: Bool = true, acceptDialogs: Bool = true,
         permissions: PermissionPolicy = PermissionPolicy(),
-        geolocation: GeolocationFix = .standard, screenshots: Bool = true, browser: BrowserSettings = BrowserSettings()
+        geolocation: GeolocationFix = .standard, screenshots: Bool = true, browser: BrowserSettings = BrowserSettings(),
+        pageObjects: PageObjects? = nil
     ) {
+        self.pageObjects = pageObjects
         self.baseURL = baseURL
         self.identifierAttribute = identifierAttribute
         self.defaultWaitTimeout = defaultWaitTimeout

@@ -35,14 +35,14 @@ extension RealChromium {
             ),
         ]
 
-        /// `flowmatrix run` on the shop site with 2 local workers; its exit status (nil, recorded as an issue, when it
+        /// `flowmatrix run` on a site (the shop by default) with 2 local workers; its exit status (nil, recorded as an issue, when it
         /// did not finish in 400 s).
-        static func run(_ matrix: URL, store: URL) async throws -> Int32? {
+        static func run(_ matrix: URL, store: URL, site: String = "Workers/Web/site") async throws -> Int32? {
             let process = Process()
             process.executableURL = Self.binary
             process.arguments = ["run", matrix.path, "--workers", "2", "--store", store.path, "--quiet"]
             var environment = ProcessInfo.processInfo.environment
-            environment["FLOWMATRIX_WEB_ROOT"] = Self.repository.appendingPathComponent("Workers/Web/site").path
+            environment["FLOWMATRIX_WEB_ROOT"] = Self.repository.appendingPathComponent(site).path
             process.environment = environment
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
