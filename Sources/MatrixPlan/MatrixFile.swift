@@ -113,8 +113,15 @@ public struct MatrixFile: Sendable, Hashable {
     public var includeTags: [String]
     /// …and none of these.
     public var excludeTags: [String]
-    /// The registry (worker kind) that runs the jobs.
-    public var registry: String
+    /// The registries (worker kinds, renderers) that run the jobs, in file order: `"registry": "catalog"` or
+    /// `"registry": ["catalog", "web"]`. Every selected scenario runs under every configuration on each registry that
+    /// its `registry` excludes and constraints keep (`MatrixFile+Registries.swift`).
+    public var registries: [String]
+    /// The first registry: the only one of a single-registry matrix.
+    public var registry: String {
+        get { registries.first ?? "" }
+        set { registries = [newValue] }
+    }
     /// Labels a worker must advertise (equal values) to receive the jobs.
     public var requiredLabels: [String: String]
     /// Attempts after the first failure (0…10; default 0).
@@ -158,7 +165,7 @@ public struct MatrixFile: Sendable, Hashable {
         self.corpusURLs = corpusURLs
         self.includeTags = includeTags
         self.excludeTags = excludeTags
-        self.registry = registry
+        self.registries = [registry]
         self.requiredLabels = requiredLabels
         self.retries = retries
         self.jobTimeout = jobTimeout

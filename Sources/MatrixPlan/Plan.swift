@@ -72,6 +72,8 @@ public struct Plan: Sendable {
     /// Limits the plan met while it was built (MX025 too many jobs, MX026 a reduction too large); when any,
     /// `jobs` is empty and the plan must not run (`MatrixPlanner.load` returns these as findings).
     public var limitFindings: [ValidationFinding] = []
+    /// Per configuration, the bit set of `matrix.registries` it runs on; empty when each runs on every registry.
+    public var registryMasks: [UInt64] = []
     let space: MatrixSpace
     let scenarioFiles: [String: String]
 }
@@ -90,8 +92,10 @@ extension MatrixFile {
         var notes: [String] = []
         let stages = space.countStages()
         if stages == nil { notes.append("the space is too large to count every stage exactly") }
-        // Command jobs (one scenario per item) are not tag-filtered; they run under the `command` registry.
-        let selected = scenarios.filter { selects($0.scenario) }.map { ($0.scenario, $0.file, registry) }
+        // Command jobs (one scenario per item) are not tag-filtered; they run under the `command` registry. A scenario
+        // runs on each of the matrix' registries (MatrixFile+Registries.swift).
+        let corpusSelected = scenarios.filter { selects($0.scenario) }
+        let selected = corpusSelected.flatMap { s in registries.map { (s.scenario, s.file, $0) } }
             + (command?.scenarios() ?? []).map { ($0, file, CommandTemplate.registry) }
         var limitFindings: [ValidationFinding] = []
         var configurations = space.tableBuilder()
@@ -139,22 +143,28 @@ extension MatrixFile {
                 "\(configurations.count) configurations × \(selected.count) scenario(s) = \(jobCount) jobs", settings: settings))
         }
         let table = configurations.build()
+        let masks = hasRegistryRules ? table.indices.map { registryMask(of: table[$0]) } : []
+        if limitFindings.isEmpty, !corpusSelected.isEmpty { limitFindings += registriesRunningNothing(masks) }
         var jobs: [Job] = []
         if limitFindings.isEmpty { jobs.reserveCapacity(jobCount) }
         for (scenario, file, registry) in selected where limitFindings.isEmpty {
             let scenario = audit.applied(to: scenario)
             let source = Job.Source(scenario: scenario, scenarioFile: file, registry: registry,
                                     canonicalScenario: JobIdentity.canonicalJSON(scenario))
-            for c in table.indices { jobs.append(Job(source: source, configurations: table, index: c)) }
+            let bit = registries.firstIndex(of: registry).map { UInt64(1) << UInt64($0) } ?? 0
+            for c in table.indices where masks.isEmpty || bit == 0 || masks[c] & bit != 0 {
+                jobs.append(Job(source: source, configurations: table, index: c))
+            }
         }
         let counts = PlanCounts(stages: stages, afterReduction: configurations.count,
                                 scenariosInCorpus: scenarios.count + commandJobsPerConfiguration,
-                                scenariosSelected: selected.count, jobs: jobs.count)
+                                scenariosSelected: corpusSelected.count + commandJobsPerConfiguration, jobs: jobs.count)
         var files: [String: String] = [:]
         for (s, f) in scenarios { files[s.id] = f }
         var plan = Plan(matrix: self, configurations: table, origins: origins, jobs: jobs, counts: counts,
                         notes: notes, space: space, scenarioFiles: files)
         plan.limitFindings = limitFindings
+        plan.registryMasks = masks
         return plan
     }
 
@@ -233,6 +243,10 @@ extension Plan {
             var out = "job \(job.id): scenario '\(job.scenario.id)' (\(job.scenarioFile)) under configuration #\(index + 1) \(job.configuration.canonicalString) on registry '\(job.registry)'\n"
             out += "  scenario: \(scenarioReason(job.scenario))\n"
             out += "  configuration: \(origins[index])\n"
+            if matrix.registries.count > 1 {
+                out += "  registry: one of the matrix' registries (\(matrix.registries.joined(separator: ", "))); "
+                    + "configuration #\(index + 1) runs on \(registries(ofConfiguration: index).joined(separator: ", "))\n"
+            }
             out += "  id: SHA-256 of the canonical scenario, configuration and registry, first \(JobIdentity.length) hex characters"
             for line in job.configuration.accessibilityMeaning { out += "\n  " + line }
             return (out, true)
@@ -244,6 +258,9 @@ extension Plan {
         }
         guard q.contains("="), let parsed = Configuration(parsing: q) else {
             return ("'\(query)' is neither a job id of this plan, '#n', nor an assignment such as 'orientation=landscape,window=tall-narrow'", false)
+        }
+        if let registry = parsed[MatrixFile.registryKey] {
+            return explainRegistry(registry, assignment: Configuration(parsed.values.filter { $0.key != MatrixFile.registryKey }))
         }
         var values: [String: String] = [:]
         for (key, raw) in parsed.pairs {
@@ -326,7 +343,8 @@ extension Plan {
     public func table(limit: Int = 500) -> String {
         var keys = matrix.axes.map(\.name)
         for c in configurations { for k in c.keys where !keys.contains(k) { keys.append(k) } }
-        var rows: [[String]] = [["#"] + keys + ["origin"]]
+        let several = matrix.registries.count > 1
+        var rows: [[String]] = [["#"] + keys + (several ? [MatrixFile.registryKey] : []) + ["origin"]]
         for (i, c) in configurations.prefix(limit).enumerated() {
             let origin: String
             switch origins[i] {
@@ -341,7 +359,8 @@ extension Plan {
                 origin = "row \(row) (\(what))" + (inc.isEmpty ? "" : " +include " + inc.map(String.init).joined(separator: ","))
             case .include(let n): origin = "include #\(n)"
             }
-            rows.append([String(i + 1)] + keys.map { c[$0] ?? "-" } + [origin])
+            let onRegistries = several ? [registries(ofConfiguration: i).joined(separator: "+")] : []
+            rows.append([String(i + 1)] + keys.map { c[$0] ?? "-" } + onRegistries.map { $0.isEmpty ? "-" : $0 } + [origin])
         }
         let widths = (0..<rows[0].count).map { col in rows.map { $0[col].count }.max() ?? 0 }
         var out = ""
@@ -398,14 +417,12 @@ public enum MatrixPlanner {
         let (matrix, findings) = validate(matrixAt: url, settings: settings)
         guard let matrix, findings.isEmpty else { return (nil, findings) }
         let corpus = ScenarioLoader.loadCorpus(paths: matrix.corpusURLs, validate: false)
-        let manifest = settings.manifest(for: matrix)
-        if let manifest {
-            let unwired = matrix.registryFindings(corpus.scenarios, manifest: manifest)
-            guard unwired.isEmpty else { return (nil, unwired.sortedForDisplay()) }
-        }
+        let manifests = settings.manifests(for: matrix)
+        let unwired = matrix.registryFindings(corpus.scenarios, manifests: manifests)
+        guard unwired.isEmpty else { return (nil, unwired.sortedForDisplay()) }
         var plan = matrix.plan(scenarios: corpus.scenarios.map { ($0.scenario, $0.file) }, settings: settings)
         guard plan.limitFindings.isEmpty else { return (nil, plan.limitFindings) }
-        if let manifest { plan.notes += matrix.ignoredAxisNotes(manifest) }
+        for manifest in manifests { plan.notes += matrix.ignoredAxisNotes(manifest) }
         return (plan, findings)
     }
 
@@ -462,9 +479,7 @@ public enum MatrixPlanner {
             return Check(matrix: matrix, findings: findings, scenarioFiles: [])
         }
         findings += corpus.findings
-        if let m = matrix, let manifest = settings.manifest(for: m) {
-            findings += m.registryFindings(corpus.scenarios, manifest: manifest)
-        }
+        if let m = matrix { findings += m.registryFindings(corpus.scenarios, manifests: settings.manifests(for: m)) }
         if let m = matrix, !corpus.scenarios.isEmpty, !corpus.scenarios.contains(where: { m.selects($0.scenario) }) {
             findings.append(ValidationFinding(
                 file: m.file, code: MatrixRule.noScenarioSelected.code, path: "$.tags", position: nil,
@@ -473,7 +488,7 @@ public enum MatrixPlanner {
         }
         if let m = matrix {
             let limits = m.limitFindings(scenariosSelected: corpus.scenarios.count(where: { m.selects($0.scenario) })
-                                            + m.commandJobsPerConfiguration, settings: settings)
+                                            * m.registries.count + m.commandJobsPerConfiguration, settings: settings)
             if !limits.isEmpty {
                 findings += limits
                 matrix = nil
