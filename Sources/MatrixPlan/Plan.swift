@@ -144,7 +144,7 @@ extension MatrixFile {
         }
         let table = configurations.build()
         let masks = hasRegistryRules ? table.indices.map { registryMask(of: table[$0]) } : []
-        if limitFindings.isEmpty, !corpusSelected.isEmpty { limitFindings += registriesRunningNothing(masks) }
+        if limitFindings.isEmpty, !corpusSelected.isEmpty, !masks.isEmpty { limitFindings += registriesRunningNothing(masks) }
         var jobs: [Job] = []
         if limitFindings.isEmpty { jobs.reserveCapacity(jobCount) }
         for (scenario, file, registry) in selected where limitFindings.isEmpty {

@@ -218,11 +218,12 @@ public struct SummaryDocument: Sendable, Hashable, Codable {
     public var testHeadline: String?
     /// What `flowmatrix isolate` confirmed (`isolation.json` of the report folder); absent without one.
     public var isolation: IsolationRecord?
-    /// Where the registries disagree (``Parity``); absent when the run's jobs ran on one registry.
-    public var parity: Parity?
+    /// Where the registries disagree (``Parity``); absent when the run's jobs ran on one registry. (Named so that it
+    /// sorts after `passed`: the writer finds `"jobs":[],"passed":[]` adjacent in the encoded document.)
+    public var registryParity: Parity?
     /// New and fixed disagreements since the baseline run (``ParityDiff``); absent without a baseline or when
     /// neither run has several registries.
-    public var parityChanges: ParityDiff?
+    public var registryParityChanges: ParityDiff?
 
     /// The document's members other than `jobs` and `passed` (left empty), from the run's index.
     init(index: RunIndex, pivot: AxisPivot, diff: RunDiff?, stability: Stability? = nil,
@@ -342,8 +343,8 @@ public struct SummaryDocument: Sendable, Hashable, Codable {
             document.testPatterns = failingTests.isEmpty ? nil : failingTests
             document.testHeadline = TestPivot.headline(testPivots)
             document.isolation = isolation
-            document.parity = parity
-            document.parityChanges = parityChanges
+            document.registryParity = parity
+            document.registryParityChanges = parityChanges
             let text = String(decoding: try encoder.encode(document), as: UTF8.self)
             // `"jobs":[],"passed":[]` occurs once (sorted keys, adjacent): inside a JSON string its quotes would be
             // escaped.

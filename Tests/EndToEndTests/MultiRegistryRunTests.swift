@@ -55,7 +55,7 @@ struct MultiRegistryRunTests {
             #expect(!attempts.isEmpty && attempts.allSatisfy { $0.worker == "w-\(row.job.registry)" }, "\(row.job.registry)")
         }
         let summary = try Self.summary(ws, runID)
-        let parity = try #require(summary["parity"] as? [String: Any])
+        let parity = try #require(summary["registryParity"] as? [String: Any])
         #expect(parity["compared"] as? Int == 6)
         #expect(parity["agreeing"] as? Int == 2)
         #expect(parity["failsInAll"] as? Int == 2)
@@ -99,7 +99,7 @@ struct MultiRegistryRunTests {
         let changes = try #require(document["disagreements"] as? [String: Any])
         #expect((changes["fixedDisagreements"] as? [Any])?.count == 2)
         #expect((changes["newDisagreements"] as? [Any])?.count == 0)
-        let parity = try #require(try Self.summary(ws, head)["parity"] as? [String: Any])
+        let parity = try #require(try Self.summary(ws, head)["registryParity"] as? [String: Any])
         #expect((parity["failsOnlyIn"] as? [String: Int]) == ["test": 0, "test-ui": 0])
     }
 }

@@ -60,7 +60,7 @@ struct ParityReportTests {
         let written = try WrittenReport()
         #expect(!written.html.contains("id=\"parity\""))
         let summary = try JSONSerialization.jsonObject(with: Data(contentsOf: written.files.summary)) as? [String: Any]
-        #expect(summary?["parity"] == nil)
+        #expect(summary?["registryParity"] == nil)
     }
 
     @Test("report.html: the renderers' sentence under both headlines and the section, each verdict linking its job")
@@ -85,13 +85,13 @@ struct ParityReportTests {
         let head = ParitySweep.run(runID: "20261203-0100-qqqq", uiBug: false, start: 1_796_200_000)
         let written = try ParitySweep.written(baseline: base.runID, runs: [base, head], report: head.runID)
         let summary = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: written.files.summary)) as? [String: Any])
-        let parity = try #require(summary["parity"] as? [String: Any])
+        let parity = try #require(summary["registryParity"] as? [String: Any])
         #expect((parity["failsOnlyIn"] as? [String: Int]) == ["catalog": 0, "web": 0])
-        let changes = try #require(summary["parityChanges"] as? [String: Any])
+        let changes = try #require(summary["registryParityChanges"] as? [String: Any])
         #expect((changes["fixedDisagreements"] as? [[String: Any]])?.count == 4)
         #expect((changes["newDisagreements"] as? [Any])?.isEmpty == true)
         let decoded = try JSONDecoder().decode(SummaryDocument.self, from: Data(contentsOf: written.files.summary))
-        #expect(decoded.parityChanges?.fixedDisagreements.allSatisfy { $0.failing == ["web"] } == true)
+        #expect(decoded.registryParityChanges?.fixedDisagreements.allSatisfy { $0.failing == ["web"] } == true)
     }
 
     @Test("diff: new disagreements one way, fixed the other, in text and JSON")
