@@ -102,4 +102,27 @@ struct MultiRegistryRunTests {
         let parity = try #require(try Self.summary(ws, head)["registryParity"] as? [String: Any])
         #expect((parity["failsOnlyIn"] as? [String: Int]) == ["test": 0, "test-ui": 0])
     }
+
+    @Test("validate checks the corpus against each registry: a step web wires and catalog does not is FS023 on catalog")
+    func validatePerRegistry() async throws {
+        let ws = try E2EWorkspace()
+        defer { ws.cleanUp() }
+        let scenario = #"""
+            {"id": "s", "title": "S", "steps": [{"verb": "open", "target": "catalog"},
+             {"verb": "tap", "target": "catalog.retyr"}, {"verb": "assert", "target": "catalog.title", "arg": "visibel"}]}
+            """#
+        try Data(scenario.utf8).write(to: ws.root.appendingPathComponent("corpus/s.json"))
+        let matrix = #"{"name": "p", "corpus": "corpus", "registry": ["catalog", "web"], "axes": {"locale": ["en"]}}"#
+        try Data(matrix.utf8).write(to: ws.root.appendingPathComponent("p.json"))
+        let (status, output) = try await ws.run(["validate", "--json", "p.json"], label: "validate")
+        #expect(status == 1, "\(output)")
+        let findings = try #require(try JSONSerialization.jsonObject(
+            with: Data(contentsOf: ws.root.appendingPathComponent("validate.out"))) as? [[String: Any]])
+        let codes = findings.compactMap { $0["code"] as? String }
+        #expect(codes.sorted() == ["FS022", "FS022", "FS023"], "\(output)")
+        let gap = try #require(findings.first { $0["code"] as? String == "FS023" })
+        #expect((gap["message"] as? String)?.contains("wired by web but not by registry catalog") == true)
+        let (runStatus, run) = try await ws.run(["run", "p.json", "--workers", "1"], label: "run", localWorkers: .flowmatrix)
+        #expect(runStatus == 65 && run.contains("FS023"), "\(run)")
+    }
 }
