@@ -51,12 +51,19 @@ extension MatrixFile {
         return mask
     }
 
+    /// MX043 for each registry the excludes and constraints naming registries leave no configuration (`validate`:
+    /// the configurations are listed, within the plan limits, without scenarios). Empty without such rules.
+    public func registriesRunningNothing(settings: PlanSettings) -> [ValidationFinding] {
+        guard hasRegistryRules else { return [] }
+        return plan(scenarios: [], settings: settings).limitFindings.filter { $0.code == MatrixRule.registryRunsNothing.code }
+    }
+
     /// MX043 for each registry that no configuration of `table` runs on (`masks` parallel to it).
     func registriesRunningNothing(_ masks: [UInt64]) -> [ValidationFinding] {
         let union = masks.reduce(0, |)
         return registries.enumerated().filter { union & (1 << UInt64($0.offset)) == 0 }.map { k, registry in
             ValidationFinding(
-                file: file, code: MatrixRule.registryRunsNothing.code, path: "$.registry", position: nil,
+                file: file, code: MatrixRule.registryRunsNothing.code, path: "$.registry", position: registryPosition,
                 message: "registry '\(registry)' runs no configuration: the excludes and constraints that name it remove "
                     + "every one; remove it from 'registry' or loosen those rules")
         }

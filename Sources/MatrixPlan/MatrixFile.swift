@@ -254,5 +254,7 @@ public struct MatrixFile: Sendable, Hashable {
     public var corpusPositions: [SourcePosition] = []
     /// Where `axes` and `reduction` stand in the file (for plan-limit findings); nil for matrices built in code.
     public var axesPosition: SourcePosition?
+    /// Where `registry` stands in the file (for MX043); nil for matrices built in code.
+    public var registryPosition: SourcePosition?
     public var reductionPosition: SourcePosition?
 }

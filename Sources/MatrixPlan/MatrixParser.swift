@@ -137,6 +137,7 @@ struct MatrixParser {
             include: include, exclude: exclude, constraints: constraints, reduction: reduction, seedRows: seedRows)
         matrix.corpusPositions = corpusPositions
         matrix.registries = registries
+        matrix.registryPosition = root["registry"]?.position
         matrix.command = command
         matrix.commandPosition = root["command"]?.position
         matrix.repetitions = repetitions
