@@ -115,7 +115,7 @@ public struct MatrixFile: Sendable, Hashable {
     public var excludeTags: [String]
     /// The registries (worker kinds, renderers) that run the jobs, in file order: `"registry": "catalog"` or
     /// `"registry": ["catalog", "web"]`. Every selected scenario runs under every configuration on each registry that
-    /// its `registry` excludes and constraints keep (`MatrixFile+Registries.swift`).
+    /// its `registry` excludes and constraints keep (`RegistryRules.swift`).
     public var registries: [String]
     /// The first registry: the only one of a single-registry matrix.
     public var registry: String {

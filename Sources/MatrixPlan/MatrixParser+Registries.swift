@@ -43,9 +43,9 @@ extension MatrixParser {
                 names.append(name)
             }
         }
-        if names.count > MatrixFile.maximumRegistries {
+        if names.count > RegistryRules.maximumRegistries {
             add(.badRegistryList, path, node.position,
-                "the matrix lists \(names.count) registries, more than \(MatrixFile.maximumRegistries); split it into several matrices")
+                "the matrix lists \(names.count) registries, more than \(RegistryRules.maximumRegistries); split it into several matrices")
             ok = false
         }
         return ok ? names : nil

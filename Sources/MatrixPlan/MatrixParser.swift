@@ -115,7 +115,7 @@ struct MatrixParser {
         let customAxes = parseCustomAxes(root["customAxes"])
         let axes = parseAxes(root["axes"], parent: root)
         checkRegistryKeys(root, axes: axes)
-        // Excludes and constraints may name the registry like an axis (MatrixFile+Registries.swift).
+        // Excludes and constraints may name the registry like an axis (RegistryRules.swift).
         let ruleAxes = axes + (registries.map { [Axis(name: MatrixFile.registryKey, values: $0)] } ?? [])
         var extraKeys: [String: [String]] = [:]
         let include = parseEntries(root["include"], "$.include", axes: axes, isInclude: true, extraKeys: &extraKeys)

@@ -80,7 +80,7 @@ public enum MatrixPlanner {
         if let m = matrix {
             let limits = m.limitFindings(scenariosSelected: corpus.scenarios.count(where: { m.selects($0.scenario) })
                                             * m.registries.count + m.commandJobsPerConfiguration, settings: settings)
-            let unused = limits.isEmpty ? m.registriesRunningNothing(settings: settings) : []
+            let unused = limits.isEmpty ? m.registryRules.unusedRegistries(settings: settings) : []
             if !limits.isEmpty || !unused.isEmpty {
                 findings += limits + unused
                 matrix = nil

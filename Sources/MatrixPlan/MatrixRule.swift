@@ -76,7 +76,7 @@ public enum MatrixRule: String, Sendable, CaseIterable {
     /// `policy.audit` asks for an audit the matrix' registry does not publish (`assert page accessible` is not in its
     /// manifest's clauses).
     case auditUnsupported = "MX035"
-    /// `registry` is an empty list, lists a name twice, or lists more than `MatrixFile.maximumRegistries`.
+    /// `registry` is an empty list, lists a name twice, or lists more than `RegistryRules.maximumRegistries`.
     case badRegistryList = "MX040"
     /// An exclude or constraint names a registry the matrix does not list (`"registry": "wbe"`).
     case unknownRegistry = "MX041"

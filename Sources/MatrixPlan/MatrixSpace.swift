@@ -67,8 +67,8 @@ public struct MatrixSpace: Sendable {
             variables[v].values.append(value)
             return Int32(variables[v].values.count - 1)
         }
-        // Excludes and constraints naming the registry choose registries per configuration (MatrixFile+Registries).
-        for (n, entry) in matrix.exclude.enumerated() where !MatrixFile.namesRegistry(entry) {
+        // Excludes and constraints naming the registry choose registries per configuration (RegistryRules.swift).
+        for (n, entry) in matrix.exclude.enumerated() where !RegistryRules.names(entry) {
             excludeNumbers.append(n + 1)
             excludes.append(entry.keys.sorted().map { key in
                 let v = variable(key)
@@ -91,7 +91,7 @@ public struct MatrixSpace: Sendable {
             includes.append(include)
         }
         var compiledConstraints: [(Int, [(Int, Condition)], [(Int, Condition)])] = []
-        for c in matrix.constraints where !MatrixFile.namesRegistry(c) {
+        for c in matrix.constraints where !RegistryRules.names(c) {
             let conds = c.conditions.map { (variable($0.axis), $0) }
             let cons = c.consequences.map { (variable($0.axis), $0) }
             for (v, cond) in conds + cons { for value in cond.values { _ = valueIndex(v, value) } }

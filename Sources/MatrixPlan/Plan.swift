@@ -93,7 +93,7 @@ extension MatrixFile {
         let stages = space.countStages()
         if stages == nil { notes.append("the space is too large to count every stage exactly") }
         // Command jobs (one scenario per item) are not tag-filtered; they run under the `command` registry. A scenario
-        // runs on each of the matrix' registries (MatrixFile+Registries.swift).
+        // runs on each of the matrix' registries (RegistryRules.swift).
         let corpusSelected = scenarios.filter { selects($0.scenario) }
         let selected = corpusSelected.flatMap { s in registries.map { (s.scenario, s.file, $0) } }
             + (command?.scenarios() ?? []).map { ($0, file, CommandTemplate.registry) }
@@ -143,8 +143,9 @@ extension MatrixFile {
                 "\(configurations.count) configurations × \(selected.count) scenario(s) = \(jobCount) jobs", settings: settings))
         }
         let table = configurations.build()
-        let masks = hasRegistryRules ? table.indices.map { registryMask(of: table[$0]) } : []
-        if limitFindings.isEmpty, !masks.isEmpty { limitFindings += registriesRunningNothing(masks) }
+        let rules = registryRules
+        let masks = rules.isEmpty ? [] : table.indices.map { rules.mask(of: table[$0]) }
+        if limitFindings.isEmpty, !masks.isEmpty { limitFindings += rules.unusedRegistries(masks) }
         var jobs: [Job] = []
         if limitFindings.isEmpty { jobs.reserveCapacity(jobCount) }
         for (scenario, file, registry) in selected where limitFindings.isEmpty {

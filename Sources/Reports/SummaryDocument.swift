@@ -218,8 +218,7 @@ public struct SummaryDocument: Sendable, Hashable, Codable {
     public var testHeadline: String?
     /// What `flowmatrix isolate` confirmed (`isolation.json` of the report folder); absent without one.
     public var isolation: IsolationRecord?
-    /// Where the registries disagree (``Parity``); absent when the run's jobs ran on one registry. (Named so that it
-    /// sorts after `passed`: the writer finds `"jobs":[],"passed":[]` adjacent in the encoded document.)
+    /// Where the registries disagree (``Parity``), absent on one registry; sorts after `passed` (see `finish`).
     public var registryParity: Parity?
     /// New and fixed disagreements since the baseline run (``ParityDiff``); absent without a baseline or when
     /// neither run has several registries.

@@ -9,61 +9,69 @@ import FlowSpec
 extension MatrixFile {
     /// The key that names the registry in excludes, constraints, `plan --explain` and reports.
     public static let registryKey = "registry"
+    /// The rules that choose registries per configuration.
+    public var registryRules: RegistryRules { RegistryRules(matrix: self) }
+}
+
+/// A matrix' excludes and constraints that name `registry`: which registries each configuration runs on.
+public struct RegistryRules: Sendable {
+    public let matrix: MatrixFile
+
     /// The most registries one matrix may list (a plan keeps one bit per registry and configuration).
     public static let maximumRegistries = 64
 
     /// True when an exclude entry names the registry.
-    static func namesRegistry(_ entry: [String: String]) -> Bool { entry[registryKey] != nil }
+    static func names(_ entry: [String: String]) -> Bool { entry[MatrixFile.registryKey] != nil }
 
     /// True when a constraint names the registry in a condition or a consequence.
-    static func namesRegistry(_ constraint: Constraint) -> Bool {
-        (constraint.conditions + constraint.consequences).contains { $0.axis == registryKey }
+    static func names(_ constraint: Constraint) -> Bool {
+        (constraint.conditions + constraint.consequences).contains { $0.axis == MatrixFile.registryKey }
     }
 
     /// True when some exclude or constraint names the registry (then not every configuration runs on every registry).
-    public var hasRegistryRules: Bool {
-        exclude.contains(where: Self.namesRegistry) || constraints.contains(where: Self.namesRegistry)
-    }
+    public var isEmpty: Bool { !matrix.exclude.contains(where: Self.names) && !matrix.constraints.contains(where: Self.names) }
 
     /// Nil when `configuration` runs on `registry`, else why not: the first exclude (`exclude #n {…}`) or constraint
     /// (`constraint #n (…)`) naming the registry that removes the pair.
-    public func registryExclusion(_ registry: String, in configuration: Configuration) -> String? {
+    public func exclusion(_ registry: String, in configuration: Configuration) -> String? {
         var values = configuration.values
-        values[Self.registryKey] = registry
-        for (i, entry) in exclude.enumerated() where Self.namesRegistry(entry) {
+        values[MatrixFile.registryKey] = registry
+        for (i, entry) in matrix.exclude.enumerated() where Self.names(entry) {
             if entry.allSatisfy({ values[$0.key] == $0.value }) {
                 let text = entry.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ",")
                 return "exclude #\(i + 1) {\(text)}"
             }
         }
-        for c in constraints where Self.namesRegistry(c) && !c.isSatisfied(by: values) {
+        for c in matrix.constraints where Self.names(c) && !c.isSatisfied(by: values) {
             return "constraint #\(c.number) (\(c))"
         }
         return nil
     }
 
-    /// The bit set of `registries` that `configuration` runs on (bit k: `registries[k]`).
-    func registryMask(of configuration: Configuration) -> UInt64 {
+    /// The bit set of the matrix' registries that `configuration` runs on (bit k: `registries[k]`).
+    func mask(of configuration: Configuration) -> UInt64 {
         var mask: UInt64 = 0
-        for (k, registry) in registries.enumerated() where registryExclusion(registry, in: configuration) == nil {
+        for (k, registry) in matrix.registries.enumerated() where exclusion(registry, in: configuration) == nil {
             mask |= 1 << UInt64(k)
         }
         return mask
     }
 
-    /// MX043 for each registry the excludes and constraints naming registries leave no configuration (`validate`:
-    /// the configurations are listed, within the plan limits, without scenarios). Empty without such rules.
-    public func registriesRunningNothing(settings: PlanSettings) -> [ValidationFinding] {
-        guard hasRegistryRules else { return [] }
-        return plan(scenarios: [], settings: settings).limitFindings.filter { $0.code == MatrixRule.registryRunsNothing.code }
+    /// MX043 for each registry the rules leave no configuration (`validate`: the configurations are listed, within
+    /// the plan limits, without scenarios). Empty without rules.
+    public func unusedRegistries(settings: PlanSettings) -> [ValidationFinding] {
+        guard !isEmpty else { return [] }
+        return matrix.plan(scenarios: [], settings: settings).limitFindings
+            .filter { $0.code == MatrixRule.registryRunsNothing.code }
     }
 
-    /// MX043 for each registry that no configuration of `table` runs on (`masks` parallel to it).
-    func registriesRunningNothing(_ masks: [UInt64]) -> [ValidationFinding] {
+    /// MX043 for each registry that no configuration runs on (`masks`: one per configuration).
+    func unusedRegistries(_ masks: [UInt64]) -> [ValidationFinding] {
         let union = masks.reduce(0, |)
-        return registries.enumerated().filter { union & (1 << UInt64($0.offset)) == 0 }.map { k, registry in
+        return matrix.registries.enumerated().filter { union & (1 << UInt64($0.offset)) == 0 }.map { _, registry in
             ValidationFinding(
-                file: file, code: MatrixRule.registryRunsNothing.code, path: "$.registry", position: registryPosition,
+                file: matrix.file, code: MatrixRule.registryRunsNothing.code, path: "$.registry",
+                position: matrix.registryPosition,
                 message: "registry '\(registry)' runs no configuration: the excludes and constraints that name it remove "
                     + "every one; remove it from 'registry' or loosen those rules")
         }
@@ -98,7 +106,7 @@ extension Plan {
         if !running.isEmpty { out += ": \(list(running))" }
         for i in containing.filter({ !running.contains($0) }).prefix(5) {
             out += "\n  #\(i + 1) \(configurations[i].canonicalString) not on '\(registry)': removed by "
-                + (matrix.registryExclusion(registry, in: configurations[i]) ?? "a rule")
+                + (matrix.registryRules.exclusion(registry, in: configurations[i]) ?? "a rule")
         }
         return (out, true)
     }
