@@ -164,8 +164,7 @@ extension MatrixFile {
         for (s, f) in scenarios { files[s.id] = f }
         var plan = Plan(matrix: self, configurations: table, origins: origins, jobs: jobs, counts: counts,
                         notes: notes, space: space, scenarioFiles: files)
-        plan.limitFindings = limitFindings
-        plan.registryMasks = masks
+        (plan.limitFindings, plan.registryMasks) = (limitFindings, masks)
         return plan
     }
 
