@@ -70,7 +70,8 @@ enum PlanCommand {
                 print(plan.json())
                 return ExitCode.success
             }
-            print("matrix '\(plan.matrix.name.terminalSafe)' (\(plan.matrix.file.terminalSafe)) on registry '\(plan.matrix.registry.terminalSafe)'")
+            print("matrix '\(plan.matrix.name.terminalSafe)' (\(plan.matrix.file.terminalSafe)) on \(plan.matrix.registries.count > 1 ? "registries" : "registry") "
+                + plan.matrix.registries.map { "'\($0.terminalSafe)'" }.joined(separator: ", "))
             let width = plan.countLines.map(\.0.count).max() ?? 0
             for (name, value) in plan.countLines {
                 print("  " + name.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + value)

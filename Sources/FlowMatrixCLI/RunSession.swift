@@ -107,8 +107,8 @@ enum RunSession {
     static func ignoredAxisNotes(_ matrixPath: String?, settings: PlanSettings) -> [String] {
         guard let matrixPath else { return [] }
         let (matrix, _) = MatrixFile.load(from: URL(fileURLWithPath: matrixPath))
-        guard let matrix, let manifest = matrix.registryManifest(in: settings.registryManifests) else { return [] }
-        return matrix.ignoredAxisNotes(manifest)
+        guard let matrix else { return [] }
+        return matrix.registryManifests(in: settings.registryManifests).flatMap(matrix.ignoredAxisNotes)
     }
 
     /// A run that did not start or could not be served: its findings and message, with the CLI's exit codes.

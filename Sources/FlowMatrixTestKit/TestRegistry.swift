@@ -23,6 +23,8 @@ import Worker
 ///   planted failure-inducing combination. `flaky-with` does so on the first attempt only (a retry passes).
 /// - `attach`: attaches an artifact to the step through `ArtifactSink.current`; `arg` is `<name>:<bytes>`, the
 ///   content `TestRegistry.artifactBytes(name:count:)` (deterministic, incompressible).
+/// - `fail-in`: fails when the registry hosting the step is named in `arg` (`test-ui`, `test+test-ui`): a renderer
+///   defect planted in one registry (`TestRegistry.uiFactory` hosts the same steps as `test-ui`).
 /// - `attach-stored`: attaches `<count>` distinct artifacts of `<MiB>` each, stored without deflate (level 0), for
 ///   the ingest benchmark; `arg` is `<count>:<MiB>`.
 public struct TestRegistry: AsyncStepRegistry {
@@ -33,6 +35,8 @@ public struct TestRegistry: AsyncStepRegistry {
     public let seed: UInt64
     /// The job's configuration (see `fail-with`).
     public let configuration: [String: String]
+    /// The name it is hosted under (see `fail-in`).
+    public var registryName = TestRegistry.name
     private let clock = VirtualClock()
 
     public init(attempt: Int, jobID: String = "", seed: UInt64 = 0, configuration: [String: String] = [:]) {
@@ -111,6 +115,8 @@ public struct TestRegistry: AsyncStepRegistry {
             }
         case "unwired":
             throw StepError.unknownStep(step)
+        case "fail-in" where (step.arg ?? "").split(separator: "+").contains(Substring(registryName)):
+            throw StepError.assertionFailed("fails in registry \(registryName)")
         case "fail-with" where Self.holds(configuration, step.arg ?? ""):
             throw StepError.assertionFailed("fails with \(step.arg ?? "")")
         case "flaky-with" where attempt == 1 && Self.holds(configuration, step.arg ?? ""):
@@ -132,6 +138,15 @@ public struct TestRegistry: AsyncStepRegistry {
             out[i] = UInt8(truncatingIfNeeded: state)
         }
         return out
+    }
+
+    /// A second renderer with the same vocabulary: the `test` registry hosted as `test-ui` (registry-parity tests).
+    public static let uiName = "test-ui"
+    public static let uiFactory = RegistryFactory(name: uiName) { context in
+        var registry = TestRegistry(attempt: context.attempt, jobID: context.jobID, seed: context.seed,
+                                    configuration: context.configuration)
+        registry.registryName = uiName
+        return registry
     }
 
     /// The factory a worker hosts.

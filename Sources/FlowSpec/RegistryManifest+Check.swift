@@ -5,11 +5,19 @@ extension RegistryManifest {
 
     /// Every finding of `loaded` against this manifest, in step order: a step the registry does not wire (FS021), an
     /// `assert` clause it does not understand (FS022). Nothing is reported for what the manifest does not publish.
-    public func findings(for loaded: LoadedScenario) -> [ValidationFinding] {
+    ///
+    /// - Parameter others: the other registries of the same matrix: a step one of them wires (per its published steps)
+    ///   and this one does not is FS023 (a parity gap) rather than FS021.
+    public func findings(for loaded: LoadedScenario, others: [RegistryManifest] = []) -> [ValidationFinding] {
         var problems: [(rule: ScenarioRule, step: Int, member: String, message: String)] = []
         for (index, step) in loaded.scenario.steps.enumerated() {
             if !wires(step) {
-                problems.append((.stepNotWired, index, "target", notWiredMessage(step, index: index)))
+                let elsewhere = others.filter { $0.name != name && $0.steps != nil && $0.wires(step) }.map(\.name)
+                if elsewhere.isEmpty {
+                    problems.append((.stepNotWired, index, "target", notWiredMessage(step, index: index)))
+                } else {
+                    problems.append((.stepWiredElsewhere, index, "target", parityGapMessage(step, index: index, wiredBy: elsewhere)))
+                }
                 continue
             }
             guard step.verb == .assert, let vocabulary = clauses(on: step.target),
@@ -42,6 +50,12 @@ extension RegistryManifest {
             .map { " (did you mean '\(step.verb.rawValue):\($0)'?)" } ?? ""
         return "step \(index + 1) '\(step.key)' is not wired by registry \(name)\(hint), so it would fail in every "
             + "configuration; \(step.verb.rawValue) targets: \(Self.list(patterns))"
+    }
+
+    private func parityGapMessage(_ step: Step, index: Int, wiredBy: [String]) -> String {
+        "step \(index + 1) '\(step.key)' is wired by \(wiredBy.joined(separator: ", ")) but not by registry \(name), so the "
+            + "scenario would fail only on \(name) (missing machinery, not a product defect); wire it in \(name), or "
+            + "keep \(name) off this scenario's matrix"
     }
 
     private func unknownClauseMessage(_ clause: String, step: Step, index: Int, vocabulary: [String]) -> String {

@@ -46,6 +46,11 @@ public enum ScenarioRule: String, Sendable, CaseIterable {
     case stepNotWired = "FS021"
     /// An `assert` clause is not in the vocabulary the matrix's registry publishes for that target (`leading`).
     case unknownAssertClause = "FS022"
+    /// A step is wired by some registries of a multi-registry matrix but not by this one: the scenario would fail only
+    /// on this registry (a parity gap: machinery missing from one renderer, not a typo).
+    case stepWiredElsewhere = "FS023"
+    /// A `StepTable` (a registry's declared wiring) holds an entry that is not `verb:target` with a known verb.
+    case badWiringEntry = "FS024"
 
     public var code: String { rawValue }
 }

@@ -44,7 +44,7 @@ extension MatrixFile {
         guard !manifest.wires(step) || !published else { return [] }
         return [ValidationFinding(
             file: file, code: MatrixRule.auditUnsupported.code, path: "$.policy.audit", position: nil,
-            message: "policy.audit is '\(audit.rawValue)' but registry '\(registry)' does not publish"
+            message: "policy.audit is '\(audit.rawValue)' but registry '\(manifest.name)' does not publish"
                 + " `assert page accessible`; use a registry that audits (web, catalog) or remove policy.audit")]
     }
 }

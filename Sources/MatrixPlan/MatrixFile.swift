@@ -113,8 +113,15 @@ public struct MatrixFile: Sendable, Hashable {
     public var includeTags: [String]
     /// …and none of these.
     public var excludeTags: [String]
-    /// The registry (worker kind) that runs the jobs.
-    public var registry: String
+    /// The registries (worker kinds, renderers) that run the jobs, in file order: `"registry": "catalog"` or
+    /// `"registry": ["catalog", "web"]`. Every selected scenario runs under every configuration on each registry that
+    /// its `registry` excludes and constraints keep (`RegistryRules.swift`).
+    public var registries: [String]
+    /// The first registry: the only one of a single-registry matrix.
+    public var registry: String {
+        get { registries.first ?? "" }
+        set { registries = [newValue] }
+    }
     /// Labels a worker must advertise (equal values) to receive the jobs.
     public var requiredLabels: [String: String]
     /// Attempts after the first failure (0…10; default 0).
@@ -158,7 +165,7 @@ public struct MatrixFile: Sendable, Hashable {
         self.corpusURLs = corpusURLs
         self.includeTags = includeTags
         self.excludeTags = excludeTags
-        self.registry = registry
+        self.registries = [registry]
         self.requiredLabels = requiredLabels
         self.retries = retries
         self.jobTimeout = jobTimeout
@@ -247,5 +254,7 @@ public struct MatrixFile: Sendable, Hashable {
     public var corpusPositions: [SourcePosition] = []
     /// Where `axes` and `reduction` stand in the file (for plan-limit findings); nil for matrices built in code.
     public var axesPosition: SourcePosition?
+    /// Where `registry` stands in the file (for MX043); nil for matrices built in code.
+    public var registryPosition: SourcePosition?
     public var reductionPosition: SourcePosition?
 }

@@ -90,6 +90,10 @@ extension MatrixParser {
                 }
                 guard let v = value(m.value, key: m.key, path: mPath) else { continue }
                 if !isInclude, let axis, !axis.values.contains(v) {
+                    if axis.name == MatrixFile.registryKey {
+                        unknownRegistry(v, known: axis.values, path: mPath, position: m.value.position)
+                        continue
+                    }
                     add(.unknownAxisValue, mPath, m.value.position, "exclude value '\(v)' is not a value of axis '\(axis.name)' (\(axis.values.joined(separator: ", "))), so it never matches")
                     continue
                 }

@@ -84,6 +84,11 @@ extension MatrixParser {
             for (vNode, vPath) in valueNodes {
                 guard let v = value(vNode, key: m.key, path: vPath) else { ok = false; continue }
                 if !known.contains(v) {
+                    if m.key == MatrixFile.registryKey {
+                        unknownRegistry(v, known: known, path: vPath, position: vNode.position)
+                        ok = false
+                        continue
+                    }
                     add(.unknownAxisValue, vPath, vNode.position, "'\(v)' is not a value of '\(m.key)' (\(known.joined(separator: ", "))), so this condition never matches it")
                     ok = false
                     continue

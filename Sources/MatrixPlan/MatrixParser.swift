@@ -105,11 +105,8 @@ struct MatrixParser {
             add(.missingCorpus, "$.corpus", root["corpus"]?.position, "the corpus names no folder; list at least one scenario folder")
         }
         let (includeTags, excludeTags) = parseTags(root["tags"])
-        let registry = string(root["registry"], "$.registry", required: root["corpus"] != nil || !hasCommand, parent: root)
-            ?? (hasCommand && root["corpus"] == nil ? CommandTemplate.registry : nil)
-        if let registry, registry.trimmingSpaces.isEmpty {
-            add(.badRegistry, "$.registry", root["registry"]?.position, "the registry name is empty; name the worker kind (e.g. catalog)")
-        }
+        let registries = parseRegistries(root, required: root["corpus"] != nil || !hasCommand)
+            ?? (hasCommand && root["corpus"] == nil ? [CommandTemplate.registry] : nil)
         let labels = parseLabels(root["labels"])
         var policy = (retries: 0, timeout: Duration.seconds(300), failFast: false, keep: KeepPolicy.failures, seed: UInt64(0))
         if let node = root["policy"] { parsePolicy(node, into: &policy) }
@@ -117,25 +114,30 @@ struct MatrixParser {
 
         let customAxes = parseCustomAxes(root["customAxes"])
         let axes = parseAxes(root["axes"], parent: root)
+        checkRegistryKeys(root, axes: axes)
+        // Excludes and constraints may name the registry like an axis (RegistryRules.swift).
+        let ruleAxes = axes + (registries.map { [Axis(name: MatrixFile.registryKey, values: $0)] } ?? [])
         var extraKeys: [String: [String]] = [:]
         let include = parseEntries(root["include"], "$.include", axes: axes, isInclude: true, extraKeys: &extraKeys)
         checkCustomDeclarations(customAxes, axes: axes, includeKeys: extraKeys.keys)
-        let exclude = parseEntries(root["exclude"], "$.exclude", axes: axes, isInclude: false, extraKeys: &extraKeys)
-        let constraints = parseConstraints(root["constraints"], axes: axes, extraKeys: extraKeys)
+        let exclude = parseEntries(root["exclude"], "$.exclude", axes: ruleAxes, isInclude: false, extraKeys: &extraKeys)
+        let constraints = parseConstraints(root["constraints"], axes: ruleAxes, extraKeys: extraKeys)
         let (reduction, seedRows) = parseReduction(root["reduction"], axes: axes)
         if let command { checkPlaceholders(command, axes: axes, extraKeys: extraKeys, root: root) }
 
-        guard let name, let registry, findings.isEmpty else { return nil }
+        guard let name, let registries, findings.isEmpty else { return nil }
         let urls = corpus.map { entry in
             entry.hasPrefix("/") ? URL(fileURLWithPath: entry)
                 : (directory ?? URL(fileURLWithPath: ".")).appendingPathComponent(entry).standardizedFileURL
         }
         var matrix = MatrixFile(
             file: file, name: name, description: description, corpus: corpus, corpusURLs: urls, includeTags: includeTags,
-            excludeTags: excludeTags, registry: registry, requiredLabels: labels, retries: policy.retries,
+            excludeTags: excludeTags, registry: registries[0], requiredLabels: labels, retries: policy.retries,
             jobTimeout: policy.timeout, failFast: policy.failFast, keep: policy.keep, seed: policy.seed, axes: axes,
             include: include, exclude: exclude, constraints: constraints, reduction: reduction, seedRows: seedRows)
         matrix.corpusPositions = corpusPositions
+        matrix.registries = registries
+        matrix.registryPosition = root["registry"]?.position
         matrix.command = command
         matrix.commandPosition = root["command"]?.position
         matrix.repetitions = repetitions

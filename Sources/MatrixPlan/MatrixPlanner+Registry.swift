@@ -1,11 +1,17 @@
 import FlowSpec
 
-/// Checking a matrix against the manifest of the registry that runs it (`PlanSettings.registryManifests`): its
-/// selected scenarios' steps and assert clauses (FS021, FS022), and the axes the registry ignores (a note).
+/// Checking a matrix against the manifests of the registries that run it (`PlanSettings.registryManifests`): its
+/// selected scenarios' steps and assert clauses (FS021, FS022, FS023 per registry), and the axes each registry
+/// ignores (a note).
 extension MatrixFile {
-    /// The manifest of this matrix' registry among `manifests`, if one is published.
+    /// The manifest of this matrix' first registry among `manifests`, if one is published.
     public func registryManifest(in manifests: [RegistryManifest]) -> RegistryManifest? {
         manifests.first { $0.name == registry }
+    }
+
+    /// The published manifests of this matrix' registries, in the matrix' order (unpublished ones left out).
+    public func registryManifests(in manifests: [RegistryManifest]) -> [RegistryManifest] {
+        registries.compactMap { name in manifests.first { $0.name == name } }
     }
 
     /// The axis names and include keys of the matrix, in file order.
@@ -27,11 +33,21 @@ extension MatrixFile {
 
     /// FS021 and FS022 findings of the scenarios this matrix selects, against `manifest`.
     public func registryFindings(_ scenarios: [LoadedScenario], manifest: RegistryManifest) -> [ValidationFinding] {
-        scenarios.filter { selects($0.scenario) }.flatMap { manifest.findings(for: $0) } + auditFindings(manifest)
+        registryFindings(scenarios, manifests: [manifest])
+    }
+
+    /// FS021, FS022 and FS023 findings of the scenarios this matrix selects against each of `manifests` (one per
+    /// registry of the matrix), and MX035 per registry that cannot audit. A step one registry wires and another does
+    /// not is FS023 on the one that does not.
+    public func registryFindings(_ scenarios: [LoadedScenario], manifests: [RegistryManifest]) -> [ValidationFinding] {
+        let selected = scenarios.filter { selects($0.scenario) }
+        return manifests.flatMap { manifest in
+            selected.flatMap { manifest.findings(for: $0, others: manifests) } + auditFindings(manifest)
+        }
     }
 }
 
 extension PlanSettings {
-    /// The manifest for `matrix`' registry, when `registryManifests` has one.
-    func manifest(for matrix: MatrixFile) -> RegistryManifest? { matrix.registryManifest(in: registryManifests) }
+    /// The manifests of `matrix`' registries that `registryManifests` has.
+    func manifests(for matrix: MatrixFile) -> [RegistryManifest] { matrix.registryManifests(in: registryManifests) }
 }

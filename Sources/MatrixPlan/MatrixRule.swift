@@ -76,6 +76,14 @@ public enum MatrixRule: String, Sendable, CaseIterable {
     /// `policy.audit` asks for an audit the matrix' registry does not publish (`assert page accessible` is not in its
     /// manifest's clauses).
     case auditUnsupported = "MX035"
+    /// `registry` is an empty list, lists a name twice, or lists more than `RegistryRules.maximumRegistries`.
+    case badRegistryList = "MX040"
+    /// An exclude or constraint names a registry the matrix does not list (`"registry": "wbe"`).
+    case unknownRegistry = "MX041"
+    /// `registry` is used where only the top-level member may name registries: as an axis, or in an include entry.
+    case registryNotAnAxis = "MX042"
+    /// The registry excludes and constraints leave a listed registry no configuration, so it would run nothing.
+    case registryRunsNothing = "MX043"
 
     public var code: String { rawValue }
 

@@ -41,6 +41,8 @@ public struct MatrixSpace: Sendable {
     /// Number of axes (the first variables).
     public let axisCount: Int
     var excludes: [[(Int, Int32)]] = []
+    /// The 1-based file number of each of `excludes` (those naming the registry are applied after planning).
+    var excludeNumbers: [Int] = []
     var includes: [CompiledInclude] = []
     var constraints: [CompiledConstraint] = []
     /// Axes that some exclude, include or constraint mentions; the others never affect validity.
@@ -65,7 +67,9 @@ public struct MatrixSpace: Sendable {
             variables[v].values.append(value)
             return Int32(variables[v].values.count - 1)
         }
-        for entry in matrix.exclude {
+        // Excludes and constraints naming the registry choose registries per configuration (RegistryRules.swift).
+        for (n, entry) in matrix.exclude.enumerated() where !RegistryRules.names(entry) {
+            excludeNumbers.append(n + 1)
             excludes.append(entry.keys.sorted().map { key in
                 let v = variable(key)
                 return (v, valueIndex(v, entry[key] ?? ""))
@@ -87,7 +91,7 @@ public struct MatrixSpace: Sendable {
             includes.append(include)
         }
         var compiledConstraints: [(Int, [(Int, Condition)], [(Int, Condition)])] = []
-        for c in matrix.constraints {
+        for c in matrix.constraints where !RegistryRules.names(c) {
             let conds = c.conditions.map { (variable($0.axis), $0) }
             let cons = c.consequences.map { (variable($0.axis), $0) }
             for (v, cond) in conds + cons { for value in cond.values { _ = valueIndex(v, value) } }
@@ -159,7 +163,7 @@ public struct MatrixSpace: Sendable {
 
     /// The number of the first exclude matching the full row, or nil.
     func matchingExclude(_ row: [Int32]) -> Int? {
-        excludes.firstIndex(where: { e in e.allSatisfy { row[$0.0] == $0.1 } }).map { $0 + 1 }
+        excludes.firstIndex(where: { e in e.allSatisfy { row[$0.0] == $0.1 } }).map { excludeNumbers[$0] }
     }
 
     /// The number of the first constraint the full row violates, or nil.
@@ -242,7 +246,7 @@ public struct MatrixSpace: Sendable {
     public func whyImpossible(_ partial: [Int32]) -> String? {
         for (i, e) in excludes.enumerated() where excluded(e, partial) == .violated {
             let text = e.map { "\(variables[$0.0].name)=\(variables[$0.0].values[Int($0.1)])" }.joined(separator: ",")
-            return "excluded by exclude #\(i + 1) {\(text)}"
+            return "excluded by exclude #\(excludeNumbers[i]) {\(text)}"
         }
         for c in constraints where status(of: c, partial) == .violated {
             let text = matrix.constraints.first(where: { $0.number == c.number })?.description ?? ""

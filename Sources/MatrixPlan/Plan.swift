@@ -72,6 +72,8 @@ public struct Plan: Sendable {
     /// Limits the plan met while it was built (MX025 too many jobs, MX026 a reduction too large); when any,
     /// `jobs` is empty and the plan must not run (`MatrixPlanner.load` returns these as findings).
     public var limitFindings: [ValidationFinding] = []
+    /// Per configuration, the bit set of `matrix.registries` it runs on; empty when each runs on every registry.
+    public var registryMasks: [UInt64] = []
     let space: MatrixSpace
     let scenarioFiles: [String: String]
 }
@@ -90,8 +92,10 @@ extension MatrixFile {
         var notes: [String] = []
         let stages = space.countStages()
         if stages == nil { notes.append("the space is too large to count every stage exactly") }
-        // Command jobs (one scenario per item) are not tag-filtered; they run under the `command` registry.
-        let selected = scenarios.filter { selects($0.scenario) }.map { ($0.scenario, $0.file, registry) }
+        // Command jobs (one scenario per item) are not tag-filtered; they run under the `command` registry. A scenario
+        // runs on each of the matrix' registries (RegistryRules.swift).
+        let corpusSelected = scenarios.filter { selects($0.scenario) }
+        let selected = corpusSelected.flatMap { s in registries.map { (s.scenario, s.file, $0) } }
             + (command?.scenarios() ?? []).map { ($0, file, CommandTemplate.registry) }
         var limitFindings: [ValidationFinding] = []
         var configurations = space.tableBuilder()
@@ -139,22 +143,28 @@ extension MatrixFile {
                 "\(configurations.count) configurations × \(selected.count) scenario(s) = \(jobCount) jobs", settings: settings))
         }
         let table = configurations.build()
+        let rules = registryRules
+        let masks = rules.isEmpty ? [] : table.indices.map { rules.mask(of: table[$0]) }
+        if limitFindings.isEmpty, !masks.isEmpty { limitFindings += rules.unusedRegistries(masks) }
         var jobs: [Job] = []
         if limitFindings.isEmpty { jobs.reserveCapacity(jobCount) }
         for (scenario, file, registry) in selected where limitFindings.isEmpty {
             let scenario = audit.applied(to: scenario)
             let source = Job.Source(scenario: scenario, scenarioFile: file, registry: registry,
                                     canonicalScenario: JobIdentity.canonicalJSON(scenario))
-            for c in table.indices { jobs.append(Job(source: source, configurations: table, index: c)) }
+            let bit = registries.firstIndex(of: registry).map { UInt64(1) << UInt64($0) } ?? 0
+            for c in table.indices where masks.isEmpty || bit == 0 || masks[c] & bit != 0 {
+                jobs.append(Job(source: source, configurations: table, index: c))
+            }
         }
         let counts = PlanCounts(stages: stages, afterReduction: configurations.count,
                                 scenariosInCorpus: scenarios.count + commandJobsPerConfiguration,
-                                scenariosSelected: selected.count, jobs: jobs.count)
+                                scenariosSelected: corpusSelected.count + commandJobsPerConfiguration, jobs: jobs.count)
         var files: [String: String] = [:]
         for (s, f) in scenarios { files[s.id] = f }
         var plan = Plan(matrix: self, configurations: table, origins: origins, jobs: jobs, counts: counts,
                         notes: notes, space: space, scenarioFiles: files)
-        plan.limitFindings = limitFindings
+        (plan.limitFindings, plan.registryMasks) = (limitFindings, masks)
         return plan
     }
 
@@ -233,6 +243,10 @@ extension Plan {
             var out = "job \(job.id): scenario '\(job.scenario.id)' (\(job.scenarioFile)) under configuration #\(index + 1) \(job.configuration.canonicalString) on registry '\(job.registry)'\n"
             out += "  scenario: \(scenarioReason(job.scenario))\n"
             out += "  configuration: \(origins[index])\n"
+            if matrix.registries.count > 1 {
+                out += "  registry: one of the matrix' registries (\(matrix.registries.joined(separator: ", "))); "
+                    + "configuration #\(index + 1) runs on \(registries(ofConfiguration: index).joined(separator: ", "))\n"
+            }
             out += "  id: SHA-256 of the canonical scenario, configuration and registry, first \(JobIdentity.length) hex characters"
             for line in job.configuration.accessibilityMeaning { out += "\n  " + line }
             return (out, true)
@@ -244,6 +258,9 @@ extension Plan {
         }
         guard q.contains("="), let parsed = Configuration(parsing: q) else {
             return ("'\(query)' is neither a job id of this plan, '#n', nor an assignment such as 'orientation=landscape,window=tall-narrow'", false)
+        }
+        if let registry = parsed[MatrixFile.registryKey] {
+            return explainRegistry(registry, assignment: Configuration(parsed.values.filter { $0.key != MatrixFile.registryKey }))
         }
         var values: [String: String] = [:]
         for (key, raw) in parsed.pairs {
@@ -326,7 +343,8 @@ extension Plan {
     public func table(limit: Int = 500) -> String {
         var keys = matrix.axes.map(\.name)
         for c in configurations { for k in c.keys where !keys.contains(k) { keys.append(k) } }
-        var rows: [[String]] = [["#"] + keys + ["origin"]]
+        let several = matrix.registries.count > 1
+        var rows: [[String]] = [["#"] + keys + (several ? [MatrixFile.registryKey] : []) + ["origin"]]
         for (i, c) in configurations.prefix(limit).enumerated() {
             let origin: String
             switch origins[i] {
@@ -341,7 +359,8 @@ extension Plan {
                 origin = "row \(row) (\(what))" + (inc.isEmpty ? "" : " +include " + inc.map(String.init).joined(separator: ","))
             case .include(let n): origin = "include #\(n)"
             }
-            rows.append([String(i + 1)] + keys.map { c[$0] ?? "-" } + [origin])
+            let onRegistries = several ? [registries(ofConfiguration: i).joined(separator: "+")] : []
+            rows.append([String(i + 1)] + keys.map { c[$0] ?? "-" } + onRegistries.map { $0.isEmpty ? "-" : $0 } + [origin])
         }
         let widths = (0..<rows[0].count).map { col in rows.map { $0[col].count }.max() ?? 0 }
         var out = ""
@@ -388,97 +407,5 @@ func forEachSubset(_ items: [String], size: Int, _ body: ([String]) -> Void) {
         if i < 0 { return }
         combo[i] += 1
         for j in (i + 1)..<size { combo[j] = combo[j - 1] + 1 }
-    }
-}
-
-/// Loading a matrix with its corpus, for the CLI: every finding of both in one pass.
-public enum MatrixPlanner {
-    /// Loads the matrix and its corpus and plans it. The plan is nil when any finding prevents planning.
-    public static func load(matrixAt url: URL, settings: PlanSettings = PlanSettings()) -> (Plan?, [ValidationFinding]) {
-        let (matrix, findings) = validate(matrixAt: url, settings: settings)
-        guard let matrix, findings.isEmpty else { return (nil, findings) }
-        let corpus = ScenarioLoader.loadCorpus(paths: matrix.corpusURLs, validate: false)
-        let manifest = settings.manifest(for: matrix)
-        if let manifest {
-            let unwired = matrix.registryFindings(corpus.scenarios, manifest: manifest)
-            guard unwired.isEmpty else { return (nil, unwired.sortedForDisplay()) }
-        }
-        var plan = matrix.plan(scenarios: corpus.scenarios.map { ($0.scenario, $0.file) }, settings: settings)
-        guard plan.limitFindings.isEmpty else { return (nil, plan.limitFindings) }
-        if let manifest { plan.notes += matrix.ignoredAxisNotes(manifest) }
-        return (plan, findings)
-    }
-
-    /// Every finding of a matrix file and of the corpus it names (FS codes), in one pass, including the plan
-    /// limits of `settings` (MX025, MX026), checked without listing the plan.
-    public static func validate(matrixAt url: URL, settings: PlanSettings = PlanSettings()) -> (MatrixFile?, [ValidationFinding]) {
-        let check = check(matrixAt: url, settings: settings)
-        return (check.matrix, check.findings)
-    }
-
-    /// What `validate` checked: the matrix (nil when a finding prevents planning), every finding, and the
-    /// scenario files of its corpus that were read.
-    public struct Check: Sendable {
-        public var matrix: MatrixFile?
-        public var findings: [ValidationFinding]
-        /// The corpus' scenario files read (resolved paths).
-        public var scenarioFiles: [String]
-        /// Warnings about a matrix without findings (`MatrixFile.warnings`).
-        public var warnings: [ValidationFinding] { matrix?.warnings ?? [] }
-    }
-
-    /// `validate`, also saying which scenario files were read (for `flowmatrix validate`'s summary).
-    public static func check(matrixAt url: URL, settings: PlanSettings = PlanSettings()) -> Check {
-        var (matrix, findings) = MatrixFile.load(from: url)
-        // The items of a command come from its items command, run here (validate, plan and run all see them).
-        if var m = matrix {
-            if let problem = collectItems(of: &m, runner: settings.itemsCommandRunner) {
-                findings.append(problem)
-                matrix = nil
-            } else {
-                matrix = m
-            }
-        }
-        // The corpus is validated even when the matrix has findings, as long as it names one.
-        var corpusURLs = matrix?.corpusURLs ?? []
-        if matrix == nil, let data = try? Data(contentsOf: url), let root = try? JSONParser.parse(Array(data)) {
-            let entries: [String] = root["corpus"]?.array?.compactMap(\.string) ?? root["corpus"]?.string.map { [$0] } ?? []
-            let directory = url.deletingLastPathComponent()
-            corpusURLs = entries.map { $0.hasPrefix("/") ? URL(fileURLWithPath: $0) : directory.appendingPathComponent($0).standardizedFileURL }
-                .filter { FileManager.default.fileExists(atPath: $0.path) }
-        }
-        let corpus = corpusURLs.isEmpty ? nil : ScenarioLoader.loadCorpus(paths: corpusURLs, validate: true)
-        return finishCheck(matrix: matrix, findings: findings, corpus: corpus, settings: settings)
-    }
-
-    private static func finishCheck(matrix: MatrixFile?, findings: [ValidationFinding], corpus: CorpusLoad?,
-                                    settings: PlanSettings) -> Check {
-        var (matrix, findings) = (matrix, findings)
-        guard let corpus else {
-            if let m = matrix, m.command != nil {
-                let limits = m.limitFindings(scenariosSelected: m.commandJobsPerConfiguration, settings: settings)
-                if !limits.isEmpty { return Check(matrix: nil, findings: (findings + limits).sortedForDisplay(), scenarioFiles: []) }
-            }
-            return Check(matrix: matrix, findings: findings, scenarioFiles: [])
-        }
-        findings += corpus.findings
-        if let m = matrix, let manifest = settings.manifest(for: m) {
-            findings += m.registryFindings(corpus.scenarios, manifest: manifest)
-        }
-        if let m = matrix, !corpus.scenarios.isEmpty, !corpus.scenarios.contains(where: { m.selects($0.scenario) }) {
-            findings.append(ValidationFinding(
-                file: m.file, code: MatrixRule.noScenarioSelected.code, path: "$.tags", position: nil,
-                message: "the tag filter selects none of the corpus' \(corpus.scenarios.count) scenarios; check include/exclude tags"))
-            matrix = nil
-        }
-        if let m = matrix {
-            let limits = m.limitFindings(scenariosSelected: corpus.scenarios.count(where: { m.selects($0.scenario) })
-                                            + m.commandJobsPerConfiguration, settings: settings)
-            if !limits.isEmpty {
-                findings += limits
-                matrix = nil
-            }
-        }
-        return Check(matrix: matrix, findings: findings.sortedForDisplay(), scenarioFiles: corpus.files)
     }
 }

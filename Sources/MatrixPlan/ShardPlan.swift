@@ -165,7 +165,7 @@ extension Plan {
     public var hash: String {
         var text = "flowmatrix-plan-v1\nseed=\(matrix.seed)\nretries=\(matrix.retries)\n"
         text += "timeout-ms=\(matrix.jobTimeout.milliseconds)\nfail-fast=\(matrix.failFast)\n"
-        text += "keep=\(matrix.keep.rawValue)\nregistry=\(matrix.registry)\n"
+        text += "keep=\(matrix.keep.rawValue)\nregistry=\(matrix.registries.joined(separator: ","))\n"
         text.reserveCapacity(text.utf8.count + jobs.count * (JobIdentity.length + 1))
         for job in jobs {
             text += job.id

@@ -29,6 +29,8 @@ struct HTMLReport {
     var testPivots: [TestPivot] = []
     /// What `flowmatrix isolate` confirmed (`isolation.json` in the report folder).
     var isolation: IsolationRecord?
+    /// Where the registries disagree (`HTMLReport+Parity.swift`); nil for a run on one registry.
+    var parity: Parity?
 
     func h(_ s: String) -> String { Escape.html(s) }
 
@@ -62,6 +64,7 @@ struct HTMLReport {
         if live { out += LiveAssets.section }
         heatMap(out)
         out += pivotSection()
+        out += paritySection()
         out += auditSection()
         if let stability { out += stabilitySection(stability) }
         if let diff { out += baselineSection(diff) }
@@ -109,6 +112,7 @@ struct HTMLReport {
         out += "</div>\n"
         out += "<p class=\"headline\(pivot.totalFailures == 0 ? " ok" : "")\" id=\"headline\">\(h(pivot.headline))</p>\n"
         out += IsolationSections(testPivots: testPivots, isolation: isolation).extraHeadlines()
+        out += parityHeadline(id: "parity-headline")
         if let diff {
             out += "<p class=\"headline\(diff.hasRegressions ? "" : " ok")\">Since <a href=\"#baseline\">run \(h(diff.base))</a>: "
                 + "\(h(diff.summaryLine))</p>\n"
@@ -152,6 +156,7 @@ struct HTMLReport {
     func pivotSection() -> String {
         var out = "<section class=\"block\" id=\"pivot\">\n<h2>Failures by axis</h2>\n"
         out += "<p class=\"headline\(pivot.totalFailures == 0 ? " ok" : "")\">\(h(pivot.headline))</p>\n"
+        out += parityHeadline(id: nil)
         out += IsolationSections(testPivots: testPivots, isolation: isolation).isolationAndTestTables()
         if !pivot.explanations.isEmpty {
             out += "<h3>Patterns</h3>\n<p class=\"muted\">Each pattern is the group that best matches the failures not"

@@ -134,6 +134,8 @@ public enum ReportWriter {
         page.isolation = isolation
         passed.summary.testPivots = page.testPivots
         passed.summary.isolation = isolation
+        page.parity = front.parity
+        (passed.summary.parity, passed.summary.parityChanges) = (front.parity, front.parityChanges)
         // summary.json repeats junit.xml's counters (test cases, not jobs): the pass has counted them.
         let testCases = SummaryDocument.TestCases(passed.cases.totals)
         // Three threads: junit.xml; summary.json, report.html and stability.json; the chunks compressed.
@@ -166,6 +168,9 @@ public enum ReportWriter {
         /// Ids of this run's jobs among the diff's entries.
         var baselineJobIDs: Set<String> = []
         var timer: PhaseTimer
+        /// The registries' disagreements (a run on several registries) and their changes since the baseline.
+        var parity: Parity?
+        var parityChanges: ParityDiff?
     }
 
     /// The index (handed to the pass through `promise` as soon as it is built), the diff with the baseline run
@@ -193,8 +198,10 @@ public enum ReportWriter {
         timer.lap("pivot")
         let layout = try HeatMapLayout(index, limits: (settings.heatMapCellLimit, settings.heatMapColumnLimit), folder: folder)
         timer.lap("heat map")
-        return Front(index: index, diff: diff, pivot: pivot, stability: stability, layout: layout,
-                     baselineJobIDs: baselineJobIDs, timer: timer)
+        var front = Front(index: index, diff: diff, pivot: pivot, stability: stability, layout: layout,
+                          baselineJobIDs: baselineJobIDs, timer: timer)
+        try Parity.analyze(&front, runID: runID, base: base, reader: reader)
+        return front
     }
 
     /// The pivot, and in stability mode the stability figures with their headline and patterns.

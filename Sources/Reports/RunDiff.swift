@@ -71,6 +71,8 @@ public struct RunDiff: Sendable, Hashable, Codable {
     /// Set when the runs are of different matrices (the journal's matrix names differ): then only the jobs both runs
     /// have are compared, and the others are counted here instead of listed as added, removed or new failures.
     public var differentMatrices: DifferentMatrices?
+    /// New and fixed disagreements between registries (``ParityDiff``); nil when neither run has several.
+    public var disagreements: ParityDiff?
 
     /// Two runs of different matrices: their names and the jobs each has that the other lacks.
     public struct DifferentMatrices: Sendable, Hashable, Codable {
@@ -130,6 +132,8 @@ public struct RunDiff: Sendable, Hashable, Codable {
                 old: baseRepetitions.finish(always: true), new: headRepetitions.finish(always: true))
         }
         diff.tests = try testChanges(reader: reader, base: base, head: head, commandJobs: commandJobs)
+        if several { diff.disagreements = ParityDiff(base: try Parity.read(runID: base, reader: reader),
+                                                     head: try Parity.read(runID: head, reader: reader)) }
         return diff
     }
 
@@ -298,6 +302,7 @@ public struct RunDiff: Sendable, Hashable, Codable {
             for c in changes { out += "  " + c.line + "\n" }
         }
         out += auditText
+        out += disagreements.map(\.text) ?? ""
         out += hasRegressions ? "\nRegressions found.\n" : "\nNo regressions.\n"
         return out
     }

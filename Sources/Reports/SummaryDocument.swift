@@ -218,6 +218,11 @@ public struct SummaryDocument: Sendable, Hashable, Codable {
     public var testHeadline: String?
     /// What `flowmatrix isolate` confirmed (`isolation.json` of the report folder); absent without one.
     public var isolation: IsolationRecord?
+    /// Where the registries disagree (``Parity``), absent on one registry; sorts after `passed` (see `finish`).
+    public var registryParity: Parity?
+    /// New and fixed disagreements since the baseline run (``ParityDiff``); absent without a baseline or when
+    /// neither run has several registries.
+    public var registryParityChanges: ParityDiff?
 
     /// The document's members other than `jobs` and `passed` (left empty), from the run's index.
     init(index: RunIndex, pivot: AxisPivot, diff: RunDiff?, stability: Stability? = nil,
@@ -293,6 +298,9 @@ public struct SummaryDocument: Sendable, Hashable, Codable {
         /// isolation record.
         var testPivots: [TestPivot] = []
         var isolation: IsolationRecord?
+        /// Set before finishing: the registries' disagreements and their changes since the baseline.
+        var parity: Parity?
+        var parityChanges: ParityDiff?
 
         /// - Parameter folder: where the scratch files go (removed when the writer is released).
         init(index: RunIndex, folder: URL) throws {
@@ -334,6 +342,8 @@ public struct SummaryDocument: Sendable, Hashable, Codable {
             document.testPatterns = failingTests.isEmpty ? nil : failingTests
             document.testHeadline = TestPivot.headline(testPivots)
             document.isolation = isolation
+            document.registryParity = parity
+            document.registryParityChanges = parityChanges
             let text = String(decoding: try encoder.encode(document), as: UTF8.self)
             // `"jobs":[],"passed":[]` occurs once (sorted keys, adjacent): inside a JSON string its quotes would be
             // escaped.

@@ -75,6 +75,7 @@ public enum RunDefinitionBuilder {
             "registry": m.registry, "retries": m.retries, "jobTimeoutSeconds": m.jobTimeout.milliseconds / 1000,
             "failFast": m.failFast, "keep": m.keep.rawValue, "reduction": m.reduction.description,
         ]
+        if m.registries.count > 1 { object["registries"] = m.registries }
         if let planHash { object["planHash"] = planHash }
         if let shard { object[key] = shard }
         guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) else { return "{}" }

@@ -96,8 +96,8 @@ extension RunController {
     /// Refuses a matrix whose registry or labels the local workers do not have (its jobs would wait forever).
     private func checkLocalWorkers(serve matrix: MatrixFile) throws {
         guard let local = request.localWorkers, local.count > 0 else { return }
-        if let hosted = local.launch.hostedRegistries, !hosted.contains(matrix.registry) {
-            throw RunError(.invalidInput, "the matrix needs registry '\(matrix.registry)', which local workers do not host "
+        if let hosted = local.launch.hostedRegistries, let missing = matrix.registries.first(where: { !hosted.contains($0) }) {
+            throw RunError(.invalidInput, "the matrix needs registry '\(missing)', which local workers do not host "
                 + "(they host: \(hosted.sorted().joined(separator: ", "))); use 'flowmatrix serve' with your own workers")
         }
         guard matrix.requiredLabels.isEmpty else {

@@ -181,6 +181,23 @@ struct BrowserTests {
         }
     }
 
+    @Test("the parity view: a click on web's verdict of a disagreement opens that job's panel with its wireframes")
+    func clickParityVerdict() async throws {
+        let written = try ParitySweep.written()
+        let web = try #require(written.run.jobs.first { $0.registry == "web" && $0.scenarioID == "browse" && $0.plan == .fail })
+        let state = try await click("#parity-rows tr[data-kind=\"fails-only-in\"] td[data-registry=\"web\"] a", in: written)
+        #expect(state.hash == "#job=\(web.jobID)")
+        #expect(state.openPanels == 1)
+        #expect(state.openJob == web.jobID)
+        #expect(state.panelVisible)
+        #expect(state.images.count == 3)
+        #expect(state.images.allSatisfy { $0.loaded == "true" && $0.width == 24 })
+        let dom = try await dumpDOM(written.files.html.absoluteString)
+        #expect(dom.contains("data-ready=\"true\""))
+        #expect(occurrences("data-kind=\"fails-only-in\"", in: dom) == 4)
+        #expect(dom.contains("id=\"parity-headline\""))
+    }
+
     @Test("a click on a pattern lights up exactly its jobs on the heat map")
     func clickPattern() async throws {
         let written = try WrittenReport()
