@@ -22,6 +22,8 @@ public struct SuspicionRanking: Sendable {
     public let pairWeight: [Combination.Pair: Int]
     /// Pairs seen in a passing configuration.
     public let passingPairs: Set<Combination.Pair>
+    /// Per pair: the share of the jobs holding it that failed (0…1; absent when no job held it).
+    public let failureRate: [Combination.Pair: Double]
 
     /// - Parameters:
     ///   - candidatesFrom: the failing configurations whose combinations are candidates (the source run's).
@@ -48,6 +50,7 @@ public struct SuspicionRanking: Sendable {
             for (axis, value) in p { pairRate[Combination.Pair(axis: axis, value: value), default: (0, 0)].all += 1 }
         }
         var weight: [Combination.Pair: Int] = [:]
+        failureRate = pairRate.mapValues { Double($0.fail) / Double(max(1, $0.fail + $0.all)) }
         suspects = live.map { c in
             for pair in c.pairs { weight[pair, default: 0] += 1 }
             let rates = c.pairs.map { pair -> Double in
@@ -80,10 +83,17 @@ public struct SuspicionRanking: Sendable {
         Combination.subsets(of: configuration, maxSize: maxSize).allSatisfy { !live.contains($0) || c.isSubset(of: $0) }
     }
 
-    /// How suspicious a value is for the generator: live candidates holding it, plus a half when no passing
-    /// configuration has shown it (lower is safer).
+    /// Whether `c` is the only candidate `configuration` holds (none larger beside it: a failure there may be due to
+    /// a larger candidate that holds `c`).
+    public func isOnlyCandidate(_ c: Combination, in configuration: [String: String], maxSize: Int) -> Bool {
+        Combination.subsets(of: configuration, maxSize: maxSize).allSatisfy { !live.contains($0) || $0 == c }
+    }
+
+    /// How suspicious a value is for the generator (lower is safer): live candidates holding it, plus ten times the
+    /// share of its jobs that failed (a value of an intermittent fault keeps failing though it has passed), plus a
+    /// half when no passing configuration has shown it.
     public func weight(axis: String, value: String) -> Double {
         let pair = Combination.Pair(axis: axis, value: value)
-        return Double(pairWeight[pair] ?? 0) + (passingPairs.contains(pair) ? 0 : 0.5)
+        return Double(pairWeight[pair] ?? 0) + 10 * (failureRate[pair] ?? 0) + (passingPairs.contains(pair) ? 0 : 0.5)
     }
 }

@@ -34,15 +34,18 @@ struct IsolationSessionTests {
         return out.filter(generator.allows)
     }
 
-    /// Runs a session to its end against `faults`; `flaky` configurations pass on alternate runs.
+    /// Runs a session to its end against `faults`; `flaky` configurations are flaky in the source run; a job holding
+    /// an `intermittent` combination fails an attempt with probability ½ (seeded; one retry).
     static func isolate(_ source: [[String: String]], faults: [Combination], budget: Int, seed: UInt64 = 7,
-                        flaky: Set<[String: String]> = []) throws -> IsolationSession {
+                        flaky: Set<[String: String]> = [], intermittent: [Combination] = []) throws -> IsolationSession {
         let matrix = try matrix()
-        var runs = 0
+        var rng = SplitMix64(seed: seed ^ 0xF1A7)
         func observe(_ c: [String: String], followUp: Bool, id: String) -> Observation {
-            runs += 1
-            let fails = faults.contains { $0.isContained(in: c) }
-            let verdict: Verdict = flaky.contains(c) && !followUp ? .flaky : (fails ? .failed : .passed)
+            var verdict: Verdict = faults.contains { $0.isContained(in: c) } ? .failed : .passed
+            if verdict == .passed, intermittent.contains(where: { $0.isContained(in: c) }), rng.below(2) == 0 {
+                verdict = rng.below(2) == 0 ? .failed : .flaky
+            }
+            if flaky.contains(c) && !followUp { verdict = .flaky }
             return Observation(subject: subject, configuration: c, verdict: verdict, jobID: id, followUp: followUp)
         }
         var session = IsolationSession(
@@ -108,6 +111,26 @@ struct IsolationSessionTests {
         let b = try Self.isolate(source, faults: faults, budget: 30, seed: 42)
         #expect(a.confirmed == b.confirmed)
         #expect(a.spent == b.spent)
+        #expect(a.observations.filter(\.followUp).map(\.configuration) == b.observations.filter(\.followUp).map(\.configuration))
+        // Precision: whatever is confirmed is a planted combination, not a part or a larger one holding it.
+        let full = try Self.isolate(Self.configurations(matrix), faults: faults, budget: 40, seed: 42)
+        #expect(!full.confirmed.isEmpty)
+        for c in full.confirmed { #expect(faults.contains(c.combination), "confirmed \(c.combination)") }
+    }
+
+    @Test("an intermittent combination (it fails half its attempts) is confirmed as intermittent, and nothing holding it is")
+    func intermittentConfirmed() throws {
+        let matrix = try Self.matrix()
+        let source = Self.configurations(matrix)
+        let intermittent = Combination(["lang": "ar"])
+        for seed: UInt64 in [3, 7, 11] {
+            let session = try Self.isolate(source, faults: [Combination(["size": "tall", "net": "edge"])], budget: 20,
+                                           seed: seed, intermittent: [intermittent])
+            let found = session.confirmed.filter { $0.combination == intermittent }
+            #expect(found.count == 1 && found.first?.intermittent == true, "seed \(seed): \(session.confirmed.map(\.combination))")
+            #expect(session.confirmed.allSatisfy { $0.combination == intermittent || !intermittent.isSubset(of: $0.combination) })
+            #expect(session.spent <= 20)
+        }
     }
 
     @Test("ranking: a combination seen passing is no candidate; more failing configurations rank first")
