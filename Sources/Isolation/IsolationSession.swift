@@ -98,7 +98,8 @@ public struct IsolationSession: Sendable {
             observations.append(o)
             let key = Key(subject: o.subject, configuration: o.configuration)
             let before = attempts[key] ?? .init()
-            attempts[key] = .init(passed: before.passed || o.verdict != .failed, failed: before.failed || o.verdict != .passed)
+            // A flaky job's passing retry is not a pass until its repeats settle it (noise counts as passing).
+            attempts[key] = .init(passed: before.passed || o.verdict == .passed, failed: before.failed || o.verdict != .passed)
             if let passes = pending[key] {
                 // A repeat of a flaky job: a failing attempt makes it a failure; enough passing repeats make it noise.
                 if o.verdict != .passed {
@@ -123,7 +124,8 @@ public struct IsolationSession: Sendable {
         (attempts[key]?.failed ?? false) && pending[key] == nil && !noise.contains(key)
     }
 
-    /// Whether every attempt of a configuration failed (a deterministic failure can explain it).
+    /// Whether every job of a configuration failed (a flaky one after a failing repeat): a deterministic failure can
+    /// explain it.
     func isDeterministic(_ key: Key) -> Bool { isFailing(key) && !(attempts[key]?.passed ?? true) }
 
     /// The next round's follow-ups (repeats of flaky jobs first, then one per unexplained failing configuration),
@@ -139,6 +141,7 @@ public struct IsolationSession: Sendable {
             add(FollowUp(subject: key.subject, configuration: key.configuration, target: nil))
         }
         round += 1
+        var reused = false
         for subject in subjects {
             let ranking = self.ranking(subject)
             var picked = Set<Trial>()
@@ -156,12 +159,21 @@ public struct IsolationSession: Sendable {
                     continue
                 }
                 let key = Key(subject: subject, configuration: config)
-                if attempts[key] != nil { continue }  // already run: the evidence has it
+                if attempts[key] != nil {
+                    // Already run: its outcome is this trial's evidence (decided below, before the next round).
+                    if targets[key] == nil { targets[key] = trial; reused = true }
+                    continue
+                }
                 targets[key] = trial
                 add(FollowUp(subject: subject, configuration: config, target: trial.combination, intermittent: trial.intermittent))
             }
         }
         spent += out.count
+        if out.isEmpty && reused {
+            // Every trial of this round had run already: decide on those outcomes, then try again.
+            decide()
+            return nextRound()
+        }
         return out
     }
 
@@ -206,7 +218,7 @@ public struct IsolationSession: Sendable {
     /// them at once: if it passes, it clears those it keeps; if it fails, the moved axes play no part and the
     /// candidates it kept rank first. The moved axes are those touching most of the tied candidates, until half are
     /// touched (never an axis they all hold). Nil when few candidates tie.
-    static func narrowing(_ failing: [String: String], _ suspects: [SuspicionRanking.Suspect]) -> Combination? {
+    public static func narrowing(_ failing: [String: String], _ suspects: [SuspicionRanking.Suspect]) -> Combination? {
         guard let top = suspects.first else { return nil }
         let tied = suspects.prefix { $0.failing == top.failing && $0.combination.count == top.combination.count }.map(\.combination)
         guard tied.count > narrowingAbove else { return nil }
@@ -226,7 +238,7 @@ public struct IsolationSession: Sendable {
         return moved.isEmpty || keep.isEmpty ? nil : Combination(keep)
     }
 
-    static let narrowingAbove = 4
+    public static let narrowingAbove = 4
 
     /// Subjects with a failure, in order.
     public var failingSubjects: [Subject] { subjects }
@@ -261,7 +273,7 @@ public struct IsolationSession: Sendable {
     private func makeRanking(_ subject: Subject) -> SuspicionRanking {
         SuspicionRanking(candidatesFrom: configurations(subject) { isDeterministic($0) },
                          failing: configurations(subject, all: true) { attempts[$0]?.failed ?? false },
-                         passing: configurations(subject, all: true) { attempts[$0]?.passed ?? false },
+                         passing: configurations(subject, all: true) { (attempts[$0]?.passed ?? false) || noise.contains($0) },
                          maxSize: settings.maxSize)
     }
 
@@ -290,12 +302,12 @@ public struct IsolationSession: Sendable {
     private mutating func confirmFollowUps(_ subject: Subject, ranking: SuspicionRanking) {
         let tally = tallies[subject] ?? [:]
         let followUps = observations.filter { $0.subject == subject && $0.followUp }
-        for o in followUps {
+        for o in observations where o.subject == subject {
             let key = Key(subject: subject, configuration: o.configuration)
             guard let trial = targets[key], isFailing(key), !explained(o.configuration, subject),
                   !retracted.contains(where: { $0.subject == subject && $0.combination == trial.combination }) else { continue }
             if trial.intermittent {
-                guard isolatesIntermittent(trial.combination, in: o.configuration, ranking: ranking, tally: tally) else { continue }
+                guard isolatesIntermittent(trial.combination, in: o.configuration, subject: subject, ranking: ranking) else { continue }
             } else {
                 guard isDeterministic(key), ranking.live.contains(trial.combination),
                       isolates(trial.combination, subject: subject, ranking: ranking) else { continue }
@@ -325,15 +337,22 @@ public struct IsolationSession: Sendable {
     }
 
     /// Whether a failing follow-up that kept intermittent suspect `target` holds nothing else suspect: no
-    /// deterministic candidate, and no other combination most of whose other jobs failed.
-    private func isolatesIntermittent(_ target: Combination, in configuration: [String: String], ranking: SuspicionRanking,
-                                      tally: [Combination: IsolationEvidence.Tally]) -> Bool
+    /// deterministic candidate, and no other combination most of whose other jobs failed (jobs holding `target`
+    /// left out: their failures may be its own).
+    private func isolatesIntermittent(_ target: Combination, in configuration: [String: String], subject: Subject,
+                                      ranking: SuspicionRanking) -> Bool
     {
-        Combination.subsets(of: configuration, maxSize: settings.maxSize).allSatisfy { s in
-            guard !target.isSubset(of: s) else { return true }
-            var others = tally[s]
-            others?.failing -= 1  // this job's own failure
-            return !ranking.live.contains(s) && !IsolationEvidence.suspicious(others)
+        let jobs = observations.filter { $0.subject == subject && !target.isContained(in: $0.configuration) }
+            .map { (configuration: $0.configuration, verdict: $0.verdict) }
+        let tally = IsolationEvidence.tallies(jobs, explained: confirmed.filter { $0.subject == subject }.map(\.combination))
+        // A larger suspect holding `target` that never passed (a deterministic pair seen through one of its values)
+        // explains the failure better.
+        return Combination.subsets(of: configuration, maxSize: settings.maxSize).allSatisfy { s in
+            if target.isSubset(of: s) {
+                let t = tallies[subject]?[s]
+                return s == target || !IsolationEvidence.suspicious(t) || (t?.passing ?? 0) > 0
+            }
+            return !ranking.live.contains(s) && !IsolationEvidence.suspicious(tally[s])
         }
     }
 

@@ -18,6 +18,8 @@ public struct SuspicionRanking: Sendable {
     public private(set) var suspects: [Suspect]
     /// The candidates, for membership.
     public let live: Set<Combination>
+    /// Per candidate: the failing configurations that hold it.
+    let counts: [Combination: Int]
     /// Per `axis=value` pair: live candidates holding it (for the generator's least suspicious values).
     public let pairWeight: [Combination.Pair: Int]
     /// Pairs seen in a passing configuration.
@@ -61,6 +63,7 @@ public struct SuspicionRanking: Sendable {
         }
         suspects.sort(by: Self.rankedBefore)
         self.live = live
+        self.counts = counts
         self.pairWeight = weight
         self.passingPairs = passingPairs
     }
@@ -83,11 +86,18 @@ public struct SuspicionRanking: Sendable {
         Combination.subsets(of: configuration, maxSize: maxSize).allSatisfy { !live.contains($0) || c.isSubset(of: $0) }
     }
 
-    /// Whether `c` is the only candidate `configuration` holds (none larger beside it: a failure there may be due to
-    /// a larger candidate that holds `c`).
+    /// Whether `c` is the only candidate `configuration` holds that could explain its failure: every other live
+    /// candidate in it is a larger one holding `c`, held by no more failing configurations (`c` explains at least as
+    /// much with fewer values; the generator avoids such larger ones where the matrix lets it, so a follow-up holds
+    /// one only when a constraint ties its values to `c`'s).
     public func isOnlyCandidate(_ c: Combination, in configuration: [String: String], maxSize: Int) -> Bool {
-        Combination.subsets(of: configuration, maxSize: maxSize).allSatisfy { !live.contains($0) || $0 == c }
+        Combination.subsets(of: configuration, maxSize: maxSize).allSatisfy { s in
+            !live.contains(s) || s == c || (c.isSubset(of: s) && failingCount(s) <= failingCount(c))
+        }
     }
+
+    /// Failing configurations that hold a candidate (0 for a combination that is none).
+    public func failingCount(_ c: Combination) -> Int { counts[c] ?? 0 }
 
     /// How suspicious a value is for the generator (lower is safer): live candidates holding it, plus ten times the
     /// share of its jobs that failed (a value of an intermittent fault keeps failing though it has passed), plus a

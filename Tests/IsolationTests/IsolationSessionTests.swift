@@ -118,19 +118,21 @@ struct IsolationSessionTests {
         for c in full.confirmed { #expect(faults.contains(c.combination), "confirmed \(c.combination)") }
     }
 
-    @Test("an intermittent combination (it fails half its attempts) is confirmed as intermittent, and nothing holding it is")
-    func intermittentConfirmed() throws {
-        let matrix = try Self.matrix()
-        let source = Self.configurations(matrix)
-        let intermittent = Combination(["lang": "ar"])
-        for seed: UInt64 in [3, 7, 11] {
-            let session = try Self.isolate(source, faults: [Combination(["size": "tall", "net": "edge"])], budget: 20,
-                                           seed: seed, intermittent: [intermittent])
-            let found = session.confirmed.filter { $0.combination == intermittent }
-            #expect(found.count == 1 && found.first?.intermittent == true, "seed \(seed): \(session.confirmed.map(\.combination))")
-            #expect(session.confirmed.allSatisfy { $0.combination == intermittent || !intermittent.isSubset(of: $0.combination) })
-            #expect(session.spent <= 20)
-        }
+    @Test("narrowing: many tied candidates get one follow-up that keeps part of the configuration, never an axis they all hold")
+    func narrowingHalvesTies() throws {
+        let failing = ["a": "1", "b": "1", "c": "1", "d": "1", "e": "1", "f": "1"]
+        let passing = [["a": "2", "b": "2", "c": "2", "d": "2", "e": "2", "f": "2"]]
+        let ranking = SuspicionRanking(candidatesFrom: [failing], failing: [failing], passing: passing, maxSize: 2)
+        // Six values tie (one failing configuration each): one follow-up keeps part of them.
+        let keep = try #require(IsolationSession.narrowing(failing, ranking.suspects))
+        #expect(keep.count > 0 && keep.count < failing.count)
+        #expect(keep.isContained(in: failing))
+        // Every tied pair holds a=1: a stays.
+        let pairs = ranking.suspects.filter { $0.combination.count == 2 && $0.combination[axis: "a"] == "1" }
+        #expect(pairs.count == 5)
+        #expect(IsolationSession.narrowing(failing, pairs)?[axis: "a"] == "1")
+        // Few tied candidates: no narrowing, the candidates are tried one by one.
+        #expect(IsolationSession.narrowing(failing, Array(ranking.suspects.prefix(3))) == nil)
     }
 
     @Test("ranking: a combination seen passing is no candidate; more failing configurations rank first")
