@@ -34,17 +34,12 @@ struct IsolationSessionTests {
         return out.filter(generator.allows)
     }
 
-    /// Runs a session to its end against `faults`; `flaky` configurations are flaky in the source run; a job holding
-    /// an `intermittent` combination fails an attempt with probability ½ (seeded; one retry).
+    /// Runs a session to its end against `faults`; `flaky` configurations are flaky in the source run.
     static func isolate(_ source: [[String: String]], faults: [Combination], budget: Int, seed: UInt64 = 7,
-                        flaky: Set<[String: String]> = [], intermittent: [Combination] = []) throws -> IsolationSession {
+                        flaky: Set<[String: String]> = []) throws -> IsolationSession {
         let matrix = try matrix()
-        var rng = SplitMix64(seed: seed ^ 0xF1A7)
         func observe(_ c: [String: String], followUp: Bool, id: String) -> Observation {
             var verdict: Verdict = faults.contains { $0.isContained(in: c) } ? .failed : .passed
-            if verdict == .passed, intermittent.contains(where: { $0.isContained(in: c) }), rng.below(2) == 0 {
-                verdict = rng.below(2) == 0 ? .failed : .flaky
-            }
             if flaky.contains(c) && !followUp { verdict = .flaky }
             return Observation(subject: subject, configuration: c, verdict: verdict, jobID: id, followUp: followUp)
         }
