@@ -1,7 +1,8 @@
 import MatrixPlan
 
 /// Builds a follow-up configuration (pure): it keeps one suspicious combination and moves every other axis to the
-/// least suspicious value the matrix allows, so that — when it can — the configuration holds no other candidate.
+/// least suspicious value the matrix allows, so that — when it can — the configuration holds no other candidate (not
+/// even a larger one holding the kept combination, unless fewer failing configurations hold that one).
 /// The matrix's excludes and constraints are MatrixPlan's own (``MatrixSpace/canComplete(_:useConstraints:)``):
 /// every partial assignment is checked to still extend to a valid configuration.
 public struct FollowUpGenerator: Sendable {
@@ -50,7 +51,8 @@ public struct FollowUpGenerator: Sendable {
         var visited = 0
         func others(_ c: [String: String]) -> Int {
             Combination.subsets(of: c, maxSize: maxSize).reduce(0) { n, s in
-                n + (ranking.live.contains(s) && !keep.isSubset(of: s) ? 1 : 0)
+                n + (ranking.live.contains(s) && !s.isSubset(of: keep)
+                    && !(keep.isSubset(of: s) && ranking.failingCount(s) < ranking.failingCount(keep)) ? 1 : 0)
             }
         }
         func search(_ i: Int) -> Bool {

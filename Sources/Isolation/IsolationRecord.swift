@@ -11,6 +11,9 @@ public struct IsolationRecord: Sendable, Hashable, Codable {
         public var followUps: Int
         /// The follow-up jobs' ids.
         public var jobs: [String]
+        /// True when confirmed as intermittent (it failed an attempt in a clean configuration, though jobs holding it
+        /// passed too); absent for a deterministic one.
+        public var intermittent: Bool?
 
         /// `locale=ar + window=narrow`, axes sorted.
         public var label: String {
@@ -59,7 +62,8 @@ public struct IsolationRecord: Sendable, Hashable, Codable {
     public init(source: String, session: IsolationSession, runs: [String]) {
         func record(_ c: IsolationSession.Confirmation) -> Confirmed {
             Confirmed(scenario: c.subject.scenario, registry: c.subject.registry,
-                      combination: c.combination.values.mapValues { [$0] }, followUps: c.jobs.count, jobs: c.jobs)
+                      combination: c.combination.values.mapValues { [$0] }, followUps: c.jobs.count, jobs: c.jobs,
+                      intermittent: c.intermittent ? true : nil)
         }
         let unresolved = session.failingSubjects.compactMap { subject -> Unresolved? in
             let left = session.unexplained(subject)
@@ -94,7 +98,10 @@ public struct IsolationRecord: Sendable, Hashable, Codable {
 
     /// One line per confirmed combination and per unresolved subject, for a terminal.
     public var lines: [String] {
-        confirmed.map { "confirmed: \($0.scenario) fails with \($0.label) (confirmed by \($0.followUps) follow-up job\($0.followUps == 1 ? "" : "s"))" }
+        confirmed.map { c in
+            "confirmed: \(c.scenario) fails \(c.intermittent == true ? "intermittently " : "")with \(c.label) (confirmed by "
+                + "\(c.followUps) follow-up job\(c.followUps == 1 ? "" : "s"))"
+        }
             + unresolved.map { "unresolved: \($0.scenario): \($0.configurations.count) failing configuration(s) unexplained" }
             + retracted.map { "retracted: \($0.scenario) with \($0.label) (a later job passed with it)" }
     }

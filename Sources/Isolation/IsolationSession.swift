@@ -3,20 +3,26 @@
 /// Per subject (a scenario under a registry) the session ranks the candidates of its failing configurations
 /// (``SuspicionRanking``), and each round asks for one follow-up per failing configuration not yet explained: its
 /// best candidate kept, the other axes on the least suspicious allowed values (``FollowUpGenerator``). A follow-up
-/// that passes clears every combination it holds; one that fails while the kept candidate is the only one it holds,
-/// and every smaller combination inside it has been cleared, **confirms** that candidate. A flaky job (source or
-/// follow-up) is repeated before it counts; a passing job that holds a confirmed combination **retracts** it. The
-/// session ends when every failure is explained, the budget is spent, or nothing is left to try.
+/// that passes clears every combination it holds; one that fails while the kept candidate is the only candidate it
+/// holds **confirms** that candidate. Failures that no deterministic candidate can explain (a configuration that
+/// also passed an attempt, or one whose candidates were all cleared) are explained by **intermittent** suspects: the
+/// combinations most of whose jobs failed an attempt (``IsolationEvidence``); one is confirmed when a follow-up that
+/// keeps it in an otherwise clean configuration fails an attempt. A flaky job is repeated before it counts as a
+/// failure; a passing job that holds a deterministic confirmation **retracts** it. The session ends when every
+/// failure is explained, the budget is spent, or nothing is left to try.
 public struct IsolationSession: Sendable {
     public struct Settings: Sendable {
         /// The largest candidate (the plan's strength + 1; 3 for full plans).
         public var maxSize: Int
         /// Follow-up jobs at most (repeats included).
         public var budget: Int
-        /// Clean passing repeats a flaky job needs before it counts as passing (a failing repeat makes it failing).
-        public var flakyRepeats = 2
-        /// Tries of one candidate whose follow-up failed while holding other candidates.
+        /// Repeats of a flaky job (its first sign of failure) before it counts: a repeat that fails an attempt makes
+        /// it an intermittent failure to explain; passing repeats make it noise (its passes still count).
+        public var flakyRepeats = 1
+        /// Tries of one deterministic candidate whose follow-up failed while holding other candidates.
         public var triesPerCandidate = 2
+        /// Follow-ups of one intermittent suspect before it is dropped.
+        public var intermittentTries = 2
         public var seed: UInt64
 
         public init(maxSize: Int, budget: Int, seed: UInt64) {
@@ -32,6 +38,8 @@ public struct IsolationSession: Sendable {
         public var configuration: [String: String]
         /// The candidate it keeps; nil for a repeat of a flaky job.
         public var target: Combination?
+        /// Whether the target is tried as an intermittent suspect.
+        public var intermittent = false
     }
 
     /// A confirmed combination with the follow-up jobs that decided it.
@@ -39,30 +47,44 @@ public struct IsolationSession: Sendable {
         public var subject: Subject
         public var combination: Combination
         public var jobs: [String]
+        /// Confirmed as intermittent: it failed an attempt in a clean configuration, though jobs holding it passed too.
+        public var intermittent = false
+    }
+
+    struct Key: Hashable {
+        var subject: Subject
+        var configuration: [String: String]
+    }
+
+    /// A kept candidate, tried as deterministic or as intermittent.
+    struct Trial: Hashable {
+        var combination: Combination
+        var intermittent: Bool
     }
 
     public let settings: Settings
     let generator: FollowUpGenerator
     /// Every job seen, source and follow-ups, in order.
     public private(set) var observations: [Observation] = []
-    /// Per configuration of a subject: the flaky job's clean passing repeats so far, until it is settled.
-    private var flaky: [Key: Int] = [:]
-    /// Settled verdicts (a flaky job's after its repeats).
-    private var settled: [Key: Verdict] = [:]
-    private var targets: [Key: Combination] = [:]
-    private var tries: [Subject: [Combination: Int]] = [:]
+    /// Per configuration of a subject: whether an attempt passed, whether one failed.
+    private var attempts: [Key: IsolationEvidence.Attempts] = [:]
+    /// Flaky jobs awaiting their repeats: the passing repeats so far.
+    private var pending: [Key: Int] = [:]
+    /// Flaky jobs whose repeats passed: not failures to explain.
+    private var noise = Set<Key>()
+    private var targets: [Key: Trial] = [:]
+    private var tries: [Subject: [Trial: Int]] = [:]
     public private(set) var confirmed: [Confirmation] = []
     public private(set) var retracted: [Confirmation] = []
     /// Follow-up jobs asked for so far.
     public private(set) var spent = 0
     private var round = 0
-    /// Each subject's ranking on the evidence of the last decision.
+    /// Each subject's ranking and intermittent tallies on the evidence of the last decision.
     private var rankings: [Subject: SuspicionRanking] = [:]
-
-    struct Key: Hashable {
-        var subject: Subject
-        var configuration: [String: String]
-    }
+    private var tallies: [Subject: [Combination: IsolationEvidence.Tally]] = [:]
+    /// Deterministic candidates isolated by a failing follow-up but held back: a part of them is an intermittent
+    /// suspect still to try (it, not the whole, may be what failed).
+    private var heldBack: [Subject: [Combination: Combination]] = [:]
 
     public init(source: [Observation], generator: FollowUpGenerator, settings: Settings) {
         self.generator = generator
@@ -75,25 +97,36 @@ public struct IsolationSession: Sendable {
         for o in results {
             observations.append(o)
             let key = Key(subject: o.subject, configuration: o.configuration)
-            if let passes = flaky[key] {
-                // A repeat of a flaky job: a failure settles it failing; enough clean passes settle it passing.
+            let before = attempts[key] ?? .init()
+            // A flaky job's passing retry is not a pass until its repeats settle it (noise counts as passing).
+            attempts[key] = .init(passed: before.passed || o.verdict == .passed, failed: before.failed || o.verdict != .passed)
+            if let passes = pending[key] {
+                // A repeat of a flaky job: a failing attempt makes it a failure; enough passing repeats make it noise.
                 if o.verdict != .passed {
-                    flaky[key] = nil
-                    settled[key] = .failed
+                    pending[key] = nil
                 } else if passes + 1 >= settings.flakyRepeats {
-                    flaky[key] = nil
-                    settled[key] = .passed
+                    pending[key] = nil
+                    noise.insert(key)
                 } else {
-                    flaky[key] = passes + 1
+                    pending[key] = passes + 1
                 }
-            } else if o.verdict == .flaky, settled[key] == nil {
-                flaky[key] = 0
-            } else if o.verdict != .flaky {
-                settled[key] = o.verdict
+            } else if o.verdict == .flaky, !before.failed {
+                pending[key] = 0
+            } else if o.verdict != .passed {
+                noise.remove(key)
             }
         }
         decide()
     }
+
+    /// Whether a configuration counts as failing: an attempt failed, and it is neither awaiting repeats nor noise.
+    func isFailing(_ key: Key) -> Bool {
+        (attempts[key]?.failed ?? false) && pending[key] == nil && !noise.contains(key)
+    }
+
+    /// Whether every job of a configuration failed (a flaky one after a failing repeat): a deterministic failure can
+    /// explain it.
+    func isDeterministic(_ key: Key) -> Bool { isFailing(key) && !(attempts[key]?.passed ?? true) }
 
     /// The next round's follow-ups (repeats of flaky jobs first, then one per unexplained failing configuration),
     /// within the budget; empty when the session is over.
@@ -104,54 +137,130 @@ public struct IsolationSession: Sendable {
             guard spent + out.count < settings.budget else { return }
             if asked.insert(Key(subject: f.subject, configuration: f.configuration)).inserted { out.append(f) }
         }
-        for key in flaky.keys.sorted(by: { Self.order($0, $1) }) {
+        for key in pending.keys.sorted(by: { Self.order($0, $1) }) where !explained(key.configuration, key.subject) {
             add(FollowUp(subject: key.subject, configuration: key.configuration, target: nil))
         }
         round += 1
+        var reused = false
         for subject in subjects {
             let ranking = self.ranking(subject)
-            var picked = Set<Combination>()
+            var picked = Set<Trial>()
             for failing in unexplained(subject) {
-                // Its best candidate still to try; when another failing configuration asked for it already this
-                // round, that follow-up will decide for both.
-                guard let suspect = ranking.suspects(in: failing).first(where: { s in
-                    (tries[subject]?[s.combination] ?? 0) < settings.triesPerCandidate
-                }), picked.insert(suspect.combination).inserted else { continue }
-                tries[subject, default: [:]][suspect.combination, default: 0] += 1
+                // Its best trial still to make; when another failing configuration asked for it already this round,
+                // that follow-up decides for both.
+                guard let trial = nextTrial(subject, failing, ranking: ranking), picked.insert(trial).inserted else { continue }
+                tries[subject, default: [:]][trial, default: 0] += 1
                 let seed = settings.seed &+ UInt64(round) &* 0x9E37_79B9 &+ UInt64(picked.count)
-                let earlier = targets.filter { $0.key.subject == subject && $0.value == suspect.combination }.map(\.key.configuration)
-                guard let config = generator.configuration(keeping: suspect.combination, ranking: ranking,
+                let earlier = targets.filter { $0.key.subject == subject && $0.value.combination == trial.combination }
+                    .map(\.key.configuration)
+                guard let config = generator.configuration(keeping: trial.combination, ranking: ranking,
                                                            maxSize: settings.maxSize, seed: seed, avoiding: earlier) else {
-                    tries[subject, default: [:]][suspect.combination] = settings.triesPerCandidate
+                    tries[subject, default: [:]][trial] = Int.max / 2
                     continue
                 }
                 let key = Key(subject: subject, configuration: config)
-                if settled[key] != nil { continue }  // already decided: the ranking will move on
-                targets[key] = suspect.combination
-                add(FollowUp(subject: subject, configuration: config, target: suspect.combination))
+                if attempts[key] != nil {
+                    // Already run: its outcome is this trial's evidence (decided below, before the next round).
+                    if targets[key] == nil { targets[key] = trial; reused = true }
+                    continue
+                }
+                targets[key] = trial
+                add(FollowUp(subject: subject, configuration: config, target: trial.combination, intermittent: trial.intermittent))
             }
         }
         spent += out.count
+        if out.isEmpty && reused {
+            // Every trial of this round had run already: decide on those outcomes, then try again.
+            decide()
+            return nextRound()
+        }
         return out
     }
+
+    /// What to try for a failing configuration: its best deterministic candidate (or the intermittent part holding it
+    /// back), else its best intermittent suspect; nil when everything has been tried.
+    private func nextTrial(_ subject: Subject, _ failing: [String: String], ranking: SuspicionRanking) -> Trial? {
+        let done = tries[subject] ?? [:]
+        func untried(_ t: Trial) -> Bool {
+            (done[t] ?? 0) < (t.intermittent ? settings.intermittentTries : settings.triesPerCandidate)
+        }
+        if isDeterministic(Key(subject: subject, configuration: failing)) {
+            let suspects = ranking.suspects(in: failing)
+            if let keep = Self.narrowing(failing, suspects) {
+                let t = Trial(combination: keep, intermittent: false)
+                if untried(t) { return t }
+            }
+            for s in suspects {
+                if let part = heldBack[subject]?[s.combination] {
+                    let t = Trial(combination: part, intermittent: true)
+                    if untried(t) { return t }
+                    continue
+                }
+                let t = Trial(combination: s.combination, intermittent: false)
+                if untried(t) { return t }
+            }
+        }
+        let tally = tallies[subject] ?? [:]
+        let suspects = Combination.subsets(of: failing, maxSize: min(settings.maxSize, IsolationEvidence.maximumSize))
+            .filter { IsolationEvidence.suspicious(tally[$0]) && untried(Trial(combination: $0, intermittent: true)) }
+        let best = suspects.min { a, b in
+            let (ta, tb) = (tally[a] ?? .init(), tally[b] ?? .init())
+            if a.count != b.count { return a.count < b.count }
+            if ta.rate != tb.rate { return ta.rate > tb.rate }
+            if ta.failing != tb.failing { return ta.failing > tb.failing }
+            return a < b
+        }
+        return best.map { Trial(combination: $0, intermittent: true) }
+    }
+
+    /// When more than `narrowingAbove` candidates of a failing configuration tie at the top (as many failing
+    /// configurations, as many values), one follow-up that keeps only part of its values decides for about half of
+    /// them at once: if it passes, it clears those it keeps; if it fails, the moved axes play no part and the
+    /// candidates it kept rank first. The moved axes are those touching most of the tied candidates, until half are
+    /// touched (never an axis they all hold). Nil when few candidates tie.
+    public static func narrowing(_ failing: [String: String], _ suspects: [SuspicionRanking.Suspect]) -> Combination? {
+        guard let top = suspects.first else { return nil }
+        let tied = suspects.prefix { $0.failing == top.failing && $0.combination.count == top.combination.count }.map(\.combination)
+        guard tied.count > narrowingAbove else { return nil }
+        // Axes every tied candidate holds stay (moving them would decide nothing between the candidates).
+        let required = Set(tied[0].pairs.map(\.axis).filter { axis in tied.allSatisfy { $0[axis: axis] != nil } })
+        var moved = Set<String>()
+        var touched = 0
+        while touched * 2 < tied.count {
+            let untouched = tied.filter { c in !c.pairs.contains { moved.contains($0.axis) } }
+            var counts: [String: Int] = [:]
+            for c in untouched { for p in c.pairs where !required.contains(p.axis) { counts[p.axis, default: 0] += 1 } }
+            guard let axis = counts.max(by: { $0.value != $1.value ? $0.value < $1.value : $0.key > $1.key })?.key else { break }
+            moved.insert(axis)
+            touched = tied.count - tied.filter { c in !c.pairs.contains { moved.contains($0.axis) } }.count
+        }
+        let keep = failing.filter { !moved.contains($0.key) }
+        return moved.isEmpty || keep.isEmpty ? nil : Combination(keep)
+    }
+
+    public static let narrowingAbove = 4
 
     /// Subjects with a failure, in order.
     public var failingSubjects: [Subject] { subjects }
 
-    var subjects: [Subject] { Set(settled.filter { $0.value == .failed }.keys.map(\.subject)).sorted() }
+    var subjects: [Subject] { Set(attempts.keys.filter(isFailing).map(\.subject)).sorted() }
+
+    /// Whether a confirmed combination of `subject` explains `configuration`.
+    func explained(_ configuration: [String: String], _ subject: Subject) -> Bool {
+        confirmed.contains { $0.subject == subject && $0.combination.isContained(in: configuration) }
+    }
 
     /// The source run's failing configurations of `subject` that hold no confirmed combination, in order.
     public func unexplained(_ subject: Subject) -> [[String: String]] {
-        let mine = confirmed.filter { $0.subject == subject }.map(\.combination)
-        return sourceConfigurations(subject, .failed).filter { c in !mine.contains { $0.isContained(in: c) } }
+        configurations(subject) { isFailing($0) }.filter { !explained($0, subject) }
     }
 
-    /// Settled configurations of `subject` with `verdict`, source only or all, in a stable order.
-    func sourceConfigurations(_ subject: Subject, _ verdict: Verdict, all: Bool = false) -> [[String: String]] {
+    /// Configurations of `subject` whose key passes `filter`, source only or all, in a stable order.
+    func configurations(_ subject: Subject, all: Bool = false, _ filter: (Key) -> Bool) -> [[String: String]] {
         var seen = Set<[String: String]>()
         var out: [[String: String]] = []
         for o in observations where o.subject == subject && (all || !o.followUp) && seen.insert(o.configuration).inserted {
-            if settled[Key(subject: subject, configuration: o.configuration)] == verdict { out.append(o.configuration) }
+            if filter(Key(subject: subject, configuration: o.configuration)) { out.append(o.configuration) }
         }
         return out
     }
@@ -162,46 +271,97 @@ public struct IsolationSession: Sendable {
     }
 
     private func makeRanking(_ subject: Subject) -> SuspicionRanking {
-        SuspicionRanking(candidatesFrom: sourceConfigurations(subject, .failed),
-                         failing: sourceConfigurations(subject, .failed, all: true),
-                         passing: sourceConfigurations(subject, .passed, all: true), maxSize: settings.maxSize)
+        SuspicionRanking(candidatesFrom: configurations(subject) { isDeterministic($0) },
+                         failing: configurations(subject, all: true) { attempts[$0]?.failed ?? false },
+                         passing: configurations(subject, all: true) { (attempts[$0]?.passed ?? false) || noise.contains($0) },
+                         maxSize: settings.maxSize)
     }
 
-    /// Confirms the candidates a failing follow-up isolated, and retracts confirmations a passing job contradicts.
+    /// Confirms the candidates failing follow-ups isolated, and retracts deterministic confirmations a passing
+    /// attempt contradicts.
     private mutating func decide() {
         rankings = [:]
+        tallies = [:]
         for subject in subjects {
             let ranking = makeRanking(subject)
             rankings[subject] = ranking
-            let followUps = observations.filter { $0.subject == subject && $0.followUp }
-            for (i, c) in confirmed.enumerated().reversed() where c.subject == subject && !ranking.live.contains(c.combination) {
+            for (i, c) in confirmed.enumerated().reversed()
+            where c.subject == subject && !c.intermittent && !ranking.live.contains(c.combination) {
                 retracted.append(c)
                 confirmed.remove(at: i)
             }
-            for o in followUps {
-                let key = Key(subject: subject, configuration: o.configuration)
-                guard settled[key] == .failed, let target = targets[key], ranking.live.contains(target),
-                      !confirmed.contains(where: { $0.subject == subject && $0.combination == target }),
-                      !retracted.contains(where: { $0.subject == subject && $0.combination == target }),
-                      isolates(target, subject: subject, ranking: ranking) else { continue }
-                let jobs = followUps.filter { f in
-                    let k = Key(subject: subject, configuration: f.configuration)
-                    return targets[k].map { $0.isSubset(of: target) } ?? target.isContained(in: f.configuration)
-                }.map(\.jobID)
-                confirmed.append(Confirmation(subject: subject, combination: target, jobs: jobs))
-            }
+            let jobs = observations.filter { $0.subject == subject }.map { (configuration: $0.configuration, verdict: $0.verdict) }
+            tallies[subject] = IsolationEvidence.tallies(jobs, explained: confirmed.filter { $0.subject == subject }.map(\.combination))
+            confirmFollowUps(subject, ranking: ranking)
         }
     }
 
-    /// Whether the failing follow-ups that kept `target` leave it the only minimal candidate: one of them holds no
-    /// other candidate, or what they all hold besides it (their common values) does not.
+    /// Confirms each target a failing follow-up decided: a deterministic one when it is the only candidate left
+    /// (and no part of it is an intermittent suspect still to try), an intermittent one when nothing else in its
+    /// configuration is suspect.
+    private mutating func confirmFollowUps(_ subject: Subject, ranking: SuspicionRanking) {
+        let tally = tallies[subject] ?? [:]
+        let followUps = observations.filter { $0.subject == subject && $0.followUp }
+        for o in observations where o.subject == subject {
+            let key = Key(subject: subject, configuration: o.configuration)
+            guard let trial = targets[key], isFailing(key), !explained(o.configuration, subject),
+                  !retracted.contains(where: { $0.subject == subject && $0.combination == trial.combination }) else { continue }
+            if trial.intermittent {
+                guard isolatesIntermittent(trial.combination, in: o.configuration, subject: subject, ranking: ranking) else { continue }
+            } else {
+                guard isDeterministic(key), ranking.live.contains(trial.combination),
+                      isolates(trial.combination, subject: subject, ranking: ranking) else { continue }
+                if let part = suspectPart(of: trial.combination, subject: subject, tally: tally) {
+                    heldBack[subject, default: [:]][trial.combination] = part
+                    continue
+                }
+            }
+            let target = trial.combination
+            let jobs = followUps.filter { f in
+                let k = Key(subject: subject, configuration: f.configuration)
+                return target.isContained(in: f.configuration) || targets[k].map { $0.combination.isSubset(of: target) } == true
+            }.map(\.jobID)
+            confirmed.append(Confirmation(subject: subject, combination: target, jobs: jobs, intermittent: trial.intermittent))
+        }
+    }
+
+    /// Whether the failing follow-ups that kept `target` leave it the only candidate: one of them holds no other,
+    /// or what they all hold besides it (their common values) does not.
     private func isolates(_ target: Combination, subject: Subject, ranking: SuspicionRanking) -> Bool {
-        let failing = targets.filter { $0.key.subject == subject && $0.value == target && settled[$0.key] == .failed }
+        let failing = targets.filter { $0.key.subject == subject && $0.value.combination == target && isDeterministic($0.key) }
             .map(\.key.configuration)
-        if failing.contains(where: { ranking.isOnlySuspect(target, in: $0, maxSize: settings.maxSize) }) { return true }
+        if failing.contains(where: { ranking.isOnlyCandidate(target, in: $0, maxSize: settings.maxSize) }) { return true }
         guard failing.count >= 2, let first = failing.first else { return false }
         let common = first.filter { pair in failing.allSatisfy { $0[pair.key] == pair.value } }
-        return ranking.isOnlySuspect(target, in: common, maxSize: settings.maxSize)
+        return ranking.isOnlyCandidate(target, in: common, maxSize: settings.maxSize)
+    }
+
+    /// Whether a failing follow-up that kept intermittent suspect `target` holds nothing else suspect: no
+    /// deterministic candidate, and no other combination most of whose other jobs failed (jobs holding `target`
+    /// left out: their failures may be its own).
+    private func isolatesIntermittent(_ target: Combination, in configuration: [String: String], subject: Subject,
+                                      ranking: SuspicionRanking) -> Bool
+    {
+        let jobs = observations.filter { $0.subject == subject && !target.isContained(in: $0.configuration) }
+            .map { (configuration: $0.configuration, verdict: $0.verdict) }
+        let tally = IsolationEvidence.tallies(jobs, explained: confirmed.filter { $0.subject == subject }.map(\.combination))
+        // A larger suspect holding `target` that never passed (a deterministic pair seen through one of its values)
+        // explains the failure better.
+        return Combination.subsets(of: configuration, maxSize: settings.maxSize).allSatisfy { s in
+            if target.isSubset(of: s) {
+                let t = tallies[subject]?[s]
+                return s == target || !IsolationEvidence.suspicious(t) || (t?.passing ?? 0) > 0
+            }
+            return !ranking.live.contains(s) && !IsolationEvidence.suspicious(tally[s])
+        }
+    }
+
+    /// The smallest proper part of `combination` that is an intermittent suspect not yet tried out, if any.
+    private func suspectPart(of combination: Combination, subject: Subject, tally: [Combination: IsolationEvidence.Tally]) -> Combination? {
+        Combination.subsets(of: combination.values, maxSize: combination.count - 1).sorted().first { s in
+            IsolationEvidence.suspicious(tally[s])
+                && (tries[subject]?[Trial(combination: s, intermittent: true)] ?? 0) < settings.intermittentTries
+        }
     }
 
     static func order(_ a: Key, _ b: Key) -> Bool {

@@ -18,10 +18,14 @@ public struct SuspicionRanking: Sendable {
     public private(set) var suspects: [Suspect]
     /// The candidates, for membership.
     public let live: Set<Combination>
+    /// Per candidate: the failing configurations that hold it.
+    let counts: [Combination: Int]
     /// Per `axis=value` pair: live candidates holding it (for the generator's least suspicious values).
     public let pairWeight: [Combination.Pair: Int]
     /// Pairs seen in a passing configuration.
     public let passingPairs: Set<Combination.Pair>
+    /// Per pair: the share of the jobs holding it that failed (0…1; absent when no job held it).
+    public let failureRate: [Combination.Pair: Double]
 
     /// - Parameters:
     ///   - candidatesFrom: the failing configurations whose combinations are candidates (the source run's).
@@ -48,6 +52,7 @@ public struct SuspicionRanking: Sendable {
             for (axis, value) in p { pairRate[Combination.Pair(axis: axis, value: value), default: (0, 0)].all += 1 }
         }
         var weight: [Combination.Pair: Int] = [:]
+        failureRate = pairRate.mapValues { Double($0.fail) / Double(max(1, $0.fail + $0.all)) }
         suspects = live.map { c in
             for pair in c.pairs { weight[pair, default: 0] += 1 }
             let rates = c.pairs.map { pair -> Double in
@@ -58,6 +63,7 @@ public struct SuspicionRanking: Sendable {
         }
         suspects.sort(by: Self.rankedBefore)
         self.live = live
+        self.counts = counts
         self.pairWeight = weight
         self.passingPairs = passingPairs
     }
@@ -80,10 +86,24 @@ public struct SuspicionRanking: Sendable {
         Combination.subsets(of: configuration, maxSize: maxSize).allSatisfy { !live.contains($0) || c.isSubset(of: $0) }
     }
 
-    /// How suspicious a value is for the generator: live candidates holding it, plus a half when no passing
-    /// configuration has shown it (lower is safer).
+    /// Whether `c` is the only candidate `configuration` holds that could explain its failure: every other live
+    /// candidate in it is a larger one holding `c`, held by no more failing configurations (`c` explains at least as
+    /// much with fewer values; the generator avoids such larger ones where the matrix lets it, so a follow-up holds
+    /// one only when a constraint ties its values to `c`'s).
+    public func isOnlyCandidate(_ c: Combination, in configuration: [String: String], maxSize: Int) -> Bool {
+        Combination.subsets(of: configuration, maxSize: maxSize).allSatisfy { s in
+            !live.contains(s) || s == c || (c.isSubset(of: s) && failingCount(s) <= failingCount(c))
+        }
+    }
+
+    /// Failing configurations that hold a candidate (0 for a combination that is none).
+    public func failingCount(_ c: Combination) -> Int { counts[c] ?? 0 }
+
+    /// How suspicious a value is for the generator (lower is safer): live candidates holding it, plus ten times the
+    /// share of its jobs that failed (a value of an intermittent fault keeps failing though it has passed), plus a
+    /// half when no passing configuration has shown it.
     public func weight(axis: String, value: String) -> Double {
         let pair = Combination.Pair(axis: axis, value: value)
-        return Double(pairWeight[pair] ?? 0) + (passingPairs.contains(pair) ? 0 : 0.5)
+        return Double(pairWeight[pair] ?? 0) + 10 * (failureRate[pair] ?? 0) + (passingPairs.contains(pair) ? 0 : 0.5)
     }
 }

@@ -34,15 +34,13 @@ struct IsolationSessionTests {
         return out.filter(generator.allows)
     }
 
-    /// Runs a session to its end against `faults`; `flaky` configurations pass on alternate runs.
+    /// Runs a session to its end against `faults`; `flaky` configurations are flaky in the source run.
     static func isolate(_ source: [[String: String]], faults: [Combination], budget: Int, seed: UInt64 = 7,
                         flaky: Set<[String: String]> = []) throws -> IsolationSession {
         let matrix = try matrix()
-        var runs = 0
         func observe(_ c: [String: String], followUp: Bool, id: String) -> Observation {
-            runs += 1
-            let fails = faults.contains { $0.isContained(in: c) }
-            let verdict: Verdict = flaky.contains(c) && !followUp ? .flaky : (fails ? .failed : .passed)
+            var verdict: Verdict = faults.contains { $0.isContained(in: c) } ? .failed : .passed
+            if flaky.contains(c) && !followUp { verdict = .flaky }
             return Observation(subject: subject, configuration: c, verdict: verdict, jobID: id, followUp: followUp)
         }
         var session = IsolationSession(
@@ -108,6 +106,28 @@ struct IsolationSessionTests {
         let b = try Self.isolate(source, faults: faults, budget: 30, seed: 42)
         #expect(a.confirmed == b.confirmed)
         #expect(a.spent == b.spent)
+        #expect(a.observations.filter(\.followUp).map(\.configuration) == b.observations.filter(\.followUp).map(\.configuration))
+        // Precision: whatever is confirmed is a planted combination, not a part or a larger one holding it.
+        let full = try Self.isolate(Self.configurations(matrix), faults: faults, budget: 40, seed: 42)
+        #expect(!full.confirmed.isEmpty)
+        for c in full.confirmed { #expect(faults.contains(c.combination), "confirmed \(c.combination)") }
+    }
+
+    @Test("narrowing: many tied candidates get one follow-up that keeps part of the configuration, never an axis they all hold")
+    func narrowingHalvesTies() throws {
+        let failing = ["a": "1", "b": "1", "c": "1", "d": "1", "e": "1", "f": "1"]
+        let passing = [["a": "2", "b": "2", "c": "2", "d": "2", "e": "2", "f": "2"]]
+        let ranking = SuspicionRanking(candidatesFrom: [failing], failing: [failing], passing: passing, maxSize: 2)
+        // Six values tie (one failing configuration each): one follow-up keeps part of them.
+        let keep = try #require(IsolationSession.narrowing(failing, ranking.suspects))
+        #expect(keep.count > 0 && keep.count < failing.count)
+        #expect(keep.isContained(in: failing))
+        // Every tied pair holds a=1: a stays.
+        let pairs = ranking.suspects.filter { $0.combination.count == 2 && $0.combination[axis: "a"] == "1" }
+        #expect(pairs.count == 5)
+        #expect(IsolationSession.narrowing(failing, pairs)?[axis: "a"] == "1")
+        // Few tied candidates: no narrowing, the candidates are tried one by one.
+        #expect(IsolationSession.narrowing(failing, Array(ranking.suspects.prefix(3))) == nil)
     }
 
     @Test("ranking: a combination seen passing is no candidate; more failing configurations rank first")

@@ -1,0 +1,50 @@
+/// What a subject's jobs say, attempt by attempt (pure): the evidence ``IsolationSession`` decides on.
+///
+/// A **deterministic** failure-inducing combination fails every attempt, so a configuration with a passing attempt
+/// (a passed job, or a flaky one's passing retry) holds none: it clears every combination it holds for that
+/// hypothesis. An **intermittent** one fails some attempts only; for it a pass clears nothing, and a combination is
+/// suspected by the share of the jobs holding it that failed an attempt (jobs a confirmed combination explains left out).
+struct IsolationEvidence: Sendable {
+    /// A configuration's attempts so far.
+    struct Attempts: Sendable, Hashable {
+        var passed = false
+        var failed = false
+    }
+
+    /// Failing and passing jobs holding a combination (jobs a confirmed combination explains left out).
+    struct Tally: Sendable, Hashable {
+        var failing = 0
+        var passing = 0
+
+        /// The share of its jobs that failed an attempt.
+        var rate: Double { Double(failing) / Double(max(1, failing + passing)) }
+    }
+
+    /// A combination is an intermittent suspect when at least this many of its jobs failed an attempt…
+    static let minimumFailing = 2
+    /// …and at least this share of them.
+    static let minimumRate = 0.34
+    /// Intermittent suspects have at most this many values (a larger one is held by too few jobs to be told apart
+    /// from its parts by failure shares; it stays a deterministic candidate).
+    static let maximumSize = 2
+
+    /// Tallies of every combination of at most ``maximumSize`` values of the jobs' configurations (job by job: a
+    /// configuration run twice counts twice) that `explained` does not cover.
+    static func tallies(_ jobs: [(configuration: [String: String], verdict: Verdict)], explained: [Combination])
+        -> [Combination: Tally]
+    {
+        var out: [Combination: Tally] = [:]
+        for job in jobs where !explained.contains(where: { $0.isContained(in: job.configuration) }) {
+            for c in Combination.subsets(of: job.configuration, maxSize: maximumSize) {
+                if job.verdict == .passed { out[c, default: Tally()].passing += 1 } else { out[c, default: Tally()].failing += 1 }
+            }
+        }
+        return out
+    }
+
+    /// Whether a tally makes its combination an intermittent suspect.
+    static func suspicious(_ t: Tally?) -> Bool {
+        guard let t else { return false }
+        return t.failing >= minimumFailing && t.rate >= minimumRate
+    }
+}
