@@ -48,6 +48,13 @@ let package = Package(
         // gzip and zlib streams over CZlib, with their own error (`GzipError`): artifacts, reports, PNGs.
         .target(name: "Gzip", dependencies: ["CZlib"], swiftSettings: swiftSettings),
         .target(name: "Artifacts", dependencies: ["Gzip", "FlowCrypto"], swiftSettings: swiftSettings),
+        // Visual baselines (docs/VISUAL.md): PNG decode and the perceptual compare (pure), and the baseline store, its
+        // folders and a run's comparison with it (the store's files and blobs).
+        .target(name: "Visual", dependencies: ["Gzip", "Wireframe"], swiftSettings: swiftSettings),
+        .target(
+            name: "Baselines", dependencies: ["Visual", "Artifacts", "Journal", "MatrixPlan", "FlowCrypto", "FlowSpec", "Gzip", "Wireframe"],
+            swiftSettings: swiftSettings
+        ),
         .target(name: "Journal", dependencies: ["CSQLite", "FlowVocabulary"], swiftSettings: swiftSettings),
         .target(
             name: "Coordinator",

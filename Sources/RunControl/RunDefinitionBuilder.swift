@@ -76,6 +76,9 @@ public enum RunDefinitionBuilder {
             "failFast": m.failFast, "keep": m.keep.rawValue, "reduction": m.reduction.description,
         ]
         if let planHash { object["planHash"] = planHash }
+        if let visual = m.visual, let value = try? JSONSerialization.jsonObject(with: Data(visual.json.utf8)) {
+            object[MatrixFile.visualSettingsKey] = value
+        }
         if let shard { object[key] = shard }
         guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) else { return "{}" }
         return String(decoding: data, as: UTF8.self)
