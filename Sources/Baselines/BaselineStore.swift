@@ -143,3 +143,19 @@ public struct BaselineStore: Sendable {
         }
     }
 }
+
+extension BaselineStore {
+    /// The blobs baselines and visual results hold on to, which `gc` must keep: the manifest's pictures and the
+    /// baseline, current and diff pictures every `runs/*/visual.json` names.
+    public func referencedBlobs(runsFolder: URL) throws -> Set<String> {
+        var hashes = Set(try load().values.map(\.sha256))
+        let runs = (try? FileManager.default.contentsOfDirectory(atPath: runsFolder.path)) ?? []
+        for run in runs {
+            guard let results = try? VisualRunResults.read(in: runsFolder.appendingPathComponent(run)) else { continue }
+            for job in results.jobs {
+                for step in job.changes { hashes.formUnion([step.baseline, step.current] + (step.diff.map { [$0] } ?? [])) }
+            }
+        }
+        return hashes
+    }
+}

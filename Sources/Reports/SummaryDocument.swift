@@ -135,6 +135,8 @@ public struct SummaryDocument: Sendable, Hashable, Codable {
         public var artifacts: [Artifact]
         /// A command job's tests that did not pass in some attempt (``TestRecord``); nil when none.
         public var tests: [TestRecord]?
+        /// Steps whose picture changed against its visual baseline (docs/VISUAL.md); nil when none did.
+        public var visualChanges: Int?
     }
 
     public struct Baseline: Sendable, Hashable, Codable {
@@ -218,6 +220,8 @@ public struct SummaryDocument: Sendable, Hashable, Codable {
     public var testHeadline: String?
     /// What `flowmatrix isolate` confirmed (`isolation.json` of the report folder); absent without one.
     public var isolation: IsolationRecord?
+    /// The comparison with the visual baselines (`SummaryDocument+Visual.swift`); nil when no picture was compared.
+    public var visual: VisualSummary?
 
     /// The document's members other than `jobs` and `passed` (left empty), from the run's index.
     init(index: RunIndex, pivot: AxisPivot, diff: RunDiff?, stability: Stability? = nil,
@@ -293,6 +297,9 @@ public struct SummaryDocument: Sendable, Hashable, Codable {
         /// isolation record.
         var testPivots: [TestPivot] = []
         var isolation: IsolationRecord?
+        /// Job id → changed steps (visual baselines) and the run's figures, set before the jobs are added.
+        var visualChanges: [String: Int] = [:]
+        var visual: VisualSummary?
 
         /// - Parameter folder: where the scratch files go (removed when the writer is released).
         init(index: RunIndex, folder: URL) throws {
@@ -311,13 +318,16 @@ public struct SummaryDocument: Sendable, Hashable, Codable {
             let record = ordinal < index.jobCount ? try reader.job(ordinal) : nil
             // A job planned after the index was read (a resume) has no compact row: it goes in full.
             let known = try record.map { try reader.matches($0, job.id) } ?? false
-            if PassedJob.fits(job) && known {
+            let visualChanged = visualChanges[job.id] ?? 0
+            // A job with visual changes gets its full entry: the compact row has no place for them.
+            if PassedJob.fits(job) && known && visualChanged == 0 {
                 try fits.append(Int64(ordinal))
                 fitCount += 1
                 return
             }
             scratch += first ? "\n" : ",\n"
-            try entry.write(job, configuration: known ? record?.configuration : nil, carried: carried, to: scratch)
+            try entry.write(job, configuration: known ? record?.configuration : nil, carried: carried,
+                            visualChanges: visualChanged, to: scratch)
             first = false
         }
 
@@ -334,6 +344,7 @@ public struct SummaryDocument: Sendable, Hashable, Codable {
             document.testPatterns = failingTests.isEmpty ? nil : failingTests
             document.testHeadline = TestPivot.headline(testPivots)
             document.isolation = isolation
+            document.visual = visual
             let text = String(decoding: try encoder.encode(document), as: UTF8.self)
             // `"jobs":[],"passed":[]` occurs once (sorted keys, adjacent): inside a JSON string its quotes would be
             // escaped.
@@ -371,7 +382,7 @@ public struct SummaryDocument: Sendable, Hashable, Codable {
         private var configurations: [Int64: [UInt8]] = [:]
 
         mutating func write(_ job: JobReport, configuration: Int64?, carried: (ArtifactReference) -> Bool,
-                            to o: ReportOutput) throws {
+                            visualChanges: Int = 0, to o: ReportOutput) throws {
             let result = job.row.result
             o += "{\"artifacts\":["
             var firstArtifact = true
@@ -403,6 +414,7 @@ public struct SummaryDocument: Sendable, Hashable, Codable {
             o += ",\"scenarioTitle\":"; try string(job.job.scenarioTitle, o)
             o += ",\"status\":"; try string(job.status.rawValue, o)
             if let tests = SummaryDocument.testRecords(job) { o += ",\"tests\":"; try encoded(tests, o) }
+            if visualChanges > 0 { o += ",\"visualChanges\":"; o.write(int: visualChanges) }
             o += "}"
         }
 
