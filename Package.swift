@@ -135,7 +135,7 @@ let package = Package(
             dependencies: [
                 "FlowMatrixCLI", "FlowSpec", "MatrixPlan", "Wire", "UVTransport", "Artifacts", "Gzip", "Journal", "Coordinator",
                 "Worker", "Reports", "CatalogApp", "FlowMatrixTestKit", "FlowCrypto", "DevTools", "WebRegistry",
-                "LiveView", "RunControl", "FlowVocabulary", "Isolation",
+                "LiveView", "RunControl", "FlowVocabulary", "Isolation", "Visual",
             ],
             swiftSettings: swiftSettings
         ),
@@ -152,6 +152,7 @@ let package = Package(
         // What the Gzip and Artifacts tests share (temporary folders, the real gzip tool, sample bytes).
         .target(name: "CodecFixtures", dependencies: ["ProcessSpawn"], path: "Tests/CodecFixtures", swiftSettings: swiftSettings),
         .testTarget(name: "GzipTests", dependencies: ["Gzip", "CodecFixtures"], swiftSettings: swiftSettings),
+        .testTarget(name: "VisualTests", dependencies: ["Visual", "Wireframe", "Gzip"], resources: [.copy("Fixtures")], swiftSettings: swiftSettings),
         .testTarget(name: "ArtifactsTests", dependencies: ["Artifacts", "FlowCrypto", "Gzip", "CodecFixtures"], swiftSettings: swiftSettings),
         .testTarget(name: "JournalTests", dependencies: ["Journal", "MatrixPlan", "FlowVocabulary"], swiftSettings: swiftSettings),
         .testTarget(
