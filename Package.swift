@@ -50,7 +50,7 @@ let package = Package(
         .target(name: "Artifacts", dependencies: ["Gzip", "FlowCrypto"], swiftSettings: swiftSettings),
         // Visual baselines (docs/VISUAL.md): PNG decode and the perceptual compare (pure), and the baseline store, its
         // folders and a run's comparison with it (the store's files and blobs).
-        .target(name: "Visual", dependencies: ["Gzip", "Wireframe"], swiftSettings: swiftSettings),
+        .target(name: "Visual", dependencies: ["Gzip"], swiftSettings: swiftSettings),
         .target(
             name: "Baselines", dependencies: ["Visual", "Artifacts", "Journal", "MatrixPlan", "FlowCrypto", "FlowSpec", "Gzip", "Wireframe"],
             swiftSettings: swiftSettings
@@ -123,7 +123,7 @@ let package = Package(
             dependencies: [
                 "FlowSpec", "MatrixPlan", "RunConditions", "UVTransport", "Artifacts", "Journal",
                 "Coordinator", "Worker", "Reports", "CatalogApp", "FlowCrypto",
-                "WebRegistry", "CommandJobs", "LiveView", "RunControl", "FlowVocabulary", "ProcessSpawn", "Isolation", "Baselines",
+                "WebRegistry", "CommandJobs", "LiveView", "RunControl", "FlowVocabulary", "ProcessSpawn", "Isolation", "Baselines", "Visual",
             ],
             swiftSettings: swiftSettings
         ),
@@ -165,7 +165,7 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "CatalogTests", dependencies: ["CatalogApp", "RunConditions", "MatrixPlan", "FlowSpec", "Wireframe"], swiftSettings: swiftSettings),
-        .testTarget(name: "ReportsTests", dependencies: ["Reports", "Journal", "Artifacts", "Gzip", "FlowVocabulary", "MatrixPlan", "FlowSpec", "DevTools", "FlowMatrixTestKit", "ProcessSpawn"], exclude: ["Fixtures"], swiftSettings: swiftSettings),
+        .testTarget(name: "ReportsTests", dependencies: ["Reports", "Journal", "Artifacts", "Gzip", "FlowVocabulary", "MatrixPlan", "FlowSpec", "DevTools", "FlowMatrixTestKit", "ProcessSpawn", "Visual", "Wireframe"], exclude: ["Fixtures"], swiftSettings: swiftSettings),
         .testTarget(
             name: "EndToEndTests",
             dependencies: [

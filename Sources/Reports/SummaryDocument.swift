@@ -297,9 +297,8 @@ public struct SummaryDocument: Sendable, Hashable, Codable {
         /// isolation record.
         var testPivots: [TestPivot] = []
         var isolation: IsolationRecord?
-        /// Job id → changed steps (visual baselines) and the run's figures, set before the jobs are added.
-        var visualChanges: [String: Int] = [:]
-        var visual: VisualSummary?
+        var visualChanges: [String: Int] = [:]  // job id → steps changed against their visual baselines
+        var visual: VisualSummary?  // the run's visual figures (both set before the jobs are added)
 
         /// - Parameter folder: where the scratch files go (removed when the writer is released).
         init(index: RunIndex, folder: URL) throws {
@@ -318,8 +317,7 @@ public struct SummaryDocument: Sendable, Hashable, Codable {
             let record = ordinal < index.jobCount ? try reader.job(ordinal) : nil
             // A job planned after the index was read (a resume) has no compact row: it goes in full.
             let known = try record.map { try reader.matches($0, job.id) } ?? false
-            let visualChanged = visualChanges[job.id] ?? 0
-            // A job with visual changes gets its full entry: the compact row has no place for them.
+            let visualChanged = visualChanges[job.id] ?? 0  // visual changes need the full entry
             if PassedJob.fits(job) && known && visualChanged == 0 {
                 try fits.append(Int64(ordinal))
                 fitCount += 1

@@ -1,3 +1,6 @@
+import DevTools
+import FlowSpec
+
 /// What keeps two screenshots of the same page equal pixel for pixel (docs/VISUAL.md): a script every document gets
 /// before its own (`Page.addScriptToEvaluateOnNewDocument`, beside the prelude) adds a style that ends CSS animations
 /// and transitions at once (duration and delay 0, one iteration: the end state is drawn; `animationend` still fires,
@@ -41,5 +44,34 @@ enum ScreenshotFreeze {
     static func snapshotExpression(attribute: String) -> String {
         "Object.assign(__flowmatrix.snapshot(), window.__flowmatrixVisual ? {boxes: __flowmatrixVisual.boxes("
             + PagePrelude.jsString(attribute) + ")} : {})"
+    }
+}
+
+extension WebRegistry {
+    /// The most a screenshot waits for the page's requests to end.
+    static let settleTimeout = Duration.seconds(2)
+
+    /// Waits until no request of the page is in flight (bounded by ``settleTimeout``), then for two animation frames
+    /// so the answers are drawn: a picture of "Loading…" in one run and of the loaded list in the next is a visual
+    /// change no page made. Nothing is waited for when no request is in flight.
+    /// - Returns: a line for `evidence-problems.txt` when the page did not settle; nil otherwise.
+    func settleForScreenshot() async -> String? {
+        guard !events.pendingRequests().isEmpty else { return nil }
+        let events = events
+        let waiter = ConditionWaiter(clock: SystemWaitClock.shared, signal: events.networkSignal)
+        do {
+            try await waiter.wait(for: "the page's requests to end", timeout: Self.settleTimeout) {
+                events.pendingRequests().isEmpty
+            }
+            _ = try await page.send(
+                "Runtime.evaluate",
+                ["expression": "new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))",
+                 "awaitPromise": true, "returnByValue": true],
+                timeout: settings.pageTimeout)
+            return nil
+        } catch {
+            let pending = events.pendingRequests().map(\.request).prefix(3).joined(separator: ", ")
+            return "screenshot: taken before the page settled (\(pending.isEmpty ? "\(error)" : "still in flight: \(pending)"))"
+        }
     }
 }

@@ -18,6 +18,8 @@ extension WebRegistry {
         evidenceWanted = true
         if pageOpened && events.crashed == nil && events.dialog == nil {
             let passive = step.verb == .wait || step.verb == .assert
+            // A step that left requests in flight (an `open` whose page fetches its data) is pictured once they end.
+            if settings.screenshots && !passive, let problem = await settleForScreenshot() { problems.append(problem) }
             let page = page
             let timeout = settings.pageTimeout
             // A passive step may reuse the last picture: its screenshot waits for the snapshot's generation.

@@ -57,7 +57,7 @@ struct PNGDecoderTests {
         // A flipped bit inside IDAT: the chunk's CRC no longer matches.
         var flipped = good
         let idat = try #require(Self.offset(of: "IDAT", in: good))
-        flipped[idat + 6] ^= 0x40
+        flipped[idat + 10] ^= 0x40
         let crc = try #require(error(decoding: flipped))
         #expect(crc.code == .corruptPNG && crc.message.contains("IDAT chunk's CRC"))
         // Cut short: no IEND, or cut inside a chunk.

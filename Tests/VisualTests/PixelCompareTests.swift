@@ -43,7 +43,7 @@ struct PixelCompareTests {
         let a = VisualImage(width: 8, height: 8, filledWith: (200, 200, 200, 255))
         let b = VisualImage(width: 8, height: 8, filledWith: (196, 200, 200, 255))
         #expect(try PixelCompare.compare(a, b).differentPixels == 0)
-        #expect(try PixelCompare.compare(a, b, settings: VisualCompareSettings(threshold: 0.01)).differentPixels == 64)
+        #expect(try PixelCompare.compare(a, b, settings: VisualCompareSettings(threshold: 0.005)).differentPixels == 64)
     }
 
     @Test("a changed anti-aliasing pixel is detected and not counted, unless includeAntiAliasing")
