@@ -156,7 +156,8 @@ enum VisualBench {
     }
 
     /// Times each installed peer on each pair: `name<TAB>pair<TAB>count<TAB>seconds` (best of a few rounds; one round
-    /// for pure Python, which takes seconds a pair), or a line saying why a peer is skipped.
+    /// for pure Python, which takes a minute or more a pair, and none with `--quick`), or a line saying why a peer is
+    /// skipped.
     static let peerScript = #"""
         import sys, time
         folder, n, w, h, quick = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), sys.argv[5] == "1"
@@ -177,6 +178,8 @@ enum VisualBench {
             print("pybind11-pixelmatch not installed: skipped (pip install pybind11-pixelmatch)", flush=True)
         try:
             from pixelmatch import pixelmatch as pm
+            if quick:
+                raise SystemExit(print("pixelmatch (Python): skipped with --quick (a minute or more a pair)", flush=True))
             for i, (a, b) in enumerate(pairs):
                 c, t = best(lambda: pm(a, b, w, h, threshold=0.1, includeAA=False), 1)
                 print(f"pixelmatch\t{i}\t{c}\t{t}", flush=True)
