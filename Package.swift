@@ -48,6 +48,13 @@ let package = Package(
         // gzip and zlib streams over CZlib, with their own error (`GzipError`): artifacts, reports, PNGs.
         .target(name: "Gzip", dependencies: ["CZlib"], swiftSettings: swiftSettings),
         .target(name: "Artifacts", dependencies: ["Gzip", "FlowCrypto"], swiftSettings: swiftSettings),
+        // Visual baselines (docs/VISUAL.md): PNG decode and the perceptual compare (pure), and the baseline store, its
+        // folders and a run's comparison with it (the store's files and blobs).
+        .target(name: "Visual", dependencies: ["Gzip"], swiftSettings: swiftSettings),
+        .target(
+            name: "Baselines", dependencies: ["Visual", "Artifacts", "Journal", "MatrixPlan", "FlowCrypto", "FlowSpec", "Gzip", "Wireframe"],
+            swiftSettings: swiftSettings
+        ),
         .target(name: "Journal", dependencies: ["CSQLite", "FlowVocabulary"], swiftSettings: swiftSettings),
         .target(
             name: "Coordinator",
@@ -59,7 +66,7 @@ let package = Package(
             dependencies: ["Wire", "UVTransport", "Artifacts", "Gzip", "FlowSpec", "FlowCrypto", "FlowVocabulary"],
             swiftSettings: swiftSettings
         ),
-        .target(name: "Reports", dependencies: ["Journal", "Artifacts", "Gzip", "FlowCrypto", "MatrixPlan", "FlowVocabulary", "FlowSpec", "Isolation"], swiftSettings: swiftSettings),
+        .target(name: "Reports", dependencies: ["Journal", "Artifacts", "Gzip", "FlowCrypto", "MatrixPlan", "FlowVocabulary", "FlowSpec", "Isolation", "Visual"], swiftSettings: swiftSettings),
         // Command jobs (docs/COMMAND-JOBS.md): the `command` registry, process groups, JUnit results.
         .target(
             name: "CommandJobs",
@@ -116,7 +123,7 @@ let package = Package(
             dependencies: [
                 "FlowSpec", "MatrixPlan", "RunConditions", "UVTransport", "Artifacts", "Journal",
                 "Coordinator", "Worker", "Reports", "CatalogApp", "FlowCrypto",
-                "WebRegistry", "CommandJobs", "LiveView", "RunControl", "FlowVocabulary", "ProcessSpawn", "Isolation",
+                "WebRegistry", "CommandJobs", "LiveView", "RunControl", "FlowVocabulary", "ProcessSpawn", "Isolation", "Baselines", "Visual",
             ],
             swiftSettings: swiftSettings
         ),
@@ -128,7 +135,7 @@ let package = Package(
             dependencies: [
                 "FlowMatrixCLI", "FlowSpec", "MatrixPlan", "Wire", "UVTransport", "Artifacts", "Gzip", "Journal", "Coordinator",
                 "Worker", "Reports", "CatalogApp", "FlowMatrixTestKit", "FlowCrypto", "DevTools", "WebRegistry",
-                "LiveView", "RunControl", "FlowVocabulary", "Isolation",
+                "LiveView", "RunControl", "FlowVocabulary", "Isolation", "Visual",
             ],
             swiftSettings: swiftSettings
         ),
@@ -145,6 +152,7 @@ let package = Package(
         // What the Gzip and Artifacts tests share (temporary folders, the real gzip tool, sample bytes).
         .target(name: "CodecFixtures", dependencies: ["ProcessSpawn"], path: "Tests/CodecFixtures", swiftSettings: swiftSettings),
         .testTarget(name: "GzipTests", dependencies: ["Gzip", "CodecFixtures"], swiftSettings: swiftSettings),
+        .testTarget(name: "VisualTests", dependencies: ["Visual", "Wireframe", "Gzip"], resources: [.copy("Fixtures")], swiftSettings: swiftSettings),
         .testTarget(name: "ArtifactsTests", dependencies: ["Artifacts", "FlowCrypto", "Gzip", "CodecFixtures"], swiftSettings: swiftSettings),
         .testTarget(name: "JournalTests", dependencies: ["Journal", "MatrixPlan", "FlowVocabulary"], swiftSettings: swiftSettings),
         .testTarget(
@@ -157,7 +165,7 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "CatalogTests", dependencies: ["CatalogApp", "RunConditions", "MatrixPlan", "FlowSpec", "Wireframe"], swiftSettings: swiftSettings),
-        .testTarget(name: "ReportsTests", dependencies: ["Reports", "Journal", "Artifacts", "Gzip", "FlowVocabulary", "MatrixPlan", "FlowSpec", "DevTools", "FlowMatrixTestKit", "ProcessSpawn"], exclude: ["Fixtures"], swiftSettings: swiftSettings),
+        .testTarget(name: "ReportsTests", dependencies: ["Reports", "Journal", "Artifacts", "Gzip", "FlowVocabulary", "MatrixPlan", "FlowSpec", "DevTools", "FlowMatrixTestKit", "ProcessSpawn", "Visual", "Wireframe"], exclude: ["Fixtures"], swiftSettings: swiftSettings),
         .testTarget(
             name: "EndToEndTests",
             dependencies: [

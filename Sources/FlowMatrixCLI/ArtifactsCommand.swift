@@ -1,4 +1,5 @@
 import Artifacts
+import Baselines
 import FlowVocabulary
 import Foundation
 import Journal
@@ -80,7 +81,10 @@ enum ArtifactsCommand {
             try store.requireJournal()
             let reader = try JournalReader(path: store.journalPath)
             let blobs = try BlobStore(root: store.blobsRoot)
-            let result = try blobs.gc(referenced: try reader.referencedBlobs(), now: Date(), gracePeriod: TimeInterval(grace))
+            // Visual baselines and the pictures of reported changes are kept too (docs/VISUAL.md).
+            let visual = try BaselineStore(root: store.root).referencedBlobs(runsFolder: store.root.appendingPathComponent("runs"))
+            let result = try blobs.gc(referenced: try reader.referencedBlobs().union(visual), now: Date(),
+                                      gracePeriod: TimeInterval(grace))
             print("gc: removed \(result.removed) blob(s) (\(result.bytesFreed) bytes) and \(result.temporariesRemoved) "
                   + "partial upload(s); \(result.kept) blob(s) kept")
             return ExitCode.success

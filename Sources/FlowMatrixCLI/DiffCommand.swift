@@ -41,10 +41,12 @@ enum DiffCommand {
             let reader = try StoreAccess.reader(store: URL(fileURLWithPath: store))
             let base = try StoreAccess.resolveRun(positionals[0], reader: reader)
             let head = try StoreAccess.resolveRun(positionals[1], reader: reader)
-            let diff: RunDiff
+            var diff: RunDiff
             do {
                 diff = try RunDiff.compute(reader: reader, base: base, head: head, durationThreshold: threshold,
                                            minimumDelta: minimumDelta)
+                // Steps whose picture changed against its visual baseline only in head (docs/VISUAL.md).
+                diff.addVisualChanges(runsFolder: URL(fileURLWithPath: store).appendingPathComponent("runs"))
             } catch let error as ReportError {
                 throw CommandFailure(error.message, exitCode: ExitCode.ioError)
             } catch let error as JournalError {

@@ -22,6 +22,7 @@ public enum FlowMatrixCLI {
             ValidateCommand.spec,
             ReportCommand.spec,
             DiffCommand.spec,
+            BaselineCommand.spec,
             IsolateCommand.spec,
             BenchLauncher.spec,
         ]

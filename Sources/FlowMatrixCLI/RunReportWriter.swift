@@ -9,8 +9,13 @@ struct RunReportWriter: RunReporting {
     var baseline: String?
 
     func write(runID: String, store: RunStore) -> RunReportNote {
+        // The step pictures are compared with their visual baselines first: the reports show what changed.
+        let visual = VisualRunCheck.run(runID: runID, store: store)
         let (line, warnings) = Self.write(runID: runID, store: store, baseline: baseline)
-        return RunReportNote(line: line, warnings: warnings)
+        var note = RunReportNote(line: [line, visual.line].compactMap { $0 }.joined(separator: "\n  "),
+                                 warnings: visual.warnings + warnings)
+        note.visualFailures = visual.failedJobs
+        return note
     }
 
     /// Writes the run's reports and prints their warnings; returns a line saying where they are (or why they are

@@ -71,6 +71,8 @@ enum RunSession {
         }
         if !options.quiet { printSummary(summary, store: options.store) }
         if summary.status != .completed { return ExitCode.interrupted }
+        // A visual change under policy.visual.onChange 'fail' fails the run like a failed job (docs/VISUAL.md).
+        if (summary.report?.visualFailures ?? 0) > 0 { return ExitCode.failures }
         return RunVerdict.exitCode(strict: options.strict) { summary.progress.count($0) }
     }
 

@@ -50,6 +50,15 @@ public enum GzipCodec {
         try decompressor.finish()
         return out
     }
+
+    /// Decompresses one zlib (RFC 1950) stream, e.g. a PNG's concatenated IDAT data.
+    /// - Parameter maxOutputSize: the most decompressed bytes accepted; more throws ``GzipError/Code/tooLarge``.
+    /// - Throws: ``GzipError`` `.zlib(Z_DATA_ERROR)` for corrupt data, `.truncated` when the stream ends early.
+    public static func inflateZlib(_ bytes: UnsafeRawBufferPointer, maxOutputSize: Int, into out: inout [UInt8]) throws {
+        let decompressor = try GzipDecompressor(maxOutputSize: maxOutputSize, format: .zlib)
+        try decompressor.decompress(bytes) { out.append(contentsOf: $0) }
+        try decompressor.finish()
+    }
 }
 
 /// Streaming gzip compression: feed chunks, receive compressed chunks through a closure, then `finish`.
@@ -155,13 +164,18 @@ public final class GzipDecompressor {
     private var produced = 0
     private var memberEnded = false
     private var sawInput = false
+    private let format: GzipCompressor.Format
 
-    /// - Parameter maxOutputSize: the most decompressed bytes accepted in total.
-    public init(maxOutputSize: Int, outputBufferSize: Int = 256 * 1024) throws {
+    /// - Parameters:
+    ///   - maxOutputSize: the most decompressed bytes accepted in total.
+    ///   - format: `.gzip` (members, concatenated or not; the default) or `.zlib` (one stream, as in a PNG).
+    public init(maxOutputSize: Int, outputBufferSize: Int = 256 * 1024, format: GzipCompressor.Format = .gzip) throws {
         self.maxOutputSize = maxOutputSize
+        self.format = format
         (stream, output) = ZStreamMemory.allocate(outputBufferSize: outputBufferSize)
         do {
-            try GzipFunnel.check(czlib_inflate_init2(stream, czlib_gzip_window_bits()), stream, "inflateInit2")
+            let bits = format == .gzip ? czlib_gzip_window_bits() : 15
+            try GzipFunnel.check(czlib_inflate_init2(stream, bits), stream, "inflateInit2")
         } catch {
             ZStreamMemory.release(stream, output)
             throw error
@@ -192,7 +206,7 @@ public final class GzipDecompressor {
     public func finish() throws {
         guard sawInput, memberEnded else {
             throw GzipError(
-                code: .truncated, message: "the gzip stream ends before its trailer", operation: "inflate")
+                code: .truncated, message: "the \(format == .gzip ? "gzip" : "zlib") stream ends before its trailer", operation: "inflate")
         }
     }
 
@@ -207,6 +221,8 @@ public final class GzipDecompressor {
         while true {
             if memberEnded {
                 guard stream.pointee.avail_in > 0 else { return }
+                // A zlib stream is one stream: what follows its end is not more data.
+                guard format == .gzip else { return }
                 // Another member follows (concatenated .gz files decompress as one).
                 try GzipFunnel.check(inflateReset(stream), stream, "inflateReset")
                 memberEnded = false

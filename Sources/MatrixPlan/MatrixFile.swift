@@ -139,6 +139,8 @@ public struct MatrixFile: Sendable, Hashable {
     public var repetitions: Int = 1
     /// Whether every step is followed by an accessibility audit (`policy.audit`; default `none`). See `AuditPolicy`.
     public var audit: AuditPolicy = .none
+    /// How step pictures are compared with their baselines (`policy.visual`); nil: defaults, changes only reported.
+    public var visual: VisualPolicy?
     /// The axes in file order.
     public var axes: [Axis]
     /// Include entries in file order (GitHub Actions semantics), values canonical.

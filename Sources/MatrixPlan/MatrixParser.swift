@@ -8,6 +8,8 @@ struct MatrixParser {
     var repetitions = 1
     /// `policy.audit`, read by `parsePolicy`.
     var audit = AuditPolicy.none
+    /// `policy.visual`, read by `parsePolicy` (docs/VISUAL.md).
+    var visual: VisualPolicy?
     let file: String
     let directory: URL?
     var findings: [ValidationFinding] = []
@@ -142,6 +144,7 @@ struct MatrixParser {
         matrix.commandPosition = root["command"]?.position
         matrix.repetitions = repetitions
         matrix.audit = audit
+        matrix.visual = visual
         matrix.axesPosition = root["axes"]?.position
         matrix.reductionPosition = root["reduction"]?.position
         checkSemantics(matrix, root: root)
@@ -183,8 +186,13 @@ struct MatrixParser {
             add(.wrongType, "$.policy", node.position, "expected an object, found \(node.kindName)")
             return
         }
-        checkMembers(node, path: "$.policy", allowed: ["retries", "timeout", "failFast", "keep", "seed", "repeat", "audit"])
+        checkMembers(node, path: "$.policy", allowed: ["retries", "timeout", "failFast", "keep", "seed", "repeat", "audit", "visual"])
         if let a = node["audit"] { parseAudit(a) }
+        if let v = node["visual"] {
+            visual = parseVisual(v, keep: node["keep"]?.string.flatMap(KeepPolicy.init(rawValue:)))
+            // Pictures of passing steps are what visual baselines compare: keep them unless `keep` says otherwise.
+            if node["keep"] == nil { policy.keep = .all }
+        }
         if let r = node["repeat"] {
             if let n = r.number {
                 if n == n.rounded(), (1...1000).contains(n) { repetitions = Int(n) } else {

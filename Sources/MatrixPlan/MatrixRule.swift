@@ -84,6 +84,16 @@ public enum MatrixRule: String, Sendable, CaseIterable {
     case registryNotAnAxis = "MX042"
     /// The registry excludes and constraints leave a listed registry no configuration, so it would run nothing.
     case registryRunsNothing = "MX043"
+    /// `policy.visual.threshold` is not a number from 0 to 1.
+    case badVisualThreshold = "MX045"
+    /// `policy.visual.maxDiffPixels` is not a whole number ≥ 0, or `maxDiffRatio` is not a share from 0 to 1.
+    case badVisualTolerance = "MX046"
+    /// A `policy.visual.masks` entry is neither a non-empty element identifier nor a rectangle of whole pixels.
+    case badVisualMask = "MX047"
+    /// `policy.visual.onChange` is not `fail` or `report`.
+    case badVisualOnChange = "MX048"
+    /// `policy.visual` with `keep: none`: no step picture would be recorded to compare.
+    case visualWithoutPictures = "MX049"
 
     public var code: String { rawValue }
 

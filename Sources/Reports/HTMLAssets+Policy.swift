@@ -10,9 +10,11 @@ extension HTMLAssets {
 
     /// No network at all: images only from the blobs the page decompressed (`blob:` URLs), the inline style, the one
     /// inline script, and the chunk and blob scripts of the report folder.
-    /// The live view's page may also open its event stream (`connect-src 'self'`).
+    /// The live view's page may also open its event stream (`connect-src 'self'`). The "Visual changes" section's
+    /// pictures are files of the report folder (`visual/`, img-src `'self' file:`) and its script has its own hash.
     static func contentSecurityPolicy(live: Bool = false) -> String {
-        "default-src 'none'; img-src blob: data:; style-src 'unsafe-inline'; script-src \(scriptHashSource) 'self' file:;"
+        "default-src 'none'; img-src blob: data: 'self' file:; style-src 'unsafe-inline'; script-src \(scriptHashSource) "
+            + "\(VisualAssets.scriptHashSource) 'self' file:;"
             + (live ? " connect-src 'self';" : "") + " base-uri 'none'; form-action 'none'"
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Isolation
 import Journal
+import Visual
 
 /// `report.html`: what a person reads first — run metadata, the heat map, the failures by axis, the jobs that did
 /// not pass, the changes since a baseline run. A job's panel (attempts, step timeline, artifacts) is built by the
@@ -31,6 +32,8 @@ struct HTMLReport {
     var isolation: IsolationRecord?
     /// Where the registries disagree (`HTMLReport+Parity.swift`); nil for a run on one registry.
     var parity: Parity?
+    /// The step pictures compared with their visual baselines (`visual.json`; ``VisualSection``).
+    var visual: VisualRunResults?
 
     func h(_ s: String) -> String { Escape.html(s) }
 
@@ -66,6 +69,7 @@ struct HTMLReport {
         out += pivotSection()
         out += paritySection()
         out += auditSection()
+        if let visual { out += VisualSection(results: visual).html() }
         if let stability { out += stabilitySection(stability) }
         if let diff { out += baselineSection(diff) }
         failingJobs(out)
@@ -75,6 +79,7 @@ struct HTMLReport {
             + index.axisNames.map(JSONText.pageString).joined(separator: ",") + "],\"start\":"
             + String(Int64(info.startedAt.timeIntervalSince1970.rounded(.down))) + ",\"chunks\":\(chunkCount),\"v\":2}</script>\n"
         out += "<script>\(HTMLAssets.script)</script>\n"
+        if visual != nil { out += "<script>\(VisualAssets.script)</script>\n" }
         if live { out += "<script src=\"live.js\"></script>\n" }
         out += "</body>\n</html>\n"
     }

@@ -20,6 +20,8 @@ final class JobPass {
     let carrier: BlobCarrier
     private let folder: URL
     private let settings: ReportSettings
+    /// Job id → changed steps against the visual baselines (`visual.json`), for summary.json; set before ``run``.
+    var visualChanges: [String: Int] = [:]
 
     /// What the pass produced besides its writers' files.
     struct Output {
@@ -168,6 +170,7 @@ final class JobPass {
         -> (SummaryDocument.Writer, JUnitReport.Cases, [Int: String], Bool, AuditPivot?)
     {
         let summary = try SummaryDocument.Writer(index: index, folder: folder)
+        summary.visualChanges = visualChanges
         let cases = try JUnitReport.Cases(grouping: settings.junitGrouping, multipleRegistries: index.registries.count > 1,
                                           folder: folder)
         var failures: [Int: String] = [:]

@@ -99,6 +99,9 @@ public enum ReportWriter {
         // The pass reads through its own connection from the start; the index, the diff, the pivot and the heat map's
         // layout are computed meanwhile on this one (the pass's later stages wait for the index).
         let pass = try JobPass(store: store, folder: folder, settings: settings)
+        // The run's comparison with its visual baselines, written before the reports (docs/VISUAL.md).
+        let visual = try VisualSection.read(in: folder)
+        pass.visualChanges = visual.map(SummaryDocument.visualChanges) ?? [:]
         let passReader = try reader.sibling()
         let promise = Parallel.Promise<RunIndex>()
         let (front, passed) = try Parallel.both({
@@ -132,6 +135,8 @@ public enum ReportWriter {
         // Command jobs' tests pivoted one by one.
         page.testPivots = passed.cases.testInputs.pivots()
         page.isolation = isolation
+        page.visual = visual
+        passed.summary.visual = visual.map(SummaryDocument.VisualSummary.init)
         passed.summary.testPivots = page.testPivots
         passed.summary.isolation = isolation
         page.parity = front.parity
@@ -191,6 +196,7 @@ public enum ReportWriter {
         var baselineJobIDs = Set<String>()
         if let base {
             diff = try RunDiff.compute(reader: reader, base: base, head: runID, durationThreshold: settings.durationThreshold)
+            diff?.addVisualChanges(runsFolder: folder.deletingLastPathComponent())
             if let diff { baselineJobIDs = try index.jobIDs(among: Set(diff.sections.flatMap { $0.entries.map(\.jobID) })) }
             timer.lap("diff")
         }

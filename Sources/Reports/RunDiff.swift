@@ -68,6 +68,10 @@ public struct RunDiff: Sendable, Hashable, Codable {
     public var tests = TestChanges()
     /// Jobs whose failure names accessibility findings the base run's did not (`RunDiff+Audit.swift`).
     public var newAuditFindings: [AuditChange] = []
+    /// Steps whose picture changed against its visual baseline in head and not in base (`RunDiff+Visual.swift`).
+    public var newVisualChanges: [VisualChange] = []
+    /// Whether head's `policy.visual.onChange` is `fail`: then new visual changes are regressions.
+    public var visualChangesFail = false
     /// Set when the runs are of different matrices (the journal's matrix names differ): then only the jobs both runs
     /// have are compared, and the others are counted here instead of listed as added, removed or new failures.
     public var differentMatrices: DifferentMatrices?
@@ -95,6 +99,7 @@ public struct RunDiff: Sendable, Hashable, Codable {
     public var hasRegressions: Bool {
         !newFailures.isEmpty || !newlyFlaky.isEmpty || !durationRegressions.isEmpty || !flakeRateRose.isEmpty
             || !tests.newFailures.isEmpty || !tests.newlyFlaky.isEmpty || !newAuditFindings.isEmpty
+            || (visualChangesFail && !newVisualChanges.isEmpty)
     }
 
     /// Compares run `base` with run `head` in the journal, streaming: the jobs of `head` joined with those of
@@ -303,6 +308,7 @@ public struct RunDiff: Sendable, Hashable, Codable {
         }
         out += auditText
         out += disagreements.map(\.text) ?? ""
+        out += visualText
         out += hasRegressions ? "\nRegressions found.\n" : "\nNo regressions.\n"
         return out
     }

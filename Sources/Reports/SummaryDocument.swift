@@ -135,6 +135,8 @@ public struct SummaryDocument: Sendable, Hashable, Codable {
         public var artifacts: [Artifact]
         /// A command job's tests that did not pass in some attempt (``TestRecord``); nil when none.
         public var tests: [TestRecord]?
+        /// Steps whose picture changed against its visual baseline (docs/VISUAL.md); nil when none did.
+        public var visualChanges: Int?
     }
 
     public struct Baseline: Sendable, Hashable, Codable {
@@ -223,6 +225,8 @@ public struct SummaryDocument: Sendable, Hashable, Codable {
     /// New and fixed disagreements since the baseline run (``ParityDiff``); absent without a baseline or when
     /// neither run has several registries.
     public var registryParityChanges: ParityDiff?
+    /// The comparison with the visual baselines (`SummaryDocument+Visual.swift`); nil when no picture was compared.
+    public var visual: VisualSummary?
 
     /// The document's members other than `jobs` and `passed` (left empty), from the run's index.
     init(index: RunIndex, pivot: AxisPivot, diff: RunDiff?, stability: Stability? = nil,
@@ -301,6 +305,8 @@ public struct SummaryDocument: Sendable, Hashable, Codable {
         /// Set before finishing: the registries' disagreements and their changes since the baseline.
         var parity: Parity?
         var parityChanges: ParityDiff?
+        var visualChanges: [String: Int] = [:]  // job id → steps changed against their visual baselines
+        var visual: VisualSummary?  // the run's visual figures (both set before the jobs are added)
 
         /// - Parameter folder: where the scratch files go (removed when the writer is released).
         init(index: RunIndex, folder: URL) throws {
@@ -319,13 +325,15 @@ public struct SummaryDocument: Sendable, Hashable, Codable {
             let record = ordinal < index.jobCount ? try reader.job(ordinal) : nil
             // A job planned after the index was read (a resume) has no compact row: it goes in full.
             let known = try record.map { try reader.matches($0, job.id) } ?? false
-            if PassedJob.fits(job) && known {
+            let visualChanged = visualChanges[job.id] ?? 0  // visual changes need the full entry
+            if PassedJob.fits(job) && known && visualChanged == 0 {
                 try fits.append(Int64(ordinal))
                 fitCount += 1
                 return
             }
             scratch += first ? "\n" : ",\n"
-            try entry.write(job, configuration: known ? record?.configuration : nil, carried: carried, to: scratch)
+            try entry.write(job, configuration: known ? record?.configuration : nil, carried: carried,
+                            visualChanges: visualChanged, to: scratch)
             first = false
         }
 
@@ -344,6 +352,7 @@ public struct SummaryDocument: Sendable, Hashable, Codable {
             document.isolation = isolation
             document.registryParity = parity
             document.registryParityChanges = parityChanges
+            document.visual = visual
             let text = String(decoding: try encoder.encode(document), as: UTF8.self)
             // `"jobs":[],"passed":[]` occurs once (sorted keys, adjacent): inside a JSON string its quotes would be
             // escaped.
@@ -381,7 +390,7 @@ public struct SummaryDocument: Sendable, Hashable, Codable {
         private var configurations: [Int64: [UInt8]] = [:]
 
         mutating func write(_ job: JobReport, configuration: Int64?, carried: (ArtifactReference) -> Bool,
-                            to o: ReportOutput) throws {
+                            visualChanges: Int = 0, to o: ReportOutput) throws {
             let result = job.row.result
             o += "{\"artifacts\":["
             var firstArtifact = true
@@ -413,6 +422,7 @@ public struct SummaryDocument: Sendable, Hashable, Codable {
             o += ",\"scenarioTitle\":"; try string(job.job.scenarioTitle, o)
             o += ",\"status\":"; try string(job.status.rawValue, o)
             if let tests = SummaryDocument.testRecords(job) { o += ",\"tests\":"; try encoded(tests, o) }
+            if visualChanges > 0 { o += ",\"visualChanges\":"; o.write(int: visualChanges) }
             o += "}"
         }
 

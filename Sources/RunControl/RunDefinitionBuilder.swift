@@ -77,6 +77,9 @@ public enum RunDefinitionBuilder {
         ]
         if m.registries.count > 1 { object["registries"] = m.registries }
         if let planHash { object["planHash"] = planHash }
+        if let visual = m.visual, let value = try? JSONSerialization.jsonObject(with: Data(visual.json.utf8)) {
+            object[MatrixFile.visualSettingsKey] = value
+        }
         if let shard { object[key] = shard }
         guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) else { return "{}" }
         return String(decoding: data, as: UTF8.self)

@@ -124,6 +124,8 @@ public protocol RunReporting: Sendable {
 public struct RunReportNote: Sendable, Hashable {
     public var line: String?
     public var warnings: [String]
+    /// Jobs whose step pictures changed under `policy.visual.onChange: fail` (docs/VISUAL.md): they fail the run.
+    public var visualFailures = 0
 
     public init(line: String?, warnings: [String] = []) {
         self.line = line

@@ -1,4 +1,5 @@
 import DevTools
+import FlowSpec
 import Foundation
 import RunConditions
 import Synchronization
@@ -31,6 +32,8 @@ final class PageEvents: Sendable {
     }
 
     private let state = Mutex(State())
+    /// Notified when a request finishes or fails: the screenshot's settle waits on it (`ScreenshotFreeze`).
+    let networkSignal = ChangeSignal()
     let page: PageTarget
     let seed: UInt64
     let profile: NetworkProfile
@@ -177,6 +180,7 @@ final class PageEvents: Sendable {
         case "Network.loadingFinished":
             let id = params["requestId"]?.string ?? ""
             state.withLock { _ = $0.requests.removeValue(forKey: id) }
+            networkSignal.notify()
         case "Network.loadingFailed":
             let id = params["requestId"]?.string ?? ""
             let error = params["errorText"]?.string ?? "failed"
@@ -188,6 +192,7 @@ final class PageEvents: Sendable {
                     s.addTrouble("\(r.method) \(short(r.url)) failed: \(error)\(canceled)")
                 }
             }
+            networkSignal.notify()
         case "Fetch.requestPaused":
             decide(params)
         default:

@@ -18,6 +18,8 @@ extension WebRegistry {
         evidenceWanted = true
         if pageOpened && events.crashed == nil && events.dialog == nil {
             let passive = step.verb == .wait || step.verb == .assert
+            // A step that left requests in flight (an `open` whose page fetches its data) is pictured once they end.
+            if settings.screenshots && !passive, let problem = await settleForScreenshot() { problems.append(problem) }
             let page = page
             let timeout = settings.pageTimeout
             // A passive step may reuse the last picture: its screenshot waits for the snapshot's generation.
@@ -33,7 +35,9 @@ extension WebRegistry {
                 } else {
                     value = try await WebTimings.measure("evidence: dom") {
                         try await page.send(
-                            "Runtime.evaluate", ["expression": "__flowmatrix.snapshot()", "returnByValue": true],
+                            "Runtime.evaluate",
+                            ["expression": .string(ScreenshotFreeze.snapshotExpression(attribute: settings.identifierAttribute)),
+                             "returnByValue": true],
                             timeout: timeout)
                     }["result"]?["value"]
                 }
@@ -41,6 +45,12 @@ extension WebRegistry {
                 animating = value?["animating"]?.bool ?? true
                 if let html = value?["html"]?.string {
                     out.append(StepAttachment(name: "dom.html", mediaType: "text/html", bytes: Array(html.utf8)))
+                }
+                // The element boxes masks name (a passive step's snapshot has none: the page is the last one's).
+                if let boxes = value?["boxes"] ?? lastBoxes {
+                    lastBoxes = boxes
+                    out.append(StepAttachment(name: "elements.json", mediaType: "application/json",
+                                              bytes: Array(boxes.serialized.utf8)))
                 }
             } catch {
                 problems.append("dom: \(error)")

@@ -39,6 +39,8 @@ public actor WebRegistry: AsyncStepRegistry, StepEvidenceProviding {
     var evidenceWanted = false
     /// The page's snapshot taken by a `wait` or `assert` step as it concluded (its evidence needs no round trip).
     var stepSnapshot: JSONValue?
+    /// The identified elements' boxes of the last DOM snapshot (`elements.json`), reused with its screenshot.
+    var lastBoxes: JSONValue?
     /// The page's uncaught errors and failed requests during the last step that passed.
     private var troublesOfPreviousStep: [String] = []
 
@@ -160,7 +162,10 @@ public actor WebRegistry: AsyncStepRegistry, StepEvidenceProviding {
         async let h = send("Runtime.addBinding", ["name": .string(PermissionPrompts.binding)])
         async let i = send("Emulation.setEmulatedMedia", Self.emulatedMedia(conditions.accessibility))
         async let j = send("Page.setFontSizes", Self.fontSizes(conditions.textSize))
-        _ = try await (a, b, c, d, e, f, g, h, i, j)
+        // Screenshots equal between identical runs: no animations, transitions, caret or scrollbars (docs/VISUAL.md).
+        async let k = send("Page.addScriptToEvaluateOnNewDocument", ["source": .string(ScreenshotFreeze.source)])
+        async let l = send("Emulation.setScrollbarsHidden", ["hidden": true])
+        _ = try await (a, b, c, d, e, f, g, h, i, j, k, l)
         if let timezone { _ = try await page.send("Emulation.setTimezoneOverride", ["timezoneId": .string(timezone)]) }
         try await applyNetwork(offline: false)
         if conditions.networkProfile.failureRate > 0 && !offline { try await enableFetch() }

@@ -1,12 +1,12 @@
 import CCairo
 import Gzip
 
-/// Writes a cairo image surface as an 8-bit RGB PNG through zlib at the fastest level, with the `Sub` filter.
+/// Writes a cairo image surface as an 8-bit RGB PNG (and RGBA pixels as an RGBA PNG, for the Visual module) through zlib at the fastest level, with the `Sub` filter.
 ///
 /// cairo's own PNG writer goes through libpng at its default compression with adaptive filtering, which cost
 /// ~5 ms per wireframe — more than running a 10-step headless job. Wireframes are opaque flat-colour drawings:
 /// `Sub` turns flat runs into zeros and level-1 deflate squeezes them, several times faster for similar sizes.
-enum PNGWriter {
+public enum PNGWriter {
     /// - Throws: `WireframeError` when the surface is not an ARGB32/RGB24 image, or zlib fails.
     static func encode(_ surface: OpaquePointer) throws -> [UInt8] {
         let format = cairo_image_surface_get_format(surface)
@@ -38,17 +38,44 @@ enum PNGWriter {
                 }
             }
         }
+        return try assemble(width: width, height: height, colourType: 2, filtered: raw)
+    }
+
+    /// Encodes 8-bit RGBA pixels (row-major, 4 bytes a pixel, not premultiplied) as a PNG with the `Sub` filter, e.g.
+    /// a visual comparison's diff image.
+    /// - Throws: `WireframeError` when `rgba` does not hold `width` × `height` pixels, or zlib fails.
+    public static func encode(rgba: [UInt8], width: Int, height: Int) throws -> [UInt8] {
+        guard width > 0, height > 0, rgba.count == width * height * 4 else {
+            throw WireframeError(message: "\(rgba.count) bytes are not \(width) × \(height) RGBA pixels")
+        }
+        let rowBytes = 1 + width * 4
+        var raw = [UInt8](repeating: 0, count: rowBytes * height)
+        raw.withUnsafeMutableBufferPointer { out in
+            rgba.withUnsafeBufferPointer { pixels in
+                for y in 0..<height {
+                    let base = y * rowBytes, source = y * width * 4
+                    out[base] = 1  // filter: Sub
+                    for i in 0..<4 { out[base + 1 + i] = pixels[source + i] }
+                    for i in 4..<(width * 4) { out[base + 1 + i] = pixels[source + i] &- pixels[source + i - 4] }
+                }
+            }
+        }
+        return try assemble(width: width, height: height, colourType: 6, filtered: raw)
+    }
+
+    /// The PNG around filtered rows: signature, IHDR (8-bit, `colourType`), one IDAT at zlib level 1, IEND.
+    private static func assemble(width: Int, height: Int, colourType: UInt8, filtered raw: [UInt8]) throws -> [UInt8] {
         let idat: [UInt8]
         do {
             idat = try raw.withUnsafeBytes { try GzipCodec.zlib($0, level: 1) }
         } catch {
-            throw WireframeError(message: "zlib could not compress the wireframe: \(error)")
+            throw WireframeError(message: "zlib could not compress the PNG: \(error)")
         }
         var png = Wireframe.pngSignature
         var header: [UInt8] = []
         header.appendBigEndian(UInt32(width))
         header.appendBigEndian(UInt32(height))
-        header += [8, 2, 0, 0, 0]  // 8-bit, truecolour RGB, deflate, adaptive filtering, no interlace
+        header += [8, colourType, 0, 0, 0]  // 8-bit, RGB (2) or RGBA (6), deflate, adaptive filtering, no interlace
         appendChunk("IHDR", header, to: &png)
         appendChunk("IDAT", idat, to: &png)
         appendChunk("IEND", [], to: &png)

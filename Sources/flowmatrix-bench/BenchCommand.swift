@@ -37,6 +37,7 @@ enum BenchCommand {
             ShardsBench.suite,
             webSuite,
             IsolateBench.suite,
+            VisualBench.suite,
         ]
     }
 
