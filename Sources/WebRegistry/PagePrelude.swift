@@ -342,10 +342,25 @@ enum PagePrelude {
           const bump = () => { generation++; };
           new MutationObserver(bump).observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
           for (const e of ['resize', 'scroll', 'load', 'focus', 'blur', 'transitionend', 'animationend']) window.addEventListener(e, bump, true);
+          // The elements on screen with their identifiers and boxes (CSS pixels in the viewport, as the screenshot),
+          // at most 500: the report draws them over the step's picture and lists them ("did you mean").
+          const onScreen = () => {
+            const out = [];
+            for (const el of document.querySelectorAll('[' + config.attr + ']')) {
+              const r = el.getBoundingClientRect();
+              if (r.width <= 0 || r.height <= 0 || r.bottom < 0 || r.right < 0 || r.top > innerHeight || r.left > innerWidth) continue;
+              const text = (el.value !== undefined && typeof el.value === 'string' ? el.value : el.textContent || '').trim();
+              out.push({ id: el.getAttribute(config.attr), box: [r.left, r.top, r.width, r.height].map((v) => Math.round(v * 10) / 10),
+                text: text.replace(/\s+/g, ' ').slice(0, 80) });
+              if (out.length >= 500) break;
+            }
+            return { viewport: [innerWidth, innerHeight], elements: out };
+          };
           const snapshot = () => ({
             generation,
             animating: document.getAnimations().some((a) => a.playState === 'running'),
             html: document.documentElement ? document.documentElement.outerHTML : '',
+            screen: onScreen(),
           });
 
           // Permission requests are interruptions: the page's call waits until the driver has applied the monitor's

@@ -3,7 +3,8 @@ import FlowSpec
 import Foundation
 
 extension WebRegistry {
-    /// After each step: a PNG screenshot, the DOM, and the console and network lines since the previous step.
+    /// After each step: a PNG screenshot, the DOM, the elements on screen with their boxes (`elements.json`), and the
+    /// console and network lines since the previous step.
     ///
     /// The DOM (with the page's change generation) and the screenshot are asked for together, so they cost one round
     /// trip; a `wait` or `assert` brought its DOM back with its own answer (once evidence was asked for). After a
@@ -42,6 +43,12 @@ extension WebRegistry {
                 if let html = value?["html"]?.string {
                     out.append(StepAttachment(name: "dom.html", mediaType: "text/html", bytes: Array(html.utf8)))
                 }
+                if let screen = value?["screen"], screen.object != nil {
+                    // The elements on screen with their boxes, for the report's overlay (docs/REPORTS.md).
+                    out.append(StepAttachment(name: "elements.json", mediaType: "application/json") {
+                        Array(screen.serialized.utf8)
+                    })
+                }
             } catch {
                 problems.append("dom: \(error)")
             }
@@ -64,6 +71,7 @@ extension WebRegistry {
             }
         }
         out += Self.logAttachments(logs, problems: problems + (events.crashed.map { [$0] } ?? []))
+        if let screencast { out += screencast.take() }
         return out
     }
 

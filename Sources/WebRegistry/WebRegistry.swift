@@ -27,6 +27,8 @@ public actor WebRegistry: AsyncStepRegistry, StepEvidenceProviding {
     nonisolated let settings: WebSettings
     nonisolated let events: PageEvents
     public nonisolated let monitors: InterruptionMonitors
+    /// The page's recording (`WebSettings.recording`), handed out with each step's evidence.
+    nonisolated let screencast: Screencast?
     private nonisolated let stepBox: StepBox
     private var viewport: Viewport
     private var fetchEnabled = false
@@ -117,6 +119,8 @@ public actor WebRegistry: AsyncStepRegistry, StepEvidenceProviding {
             page: page, seed: seed, profile: profile, origin: origin + port, onDialog: interrupt,
             onPermission: { request in if prompts.enqueue(request) { interrupt() } })
         self.events = events
+        let screencast = settings.recording ? Screencast(page: page) : nil
+        self.screencast = screencast
         let accept = settings.acceptDialogs
         monitors.register(
             Interruption(
@@ -130,7 +134,13 @@ public actor WebRegistry: AsyncStepRegistry, StepEvidenceProviding {
                 name: PermissionPrompts.interruptionName, element: PermissionPrompts.interruptionName,
                 isPresent: { prompts.isPresent },
                 handle: { if let line = try await prompts.answerNext() { events.log(line) } }))
-        page.subscribe { method, params in events.handle(method, params) }
+        page.subscribe { method, params in
+            if method == "Page.screencastFrame", let screencast {
+                screencast.onFrame(params)
+            } else {
+                events.handle(method, params)
+            }
+        }
     }
 
     deinit { page.disposeIgnoringReply() }
@@ -161,6 +171,7 @@ public actor WebRegistry: AsyncStepRegistry, StepEvidenceProviding {
         async let i = send("Emulation.setEmulatedMedia", Self.emulatedMedia(conditions.accessibility))
         async let j = send("Page.setFontSizes", Self.fontSizes(conditions.textSize))
         _ = try await (a, b, c, d, e, f, g, h, i, j)
+        if let screencast { try await WebTimings.measure("setup: Page.startScreencast") { try await screencast.start() } }
         if let timezone { _ = try await page.send("Emulation.setTimezoneOverride", ["timezoneId": .string(timezone)]) }
         try await applyNetwork(offline: false)
         if conditions.networkProfile.failureRate > 0 && !offline { try await enableFetch() }

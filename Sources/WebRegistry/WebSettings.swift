@@ -34,6 +34,9 @@ public struct WebSettings: Sendable {
     public var geolocation: GeolocationFix
     /// Evidence per step: a PNG screenshot (plus the DOM, console and network logs, which are cheap).
     public var screenshots: Bool
+    /// A screencast of each job's page (default true): its frames go with each step's evidence as
+    /// `screencast-NNNN.jpg`, kept, like all evidence, for the attempts the keep policy keeps (`Screencast`).
+    public var recording: Bool
     public var browser: BrowserSettings
 
     public init(
@@ -42,7 +45,8 @@ public struct WebSettings: Sendable {
         pageTimeout: Duration = .seconds(10), loadTimeout: Duration = .seconds(30), deviceScaleFactor: Double = 1,
         openFailsOnErrorStatus: Bool = true, acceptDialogs: Bool = true,
         permissions: PermissionPolicy = PermissionPolicy(),
-        geolocation: GeolocationFix = .standard, screenshots: Bool = true, browser: BrowserSettings = BrowserSettings()
+        geolocation: GeolocationFix = .standard, screenshots: Bool = true, recording: Bool = true,
+        browser: BrowserSettings = BrowserSettings()
     ) {
         self.baseURL = baseURL
         self.identifierAttribute = identifierAttribute
@@ -57,6 +61,7 @@ public struct WebSettings: Sendable {
         self.permissions = permissions
         self.geolocation = geolocation
         self.screenshots = screenshots
+        self.recording = recording
         self.browser = browser
     }
 }
