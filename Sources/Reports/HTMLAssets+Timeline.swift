@@ -201,7 +201,7 @@ extension HTMLAssets {
             for (var i = 0; i < steps.length; i++) {
               if (steps[i][0] === failingStep || (failingAt < 0 && (steps[i][2] === 'failed' || steps[i][2] === 'timedOut'))) failingAt = i;
             }
-            var root = el('section', {'class': 'timeline', 'data-timeline': String(attempt[0]), tabindex: '0',
+            var root = el('div', {'class': 'timeline', role: 'group', 'data-timeline': String(attempt[0]), tabindex: '0',
               'aria-label': 'Timeline of attempt ' + attempt[0] + ': left and right arrows move between steps, F jumps to the failure'});
             var caption = el('span', {'class': 'tl-caption'}), head = el('div', {'class': 'tl-head'}, [caption]);
             var jump = null;
@@ -302,7 +302,7 @@ extension HTMLAssets {
             var ordered = [id].concat(ids.filter(function (x) { return x !== id && !statuses[x]; }),
               ids.filter(function (x) { return x !== id && statuses[x]; })).slice(0, STRIP_LIMIT);
             var title = el('h3'), strip = el('div', {'class': 'tl-strip'});
-            var box = el('section', {'class': 'configs', 'data-configs': String(ids.length)}, [title, strip]);
+            var box = el('div', {'class': 'configs', role: 'group', 'data-configs': String(ids.length)}, [title, strip]);
             if (ids.length > STRIP_LIMIT) {
               box.appendChild(el('p', {'class': 'muted'}, ['the first ' + STRIP_LIMIT + ' of ' + ids.length + ' configurations']));
             }
@@ -346,7 +346,7 @@ extension HTMLAssets {
             var frames = attempt[9].filter(function (r) { return isFrame(r) && r[5] !== null; })
               .sort(function (x, y) { return x[0] - y[0] || (x[1] < y[1] ? -1 : 1); });
             if (frames.length < 2) return null;
-            var root = el('section', {'class': 'recording timeline', 'data-recording': String(frames.length), tabindex: '0'});
+            var root = el('div', {'class': 'recording timeline', role: 'group', 'aria-label': 'Recording', 'data-recording': String(frames.length), tabindex: '0'});
             var caption = el('span', {'class': 'tl-caption'}), play = el('button', {type: 'button', 'data-play': ''}, ['Play']);
             var view = el('div', {'class': 'tl-stage'}), dots = el('div', {'class': 'tl-dots'}), bar = el('div', {'class': 'tl-progress'});
             dots.appendChild(bar);

@@ -349,7 +349,8 @@ enum PagePrelude {
             for (const el of document.querySelectorAll('[' + config.attr + ']')) {
               const r = el.getBoundingClientRect();
               if (r.width <= 0 || r.height <= 0 || r.bottom < 0 || r.right < 0 || r.top > innerHeight || r.left > innerWidth) continue;
-              const text = (el.value !== undefined && typeof el.value === 'string' ? el.value : el.textContent || '').trim();
+              const field = el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement || el instanceof HTMLSelectElement;
+              const text = ((field ? el.value : el.textContent) || '').trim();
               out.push({ id: el.getAttribute(config.attr), box: [r.left, r.top, r.width, r.height].map((v) => Math.round(v * 10) / 10),
                 text: text.replace(/\s+/g, ' ').slice(0, 80) });
               if (out.length >= 500) break;

@@ -19,6 +19,7 @@ extension RealChromium {
                 let screen = try JSONValue.parse(bytes)
                 let elements = try #require(screen["elements"]?.array)
                 let tap = try #require(elements.first { $0["id"]?.string == "tap-me" })
+                #expect(tap["text"]?.string == "0", "a button's text, not its empty value")
                 let box = (tap["box"]?.array ?? []).compactMap(\.double)
                 let real = try await r.inPage("""
                     (function () { var b = document.querySelector('[data-testid="tap-me"]').getBoundingClientRect();
