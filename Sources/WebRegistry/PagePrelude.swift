@@ -20,6 +20,7 @@ enum PagePrelude {
             "{\"attr\":\(jsString(attribute)),\"dir\":\(forcedDirection.map(jsString) ?? "null"),\"pseudo\":\(jsString(pseudo.rawValue))}"
         return body.replacingOccurrences(of: "__CONFIG__", with: config)
             .replacingOccurrences(of: "__ACCENTS__", with: accentTable)
+            .replacingOccurrences(of: "__ON_SCREEN__", with: ScreenElements.source)
     }
 
     /// The accent table, taken from the Swift transformation itself so the two cannot drift.
@@ -342,21 +343,7 @@ enum PagePrelude {
           const bump = () => { generation++; };
           new MutationObserver(bump).observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
           for (const e of ['resize', 'scroll', 'load', 'focus', 'blur', 'transitionend', 'animationend']) window.addEventListener(e, bump, true);
-          // The elements on screen with their identifiers and boxes (CSS pixels in the viewport, as the screenshot),
-          // at most 500: the report draws them over the step's picture and lists them ("did you mean").
-          const onScreen = () => {
-            const out = [];
-            for (const el of document.querySelectorAll('[' + config.attr + ']')) {
-              const r = el.getBoundingClientRect();
-              if (r.width <= 0 || r.height <= 0 || r.bottom < 0 || r.right < 0 || r.top > innerHeight || r.left > innerWidth) continue;
-              const field = el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement || el instanceof HTMLSelectElement;
-              const text = ((field ? el.value : el.textContent) || '').trim();
-              out.push({ id: el.getAttribute(config.attr), box: [r.left, r.top, r.width, r.height].map((v) => Math.round(v * 10) / 10),
-                text: text.replace(/\s+/g, ' ').slice(0, 80) });
-              if (out.length >= 500) break;
-            }
-            return { viewport: [innerWidth, innerHeight], elements: out };
-          };
+          __ON_SCREEN__
           const snapshot = () => ({
             generation,
             animating: document.getAnimations().some((a) => a.playState === 'running'),
