@@ -56,10 +56,10 @@ enum WebBench {
         defer { browser.close() }
         let settings = WebSettings(baseURL: base)
         try await measureJobOverhead(in: browser, settings: settings, quick: quick)
-        var silent = settings
-        silent.recording = false
-        let off = try await measureTenStepJobs(in: browser, settings: silent, quick: quick)
-        let on = try await measureTenStepJobs(in: browser, settings: settings, quick: quick)
+        var recorded = settings
+        recorded.recording = true
+        let off = try await measureTenStepJobs(in: browser, settings: settings, quick: quick)
+        let on = try await measureTenStepJobs(in: browser, settings: recorded, quick: quick)
         print(
             String(
                 format: "recording (screencast) on vs off: %+.1f %% per 10-step job (median %.0f vs %.0f ms; target ≤ 15 %%)",

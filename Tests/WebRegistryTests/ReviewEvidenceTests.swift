@@ -43,7 +43,10 @@ extension RealChromium {
         @Test("the recording: JPEG frames handed out with the evidence of the step they came in, numbered through the job")
         func recording() async throws {
             try await withSite { site in
-                let r = try await site.registry()
+                var settings = site.settings()
+                settings.recording = true
+                let r = try await WebRegistry.open(
+                    in: site.browser.browser(), configuration: [:], seed: 1, settings: settings)
                 try await r.step(.open, "verbs.html")
                 let first = await r.evidence(afterStep: 0, step: Step(verb: .open, target: "verbs.html"))
                     .filter { $0.name.hasPrefix("screencast-") }
