@@ -2,6 +2,7 @@ import Artifacts
 import FlowSpec
 import Foundation
 import Journal
+import Synchronization
 
 /// Which jobs' artifacts a report folder carries (their blobs, compressed).
 public enum ArtifactSelection: String, Sendable, Hashable, CaseIterable {
@@ -72,6 +73,10 @@ final class BlobCarrier {
     struct Place { var pack: Int, index: Int }
 
     private var inPack = 0
+    /// Blobs read ahead by ``prefetch(_:)``, as the Z85 text a pack holds, or why they cannot be read.
+    private var ready: [String: Result<(text: [UInt8], compressed: Int), Note>] = [:]
+    /// Threads that read blobs ahead (``prefetch(_:)``).
+    static let readers = 4
 
     init(store: BlobStore?, folder: URL, selection: ArtifactSelection, maxArtifactSize: Int) throws {
         self.store = store
@@ -109,6 +114,48 @@ final class BlobCarrier {
         return out
     }
 
+    /// Reads the blobs `jobs` will carry and are not carried yet — open, read, verify, Z85 — on ``readers`` threads at
+    /// once, so that ``carry(_:)`` only appends them to the pack. A large run's report opens tens of thousands of
+    /// small blob files: one after the other, that was a third of its time.
+    func prefetch(_ jobs: [JobReport]) {
+        guard let store, selection != .none else { return }
+        var wanted: [ArtifactReference] = []
+        var seen = Set<String>()
+        for job in jobs where selection.includes(job.status) {
+            for attempt in job.attempts {
+                for ref in attempt.artifacts where done[ref.sha256] == nil && ref.rawSize <= maxArtifactSize {
+                    if seen.insert(ref.sha256).inserted { wanted.append(ref) }
+                }
+            }
+        }
+        guard wanted.count > 1 else { return }
+        let results = Mutex<[String: Result<(text: [UInt8], compressed: Int), Note>]>([:])
+        let wantedRefs = wanted, limit = maxArtifactSize
+        let stride = (wantedRefs.count + Self.readers - 1) / Self.readers
+        DispatchQueue.concurrentPerform(iterations: Self.readers) { part in
+            var local: [(String, Result<(text: [UInt8], compressed: Int), Note>)] = []
+            for ref in wantedRefs[min(wantedRefs.count, part * stride)..<min(wantedRefs.count, (part + 1) * stride)] {
+                local.append((ref.sha256, Self.read(ref, store: store, maxSize: limit)))
+            }
+            results.withLock { all in for (sha, result) in local { all[sha] = result } }
+        }
+        ready = results.withLock { $0 }
+    }
+
+    /// A blob's compressed bytes as Z85 text, or why they cannot be read.
+    private static func read(_ ref: ArtifactReference, store: BlobStore, maxSize: Int)
+        -> Result<(text: [UInt8], compressed: Int), Note>
+    {
+        do {
+            let bytes = try store.compressedBytes(ref.sha256, maxSize: maxSize)
+            return .success((Z85.encode(bytes), bytes.count))
+        } catch let error as ArtifactError {
+            return .failure(Note(text: "unavailable: \(error.message)"))
+        } catch {
+            return .failure(Note(text: "unavailable: \(error)"))
+        }
+    }
+
     private func carry(_ ref: ArtifactReference, job: String, attempt: Int) throws -> Result<Place, Note> {
         if let known = done[ref.sha256] { return known }
         let result = try write(ref)
@@ -126,11 +173,11 @@ final class BlobCarrier {
         guard ref.rawSize <= maxArtifactSize else {
             return .failure(Note(text: "unavailable: larger than \(maxArtifactSize) bytes"))
         }
-        let bytes: [UInt8]
-        do {
-            bytes = try store.compressedBytes(ref.sha256, maxSize: maxArtifactSize)
-        } catch let error as ArtifactError {
-            return .failure(Note(text: "unavailable: \(error.message)"))
+        let read = ready.removeValue(forKey: ref.sha256) ?? Self.read(ref, store: store, maxSize: maxArtifactSize)
+        let text: [UInt8], compressed: Int
+        switch read {
+        case .success(let value): (text, compressed) = value
+        case .failure(let note): return .failure(note)
         }
         if pack == nil || packBytes >= Self.packSize {
             try finish()
@@ -142,14 +189,13 @@ final class BlobCarrier {
             packBytes = 0
             inPack = 0
         }
-        let text = Z85.encode(bytes)
         pack?.write(bytes: (inPack == 0 ? "\"" : ",\n\"").utf8)
         pack?.write(bytes: text)
         pack? += "\""
         packBytes += text.count + 4
         inPack += 1
         count += 1
-        compressedBytes += bytes.count
+        compressedBytes += compressed
         return .success(Place(pack: files.count - 1, index: inPack - 1))
     }
 

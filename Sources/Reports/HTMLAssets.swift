@@ -86,6 +86,7 @@ enum HTMLAssets {
         .heatmap.highlighting a.cell.match{outline:2px solid #1d232b}
         \(drillStyle)
         \(stickyStyle)
+        \(timelineStyle)
         """
 
     static let script = """
@@ -350,6 +351,7 @@ enum HTMLAssets {
               });
               if (figures.firstChild) panel.appendChild(figures);
             }
+            reviewViews(panel, id, j);
             if (!attempts.length) panel.appendChild(el('p', {'class': 'note'}, ['No attempt was started.']));
             for (var m = 0; m < attempts.length; m++) panel.appendChild(attemptBlock(attempts[m]));
             document.getElementById('panels').appendChild(panel);
@@ -476,6 +478,7 @@ enum HTMLAssets {
           });
         \(drillScript)
         \(cellInfoScript)
+        \(timelineScript)
           fromHash();
           // Ready once the heat map and the failures by axis (parsed above this script) have been laid out for a
           // frame; data-ready-ms is the time since navigation started.

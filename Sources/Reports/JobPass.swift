@@ -75,7 +75,9 @@ final class JobPass {
             do { return try produce(runID: runID, reader: reader, into: read) } catch is Stopped { return (0, []) }
         }, {
             try Parallel.both({
-                guard try Self.stage(read, placed, { Placed(job: $0, carried: try carrier.carry($0)) }) else { return }
+                guard try Self.stage(read, placed, prepare: { carrier.prefetch($0) }, {
+                    Placed(job: $0, carried: try carrier.carry($0))
+                }) else { return }
                 try carrier.finish()
             }, {
                 try Parallel.both({ try chunkStage(placed, streamed, index: index) }, {
@@ -150,11 +152,13 @@ final class JobPass {
     /// A middle stage: each batch of `input` transformed, job by job in order, into `output`, which is closed at the
     /// end. When it fails or the next stage stops, the previous stage is stopped too.
     /// - Returns: false when the next stage stopped (its error is the one thrown).
+    /// - Parameter prepare: called with each batch before its jobs are transformed.
     private static func stage<In, Out>(_ input: Parallel.Channel<In>, _ output: Parallel.Channel<Out>,
-                                       _ transform: (In) throws -> Out) throws -> Bool {
+                                       prepare: ([In]) -> Void = { _ in }, _ transform: (In) throws -> Out) throws -> Bool {
         defer { output.close() }
         do {
             while let batch = input.receive() {
+                prepare(batch)
                 guard output.send(try batch.map(transform)) else { throw Stopped() }
             }
             return true

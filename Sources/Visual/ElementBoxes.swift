@@ -1,9 +1,9 @@
 import Foundation
 
 /// The boxes of a step's identified elements, read from what registries attach beside a picture: the Catalog's
-/// `surface.json` and the web registry's `elements.json` both hold objects with an `id` and a `frame`
-/// (`{"x", "y", "width", "height"}` in points); a top-level `scale` (device pixels a point, default 1) converts them
-/// to image pixels. Masks name elements by identifier (``masks(for:)``).
+/// `surface.json` holds objects with an `id` and a `frame` (`{"x", "y", "width", "height"}` in points), the web
+/// registry's `elements.json` objects with an `id` and a `box` (`[x, y, width, height]` in CSS pixels); a top-level
+/// `scale` (device pixels a point, default 1) converts them to image pixels. Masks name elements by identifier (``masks(for:)``).
 public struct ElementBoxes: Sendable, Hashable {
     /// Identifier → boxes in image pixels (an identifier may name several elements).
     public var boxes: [String: [MaskRect]]
@@ -29,11 +29,16 @@ public struct ElementBoxes: Sendable, Hashable {
             return
         }
         guard let object = node as? [String: Any] else { return }
-        if let id = object["id"] as? String, !id.isEmpty, let frame = object["frame"] as? [String: Any],
-           let rect = Self.rect(frame, scale: scale) {
-            boxes[id, default: []].append(rect)
+        if let id = object["id"] as? String, !id.isEmpty {
+            if let frame = object["frame"] as? [String: Any], let rect = Self.rect(frame, scale: scale) {
+                boxes[id, default: []].append(rect)
+            } else if let box = object["box"] as? [NSNumber], box.count == 4 {
+                // The web registry's form: `box` is `[x, y, width, height]` in CSS pixels.
+                let frame = ["x": box[0], "y": box[1], "width": box[2], "height": box[3]]
+                if let rect = Self.rect(frame, scale: scale) { boxes[id, default: []].append(rect) }
+            }
         }
-        for (key, value) in object where key != "frame" { collect(value, scale: scale) }
+        for (key, value) in object where key != "frame" && key != "box" { collect(value, scale: scale) }
     }
 
     private static func rect(_ frame: [String: Any], scale: Double) -> MaskRect? {

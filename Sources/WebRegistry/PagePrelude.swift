@@ -26,6 +26,7 @@ enum PagePrelude {
         return body.replacingOccurrences(of: "__LOCATORS__", with: PageLocators.script)
             .replacingOccurrences(of: "__CONFIG__", with: config.serialized)
             .replacingOccurrences(of: "__ACCENTS__", with: accentTable)
+            .replacingOccurrences(of: "__ON_SCREEN__", with: ScreenElements.source)
     }
 
     /// The accent table, taken from the Swift transformation itself so the two cannot drift.
@@ -349,10 +350,12 @@ enum PagePrelude {
           const bump = () => { generation++; };
           new MutationObserver(bump).observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
           for (const e of ['resize', 'scroll', 'load', 'focus', 'blur', 'transitionend', 'animationend']) window.addEventListener(e, bump, true);
+          __ON_SCREEN__
           const snapshot = () => ({
             generation,
             animating: document.getAnimations().some((a) => a.playState === 'running'),
             html: document.documentElement ? document.documentElement.outerHTML : '',
+            screen: onScreen(),
           });
 
           // Permission requests are interruptions: the page's call waits until the driver has applied the monitor's

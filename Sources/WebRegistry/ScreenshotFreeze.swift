@@ -5,13 +5,12 @@ import FlowSpec
 /// before its own (`Page.addScriptToEvaluateOnNewDocument`, beside the prelude) adds a style that ends CSS animations
 /// and transitions at once (duration and delay 0, one iteration: the end state is drawn; `animationend` still fires,
 /// `transitionend` does not, as no transition starts) and hides the text caret; `Emulation.setScrollbarsHidden` hides
-/// scrollbars. It also defines `__flowmatrixVisual.boxes(attribute)`: the boxes of the elements with an identifier,
-/// in CSS pixels with the device pixel ratio, which the evidence keeps as `elements.json` so that `policy.visual`
-/// masks can name elements.
+/// scrollbars. Masks take element boxes from the step's `elements.json` (``ScreenElements``).
 enum ScreenshotFreeze {
     static let source = #"""
         (() => {
-          if (window.__flowmatrixVisual) return;
+          if (window.__flowmatrixFrozen) return;
+          window.__flowmatrixFrozen = true;
           const css = '*,*::before,*::after{animation-duration:0s!important;animation-delay:0s!important;'
             + 'animation-iteration-count:1!important;transition-duration:0s!important;transition-delay:0s!important;'
             + 'caret-color:transparent!important;scroll-behavior:auto!important}';
@@ -24,27 +23,12 @@ enum ScreenshotFreeze {
           };
           if (document.documentElement) install(); else document.addEventListener('readystatechange', install, { once: true });
           document.addEventListener('DOMContentLoaded', install);
-          Object.defineProperty(window, '__flowmatrixVisual', { value: {
-            boxes(attribute) {
-              const elements = [];
-              for (const el of document.querySelectorAll('[' + attribute + ']')) {
-                const r = el.getBoundingClientRect();
-                if (r.width > 0 && r.height > 0) {
-                  elements.push({ id: el.getAttribute(attribute), frame: { x: r.x, y: r.y, width: r.width, height: r.height } });
-                }
-              }
-              return { scale: window.devicePixelRatio, elements };
-            },
-          } });
         })();
         """#
 
-    /// The expression the evidence evaluates for a step's DOM: the prelude's snapshot with the identified elements'
-    /// boxes (`boxes`).
-    static func snapshotExpression(attribute: String) -> String {
-        "Object.assign(__flowmatrix.snapshot(), window.__flowmatrixVisual ? {boxes: __flowmatrixVisual.boxes("
-            + PagePrelude.jsString(attribute) + ")} : {})"
-    }
+    /// The expression the evidence evaluates for a step's DOM: the prelude's snapshot, whose `screen` holds the
+    /// elements on screen with their boxes (``ScreenElements``: the report's overlay and visual masks read them).
+    static func snapshotExpression(attribute: String) -> String { "__flowmatrix.snapshot()" }
 }
 
 extension WebRegistry {

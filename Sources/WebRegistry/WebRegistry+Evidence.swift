@@ -3,7 +3,8 @@ import FlowSpec
 import Foundation
 
 extension WebRegistry {
-    /// After each step: a PNG screenshot, the DOM, and the console and network lines since the previous step.
+    /// After each step: a PNG screenshot, the DOM, the elements on screen with their boxes (`elements.json`), and the
+    /// console and network lines since the previous step.
     ///
     /// The DOM (with the page's change generation) and the screenshot are asked for together, so they cost one round
     /// trip; a `wait` or `assert` brought its DOM back with its own answer (once evidence was asked for). After a
@@ -46,11 +47,13 @@ extension WebRegistry {
                 if let html = value?["html"]?.string {
                     out.append(StepAttachment(name: "dom.html", mediaType: "text/html", bytes: Array(html.utf8)))
                 }
-                // The element boxes masks name (a passive step's snapshot has none: the page is the last one's).
-                if let boxes = value?["boxes"] ?? lastBoxes {
-                    lastBoxes = boxes
-                    out.append(StepAttachment(name: "elements.json", mediaType: "application/json",
-                                              bytes: Array(boxes.serialized.utf8)))
+                // The elements on screen with their boxes: the report's overlay draws them (docs/REPORTS.md) and visual
+                // masks take their boxes (docs/VISUAL.md). A passive step's snapshot may have none: the page is the last one's.
+                if let screen = value?["screen"].flatMap({ $0.object != nil ? $0 : nil }) ?? lastBoxes {
+                    lastBoxes = screen
+                    out.append(StepAttachment(name: "elements.json", mediaType: "application/json") {
+                        Array(screen.serialized.utf8)
+                    })
                 }
             } catch {
                 problems.append("dom: \(error)")
@@ -74,6 +77,7 @@ extension WebRegistry {
             }
         }
         out += Self.logAttachments(logs, problems: problems + (events.crashed.map { [$0] } ?? []))
+        if let screencast { out += screencast.take() }
         return out
     }
 

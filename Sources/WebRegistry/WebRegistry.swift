@@ -27,6 +27,8 @@ public actor WebRegistry: AsyncStepRegistry, StepEvidenceProviding {
     nonisolated let settings: WebSettings
     nonisolated let events: PageEvents
     public nonisolated let monitors: InterruptionMonitors
+    /// The page's recording (`WebSettings.recording`), handed out with each step's evidence.
+    nonisolated let screencast: Screencast?
     private nonisolated let stepBox: StepBox
     private var viewport: Viewport
     private var fetchEnabled = false
@@ -39,7 +41,7 @@ public actor WebRegistry: AsyncStepRegistry, StepEvidenceProviding {
     var evidenceWanted = false
     /// The page's snapshot taken by a `wait` or `assert` step as it concluded (its evidence needs no round trip).
     var stepSnapshot: JSONValue?
-    /// The identified elements' boxes of the last DOM snapshot (`elements.json`), reused with its screenshot.
+    /// The elements on screen of the last DOM snapshot (`elements.json`), reused with its screenshot by a passive step.
     var lastBoxes: JSONValue?
     /// The page's uncaught errors and failed requests during the last step that passed.
     private var troublesOfPreviousStep: [String] = []
@@ -119,6 +121,8 @@ public actor WebRegistry: AsyncStepRegistry, StepEvidenceProviding {
             page: page, seed: seed, profile: profile, origin: origin + port, onDialog: interrupt,
             onPermission: { request in if prompts.enqueue(request) { interrupt() } })
         self.events = events
+        let screencast = settings.recording ? Screencast(page: page) : nil
+        self.screencast = screencast
         let accept = settings.acceptDialogs
         monitors.register(
             Interruption(
@@ -132,7 +136,13 @@ public actor WebRegistry: AsyncStepRegistry, StepEvidenceProviding {
                 name: PermissionPrompts.interruptionName, element: PermissionPrompts.interruptionName,
                 isPresent: { prompts.isPresent },
                 handle: { if let line = try await prompts.answerNext() { events.log(line) } }))
-        page.subscribe { method, params in events.handle(method, params) }
+        page.subscribe { method, params in
+            if method == "Page.screencastFrame", let screencast {
+                screencast.onFrame(params)
+            } else {
+                events.handle(method, params)
+            }
+        }
     }
 
     deinit { page.disposeIgnoringReply() }
@@ -166,6 +176,7 @@ public actor WebRegistry: AsyncStepRegistry, StepEvidenceProviding {
         async let k = send("Page.addScriptToEvaluateOnNewDocument", ["source": .string(ScreenshotFreeze.source)])
         async let l = send("Emulation.setScrollbarsHidden", ["hidden": true])
         _ = try await (a, b, c, d, e, f, g, h, i, j, k, l)
+        if let screencast { try await WebTimings.measure("setup: Page.startScreencast") { try await screencast.start() } }
         if let timezone { _ = try await page.send("Emulation.setTimezoneOverride", ["timezoneId": .string(timezone)]) }
         try await applyNetwork(offline: false)
         if conditions.networkProfile.failureRate > 0 && !offline { try await enableFetch() }

@@ -34,6 +34,10 @@ public struct WebSettings: Sendable {
     public var geolocation: GeolocationFix
     /// Evidence per step: a PNG screenshot (plus the DOM, console and network logs, which are cheap).
     public var screenshots: Bool
+    /// A screencast of each job's page (default false: `flowmatrix bench web` measured +89 % per job with it on a loaded
+    /// machine, far over its 15 % budget): its frames go with each step's evidence as `screencast-NNNN.jpg`, kept, like
+    /// all evidence, for the attempts the keep policy keeps (`Screencast`).
+    public var recording: Bool
     public var browser: BrowserSettings
     /// The page objects targets resolve through (nil: every target is a test id; docs/WEB.md, "Page objects").
     public var pageObjects: PageObjects?
@@ -44,8 +48,8 @@ public struct WebSettings: Sendable {
         pageTimeout: Duration = .seconds(10), loadTimeout: Duration = .seconds(30), deviceScaleFactor: Double = 1,
         openFailsOnErrorStatus: Bool = true, acceptDialogs: Bool = true,
         permissions: PermissionPolicy = PermissionPolicy(),
-        geolocation: GeolocationFix = .standard, screenshots: Bool = true, browser: BrowserSettings = BrowserSettings(),
-        pageObjects: PageObjects? = nil
+        geolocation: GeolocationFix = .standard, screenshots: Bool = true, recording: Bool = false,
+        browser: BrowserSettings = BrowserSettings(), pageObjects: PageObjects? = nil
     ) {
         self.pageObjects = pageObjects
         self.baseURL = baseURL
@@ -61,6 +65,7 @@ public struct WebSettings: Sendable {
         self.permissions = permissions
         self.geolocation = geolocation
         self.screenshots = screenshots
+        self.recording = recording
         self.browser = browser
     }
 }

@@ -56,7 +56,14 @@ enum WebBench {
         defer { browser.close() }
         let settings = WebSettings(baseURL: base)
         try await measureJobOverhead(in: browser, settings: settings, quick: quick)
-        try await measureTenStepJobs(in: browser, settings: settings, quick: quick)
+        var recorded = settings
+        recorded.recording = true
+        let off = try await measureTenStepJobs(in: browser, settings: settings, quick: quick)
+        let on = try await measureTenStepJobs(in: browser, settings: recorded, quick: quick)
+        print(
+            String(
+                format: "recording (screencast) on vs off: %+.1f %% per 10-step job (median %.0f vs %.0f ms; target ≤ 15 %%)",
+                (on / off - 1) * 100, on * 1000, off * 1000))
         try await measureAuditCost(in: browser, settings: settings, quick: quick)
         if WebTimings.enabled {
             print("where the time of sections 2 and 3 went (FLOWMATRIX_WEB_TIMING=1):\n\(WebTimings.report())")
@@ -97,10 +104,13 @@ enum WebBench {
                 median(overheads) * 1000, overheads.count))
     }
 
-    static func measureTenStepJobs(in browser: Browser, settings: WebSettings, quick: Bool) async throws {
+    /// Returns the median wall time of a job.
+    @discardableResult
+    static func measureTenStepJobs(in browser: Browser, settings: WebSettings, quick: Bool) async throws -> Double {
         // 3. One 10-step job with a screenshot (and DOM) after every step, one after the other.
         var walls: [Double] = []
         var screenshots = 0
+        let frames = ScreenshotCounter()
         for _ in 0..<(quick ? 2 : 20) {
             let t = ContinuousClock.now
             let registry = try await WebRegistry.open(
@@ -111,6 +121,7 @@ enum WebBench {
                 onStep: { record in
                     let evidence = await registry.evidence(afterStep: record.index, step: scenario.steps[record.index])
                     counter.add(evidence.filter { $0.name == "screenshot.png" }.count)
+                    frames.add(evidence.filter { $0.name.hasPrefix("screencast-") }.count)
                 })
             let result = await runner.run(scenario)
             guard result.passed else {
@@ -122,8 +133,10 @@ enum WebBench {
         }
         print(
             String(
-                format: "10-step job with a screenshot per step: median %.0f ms, mean %.0f ms of %d (%d screenshots)",
-                median(walls) * 1000, walls.reduce(0, +) / Double(walls.count) * 1000, walls.count, screenshots))
+                format: "10-step job with a screenshot per step, recording %@: median %.0f ms, mean %.0f ms of %d (%d screenshots, %d frames)",
+                settings.recording ? "on" : "off", median(walls) * 1000, walls.reduce(0, +) / Double(walls.count) * 1000,
+                walls.count, screenshots, frames.count))
+        return median(walls)
     }
 
     static func measureThroughput(base: URL, quick: Bool) async throws {

@@ -1,0 +1,69 @@
+import DevTools
+import FlowSpec
+import Foundation
+import Testing
+import WebRegistry
+
+extension RealChromium {
+    /// The evidence the report's review views draw from: the elements on screen with their boxes after each step, and
+    /// the page's recording.
+    @Suite("web registry: elements on screen and the recording (real Chromium)", .serialized)
+    struct ReviewEvidenceTests {
+        @Test("elements.json lists the identified elements on screen with the boxes the page lays out")
+        func elementsOnScreen() async throws {
+            try await withSite { site in
+                let r = try await site.registry()
+                try await r.step(.open, "verbs.html")
+                let evidence = await r.evidence(afterStep: 0, step: Step(verb: .open, target: "verbs.html"))
+                let bytes = try #require(evidence.first { $0.name == "elements.json" }).bytes
+                let screen = try JSONValue.parse(bytes)
+                let elements = try #require(screen["elements"]?.array)
+                let tap = try #require(elements.first { $0["id"]?.string == "tap-me" })
+                #expect(tap["text"]?.string == "0", "a button's text, not its empty value")
+                let box = (tap["box"]?.array ?? []).compactMap(\.double)
+                let real = try await r.inPage("""
+                    (function () { var b = document.querySelector('[data-testid="tap-me"]').getBoundingClientRect();
+                      return [b.left, b.top, b.width, b.height]; })()
+                    """).array?.compactMap(\.double) ?? []
+                #expect(box.count == 4 && real.count == 4)
+                for (a, b) in zip(box, real) { #expect(abs(a - b) < 0.11, "\(box) vs \(real)") }
+                let viewport = (screen["viewport"]?.array ?? []).compactMap(\.int)
+                #expect(viewport.count == 2 && viewport[0] > 0 && viewport[1] > 0)
+                // Only elements on screen: the ones scrolled below the viewport are left out.
+                let inside = try await r.inPage("""
+                    Array.prototype.filter.call(document.querySelectorAll('[data-testid]'), function (e) {
+                      var b = e.getBoundingClientRect();
+                      return b.width > 0 && b.height > 0 && b.bottom >= 0 && b.right >= 0 && b.top <= innerHeight && b.left <= innerWidth;
+                    }).length
+                    """).int
+                #expect(elements.count == inside)
+            }
+        }
+
+        @Test("the recording: JPEG frames handed out with the evidence of the step they came in, numbered through the job")
+        func recording() async throws {
+            try await withSite { site in
+                var settings = site.settings()
+                settings.recording = true
+                let r = try await WebRegistry.open(
+                    in: site.browser.browser(), configuration: [:], seed: 1, settings: settings)
+                try await r.step(.open, "verbs.html")
+                let first = await r.evidence(afterStep: 0, step: Step(verb: .open, target: "verbs.html"))
+                    .filter { $0.name.hasPrefix("screencast-") }
+                #expect(!first.isEmpty, "the page painted while it loaded")
+                try await r.step(.tap, "tap-me")
+                try await r.step(.tap, "later")
+                try await r.step(.wait, "appeared", "3")
+                let second = await r.evidence(afterStep: 1, step: Step(verb: .wait, target: "appeared"))
+                    .filter { $0.name.hasPrefix("screencast-") }
+                #expect(!second.isEmpty, "the taps changed the page")
+                let names = (first + second).map(\.name)
+                #expect(names == (0..<names.count).map { String(format: "screencast-%04d.jpg", $0) })
+                for frame in first + second {
+                    #expect(frame.mediaType == "image/jpeg")
+                    #expect(frame.bytes.starts(with: [0xFF, 0xD8, 0xFF]), "a JPEG")
+                }
+            }
+        }
+    }
+}
