@@ -21,7 +21,7 @@ alone='EndToEndTests\.(FaultProxyTests|NetworkNamespaceTests|LongJobSchedulingTe
 # does not hold them back in this toolchain), and each test's time limit counts from that start: with ~700 tests on 2
 # cores, well-bounded tests waited over 150 s for a thread. The in-process suites run first, then the suites that
 # drive real processes (coordinators, workers, browsers, commands), then the timing-sensitive ones alone.
-processes='EndToEndTests|CommandJobsTests|WebRegistryTests|LiveViewTests'
+processes='EndToEndTests|CommandJobsTests|WebRegistryTests|LiveViewTests|DevToolsTests|ReportsTests\.(BrowserTests|HeatMapBrowserTests|TimelineBrowserTests|VisualReportTests)'
 set +e
 swift test --skip-build --skip "$alone|$processes" 2>&1 | tee .build/test-output.txt
 status=${PIPESTATUS[0]}
