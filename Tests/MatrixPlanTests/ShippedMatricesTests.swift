@@ -46,21 +46,22 @@ struct ShippedMatricesTests {
         // The Catalog matrices drive the headless model; the web ones (web-*.json) the sample shop in Chromium, and
         // a11y.json audits the shop with its own scenarios (docs/ACCESSIBILITY.md).
         // a11y-catalog.json audits two scenarios of the Catalog corpus.
-        let web = name.hasPrefix("web-") || name == "a11y.json"
+        // parity-web.json runs the Catalog corpus on its web UI, parity.json on both renderers (docs/CATALOG-WEB.md).
+        let web = name.hasPrefix("web-") || name == "a11y.json" || name == "parity-web.json"
         let corpusPaths: [String] =
             name == "a11y.json" ? ["../Workers/Web/Accessibility"]
             : name == "a11y-catalog.json"
             ? ["../Workers/Catalog/Scenarios/add-to-cart-from-detail.json", "../Workers/Catalog/Scenarios/cart-quantity.json"]
-            : [web ? "../Workers/Web/Scenarios" : "../Workers/Catalog/Scenarios"]
+            : [web && !name.hasPrefix("parity") ? "../Workers/Web/Scenarios" : "../Workers/Catalog/Scenarios"]
         #expect(matrix.corpus == corpusPaths)
-        #expect(matrix.registry == (web ? "web" : "catalog"))
+        #expect(matrix.registries == (name == "parity.json" ? ["catalog", "web"] : [web ? "web" : "catalog"]))
         matrix.corpusURLs = [try Fixtures.corpus]
         let corpus = ScenarioLoader.loadCorpus(paths: matrix.corpusURLs)
         #expect(corpus.findings.isEmpty)
         let p = plan(matrix, scenarios: corpus.scenarios, settings: .quick)
         #expect(!p.configurations.isEmpty)
         #expect(p.counts.scenariosSelected > 0)
-        #expect(p.jobs.count == p.configurations.count * p.counts.scenariosSelected)
+        #expect(p.jobs.count == p.configurations.count * p.counts.scenariosSelected * matrix.registries.count)
         for c in p.configurations {
             for constraint in matrix.constraints { #expect(constraint.isSatisfied(by: c.values)) }
         }

@@ -270,7 +270,7 @@ struct BrowserTests {
         let written = try WrittenReport(runs: [run], report: run.runID)
         let ready = try JSONDecoder().decode(ReadyState.self, from: await drive("--ready", in: written))
         // A generous bound for a shared machine and a debug build of the test (the bench measures the real figure).
-        #expect(ready.readyMs > 0 && ready.readyMs < 30_000, "ready after \(ready.readyMs) ms")
+        #expect(ready.readyMs > 0 && ready.readyMs < 60_000, "ready after \(ready.readyMs) ms")
         #expect(ready.cells == 100_000)
         let failed = try #require(run.jobs.first { $0.plan == .fail && $0.scenarioID == "s803" })
         let state = try await click("a.cell[data-job=\"\(failed.jobID)\"]", in: written)

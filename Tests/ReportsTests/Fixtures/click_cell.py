@@ -98,7 +98,7 @@ def main():
         call("Page.navigate", {"url": url}, session)
         # Wait (in the page, event-driven) until the report's script has run.
         evaluate(session, """new Promise(function (resolve, reject) {
-            var t = setTimeout(function () { reject(new Error('report script did not run')); }, 20000);
+            var t = setTimeout(function () { reject(new Error('report script did not run')); }, 90000);
             (function check() {
               if (document.documentElement && document.documentElement.getAttribute('data-ready') === 'true') {
                 clearTimeout(t); resolve(true);

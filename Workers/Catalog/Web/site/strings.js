@@ -3,6 +3,11 @@ window.CatalogStrings = {
  "base": "en",
  "tables": {
   "ar": {
+   "a11y.addToCart": "أضف {name} إلى السلة",
+   "a11y.clearSearch": "مسح البحث",
+   "a11y.decrease": "تقليل الكمية",
+   "a11y.increase": "زيادة الكمية",
+   "a11y.settings": "الإعدادات",
    "alert.permission.allow": "السماح",
    "alert.permission.deny": "عدم السماح",
    "alert.permission.title": "يريد ”Catalog“ إرسال إشعارات إليك",
@@ -59,6 +64,11 @@ window.CatalogStrings = {
    "signin.title": "تسجيل الدخول"
   },
   "de": {
+   "a11y.addToCart": "{name} in den Warenkorb",
+   "a11y.clearSearch": "Suche löschen",
+   "a11y.decrease": "Menge verringern",
+   "a11y.increase": "Menge erhöhen",
+   "a11y.settings": "Einstellungen",
    "alert.permission.allow": "Erlauben",
    "alert.permission.deny": "Nicht erlauben",
    "alert.permission.title": "„Catalog“ möchte dir Mitteilungen senden",
@@ -115,6 +125,11 @@ window.CatalogStrings = {
    "signin.title": "Anmelden"
   },
   "en": {
+   "a11y.addToCart": "Add {name} to cart",
+   "a11y.clearSearch": "Clear search",
+   "a11y.decrease": "Decrease quantity",
+   "a11y.increase": "Increase quantity",
+   "a11y.settings": "Settings",
    "alert.permission.allow": "Allow",
    "alert.permission.deny": "Don’t Allow",
    "alert.permission.title": "“Catalog” Would Like to Send You Notifications",
@@ -179,6 +194,11 @@ window.CatalogStrings = {
    "item.added": "Added to your basket"
   },
   "fr": {
+   "a11y.addToCart": "Ajouter {name} au panier",
+   "a11y.clearSearch": "Effacer la recherche",
+   "a11y.decrease": "Diminuer la quantité",
+   "a11y.increase": "Augmenter la quantité",
+   "a11y.settings": "Réglages",
    "alert.permission.allow": "Autoriser",
    "alert.permission.deny": "Refuser",
    "alert.permission.title": "« Catalog » souhaite vous envoyer des notifications",
@@ -239,6 +259,11 @@ window.CatalogStrings = {
    "common.cart": "Panier d’achat"
   },
   "he": {
+   "a11y.addToCart": "הוספת {name} לעגלה",
+   "a11y.clearSearch": "ניקוי החיפוש",
+   "a11y.decrease": "הפחתת כמות",
+   "a11y.increase": "הגדלת כמות",
+   "a11y.settings": "הגדרות",
    "alert.permission.allow": "אישור",
    "alert.permission.deny": "לא לאשר",
    "alert.permission.title": "‏”Catalog“ מבקש לשלוח לך התראות",
@@ -295,6 +320,11 @@ window.CatalogStrings = {
    "signin.title": "התחברות"
   },
   "ja": {
+   "a11y.addToCart": "{name}をカートに追加",
+   "a11y.clearSearch": "検索をクリア",
+   "a11y.decrease": "数量を減らす",
+   "a11y.increase": "数量を増やす",
+   "a11y.settings": "",
    "alert.permission.allow": "許可",
    "alert.permission.deny": "許可しない",
    "alert.permission.title": "“Catalog”は通知を送信します。よろしいですか？",
