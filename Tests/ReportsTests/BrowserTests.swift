@@ -123,7 +123,7 @@ struct BrowserTests {
         let profile = FileManager.default.temporaryDirectory.appendingPathComponent("flowmatrix-chromium-\(UUID().uuidString)")
         defer { ExternalTool.removeTree(profile) }
         let url = (page ?? written.files.html).absoluteString
-        let result = await ExternalTool.run(python, [script.path, chromium, url, selector, profile.path], timeout: 120)
+        let result = await ExternalTool.run(python, [script.path, chromium, url, selector, profile.path], timeout: 200)
         #expect(!result.timedOut)
         #expect(result.status == 0, "\(result.stderr)")
         return Data(result.stdout.utf8)

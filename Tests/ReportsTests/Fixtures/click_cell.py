@@ -14,7 +14,7 @@ at the centre of the element. Exits non-zero with a message on stderr on any fai
 """
 import json, os, subprocess, sys, time
 
-DEADLINE = time.monotonic() + 60
+DEADLINE = time.monotonic() + 170
 
 
 def main():
