@@ -95,6 +95,15 @@ public struct TestRegistry: AsyncStepRegistry {
         case "busy":
             // Simulated device work that really takes time; it is the work, not a wait for a condition.
             try await Task.sleep(for: .milliseconds(Int64(step.arg ?? "") ?? 100))
+        case "gate":
+            // Holds the job until the file named by `arg` exists, after marking `arg.waiting-<job>`: a test knows
+            // this job is mid-run when the marker appears, and releases it by creating the file. A polled condition
+            // (a file another process creates), bounded by the job's own timeout through cancellation.
+            let path = step.arg ?? ""
+            _ = FileManager.default.createFile(atPath: "\(path).waiting-\(jobID)", contents: nil)
+            while !FileManager.default.fileExists(atPath: path) {
+                try await Task.sleep(for: .milliseconds(20))
+            }
         case "attach":
             let parts = (step.arg ?? "blob.bin:1024").split(separator: ":")
             let name = parts.first.map(String.init) ?? "blob.bin"

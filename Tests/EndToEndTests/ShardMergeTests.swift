@@ -193,18 +193,21 @@ struct ShardMergeTests {
     func killedShardResumed() async throws {
         let ws = try E2EWorkspace()
         defer { ws.cleanUp() }
-        for i in 0..<6 { try ws.scenario("slow-\(i)", ["busy:120", "pass"]) }
+        // The slow jobs wait at a gate, so the victim is certainly mid-run when it is killed, however loaded the
+        // machine (plain sleeps let a fast victim finish first).
+        let gate = ws.root.appendingPathComponent("gate").path
+        for i in 0..<6 { try ws.scenario("slow-\(i)", ["gate:\(gate)", "pass"]) }
         try ws.scenario("fails", ["busy:50", "fail"])
         let matrix = try ws.matrix(locales: ["en", "de"])
         let victim = try ws.start(["run", matrix, "--shard", "1/2", "--workers", "1", "--slots", "1", "--store", "s1"],
                                   label: "victim")
         let s1 = Self.journal(ws, "s1")
-        try await waitUntil("some jobs of shard 1 finish", timeout: .seconds(60)) {
-            guard FileManager.default.fileExists(atPath: s1), let reader = try? JournalReader(path: s1),
-                  let id = try? reader.latestRunID(), let jobs = try? reader.jobs(run: id) else { return false }
-            return jobs.filter { $0.result != nil }.count >= 2
+        try await waitUntil("a job of shard 1 waits at the gate", timeout: .seconds(60)) {
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: ws.root.path)) ?? []
+            return names.contains { $0.hasPrefix("gate.waiting-") }
         }
         await ws.kill9(victim)
+        _ = FileManager.default.createFile(atPath: gate, contents: nil)
         let runID = try Self.onlyRun(ws, "s1")
         let before = try JournalReader(path: s1).jobs(run: runID)
         #expect(before.contains { $0.result == nil }, "killed mid-run")
