@@ -31,8 +31,11 @@ public enum MatrixPlanner {
         public var findings: [ValidationFinding]
         /// The corpus' scenario files read (resolved paths).
         public var scenarioFiles: [String]
-        /// Warnings about a matrix without findings (`MatrixFile.warnings`).
-        public var warnings: [ValidationFinding] { matrix?.warnings ?? [] }
+        /// Registries no known manifest publishes and no known name is close to (MX059 warnings).
+        public var registryWarnings: [ValidationFinding] = []
+        /// Warnings: about a matrix without findings (`MatrixFile.warnings`), and the registries it names that
+        /// `validate` could not check.
+        public var warnings: [ValidationFinding] { (matrix?.warnings ?? []) + registryWarnings }
     }
 
     /// `validate`, also saying which scenario files were read (for `flowmatrix validate`'s summary).
@@ -47,16 +50,23 @@ public enum MatrixPlanner {
                 matrix = m
             }
         }
-        // The corpus is validated even when the matrix has findings, as long as it names one.
+        // The corpus is validated even when the matrix has findings, as long as it names one; the registry names
+        // and corpus folders are read from the JSON so a matrix with other findings still gets theirs.
+        let root = (try? Data(contentsOf: url)).flatMap { try? JSONParser.parse(Array($0)) }
+        let display = url.relativePathForDisplay
+        let names = registryNameFindings(root, file: display, settings: settings)
+        findings += names.filter { !$0.isWarning }
         var corpusURLs = matrix?.corpusURLs ?? []
-        if matrix == nil, let data = try? Data(contentsOf: url), let root = try? JSONParser.parse(Array(data)) {
-            let entries: [String] = root["corpus"]?.array?.compactMap(\.string) ?? root["corpus"]?.string.map { [$0] } ?? []
-            let directory = url.deletingLastPathComponent()
-            corpusURLs = entries.map { $0.hasPrefix("/") ? URL(fileURLWithPath: $0) : directory.appendingPathComponent($0).standardizedFileURL }
-                .filter { FileManager.default.fileExists(atPath: $0.path) }
+        if matrix == nil {
+            let raw = rawCorpus(root, url: url, file: display)
+            corpusURLs = raw.urls
+            if !findings.contains(where: { $0.code == MatrixRule.missingCorpus.code }) { findings += raw.findings }
         }
+        if names.contains(where: { !$0.isWarning }) { matrix = nil }
         let corpus = corpusURLs.isEmpty ? nil : ScenarioLoader.loadCorpus(paths: corpusURLs, validate: true)
-        return finishCheck(matrix: matrix, findings: findings, corpus: corpus, settings: settings)
+        var check = finishCheck(matrix: matrix, findings: findings, corpus: corpus, settings: settings)
+        check.registryWarnings = names.filter(\.isWarning)
+        return check
     }
 
     private static func finishCheck(matrix: MatrixFile?, findings: [ValidationFinding], corpus: CorpusLoad?,
@@ -67,7 +77,7 @@ public enum MatrixPlanner {
                 let limits = m.limitFindings(scenariosSelected: m.commandJobsPerConfiguration, settings: settings)
                 if !limits.isEmpty { return Check(matrix: nil, findings: (findings + limits).sortedForDisplay(), scenarioFiles: []) }
             }
-            return Check(matrix: matrix, findings: findings, scenarioFiles: [])
+            return Check(matrix: matrix, findings: findings.sortedForDisplay(), scenarioFiles: [])
         }
         findings += corpus.findings
         if let m = matrix { findings += m.registryFindings(corpus.scenarios, manifests: settings.manifests(for: m)) }

@@ -94,6 +94,9 @@ public enum MatrixRule: String, Sendable, CaseIterable {
     case badVisualOnChange = "MX048"
     /// `policy.visual` with `keep: none`: no step picture would be recorded to compare.
     case visualWithoutPictures = "MX049"
+    /// A listed registry that no known worker publishes: an error when a published name is close (`"wbe"`, did you
+    /// mean `web`), a warning otherwise (a registry of the user's own worker; `validate --worker-executable`).
+    case unpublishedRegistry = "MX059"
 
     public var code: String { rawValue }
 

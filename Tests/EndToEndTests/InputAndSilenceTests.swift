@@ -57,7 +57,9 @@ struct InputAndSilenceTests {
         let matrix = try ws.matrix()
         let (status, output) = try await ws.run(["validate", "corpus", matrix], label: "ok")
         #expect(status == 0)
-        #expect(output == "checked 2 scenario files, 1 matrix: 0 findings\n", "a file read twice counts once")
+        // The test registry is not built in: validate says it could not check its steps (a warning, exit 0).
+        #expect(output.hasSuffix("checked 2 scenario files, 1 matrix: 0 findings, 1 warning\n"), "a file read twice counts once: \(output)")
+        #expect(output.contains("warning: MX059 registry 'test' is not built in"), "\(output)")
         try FileManager.default.createDirectory(at: ws.root.appendingPathComponent("empty"), withIntermediateDirectories: true)
         let (emptyStatus, empty) = try await ws.run(["validate", "empty"], label: "empty")
         #expect(emptyStatus == 1)
