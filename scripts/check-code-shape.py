@@ -33,7 +33,6 @@ TYPE_EXCEPTIONS = {
     ("Sources/Coordinator", "CoordinatorEngine"): "partly split (AttemptOwners, AttemptNumbering, EngineOutput, UnservedNotice, "
         + "BoundedMemory; its effects are CoordinatorShell's); "
         + "to split further: peer admission and refusals, artifact ingest, the directives' journaling",
-    ("Sources/Journal", "JournalReader"): "to split (issue 33): run listing, resume state, history, pairs",
     ("Sources/FlowMatrixCLI", "EngineFiles"): "to split: the Kubernetes files are their own writer",
     ("Sources/MatrixPlan", "MatrixParser"): "to split: axes, constraints and command parsing are parsers of their own",
     ("Sources/Reports", "HTMLAssets"): "mostly one static stylesheet and script, text rather than code",
