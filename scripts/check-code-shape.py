@@ -28,8 +28,8 @@ FILE_EXCEPTIONS = {}
 # namespace of tests, split across files by subject, so Tests and Fuzz are left out.
 TYPE_FOLDERS = ("Sources", "Workers")
 TYPE_EXCEPTIONS = {
-    ("Sources/Coordinator", "Scheduler"): "partly split (ReadyQueues, JobLedger, JobDurations, SchedulerWorker, WorkStealing); "
-        + "to split further: revocation answers, lease expiry and worker loss",
+    ("Sources/Coordinator", "Scheduler"): "split (ReadyQueues, JobLedger, JobDurations, SchedulerWorker(s), Revocations, "
+        + "WorkerLosses, LeaseWatch); what remains is its public event API and the dispatch pass that ties them together",
     ("Sources/Coordinator", "CoordinatorEngine"): "partly split (AttemptOwners, AttemptNumbering, EngineOutput, UnservedNotice, "
         + "BoundedMemory; its effects are CoordinatorShell's); "
         + "to split further: peer admission and refusals, artifact ingest, the directives' journaling",
