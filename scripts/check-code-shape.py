@@ -30,9 +30,6 @@ TYPE_FOLDERS = ("Sources", "Workers")
 TYPE_EXCEPTIONS = {
     ("Sources/Coordinator", "Scheduler"): "split (ReadyQueues, JobLedger, JobDurations, SchedulerWorker(s), Revocations, "
         + "WorkerLosses, LeaseWatch); what remains is its public event API and the dispatch pass that ties them together",
-    ("Sources/Coordinator", "CoordinatorEngine"): "partly split (AttemptOwners, AttemptNumbering, EngineOutput, UnservedNotice, "
-        + "BoundedMemory; its effects are CoordinatorShell's); "
-        + "to split further: peer admission and refusals, artifact ingest, the directives' journaling",
     ("Sources/FlowMatrixCLI", "EngineFiles"): "to split: the Kubernetes files are their own writer",
     ("Sources/MatrixPlan", "MatrixParser"): "to split: axes, constraints and command parsing are parsers of their own",
     ("Sources/Reports", "HTMLAssets"): "mostly one static stylesheet and script, text rather than code",
