@@ -50,17 +50,6 @@ public final class CoordinatorEngine {
         case runComplete
     }
 
-    struct Peer {
-        var worker: WorkerID
-        var name: String
-        /// The protocol version agreed in the handshake: a message type of a later version is refused.
-        var version: UInt16
-        var sentScenarios: Set<Bytes32> = []
-        /// The worker process's instance (its commitment, `WorkerInstance`), if it announced one no other connection
-        /// holds.
-        var instance: String?
-    }
-
     /// The label a worker process sends with a random id, the same on every reconnection of that process.
     public static let instanceLabel = WorkerInstance.label
 
@@ -68,47 +57,24 @@ public final class CoordinatorEngine {
     /// that is refused (docs/PROTOCOL.md, "Bounds").
     public static let maximumExtraStepsPerAttempt = 65_536
 
-    struct AttemptInfo {
-        /// The attempt (wire number) this report is of.
-        var attempt: UInt32
-        var durationMicros: UInt64
-        var failureStep: Int?
-        var message: String?
-    }
-
-    /// Per job with failed attempts in this session: the first failure's step and message, how many failed attempts
-    /// there were, and whether every one failed the same way (then retries could not change it, and the job's
-    /// message says so).
-    struct FailureSignature {
-        var step: Int?
-        var message: String?
-        var count: Int
-        var identical: Bool
-    }
-
     public let definition: RunDefinition
     var scheduler: Scheduler
-    var peers: [UInt64: Peer] = [:]
-    var peerOfWorker: [WorkerID: UInt64] = [:]
-    var nextWorker: UInt64 = 1
-    var lastAttempt: [Int: AttemptInfo] = [:]
+    /// The authenticated peers, the worker instances they stand for, and those expelled.
+    var peerTable = PeerTable()
     /// Which peer holds each job's live attempt, the only one its reports are taken from.
     var owners: AttemptOwners
-    var failureSignatures: [Int: FailureSignature] = [:]
-    /// Worker process instances (the commitment of their `flowmatrix.instance` label, `WorkerInstance`) whose
-    /// connection was lost, newest 256.
-    var lostInstances = BoundedMemory<String, WorkerID>(limit: 256)
-    var attemptJournal: AttemptJournal
+    /// Journals attempt ends and jobs' final results, from the workers' last reports.
+    var outcomes: OutcomeJournal
     /// Scheduler attempts to wire and journal numbers and back (resume continues a job's numbering).
     let numbering: AttemptNumbering
     let clock: CoordinatorClock
     public internal(set) var isComplete = false
     public internal(set) var attemptsStarted = 0
     public internal(set) var supersededResults = 0
-    /// Peers the engine has closed for what they sent, until their close is heard: their jobs were not at fault.
-    var expelled = Set<UInt64>()
-    public internal(set) var artifactsStored = 0
-    public internal(set) var artifactResends = 0
+    public var artifactsStored: Int { ingest.stored }
+    public var artifactResends: Int { ingest.resends }
+    /// Counts and sorts what the artifact ingest reports.
+    var ingest = IngestReports()
     /// When to say that jobs wait for a capable worker.
     var unservedNotice = UnservedNotice()
 
@@ -117,7 +83,7 @@ public final class CoordinatorEngine {
         self.definition = definition
         self.clock = clock
         numbering = AttemptNumbering(offsets: definition.attemptOffsets)
-        attemptJournal = AttemptJournal(runID: definition.runID, startDelay: definition.journalStartDelay)
+        outcomes = OutcomeJournal(definition: definition, numbering: numbering)
         scheduler = Scheduler(
             jobs: definition.jobs.map {
                 SchedulableJob(registry: $0.registry, requiredLabels: $0.requiredLabels, expectedDuration: $0.expectedDuration)
@@ -140,7 +106,7 @@ public final class CoordinatorEngine {
 
     public var progress: RunProgress {
         var p = RunProgress(total: scheduler.jobCount, done: scheduler.jobCount - scheduler.remainingCount,
-                    outcomes: scheduler.outcomeCounts, inFlight: scheduler.inFlightCount, workers: peers.count,
+                    outcomes: scheduler.outcomeCounts, inFlight: scheduler.inFlightCount, workers: peerTable.count,
                     attempts: attemptsStarted, retries: max(0, attemptsStarted - (scheduler.jobCount - scheduler.remainingCount) - scheduler.inFlightCount),
                     supersededResults: supersededResults)
         p.artifactsStored = artifactsStored
@@ -149,12 +115,12 @@ public final class CoordinatorEngine {
     }
 
     public var unservableQueuedJobs: Int { scheduler.unservableQueuedJobs }
-    public var workerNames: [String] { peers.values.map(\.name).sorted() }
+    public var workerNames: [String] { peerTable.all.map(\.name).sorted() }
 
     /// Every connected worker with the ids of (at most `limit` of) the jobs it holds, by name: for a live view,
     /// asked once per tick, never per job.
     public func workerActivity(limit: Int) -> [WorkerActivity] {
-        peers.values.map { peer in
+        peerTable.all.map { peer in
             let held = scheduler.inFlight(on: peer.worker)
             return WorkerActivity(name: peer.name, jobs: held.prefix(limit).map { definition.jobs[$0].id }, held: held.count)
         }.sorted { $0.name < $1.name }
@@ -166,68 +132,38 @@ public final class CoordinatorEngine {
     public func onPeerJoined(_ peer: UInt64, hello: Hello) -> [Action] {
         // A second join for a live peer id (the transport never sends one): the earlier connection is over first, so
         // the scheduler never keeps a worker no peer stands for.
-        let earlier = peers[peer] == nil ? [] : onPeerClosed(peer)
-        let worker = WorkerID(nextWorker)
-        nextWorker += 1
-        peers[peer] = Peer(worker: worker, name: hello.name, version: hello.version)
-        peerOfWorker[worker] = peer
-        var labels: [String: String] = [:]
-        for label in hello.labels {
-            // `key=value` or a bare `key`; the handshake refuses empty keys, and nothing here assumes it did.
-            guard let equals = label.firstIndex(of: "=") else { labels[label] = ""; continue }
-            labels[String(label[..<equals])] = String(label[label.index(after: equals)...])
-        }
+        let earlier = peerTable[peer] == nil ? [] : onPeerClosed(peer)
+        let worker = peerTable.admit(peer, hello: hello)
+        let labels = PeerTable.labels(of: hello)
         var actions: [Action] = []
         var directives = scheduler.onWorkerJoined(worker, name: hello.name, registries: Set(hello.registries), labels: labels,
                                                   slots: Int(hello.slots), canRevoke: hello.version >= MessageType.revoke.introducedIn,
                                                   now: now())
         // The same process reconnected: its connection broke, it did not crash (docs/FLEET.md, "Network faults").
-        directives += claimInstance(labels, peer: peer)
+        if let lost = peerTable.claimInstance(labels, peer: peer) {
+            directives += scheduler.onWorkerReturned(lost: lost, now: now())
+        }
         if !scheduler.canServe(worker) {
-            // Said at once, on both sides: otherwise both wait for ever. What the peer chose is escaped, as `show` does.
-            let needs = scheduler.neededRegistries.joined(separator: ", ")
-            let offers = hello.registries.sorted().map(\.terminalSafe).joined(separator: ", ")
-            let text = "this run needs registr\(scheduler.neededRegistries.count == 1 ? "y" : "ies") [\(needs)]"
-                + (definition.jobs.first.map { $0.requiredLabels.isEmpty ? "" : " with labels \($0.requiredLabels.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ","))" } ?? "")
-                + "; worker \(hello.name.terminalSafe) offers [\(offers)] and labels "
-                + "[\(hello.labels.filter { !$0.hasPrefix("flowmatrix.") }.map(\.terminalSafe).joined(separator: ", "))]: it gets no jobs from this run"
-                + (scheduler.neededRegistries.contains(CommandTemplate.registry) && !hello.registries.contains(CommandTemplate.registry)
-                    ? " (a worker runs command jobs only when started with --allow-commands)" : "")
+            // Said at once, on both sides: otherwise both wait for ever.
+            let text = PeerTable.noJobsNotice(hello: hello, needed: scheduler.neededRegistries,
+                                              requiredLabels: definition.jobs.first?.requiredLabels ?? [:])
             actions.append(.notice(text))
             if hello.version >= MessageType.notice.introducedIn { actions.append(.send(peer: peer, [.notice(text)])) }
         }
         return earlier + actions + interpret(directives)
     }
 
-    /// A STEP event, or the steps of a RESULT_STEPS, of job `index`'s `attempt`.
-    func onSteps(job index: Int, jobID: String, attempt: UInt32, _ steps: some Collection<StepReport>,
-                         into records: inout [JournalRecord]) {
-        let keys = definition.jobs[index].stepKeys
-        attemptJournal.steps(job: index, jobID: jobID, attempt: numbering.journaled(wire: attempt), steps.lazy.map { step in
-            let stepIndex = Int(step.index)
-            var key = stepIndex < keys.count ? keys[stepIndex] : "step-\(step.index)"
-            var message = step.message
-            // A step past the declared ones may name itself (a command job's tests).
-            if stepIndex >= keys.count, let named = NamedStep.split(message) { (key, message) = named }
-            return StepResult(index: stepIndex, key: key,
-                              outcome: step.status.journaled, duration: Double(step.durationMicros) / 1e6,
-                              message: message.isEmpty ? nil : message,
-                              interruptions: step.interruptions.isEmpty ? nil : step.interruptions.joined(separator: ", "))
-        }, into: &records)
-    }
-
     /// A RESULT (or the result of RESULT_STEPS): the scheduler hears of it with the rest of the read batch.
     func onResult(job index: Int, _ result: Wire.JobResult, into results: inout [(Assignment, AttemptStatus)]) {
-        lastAttempt[index] = AttemptInfo(attempt: result.attempt, durationMicros: result.durationMicros,
-                                         failureStep: result.failure.map { Int($0.step) },
-                                         message: result.failure?.message)
+        outcomes.report(job: index, .init(attempt: result.attempt, durationMicros: result.durationMicros,
+                                          failureStep: result.failure.map { Int($0.step) }, message: result.failure?.message))
         scheduler.onMeasured(job: index, nanoseconds: Int64(clamping: result.durationMicros) &* 1000)
         results.append((numbering.assignment(job: index, wire: result.attempt), AttemptStatus(reported: result.status)))
     }
 
     /// Messages from an authenticated peer, one read batch at a time.
     public func onMessages(_ peer: UInt64, _ messages: [Message]) -> [Action] {
-        guard let state = peers[peer] else { return [] }
+        guard let state = peerTable[peer] else { return [] }
         let worker = state.worker
         let t = now()
         scheduler.onHeartbeat(worker, now: t)
@@ -247,16 +183,16 @@ public final class CoordinatorEngine {
             let (index, refused) = reportable(job, attempt, from: peer, ending: ending)
             if refused {
                 flushResults()
-                output.append(contentsOf: refusal(type, job, attempt, from: peer))
-            } else if let index, steps > 0, !takeSteps(steps, job: index) {
+                output.append(contentsOf: PeerRefusal.notAssigned(type, job, attempt, from: peer))
+            } else if let index, steps > 0, let refused = stepRefusal(steps, job: index, from: peer) {
                 flushResults()
-                output.append(contentsOf: refusal(ofSteps: index, from: peer))
+                output.append(contentsOf: refused)
                 return nil
             }
             return index
         }
         for message in messages {
-            if let refused = refusal(ofNewer: message, from: peer, version: state.version) {
+            if let refused = PeerRefusal.newer(message, from: peer, version: state.version) {
                 // Falls through to the close below: an expelled peer is never blamed, whatever it sent.
                 flushResults()
                 output.append(contentsOf: refused)
@@ -267,15 +203,15 @@ public final class CoordinatorEngine {
                     output.append(contentsOf: interpret(scheduler.onCredit(worker, count: Int(n), now: t)))
                 case .step(let step):
                     guard let index = accepted(.step, step.job, step.attempt, ending: false, steps: 1) else { break }
-                    onSteps(job: index, jobID: step.job, attempt: step.attempt, CollectionOfOne(StepReport(step)),
-                            into: &output.records)
+                    outcomes.steps(job: index, jobID: step.job, attempt: step.attempt, CollectionOfOne(StepReport(step)),
+                                   into: &output.records)
                 case .result(let result):
                     guard let index = accepted(.result, result.job, result.attempt, ending: true) else { break }
                     onResult(job: index, result, into: &results)
                 case .resultSteps(let report):
                     let (job, attempt) = (report.result.job, report.result.attempt)
                     guard let index = accepted(.resultSteps, job, attempt, ending: true, steps: report.steps.count) else { break }
-                    onSteps(job: index, jobID: job, attempt: attempt, report.steps, into: &output.records)
+                    outcomes.steps(job: index, jobID: job, attempt: attempt, report.steps, into: &output.records)
                     onResult(job: index, report.result, into: &results)
                 case .revoked(let answers):
                     flushResults()
@@ -287,12 +223,12 @@ public final class CoordinatorEngine {
                     break  // liveness is recorded above
                 default:
                     flushResults()
-                    output.append(contentsOf: closing(message, from: peer))
+                    output.append(contentsOf: PeerRefusal.closing(message, from: peer))
                 }
             }
             // Nothing after this peer's close counts: the rest of the batch is dropped.
             if case .close(let closed, _)? = output.last, closed == peer {
-                expelled.insert(peer)
+                peerTable.expel(peer)
                 break
             }
         }
@@ -318,6 +254,14 @@ public final class CoordinatorEngine {
         return (nil, false)
     }
 
+    /// Counts `count` more steps of job `index`'s live attempt; past ``PeerRefusal/stepBound(declared:)`` it counts
+    /// nothing and returns the refusal.
+    private func stepRefusal(_ count: Int, job index: Int, from peer: UInt64) -> [Action]? {
+        let declared = definition.jobs[index].stepKeys.count
+        if owners.takeSteps(count, job: index, bound: PeerRefusal.stepBound(declared: declared)) { return nil }
+        return PeerRefusal.tooManySteps(job: definition.jobs[index].id, declared: declared, from: peer)
+    }
+
     /// REVOKED answers from `peer`: the attempts it still held and gave back, or had started.
     private func onRevoked(_ answers: [RevokeAnswer], from peer: UInt64, worker: WorkerID, now t: Duration)
         -> [Action] {
@@ -336,59 +280,30 @@ public final class CoordinatorEngine {
     /// The artifact ingest reports stored, accepted and rejected chunks: acknowledge them to their workers and
     /// journal the stored artifacts.
     public func onIngest(_ events: [IngestEvent]) -> [Action] {
-        var acks: [UInt64: [Message]] = [:]
-        var records: [JournalRecord] = []
-        var refusals: [Action] = []
-        for event in events {
-            switch event {
-            case .refused(let peer, let reason):
-                refusals += refuse(peer, reason: reason)
-            case .accepted(let peer, let ack), .resend(let peer, let ack, _):
-                acks[peer, default: []].append(.artifactAck(ack))
-            case .stored(let peer, let ack, let step, let mediaType, let size, let rawSize):
-                acks[peer, default: []].append(.artifactAck(ack))
-                artifactsStored += 1
-                // The artifact's row needs its attempt's row.
-                if let index = owners.knownIndex(of: ack.job) {
-                    attemptJournal.journalStart(job: index, attempt: numbering.journaled(wire: ack.attempt), into: &records)
-                }
-                records.append(.artifactStored(runID: definition.runID, jobID: ack.job, attempt: numbering.journaled(wire: ack.attempt),
-                    artifact: ArtifactReference(stepIndex: step, name: ack.name, mediaType: mediaType,
-                                                sha256: Hex.encode(ack.sha256.bytes), compressedSize: size, rawSize: rawSize)))
-            }
-            if case .resend = event { artifactResends += 1 }
-        }
+        let reports = ingest.sort(events, runID: definition.runID, numbering: numbering, owners: owners,
+                                  attempts: &outcomes.attempts)
         // Stored artifacts are journaled before their acknowledgements go out.
-        var output = EngineOutput(records: records)
-        output.append(contentsOf: acks.keys.sorted().compactMap { peer in
-            peers[peer] == nil ? nil : .send(peer: peer, acks[peer] ?? [])
+        var output = EngineOutput(records: reports.records)
+        output.append(contentsOf: reports.acks.compactMap { peer, acks in
+            peerTable[peer] == nil ? nil : .send(peer: peer, acks)
         })
-        output.append(contentsOf: refusals)
+        for (peer, reason) in reports.refused { output.append(contentsOf: refuse(peer, reason: reason)) }
         return output.finish()
     }
 
     /// A peer broke a protocol bound: ERROR, then close (its attempts run again elsewhere once it is gone).
     public func refuse(_ peer: UInt64, reason: String) -> [Action] {
-        guard peers[peer] != nil else { return [] }
-        expelled.insert(peer)
-        return [.send(peer: peer, [.error(ErrorMessage(WireError(.invalidValue, reason)))]), .close(peer: peer, reason: reason)]
+        guard peerTable.expel(peer) else { return [] }
+        return PeerRefusal.invalid(peer, reason: reason)
     }
 
     /// A peer's connection closed (or it was closed by us).
     public func onPeerClosed(_ peer: UInt64) -> [Action] {
-        guard let state = peers.removeValue(forKey: peer) else { return [] }
-        peerOfWorker[state.worker] = nil
+        guard let departure = peerTable.remove(peer) else { return [] }
         // A connection the coordinator closed for what the peer sent: its jobs were not at fault.
-        let faultless = expelled.remove(peer) != nil
-        var directives = scheduler.onWorkerLost(state.worker, now: now(), faultless: faultless)
-        if let instance = state.instance {
-            if peers.values.contains(where: { $0.instance == instance }) {
-                // The same process is connected again already (its new connection was heard first): not a crash.
-                directives += scheduler.onWorkerReturned(lost: state.worker, now: now())
-            } else {
-                lostInstances.remember(instance, state.worker)
-            }
-        }
+        var directives = scheduler.onWorkerLost(departure.worker, now: now(), faultless: departure.faultless)
+        // The same process is connected again already (its new connection was heard first): not a crash.
+        if departure.reconnected { directives += scheduler.onWorkerReturned(lost: departure.worker, now: now()) }
         return interpret(directives)
     }
 
@@ -397,14 +312,12 @@ public final class CoordinatorEngine {
         let t = now()
         var output = EngineOutput()
         output.append(contentsOf: interpret(scheduler.onTick(now: t)))
-        if let sentence = unservedJobsNotice(now: t) { output.append(.notice(sentence)) }
-        attemptJournal.journalLongRunning(now: t, into: &output.records)
+        // Jobs that no connected worker can run, said once they have waited 10 s, and again every 60 s.
+        if let sentence = unservedNotice.sentence(for: scheduler.unservedNeeds, workerNames: { workerNames }, now: t) {
+            output.append(.notice(sentence))
+        }
+        outcomes.attempts.journalLongRunning(now: t, into: &output.records)
         return output.finish()
-    }
-
-    /// Jobs that no connected worker can run, said once they have waited 10 s, and again every 60 s.
-    func unservedJobsNotice(now t: Duration) -> String? {
-        unservedNotice.sentence(for: scheduler.unservedNeeds, workerNames: { workerNames }, now: t)
     }
 
     /// Ctrl-C once: no more dispatching; in-flight jobs finish.
@@ -419,6 +332,6 @@ public final class CoordinatorEngine {
 
     /// Tell every worker to finish what it has and take no more.
     public func drainAll() -> [Action] {
-        peers.keys.sorted().map { .send(peer: $0, [.drain]) }
+        peerTable.sortedIDs.map { .send(peer: $0, [.drain]) }
     }
 }

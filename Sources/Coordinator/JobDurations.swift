@@ -32,10 +32,26 @@ struct JobDurations: Sendable {
     }
 
     /// An attempt of a job of capability `c` took `nanoseconds`: integer arithmetic only, as it runs once per result.
-    mutating func measure(capability c: Int, nanoseconds: Int64) {
+    /// Returns whether jobs of unknown length there may now be fed deeper (so workers at their depth look again).
+    mutating func measure(capability c: Int, nanoseconds: Int64, maximumCreditPerSlot: Int) -> Bool {
+        let before = measuredDepthPerSlot(c, maximumCreditPerSlot: maximumCreditPerSlot)
         // A moving average weighting the newest 1/8; 0 means none yet, so every measurement is at least 1 ns.
         let previous = measuredNanos[c]
         measuredNanos[c] = max(1, previous == 0 ? nanoseconds : (previous * 7 + nanoseconds) / 8)
+        return measuredDepthPerSlot(c, maximumCreditPerSlot: maximumCreditPerSlot) > before
+    }
+
+    /// How many jobs of unknown length per slot capability `c`'s measurements allow queued.
+    private func measuredDepthPerSlot(_ c: Int, maximumCreditPerSlot: Int) -> Int64 {
+        let nanos = measuredNanos[c]
+        guard nanos > 0 else { return 1 }
+        return min(Int64(maximumCreditPerSlot), queuedWorkNanos / nanos)
+    }
+
+    /// Whether job `next`, now first of its capability `c`'s fresh queue, may be fed deeper than job `taken` was.
+    func feedsDeeper(next: Int, than taken: Int, capability c: Int, settings: SchedulerSettings) -> Bool {
+        queuedAllowance(slots: 1, job: next, capability: c, settings: settings)
+            > queuedAllowance(slots: 1, job: taken, capability: c, settings: settings)
     }
 
     /// Jobs beyond its slots that a worker may hold, for job `index` (of capability `c`): as many per slot as

@@ -1,4 +1,4 @@
-/// Dispatch: matching queued jobs to workers with credit, the depth each may hold, and work stealing (REVOKE).
+/// Dispatch: matching queued jobs to workers with credit, the depth each may hold, and asking for work stealing.
 extension Scheduler {
     /// Offers jobs to the workers whose state changed since dispatch last looked at them, in id order (the others
     /// could take nothing: `SchedulerWorkers`), then lets idle workers steal. Its cost follows what changed, not the
@@ -28,52 +28,18 @@ extension Scheduler {
     /// workers (speaking version 3) hold beyond their slots and are long enough to be worth a round trip.
     mutating func steal(now: Duration, into directives: inout [SchedulerDirective]) {
         guard !isDispatchStopped, settings.adaptiveFeeding, workers.count > 1 else { return }
-        guard let (thieves, victims) = WorkStealing.candidates(in: workers, queueIsEmpty: ready.isEmpty) else { return }
-        for thiefID in thieves {
-            guard let thief = workers[thiefID] else { continue }
-            var wanted = thief.slots - thief.inFlight.count
-            wanted -= stealing.promisedCount(to: thiefID)
-            for victimID in victims where victimID != thiefID {
-                guard wanted > 0 else { break }
-                guard let victim = workers[victimID] else { continue }
-                let surplus = victim.surplus
-                guard surplus > 0 else { continue }
-                wanted -= revokeNewest(from: victimID, count: min(surplus, wanted), for: (thiefID, thief.capabilities),
-                                       into: &directives)
-            }
-        }
+        let requests = revocations.steal(
+            jobs: &jobs, workers: &workers, queueIsEmpty: ready.isEmpty, durations: durations,
+            stealingThreshold: settings.stealingThreshold)
+        for (victim, batch) in requests { directives.append(.revoke(victim, batch)) }
     }
 
-    /// Asks `worker` to give back up to `count` of its newest in-flight jobs; returns how many. With a `thief`, only
-    /// jobs it can run and that are long enough to be worth stealing (`stealingThreshold`); without, any (stop).
-    @discardableResult
-    mutating func revokeNewest(
-        from worker: WorkerID, count: Int, for thief: (id: WorkerID, capabilities: [Int])?,
-        into directives: inout [SchedulerDirective]
-    ) -> Int {
-        guard count > 0, var state = workers.removeValue(forKey: worker) else { return 0 }
-        defer { workers.put(state, for: worker, waiting: nil) }
-        var batch: [Assignment] = []
-        var position = state.recent.count - 1
-        while position >= 0, batch.count < count {
-            let job = state.recent[position]
-            position -= 1
-            let index = Int(job)
-            guard state.inFlight.contains(job), !jobs[index].revoking, !state.suspects.contains(job),
-                let live = jobs[index].live, live.worker == worker
-            else { continue }
-            if let thief {
-                guard thief.capabilities.contains(Int(jobs[index].capability)),
-                    expectedDuration(ofJob: index).map({ $0 >= settings.stealingThreshold }) ?? true
-                else { continue }
-                stealing.promise(job, to: thief.id)
-            }
-            jobs[index].revoking = true
-            state.revoking += 1
-            batch.append(Assignment(job: index, attempt: Int(live.attempt)))
-        }
+    /// Asks `worker` to give back up to `count` of its newest in-flight jobs, whatever they are (dispatch stopped).
+    mutating func revokeNewest(from worker: WorkerID, count: Int, into directives: inout [SchedulerDirective]) {
+        let batch = revocations.request(
+            from: worker, count: count, for: nil, jobs: &jobs, workers: &workers, durations: durations,
+            stealingThreshold: settings.stealingThreshold)
         if !batch.isEmpty { directives.append(.revoke(worker, batch)) }
-        return batch.count
     }
 
     mutating func dispatch(to worker: WorkerID, now: Duration, into directives: inout [SchedulerDirective]) {
@@ -109,9 +75,7 @@ extension Scheduler {
             }
             jobs[index].attempts += 1
             jobs[index].phase = .running
-            // A worker runs `slots` jobs at once; jobs queued behind others on it get proportionally longer leases.
-            let rounds = Int64(state.inFlight.count / state.slots + 1)
-            let deadline = now + settings.jobTimeout * rounds + settings.leaseGrace
+            let deadline = leases.deadline(now: now, inFlight: state.inFlight.count, slots: state.slots)
             jobs[index].live = JobLedger.Live(worker: worker, attempt: jobs[index].attempts, deadline: deadline)
             state.inFlight.insert(Int32(index))
             state.recent.append(Int32(index))
@@ -149,8 +113,8 @@ extension Scheduler {
             workers.wakeForDepth(capability: c)
             return
         }
-        let deeper = durations.queuedAllowance(slots: 1, job: next, capability: c, settings: settings)
-            > durations.queuedAllowance(slots: 1, job: pick.job, capability: c, settings: settings)
-        if deeper { workers.wakeForDepth(capability: c) }
+        if durations.feedsDeeper(next: next, than: pick.job, capability: c, settings: settings) {
+            workers.wakeForDepth(capability: c)
+        }
     }
 }

@@ -17,7 +17,7 @@ extension Scheduler {
         }
         workers[worker]?.inFlight.remove(Int32(index))
         workers[worker]?.suspects.remove(Int32(index))
-        if jobs[index].revoking { endRevoke(index, on: worker) }
+        if jobs[index].revoking { revocations.end(index, on: worker, jobs: &jobs, workers: &workers) }
         jobs[index].live = nil
         let settled = jobs.settle(index, status: status, settings: settings, stoppedByFailFast: isStoppedByFailFast,
                                   dispatchStopped: isDispatchStopped)
@@ -58,10 +58,4 @@ extension Scheduler {
     }
 
     mutating func announceCompletionIfDone() -> [SchedulerDirective] { jobs.announceCompletion() ? [.runComplete] : [] }
-
-    mutating func endRevoke(_ index: Int, on worker: WorkerID) {
-        jobs[index].revoking = false
-        stealing.withdraw(Int32(index))
-        workers[worker]?.revoking -= 1
-    }
 }

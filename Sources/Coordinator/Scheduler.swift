@@ -24,10 +24,12 @@ public struct Scheduler: Sendable {
     var durations: JobDurations
     /// The jobs waiting for a worker, per capability.
     var ready = ReadyQueues()
-    /// Jobs being taken back for an idle worker.
-    var stealing = WorkStealing()
-    /// The jobs recently lost workers had in flight (the newest 64 workers), in case a worker comes back.
-    var lost = BoundedMemory<WorkerID, [Int32]>(limit: 64)
+    /// Jobs being taken back (REVOKE): for whom, and which answers count.
+    var revocations = Revocations()
+    /// What becomes of a lost worker's jobs, and which jobs recently lost workers held.
+    var losses: WorkerLosses
+    /// Lease deadlines, and who is overdue at a tick.
+    let leases: LeaseWatch
     /// The connected workers, indexed for dispatch and stealing.
     var workers = SchedulerWorkers(capabilityCount: 0)
     public internal(set) var isDispatchStopped = false
@@ -51,6 +53,8 @@ public struct Scheduler: Sendable {
         settings: SchedulerSettings = SchedulerSettings()
     ) {
         self.settings = settings
+        losses = WorkerLosses(quarantineAfter: settings.quarantineAfterWorkerLosses)
+        leases = LeaseWatch(settings: settings)
         self.jobs = JobLedger(capacity: jobs.count, remaining: jobs.count - finished.count)
         var ready = ReadyQueues()
         for (index, job) in jobs.enumerated() {
@@ -150,22 +154,15 @@ public struct Scheduler: Sendable {
     public mutating func onMeasured(job index: Int, nanoseconds: Int64) {
         guard index >= 0, index < jobs.count, nanoseconds >= 0 else { return }
         let c = Int(jobs[index].capability)
-        let before = measuredDepthPerSlot(c)
-        durations.measure(capability: c, nanoseconds: nanoseconds)
         // Shorter measurements feed jobs of unknown length deeper: workers at their depth there look again.
-        if measuredDepthPerSlot(c) > before { workers.wakeForDepth(capability: c) }
-    }
-
-    /// How many jobs of unknown length per slot capability `c`'s measurements allow queued.
-    private func measuredDepthPerSlot(_ c: Int) -> Int64 {
-        let nanos = durations.measuredNanos[c]
-        guard nanos > 0 else { return 1 }
-        return min(Int64(settings.maximumCreditPerSlot), durations.queuedWorkNanos / nanos)
+        if durations.measure(capability: c, nanoseconds: nanoseconds, maximumCreditPerSlot: settings.maximumCreditPerSlot) {
+            workers.wakeForDepth(capability: c)
+        }
     }
 
     /// Whether job `index`'s live attempt is on `worker` with a REVOKE out for it: only then is an answer taken.
     public func isRevoking(job index: Int, on worker: WorkerID) -> Bool {
-        index >= 0 && index < jobs.count && jobs[index].revoking && jobs[index].live?.worker == worker
+        Revocations.isOut(job: index, on: worker, jobs: jobs)
     }
 
     /// The worker answered a REVOKE: attempts it took back run elsewhere (or not at all once dispatch stopped);
@@ -173,21 +170,12 @@ public struct Scheduler: Sendable {
     public mutating func onRevoked(_ worker: WorkerID, _ answers: [(Assignment, taken: Bool)], now: Duration) -> [SchedulerDirective] {
         var directives: [SchedulerDirective] = []
         workers.sawAlive(worker, at: now)
-        for (assignment, taken) in answers {
-            let index = assignment.job
-            guard index >= 0, index < jobs.count, jobs[index].revoking, let live = jobs[index].live,
-                live.worker == worker, Int(live.attempt) == assignment.attempt
-            else { continue }
-            endRevoke(index, on: worker)
-            guard taken else { continue }
-            workers[worker]?.inFlight.remove(Int32(index))
-            workers[worker]?.suspects.remove(Int32(index))
-            jobs[index].live = nil
+        for assignment in revocations.answer(answers, from: worker, jobs: &jobs, workers: &workers) {
             if isDispatchStopped {
                 endAttempt(assignment, worker: worker, status: .revoked, deciding: .notRun,
                            reason: "dispatch stopped before it started", into: &directives)
             } else {
-                requeue(index, avoiding: worker)
+                requeue(assignment.job, avoiding: worker)
                 endAttempt(assignment, worker: worker, status: .revoked, into: &directives)
             }
         }
@@ -231,26 +219,14 @@ public struct Scheduler: Sendable {
         // Jobs that avoided it may now run on the workers left: those waiting on its capabilities look again.
         for c in state.capabilities { workers.wake(capability: c) }
         var directives: [SchedulerDirective] = []
-        if !faultless {
-            lost.remember(worker, state.inFlight.sorted())
-        }
-        for job in state.inFlight.sorted() {
-            let index = Int(job)
-            guard let live = jobs[index].live, live.worker == worker else { continue }
-            let assignment = Assignment(job: index, attempt: Int(live.attempt))
-            jobs[index].live = nil
-            jobs[index].revoking = false
-            stealing.withdraw(Int32(index))
-            if !faultless { jobs[index].lostStreak += 1 }
-            if Int(jobs[index].lostStreak) >= settings.quarantineAfterWorkerLosses {
-                endAttempt(assignment, worker: worker, status: .lost, deciding: .quarantined,
-                           reason: "its attempts lost \(jobs[index].lostStreak) workers in a row (crash or hang)",
-                           into: &directives)
-            } else if isDispatchStopped {
-                endAttempt(assignment, worker: worker, status: .lost, deciding: .notRun,
-                           reason: "dispatch stopped before it could run again", into: &directives)
-            } else {
-                requeue(index, avoiding: worker)
+        let fates = losses.lose(worker, inFlight: state.inFlight, faultless: faultless, dispatchStopped: isDispatchStopped,
+                                jobs: &jobs, revocations: &revocations)
+        for (assignment, fate) in fates {
+            switch fate {
+            case .ends(let outcome, let reason):
+                endAttempt(assignment, worker: worker, status: .lost, deciding: outcome, reason: reason, into: &directives)
+            case .again:
+                requeue(assignment.job, avoiding: worker)
                 endAttempt(assignment, worker: worker, status: .lost, into: &directives)
             }
         }
@@ -262,13 +238,8 @@ public struct Scheduler: Sendable {
     /// A lost worker is back (the same process, reconnected): its connection broke, it did not crash, so the jobs
     /// lost with it were not at fault. Their loss no longer counts toward quarantine and they need not run alone.
     public mutating func onWorkerReturned(lost worker: WorkerID, now: Duration) -> [SchedulerDirective] {
-        guard let held = lost.forget(worker) else { return [] }
-        for job in held {
-            let index = Int(job)
-            guard jobs[index].phase != .done, jobs[index].lostStreak > 0 else { continue }
-            jobs[index].lostStreak -= 1
-            if jobs[index].lostStreak == 0, let live = jobs[index].live { workers[live.worker]?.suspects.remove(job) }
-        }
+        guard let cleared = losses.returned(worker, jobs: &jobs) else { return [] }
+        for (job, holder) in cleared { workers[holder]?.suspects.remove(job) }
         // Suspects that ran alone may now share a worker: every waiting worker looks again.
         workers.wakeAll()
         var directives: [SchedulerDirective] = []
@@ -279,28 +250,15 @@ public struct Scheduler: Sendable {
     /// Periodic check: silent workers are declared dead, expired leases are cancelled and time out.
     public mutating func onTick(now: Duration) -> [SchedulerDirective] {
         var directives: [SchedulerDirective] = []
-        // One unsorted pass finds the few workers concerned; only those are sorted (ticks cost O(fleet), not more).
-        var silent: [WorkerID] = []
-        var expiring: [WorkerID] = []
-        for id in workers.ids {
-            guard let worker = workers[id] else { continue }
-            if now - worker.lastSeen > settings.heartbeatTimeout {
-                silent.append(id)
-            } else if worker.inFlight.contains(where: { jobs[Int($0)].live.map { $0.worker == id && now >= $0.deadline } ?? false }) {
-                expiring.append(id)
-            }
-        }
-        for id in silent.sorted() {
+        let (silent, expiring) = leases.overdue(workers: workers, jobs: jobs, now: now)
+        for id in silent {
             guard let worker = workers[id] else { continue }
             directives.append(.disconnect(id, reason: "no heartbeat for \((now - worker.lastSeen).secondsText)"))
             directives += onWorkerLost(id, now: now)
         }
-        for id in expiring.sorted() {
+        for id in expiring {
             guard let worker = workers[id] else { continue }
-            for job in worker.inFlight.sorted() {
-                let index = Int(job)
-                guard let live = jobs[index].live, live.worker == id, now >= live.deadline else { continue }
-                let assignment = Assignment(job: index, attempt: Int(live.attempt))
+            for assignment in leases.expired(worker.inFlight, on: id, jobs: jobs, now: now) {
                 directives.append(.cancel(id, assignment, reason: "lease expired: the job exceeded its timeout"))
                 handleResult(id, assignment, status: .timedOut, now: now, into: &directives)
             }
@@ -320,7 +278,7 @@ public struct Scheduler: Sendable {
         // Jobs workers hold but have not started need not run either: take them back.
         for id in workers.ids.sorted() {
             guard let worker = workers[id], worker.canRevoke else { continue }
-            revokeNewest(from: id, count: worker.inFlight.count - worker.revoking - worker.slots, for: nil, into: &directives)
+            revokeNewest(from: id, count: worker.inFlight.count - worker.revoking - worker.slots, into: &directives)
         }
         directives += announceCompletionIfDone()
         return directives

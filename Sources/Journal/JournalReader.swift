@@ -58,75 +58,18 @@ public final class JournalReader: Sendable {
         }
     }
 
-    static func date(_ row: SQLRow, _ i: Int32) -> Date? {
-        row.optionalDouble(i).map { Date(timeIntervalSince1970: $0) }
-    }
-
-    static func outcome(_ text: String?, _ what: String) throws -> JobOutcome? {
-        guard let text else { return nil }
-        guard let value = JobOutcome(rawValue: text) else {
-            throw JournalError(code: SQLITE_CORRUPT, message: "unknown outcome '\(text)' in \(what)", operation: "read")
-        }
-        return value
-    }
-
     // MARK: - Runs
-
-    static let runColumns = """
-        r.run_id, r.matrix_name, r.matrix_path, r.seed, r.started_at, r.settings_json, r.status, r.finished_at,
-        (SELECT COUNT(*) FROM jobs j WHERE j.run_key = r.run_key)
-        """
-
-    func runSummaries(_ connection: SQLiteConnection, _ sql: String, _ values: [SQLValue], outcomes: Bool = true) throws
-        -> [RunSummary]
-    {
-        var runs = try connection.query(sql, values) { row in
-            RunSummary(
-                info: RunInfo(
-                    runID: row.text(0), matrixName: row.text(1), matrixPath: row.text(2),
-                    seed: UInt64(bitPattern: Int64(row.int(3))), startedAt: Date(timeIntervalSince1970: row.double(4)),
-                    settingsJSON: row.text(5)
-                ),
-                status: RunStatus(rawValue: row.text(6)) ?? .aborted,
-                finishedAt: Self.date(row, 7),
-                jobCount: row.int(8),
-                outcomes: [:]
-            )
-        }
-        for i in runs.indices where outcomes {
-            let counts = try connection.query(
-                """
-                SELECT r.outcome, COUNT(*) FROM jobs j JOIN results r ON r.job_key = j.job_key
-                WHERE j.run_key = (SELECT run_key FROM runs WHERE run_id = ?) GROUP BY r.outcome
-                """,
-                [.text(runs[i].info.runID)]
-            ) { row in (row.text(0), row.int(1)) }
-            for (text, count) in counts {
-                if let outcome = try Self.outcome(text, "run \(runs[i].info.runID)") {
-                    runs[i].outcomes[outcome] = count
-                }
-            }
-        }
-        return runs
-    }
 
     /// Runs, newest first.
     public func runs(limit: Int = 100) throws -> [RunSummary] {
-        try read { c in
-            try runSummaries(
-                c, "SELECT \(Self.runColumns) FROM runs r ORDER BY r.started_at DESC, r.run_id DESC LIMIT ?",
-                [.int(limit)])
-        }
+        try read { try RunListing(connection: $0).runs(limit: limit) }
     }
 
     /// One run, or nil when the journal has no such run.
     /// - Parameter countingOutcomes: false leaves ``RunSummary/outcomes`` empty and skips the query that counts them
     ///   (a report counts the outcomes itself as it reads the jobs).
     public func run(_ runID: String, countingOutcomes: Bool = true) throws -> RunSummary? {
-        try read { c in
-            try runSummaries(c, "SELECT \(Self.runColumns) FROM runs r WHERE r.run_id = ?", [.text(runID)],
-                             outcomes: countingOutcomes).first
-        }
+        try read { try RunListing(connection: $0).run(runID, countingOutcomes: countingOutcomes) }
     }
 
     /// The run a command-line argument names: `last` is the most recently started run, any other text a run id.
@@ -139,12 +82,7 @@ public final class JournalReader: Sendable {
 
     /// The most recently started run (for `--baseline last`), or nil for an empty journal.
     public func latestRunID(excluding: String? = nil) throws -> String? {
-        try read { c in
-            try c.query(
-                "SELECT run_id FROM runs WHERE run_id IS NOT ?1 ORDER BY started_at DESC, run_id DESC LIMIT 1",
-                [.optionalText(excluding)]
-            ) { $0.text(0) }.first
-        }
+        try read { try RunListing(connection: $0).latestRunID(excluding: excluding) }
     }
 
     // MARK: - Jobs, attempts, steps
@@ -163,42 +101,16 @@ public final class JournalReader: Sendable {
             var ordinal = 0
             try c.forEachRow(
                 """
-                SELECT \(Self.jobColumns)
+                SELECT \(JournalRowDecoding.jobColumns)
                 FROM jobs j LEFT JOIN results r ON r.job_key = j.job_key
                 WHERE j.run_key = (SELECT run_key FROM runs WHERE run_id = ?) ORDER BY j.job_key
                 """,
                 [.text(runID)]
             ) { row in
-                try body(try Self.jobRow(row, ordinal: ordinal))
+                try body(try JournalRowDecoding.jobRow(row, ordinal: ordinal))
                 ordinal += 1
             }
         }
-    }
-
-    static let jobColumns = """
-        j.job_id, j.scenario_id, j.scenario_title, j.configuration, j.configuration_json, j.registry, j.state,
-        r.outcome, MAX(j.attempts, COALESCE(r.attempts, 0)), r.duration_s, r.failure_step, r.failure_message,
-        r.finished_at
-        """
-
-    /// A row of ``jobColumns`` (columns 0…12).
-    static func jobRow(_ row: SQLRow, ordinal: Int) throws -> JobRow {
-        let job = PlannedJob(
-            jobID: row.text(0), scenarioID: row.text(1), scenarioTitle: row.text(2), configuration: row.text(3),
-            configurationJSON: row.text(4), registry: row.text(5)
-        )
-        var result: JobResult?
-        if let outcome = try Self.outcome(row.optionalText(7), "job \(job.jobID)") {
-            result = JobResult(
-                outcome: outcome, attempts: row.int(8), duration: row.optionalDouble(9),
-                failureStep: row.optionalInt(10), failureMessage: row.optionalText(11),
-                finishedAt: Self.date(row, 12) ?? Date(timeIntervalSince1970: 0)
-            )
-        }
-        // A job is done when it has a result; `jobs.state` says queued or running until then.
-        return JobRow(
-            job: job, ordinal: ordinal, state: result != nil ? .done : JobState(rawValue: row.text(6)) ?? .queued,
-            result: result)
     }
 
     /// Streams the jobs of a run in plan order with their attempts, steps and artifact references, one job at a time
@@ -210,7 +122,7 @@ public final class JournalReader: Sendable {
     /// decoded straight from the column's bytes.
     public func forEachJob(run runID: String, _ body: (JobDetail) throws -> Void) throws {
         let sql = """
-            SELECT \(Self.jobColumns), j.job_key, \(Self.attemptColumns), a.steps
+            SELECT \(JournalRowDecoding.jobColumns), j.job_key, \(JournalRowDecoding.attemptColumns), a.steps
             FROM jobs j LEFT JOIN results r ON r.job_key = j.job_key LEFT JOIN attempts a ON a.job_key = j.job_key
             WHERE j.run_key = (SELECT run_key FROM runs WHERE run_id = ?) ORDER BY j.job_key, a.attempt
             """
@@ -224,13 +136,14 @@ public final class JournalReader: Sendable {
                     let key = row.int(13)
                     if key != currentKey {
                         if let done = current { try body(done) }
-                        current = JobDetail(row: try Self.jobRow(row, ordinal: ordinal), attempts: [], artifacts: [:])
+                        let jobRow = try JournalRowDecoding.jobRow(row, ordinal: ordinal)
+                        current = JobDetail(row: jobRow, attempts: [], artifacts: [:])
                         currentKey = key
                         ordinal += 1
                     }
                     guard !row.isNull(14) else { return }
                     let jobID = current?.row.job.jobID ?? ""
-                    let attempt = try Self.attemptRow(row, "attempt of \(jobID)", base: 14)
+                    let attempt = try JournalRowDecoding.attemptRow(row, "attempt of \(jobID)", base: 14)
                     let steps = try row.withBytes(23) {
                         try StepLines.decode(bytes: $0, "attempt \(attempt.attempt) of job \(jobID) in run \(runID)")
                     }
@@ -297,34 +210,13 @@ public final class JournalReader: Sendable {
         try read { c in
             try c.query(
                 """
-                SELECT \(Self.attemptColumns)
+                SELECT \(JournalRowDecoding.attemptColumns)
                 FROM attempts a JOIN jobs j ON j.job_key = a.job_key JOIN runs r ON r.run_key = j.run_key
                 WHERE r.run_id = ? AND j.job_id = ? ORDER BY a.attempt
                 """,
                 [.text(runID), .text(jobID)]
-            ) { row in try Self.attemptRow(row, "attempt of \(jobID)") }
+            ) { row in try JournalRowDecoding.attemptRow(row, "attempt of \(jobID)") }
         }
-    }
-
-    static let attemptColumns = """
-        a.attempt, a.worker, a.started_at, a.finished_at, a.outcome, a.failure_step, a.message, a.duration_s,
-        a.superseded
-        """
-
-    /// A row of ``attemptColumns``, starting at column `base`.
-    static func attemptRow(_ row: SQLRow, _ what: @autoclosure () -> String, base: Int32 = 0) throws
-        -> AttemptRow
-    {
-        var result: AttemptResult?
-        if let outcome = try Self.outcome(row.optionalText(base + 4), what()) {
-            result = AttemptResult(
-                outcome: outcome, finishedAt: Self.date(row, base + 3) ?? Date(timeIntervalSince1970: 0),
-                duration: row.optionalDouble(base + 7) ?? 0, failureStep: row.optionalInt(base + 5),
-                message: row.optionalText(base + 6), superseded: row.int(base + 8) != 0
-            )
-        }
-        return AttemptRow(
-            attempt: row.int(base), worker: row.text(base + 1), startedAt: Self.date(row, base + 2), result: result)
     }
 
     /// The steps of one attempt, in step order (a step recorded twice: the last record).
@@ -384,44 +276,55 @@ public final class JournalReader: Sendable {
     /// flakiness and next seed are what an uninterrupted run would have had.
     /// - Throws: ``JournalError`` (`SQLITE_NOTFOUND`) when the journal has no such run.
     public func resumeState(run runID: String) throws -> ResumeState {
-        try read { c in
-            guard try c.scalarInt("SELECT COUNT(*) FROM runs WHERE run_id = ?", [.text(runID)]) == 1 else {
-                throw JournalError(
-                    code: SQLITE_NOTFOUND, message: "no run \(runID) in the journal", operation: "resume")
-            }
-            var state = ResumeState(done: [:], pending: [], nextAttempt: [:])
-            let rows = try c.query(
-                """
-                SELECT j.job_id, r.outcome,
-                    MAX(j.attempts, COALESCE(r.attempts, 0),
-                        COALESCE((SELECT MAX(a.attempt) FROM attempts a WHERE a.job_key = j.job_key), 0)),
-                    (SELECT COUNT(*) FROM attempts a WHERE a.job_key = j.job_key AND (
-                        (a.superseded = 0 AND (a.outcome = 'failed' OR a.outcome = 'timedOut'))
-                        OR ((a.outcome IS NULL OR (a.outcome = 'cancelled' AND a.superseded = 1
-                                AND a.message = '\(JournalStatements.coordinatorStopped)'))
-                            AND \(StepLines.failureEvidence("a.steps")))))
-                FROM jobs j LEFT JOIN results r ON r.job_key = j.job_key
-                WHERE j.run_key = (SELECT run_key FROM runs WHERE run_id = ?) ORDER BY j.job_key
-                """,
-                [.text(runID)]
-            ) { row in (row.text(0), row.optionalText(1), row.int(2), row.int(3)) }
-            for (jobID, outcomeText, attempts, failures) in rows {
-                if let outcome = try Self.outcome(outcomeText, "job \(jobID)"), outcome.staysFinalOnResume {
-                    state.done[jobID] = outcome
-                } else {
-                    state.pending.append(jobID)
-                    state.nextAttempt[jobID] = attempts + 1
-                    if failures > 0 { state.failures[jobID] = failures }
-                }
-            }
-            return state
-        }
+        try read { try ResumeQuery(connection: $0).state(run: runID) }
     }
-}
 
-extension JobOutcome {
-    /// Whether a resumed run keeps this outcome: every outcome but `notRun` and `cancelled`, which say the run
-    /// stopped before the job's retry policy had its say (queued at Ctrl-C, taken back, aborted, or a failed attempt
-    /// whose retry the drain could not run).
-    public var staysFinalOnResume: Bool { self != .notRun && self != .cancelled }
+    // MARK: - History across runs
+
+    /// Median durations per job over each job's `recentRuns` most recent measured runs, and the median of
+    /// those medians. Cancelled, quarantined and not-run results do not count.
+    /// - Parameter jobIDs: restrict to these jobs (nil: every job in the history).
+    public func durationEstimates(jobIDs: Set<String>? = nil, recentRuns: Int = 10) throws -> DurationEstimates {
+        try durationEstimates(including: jobIDs.map { ids in { ids.contains($0) } }, recentRuns: recentRuns)
+    }
+
+    /// `durationEstimates`, restricted to the jobs `including` accepts (nil: every job in the history): a caller with
+    /// a million jobs answers from what it already holds instead of building a set of their ids.
+    public func durationEstimates(including: ((String) -> Bool)?, recentRuns: Int = 10) throws -> DurationEstimates {
+        try read { try JobHistory(connection: $0).durationEstimates(including: including, recentRuns: recentRuns) }
+    }
+
+    /// Outcome counts per job over each job's `recentRuns` most recent runs.
+    public func flakiness(jobIDs: Set<String>? = nil, recentRuns: Int = 20) throws -> [String: FlakinessStats] {
+        try read { try JobHistory(connection: $0).flakiness(jobIDs: jobIDs, recentRuns: recentRuns) }
+    }
+
+    /// A job's history, newest first.
+    public func history(job jobID: String, limit: Int = 50) throws -> [HistoryEntry] {
+        try read { try JobHistory(connection: $0).entries(job: jobID, limit: limit) }
+    }
+
+    // MARK: - Two runs side by side
+
+    /// Streams the jobs of run `head` in plan order, each with the job of run `base` that has the same id (nil when
+    /// `base` has none), one pair at a time: a join on the journal's `(run, job id)` index, so memory does not grow with
+    /// either run. `body` runs inside the reader's read transaction and must not call this reader.
+    public func forEachJobPair(base: String, head: String, _ body: (_ head: JobRow, _ base: JobRow?) throws -> Void) throws {
+        try read { try RunPairs(connection: $0).forEachJobPair(base: base, head: head, body) }
+    }
+
+    /// Streams the jobs of run `run` that run `other` has no job of the same id for, in plan order.
+    public func forEachJob(run: String, missingFrom other: String, _ body: (JobRow) throws -> Void) throws {
+        try read { try RunPairs(connection: $0).forEachJob(run: run, missingFrom: other, body) }
+    }
+
+    /// The distinct registries of the jobs of the given runs.
+    public func registries(runs: [String]) throws -> Set<String> {
+        try read { try RunPairs(connection: $0).registries(runs: runs) }
+    }
+
+    /// Whether a job of run `run` has axis `axis` in its canonical configuration (`…,axis=value,…`).
+    public func hasAxis(_ axis: String, run: String) throws -> Bool {
+        try read { try RunPairs(connection: $0).hasAxis(axis, run: run) }
+    }
 }

@@ -8,24 +8,13 @@ extension FramedConnection {
         guard state == .connecting else { return }
         state = .open
         uvExpect(uv_tcp_nodelay(tcp, 1), "uv_tcp_nodelay")
-        remoteAddress = peerAddress()
+        remoteAddress = peerAddress(of: tcp)
         updateReading()
         handler?.onOpen(self)
-        if pending.total > 0, !markedDirty {
+        if outbound.pending.total > 0, !markedDirty {
             markedDirty = true
             loop.registry.dirty.append(self)
         }
-    }
-
-    func peerAddress() -> String? {
-        var storage = sockaddr_storage()
-        var length = cuv_sockaddr_storage_size()
-        let result = withUnsafeMutablePointer(to: &storage) { s in
-            uv_tcp_getpeername(tcp, cuv_storage_as_mutable_sockaddr(s), &length)
-        }
-        // A peer already gone has no address to show: nil, and its read fails next.
-        guard uvError(result, "uv_tcp_getpeername") == nil else { return nil }
-        return formatAddress(storage)
     }
 
     /// Sends ERROR(code, message) and closes gracefully with `.protocolError`.
@@ -68,7 +57,7 @@ extension FramedConnection {
     }
 
     func finishGracefulClose() {
-        guard state == .closing, shutdownRequest == nil, !writeInFlight, pending.total == 0 else { return }
+        guard state == .closing, shutdownRequest == nil, !outbound.writeInFlight, outbound.pending.total == 0 else { return }
         let request = UnsafeMutablePointer<uv_shutdown_t>.allocate(capacity: 1)
         shutdownRequest = request
         let result = uv_shutdown(request, stream) { request, _ in
@@ -115,22 +104,9 @@ extension FramedConnection {
         self.handler = nil
         handler?.onClose(self, reason)
         tcp.deallocate()
-        writeRequest.deallocate()
         shutdownRequest?.deallocate()
         shutdownRequest = nil
         lingerTimer = nil
         heartbeatTimer = nil
     }
-}
-
-/// `host:port`, IPv6 hosts in brackets.
-func formatAddress(_ storage: sockaddr_storage) -> String? {
-    var copy = storage
-    var name = [CChar](repeating: 0, count: 64)
-    let (result, port, family) = withUnsafePointer(to: &copy) { s in
-        (cuv_sockaddr_name(s, &name, name.count), cuv_sockaddr_port(s), cuv_sockaddr_family(s))
-    }
-    guard result == 0 else { return nil }
-    let host = String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    return family == cuv_af_inet6() ? "[\(host)]:\(port)" : "\(host):\(port)"
 }

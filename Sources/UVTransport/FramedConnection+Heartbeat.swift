@@ -9,22 +9,18 @@ extension FramedConnection {
         heartbeatTimer?.cancel()
         guard state == .open else { return }
         heartbeat.restart(missLimit: missLimit)
-        receivedSinceTick = false
         heartbeatTimer = loop.scheduleRepeatingInLoop(every: interval) { [weak self] in self?.onHeartbeatTick() }
     }
 
     func onHeartbeatTick() {
         guard state == .open else { return }
-        let directive = heartbeat.onTick(received: receivedSinceTick, sent: sentSinceTick)
-        receivedSinceTick = false
-        sentSinceTick = false
-        switch directive {
+        switch heartbeat.tick() {
         case .none:
             break
         case .sendHeartbeat:
             send(Frame(type: MessageType.heartbeat.rawValue))
             // The heartbeat itself is not something the application sent.
-            sentSinceTick = false
+            heartbeat.sentSinceTick = false
         case .timedOut:
             fail(WireError(.heartbeatTimeout, "nothing received for \(heartbeat.missLimit) heartbeat intervals"))
         }

@@ -1,8 +1,8 @@
 import CLibUV
 import Wire
 
-/// Reading: libuv reads into one buffer, the decoder cuts it into batches for the handler; a large frame's body
-/// is read straight into its own array with `recv` (no intermediate copy), beside libuv's read callback.
+/// Reading: starting and stopping libuv's reads (paused by the user or by back-pressure), and delivering what the
+/// `FrameReader` makes of them to the handler.
 extension FramedConnection {
     /// Stops reading from the socket (frames already read are still delivered).
     public func pauseReading() {
@@ -25,7 +25,7 @@ extension FramedConnection {
                 guard let handle, let buf, let data = handle.pointee.data else { return }
                 let connection = Unmanaged<FramedConnection>.fromOpaque(data).takeUnretainedValue()
                 buf.pointee = uv_buf_init(
-                    connection.readBuffer.assumingMemoryBound(to: CChar.self), UInt32(connection.readSize))
+                    connection.reader.buffer.assumingMemoryBound(to: CChar.self), UInt32(connection.reader.readSize))
             }, { stream, nread, _ in
                 guard let stream, let data = stream.pointee.data else { return }
                 Unmanaged<FramedConnection>.fromOpaque(data).takeUnretainedValue().onRead(nread)
@@ -41,20 +41,9 @@ extension FramedConnection {
         }
     }
 
-    /// How much the next libuv read may take: while a large body is pending, never past its end (and little,
-    /// since the rest is read directly into the body).
-    var readSize: Int {
-        let size = max(4096, settings.readBufferSize)
-        guard let body = largeBody else {
-            // Right after a large frame, expect another: read little, so its body goes the direct way.
-            return lastFrameWasLarge ? min(size, 64 << 10) : size
-        }
-        return min(64 << 10, size, body.payload.count - body.filled)
-    }
-
     func onRead(_ nread: Int) {
         if nread > 0 {
-            onBytes(UnsafeRawBufferPointer(start: readBuffer, count: nread))
+            onBytes(UnsafeRawBufferPointer(start: reader.buffer, count: nread))
         } else if nread == Int(cuv_eof()) {
             // A peer that closes mid-frame still just closed.
             abort(.peerClosed)
@@ -65,72 +54,25 @@ extension FramedConnection {
     }
 
     func onBytes(_ bytes: UnsafeRawBufferPointer) {
-        receivedSinceTick = true
-        if largeBody != nil { return continueLargeBody(with: bytes) }
-        inbound.discardReadBytes()
-        inbound.append(bytes)
-        let (frames, failure) = decoder.decodeBatch(buffer: &inbound)
+        heartbeat.receivedSinceTick = true
+        if reader.isFillingLargeBody { return continueLargeBody(with: bytes) }
+        let (frames, failure) = reader.decode(bytes)
         if !frames.isEmpty, state == .open { handler?.onFrames(self, frames) }
         if let failure { return fail(failure) }
-        if state == .open, case .body(_, let length) = decoder.state, length >= FramedConnection.directReadThreshold {
-            startLargeBody()
-        } else {
-            lastFrameWasLarge = false
+        if reader.largeBodyPending(open: state == .open) {
+            reader.startLargeBody()
+            continueLargeBody(with: UnsafeRawBufferPointer(start: nil, count: 0))
         }
-    }
-
-    /// Moves a pending large body out of the decoder into its own array and reads the rest straight into it.
-    func startLargeBody() {
-        guard let (type, length) = decoder.detachBody() else { return }
-        let have = min(inbound.readableBytes, length)
-        let start = inbound.readerIndex
-        let payload = inbound.storage.withUnsafeBufferPointer { source in
-            // The bytes after `have` are written by `recv` before the frame is delivered.
-            [UInt8](unsafeUninitializedCapacity: length) { target, initialized in
-                if have > 0, let from = source.baseAddress, let to = target.baseAddress {
-                    to.update(from: from + start, count: have)
-                }
-                initialized = length
-            }
-        }
-        inbound.moveReaderIndex(forwardBy: have)
-        largeBody = (type, payload, have)
-        continueLargeBody(with: UnsafeRawBufferPointer(start: nil, count: 0))
     }
 
     func continueLargeBody(with bytes: UnsafeRawBufferPointer) {
-        guard var body = largeBody else { return }
-        largeBody = nil  // so the payload array is uniquely referenced while it is filled
-        let length = body.payload.count
-        var failure: CloseReason?
-        body.payload.withUnsafeMutableBytes { target in
-            guard let base = target.baseAddress else { return }
-            if let source = bytes.baseAddress, bytes.count > 0 {
-                let n = min(bytes.count, length - body.filled)
-                (base + body.filled).copyMemory(from: source, byteCount: n)
-                body.filled += n
-            }
-            while body.filled < length {
-                let n = cuv_recv_nonblocking(stream, base + body.filled, length - body.filled)
-                if n > 0 {
-                    body.filled += n
-                } else if n == 0 {
-                    failure = .peerClosed
-                    return
-                } else if n == cuv_eagain_errno() {
-                    return
-                } else {
-                    failure = .ioError(UVError(code: Int32(truncatingIfNeeded: n), operation: "recv"))
-                    return
-                }
-            }
+        switch reader.fillLargeBody(with: bytes, from: stream) {
+        case .incomplete:
+            break
+        case .failed(let reason):
+            abort(reason)
+        case .frame(let frame):
+            if state == .open { handler?.onFrames(self, FrameBatch(CollectionOfOne(frame))) }
         }
-        if let failure { return abort(failure) }
-        if body.filled < length {
-            largeBody = body
-            return
-        }
-        lastFrameWasLarge = true
-        if state == .open { handler?.onFrames(self, FrameBatch(CollectionOfOne(Frame(type: body.type, payload: body.payload)))) }
     }
 }

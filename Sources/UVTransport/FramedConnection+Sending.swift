@@ -1,21 +1,17 @@
 import CLibUV
 import Wire
 
-/// Sending: the `send` family queues frames into the pending `OutboundBuffer`; the loop writes them once per
-/// iteration (`uv_try_write` first, `uv_write` for the rest) and tracks writability against the water marks.
+/// Sending: the `send` family queues frames into the `OutboundQueue`; the loop has it write them once per
+/// iteration, and the connection tracks writability against the water marks.
 extension FramedConnection {
     /// Bytes queued and not yet written.
-    public var outboundBytes: Int { pending.total + inflight.total - inflightOffset }
+    public var outboundBytes: Int { outbound.queuedBytes }
 
     /// Queues one frame. Dropped (returns false) once the connection is closing or closed.
     @discardableResult
     public func send(_ frame: Frame) -> Bool {
         guard state == .open || state == .connecting else { return false }
-        if frame.payload.count >= OutboundBuffer.attachThreshold {
-            pending.appendAttached(type: frame.type, payload: frame.payload)
-        } else {
-            frame.payload.withUnsafeBytes { pending.append(type: frame.type, payload: $0) }
-        }
+        outbound.pending.write(frame)
         didEnqueue()
         return true
     }
@@ -28,21 +24,7 @@ extension FramedConnection {
     @discardableResult
     public func send(contentsOf frames: ArraySlice<Frame>) -> Bool {
         guard state == .open || state == .connecting else { return false }
-        var bytes = 0
-        for frame in frames { bytes &+= min(frame.payload.count, OutboundBuffer.attachThreshold) &+ Frame.headerSize }
-        // One access to the store for the whole batch.
-        withPending { store in
-            store.reserve(bytes)
-            frames.withUnsafeBufferPointer { p in
-                for i in p.indices {
-                    if p[i].payload.count >= OutboundBuffer.attachThreshold {
-                        store.appendAttached(type: p[i].type, payload: p[i].payload)
-                    } else {
-                        p[i].payload.withUnsafeBytes { store.append(type: p[i].type, payload: $0) }
-                    }
-                }
-            }
-        }
+        outbound.pending.write(contentsOf: frames)
         didEnqueue()
         return true
     }
@@ -51,12 +33,7 @@ extension FramedConnection {
     @discardableResult
     public func send(contentsOf frames: FrameBatch) -> Bool {
         guard state == .open || state == .connecting else { return false }
-        withPending { store in
-            for i in frames.indices {
-                let type = frames.type(at: i)
-                frames.withPayload(at: i) { store.append(type: type, payload: $0) }
-            }
-        }
+        outbound.pending.write(contentsOf: frames)
         didEnqueue()
         return true
     }
@@ -65,7 +42,7 @@ extension FramedConnection {
     @discardableResult
     public func send(type: UInt8, payload: UnsafeRawBufferPointer) -> Bool {
         guard state == .open || state == .connecting else { return false }
-        pending.append(type: type, payload: payload)
+        outbound.pending.append(type: type, payload: payload)
         didEnqueue()
         return true
     }
@@ -78,13 +55,10 @@ extension FramedConnection {
     @discardableResult
     public func send(encodedFrames bytes: UnsafeRawBufferPointer) -> Bool {
         guard state == .open || state == .connecting else { return false }
-        pending.append(raw: bytes)
+        outbound.pending.append(raw: bytes)
         didEnqueue()
         return true
     }
-
-    @inline(__always)
-    private func withPending<R>(_ body: (inout OutboundBuffer) -> R) -> R { body(&pending) }
 
     /// Queues many frames with one access to the outbound buffer: the fastest way to send small frames one by
     /// one (a per-frame `send` pays a dynamic exclusivity check and reference counting on every call).
@@ -94,12 +68,12 @@ extension FramedConnection {
     public func withOutboundBuffer<R>(_ body: (inout OutboundBuffer) throws -> R) rethrows -> R? {
         guard state == .open || state == .connecting else { return nil }
         defer { didEnqueue() }
-        return try body(&pending)
+        return try body(&outbound.pending)
     }
 
     @inline(__always)
     func didEnqueue() {
-        sentSinceTick = true
+        heartbeat.sentSinceTick = true
         if !markedDirty {
             markedDirty = true
             loop.registry.dirty.append(self)
@@ -115,45 +89,26 @@ extension FramedConnection {
 
     func flushFromLoop() {
         markedDirty = false
-        guard state == .open || state == .closing, !writeInFlight else { return }
-        let total = pending.total
-        guard total > 0 else {
-            if state == .closing { finishGracefulClose() }
-            return
-        }
-        var buffers = pending.buffers(skipping: 0)
-        let written = Int(uv_try_write(stream, &buffers, UInt32(buffers.count)))
-        if written == total {
-            pending.clear()
-            updateWritability()
-            if state == .closing { finishGracefulClose() }
-            return
-        }
-        if written != Int(cuv_eagain()), let error = uvError(written, "uv_try_write") {
-            abort(.ioError(error))
-            return
-        }
-        let offset = max(0, written)
-        swap(&pending, &inflight)
-        pending.clear()
-        inflightOffset = offset
-        var rest = inflight.buffers(skipping: offset)
-        let result = uv_write(writeRequest, stream, &rest, UInt32(rest.count)) { request, status in
+        guard state == .open || state == .closing, !outbound.writeInFlight else { return }
+        let outcome = outbound.write(to: stream) { request, status in
             guard let request, let handle = request.pointee.handle, let data = handle.pointee.data else { return }
             Unmanaged<FramedConnection>.fromOpaque(data).takeUnretainedValue().onWriteCompleted(status: status)
         }
-        if let error = uvError(result, "uv_write") {
+        switch outcome {
+        case .empty:
+            if state == .closing { finishGracefulClose() }
+        case .drained:
+            updateWritability()
+            if state == .closing { finishGracefulClose() }
+        case .writing:
+            updateWritability()
+        case .failed(let error):
             abort(.ioError(error))
-            return
         }
-        writeInFlight = true
-        updateWritability()
     }
 
     func onWriteCompleted(status: Int32) {
-        writeInFlight = false
-        inflight.clear()
-        inflightOffset = 0
+        outbound.writeCompleted()
         if let error = uvError(status, "write") {
             if status != cuv_ecanceled() { abort(.ioError(error)) }
             return

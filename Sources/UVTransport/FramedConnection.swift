@@ -103,55 +103,41 @@ public final class FramedConnection {
     var handler: (any FramedConnectionHandler)?
     let tcp: UnsafeMutablePointer<uv_tcp_t>
     var stream: UnsafeMutablePointer<uv_stream_t> { cuv_tcp_as_stream(tcp) }
-    var decoder: FrameDecoder
-    var inbound = ByteBuffer()
-    let readBuffer: UnsafeMutableRawPointer
-    var pending: OutboundBuffer
-    var inflight: OutboundBuffer
-    var inflightOffset = 0
-    var writeInFlight = false
-    let writeRequest: UnsafeMutablePointer<uv_write_t>
+    /// The reading side: read buffer, decoder, a large body being read directly.
+    var reader: FrameReader
+    /// The writing side: queued frames and the write in flight.
+    var outbound: OutboundQueue
     var shutdownRequest: UnsafeMutablePointer<uv_shutdown_t>?
     var reading = false
     var userPaused = false
     var pausedForWritability = false
     var markedDirty = false
-    /// A large frame body being read straight into its payload array (no intermediate copy).
-    var largeBody: (type: UInt8, payload: [UInt8], filled: Int)?
-    /// Bodies at least this large are read directly into their own array.
-    static let directReadThreshold = 256 << 10
-    var lastFrameWasLarge = false
     var lingerTimer: ScheduledTimer?
     var heartbeatTimer: ScheduledTimer?
-    /// Something was queued / read since the heartbeat's last tick (plain flags: set on every send and read).
-    var sentSinceTick = false
-    var receivedSinceTick = false
-    /// Decides at each heartbeat tick whether to send HEARTBEAT or give up on a silent peer.
+    /// Notes every read and send; decides at each heartbeat tick whether to send HEARTBEAT or give up on a
+    /// silent peer.
     var heartbeat = HeartbeatMonitor(missLimit: 3)
     /// The listener that accepted this connection (weak: both may close in one loop iteration).
     weak var listener: Listener?
 
     /// Changes the largest frame accepted from now on (see `FrameDecoder.setMaxFrameSize`).
-    func setMaxFrameSize(_ size: Int) { decoder.setMaxFrameSize(size) }
+    func setMaxFrameSize(_ size: Int) { reader.setMaxFrameSize(size) }
 
     init(loop: EventLoop, settings: ConnectionSettings) throws {
         self.loop = loop
         self.settings = settings
         id = loop.registry.makeConnectionID()
-        decoder = FrameDecoder(maxFrameSize: settings.maxFrameSize)
         tcp = try makeTCPHandle(on: loop)
-        readBuffer = .allocate(byteCount: max(4096, settings.readBufferSize), alignment: 16)
-        pending = OutboundBuffer(capacity: 64 << 10)
-        inflight = OutboundBuffer(capacity: 64 << 10)
-        writeRequest = .allocate(capacity: 1)
+        // Allocated after the handle, so a failed handle leaks nothing.
+        reader = FrameReader(settings: settings)
+        outbound = OutboundQueue()
         loop.handleOpened()
         tcp.pointee.data = Unmanaged.passRetained(self).toOpaque()
         loop.registry.connections[id] = self
     }
 
     deinit {
-        readBuffer.deallocate()
-        pending.free()
-        inflight.free()
+        reader.free()
+        outbound.free()
     }
 }

@@ -1,7 +1,7 @@
 /// Whether a connection should send a HEARTBEAT or has gone silent, decided one tick at a time: a pure value.
 ///
-/// The connection counts nothing itself: it tells each tick whether it received anything and whether it queued
-/// anything for sending since the previous tick, and does what the monitor answers.
+/// The connection notes here that it read something (`receivedSinceTick`) or queued something for sending
+/// (`sentSinceTick`), plain flags set on every read and send; at each tick it does what `tick()` answers.
 package struct HeartbeatMonitor: Sendable, Hashable {
     /// What the connection does at a tick.
     package enum Directive: Sendable, Hashable {
@@ -17,13 +17,27 @@ package struct HeartbeatMonitor: Sendable, Hashable {
     package private(set) var missLimit: Int
     /// Intervals in a row without receiving anything.
     package private(set) var silentTicks = 0
+    /// Something was read since the last tick.
+    package var receivedSinceTick = false
+    /// Something was queued for sending since the last tick.
+    package var sentSinceTick = false
 
     package init(missLimit: Int) { self.missLimit = max(1, missLimit) }
 
-    /// Starts counting afresh (a heartbeat started or restarted).
+    /// Starts counting afresh (a heartbeat started or restarted): what was received so far no longer counts.
     package mutating func restart(missLimit: Int) {
         self.missLimit = max(1, missLimit)
         silentTicks = 0
+        receivedSinceTick = false
+    }
+
+    /// One interval passed: decides from what was noted since the last tick, and starts noting afresh.
+    package mutating func tick() -> Directive {
+        defer {
+            receivedSinceTick = false
+            sentSinceTick = false
+        }
+        return onTick(received: receivedSinceTick, sent: sentSinceTick)
     }
 
     /// One interval passed. - Parameters: `received`/`sent`: whether anything was read / queued during it.

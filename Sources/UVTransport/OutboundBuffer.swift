@@ -97,6 +97,30 @@ public struct OutboundBuffer {
     /// Appends one message.
     public mutating func write(_ message: Message) { write(message.frame()) }
 
+    /// Appends many frames, reserving their bytes once (large payloads are attached, not copied).
+    mutating func write(contentsOf frames: ArraySlice<Frame>) {
+        var bytes = 0
+        for frame in frames { bytes &+= min(frame.payload.count, OutboundBuffer.attachThreshold) &+ Frame.headerSize }
+        reserve(bytes)
+        frames.withUnsafeBufferPointer { p in
+            for i in p.indices {
+                if p[i].payload.count >= OutboundBuffer.attachThreshold {
+                    appendAttached(type: p[i].type, payload: p[i].payload)
+                } else {
+                    p[i].payload.withUnsafeBytes { append(type: p[i].type, payload: $0) }
+                }
+            }
+        }
+    }
+
+    /// Appends a received batch straight from its shared buffer.
+    mutating func write(contentsOf frames: FrameBatch) {
+        for i in frames.indices {
+            let type = frames.type(at: i)
+            frames.withPayload(at: i) { append(type: type, payload: $0) }
+        }
+    }
+
     /// Bytes queued in this buffer.
     public var queuedBytes: Int { total }
 

@@ -38,4 +38,18 @@ struct HeartbeatMonitorTests {
         #expect(monitor.missLimit == 1)
         #expect(monitor.onTick(received: false, sent: false) == .timedOut)
     }
+
+    @Test("tick decides from the reads and sends noted since the last tick, then forgets them")
+    func tickUsesNotedTraffic() {
+        var monitor = HeartbeatMonitor(missLimit: 2)
+        monitor.receivedSinceTick = true
+        monitor.sentSinceTick = true
+        #expect(monitor.tick() == HeartbeatMonitor.Directive.none)
+        #expect(!monitor.receivedSinceTick && !monitor.sentSinceTick)
+        #expect(monitor.tick() == .sendHeartbeat)
+        monitor.receivedSinceTick = true
+        monitor.restart(missLimit: 2)
+        #expect(monitor.tick() == .sendHeartbeat)
+        #expect(monitor.tick() == .timedOut)
+    }
 }
