@@ -17,6 +17,9 @@ struct JournalStatements {
     let finishJob: PreparedStatement
     let insertArtifact: PreparedStatement
     let finishRun: PreparedStatement
+    /// A visual verdict: the passed attempt fails, then its passed or flaky job.
+    let failAttemptVisually: PreparedStatement
+    let failJobVisually: PreparedStatement
 
     /// The message of an attempt closed as cancelled when its run resumed (it was open when the coordinator stopped).
     static let coordinatorStopped = "the coordinator stopped before the result arrived"
@@ -106,5 +109,15 @@ struct JournalStatements {
                 compressed_size = excluded.compressed_size, raw_size = excluded.raw_size
             """)
         finishRun = try c.statement("UPDATE runs SET status = ?, finished_at = ? WHERE run_key = ?")
+        failAttemptVisually = try c.statement(
+            """
+            UPDATE attempts SET outcome = 'failed', failure_step = ?1, message = ?2
+            WHERE job_key = ?3 AND attempt = ?4 AND outcome = 'passed'
+            """)
+        failJobVisually = try c.statement(
+            """
+            UPDATE results SET outcome = 'failed', failure_step = ?1, failure_message = ?2
+            WHERE job_key = ?3 AND outcome IN ('passed', 'flaky')
+            """)
     }
 }
