@@ -38,6 +38,16 @@ struct JournalStatements {
             """
     }()
 
+    /// A visual verdict's statements (`visualVerdict`): only a passed attempt, and a passed or flaky job, change.
+    private static let failAttemptVisually = """
+        UPDATE attempts SET outcome = 'failed', failure_step = ?1, message = ?2
+        WHERE job_key = ?3 AND attempt = ?4 AND outcome = 'passed'
+        """
+    private static let failJobVisually = """
+        UPDATE results SET outcome = 'failed', failure_step = ?1, failure_message = ?2
+        WHERE job_key = ?3 AND outcome IN ('passed', 'flaky')
+        """
+
     init(_ c: SQLiteConnection) throws {
         insertRun = try c.statement(
             """
@@ -109,15 +119,7 @@ struct JournalStatements {
                 compressed_size = excluded.compressed_size, raw_size = excluded.raw_size
             """)
         finishRun = try c.statement("UPDATE runs SET status = ?, finished_at = ? WHERE run_key = ?")
-        failAttemptVisually = try c.statement(
-            """
-            UPDATE attempts SET outcome = 'failed', failure_step = ?1, message = ?2
-            WHERE job_key = ?3 AND attempt = ?4 AND outcome = 'passed'
-            """)
-        failJobVisually = try c.statement(
-            """
-            UPDATE results SET outcome = 'failed', failure_step = ?1, failure_message = ?2
-            WHERE job_key = ?3 AND outcome IN ('passed', 'flaky')
-            """)
+        failAttemptVisually = try c.statement(Self.failAttemptVisually)
+        failJobVisually = try c.statement(Self.failJobVisually)
     }
 }
