@@ -52,7 +52,7 @@ let package = Package(
         // folders and a run's comparison with it (the store's files and blobs).
         .target(name: "Visual", dependencies: ["Gzip"], swiftSettings: swiftSettings),
         .target(
-            name: "Baselines", dependencies: ["Visual", "Artifacts", "Journal", "MatrixPlan", "FlowCrypto", "FlowSpec", "Gzip", "Wireframe"],
+            name: "Baselines", dependencies: ["Visual", "Artifacts", "Journal", "MatrixPlan", "FlowCrypto", "FlowSpec", "Gzip", "Wireframe", "FlowVocabulary"],
             swiftSettings: swiftSettings
         ),
         .target(name: "Journal", dependencies: ["CSQLite", "FlowVocabulary"], swiftSettings: swiftSettings),

@@ -36,6 +36,7 @@ public enum VisualCheck {
             var job = VisualRunResults.Job(jobID: pictures.job.jobID, registry: pictures.job.registry,
                                            scenarioID: pictures.job.scenarioID, configuration: pictures.job.configuration,
                                            comparedSteps: 0, changes: [])
+            job.attempt = pictures.attempt
             for picture in pictures.pictures {
                 guard let baseline = baselines[pictures.key(step: picture.step)] else {
                     results.newSteps += 1
@@ -52,6 +53,7 @@ public enum VisualCheck {
                     job.changes.append(change)
                 }
             }
+            VisualVerdicts.decide(&job, detail: detail, policy: policy)
             if job.comparedSteps > 0 { results.jobs.append(job) }
         }
         let elapsed = (clock.now - started).components

@@ -15,15 +15,16 @@ struct RunReportWriter: RunReporting {
         var note = RunReportNote(line: [line, visual.line].compactMap { $0 }.joined(separator: "\n  "),
                                  warnings: visual.warnings + warnings)
         note.visualFailures = visual.failedJobs
+        note.visualVerdicts = visual.verdicts
         return note
     }
 
     /// Writes the run's reports and prints their warnings; returns a line saying where they are (or why they are
     /// not). A `--baseline last` with no earlier run writes the report without a comparison.
     static func writeReports(runID: String, store: RunStore, baseline: String?) -> String? {
-        let (line, warnings) = write(runID: runID, store: store, baseline: baseline)
-        for warning in warnings { FlowMatrixCLI.writeError("warning: \(warning)\n") }
-        return line
+        let note = RunReportWriter(baseline: baseline).write(runID: runID, store: store)
+        for warning in note.warnings { FlowMatrixCLI.writeError("warning: \(warning)\n") }
+        return note.line
     }
 
     private static func write(runID: String, store: RunStore, baseline: String?) -> (String, [String]) {

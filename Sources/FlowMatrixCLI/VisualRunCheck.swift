@@ -1,4 +1,5 @@
 import Baselines
+import FlowVocabulary
 import Foundation
 import Journal
 import RunControl
@@ -11,6 +12,8 @@ enum VisualRunCheck {
         var line: String?
         var warnings: [String] = []
         var failedJobs = 0
+        /// Jobs the journal now records as failed because of a change, by the outcome each had before.
+        var verdicts: [JobOutcome: Int] = [:]
     }
 
     static func run(runID: String, store: RunStore) -> Outcome {
@@ -19,7 +22,11 @@ enum VisualRunCheck {
             let baselines = try BaselineStore(root: store.root)
             guard let results = try VisualCheck.run(runID: runID, reader: reader, store: baselines,
                                                     folder: store.runFolder(runID)) else { return Outcome() }
-            return Outcome(line: summaryLine(results), failedJobs: results.failedJobs)
+            var outcome = Outcome(line: summaryLine(results), failedJobs: results.failedJobs)
+            // A change under onChange 'fail' is a verdict: the journal records those jobs as failed before the
+            // reports read it (docs/VISUAL.md, "A visual change is a verdict").
+            outcome.verdicts = try VisualVerdicts.record(results, journalPath: store.journalPath)
+            return outcome
         } catch {
             return Outcome(warnings: ["visual baselines not compared: \(error)"])
         }

@@ -135,7 +135,7 @@ struct JobRecordFolder {
                 } catch {
                     tally.reject(batch[i], at: i, applier.asJournalError(error, "apply jobFinished"))
                 }
-            case .artifactStored, .runStarted, .runResumed, .jobsPlanned, .runFinished, .attemptCompleted:
+            case .artifactStored, .runStarted, .runResumed, .jobsPlanned, .runFinished, .attemptCompleted, .visualVerdict:
                 // An artifact needs its attempt row; the others never reach here (they end a stretch).
                 try flushAll()
                 try applier.applyOne(batch[i], at: i, &tally)

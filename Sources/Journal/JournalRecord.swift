@@ -187,6 +187,27 @@ public struct CompletedAttempt: Sendable, Hashable {
     }
 }
 
+/// A visual change that fails a job after its run (docs/VISUAL.md, "A visual change is a verdict"): the step pictures
+/// of the job's deciding attempt differ from their baselines under `policy.visual.onChange: fail`.
+public struct VisualVerdict: Sendable, Hashable {
+    public var runID: String
+    public var jobID: String
+    /// The attempt whose pictures were compared (the job's deciding, passing attempt).
+    public var attempt: Int
+    /// The first changed step, 0-based as ``AttemptResult/failureStep``.
+    public var failureStep: Int
+    /// Names the changed steps and the rule code (`MX053 …`).
+    public var message: String
+
+    public init(runID: String, jobID: String, attempt: Int, failureStep: Int, message: String) {
+        self.runID = runID
+        self.jobID = jobID
+        self.attempt = attempt
+        self.failureStep = failureStep
+        self.message = message
+    }
+}
+
 /// One fact for the journal. The writer applies records in submission order.
 public enum JournalRecord: Sendable, Hashable {
     /// A new run (status `running`).
@@ -209,6 +230,9 @@ public enum JournalRecord: Sendable, Hashable {
     /// attempt row. The first result of an attempt wins: a duplicate leaves the attempt as it was.
     indirect case attemptCompleted(CompletedAttempt)
     case runFinished(runID: String, status: RunStatus, at: Date)
+    /// A passed attempt and its passed or flaky job become `failed` with the verdict's step and message (written when
+    /// the run's pictures are compared, after it ended). A job or attempt that is not passing is left as it is.
+    case visualVerdict(VisualVerdict)
 
     /// The record's kind, for diagnostics (`attemptFinished`).
     public var kind: String {
@@ -223,6 +247,7 @@ public enum JournalRecord: Sendable, Hashable {
         case .artifactStored: "artifactStored"
         case .attemptCompleted: "attemptCompleted"
         case .runFinished: "runFinished"
+        case .visualVerdict: "visualVerdict"
         }
     }
 }

@@ -17,6 +17,9 @@ struct JournalStatements {
     let finishJob: PreparedStatement
     let insertArtifact: PreparedStatement
     let finishRun: PreparedStatement
+    /// A visual verdict: the passed attempt fails, then its passed or flaky job.
+    let failAttemptVisually: PreparedStatement
+    let failJobVisually: PreparedStatement
 
     /// The message of an attempt closed as cancelled when its run resumed (it was open when the coordinator stopped).
     static let coordinatorStopped = "the coordinator stopped before the result arrived"
@@ -34,6 +37,16 @@ struct JournalStatements {
             WHERE outcome IS NULL AND job_key IN (SELECT job_key FROM jobs WHERE run_key = ?)
             """
     }()
+
+    /// A visual verdict's statements (`visualVerdict`): only a passed attempt, and a passed or flaky job, change.
+    private static let failAttemptVisually = """
+        UPDATE attempts SET outcome = 'failed', failure_step = ?1, message = ?2
+        WHERE job_key = ?3 AND attempt = ?4 AND outcome = 'passed'
+        """
+    private static let failJobVisually = """
+        UPDATE results SET outcome = 'failed', failure_step = ?1, failure_message = ?2
+        WHERE job_key = ?3 AND outcome IN ('passed', 'flaky')
+        """
 
     init(_ c: SQLiteConnection) throws {
         insertRun = try c.statement(
@@ -106,5 +119,7 @@ struct JournalStatements {
                 compressed_size = excluded.compressed_size, raw_size = excluded.raw_size
             """)
         finishRun = try c.statement("UPDATE runs SET status = ?, finished_at = ? WHERE run_key = ?")
+        failAttemptVisually = try c.statement(Self.failAttemptVisually)
+        failJobVisually = try c.statement(Self.failJobVisually)
     }
 }

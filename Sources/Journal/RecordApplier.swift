@@ -268,6 +268,26 @@ final class RecordApplier {
             }
             return first
 
+        case .visualVerdict(let v):
+            var changed = false
+            try atomically(kind) {
+                let job = try jobKey(v.runID, v.jobID)
+                try connection.run(sql.failAttemptVisually) { b in
+                    try b.int(v.failureStep)
+                    try b.text(v.message)
+                    try b.int(job)
+                    try b.int(v.attempt)
+                }
+                changed = connection.changes > 0
+                try connection.run(sql.failJobVisually) { b in
+                    try b.int(v.failureStep)
+                    try b.text(v.message)
+                    try b.int(job)
+                }
+                changed = changed || connection.changes > 0
+            }
+            return changed
+
         case .runFinished(let runID, let status, let at):
             try single(kind) {
                 let run = try runKey(runID)
@@ -367,7 +387,7 @@ extension JournalRecord {
             .attemptFinished(let runID, let jobID, _, _), .jobFinished(let runID, let jobID, _),
             .artifactStored(let runID, let jobID, _, _):
             (runID, jobID)
-        case .runStarted, .runResumed, .jobsPlanned, .runFinished, .attemptCompleted:
+        case .runStarted, .runResumed, .jobsPlanned, .runFinished, .attemptCompleted, .visualVerdict:
             nil
         }
     }

@@ -13,6 +13,8 @@ extension SummaryDocument {
         public var changedJobs: Int
         /// `fail` or `report` (`policy.visual.onChange`).
         public var onChange: String
+        /// Jobs a change failed: the journal records them as `failed` with rule MX053 (0 under `report`).
+        public var failedJobs: Int?
         /// Where the changes are, as the report's "Visual changes" section says it.
         public var headline: String
 
@@ -23,6 +25,7 @@ extension SummaryDocument {
             changedSteps = r.changedSteps
             changedJobs = r.changedJobs
             onChange = r.onChange
+            failedJobs = r.verdicts
             headline = VisualSection(results: r).headline
         }
     }

@@ -71,23 +71,13 @@ struct VisualSection {
             for step in job.changes {
                 out += "<h3 class=\"vis-title\"><a href=\"#job=\(h(job.jobID))\">\(h(job.scenarioID))</a> "
                     + "<span class=\"mono\">\(h(job.configuration))</span> · step \(step.step)</h3>\n"
-                out += "<p>\(h(Self.describe(step)))</p>\n"
+                out += "<p>\(h(step.summary))</p>\n"
                 if shown < Self.pictureLimit { out += pictures(step, id: "\(shown)") }
                 shown += 1
             }
         }
         out += "</section>\n"
         return out
-    }
-
-    static func describe(_ step: VisualRunResults.Step) -> String {
-        switch step.kind {
-        case "size": return step.message ?? "the picture's size changed"
-        case "unreadable": return "a picture could not be read: \(step.message ?? "")"
-        default:
-            let percent = step.totalPixels == 0 ? 0 : Double(step.differentPixels) * 100 / Double(step.totalPixels)
-            return "\(step.differentPixels) of \(step.totalPixels) pixels differ (" + String(format: "%.2f", percent) + " %)"
-        }
     }
 
     private func pictures(_ step: VisualRunResults.Step, id: String) -> String {

@@ -133,6 +133,7 @@ public final class RunController: Sendable {
             let note = reports.write(runID: runID, store: request.store)
             emit(.reportsWritten(seconds: (ContinuousClock.now - started).milliseconds / 1000, note: note))
             result.report = note
+            result.progress.applyVisualVerdicts(note.visualVerdicts)
         }
         if let live = request.liveView, request.reports != nil {
             // Open pages reload into the static report, served from the run's folder while the live view lingers.

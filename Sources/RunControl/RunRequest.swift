@@ -1,4 +1,5 @@
 import Coordinator
+import FlowVocabulary
 import Foundation
 import Journal
 import MatrixPlan
@@ -126,6 +127,9 @@ public struct RunReportNote: Sendable, Hashable {
     public var warnings: [String]
     /// Jobs whose step pictures changed under `policy.visual.onChange: fail` (docs/VISUAL.md): they fail the run.
     public var visualFailures = 0
+    /// Jobs the journal now records as failed because of a visual change, by the outcome each had before (`passed`,
+    /// `flaky`): the run's counts move them to `failed` (``RunProgress/applyVisualVerdicts(_:)``).
+    public var visualVerdicts: [JobOutcome: Int] = [:]
 
     public init(line: String?, warnings: [String] = []) {
         self.line = line

@@ -1,5 +1,6 @@
 import Coordinator
 import FlowSpec
+import FlowVocabulary
 import Foundation
 import Journal
 
@@ -25,6 +26,17 @@ public struct RunResult: Sendable {
     public var notRun: Int { progress.count(.notRun) + progress.count(.cancelled) }
     /// Jobs that ran in this session (not those final before a resume, not those that never ran).
     public var ran: Int { max(0, progress.done - alreadyFinal - notRun) }
+}
+
+extension RunProgress {
+    /// Moves the jobs a visual change failed after the run (``RunReportNote/visualVerdicts``, by the outcome each
+    /// had) to `failed`, so the summary and the exit code say what the journal says (docs/VISUAL.md).
+    public mutating func applyVisualVerdicts(_ moved: [JobOutcome: Int]) {
+        for (outcome, count) in moved where count > 0 && outcome != .failed {
+            outcomes[outcome] = max(0, (outcomes[outcome] ?? 0) - count)
+            outcomes[.failed, default: 0] += count
+        }
+    }
 }
 
 /// Why a run did not start or could not go on. Every code has a documented exit code in the CLI.

@@ -34,6 +34,13 @@ public struct VisualRunResults: Sendable, Hashable, Codable {
         public var comparedSteps: Int
         /// The changed steps only.
         public var changes: [Step]
+        /// The attempt whose pictures were compared (the job's last attempt that kept pictures).
+        public var attempt: Int?
+        /// The job's failure message when its changes failed it (`onChange: fail` and the compared attempt had passed):
+        /// the journal records the job as failed with it (docs/VISUAL.md, "A visual change is a verdict").
+        public var verdict: String?
+        /// The job's outcome before the verdict (`passed` or `flaky`), when there is one.
+        public var outcomeBefore: String?
 
         public init(jobID: String, registry: String, scenarioID: String, configuration: String, comparedSteps: Int,
                     changes: [Step]) {
@@ -81,6 +88,17 @@ public struct VisualRunResults: Sendable, Hashable, Codable {
             self.baseline = baseline
             self.current = current
         }
+
+        /// What changed, in words: `812 of 1024000 pixels differ (0.08 %)`, or the size or decoding problem.
+        public var summary: String {
+            switch kind {
+            case "size": return message ?? "the picture's size changed"
+            case "unreadable": return "a picture could not be read: \(message ?? "")"
+            default:
+                let percent = totalPixels == 0 ? 0 : Double(differentPixels) * 100 / Double(totalPixels)
+                return "\(differentPixels) of \(totalPixels) pixels differ (" + String(format: "%.2f", percent) + " %)"
+            }
+        }
     }
 
     /// Changed steps of all jobs.
@@ -89,6 +107,8 @@ public struct VisualRunResults: Sendable, Hashable, Codable {
     public var changedJobs: Int { jobs.filter { !$0.changes.isEmpty }.count }
     /// Jobs a change fails (none when `onChange` is `report`).
     public var failedJobs: Int { onChange == "fail" ? changedJobs : 0 }
+    /// Jobs whose outcome a change turned to `failed` in the journal (passing before).
+    public var verdicts: Int { jobs.filter { $0.verdict != nil }.count }
 
     /// The file's name in a run folder.
     public static let fileName = "visual.json"

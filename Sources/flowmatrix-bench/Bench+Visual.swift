@@ -9,7 +9,7 @@ import Visual
 enum VisualBench {
     static let suite = BenchSuite(
         name: "visual",
-        overview: "Visual compare: MP/s on 1280×800 pairs vs pixelmatch (Python) and pybind11-pixelmatch (C++).",
+        overview: "Visual compare: MP/s on 1280×800 pairs vs pixelmatch (Python) and pybind11-pixelmatch (C++); a web run with/without baselines.",
         run: { quick in try run(quick: quick) }
     )
 
@@ -102,6 +102,7 @@ enum VisualBench {
                          count, withDiff * 1000))
         }
         try peers(pairs, ours: ours, quick: quick)
+        try VisualRunBench.run(quick: quick)
     }
 
     /// Runs the Python peers on the same pairs (raw RGBA files) and prints their figures and the agreement.

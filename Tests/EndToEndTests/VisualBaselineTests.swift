@@ -135,6 +135,11 @@ struct VisualBaselineTests {
         let jobs = try #require(summary["jobs"] as? [[String: Any]])
         let flagged = jobs.filter { $0["visualChanges"] != nil }
         #expect(flagged.count == 1 && flagged.allSatisfy { ($0["configuration"] as? [String: String])?["locale"] == "de" })
+        // Report only: every view says the jobs passed (no junit failure), the change listed all the same.
+        let reportOnly = try ReportCounts(folder: ws.root.appendingPathComponent(".flowmatrix/runs/\(run3)"))
+        #expect(reportOnly.fromCases["failures"] == 0 && (reportOnly.summaryJobs["failed"] ?? 0) == 0
+                && reportOnly.summaryJobs["passed"] == 3, "\(reportOnly.summaryJobs)")
+        #expect(flagged.allSatisfy { $0["status"] as? String == "passed" }, "\(flagged)")
         let html = try String(contentsOf: ws.root.appendingPathComponent(".flowmatrix/runs/\(run3)/report.html"), encoding: .utf8)
         #expect(html.contains("<h2>Visual changes</h2>") && html.contains("only with locale=de"))
         let (_, diff) = try await ws.run(["diff", run2, run3], label: "diff")
@@ -147,7 +152,29 @@ struct VisualBaselineTests {
         #expect(code4 == 0 && out4.contains("visual: 0 changed step(s)"), "\(out4)")
         #expect((try visual(ws, run4)["comparedSteps"] as? Int ?? 0) >= 12)
         let failing = try writeMatrix(ws, registry: "web", locales: ["en", "de", "ar"], visual: #"{"onChange": "fail"}"#)
-        let (code5, out5, _) = try await run(failing, "web5")
+        let (code5, out5, run5) = try await run(failing, "web5")
         #expect(code5 == 1 && out5.contains("changed step(s) in 1 job(s) (fail)"), "\(out5)")
+        try await expectVerdict(ws, run: run5, output: out5)
+    }
+
+    /// Under `onChange: fail` the German job failed like any failure, in every view: the journal (`show`), the run's
+    /// summary line, junit.xml (one failure, rule MX053), summary.json and report.html's counts (issue 27's invariant).
+    private func expectVerdict(_ ws: E2EWorkspace, run: String, output: String) async throws {
+        #expect(output.contains("2 passed, 1 failed"), "\(output)")
+        let folder = ws.root.appendingPathComponent(".flowmatrix/runs/\(run)")
+        let counts = try ReportCounts(folder: folder)
+        #expect(counts.fromCases["failures"] == 1 && counts.root["failures"] == 1, "\(counts.root)")
+        #expect(counts.summaryJobs["failed"] == 1 && counts.summaryJobs["passed"] == 2, "\(counts.summaryJobs)")
+        #expect(counts.pageJobs["failed"] == 1, "\(counts.pageJobs)")
+        let junit = try String(contentsOf: folder.appendingPathComponent("junit.xml"), encoding: .utf8)
+        #expect(junit.contains("MX053 visual change") && junit.contains("locale=de"), "\(junit)")
+        let results = try visual(ws, run)
+        let verdicts = (results["jobs"] as? [[String: Any]] ?? []).filter { $0["verdict"] != nil }
+        #expect(verdicts.count == 1 && verdicts.allSatisfy { ($0["configuration"] as? String)?.contains("locale=de") == true })
+        let summary = try json(folder.appendingPathComponent("summary.json"))
+        #expect((summary["visual"] as? [String: Any])?["failedJobs"] as? Int == 1)
+        let (showCode, shown) = try await ws.run(["show", run], label: "show-verdict")
+        #expect(showCode == 1, "show exits as the run did\n\(shown)")
+        #expect(shown.contains("MX053") && shown.contains("1 failed"), "\(shown)")
     }
 }
