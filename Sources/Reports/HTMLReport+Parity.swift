@@ -72,6 +72,15 @@ extension HTMLReport {
 }
 
 extension Parity {
+    /// A run on several registries: where they disagree, read before the report's pass so that the pass carries the
+    /// evidence of a disagreement's passing side too (``evidenceJobs``). Nil on one registry.
+    static func beforePass(runID: String, reader: JournalReader) throws -> Parity? {
+        try reader.registries(runs: [runID]).count > 1 ? try read(runID: runID, reader: reader) : nil
+    }
+
+    /// The jobs of every disagreement, on each side: the parity view shows their pictures side by side.
+    var evidenceJobs: Set<String> { Set(disagreements.flatMap { $0.verdicts.map(\.jobID) }) }
+
     /// Fills `front`'s parity (when the run's jobs ran on several registries) and its changes since `base`.
     /// `current`: the run's parity when it was read already.
     static func analyze(_ front: inout ReportWriter.Front, runID: String, base: String?, reader: JournalReader,

@@ -101,11 +101,8 @@ public enum ReportWriter {
         let store = storeRoot(blobsRoot).flatMap { try? BlobStore(root: $0, syncToDisk: false) }
         // The pass reads through its own connection from the start; the index, the diff, the pivot and the heat map's
         // layout are computed meanwhile on this one (the pass's later stages wait for the index).
-        // A run on several registries: where they disagree is read first, so that the pass carries the evidence of
-        // a disagreement's passing side too (the parity view shows it beside the failing side's).
-        let parity = try reader.registries(runs: [runID]).count > 1 ? try Parity.read(runID: runID, reader: reader) : nil
-        let pass = try JobPass(store: store, folder: folder, settings: settings,
-                               alsoCarry: Set(parity?.disagreements.flatMap { $0.verdicts.map(\.jobID) } ?? []))
+        let parity = try Parity.beforePass(runID: runID, reader: reader)
+        let pass = try JobPass(store: store, folder: folder, settings: settings, alsoCarry: parity?.evidenceJobs ?? [])
         // The run's comparison with its visual baselines, written before the reports (docs/VISUAL.md).
         let visual = try VisualSection.read(in: folder)
         pass.visualChanges = visual.map(SummaryDocument.visualChanges) ?? [:]
@@ -148,9 +145,8 @@ public enum ReportWriter {
         passed.summary.testPivots = page.testPivots
         passed.summary.isolation = isolation
         page.parity = front.parity
-        page.registryTimes = passed.registryTimes
         (passed.summary.parity, passed.summary.parityChanges) = (front.parity, front.parityChanges)
-        passed.summary.registryTimes = passed.registryTimes
+        (page.registryTimes, passed.summary.registryTimes) = (passed.registryTimes, passed.registryTimes)
         (files.parity, files.registryTimes) = (front.parity, passed.registryTimes)
         // summary.json repeats junit.xml's counters (test cases, not jobs): the pass has counted them.
         let testCases = SummaryDocument.TestCases(passed.cases.totals)
