@@ -24,7 +24,7 @@
 #   - the shard lines ("on each of 4 runners") run for shards 1 to 4, so that `merge shard-1 … shard-4` has them.
 #   - `bench all` runs as `bench --quick all` (the full suites take about an hour on a small machine); suites
 #     whose helpers are missing are skipped with the reason, which is what the tour's line says.
-#   - `run Matrices/parity-web.json` (the Catalog corpus in real Chromium) runs one shard of nine with --quick.
+#   - `run Matrices/parity.json` (the Catalog corpus headless and in real Chromium) runs one shard of nine with --quick.
 #   - `run Matrices/pytest-locale-window.json` needs python3 with pytest (scripts/install-deps.sh test); without
 #     them the line is reported as not run, with that reason.
 # Exit codes: 0 every line worked, 1 a line failed (its output is printed), 64 usage error.
@@ -199,7 +199,7 @@ for raw in "${tour[@]}"; do
             else
                 attempt "flowmatrix bench --quick all" "0" "reduced: --quick"
             fi ;;
-        "FLOWMATRIX_WEB_ROOT="*"flowmatrix run Matrices/parity-web.json"*)
+        "flowmatrix run Matrices/parity.json"*)
             if [ "$quick" = 1 ]; then
                 attempt "$line --shard 1/9" "0 1" "reduced: one configuration of nine"
             else

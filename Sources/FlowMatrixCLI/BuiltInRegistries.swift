@@ -1,6 +1,7 @@
 import CommandJobs
 import CatalogApp
 import FlowSpec
+import MatrixPlan
 import Foundation
 import WebRegistry
 import Worker
@@ -30,4 +31,11 @@ enum BuiltInRegistries {
     /// The manifests of the built-in registries and of `command`: what `validate`, `plan` and `run` check scenarios
     /// against when the matrix names one of them (and no `--worker-executable` publishes its own).
     static var manifests: [RegistryManifest] { all.map(\.manifest) + [CommandRegistry.manifest] }
+
+    /// The `web` manifest of a site a matrix names (`web.pages`, or `Pages` beside `web.root`): its page objects'
+    /// steps, what the workers `run` starts will resolve targets through; nil without page objects.
+    @Sendable static func webSiteManifest(_ site: WebSite) -> RegistryManifest? {
+        guard let folder = site.pageObjects else { return nil }
+        return WebHost(pageObjects: folder).manifest
+    }
 }

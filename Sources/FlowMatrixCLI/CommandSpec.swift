@@ -90,6 +90,7 @@ extension ParsedArguments {
         var settings = PlanSettings()
         if let n = integer("--max-jobs") { settings.maximumJobs = n }
         settings.registryManifests = BuiltInRegistries.manifests
+        settings.webSiteManifest = BuiltInRegistries.webSiteManifest
         settings.itemsCommandRunner = ProcessItemsRunner()
         return settings
     }

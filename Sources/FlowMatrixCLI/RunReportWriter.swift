@@ -43,6 +43,9 @@ struct RunReportWriter: RunReporting {
             var line = "report: \(files.html.path)"
             if let diff = files.diff { line += "\n  since \(diff.base): \(diff.summaryLine)" }
             if let note { line += "\n  \(note)" }
+            // A run on several registries (renderers): where they disagree, and where the time went.
+            if let parity = files.parity { line += "\n  renderers: " + parity.headline.terminalSafe }
+            if let times = files.registryTimes { line += "\n  time per registry: " + times.line.terminalSafe }
             if let stability = files.stability {
                 // Stability mode: the least stable jobs and axis values (stability.json holds them all).
                 line += "\n" + stability.lines().map(\.terminalSafe).joined(separator: "\n")

@@ -110,7 +110,7 @@ enum RunSession {
         guard let matrixPath else { return [] }
         let (matrix, _) = MatrixFile.load(from: URL(fileURLWithPath: matrixPath))
         guard let matrix else { return [] }
-        return matrix.registryManifests(in: settings.registryManifests).flatMap(matrix.ignoredAxisNotes)
+        return settings.manifests(for: matrix).flatMap(matrix.ignoredAxisNotes)
     }
 
     /// A run that did not start or could not be served: its findings and message, with the CLI's exit codes.

@@ -141,6 +141,8 @@ public struct MatrixFile: Sendable, Hashable {
     public var audit: AuditPolicy = .none
     /// How step pictures are compared with their baselines (`policy.visual`); nil: defaults, changes only reported.
     public var visual: VisualPolicy?
+    /// The site the `web` registry tests (`web`: `root`, `pages`); nil: the workers' environment says.
+    public var webSite: WebSite?
     /// The axes in file order.
     public var axes: [Axis]
     /// Include entries in file order (GitHub Actions semantics), values canonical.
@@ -208,7 +210,10 @@ public struct MatrixFile: Sendable, Hashable {
                     message: "corpus '\(m.corpus[i])' does not exist (resolved to \(corpusURL.path)); paths are relative to the matrix file"))
             }
         }
-        if findings.contains(where: { $0.code == MatrixRule.missingCorpus.code }) { matrix = nil }
+        if let site = matrix?.webSite { findings += site.missingFolders(file: display) }
+        if findings.contains(where: { $0.code == MatrixRule.missingCorpus.code || $0.code == MatrixRule.badWebSite.code }) {
+            matrix = nil
+        }
         return (matrix, findings.sortedForDisplay())
     }
 

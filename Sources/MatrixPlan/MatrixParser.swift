@@ -18,7 +18,7 @@ struct MatrixParser {
 
     static let topMembers: Set<String> = ["name", "description", "corpus", "tags", "registry", "labels", "policy",
                                           "axes", "include", "exclude", "constraints", "reduction", "command",
-                                          "customAxes"]
+                                          "customAxes", "web"]
 
     init(file: String, directory: URL?) {
         self.file = file
@@ -110,6 +110,7 @@ struct MatrixParser {
         let registries = parseRegistries(root, required: root["corpus"] != nil || !hasCommand)
             ?? (hasCommand && root["corpus"] == nil ? [CommandTemplate.registry] : nil)
         let labels = parseLabels(root["labels"])
+        let webSite = parseWebSite(root, registries: registries)
         var policy = (retries: 0, timeout: Duration.seconds(300), failFast: false, keep: KeepPolicy.failures, seed: UInt64(0))
         if let node = root["policy"] { parsePolicy(node, into: &policy) }
         if hasCommand, root["corpus"] == nil { checkAuditOfCommand(root["policy"]?["audit"]) }
@@ -145,6 +146,7 @@ struct MatrixParser {
         matrix.repetitions = repetitions
         matrix.audit = audit
         matrix.visual = visual
+        matrix.webSite = webSite
         matrix.axesPosition = root["axes"]?.position
         matrix.reductionPosition = root["reduction"]?.position
         checkSemantics(matrix, root: root)

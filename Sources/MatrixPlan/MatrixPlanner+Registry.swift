@@ -49,5 +49,13 @@ extension MatrixFile {
 
 extension PlanSettings {
     /// The manifests of `matrix`' registries that `registryManifests` has.
-    func manifests(for matrix: MatrixFile) -> [RegistryManifest] { matrix.registryManifests(in: registryManifests) }
+    /// With the `web` manifest of the matrix's own site (``webSiteManifest``) when it names one.
+    public func manifests(for matrix: MatrixFile) -> [RegistryManifest] {
+        var all = registryManifests
+        if let site = matrix.webSite, let manifest = webSiteManifest?(site) {
+            all.removeAll { $0.name == manifest.name }
+            all.append(manifest)
+        }
+        return matrix.registryManifests(in: all)
+    }
 }

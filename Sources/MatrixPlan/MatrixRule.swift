@@ -94,6 +94,10 @@ public enum MatrixRule: String, Sendable, CaseIterable {
     case badVisualOnChange = "MX048"
     /// `policy.visual` with `keep: none`: no step picture would be recorded to compare.
     case visualWithoutPictures = "MX049"
+    /// `web` is not an object with a `root` folder (and optionally `pages`), or a folder it names does not exist.
+    case badWebSite = "MX050"
+    /// `web` names a site but the matrix does not run the `web` registry.
+    case webSiteWithoutWebRegistry = "MX051"
     /// A listed registry that no known worker publishes: an error when a published name is close (`"wbe"`, did you
     /// mean `web`), a warning otherwise (a registry of the user's own worker; `validate --worker-executable`).
     case unpublishedRegistry = "MX059"

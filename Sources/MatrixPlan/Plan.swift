@@ -54,6 +54,10 @@ public struct PlanSettings: Sendable {
     /// Runs a matrix's `items.command` when it is loaded (`ItemsCommandRunner`; the CLI's starts a process). Nil (the
     /// default): MatrixPlan runs nothing, and a matrix whose items come from a command is an MX029 finding.
     public var itemsCommandRunner: (any ItemsCommandRunner)?
+    /// The `web` registry's manifest for the site a matrix names (`web`: its page objects), replacing the one in
+    /// `registryManifests` for that matrix; nil (the default), or nil from it: `registryManifests`' stands. The CLI's
+    /// reads the page objects with the web registry.
+    public var webSiteManifest: (@Sendable (WebSite) -> RegistryManifest?)?
 
     public init() {}
 }

@@ -13,6 +13,8 @@ import Foundation
 public struct AxisPivot: Sendable, Hashable, Codable {
     /// The pseudo-axis name under which scenario ids take part in the pivot.
     public static let scenarioAxis = "scenario"
+    /// The pseudo-axis under which a run on several registries pivots its registries (the matrix's `registry`).
+    public static let registryAxis = "registry"
 
     /// One group: jobs sharing one axis value, a pair of values of two axes, or a scenario with a pair.
     public struct Group: Sendable, Hashable, Codable {
@@ -145,6 +147,11 @@ public struct AxisPivot: Sendable, Hashable, Codable {
         var values = ValueTable()
         let scenarioValues = index.scenarios.map { values.id(AxisValue(axis: AxisPivot.scenarioAxis, value: $0.id)) }
         let translation = index.values.map { excluded.contains($0.axis) ? -1 : values.id($0) }
+        // A run on several registries pivots by registry too (a pseudo-axis, among the axes by name): a pattern
+        // with `registry=web` is a renderer's defect, an exact one without it fails on every renderer (PivotHeadline).
+        let registryValues = index.registries.count > 1 && !excluded.contains(registryAxis)
+            ? index.registries.map { values.id(AxisValue(axis: registryAxis, value: $0)) } : []
+        let afterRegistry = values.values.map { $0.axis != scenarioAxis && $0.axis > registryAxis }
         // Without skipped jobs or flaky ones counted as failing, the index already knows the totals and which values
         // occur in a failing job: one pass fewer.
         var known: Known?
@@ -152,6 +159,8 @@ public struct AxisPivot: Sendable, Hashable, Codable {
             var failing = [Bool](repeating: false, count: values.values.count)
             for (scenario, value) in scenarioValues.enumerated() where index.failingScenarios[scenario] { failing[Int(value)] = true }
             for (id, value) in translation.enumerated() where value >= 0 && index.failingValues[id] { failing[Int(value)] = true }
+            // Whether a registry has a failing job is not indexed: counting its groups is merely a little more work.
+            for value in registryValues { failing[Int(value)] = true }
             let c = index.counts
             known = Known(jobs: CellStatus.allCases.filter(\.isVerdict).reduce(0) { $0 + (c[$1] ?? 0) },
                           failures: (c[.failed] ?? 0) + (c[.timedOut] ?? 0), flaky: c[.flaky] ?? 0, failing: failing)
@@ -164,6 +173,11 @@ public struct AxisPivot: Sendable, Hashable, Codable {
                 profile.removeAll(keepingCapacity: true)
                 profile.append(scenarioValues[Int(job.scenario)])
                 for id in ids where translation[Int(id)] >= 0 { profile.append(translation[Int(id)]) }
+                if !registryValues.isEmpty {
+                    // Profile order: the registry among the axes by name.
+                    let at = profile.indices.dropFirst().first { afterRegistry[Int(profile[$0])] } ?? profile.endIndex
+                    profile.insert(registryValues[Int(job.registry)], at: at)
+                }
                 try body(profile, job.status.isFailure || (flakyFails && job.status == .flaky), job.status == .flaky)
             }
         }

@@ -78,7 +78,13 @@ final class BlobCarrier {
     /// Threads that read blobs ahead (``prefetch(_:)``).
     static let readers = 4
 
-    init(store: BlobStore?, folder: URL, selection: ArtifactSelection, maxArtifactSize: Int) throws {
+    /// Jobs carried whatever their status, unless the selection is `none` (the passing side of a disagreement
+    /// between registries: the parity view shows its pictures).
+    private let alsoCarry: Set<String>
+
+    init(store: BlobStore?, folder: URL, selection: ArtifactSelection, maxArtifactSize: Int,
+         alsoCarry: Set<String> = []) throws {
+        self.alsoCarry = alsoCarry
         self.store = store
         self.folder = folder
         self.selection = selection
@@ -91,6 +97,10 @@ final class BlobCarrier {
         }
     }
 
+    private func selects(_ job: JobReport) -> Bool {
+        selection.includes(job.status) || (selection != .none && !alsoCarry.isEmpty && alsoCarry.contains(job.id))
+    }
+
     /// `blobs/pack-007.js`.
     static func path(pack n: Int) -> String {
         let digits = String(n)
@@ -101,7 +111,7 @@ final class BlobCarrier {
     /// carried.
     func carry(_ job: JobReport) throws -> [ArtifactReference: Result<Place, Note>] {
         var out: [ArtifactReference: Result<Place, Note>] = [:]
-        let selected = selection.includes(job.status)
+        let selected = selects(job)
         for attempt in job.attempts {
             for ref in attempt.artifacts {
                 guard selected else {
@@ -121,7 +131,7 @@ final class BlobCarrier {
         guard let store, selection != .none else { return }
         var wanted: [ArtifactReference] = []
         var seen = Set<String>()
-        for job in jobs where selection.includes(job.status) {
+        for job in jobs where selects(job) {
             for attempt in job.attempts {
                 for ref in attempt.artifacts where done[ref.sha256] == nil && ref.rawSize <= maxArtifactSize {
                     if seen.insert(ref.sha256).inserted { wanted.append(ref) }

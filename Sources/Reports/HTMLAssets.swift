@@ -87,6 +87,7 @@ enum HTMLAssets {
         \(drillStyle)
         \(stickyStyle)
         \(timelineStyle)
+        \(parityStyle)
         """
 
     static let script = """
@@ -479,6 +480,7 @@ enum HTMLAssets {
         \(drillScript)
         \(cellInfoScript)
         \(timelineScript)
+        \(parityScript)
           fromHash();
           // Ready once the heat map and the failures by axis (parsed above this script) have been laid out for a
           // frame; data-ready-ms is the time since navigation started.

@@ -32,6 +32,8 @@ struct HTMLReport {
     var isolation: IsolationRecord?
     /// Where the registries disagree (`HTMLReport+Parity.swift`); nil for a run on one registry.
     var parity: Parity?
+    /// Where the time went per registry; nil for a run on one registry.
+    var registryTimes: RegistryTimes?
     /// The step pictures compared with their visual baselines (`visual.json`; ``VisualSection``).
     var visual: VisualRunResults?
 
@@ -101,7 +103,7 @@ struct HTMLReport {
             ("Jobs/s", index.jobsPerSecond.map { Format.rate($0) } ?? "-"),
             ("Attempts", "\(index.attemptCount) (\(max(0, retries)) retries)"),
             ("Workers", "\(index.workers.count)" + (index.workers.isEmpty ? "" : ": " + index.workers.map(h).joined(separator: ", "))),
-            ("Registries", index.registries.map(h).joined(separator: ", ")),
+            ("Registries", registryTimes.map { h($0.line) } ?? index.registries.map(h).joined(separator: ", ")),
             ("Axes", index.axisNames.isEmpty ? "-" : index.axisNames.map(h).joined(separator: ", ")),
         ]
         if rows.count % 2 == 1 { rows.append(("", "")) }

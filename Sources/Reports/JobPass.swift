@@ -39,6 +39,8 @@ final class JobPass {
         var anyArtifact: Bool
         /// The accessibility findings by axis (nil when no failure is an audit's).
         var audit: AuditPivot?
+        /// Where the time went per registry (nil on one registry).
+        var registryTimes: RegistryTimes?
     }
 
     /// A job with where its artifacts went (stage 2 to 3).
@@ -56,11 +58,12 @@ final class JobPass {
     /// The producer stops: the consumer failed, and its error is the one thrown.
     private struct Stopped: Error {}
 
-    init(store: BlobStore?, folder: URL, settings: ReportSettings) throws {
+    /// - Parameter alsoCarry: jobs whose artifacts are carried whatever their status (unless the selection is none).
+    init(store: BlobStore?, folder: URL, settings: ReportSettings, alsoCarry: Set<String> = []) throws {
         self.folder = folder
         self.settings = settings
         carrier = try BlobCarrier(store: store, folder: folder, selection: settings.artifacts,
-                                  maxArtifactSize: settings.maxArtifactSize)
+                                  maxArtifactSize: settings.maxArtifactSize, alsoCarry: alsoCarry)
     }
 
     /// Streams run `runID`'s jobs through every writer and closes the last pack (``JobChunks/finish()`` is left to
@@ -70,7 +73,7 @@ final class JobPass {
         let read = Parallel.Channel<JobReport>(capacity: Self.queueBatches)
         let placed = Parallel.Channel<Placed>(capacity: Self.queueBatches)
         let streamed = Parallel.Channel<Streamed>(capacity: Self.queueBatches)
-        let (totals, (_, (chunks, (summary, cases, failures, anyArtifact, audit)))) = try Parallel.both({
+        let (totals, (_, (chunks, (summary, cases, failures, anyArtifact, audit, times)))) = try Parallel.both({
             defer { read.close() }
             do { return try produce(runID: runID, reader: reader, into: read) } catch is Stopped { return (0, []) }
         }, {
@@ -91,7 +94,7 @@ final class JobPass {
             })
         })
         return Output(chunks: chunks, summary: summary, cases: cases, attemptCount: totals.0, workers: totals.1,
-                      failures: failures, anyArtifact: anyArtifact, audit: audit)
+                      failures: failures, anyArtifact: anyArtifact, audit: audit, registryTimes: times)
     }
 
     /// Stage 3: the chunks (their writer needs the index's axis names).
@@ -171,7 +174,7 @@ final class JobPass {
 
     /// Stage 4: summary entries, test cases and failure texts.
     private func consume(_ queue: Parallel.Channel<Streamed>, index: RunIndex) throws
-        -> (SummaryDocument.Writer, JUnitReport.Cases, [Int: String], Bool, AuditPivot?)
+        -> (SummaryDocument.Writer, JUnitReport.Cases, [Int: String], Bool, AuditPivot?, RegistryTimes?)
     {
         let summary = try SummaryDocument.Writer(index: index, folder: folder)
         summary.visualChanges = visualChanges
@@ -180,12 +183,14 @@ final class JobPass {
         var failures: [Int: String] = [:]
         var anyArtifact = false
         var audit = AuditPivot.Tally()
+        var times = RegistryTimes.Tally()
         while let batch = queue.receive() {
             for item in batch {
                 let job = item.job
                 anyArtifact = anyArtifact || job.attempts.contains { !$0.artifacts.isEmpty }
                 cases.add(job)
                 audit.add(job)
+                times.add(job)
                 try summary.add(job) { item.carried.contains($0) }
                 // The page lists the first ones only.
                 if job.status != .passed && job.status != .notRun && failures.count < HTMLReport.failingRows {
@@ -195,6 +200,6 @@ final class JobPass {
                 }
             }
         }
-        return (summary, cases, failures, anyArtifact, audit.pivot())
+        return (summary, cases, failures, anyArtifact, audit.pivot(), times.finish())
     }
 }

@@ -11,9 +11,13 @@ enum PivotHeadline {
             return totalJobs == 0 ? "No job reached a verdict." : "No failures in \(totalJobs) jobs."
         }
         let failures = "\(totalFailures) failure\(totalFailures == 1 ? "" : "s")"
+        let registries = pivot.axes.contains { $0.axis == AxisPivot.registryAxis }
+        func notes(_ e: AxisPivot.Explanation) -> String {
+            Self.notes(e) + (registries ? Self.renderers(e) : "")
+        }
         if explanations.count == 1, let only = explanations.first, only.exact, unexplained == 0 {
             return "Fails exactly with \(only.group.label): all \(failures), and every such job fails"
-                + Self.notes(only) + "."
+                + notes(only) + "."
         }
         guard !explanations.isEmpty else {
             return totalFailures == 1
@@ -22,8 +26,8 @@ enum PivotHeadline {
         let patterns = explanations.map { e in
             let g = e.group
             let jobs = "\(g.failures) of \(g.jobs) job\(g.jobs == 1 ? "" : "s") fail"
-            return e.exact ? "exactly \(g.label) (\(jobs))\(Self.notes(e))"
-                : "\(g.label) (\(jobs); \(e.explains) of \(totalFailures) failures)\(Self.notes(e))"
+            return e.exact ? "exactly \(g.label) (\(jobs))\(notes(e))"
+                : "\(g.label) (\(jobs); \(e.explains) of \(totalFailures) failures)\(notes(e))"
         }
         let rest = unexplained == 0 ? "" : "; \(unexplained) other failure\(unexplained == 1 ? "" : "s")"
         return "\(failures) follow " + patterns.joined(separator: "; ") + rest + "."
@@ -35,6 +39,16 @@ enum PivotHeadline {
         if let n = e.confirmedBy { out += ", confirmed by \(n) follow-up job\(n == 1 ? "" : "s")" }
         if let tell = cannotTell(e) { out += " (\(tell))" }
         return out
+    }
+
+    /// In a run on several registries (renderers), what an exact pattern means: with a registry value, its jobs on
+    /// the other registries pass (`: fails only in web, a renderer defect`); without one, it fails on every registry
+    /// (`: fails in every registry, a model defect`). Empty for a pattern that is not exact.
+    static func renderers(_ e: AxisPivot.Explanation) -> String {
+        guard e.exact else { return "" }
+        let named = e.group.values.filter { $0.axis == AxisPivot.registryAxis }.map(\.value)
+        return named.isEmpty ? ": fails in every registry, a model defect"
+            : ": fails only in \(named.joined(separator: ", ")), a renderer defect"
     }
 
     /// "can't tell locale=ar from window=narrow or device=tablet here": the values in which a pattern and its

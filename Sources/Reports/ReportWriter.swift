@@ -59,6 +59,9 @@ public struct ReportFiles: Sendable, Hashable {
     public var stability: Stability?
     /// Problems that did not stop the report (a blob missing from the store…), one sentence each.
     public var warnings: [String]
+    /// Where the registries disagree, and where the time went per registry (a run on several registries).
+    public var parity: Parity?
+    public var registryTimes: RegistryTimes?
     /// Seconds spent per phase, in order: `index`, (`diff` with a baseline), `pivot`, `heat map` (these one after
     /// the other on one thread while the pass runs; the heat map's drill-down files are written then), `jobs` (the pass: chunks, blobs, summary entries and test cases,
     /// streamed together; from the start), `junit.xml` and `report.html` (with summary.json; on two threads at once).
@@ -98,14 +101,16 @@ public enum ReportWriter {
         let store = storeRoot(blobsRoot).flatMap { try? BlobStore(root: $0, syncToDisk: false) }
         // The pass reads through its own connection from the start; the index, the diff, the pivot and the heat map's
         // layout are computed meanwhile on this one (the pass's later stages wait for the index).
-        let pass = try JobPass(store: store, folder: folder, settings: settings)
+        let parity = try Parity.beforePass(runID: runID, reader: reader)
+        let pass = try JobPass(store: store, folder: folder, settings: settings, alsoCarry: parity?.evidenceJobs ?? [])
         // The run's comparison with its visual baselines, written before the reports (docs/VISUAL.md).
         let visual = try VisualSection.read(in: folder)
         pass.visualChanges = visual.map(SummaryDocument.visualChanges) ?? [:]
         let passReader = try reader.sibling()
         let promise = Parallel.Promise<RunIndex>()
         let (front, passed) = try Parallel.both({
-            try analyze(runID: runID, reader: reader, base: base, settings: settings, folder: folder, promise: promise)
+            try analyze(runID: runID, reader: reader, base: base, settings: settings, folder: folder, promise: promise,
+                        parity: parity)
         }, { try pass.run(runID: runID, reader: passReader, index: promise) })
         var timer = front.timer
         timer.add("jobs", seconds: PhaseTimer.seconds(clock.now - started))
@@ -141,6 +146,8 @@ public enum ReportWriter {
         passed.summary.isolation = isolation
         page.parity = front.parity
         (passed.summary.parity, passed.summary.parityChanges) = (front.parity, front.parityChanges)
+        (page.registryTimes, passed.summary.registryTimes) = (passed.registryTimes, passed.registryTimes)
+        (files.parity, files.registryTimes) = (front.parity, passed.registryTimes)
         // summary.json repeats junit.xml's counters (test cases, not jobs): the pass has counted them.
         let testCases = SummaryDocument.TestCases(passed.cases.totals)
         // Three threads: junit.xml; summary.json, report.html and stability.json; the chunks compressed.
@@ -181,7 +188,7 @@ public enum ReportWriter {
     /// The index (handed to the pass through `promise` as soon as it is built), the diff with the baseline run
     /// `base`, the pivot and the stability figures.
     static func analyze(runID: String, reader: JournalReader, base: String?, settings: ReportSettings, folder: URL,
-                        promise: Parallel.Promise<RunIndex>) throws -> Front {
+                        promise: Parallel.Promise<RunIndex>, parity: Parity? = nil) throws -> Front {
         var timer = PhaseTimer()
         let index: RunIndex
         do {
@@ -206,7 +213,7 @@ public enum ReportWriter {
         timer.lap("heat map")
         var front = Front(index: index, diff: diff, pivot: pivot, stability: stability, layout: layout,
                           baselineJobIDs: baselineJobIDs, timer: timer)
-        try Parity.analyze(&front, runID: runID, base: base, reader: reader)
+        try Parity.analyze(&front, runID: runID, base: base, reader: reader, current: parity)
         return front
     }
 

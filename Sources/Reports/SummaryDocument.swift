@@ -225,6 +225,8 @@ public struct SummaryDocument: Sendable, Hashable, Codable {
     /// New and fixed disagreements since the baseline run (``ParityDiff``); absent without a baseline or when
     /// neither run has several registries.
     public var registryParityChanges: ParityDiff?
+    /// Where the time went per registry (``RegistryTimes``), absent on one registry; sorts after `passed`.
+    public var registryTimes: RegistryTimes?
     /// The comparison with the visual baselines (`SummaryDocument+Visual.swift`); nil when no picture was compared.
     public var visual: VisualSummary?
 
@@ -305,6 +307,7 @@ public struct SummaryDocument: Sendable, Hashable, Codable {
         /// Set before finishing: the registries' disagreements and their changes since the baseline.
         var parity: Parity?
         var parityChanges: ParityDiff?
+        var registryTimes: RegistryTimes?
         var visualChanges: [String: Int] = [:]  // job id → steps changed against their visual baselines
         var visual: VisualSummary?  // the run's visual figures (both set before the jobs are added)
 
@@ -352,6 +355,7 @@ public struct SummaryDocument: Sendable, Hashable, Codable {
             document.isolation = isolation
             document.registryParity = parity
             document.registryParityChanges = parityChanges
+            document.registryTimes = registryTimes
             document.visual = visual
             let text = String(decoding: try encoder.encode(document), as: UTF8.self)
             // `"jobs":[],"passed":[]` occurs once (sorted keys, adjacent): inside a JSON string its quotes would be

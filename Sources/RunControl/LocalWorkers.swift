@@ -57,7 +57,7 @@ public final class LocalWorkers: Sendable {
             + ["--connect", "127.0.0.1:\(port)", "--slots", "\(slots)", "--name", "local-\(index + 1)",
                "--exit-after-drain", "--give-up-after", "10"]
             + launch.trailingArguments
-        var environment = ProcessInfo.processInfo.environment
+        var environment = ProcessInfo.processInfo.environment.merging(launch.environment) { _, launch in launch }
         environment["FLOWMATRIX_TOKEN"] = token
         process.environment = environment
         process.standardInput = FileHandle.nullDevice

@@ -14,9 +14,10 @@ struct ServedRun {
 
 extension RunController {
     /// Starts the coordinator and the local workers, waits until every job is final (or the run is stopped), then
-    /// drains the workers and journals the run's end.
+    /// drains the workers and journals the run's end. `workerEnvironment` (the matrix's web site) is laid over the
+    /// local workers' launch environment.
     func serve(_ definition: RunDefinition, matrixName: String, alreadyFinal: Int, journal: RunJournal,
-               observer: (any RunObserver)?) async throws -> ServedRun {
+               observer: (any RunObserver)?, workerEnvironment: [String: String] = [:]) async throws -> ServedRun {
         let runID = definition.runID
         let jobCount = definition.jobs.count
         let token = request.token ?? Array(Hex.encode(secureRandomBytes(32)).utf8)
@@ -30,9 +31,11 @@ extension RunController {
         let workers: LocalWorkers?
         do {
             workers = try request.localWorkers.flatMap { local in
-                local.count > 0
+                var launch = local.launch
+                launch.environment.merge(workerEnvironment) { _, matrix in matrix }
+                return local.count > 0
                     ? try LocalWorkers(count: local.count, slots: local.slots, port: server.port,
-                                       token: String(decoding: token, as: UTF8.self), launch: local.launch,
+                                       token: String(decoding: token, as: UTF8.self), launch: launch,
                                        quiet: local.quiet)
                     : nil
             }

@@ -119,7 +119,7 @@ public final class RunController: Sendable {
                 throw RunError(.io, "internal error: the run has no definition")
             }
             served = try await serve(taken, matrixName: prepared.matrixName, alreadyFinal: alreadyFinal,
-                                     journal: journal, observer: observer)
+                                     journal: journal, observer: observer, workerEnvironment: prepared.workerEnvironment)
         }
         var result = RunResult(runID: runID, status: served.status, progress: served.final, elapsed: served.elapsed,
                                alreadyFinal: alreadyFinal, journalFailure: served.journalFailure)

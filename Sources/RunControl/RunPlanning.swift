@@ -24,6 +24,8 @@ struct PreparedRun {
     var jobCount: Int
     /// Jobs final before this session (resume).
     var alreadyFinal: Int
+    /// Added to the local workers' environment: the site the matrix names for its `web` registry.
+    var workerEnvironment: [String: String] = [:]
 }
 
 extension RunController {
@@ -35,8 +37,9 @@ extension RunController {
         let runID = request.resume ?? RunID.generate(at: Date())
         let definition = try RunDefinitionBuilder.makeDefinition(
             plan: planned.plan, runID: runID, reader: journal.reader, resume: planned.resume)
-        let prepared = PreparedRun(runID: runID, definition: definition, matrixName: planned.plan.matrix.name,
+        var prepared = PreparedRun(runID: runID, definition: definition, matrixName: planned.plan.matrix.name,
                                    jobCount: definition.jobs.count, alreadyFinal: definition.finished.count)
+        prepared.workerEnvironment = planned.plan.matrix.webSite?.workerEnvironment ?? [:]
         emit(.planned(jobs: planned.plan.jobs.count, seconds: (ContinuousClock.now - planStarted).milliseconds / 1000))
         if planned.resume != nil {
             emit(.resuming(runID: runID, alreadyFinal: prepared.alreadyFinal,

@@ -80,6 +80,9 @@ public struct WorkerLaunch: Sendable, Hashable {
     /// The registries it hosts: a matrix needing another one is refused before the run starts. nil: not known,
     /// not checked (a job whose registry no worker hosts waits).
     public var hostedRegistries: Set<String>?
+    /// Set in the workers' environment over this process's (the run adds the site a matrix names for its `web`
+    /// registry: `FLOWMATRIX_WEB_ROOT`, `FLOWMATRIX_WEB_PAGES`).
+    public var environment: [String: String] = [:]
 
     public init(executable: URL, leadingArguments: [String] = [], trailingArguments: [String] = [],
                 hostedRegistries: Set<String>?) {
