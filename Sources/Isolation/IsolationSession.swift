@@ -240,6 +240,9 @@ public struct IsolationSession: Sendable {
 
     public static let narrowingAbove = 4
 
+    /// Every combination a follow-up has kept so far (any subject): what the session suspected enough to test.
+    public var tried: Set<Combination> { Set(tries.values.flatMap { $0.keys.map(\.combination) }) }
+
     /// Subjects with a failure, in order.
     public var failingSubjects: [Subject] { subjects }
 
