@@ -15,6 +15,9 @@ struct IsolationEvidence: Sendable {
     struct Tally: Sendable, Hashable {
         var failing = 0
         var passing = 0
+        /// Failing jobs that show intermittency: a flaky job (an attempt failed, a retry passed), or a job whose
+        /// configuration also passed in another job. A deterministic fault never makes one.
+        var intermittent = 0
 
         /// The share of its jobs that failed an attempt.
         var rate: Double { Double(failing) / Double(max(1, failing + passing)) }
@@ -30,16 +33,26 @@ struct IsolationEvidence: Sendable {
 
     /// Tallies of every combination of at most ``maximumSize`` values of the jobs' configurations (job by job: a
     /// configuration run twice counts twice) that `explained` does not cover.
-    static func tallies(_ jobs: [(configuration: [String: String], verdict: Verdict)], explained: [Combination])
-        -> [Combination: Tally]
+    /// - Parameter intermittentConfigurations: configurations that both passed and failed an attempt.
+    static func tallies(_ jobs: [(configuration: [String: String], verdict: Verdict)], explained: [Combination],
+                        intermittentConfigurations: Set<[String: String]> = []) -> [Combination: Tally]
     {
         var out: [Combination: Tally] = [:]
         for job in jobs where !explained.contains(where: { $0.isContained(in: job.configuration) }) {
+            let shows = job.verdict == .flaky || (job.verdict == .failed && intermittentConfigurations.contains(job.configuration))
             for c in Combination.subsets(of: job.configuration, maxSize: maximumSize) {
                 if job.verdict == .passed { out[c, default: Tally()].passing += 1 } else { out[c, default: Tally()].failing += 1 }
+                if shows { out[c, default: Tally()].intermittent += 1 }
             }
         }
         return out
+    }
+
+    /// Whether a suspect's own jobs show intermittency (``Tally/intermittent``): such a suspect explains failures a
+    /// deterministic candidate cannot, and is tried before them when it explains at least as many.
+    static func evidenced(_ t: Tally?) -> Bool {
+        guard let t else { return false }
+        return suspicious(t) && t.intermittent > 0
     }
 
     /// Whether a tally makes its combination an intermittent suspect.

@@ -22,7 +22,7 @@ public struct IsolationSession: Sendable {
         /// Tries of one deterministic candidate whose follow-up failed while holding other candidates.
         public var triesPerCandidate = 2
         /// Follow-ups of one intermittent suspect before it is dropped.
-        public var intermittentTries = 2
+        public var intermittentTries = 3
         public var seed: UInt64
 
         public init(maxSize: Int, budget: Int, seed: UInt64) {
@@ -82,6 +82,8 @@ public struct IsolationSession: Sendable {
     /// Each subject's ranking and intermittent tallies on the evidence of the last decision.
     private var rankings: [Subject: SuspicionRanking] = [:]
     private var tallies: [Subject: [Combination: IsolationEvidence.Tally]] = [:]
+    /// Per subject: its jobs that show intermittency, jobs a confirmed combination explains left out.
+    private var intermittentJobs: [Subject: Int] = [:]
     /// Deterministic candidates isolated by a failing follow-up but held back: a part of them is an intermittent
     /// suspect still to try (it, not the whole, may be what failed).
     private var heldBack: [Subject: [Combination: Combination]] = [:]
@@ -110,7 +112,9 @@ public struct IsolationSession: Sendable {
                 } else {
                     pending[key] = passes + 1
                 }
-            } else if o.verdict == .flaky, !before.failed {
+            } else if o.verdict == .flaky, !before.failed, !(o.followUp && targets[key]?.intermittent == true) {
+                // (A follow-up that keeps an intermittent suspect is itself the repeat of flaky evidence: its
+                // failing attempt counts at once.)
                 pending[key] = 0
             } else if o.verdict != .passed {
                 noise.remove(key)
@@ -128,20 +132,23 @@ public struct IsolationSession: Sendable {
     /// explain it.
     func isDeterministic(_ key: Key) -> Bool { isFailing(key) && !(attempts[key]?.passed ?? true) }
 
-    /// The next round's follow-ups (repeats of flaky jobs first, then one per unexplained failing configuration),
-    /// within the budget; empty when the session is over.
-    public mutating func nextRound() -> [FollowUp] {
+    /// A round being assembled: the follow-ups asked for so far, their configurations, and whether a trial found its
+    /// follow-up already run.
+    struct RoundDraft {
         var out: [FollowUp] = []
         var asked = Set<Key>()
-        func add(_ f: FollowUp) {
-            guard spent + out.count < settings.budget else { return }
-            if asked.insert(Key(subject: f.subject, configuration: f.configuration)).inserted { out.append(f) }
-        }
+        var reused = false
+    }
+
+    /// The next round's follow-ups (repeats of flaky jobs first, then one per unexplained failing configuration; when
+    /// every failure is explained, the second faults a failing configuration may hold), within the budget; empty
+    /// when the session is over.
+    public mutating func nextRound() -> [FollowUp] {
+        var draft = RoundDraft()
         for key in pending.keys.sorted(by: { Self.order($0, $1) }) where !explained(key.configuration, key.subject) {
-            add(FollowUp(subject: key.subject, configuration: key.configuration, target: nil))
+            add(FollowUp(subject: key.subject, configuration: key.configuration, target: nil), to: &draft)
         }
         round += 1
-        var reused = false
         for subject in subjects {
             let ranking = self.ranking(subject)
             var picked = Set<Trial>()
@@ -149,30 +156,73 @@ public struct IsolationSession: Sendable {
                 // Its best trial still to make; when another failing configuration asked for it already this round,
                 // that follow-up decides for both.
                 guard let trial = nextTrial(subject, failing, ranking: ranking), picked.insert(trial).inserted else { continue }
-                tries[subject, default: [:]][trial, default: 0] += 1
-                let seed = settings.seed &+ UInt64(round) &* 0x9E37_79B9 &+ UInt64(picked.count)
-                let earlier = targets.filter { $0.key.subject == subject && $0.value.combination == trial.combination }
-                    .map(\.key.configuration)
-                guard let config = generator.configuration(keeping: trial.combination, ranking: ranking,
-                                                           maxSize: settings.maxSize, seed: seed, avoiding: earlier) else {
-                    tries[subject, default: [:]][trial] = Int.max / 2
-                    continue
-                }
-                let key = Key(subject: subject, configuration: config)
-                if attempts[key] != nil {
-                    // Already run: its outcome is this trial's evidence (decided below, before the next round).
-                    if targets[key] == nil { targets[key] = trial; reused = true }
-                    continue
-                }
-                targets[key] = trial
-                add(FollowUp(subject: subject, configuration: config, target: trial.combination, intermittent: trial.intermittent))
+                ask(trial, subject: subject, ranking: ranking, salt: picked.count, draft: &draft)
             }
         }
-        spent += out.count
-        if out.isEmpty && reused {
+        if draft.out.isEmpty && !draft.reused {
+            for subject in subjects {
+                let ranking = self.ranking(subject)
+                var picked = Set<Trial>()
+                for trial in secondFaultTrials(subject, ranking: ranking) where picked.insert(trial).inserted {
+                    ask(trial, subject: subject, ranking: ranking, salt: picked.count, draft: &draft)
+                }
+            }
+        }
+        spent += draft.out.count
+        if draft.out.isEmpty && draft.reused {
             // Every trial of this round had run already: decide on those outcomes, then try again.
             decide()
             return nextRound()
+        }
+        return draft.out
+    }
+
+    private func add(_ f: FollowUp, to draft: inout RoundDraft) {
+        guard spent + draft.out.count < settings.budget else { return }
+        if draft.asked.insert(Key(subject: f.subject, configuration: f.configuration)).inserted { draft.out.append(f) }
+    }
+
+    /// Asks for a follow-up that keeps `trial`'s combination in the least suspicious environment (or notes that one
+    /// has run already: its outcome decides).
+    private mutating func ask(_ trial: Trial, subject: Subject, ranking: SuspicionRanking, salt: Int, draft: inout RoundDraft) {
+        tries[subject, default: [:]][trial, default: 0] += 1
+        let seed = settings.seed &+ UInt64(round) &* 0x9E37_79B9 &+ UInt64(salt)
+        let earlier = targets.filter { $0.key.subject == subject && $0.value.combination == trial.combination }
+            .map(\.key.configuration)
+        guard let config = generator.configuration(keeping: trial.combination, ranking: ranking,
+                                                   maxSize: settings.maxSize, seed: seed, avoiding: earlier) else {
+            tries[subject, default: [:]][trial] = Int.max / 2
+            return
+        }
+        let key = Key(subject: subject, configuration: config)
+        if attempts[key] != nil {
+            // Already run: its outcome is this trial's evidence (decided before the next round).
+            if targets[key] == nil { targets[key] = trial; draft.reused = true }
+            return
+        }
+        targets[key] = trial
+        add(FollowUp(subject: subject, configuration: config, target: trial.combination, intermittent: trial.intermittent),
+            to: &draft)
+    }
+
+    /// Second faults: a failing configuration a confirmed combination explains may hold another failure-inducing
+    /// combination that no other failing configuration shows (overlapping faults: the plan ran the second only beside
+    /// the first). With every failure explained and budget left, its best untried candidate that shares a value
+    /// with the confirmation (a value in one interaction is the likeliest in another) is tried too.
+    private func secondFaultTrials(_ subject: Subject, ranking: SuspicionRanking) -> [Trial] {
+        let done = tries[subject] ?? [:]
+        let mine = confirmed.filter { $0.subject == subject && !$0.intermittent }.map(\.combination)
+        var out: [Trial] = []
+        for failing in configurations(subject, { isDeterministic($0) }) {
+            let holding = mine.filter { $0.isContained(in: failing) }
+            guard !holding.isEmpty else { continue }
+            let next = ranking.suspects(in: failing).first { s in
+                let c = s.combination
+                return (done[Trial(combination: c, intermittent: false)] ?? 0) < settings.triesPerCandidate
+                    && holding.allSatisfy { h in !h.isSubset(of: c) && !c.isSubset(of: h) }
+                    && holding.contains { h in h.pairs.contains { c.pairs.contains($0) } }
+            }
+            if let next { out.append(Trial(combination: next.combination, intermittent: false)) }
         }
         return out
     }
@@ -184,6 +234,7 @@ public struct IsolationSession: Sendable {
         func untried(_ t: Trial) -> Bool {
             (done[t] ?? 0) < (t.intermittent ? settings.intermittentTries : settings.triesPerCandidate)
         }
+        if let evidenced = evidencedSuspect(subject, failing, untried: untried) { return evidenced }
         if isDeterministic(Key(subject: subject, configuration: failing)) {
             let suspects = ranking.suspects(in: failing)
             if let keep = Self.narrowing(failing, suspects) {
@@ -213,6 +264,27 @@ public struct IsolationSession: Sendable {
         return best.map { Trial(combination: $0, intermittent: true) }
     }
 
+    /// The intermittent suspect of a failing configuration whose own jobs show intermittency most (held by at least
+    /// half of the subject's unexplained intermittent jobs), then the higher failure share, then the smaller: tried
+    /// before the deterministic candidates, which cannot explain an intermittent fault and would spend the budget.
+    private func evidencedSuspect(_ subject: Subject, _ failing: [String: String], untried: (Trial) -> Bool) -> Trial? {
+        let tally = tallies[subject] ?? [:]
+        let total = intermittentJobs[subject] ?? 0
+        let best = Combination.subsets(of: failing, maxSize: min(settings.maxSize, IsolationEvidence.maximumSize))
+            .filter { c in
+                guard let t = tally[c], IsolationEvidence.evidenced(t), t.intermittent * 2 >= total else { return false }
+                return untried(Trial(combination: c, intermittent: true))
+            }
+            .min { a, b in
+                let (ta, tb) = (tally[a] ?? .init(), tally[b] ?? .init())
+                if ta.intermittent != tb.intermittent { return ta.intermittent > tb.intermittent }
+                if ta.rate != tb.rate { return ta.rate > tb.rate }
+                if a.count != b.count { return a.count < b.count }
+                return a < b
+            }
+        return best.map { Trial(combination: $0, intermittent: true) }
+    }
+
     /// When more than `narrowingAbove` candidates of a failing configuration tie at the top (as many failing
     /// configurations, as many values), one follow-up that keeps only part of its values decides for about half of
     /// them at once: if it passes, it clears those it keeps; if it fails, the moved axes play no part and the
@@ -239,6 +311,9 @@ public struct IsolationSession: Sendable {
     }
 
     public static let narrowingAbove = 4
+
+    /// Every combination a follow-up has kept so far (any subject): what the session suspected enough to test.
+    public var tried: Set<Combination> { Set(tries.values.flatMap { $0.keys.map(\.combination) }) }
 
     /// Subjects with a failure, in order.
     public var failingSubjects: [Subject] { subjects }
@@ -291,7 +366,13 @@ public struct IsolationSession: Sendable {
                 confirmed.remove(at: i)
             }
             let jobs = observations.filter { $0.subject == subject }.map { (configuration: $0.configuration, verdict: $0.verdict) }
-            tallies[subject] = IsolationEvidence.tallies(jobs, explained: confirmed.filter { $0.subject == subject }.map(\.combination))
+            let explainedBy = confirmed.filter { $0.subject == subject }.map(\.combination)
+            let mixed = intermittentConfigurations(subject)
+            tallies[subject] = IsolationEvidence.tallies(jobs, explained: explainedBy, intermittentConfigurations: mixed)
+            intermittentJobs[subject] = jobs.filter { job in
+                !explainedBy.contains { $0.isContained(in: job.configuration) }
+                    && (job.verdict == .flaky || (job.verdict == .failed && mixed.contains(job.configuration)))
+            }.count
             confirmFollowUps(subject, ranking: ranking)
         }
     }
@@ -344,7 +425,8 @@ public struct IsolationSession: Sendable {
     {
         let jobs = observations.filter { $0.subject == subject && !target.isContained(in: $0.configuration) }
             .map { (configuration: $0.configuration, verdict: $0.verdict) }
-        let tally = IsolationEvidence.tallies(jobs, explained: confirmed.filter { $0.subject == subject }.map(\.combination))
+        let tally = IsolationEvidence.tallies(jobs, explained: confirmed.filter { $0.subject == subject }.map(\.combination),
+                                              intermittentConfigurations: intermittentConfigurations(subject))
         // A larger suspect holding `target` that never passed (a deterministic pair seen through one of its values)
         // explains the failure better.
         return Combination.subsets(of: configuration, maxSize: settings.maxSize).allSatisfy { s in
@@ -362,6 +444,11 @@ public struct IsolationSession: Sendable {
             IsolationEvidence.suspicious(tally[s])
                 && (tries[subject]?[Trial(combination: s, intermittent: true)] ?? 0) < settings.intermittentTries
         }
+    }
+
+    /// The subject's configurations that both passed and failed an attempt (in different jobs).
+    func intermittentConfigurations(_ subject: Subject) -> Set<[String: String]> {
+        Set(attempts.filter { $0.key.subject == subject && $0.value.passed && $0.value.failed }.map(\.key.configuration))
     }
 
     static func order(_ a: Key, _ b: Key) -> Bool {

@@ -69,7 +69,7 @@ extension IsolateBench {
 
     /// FlowMatrix's session with the CLI's default budget (20 % of the plan's jobs).
     static func isolate(_ system: System, source: [Observation], strength: Int, oracle: inout Oracle, seed: UInt64)
-        -> (found: [Combination], spent: Int)
+        -> (found: [Combination], spent: Int, diagnosis: Diagnosis)
     {
         let settings = IsolationSession.Settings(maxSize: strength + 1, budget: max(1, Int((Double(source.count) * 0.2).rounded(.up))),
                                                  seed: seed)
@@ -79,7 +79,9 @@ extension IsolateBench {
             if asks.isEmpty { break }
             session.onResults(asks.map { oracle.observe($0.configuration, followUp: true) })
         }
-        return (session.confirmed.map(\.combination), session.spent)
+        let diagnosis = Diagnosis(tried: session.tried, retracted: Set(session.retracted.map(\.combination)),
+                                  budgetSpent: session.spent >= settings.budget)
+        return (session.confirmed.map(\.combination), session.spent, diagnosis)
     }
 
     /// One factor at a time (coffee4j's simplest characterization): for each failing configuration not yet explained,

@@ -22,10 +22,15 @@ extension IsolateBench {
     struct Score {
         var planted = 0, exposed = 0, found = 0, correct = 0, correctExposed = 0, followUps = 0, planJobs = 0, systems = 0
         var missedFlaky = 0, missedUnexposed = 0, missedOther = 0
+        /// `isolate`'s misses of exposed faults by cause (``Diagnosis``).
+        var missedNeverSuspected = 0, missedBudget = 0, missedRetracted = 0, missedMasked = 0
+        /// One line per missed exposed fault (printed with FLOWMATRIX_BENCH_ISOLATE_VERBOSE=1).
+        var misses: [String] = []
         var wrongSuperset = 0, wrongSubset = 0, wrongOther = 0
 
         /// - Parameter exposedBy: the source run's jobs: a fault is exposed when a job holding it did not pass.
-        mutating func add(planted faults: [Fault], found: [Combination], followUps: Int, planJobs: Int, exposedBy source: [Observation]) {
+        mutating func add(planted faults: [Fault], found: [Combination], followUps: Int, planJobs: Int, exposedBy source: [Observation],
+                          diagnosis: Diagnosis? = nil) {
             let truth = Set(faults.map(\.combination))
             let distinct = Set(found)
             let shown = Set(faults.map(\.combination).filter { c in
@@ -37,7 +42,20 @@ extension IsolateBench {
             correct += distinct.intersection(truth).count
             correctExposed += distinct.intersection(shown).count
             for fault in faults where !distinct.contains(fault.combination) {
-                if !shown.contains(fault.combination) { missedUnexposed += 1 } else if fault.flaky { missedFlaky += 1 } else { missedOther += 1 }
+                if !shown.contains(fault.combination) { missedUnexposed += 1; continue }
+                // Why an exposed fault was missed, first cause that applies (the session's own record).
+                let masked = source.filter { $0.verdict != .passed && fault.combination.isContained(in: $0.configuration) }
+                    .allSatisfy { o in distinct.contains { $0 != fault.combination && $0.isContained(in: o.configuration) } }
+                let cause: String
+                if let d = diagnosis, d.retracted.contains(fault.combination) { missedRetracted += 1; cause = "wrongly retracted" }
+                else if diagnosis != nil, masked { missedMasked += 1; cause = "masked" }
+                else if fault.flaky { missedFlaky += 1; cause = "flaky never confirmed" }
+                else if let d = diagnosis, !d.tried.contains(fault.combination) && !d.budgetSpent {
+                    missedNeverSuspected += 1; cause = "never suspected"
+                }
+                else if let d = diagnosis, d.budgetSpent { missedBudget += 1; cause = "budget exhausted" }
+                else { missedOther += 1; cause = "other" }
+                misses.append("\(fault.combination)\(fault.flaky ? " (flaky)" : ""): \(cause); found \(found.map(\.description))")
             }
             for c in distinct.subtracting(truth) {
                 if truth.contains(where: { $0.isSubset(of: c) }) { wrongSuperset += 1 }
@@ -58,9 +76,19 @@ extension IsolateBench {
 
         /// Why faults were missed and what the wrong confirmations were.
         var detail: String {
-            "exposed \(exposed) of \(planted); missed: \(missedUnexposed) never failed in the plan, \(missedFlaky) flaky, \(missedOther) other;"
+            "exposed \(exposed) of \(planted); missed: \(missedUnexposed) never failed in the plan, \(missedFlaky) flaky never confirmed,"
+                + " \(missedNeverSuspected) never suspected, \(missedBudget) budget exhausted, \(missedRetracted) wrongly retracted,"
+                + " \(missedMasked) masked by an overlapping fault, \(missedOther) other (tried, nothing left);"
                 + " wrong: \(wrongSuperset) supersets of a fault, \(wrongSubset) parts of one, \(wrongOther) unrelated"
         }
+    }
+
+    /// What a session's record says about a miss: the combinations it kept in a follow-up, those it retracted, and
+    /// whether it stopped on its budget.
+    struct Diagnosis {
+        var tried: Set<Combination>
+        var retracted: Set<Combination>
+        var budgetSpent: Bool
     }
 
     /// Runs every setting and prints its lines through `say`.
@@ -84,8 +112,9 @@ extension IsolateBench {
                     let plan = matrix.plan(scenarios: [], settings: planSettings).configurations.map(\.values)
                     var oracle = Oracle(system: system, seed: seed)
                     let source = plan.map { oracle.observe($0, followUp: false) }
-                    let (found, spent) = isolate(system, source: source, strength: strength, oracle: &oracle, seed: seed)
-                    ours.add(planted: system.faults, found: found, followUps: spent, planJobs: plan.count, exposedBy: source)
+                    let (found, spent, diagnosis) = isolate(system, source: source, strength: strength, oracle: &oracle, seed: seed)
+                    ours.add(planted: system.faults, found: found, followUps: spent, planJobs: plan.count, exposedBy: source,
+                             diagnosis: diagnosis)
                     let (ofotFound, ofotSpent) = oneFactorAtATime(system, source: source, oracle: &oracle)
                     ofot.add(planted: system.faults, found: ofotFound, followUps: ofotSpent, planJobs: plan.count, exposedBy: source)
                     let space = Double(MatrixSpace(system.matrix).countStages()?.afterConstraints.uint64 ?? UInt64.max)
@@ -100,6 +129,7 @@ extension IsolateBench {
                 say("\(strength)-wise plan, \(size)-value faults (" + String(format: "%.0f s", Date().timeIntervalSince(started)) + "):")
                 say("  flowmatrix isolate (budget 20 %)  " + ours.line)
                 say("    " + ours.detail)
+                if env["FLOWMATRIX_BENCH_ISOLATE_VERBOSE"] != nil { for m in ours.misses { say("      missed " + m) } }
                 say("  one-factor-at-a-time              " + ofot.line)
                 say("  exhaustive (spaces ≤ limit)       " + exhaustive.line + "; \(exhaustiveSkipped) spaces too large to"
                     + " run, mean " + String(format: "%.0f", exhaustiveJobs / Double(systems)) + " extra jobs per fault over all")
@@ -119,11 +149,11 @@ extension IsolateBench {
     }
 
     /// What the literature search found about BEN's own figures (docs/ISOLATE.md, "Measured against the research").
-    static let publishedBEN = "none quoted. The papers (Ghandehari, Lei, Xu, Kacker, Kuhn, Kung, 'Identifying"
-        + " failure-inducing combinations in a combinatorial test set', ICST 2012; Ghandehari et al., 'A combinatorial"
-        + " testing-based approach to fault localization', IEEE TSE 2018) were searched for again; the copies reachable"
-        + " here hold their abstracts, not their result tables, so no figure is given rather than one invented. The"
-        + " method itself was read from coffee4j's BEN (value suspiciousness: the mean of the share of failing tests"
-        + " holding the value, the failure share of the tests holding it and the share of suspicious combinations"
-        + " holding it; follow-ups keep one combination in the least suspicious environment)."
+    static let publishedBEN = "none quoted: no figure could be found, so none is given rather than one invented."
+        + " Searched (5 December 2026): Ghandehari, Lei, Xu, Kacker, Kuhn, Kung, 'Identifying failure-inducing"
+        + " combinations in a combinatorial test set', ICST 2012 (no copy of its text found); Ghandehari, Lei, Kacker,"
+        + " Kuhn, Xie, Kung, 'A combinatorial testing-based approach to fault localization', IEEE TSE (2018): the copy"
+        + " found holds its abstract and introduction, which report the experiment (the Siemens suite and flex, grep,"
+        + " gzip, sed from SIR) only in words (BEN localizes the faulty statements effectively and efficiently), no"
+        + " number. BEN's method was read from coffee4j's Ben class."
 }

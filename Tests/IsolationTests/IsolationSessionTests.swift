@@ -152,6 +152,41 @@ struct IsolationSessionTests {
         #expect(session.confirmed.map(\.combination) == [fault])
     }
 
+    @Test("an intermittent fault (its jobs pass half the time) is tried before the deterministic candidates and confirmed by a failing repeat")
+    func intermittentFaultConfirmed() throws {
+        let matrix = try Self.matrix()
+        let generator = FollowUpGenerator(matrix: matrix)
+        let deterministic = Combination(["size": "narrow", "net": "offline"])
+        let intermittent = Combination(["lang": "ar"])
+        for seed in [UInt64(1), 2, 3, 4] {
+            // Seeded: a job holding the intermittent fault passes (½), fails one attempt then passes the retry (¼) or
+            // fails both (¼).
+            var rng = SplitMix64(seed: seed)
+            var count = 0
+            func observe(_ c: [String: String], followUp: Bool) -> Observation {
+                count += 1
+                var verdict: Verdict = deterministic.isContained(in: c) ? .failed : .passed
+                if verdict == .passed, intermittent.isContained(in: c), rng.below(2) == 0 {
+                    verdict = rng.below(2) == 0 ? .failed : .flaky
+                }
+                return Observation(subject: Self.subject, configuration: c, verdict: verdict, jobID: "j\(count)", followUp: followUp)
+            }
+            let source = Self.configurations(matrix).map { observe($0, followUp: false) }
+            var session = IsolationSession(source: source, generator: generator, settings: .init(maxSize: 2, budget: 12, seed: seed))
+            for _ in 0..<20 {
+                let asks = session.nextRound()
+                if asks.isEmpty { break }
+                session.onResults(asks.map { observe($0.configuration, followUp: true) })
+            }
+            #expect(session.spent <= 12)
+            let found = session.confirmed.map(\.combination)
+            #expect(found.contains(intermittent), "seed \(seed): confirmed \(found)")
+            #expect(found.contains(deterministic), "seed \(seed): confirmed \(found)")
+            #expect(session.confirmed.first { $0.combination == intermittent }?.intermittent == true)
+            for c in found { #expect(c == intermittent || c == deterministic, "seed \(seed): wrongly confirmed \(c)") }
+        }
+    }
+
     @Test("a passing follow-up that holds a confirmed combination retracts it")
     func contradictionRetracts() throws {
         let matrix = try Self.matrix()
