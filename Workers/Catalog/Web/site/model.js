@@ -92,11 +92,25 @@ window.CatalogModel = (() => {
     loadProducts(false, 0);
   };
 
+  // A refresh's answer is applied once `network.settle` says the network is done (or after refreshHoldSeconds of
+  // real time), as the model's simulated network answers only when the scenario lets time run: the evidence the web
+  // registry takes after each step waits for the page's requests, and must not end a state the next step asserts.
+  const refreshHoldSeconds = 10;
+  const networkHolds = [];
+  const holdForNetwork = () => new Promise((resolve) => {
+    const hold = { resolve };
+    hold.handle = setTimeout(() => { networkHolds.splice(networkHolds.indexOf(hold), 1); resolve(); }, refreshHoldSeconds * 1000);
+    networkHolds.push(hold);
+  });
+  const settleNetwork = () => { for (const hold of networkHolds.splice(0)) { clearTimeout(hold.handle); hold.resolve(); } };
+
   const loadProducts = async (refresh, attempt) => {
     if (refresh) state.refreshing = true; else state.load = 'loading';
     changed();
     state.inFlight++;
+    const hold = refresh ? holdForNetwork() : null;
     const r = await get('api/products.json');
+    if (hold) await hold;
     state.inFlight--;
     if (r.body) {
       state.products = r.body;
@@ -256,7 +270,7 @@ window.CatalogModel = (() => {
     later(5, () => { if (state.bannerGeneration === generation && state.banner) { state.banner = null; changed(); } });
     changed();
   });
-  addEventListener('network.settle', () => {});
+  addEventListener('network.settle', settleNetwork);
 
   return {
     state, string, format, rtl, locale, current, filtered, product, open, tap, type, swipe,
