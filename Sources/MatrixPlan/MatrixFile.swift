@@ -141,6 +141,8 @@ public struct MatrixFile: Sendable, Hashable {
     public var audit: AuditPolicy = .none
     /// How step pictures are compared with their baselines (`policy.visual`); nil: defaults, changes only reported.
     public var visual: VisualPolicy?
+    /// Whether web jobs are screencast (`policy.recording`; default `off`). See `RecordingPolicy`.
+    public var recording: RecordingPolicy = .off
     /// The axes in file order.
     public var axes: [Axis]
     /// Include entries in file order (GitHub Actions semantics), values canonical.
