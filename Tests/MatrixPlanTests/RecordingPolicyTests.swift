@@ -1,5 +1,4 @@
 import FlowSpec
-import FlowVocabulary
 import Foundation
 @testable import MatrixPlan
 import Testing
