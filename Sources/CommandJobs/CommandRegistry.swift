@@ -53,7 +53,7 @@ public final class CommandRegistry: AsyncStepRegistry, NamedResultsProviding {
             try? FileManager.default.removeItem(at: output)
             try FileManager.default.createDirectory(at: output, withIntermediateDirectories: true)
         } catch {
-            throw StepError.infrastructure("cannot create the output folder \(output.path): \(error)")
+            throw StepError.infrastructure("cannot create the output folder \(output.path): \(FileErrorText.reason(error))")
         }
         defer { if !settings.keepOutputFolders { try? FileManager.default.removeItem(at: output) } }
         let values = PlaceholderValues(context: context, item: job.item, output: output.path)

@@ -1,3 +1,4 @@
+import FlowSpec
 import FlowVocabulary
 import Foundation
 import Journal
@@ -98,7 +99,7 @@ public enum FlowMatrixCLI {
                 + "a store it can write; 'runs' and 'show' still read this one\n")
             return ExitCode.ioError
         } catch {
-            writeError("Error: \(error)\n")
+            writeError("Error: \(FileErrorText.sentence(error))\n")
             return ExitCode.ioError
         }
     }

@@ -33,6 +33,16 @@ public enum FileErrorText {
         }
     }
 
+    /// An error as a person reads it when no caller said what it was doing: a Foundation file error (Cocoa or POSIX)
+    /// as "<path>: <reason>" (or the reason alone when it names no path), anything else as it describes itself.
+    public static func sentence(_ error: any Error) -> String {
+        let ns = error as NSError
+        guard error is CocoaError || error is POSIXError || ns.domain == NSCocoaErrorDomain || ns.domain == NSPOSIXErrorDomain
+        else { return "\(error)" }
+        let path = (ns.userInfo[NSFilePathErrorKey] as? String) ?? (ns.userInfo[NSURLErrorKey] as? URL)?.path
+        return path.map { "\($0): \(reason(error))" } ?? reason(error)
+    }
+
     /// Why `path` cannot be made, found by looking at it when Foundation gave no reason (it does not, on Linux, for
     /// a folder asked for below a file): a part of the path that is a file, or a nearest folder not writable.
     static func diagnosis(of path: String) -> String? {

@@ -141,6 +141,8 @@ public struct MatrixFile: Sendable, Hashable {
     public var audit: AuditPolicy = .none
     /// How step pictures are compared with their baselines (`policy.visual`); nil: defaults, changes only reported.
     public var visual: VisualPolicy?
+    /// Whether web jobs are screencast (`policy.recording`; default `off`). See `RecordingPolicy`.
+    public var recording: RecordingPolicy = .off
     /// The site the `web` registry tests (`web`: `root`, `pages`); nil: the workers' environment says.
     public var webSite: WebSite?
     /// The axes in file order.

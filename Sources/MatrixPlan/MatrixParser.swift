@@ -10,6 +10,8 @@ struct MatrixParser {
     var audit = AuditPolicy.none
     /// `policy.visual`, read by `parsePolicy` (docs/VISUAL.md).
     var visual: VisualPolicy?
+    /// `policy.recording`, read by `parsePolicy` (`RecordingPolicy`).
+    var recording = RecordingPolicy.off
     let file: String
     let directory: URL?
     var findings: [ValidationFinding] = []
@@ -146,6 +148,7 @@ struct MatrixParser {
         matrix.repetitions = repetitions
         matrix.audit = audit
         matrix.visual = visual
+        matrix.recording = recording
         matrix.webSite = webSite
         matrix.axesPosition = root["axes"]?.position
         matrix.reductionPosition = root["reduction"]?.position
@@ -188,8 +191,13 @@ struct MatrixParser {
             add(.wrongType, "$.policy", node.position, "expected an object, found \(node.kindName)")
             return
         }
-        checkMembers(node, path: "$.policy", allowed: ["retries", "timeout", "failFast", "keep", "seed", "repeat", "audit", "visual"])
+        checkMembers(node, path: "$.policy", allowed: ["retries", "timeout", "failFast", "keep", "seed", "repeat", "audit", "visual", "recording"])
         if let a = node["audit"] { parseAudit(a) }
+        if let r = node["recording"] {
+            parseRecording(r, keep: node["keep"]?.string.flatMap(KeepPolicy.init(rawValue:)))
+            // Recording every attempt keeps passing attempts' evidence: `keep` is `all` unless it says otherwise.
+            if recording == .all, node["keep"] == nil { policy.keep = .all }
+        }
         if let v = node["visual"] {
             visual = parseVisual(v, keep: node["keep"]?.string.flatMap(KeepPolicy.init(rawValue:)))
             // Pictures of passing steps are what visual baselines compare: keep them unless `keep` says otherwise.

@@ -84,6 +84,9 @@ public enum MatrixRule: String, Sendable, CaseIterable {
     case registryNotAnAxis = "MX042"
     /// The registry excludes and constraints leave a listed registry no configuration, so it would run nothing.
     case registryRunsNothing = "MX043"
+    /// `policy.recording` is not `off`, `failures` or `all`, or `keep` drops what it would record (`keep: none`; `all`
+    /// with `keep: failures`).
+    case badRecording = "MX044"
     /// `policy.visual.threshold` is not a number from 0 to 1.
     case badVisualThreshold = "MX045"
     /// `policy.visual.maxDiffPixels` is not a whole number ≥ 0, or `maxDiffRatio` is not a share from 0 to 1.

@@ -153,7 +153,7 @@ extension MatrixFile {
         var jobs: [Job] = []
         if limitFindings.isEmpty { jobs.reserveCapacity(jobCount) }
         for (scenario, file, registry) in selected where limitFindings.isEmpty {
-            let scenario = audit.applied(to: scenario)
+            let scenario = recording.applied(to: audit.applied(to: scenario))
             let source = Job.Source(scenario: scenario, scenarioFile: file, registry: registry,
                                     canonicalScenario: JobIdentity.canonicalJSON(scenario))
             let bit = registries.firstIndex(of: registry).map { UInt64(1) << UInt64($0) } ?? 0

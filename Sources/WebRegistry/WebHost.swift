@@ -167,7 +167,8 @@ public final class WebHost: Sendable {
 
     /// A registry for one job: a fresh context in the shared browser (relaunched once if it died meanwhile).
     /// - Parameter scenarioTags: the scenario's tags; a `permissions=…` tag sets its default `PermissionPolicy`, and
-    ///   `error-pages=allow` lets its `open` steps load documents answering 4xx or 5xx.
+    ///   `error-pages=allow` lets its `open` steps load documents answering 4xx or 5xx, and `recording=on`
+    ///   (`policy.recording`) screencasts the job.
     public func makeRegistry(
         configuration: [String: String], seed: UInt64, scenarioTags: [String] = []
     ) async throws -> WebRegistry {
@@ -178,6 +179,7 @@ public final class WebHost: Sendable {
             settings.permissions = try settings.permissions.overlaid(with: String(tag.dropFirst("permissions=".count)))
         }
         if scenarioTags.contains(Self.errorPagesTag) { settings.openFailsOnErrorStatus = false }
+        if scenarioTags.contains(Scenario.recordingTag) { settings.recording = true }
         var lastError: (any Error)?
         for _ in 0..<2 {
             let (b, page) = try await browser.page()

@@ -34,9 +34,10 @@ public struct WebSettings: Sendable {
     public var geolocation: GeolocationFix
     /// Evidence per step: a PNG screenshot (plus the DOM, console and network logs, which are cheap).
     public var screenshots: Bool
-    /// A screencast of each job's page (default false: `flowmatrix bench web` measured +89 % per job with it on a loaded
-    /// machine, far over its 15 % budget): its frames go with each step's evidence as `screencast-NNNN.jpg`, kept, like
-    /// all evidence, for the attempts the keep policy keeps (`Screencast`).
+    /// A screencast of each job's page (default false; the matrix's `policy.recording` turns it on through the scenario
+    /// tag `recording=on`, `WebHost.makeRegistry`; its cost per job is in `flowmatrix bench web`, docs/WEB.md): its
+    /// frames go with each step's evidence as `screencast-NNNN.jpg`, kept, like all evidence, for the attempts the keep
+    /// policy keeps (`Screencast`).
     public var recording: Bool
     public var browser: BrowserSettings
     /// The page objects targets resolve through (nil: every target is a test id; docs/WEB.md, "Page objects").

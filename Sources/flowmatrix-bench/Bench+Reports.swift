@@ -70,9 +70,9 @@ enum ReportsBench {
         return out
     }()
 
-    /// - Parameter failures: 10 % of the jobs fail (twice, each attempt storing a wireframe, a snapshot and a log; the
-    ///   wireframe and snapshot are the same in both attempts), plus a few flaky and timed-out jobs; otherwise every
-    ///   job passes and nothing is stored.
+    /// - Parameter failures: 10 % of the jobs fail (twice, each attempt storing the timeline and overlay evidence of its
+    ///   steps 1–3 — a wireframe and a surface snapshot each, the same in both attempts — and a log; `failingEvidence`),
+    ///   plus a few flaky and timed-out jobs; otherwise every job passes and nothing is stored.
     private static func run(scenarios: Int, failures: Bool) throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("flowmatrix-bench-reports-\(UUID().uuidString)")
         // FLOWMATRIX_BENCH_KEEP=1 keeps the journal, the store and the report folder for a look.
@@ -184,21 +184,10 @@ enum ReportsBench {
                         message: outcome == .passed ? nil : "'Total' clipped at \(i % 37) pt")))
                 }
                 if failsNow {
-                    // Evidence of the failing step, shaped like the nightly's: a wireframe (128 × 96, noisy, so it
-                    // compresses like a real one) that is the same screen in both attempts of a job, its surface
-                    // snapshot, and a log that differs per attempt.
-                    let sink = ArtifactSink()
-                    for artifact in [
-                        try sink.attach(name: "wireframe.png", mediaType: "image/png",
-                                        bytes: try ArtifactsBench.pngLike(width: 128, height: 96, seed: UInt64(i)), step: 2),
-                        try sink.attach(name: "surface.json", mediaType: "application/json", bytes: Array(
-                            #"{"job":"\#(job.jobID)","nodes":[{"id":"total","frame":[12,\#(i % 300),80,20],"clipped":true}]}"#.utf8), step: 2),
-                        try sink.attach(name: "step.log", mediaType: "text/plain", bytes: Array(
-                            "step 2 failed: 'Total' clipped at \(i % 37) pt (attempt \(a), job \(job.jobID))\n".utf8), step: 2),
-                    ] {
+                    for artifact in try failingEvidence(job: job, index: i, attempt: a, configuration: i % configurations.count) {
                         try store.store(artifact)
                         records.append(.artifactStored(runID: runID, jobID: job.jobID, attempt: a, artifact: ArtifactReference(
-                            stepIndex: 2, name: artifact.name, mediaType: artifact.mediaType, sha256: artifact.sha256,
+                            stepIndex: artifact.stepIndex, name: artifact.name, mediaType: artifact.mediaType, sha256: artifact.sha256,
                             compressedSize: artifact.compressedSize, rawSize: artifact.rawSize)))
                     }
                 }
@@ -222,6 +211,27 @@ enum ReportsBench {
         try writer.submit(records)
         try writer.close()
         return jobs.count
+    }
+
+    /// The evidence a failing Catalog attempt stores, shaped like the nightly's: for each step up to the failing one
+    /// (2), the timeline's picture and the overlay's elements — a wireframe (128 × 96, noisy, so it compresses like a
+    /// real one) and its surface snapshot — and a log of the failure that differs per attempt. Both attempts of a job
+    /// show the same screens; step 0 (the app as it opens) is the same screen for every scenario of a configuration.
+    private static func failingEvidence(job: PlannedJob, index i: Int, attempt a: Int, configuration: Int) throws -> [CompressedArtifact] {
+        let sink = ArtifactSink()
+        var out: [CompressedArtifact] = []
+        for step in 0...2 {
+            let screen = step == 0 ? UInt64(configuration) : UInt64(i) &* 3 &+ UInt64(step) &+ 1_000
+            let y = step == 0 ? configuration % 300 : i % 300
+            out.append(try sink.attach(name: "wireframe.png", mediaType: "image/png",
+                                       bytes: try ArtifactsBench.pngLike(width: 128, height: 96, seed: screen), step: step))
+            out.append(try sink.attach(name: "surface.json", mediaType: "application/json", bytes: Array((
+                #"{"screen":\#(screen),"nodes":[{"id":"total","frame":[12,\#(y),80,20],"clipped":\#(step == 2)},"#
+                    + #"{"id":"checkout","frame":[12,\#(y + 30),120,44],"clipped":false}]}"#).utf8), step: step))
+        }
+        out.append(try sink.attach(name: "step.log", mediaType: "text/plain", bytes: Array(
+            "step 3 failed: 'Total' clipped at \(i % 37) pt (attempt \(a), job \(job.jobID))\n".utf8), step: 2))
+        return out
     }
 
     /// Runs `flowmatrix` with `arguments` (output discarded); its exit status, CPU time and peak resident set

@@ -56,14 +56,8 @@ enum WebBench {
         defer { browser.close() }
         let settings = WebSettings(baseURL: base)
         try await measureJobOverhead(in: browser, settings: settings, quick: quick)
-        var recorded = settings
-        recorded.recording = true
-        let off = try await measureTenStepJobs(in: browser, settings: settings, quick: quick)
-        let on = try await measureTenStepJobs(in: browser, settings: recorded, quick: quick)
-        print(
-            String(
-                format: "recording (screencast) on vs off: %+.1f %% per 10-step job (median %.0f vs %.0f ms; target ≤ 15 %%)",
-                (on / off - 1) * 100, on * 1000, off * 1000))
+        try await measureTenStepJobs(in: browser, settings: settings, quick: quick)
+        try await measureRecordingCost(in: browser, settings: settings, quick: quick)
         try await measureAuditCost(in: browser, settings: settings, quick: quick)
         if WebTimings.enabled {
             print("where the time of sections 2 and 3 went (FLOWMATRIX_WEB_TIMING=1):\n\(WebTimings.report())")

@@ -36,6 +36,7 @@ enum BenchCommand {
             MillionBench.suite,
             ShardsBench.suite,
             webSuite,
+            WebBench.recordingSuite,
             IsolateBench.suite,
             VisualBench.suite,
         ]

@@ -65,5 +65,21 @@ extension RealChromium {
                 }
             }
         }
+
+        @Test("policy.recording's tag on a job's scenario turns the recording on in WebHost; without it there is none")
+        func recordingTag() async throws {
+            try await withSite { site in
+                let host = WebHost(browser: site.browser, baseURL: site.server.baseURL)
+                for (tags, recorded) in [([Scenario.recordingTag], true), (["smoke"], false)] {
+                    let r = try await host.makeRegistry(configuration: [:], seed: 1, scenarioTags: tags)
+                    try await r.step(.open, "verbs.html")
+                    try await r.step(.tap, "tap-me")
+                    let frames = await r.evidence(afterStep: 1, step: Step(verb: .tap, target: "tap-me"))
+                        .filter { $0.name.hasPrefix("screencast-") }
+                    #expect(frames.isEmpty != recorded, "tags \(tags): \(frames.count) frame(s)")
+                    try await r.page.dispose()
+                }
+            }
+        }
     }
 }
