@@ -22,13 +22,14 @@ alone='EndToEndTests\.(FaultProxyTests|NetworkNamespaceTests|LongJobSchedulingTe
 # cores, well-bounded tests waited over 150 s for a thread. The in-process suites run first, then the suites that
 # drive real processes (coordinators, workers, browsers, commands), then the timing-sensitive ones alone.
 processes='EndToEndTests|CommandJobsTests|WebRegistryTests|LiveViewTests|DevToolsTests'
-# The report's Chromium suites (a 100,000-job page among them) get a phase of their own: beside the command jobs they
+# The report's Chromium suites (a 100,000-job page among them) and the two-renderer parity run get a phase of their
+# own: beside the command jobs they
 # starved them of CPU.
-browsers='ReportsTests\.(BrowserTests|HeatMapBrowserTests|TimelineBrowserTests|VisualReportTests)'
+browsers='ReportsTests\.(BrowserTests|HeatMapBrowserTests|TimelineBrowserTests|VisualReportTests)|EndToEndTests\.ParityRunTests'
 set +e
 swift test --skip-build --skip "$alone|$processes|$browsers" 2>&1 | tee .build/test-output.txt
 status=${PIPESTATUS[0]}
-swift test --skip-build --filter "$processes" --skip "$alone" 2>&1 | tee .build/test-output-processes.txt
+swift test --skip-build --filter "$processes" --skip "$alone|$browsers" 2>&1 | tee .build/test-output-processes.txt
 processes_status=${PIPESTATUS[0]}
 swift test --skip-build --filter "$browsers" 2>&1 | tee .build/test-output-browsers.txt
 browsers_status=${PIPESTATUS[0]}
