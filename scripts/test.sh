@@ -23,8 +23,7 @@ alone='EndToEndTests\.(FaultProxyTests|NetworkNamespaceTests|LongJobSchedulingTe
 # drive real processes (coordinators, workers, browsers, commands), then the timing-sensitive ones alone.
 processes='EndToEndTests|CommandJobsTests|WebRegistryTests|LiveViewTests|DevToolsTests'
 # The report's Chromium suites (a 100,000-job page among them) and the two-renderer parity run get a phase of their
-# own: beside the command jobs they
-# starved them of CPU.
+# own: beside the command jobs they starved them of CPU.
 browsers='ReportsTests\.(BrowserTests|HeatMapBrowserTests|TimelineBrowserTests|VisualReportTests)|EndToEndTests\.ParityRunTests'
 set +e
 swift test --skip-build --skip "$alone|$processes|$browsers" 2>&1 | tee .build/test-output.txt
