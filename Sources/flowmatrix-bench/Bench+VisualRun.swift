@@ -31,6 +31,10 @@ enum VisualRunBench {
             for way in Way.allCases {
                 let (seconds, output) = try flowmatrix(["run", matrices[way] ?? "", "--workers", "2"], in: root)
                 walls[way, default: []].append(seconds)
+                let summary = output.split(separator: "\n").first { $0.hasPrefix("run ") && $0.contains(" passed, ") }
+                let visual = output.split(separator: "\n").first { $0.contains("visual: ") }
+                print("  round \(round + 1), \(way.rawValue): " + (summary.map(String.init) ?? "?")
+                    + (visual.map { "\n    " + $0.trimmingCharacters(in: .whitespaces) } ?? ""))
                 jobs = jobCount(output) ?? jobs
                 if way == .noBaselines && round == 0 {
                     // The pictures of this run become the baselines of every later with-baselines run.
@@ -53,7 +57,7 @@ enum VisualRunBench {
         print(String(format: "  cost of baselines: %+.1f %% against the same run without baselines, %+.1f %% against the shipped matrix",
                      (with / max(without, 1e-9) - 1) * 100, (with / max(shipped, 1e-9) - 1) * 100))
         print("  visual changes between identical runs: \(changes.map(String.init).joined(separator: ", ")) "
-            + "(\(compared) step pictures compared per run; expected 0)")
+            + "(\(compared) step pictures compared per run; expected 0 when the same jobs pass in both runs)")
     }
 
     /// The three matrices: web-smoke.json as shipped, and with `policy.visual` (`onChange: fail`, `keep` left to
@@ -81,7 +85,8 @@ enum VisualRunBench {
     }
 
     /// Runs `flowmatrix` in `folder` (its store `.flowmatrix` there); the wall time and its output.
-    /// - Throws: when it exits other than 0 (a failed job or a visual change fails the bench).
+    /// - Throws: when it exits other than 0 or 1 (failed jobs are counted and printed: a loaded machine times some
+    ///   web steps out, and a failed job's pictures are not the passing ones its baseline has).
     static func flowmatrix(_ arguments: [String], in folder: URL) throws -> (Double, String) {
         let process = Process()
         process.executableURL = ProcessFacts.flowmatrix
@@ -99,7 +104,7 @@ enum VisualRunBench {
         process.waitUntilExit()
         let seconds = VisualBench.seconds(clock.now - start)
         let output = String(decoding: data, as: UTF8.self)
-        guard process.terminationStatus == 0 else {
+        guard process.terminationStatus == 0 || process.terminationStatus == 1 else {
             throw CommandFailure("flowmatrix \(arguments.joined(separator: " ")) exited \(process.terminationStatus):\n\(output)",
                                  exitCode: ExitCode.failures)
         }

@@ -3,7 +3,7 @@ import Testing
 
 /// Visual baselines end to end (docs/VISUAL.md): real runs of the Catalog and web registries, `baseline accept`,
 /// re-runs compared with the baselines, a CSS change in one locale, masks, and bad baseline folders.
-@Suite("Visual baselines", .serialized, .timeLimit(.minutes(8)))
+@Suite("Visual baselines", .serialized, .timeLimit(.minutes(12)))
 struct VisualBaselineTests {
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
