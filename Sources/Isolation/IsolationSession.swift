@@ -241,8 +241,8 @@ public struct IsolationSession: Sendable {
         return best.map { Trial(combination: $0, intermittent: true) }
     }
 
-    /// The smallest intermittent suspect of a failing configuration whose own jobs show intermittency (held by at
-    /// least half of the subject's unexplained intermittent jobs; then most such jobs, then the higher share): tried
+    /// The intermittent suspect of a failing configuration whose own jobs show intermittency most (held by at least
+    /// half of the subject's unexplained intermittent jobs), then the higher failure share, then the smaller: tried
     /// before the deterministic candidates, which cannot explain an intermittent fault and would spend the budget.
     private func evidencedSuspect(_ subject: Subject, _ failing: [String: String], untried: (Trial) -> Bool) -> Trial? {
         let tally = tallies[subject] ?? [:]
@@ -253,12 +253,10 @@ public struct IsolationSession: Sendable {
                 return untried(Trial(combination: c, intermittent: true))
             }
             .min { a, b in
-                // Smaller first (a part is held by every job its whole is, and a whole confirmed in place of its
-                // part would be wrong), then more intermittent jobs, then the higher failure share.
                 let (ta, tb) = (tally[a] ?? .init(), tally[b] ?? .init())
-                if a.count != b.count { return a.count < b.count }
                 if ta.intermittent != tb.intermittent { return ta.intermittent > tb.intermittent }
                 if ta.rate != tb.rate { return ta.rate > tb.rate }
+                if a.count != b.count { return a.count < b.count }
                 return a < b
             }
         return best.map { Trial(combination: $0, intermittent: true) }
