@@ -132,19 +132,11 @@ public struct IsolationSession: Sendable {
     /// explain it.
     func isDeterministic(_ key: Key) -> Bool { isFailing(key) && !(attempts[key]?.passed ?? true) }
 
-    /// A round being assembled: the follow-ups asked for so far, their configurations, and whether a trial found its
-    /// follow-up already run.
-    struct RoundDraft {
-        var out: [FollowUp] = []
-        var asked = Set<Key>()
-        var reused = false
-    }
-
     /// The next round's follow-ups (repeats of flaky jobs first, then one per unexplained failing configuration; when
     /// every failure is explained, the second faults a failing configuration may hold), within the budget; empty
     /// when the session is over.
     public mutating func nextRound() -> [FollowUp] {
-        var draft = RoundDraft()
+        var draft = FollowUpRound()
         for key in pending.keys.sorted(by: { Self.order($0, $1) }) where !explained(key.configuration, key.subject) {
             add(FollowUp(subject: key.subject, configuration: key.configuration, target: nil), to: &draft)
         }
@@ -163,7 +155,14 @@ public struct IsolationSession: Sendable {
             for subject in subjects {
                 let ranking = self.ranking(subject)
                 var picked = Set<Trial>()
-                for trial in secondFaultTrials(subject, ranking: ranking) where picked.insert(trial).inserted {
+                let (done, most) = (tries[subject] ?? [:], settings.triesPerCandidate)
+                let candidates = SecondFaults.candidates(
+                    failing: configurations(subject) { isDeterministic($0) },
+                    confirmed: confirmed.filter { $0.subject == subject && !$0.intermittent }.map(\.combination),
+                    ranking: ranking, untried: { (done[Trial(combination: $0, intermittent: false)] ?? 0) < most })
+                for c in candidates {
+                    let trial = Trial(combination: c, intermittent: false)
+                    guard picked.insert(trial).inserted else { continue }
                     ask(trial, subject: subject, ranking: ranking, salt: picked.count, draft: &draft)
                 }
             }
@@ -177,14 +176,14 @@ public struct IsolationSession: Sendable {
         return draft.out
     }
 
-    private func add(_ f: FollowUp, to draft: inout RoundDraft) {
+    private func add(_ f: FollowUp, to draft: inout FollowUpRound) {
         guard spent + draft.out.count < settings.budget else { return }
         if draft.asked.insert(Key(subject: f.subject, configuration: f.configuration)).inserted { draft.out.append(f) }
     }
 
     /// Asks for a follow-up that keeps `trial`'s combination in the least suspicious environment (or notes that one
     /// has run already: its outcome decides).
-    private mutating func ask(_ trial: Trial, subject: Subject, ranking: SuspicionRanking, salt: Int, draft: inout RoundDraft) {
+    private mutating func ask(_ trial: Trial, subject: Subject, ranking: SuspicionRanking, salt: Int, draft: inout FollowUpRound) {
         tries[subject, default: [:]][trial, default: 0] += 1
         let seed = settings.seed &+ UInt64(round) &* 0x9E37_79B9 &+ UInt64(salt)
         let earlier = targets.filter { $0.key.subject == subject && $0.value.combination == trial.combination }
@@ -205,28 +204,6 @@ public struct IsolationSession: Sendable {
             to: &draft)
     }
 
-    /// Second faults: a failing configuration a confirmed combination explains may hold another failure-inducing
-    /// combination that no other failing configuration shows (overlapping faults: the plan ran the second only beside
-    /// the first). With every failure explained and budget left, its best untried candidate that shares a value
-    /// with the confirmation (a value in one interaction is the likeliest in another) is tried too.
-    private func secondFaultTrials(_ subject: Subject, ranking: SuspicionRanking) -> [Trial] {
-        let done = tries[subject] ?? [:]
-        let mine = confirmed.filter { $0.subject == subject && !$0.intermittent }.map(\.combination)
-        var out: [Trial] = []
-        for failing in configurations(subject, { isDeterministic($0) }) {
-            let holding = mine.filter { $0.isContained(in: failing) }
-            guard !holding.isEmpty else { continue }
-            let next = ranking.suspects(in: failing).first { s in
-                let c = s.combination
-                return (done[Trial(combination: c, intermittent: false)] ?? 0) < settings.triesPerCandidate
-                    && holding.allSatisfy { h in !h.isSubset(of: c) && !c.isSubset(of: h) }
-                    && holding.contains { h in h.pairs.contains { c.pairs.contains($0) } }
-            }
-            if let next { out.append(Trial(combination: next.combination, intermittent: false)) }
-        }
-        return out
-    }
-
     /// What to try for a failing configuration: its best deterministic candidate (or the intermittent part holding it
     /// back), else its best intermittent suspect; nil when everything has been tried.
     private func nextTrial(_ subject: Subject, _ failing: [String: String], ranking: SuspicionRanking) -> Trial? {
@@ -237,7 +214,7 @@ public struct IsolationSession: Sendable {
         if let evidenced = evidencedSuspect(subject, failing, untried: untried) { return evidenced }
         if isDeterministic(Key(subject: subject, configuration: failing)) {
             let suspects = ranking.suspects(in: failing)
-            if let keep = Self.narrowing(failing, suspects) {
+            if let keep = TieNarrowing.keep(failing, suspects) {
                 let t = Trial(combination: keep, intermittent: false)
                 if untried(t) { return t }
             }
@@ -284,33 +261,6 @@ public struct IsolationSession: Sendable {
             }
         return best.map { Trial(combination: $0, intermittent: true) }
     }
-
-    /// When more than `narrowingAbove` candidates of a failing configuration tie at the top (as many failing
-    /// configurations, as many values), one follow-up that keeps only part of its values decides for about half of
-    /// them at once: if it passes, it clears those it keeps; if it fails, the moved axes play no part and the
-    /// candidates it kept rank first. The moved axes are those touching most of the tied candidates, until half are
-    /// touched (never an axis they all hold). Nil when few candidates tie.
-    public static func narrowing(_ failing: [String: String], _ suspects: [SuspicionRanking.Suspect]) -> Combination? {
-        guard let top = suspects.first else { return nil }
-        let tied = suspects.prefix { $0.failing == top.failing && $0.combination.count == top.combination.count }.map(\.combination)
-        guard tied.count > narrowingAbove else { return nil }
-        // Axes every tied candidate holds stay (moving them would decide nothing between the candidates).
-        let required = Set(tied[0].pairs.map(\.axis).filter { axis in tied.allSatisfy { $0[axis: axis] != nil } })
-        var moved = Set<String>()
-        var touched = 0
-        while touched * 2 < tied.count {
-            let untouched = tied.filter { c in !c.pairs.contains { moved.contains($0.axis) } }
-            var counts: [String: Int] = [:]
-            for c in untouched { for p in c.pairs where !required.contains(p.axis) { counts[p.axis, default: 0] += 1 } }
-            guard let axis = counts.max(by: { $0.value != $1.value ? $0.value < $1.value : $0.key > $1.key })?.key else { break }
-            moved.insert(axis)
-            touched = tied.count - tied.filter { c in !c.pairs.contains { moved.contains($0.axis) } }.count
-        }
-        let keep = failing.filter { !moved.contains($0.key) }
-        return moved.isEmpty || keep.isEmpty ? nil : Combination(keep)
-    }
-
-    public static let narrowingAbove = 4
 
     /// Every combination a follow-up has kept so far (any subject): what the session suspected enough to test.
     public var tried: Set<Combination> { Set(tries.values.flatMap { $0.keys.map(\.combination) }) }
