@@ -53,7 +53,7 @@ enum WebBench {
         let server = try StaticFileServer(root: siteFolder)
         defer { server.stop() }
         let base = server.baseURL
-        if only == "throughput" { return try await measureThroughput(base: base, quick: quick) }
+        if only == "throughput" { return try await WebThroughputBench.measureThroughput(base: base, quick: quick) }
         if only == "audit" {
             let browser = try await SharedBrowser().browser()
             defer { browser.close() }
@@ -79,7 +79,7 @@ enum WebBench {
         if WebTimings.enabled {
             print("where the time of sections 2 and 3 went (FLOWMATRIX_WEB_TIMING=1):\n\(WebTimings.report())")
         }
-        try await measureThroughput(base: base, quick: quick)
+        try await WebThroughputBench.measureThroughput(base: base, quick: quick)
     }
 
     static let configuration = ["locale": "en", "window": "regular-square"]

@@ -3,11 +3,11 @@ import FlowMatrixCLI
 import Foundation
 import WebRegistry
 
-/// Section 4 of `bench web`: jobs/s of `flowmatrix run` with 2 local workers (one browser each) beside Playwright for
+/// Section 4 of `bench web` (`WebBench`): jobs/s of `flowmatrix run` with 2 local workers (one browser each) beside Playwright for
 /// Python with 2 processes, same Chromium, same scenario, a screenshot after every step, a fresh context per job.
 /// `FLOWMATRIX_WEB_BENCH_ROUNDS=N` repeats the three runs N times in turn (one sitting) and prints every round's ratio;
 /// with `FLOWMATRIX_WEB_TIMING=1` each round also prints where a job's time went on both sides.
-extension WebBench {
+enum WebThroughputBench {
     static func measureThroughput(base: URL, quick: Bool) async throws {
         let jobs = quick ? 4 : 40
         let rounds = max(1, Int(ProcessInfo.processInfo.environment["FLOWMATRIX_WEB_BENCH_ROUNDS"] ?? "") ?? 1)
@@ -68,7 +68,7 @@ extension WebBench {
             at: root.appendingPathComponent("corpus"), withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: root) }
         let encoder = JSONEncoder()
-        try encoder.encode(scenario).write(to: root.appendingPathComponent("corpus/bench-cart.json"))
+        try encoder.encode(WebBench.scenario).write(to: root.appendingPathComponent("corpus/bench-cart.json"))
         let reps = (1...max(1, jobs / 2)).map { "\"\($0)\"" }.joined(separator: ", ")
         let matrix = """
             {"name": "web-bench", "corpus": "corpus", "registry": "web",
@@ -92,7 +92,7 @@ extension WebBench {
         let t = ContinuousClock.now
         try process.run()
         process.waitUntilExit()
-        let elapsed = seconds(ContinuousClock.now - t)
+        let elapsed = WebBench.seconds(ContinuousClock.now - t)
         guard process.terminationStatus == 0 else {
             throw CommandFailure(
                 "flowmatrix run of the bench matrix exited \(process.terminationStatus)", exitCode: ExitCode.failures)
