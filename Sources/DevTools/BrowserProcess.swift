@@ -63,6 +63,9 @@ public struct BrowserSettings: Sendable, Hashable {
             "--disable-backgrounding-occluded-windows", "--font-render-hinting=none",
             // A camera and microphone for pages that were allowed them (no real devices on a server).
             "--use-fake-device-for-media-stream",
+            // `Element.computedName` / `computedRole`: the accessibility audit reads the names of the page's controls
+            // from Chromium's own accessibility engine in the page, not from the whole tree (docs/ACCESSIBILITY.md).
+            "--enable-blink-features=ComputedAccessibilityInfo",
         ]
         if geteuid() == 0 { args.append("--no-sandbox") }  // Chromium refuses to run its sandbox as root.
         // Site-specific switches (e.g. --ignore-certificate-errors for a staging host), space-separated.

@@ -1,6 +1,7 @@
 /// The in-page half of the accessibility audit (`assert page accessible`): contrast (AX002), target size (AX003),
-/// `lang`/`dir` (AX004) and clipped text (AX005), each finding naming its element by the identifier attribute. Names
-/// (AX001) come from the browser's accessibility tree, outside the page (`WebRegistry+Audit.swift`).
+/// `lang`/`dir` (AX004) and clipped text (AX005), each finding naming its element by the identifier attribute; and
+/// AX001's candidates, the controls whose name Chromium's accessibility engine computes blank, which the driver then
+/// confirms in the browser's accessibility tree (`WebRegistry+Audit.swift`).
 ///
 /// - Contrast: every visible element with its own text, not disabled. The text colour (its alpha blended) against
 ///   the backgrounds painted behind the text's first line (`elementsFromPoint`, so positioned backdrops that are not
@@ -15,8 +16,10 @@
 ///   computed direction equal to the configuration's.
 /// - Clipped: the `no-truncation` rule of `__flowmatrix.layoutFindings`.
 enum AuditScript {
-    /// A function expression taking `{ attr, language, dir }` and returning `{ findings: [{ code, id, detail }],
-    /// skipped }`.
+    /// A function expression taking `{ attr, language, dir, names, roles }` and returning `{ findings: [{ code, id,
+    /// detail }], skipped, unnamed }`: with `names`, `unnamed` lists the labels of the controls (`roles`: the
+    /// accessibility tree's interactive roles) whose computed name is blank, kept for the driver at
+    /// `globalThis[Symbol.for('flowmatrix.audit.unnamed')]`, or is null (see `unnamedControls`).
     static let source = #"""
         ((opts) => {
           const attr = opts.attr, out = [];
@@ -29,6 +32,29 @@ enum AuditScript {
             return holder ? tag + ' in ' + holder.getAttribute(attr) : tag;
           };
           const add = (code, el, detail) => out.push({ code, id: typeof el === 'string' ? el : label(el), detail });
+          // AX001's candidates: the controls (by the role Chromium's accessibility engine computes) whose computed name is
+          // blank, in the flat tree's order (open shadow roots walked). They are kept for the driver, which confirms each
+          // in the accessibility tree. null when the engine's names are not exposed, or a custom element may hold a
+          // closed shadow root (whose controls a page cannot reach): the driver reads the whole tree then.
+          const unnamedControls = () => {
+            if (!('computedName' in Element.prototype)) return null;
+            const roles = new Set(opts.roles), found = [];
+            const blank = (name) => !/[^\s\u0085\u180e\u200b-\u200d\u2060\ufeff]/.test(name || '');
+            const control = 'a, area, button, input, select, textarea, summary, audio, video, [role], [tabindex], [contenteditable], [aria-pressed], [aria-haspopup]';
+            let closed = false;
+            const walk = (root) => {
+              for (const el of root.querySelectorAll('*')) {
+                const role = el.computedRole;
+                if ((roles.has(role) || (role === '' && el.matches(control))) && blank(el.computedName)) found.push(el);
+                if (el.shadowRoot) walk(el.shadowRoot);
+                else if (el.localName.includes('-') && customElements.get(el.localName)) closed = true;
+              }
+            };
+            walk(document);
+            if (closed) return null;
+            globalThis[Symbol.for('flowmatrix.audit.unnamed')] = found;
+            return found.map(label);
+          };
           const shown = (el) => {
             if (!el.isConnected || (el.checkVisibility && !el.checkVisibility({ opacityProperty: true, visibilityProperty: true }))) return false;
             const r = el.getBoundingClientRect();
@@ -140,7 +166,7 @@ enum AuditScript {
             const m = /^truncated: (\S+) (.*)$/.exec(f);
             if (m) add('AX005', m[1], 'text is clipped ' + m[2]);
           }
-          return { findings: out, skipped };
+          return { findings: out, skipped, unnamed: opts.names ? unnamedControls() : null };
         })
         """#
 }

@@ -43,6 +43,7 @@ public actor WebRegistry: AsyncStepRegistry, StepEvidenceProviding {
     var stepSnapshot: JSONValue?
     /// The elements on screen of the last DOM snapshot (`elements.json`), reused with its screenshot by a passive step.
     var lastBoxes: JSONValue?
+    var computedNames: Bool?  // the audit reads names in the page (`Element.computedName`); nil: not yet asked
     /// The page's uncaught errors and failed requests during the last step that passed.
     private var troublesOfPreviousStep: [String] = []
 
