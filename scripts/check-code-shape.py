@@ -28,8 +28,6 @@ FILE_EXCEPTIONS = {}
 # namespace of tests, split across files by subject, so Tests and Fuzz are left out.
 TYPE_FOLDERS = ("Sources", "Workers")
 TYPE_EXCEPTIONS = {
-    ("Sources/Coordinator", "Scheduler"): "split (ReadyQueues, JobLedger, JobDurations, SchedulerWorker(s), Revocations, "
-        + "WorkerLosses, LeaseWatch); what remains is its public event API and the dispatch pass that ties them together",
     ("Sources/FlowMatrixCLI", "EngineFiles"): "to split: the Kubernetes files are their own writer",
     ("Sources/MatrixPlan", "MatrixParser"): "to split: axes, constraints and command parsing are parsers of their own",
     ("Sources/Reports", "HTMLAssets"): "mostly one static stylesheet and script, text rather than code",

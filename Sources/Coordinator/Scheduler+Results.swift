@@ -34,7 +34,7 @@ extension Scheduler {
     mutating func requeue(_ index: Int, avoiding worker: WorkerID) {
         jobs[index].phase = .queued
         jobs[index].avoid = worker
-        ready.requeue(Int32(index), capability: Int(jobs[index].capability))
+        dispatcher.ready.requeue(Int32(index), capability: Int(jobs[index].capability))
         workers.wake(capability: Int(jobs[index].capability))
     }
 

@@ -20,10 +20,8 @@ public struct Scheduler: Sendable {
     public let settings: SchedulerSettings
     /// Every job's state and the run's tally of outcomes.
     var jobs: JobLedger
-    /// Expected and measured durations: how deep workers are fed.
-    var durations: JobDurations
-    /// The jobs waiting for a worker, per capability.
-    var ready = ReadyQueues()
+    /// The dispatch pass, with the ready queues and the durations that set how deep workers are fed.
+    var dispatcher: Dispatcher
     /// Jobs being taken back (REVOKE): for whom, and which answers count.
     var revocations = Revocations()
     /// What becomes of a lost worker's jobs, and which jobs recently lost workers held.
@@ -39,9 +37,12 @@ public struct Scheduler: Sendable {
     public var outcomeCounts: [JobOutcome: Int] { jobs.outcomeCounts }
     /// For tests: every pass offers jobs to every worker with credit, as before the workers were indexed. The
     /// indexed dispatch must decide exactly as this exhaustive one does (Tests/CoordinatorTests/SchedulerIndexTests).
-    package var exhaustiveDispatch = false
+    package var exhaustiveDispatch: Bool {
+        get { dispatcher.exhaustive }
+        set { dispatcher.exhaustive = newValue }
+    }
     /// For tests: how many times a worker was offered jobs (what a dispatch pass costs).
-    package internal(set) var dispatchVisits = 0
+    package var dispatchVisits: Int { dispatcher.visits }
 
     /// - Parameters:
     ///   - jobs: the run's jobs, indexed as the shell indexes them.
@@ -62,10 +63,10 @@ public struct Scheduler: Sendable {
             self.jobs.add(capability: c, failures: failures[index] ?? 0, finished: finished[index])
             if finished[index] == nil { ready.addFresh(Int32(index), capability: c) }
         }
-        durations = JobDurations(jobs: jobs, capabilityCount: ready.capabilities.count,
-                                 queuedWorkPerSlot: settings.queuedWorkPerSlot)
+        let durations = JobDurations(jobs: jobs, capabilityCount: ready.capabilities.count,
+                                     queuedWorkPerSlot: settings.queuedWorkPerSlot)
         ready.sortFresh(expected: durations.expected)
-        self.ready = ready
+        dispatcher = Dispatcher(settings: settings, ready: ready, durations: durations)
         workers = SchedulerWorkers(capabilityCount: ready.capabilities.count)
     }
 
@@ -96,16 +97,16 @@ public struct Scheduler: Sendable {
     /// The duration the scheduler expects of job `index`: its history, else what this run measured of jobs like it.
     public func expectedDuration(ofJob index: Int) -> Duration? {
         guard index >= 0, index < jobs.count else { return nil }
-        return durations.expectedDuration(ofJob: index, capability: Int(jobs[index].capability))
+        return dispatcher.durations.expectedDuration(ofJob: index, capability: Int(jobs[index].capability))
     }
 
     /// What the queued jobs need that no connected worker offers: registry and labels per capability, with counts.
     public var unservedNeeds: [(registry: String, labels: [String: String], jobs: Int)] {
-        ready.unserved { c in workers.serves(c) }
+        dispatcher.ready.unserved { c in workers.serves(c) }
     }
 
     /// The registries and labels the run's jobs need, whatever their state.
-    public var neededRegistries: [String] { Array(Set(ready.capabilities.map(\.registry))).sorted() }
+    public var neededRegistries: [String] { Array(Set(dispatcher.ready.capabilities.map(\.registry))).sorted() }
 
     /// Whether `worker` can run any of the run's jobs.
     public func canServe(_ worker: WorkerID) -> Bool { !(workers[worker]?.capabilities.isEmpty ?? true) }
@@ -123,11 +124,11 @@ public struct Scheduler: Sendable {
         _ worker: WorkerID, name: String, registries: Set<String>, labels: [String: String], slots: Int,
         canRevoke: Bool = false, now: Duration
     ) -> [SchedulerDirective] {
-        let eligible = ready.eligible(registries: registries, labels: labels)
+        let eligible = dispatcher.ready.eligible(registries: registries, labels: labels)
         workers[worker] = SchedulerWorker(name: name, capabilities: eligible, slots: min(max(1, slots), settings.maximumSlots),
                                       canRevoke: canRevoke, lastSeen: now)
         // A retry that avoided a worker runs there only when no other can: with one more, those waiting look again.
-        for c in eligible where ready.hasRetries(c) { workers.wake(capability: c) }
+        for c in eligible where dispatcher.ready.hasRetries(c) { workers.wake(capability: c) }
         var directives = announceCompletionIfDone()
         // A late joiner gets work at once: jobs other workers hold but have not started.
         steal(now: now, into: &directives)
@@ -155,7 +156,7 @@ public struct Scheduler: Sendable {
         guard index >= 0, index < jobs.count, nanoseconds >= 0 else { return }
         let c = Int(jobs[index].capability)
         // Shorter measurements feed jobs of unknown length deeper: workers at their depth there look again.
-        if durations.measure(capability: c, nanoseconds: nanoseconds, maximumCreditPerSlot: settings.maximumCreditPerSlot) {
+        if dispatcher.durations.measure(capability: c, nanoseconds: nanoseconds, maximumCreditPerSlot: settings.maximumCreditPerSlot) {
             workers.wakeForDepth(capability: c)
         }
     }
@@ -274,7 +275,7 @@ public struct Scheduler: Sendable {
         guard !isDispatchStopped else { return [] }
         isDispatchStopped = true
         var directives: [SchedulerDirective] = []
-        for job in ready.drain() { finish(Int(job), .notRun, reason: reason, into: &directives) }
+        for job in dispatcher.ready.drain() { finish(Int(job), .notRun, reason: reason, into: &directives) }
         // Jobs workers hold but have not started need not run either: take them back.
         for id in workers.ids.sorted() {
             guard let worker = workers[id], worker.canRevoke else { continue }
