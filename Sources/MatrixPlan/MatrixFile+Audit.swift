@@ -51,18 +51,29 @@ extension MatrixFile {
 
 extension MatrixParser {
     mutating func parseAudit(_ node: JSONNode) {
-        guard let text = node.string else {
-            add(.wrongType, "$.policy.audit", node.position, "expected a string, found \(node.kindName)")
-            return
-        }
-        guard let policy = AuditPolicy(rawValue: text) else {
-            let values = AuditPolicy.allCases.map(\.rawValue)
-            let hint = Spelling.suggestion(for: text, among: values).map { " (did you mean '\($0)'?)" } ?? ""
-            add(.badAuditPolicy, "$.policy.audit", node.position,
-                "audit is \(values.joined(separator: " or ")), not '\(text)'\(hint)")
-            return
-        }
+        guard let policy = parseNamedValue(node, as: AuditPolicy.self, member: "audit", rule: .badAuditPolicy) else { return }
         audit = policy
+    }
+
+    /// A policy member whose value is one of `T`'s names: MX003 for a value that is not a string, `rule` with
+    /// "did you mean" for an unknown name ("audit is none or every-step, not 'every_step'").
+    mutating func parseNamedValue<T: RawRepresentable & CaseIterable>(
+        _ node: JSONNode, as _: T.Type, member: String, rule: MatrixRule
+    ) -> T? where T.RawValue == String {
+        let path = "$.policy.\(member)"
+        guard let text = node.string else {
+            add(.wrongType, path, node.position, "expected a string, found \(node.kindName)")
+            return nil
+        }
+        guard let value = T(rawValue: text) else {
+            let values = T.allCases.map(\.rawValue)
+            let hint = Spelling.suggestion(for: text, among: values).map { " (did you mean '\($0)'?)" } ?? ""
+            let listed = values.count == 2 ? values.joined(separator: " or ")
+                : values.dropLast().joined(separator: ", ") + " or " + (values.last ?? "")
+            add(rule, path, node.position, "\(member) is \(listed), not '\(text)'\(hint)")
+            return nil
+        }
+        return value
     }
 
     /// MX035 for `policy.audit` on a command matrix: its jobs run their own test commands, whose steps FlowMatrix

@@ -28,17 +28,9 @@ extension MatrixParser {
     /// Reads `policy.recording` (MX044 for a value that is not off, failures or all, or one `keep` contradicts).
     /// - Parameter keep: the matrix's `keep` as written, nil when it has none.
     mutating func parseRecording(_ node: JSONNode, keep: KeepPolicy?) {
-        guard let text = node.string else {
-            add(.wrongType, "$.policy.recording", node.position, "expected a string, found \(node.kindName)")
-            return
-        }
-        guard let policy = RecordingPolicy(rawValue: text) else {
-            let values = RecordingPolicy.allCases.map(\.rawValue)
-            let hint = Spelling.suggestion(for: text, among: values).map { " (did you mean '\($0)'?)" } ?? ""
-            add(.badRecording, "$.policy.recording", node.position,
-                "recording is off, failures or all, not '\(text)'\(hint)")
-            return
-        }
+        guard let policy = parseNamedValue(node, as: RecordingPolicy.self, member: "recording", rule: .badRecording),
+              let text = node.string
+        else { return }
         if policy != .off, keep == KeepPolicy.none {
             add(.badRecording, "$.policy.recording", node.position,
                 "recording is '\(text)' but keep is 'none', so no recording would be kept; remove keep or set recording off")
