@@ -47,7 +47,7 @@ enum PivotCovering {
             let partial = bestPartial(tallies.groups, remaining: remaining, values: values)
             let exact = space.exactCandidates(tallies.groups, remaining: remaining)
             let chosen: (pattern: Pattern, exact: Bool)
-            if let e = exact.first, e.failures >= (partial?.tally.failures ?? 0) {
+            if let e = exact.first, exactFirst(e, over: partial?.tally) {
                 chosen = (e.pattern, true)
             } else if let p = partial {
                 chosen = (Pattern(clauses: p.key.ids.map { [$0] }), false)
@@ -77,6 +77,20 @@ enum PivotCovering {
         }
         return (explanations, extra)
     }
+
+    /// Whether the covering takes the exact pattern before the best partial one: when it explains as many failures,
+    /// or when most of the partial pattern's jobs pass (its rate among the jobs left is below
+    /// ``partialPreferredRate``): "network=lte + registry=web (24 of 240 jobs fail)" explains less than the exact
+    /// "scenario=cart-quantity + registry=web (9 of 9)", however many more failures it holds. A partial pattern in
+    /// which most jobs fail ("locale=ar, 95 of 100") still comes first.
+    static func exactFirst(_ exact: PatternSpace.Exact, over partial: Tally?) -> Bool {
+        guard let partial, partial.failures > exact.failures else { return true }
+        return Double(partial.failures) < partialPreferredRate * Double(partial.jobs)
+    }
+
+    /// A partial pattern that holds more failures than the best exact one comes first only when at least this share
+    /// of its jobs fail.
+    static let partialPreferredRate = 0.5
 
     /// At most this many values in a pattern's set of one axis.
     static let maxSetSize = 4

@@ -106,4 +106,43 @@ struct AxisPivotExactTests {
         #expect(pivot.explanations.first?.exact == false)
         #expect(pivot.headline == "3 failures follow locale=ar (2 of 3 jobs fail; 2 of 3 failures); 1 other failure.")
     }
+
+    /// The shape of a real `Matrices/parity.json` run (30 scenarios × 9 configurations × 2 registries): two scenarios
+    /// fail in web in every configuration, and a few scattered failures in both registries sit on network=lte, which
+    /// 8 of the 9 configurations use. The broad "network=lte + registry=web" held the most failures (17 of 240 jobs)
+    /// and used to lead the headline; the exact renderer defects lead now.
+    @Test("exact renderer defects lead over a broad partial pattern in which most jobs pass (the parity run)")
+    func exactBeforeBroadPartial() throws {
+        let configurations: [[String: String]] = [
+            ["locale": "en", "window": "narrow", "network": "lte"], ["locale": "en", "window": "full", "network": "lte"],
+            ["locale": "de", "window": "narrow", "network": "lte"], ["locale": "de", "window": "full", "network": "lte"],
+            ["locale": "ar", "window": "narrow", "network": "lte"], ["locale": "ar", "window": "full", "network": "lte"],
+            ["locale": "en", "window": "full", "network": "lte", "direction": "pseudo"],
+            ["locale": "en", "window": "full", "network": "lte", "direction": "rtl"],
+            ["locale": "en", "window": "full", "network": "3g"],
+        ]
+        var jobs: [AxisPivot.Input] = []
+        for n in 0..<30 {
+            let scenario = ["cart-quantity", "timer-refresh", "item-detail"].indices.contains(n)
+                ? ["cart-quantity", "timer-refresh", "item-detail"][n] : "s\(n)"
+            for (c, configuration) in configurations.enumerated() {
+                for registry in ["catalog", "web"] {
+                    let fails = (n < 2 && registry == "web") || (n == 2 && c == 2)
+                    var values = configuration.merging(["scenario": scenario, "registry": registry]) { a, _ in a }
+                    values["direction"] = values["direction"] ?? "auto"
+                    jobs.append(input(values, fails ? .failed : .passed))
+                }
+            }
+        }
+        let pivot = AxisPivot.compute(jobs)
+        let broad = try #require(pivot.ranked.first { $0.label == "network=lte + registry=web" })
+        #expect(broad.failures == 17 && broad.jobs == 240)
+        let labels = pivot.explanations.map(\.group.label)
+        #expect(Array(labels.prefix(2)) == ["scenario=cart-quantity + registry=web", "scenario=timer-refresh + registry=web"],
+                "\(labels)")
+        #expect(pivot.explanations.allSatisfy { $0.exact }, "\(labels)")
+        #expect(pivot.unexplained == 0)
+        #expect(pivot.headline.hasPrefix("20 failures follow exactly scenario=cart-quantity + registry=web (9 of 9 jobs fail): "
+            + "fails only in web, a renderer defect; exactly scenario=timer-refresh + registry=web"), "\(pivot.headline)")
+    }
 }
