@@ -11,6 +11,18 @@ extension AxisPivot {
         private(set) var groups: [Key: Tally] = [:]
         static let combineLimit = 1 << 16
 
+        /// Jobs combined by profile: each distinct profile once, with what its jobs count.
+        struct Combined {
+            var profiles = InternedSlices()
+            var sums: [Tally] = []
+        }
+
+        /// Where a pass reads its jobs: the run again, or the profiles the first pass combined.
+        enum Source {
+            case replay(Replay)
+            case combined(Combined)
+        }
+
         init(axes: [Int32], failing: [Bool]) {
             self.axes = axes
             self.failing = failing
@@ -19,31 +31,61 @@ extension AxisPivot {
         /// One pass: adds (`sign` 1) or removes (-1) the groups of the jobs `include` picks by their profile.
         /// - Returns: what the picked jobs count (jobs, failures, flaky), positive.
         @discardableResult
-        mutating func add(_ replay: Replay, sign: Int, include: @escaping ([Int32]) -> Bool) throws -> Tally {
-            var profiles = InternedSlices()
-            var sums: [Tally] = []
+        mutating func add(_ source: Source, sign: Int, include: @escaping (ArraySlice<Int32>) -> Bool) throws -> Tally {
+            switch source {
+            case .replay(let replay):
+                return try add(replay, sign: sign, keepUpTo: 0, include: include).picked
+            case .combined(let combined):
+                var picked = Tally()
+                for id in 0..<Int32(combined.profiles.count) {
+                    let profile = combined.profiles[id]
+                    guard include(profile) else { continue }
+                    let t = combined.sums[Int(id)]
+                    picked.add(t)
+                    addGroups(profile, Tally(jobs: sign * t.jobs, failures: sign * t.failures, flaky: sign * t.flaky))
+                }
+                return picked
+            }
+        }
+
+        /// The first pass, over every job: adds their groups, and returns the jobs combined by profile when there are
+        /// at most `limit` distinct profiles, so later passes read them instead of the run again (nil beyond it).
+        mutating func addAll(_ replay: Replay, keepUpTo limit: Int) throws -> Combined? {
+            try add(replay, sign: 1, keepUpTo: limit) { _ in true }.kept
+        }
+
+        /// A pass over `replay`. Distinct profiles are combined in a table that is counted and emptied when it holds
+        /// ``combineLimit`` profiles — or `keepUpTo`, when larger: then a table that never had to be emptied is returned.
+        private mutating func add(_ replay: Replay, sign: Int, keepUpTo: Int, include: @escaping (ArraySlice<Int32>) -> Bool) throws
+            -> (picked: Tally, kept: Combined?)
+        {
+            var combined = Combined()
             var last: Int32 = -1
             var picked = Tally()
+            var flushed = false
+            let limit = max(Self.combineLimit, keepUpTo)
             func flush() {
-                for id in 0..<Int32(profiles.count) { addGroups(profiles[id], sums[Int(id)]) }
-                profiles = InternedSlices()
-                sums.removeAll(keepingCapacity: true)
-                last = -1
+                for id in 0..<Int32(combined.profiles.count) { addGroups(combined.profiles[id], combined.sums[Int(id)]) }
             }
             try replay { profile, failure, flaky in
-                guard include(profile) else { return }
+                guard include(profile[...]) else { return }
                 // Plan order often repeats a profile (a scenario's jobs of one configuration): no lookup then.
-                if last < 0 || !profiles[last].elementsEqual(profile) {
-                    last = profiles.intern(profile)
-                    if Int(last) == sums.count { sums.append(Tally()) }
+                if last < 0 || !combined.profiles[last].elementsEqual(profile) {
+                    last = combined.profiles.intern(profile)
+                    if Int(last) == combined.sums.count { combined.sums.append(Tally()) }
                 }
                 let job = Tally(jobs: 1, failures: failure ? 1 : 0, flaky: flaky ? 1 : 0)
                 picked.add(job)
-                sums[Int(last)].add(Tally(jobs: sign * job.jobs, failures: sign * job.failures, flaky: sign * job.flaky))
-                if profiles.count >= Self.combineLimit { flush() }
+                combined.sums[Int(last)].add(Tally(jobs: sign * job.jobs, failures: sign * job.failures, flaky: sign * job.flaky))
+                if combined.profiles.count >= limit {
+                    flush()
+                    flushed = true
+                    combined = Combined()
+                    last = -1
+                }
             }
             flush()
-            return picked
+            return (picked, !flushed && keepUpTo > 0 && sign == 1 ? combined : nil)
         }
 
         /// Adds a profile's groups: each value, each pair of values of two axes, and each scenario value with a pair

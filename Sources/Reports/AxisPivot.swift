@@ -46,7 +46,7 @@ public struct AxisPivot: Sendable, Hashable, Codable {
     public var totalFlaky: Int
     /// Per axis (sorted by name, the scenario pseudo-axis first), every value of the axis with its rate.
     public var axes: [AxisTable]
-    /// Groups with at least one failure, best score first.
+    /// Groups with at least one failure, best score first (the best ``maxRanked``).
     public var ranked: [Group]
     /// Patterns that together explain the failures, found by sequential covering: the group with the most failures
     /// beyond what its size predicts (weighted relative accuracy), then the same among the jobs outside it, and so on
@@ -195,7 +195,7 @@ public struct AxisPivot: Sendable, Hashable, Codable {
     }
 
     /// The core over interned values: a group is a ``Key`` of one to three value ids.
-    private static func compute(values: [AxisValue], known: Known? = nil, replay: Replay) throws -> AxisPivot {
+    private static func compute(values: [AxisValue], known: Known? = nil, replay: @escaping Replay) throws -> AxisPivot {
         var totalJobs = known?.jobs ?? 0, totalFailures = known?.failures ?? 0, totalFlaky = known?.flaky ?? 0
         // Groups of two or three values matter only with a failure in them (ranked groups and patterns need one), so
         // they are tallied only when every value occurs in a failing job: a passing run tallies single values alone.
@@ -217,7 +217,10 @@ public struct AxisPivot: Sendable, Hashable, Codable {
             return Int32(axisIDs.count - 1)
         }
         var tallies = Tallies(axes: axes, failing: failing)
-        try tallies.add(replay, sign: 1) { _ in true }
+        // The covering passes (with failures) read the first pass's combined profiles rather than the run again, when
+        // they fit in ``keptProfiles`` (a 100,000-job run's profiles take a few megabytes).
+        let kept = try tallies.addAll(replay, keepUpTo: totalFailures > 0 ? keptProfiles : 0)
+        let source: Tallies.Source = kept.map { .combined($0) } ?? .replay(replay)
         let initial = tallies.groups
         func axisValues(_ key: Key) -> [AxisValue] { key.ids.map { values[Int($0)] } }
         func group(_ key: Key) -> Group {
@@ -234,21 +237,51 @@ public struct AxisPivot: Sendable, Hashable, Codable {
         func redundant(_ key: Key, _ jobs: Int) -> Bool {
             key.count > 1 && key.smaller.contains { initial[$0]?.jobs == jobs }
         }
-        // Labels are built once per group (a 100,000-job run has tens of thousands of groups, and ties are common).
-        let rankable = initial.filter { $0.value.failures > 0 && !redundant($0.key, $0.value.jobs) }.keys.map(group)
-        let labels = rankable.map(\.label)
-        let baseRanked = rankable.indices.sorted { rankedBefore(rankable[$0], rankable[$1], labels[$0], labels[$1]) }
-            .map { rankable[$0] }
+        let baseRanked = best(initial.filter { $0.value.failures > 0 && !redundant($0.key, $0.value.jobs) },
+                              count: maxRanked, totalFailures: totalFailures, group: group)
 
         // Sequential covering (AxisPivot+Covering.swift): exact patterns, value sets of one axis, alternatives.
         let (explanations, extra) = try PivotCovering.cover(
-            tallies: &tallies, replay: replay, values: values, axes: axes, initial: initial,
+            tallies: &tallies, source: source, values: values, axes: axes, initial: initial,
             totals: (totalJobs, totalFailures))
         let ranked = PivotCovering.mergeRanked(baseRanked, extra)
         return AxisPivot(totalJobs: totalJobs, totalFailures: totalFailures, totalFlaky: totalFlaky, axes: axisTables,
                          ranked: ranked, explanations: explanations,
                          unexplained: totalFailures - explanations.reduce(0) { $0 + $1.explains })
     }
+
+    /// The `count` best of `groups` in ``rankedBefore(_:_:_:_:)`` order. A 100,000-job run has tens of thousands of
+    /// groups with a failure and ties are common: they are ordered by their figures first, and only the best and those
+    /// tied with the last of them become groups with labels.
+    private static func best(_ groups: [Key: Tally], count: Int, totalFailures: Int, group: (Key) -> Group) -> [Group] {
+        struct Figures {
+            var key: Key, score: Double, rate: Double, failures: Int, values: Int
+            func before(_ o: Figures) -> Bool {
+                if score != o.score { return score > o.score }
+                if rate != o.rate { return rate > o.rate }
+                if failures != o.failures { return failures > o.failures }
+                return values < o.values
+            }
+            func tied(_ o: Figures) -> Bool { !before(o) && !o.before(self) }
+        }
+        let sorted = groups.map { key, t in
+            let g = Self.group([], t, totalFailures: totalFailures)
+            return Figures(key: key, score: g.score, rate: g.rate, failures: t.failures, values: key.count)
+        }.sorted { $0.before($1) }
+        var end = min(count, sorted.count)
+        if end > 0 { while end < sorted.count, sorted[end].tied(sorted[end - 1]) { end += 1 } }
+        let candidates = sorted[..<end].map { group($0.key) }
+        let labels = candidates.map(\.label)
+        return Array(candidates.indices.sorted { rankedBefore(candidates[$0], candidates[$1], labels[$0], labels[$1]) }
+            .prefix(count).map { candidates[$0] })
+    }
+
+    /// At most this many groups in ``ranked`` (the report shows 25, `summary.json` 10).
+    static let maxRanked = 500
+
+    /// At most this many distinct job profiles are kept in memory between the pivot's passes (beyond it, each pass
+    /// reads the run again).
+    static let keptProfiles = 1 << 18
 
     /// At most this many patterns in ``explanations``.
     static let maxExplanations = 4

@@ -16,7 +16,7 @@ enum PivotCovering {
         var clauses: [[Int32]]
 
         /// Whether a job's profile falls in the pattern: it has one of each clause's values.
-        func matches(_ profile: [Int32]) -> Bool {
+        func matches(_ profile: ArraySlice<Int32>) -> Bool {
             clauses.allSatisfy { clause in clause.contains { profile.contains($0) } }
         }
 
@@ -32,7 +32,7 @@ enum PivotCovering {
     ///   - initial: every group's run-wide tally (the figures a pattern's group shows).
     ///   - totals: jobs with a verdict and failures of the whole run.
     static func cover(
-        tallies: inout Tallies, replay: Replay, values: [AxisValue], axes: [Int32], initial: [Key: Tally],
+        tallies: inout Tallies, source: Tallies.Source, values: [AxisValue], axes: [Int32], initial: [Key: Tally],
         totals: (jobs: Int, failures: Int)
     ) throws -> Covering {
         var remaining = totals
@@ -67,7 +67,7 @@ enum PivotCovering {
             let earlier = patterns
             let pattern = chosen.pattern
             patterns.append(pattern)
-            let covered = try tallies.add(replay, sign: -1) { profile in
+            let covered = try tallies.add(source, sign: -1) { profile in
                 pattern.matches(profile) && !earlier.contains { $0.matches(profile) }
             }
             remaining.jobs -= covered.jobs
@@ -187,9 +187,11 @@ enum PivotCovering {
                 scenario.map { groups[Key(a: $0)]?.failures ?? 0 } ?? remaining.failures
             }
             var found: [Exact] = []
-            // Per scope (fixed value ids) and axis, the values of that axis with their tallies.
-            var members: [[Int32]: [Int32: [(id: Int32, tally: Tally)]]] = [:]
-            for (key, t) in groups where t.jobs > 0 {
+            // Per scope (fixed value ids) and axis, the failing values of that axis: a set is exact only when each of
+            // its values fails in every job of the scope, so a value with failures and passes rules the bucket out,
+            // and values without failures take no part.
+            var buckets: [SetScope: SetBucket] = [:]
+            for (key, t) in groups where t.failures > 0 {
                 let ids = key.ids
                 let scenario = axes[Int(ids[0])] == -1 ? ids[0] : nil
                 if t.failures >= 2, t.failures == t.jobs, t.failures == scopeFailures(scenario) {
@@ -201,32 +203,57 @@ enum PivotCovering {
                 for (i, id) in ids.enumerated() where axes[Int(id)] != -1 {
                     var scope = ids
                     scope.remove(at: i)
-                    members[scope, default: [:]][axes[Int(id)], default: []].append((id, t))
+                    buckets[SetScope(scope: scope, axis: axes[Int(id)]), default: SetBucket()].add(id, t)
                 }
             }
-            for (scope, byAxis) in members {
+            for (bucket, entries) in buckets where !entries.partial && entries.ids.count >= 2 && entries.ids.count <= maxSetSize {
+                let scope = bucket.ids
                 let scenario = scope.first.flatMap { axes[Int($0)] == -1 ? $0 : nil }
-                for (_, entries) in byAxis {
-                    let failing = entries.filter { $0.tally.failures > 0 }
-                    // A set names a few values (more would list the failing jobs, not explain them).
-                    guard failing.count >= 2, failing.count <= maxSetSize else { continue }
-                    var sum = Tally()
-                    for e in failing { sum.add(e.tally) }
-                    guard sum.failures >= 2, sum.failures == sum.jobs, sum.failures == scopeFailures(scenario) else { continue }
-                    // A set that holds every job of its scope is the scope itself (a simpler pattern).
-                    let scopeJobs = scope.isEmpty ? remaining.jobs : key(scope).flatMap { groups[$0]?.jobs } ?? 0
-                    guard sum.jobs < scopeJobs else { continue }
-                    let set = failing.map(\.id).sorted { values[Int($0)] < values[Int($1)] }
-                    let p = ordered(Pattern(clauses: scope.map { [$0] } + [set]))
-                    found.append(Exact(pattern: p, failures: sum.failures,
-                                       label: PivotCovering.label(p.clauses.flatMap { $0 }.map { values[Int($0)] })))
-                }
+                let sum = entries.sum
+                guard sum.failures >= 2, sum.failures == scopeFailures(scenario) else { continue }
+                // A set that holds every job of its scope is the scope itself (a simpler pattern).
+                let scopeJobs = scope.isEmpty ? remaining.jobs : key(scope).flatMap { groups[$0]?.jobs } ?? 0
+                guard sum.jobs < scopeJobs else { continue }
+                let set = entries.ids.sorted { values[Int($0)] < values[Int($1)] }
+                let p = ordered(Pattern(clauses: scope.map { [$0] } + [set]))
+                found.append(Exact(pattern: p, failures: sum.failures,
+                                   label: PivotCovering.label(p.clauses.flatMap { $0 }.map { values[Int($0)] })))
             }
             return found.sorted { a, b in
                 if a.failures != b.failures { return a.failures > b.failures }
                 if a.pattern.complexity != b.pattern.complexity { return a.pattern.complexity < b.pattern.complexity }
                 return a.label < b.label
             }
+        }
+    }
+
+    /// The scope of a value set: the values it keeps fixed (none, or one or two ids in profile order) and the axis
+    /// whose values form the set.
+    struct SetScope: Hashable {
+        var scope: Key
+        var axis: Int32
+
+        init(scope: [Int32], axis: Int32) {
+            self.scope = scope.isEmpty ? Key(a: -1) : scope.count == 1 ? Key(a: scope[0]) : Key(a: scope[0], b: scope[1])
+            self.axis = axis
+        }
+
+        /// The fixed value ids, in profile order.
+        var ids: [Int32] { scope.a < 0 ? [] : scope.ids }
+    }
+
+    /// The failing values of one axis within a scope: their ids (kept up to one more than a set may hold), their
+    /// summed tally, and whether one of them also passed somewhere (then no set of them is exact).
+    struct SetBucket {
+        var ids: [Int32] = []
+        var sum = Tally()
+        var partial = false
+
+        mutating func add(_ id: Int32, _ t: Tally) {
+            guard !partial else { return }
+            if t.failures < t.jobs { partial = true; return }
+            if ids.count <= PivotCovering.maxSetSize { ids.append(id) }
+            sum.add(t)
         }
     }
 
