@@ -6,6 +6,21 @@ import Testing
 
 @Suite("Blob store")
 struct BlobStoreTests {
+    @Test("a blob read back whole whatever its size: tiny, one buffer, and several 256 KiB reads (the buffer follows the file)")
+    func readsEverySize() throws {
+        let dir = try TemporaryDirectory()
+        let store = try BlobStore(root: dir.url.appendingPathComponent(".flowmatrix"))
+        var generator = SystemRandomNumberGenerator()
+        for size in [0, 1, 3_000, 262_143, 262_144, 700_001] {
+            // Random bytes do not compress: the blob on disk is about as large as `size`.
+            let raw = (0..<size).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            let artifact = try ArtifactSink().attach(name: "r.bin", mediaType: "application/octet-stream", bytes: raw, step: 0)
+            try store.store(artifact)
+            #expect(try store.compressedBytes(artifact.sha256, maxSize: 1 << 21) == artifact.compressed, "size \(size)")
+            #expect(try store.read(artifact.sha256, maxSize: size) == raw, "size \(size)")
+        }
+    }
+
     @Test("sink → compressed artifact → streamed in chunks → blob → extracted bytes identical")
     func endToEnd() async throws {
         let dir = try TemporaryDirectory()
