@@ -17,11 +17,13 @@
 /// - Clipped: the `no-truncation` rule of `__flowmatrix.layoutFindings`.
 enum AuditScript {
     /// A function expression taking `{ attr, language, dir, names, roles }` and returning `{ findings: [{ code, id,
-    /// detail }], skipped, unnamed }`: with `names`, `unnamed` lists the labels of the controls (`roles`: the
+    /// detail }], skipped, unnamed, elapsed }`: with `names`, `unnamed` lists the labels of the controls (`roles`: the
     /// accessibility tree's interactive roles) whose computed name is blank, kept for the driver at
-    /// `globalThis[Symbol.for('flowmatrix.audit.unnamed')]`, or is null (see `unnamedControls`).
+    /// `globalThis[Symbol.for('flowmatrix.audit.unnamed')]`, or is null (see `unnamedControls`); `elapsed` is the
+    /// script's own time in the page, in ms (without the round trip).
     static let source = #"""
         ((opts) => {
+          const started = performance.now();
           const attr = opts.attr, out = [];
           let skipped = 0;
           const label = (el) => {
@@ -224,7 +226,8 @@ enum AuditScript {
             const m = /^truncated: (\S+) (.*)$/.exec(f);
             if (m) add('AX005', m[1], 'text is clipped ' + m[2]);
           }
-          return { findings: out, skipped, unnamed: opts.names ? unnamedControls() : null };
+          const unnamed = opts.names ? unnamedControls() : null;
+          return { findings: out, skipped, unnamed, elapsed: performance.now() - started };
         })
         """#
 }
