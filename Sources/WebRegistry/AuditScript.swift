@@ -17,11 +17,13 @@
 /// - Clipped: the `no-truncation` rule of `__flowmatrix.layoutFindings`.
 enum AuditScript {
     /// A function expression taking `{ attr, language, dir, names, roles }` and returning `{ findings: [{ code, id,
-    /// detail }], skipped, unnamed }`: with `names`, `unnamed` lists the labels of the controls (`roles`: the
+    /// detail }], skipped, unnamed, elapsed }`: with `names`, `unnamed` lists the labels of the controls (`roles`: the
     /// accessibility tree's interactive roles) whose computed name is blank, kept for the driver at
-    /// `globalThis[Symbol.for('flowmatrix.audit.unnamed')]`, or is null (see `unnamedControls`).
+    /// `globalThis[Symbol.for('flowmatrix.audit.unnamed')]`, or is null (see `unnamedControls`); `elapsed` is the
+    /// script's own time in the page, in ms (without the round trip).
     static let source = #"""
         ((opts) => {
+          const started = performance.now();
           const attr = opts.attr, out = [];
           let skipped = 0;
           const label = (el) => {
@@ -42,10 +44,22 @@ enum AuditScript {
             const blank = (name) => !/[^\s\u0085\u180e\u200b-\u200d\u2060\ufeff]/.test(name || '');
             const control = 'a, area, button, input, select, textarea, summary, audio, video, [role], [tabindex], [contenteditable], [aria-pressed], [aria-haspopup]';
             let closed = false;
+            // Under `display: none` (its own or an ancestor's, across shadow hosts) a control is never in the tree: not a
+            // candidate (so a page whose only unnamed controls are hidden costs no confirmation round). checkVisibility()
+            // answers most elements without a style read. An image map's <area> is `display: none` yet in the tree (as
+            // its image's link): always a candidate.
+            const gone = new Map();
+            const undisplayed = (el) => {
+              if (!el || !el.checkVisibility || el.localName === 'area') return false;
+              if (gone.has(el)) return gone.get(el);
+              const yes = !el.checkVisibility() && (getComputedStyle(el).display === 'none' || undisplayed(el.parentElement || (el.parentNode && el.parentNode.host)));
+              gone.set(el, yes);
+              return yes;
+            };
             const walk = (root) => {
               for (const el of root.querySelectorAll('*')) {
                 const role = el.computedRole;
-                if ((roles.has(role) || (role === '' && el.matches(control))) && blank(el.computedName)) found.push(el);
+                if ((roles.has(role) || (role === '' && el.matches(control))) && blank(el.computedName) && !undisplayed(el)) found.push(el);
                 if (el.shadowRoot) walk(el.shadowRoot);
                 else if (el.localName.includes('-') && customElements.get(el.localName)) closed = true;
               }
@@ -55,9 +69,11 @@ enum AuditScript {
             globalThis[Symbol.for('flowmatrix.audit.unnamed')] = found;
             return found.map(label);
           };
-          const shown = (el) => {
+          // Rendered, visible and not empty (its box kept in `rects` when given).
+          const shown = (el, rects) => {
             if (!el.isConnected || (el.checkVisibility && !el.checkVisibility({ opacityProperty: true, visibilityProperty: true }))) return false;
             const r = el.getBoundingClientRect();
+            if (rects) rects.set(el, r);
             return r.width > 0 && r.height > 0;
           };
           const parse = (text) => {
@@ -67,6 +83,8 @@ enum AuditScript {
             if (m[4] && m[4].endsWith('%')) a /= 100;
             return [parseFloat(m[1]), parseFloat(m[2]), parseFloat(m[3]), a];
           };
+          const colours = new Map();
+          const colour = (text) => { let c = colours.get(text); if (c === undefined) colours.set(text, c = parse(text)); return c; };
           const over = (top, below) => {
             const a = top[3];
             return [0, 1, 2].map((i) => top[i] * a + below[i] * (1 - a)).concat([1]);
@@ -77,84 +95,126 @@ enum AuditScript {
           };
           const ratio = (a, b) => { const x = lum(a), y = lum(b); return (Math.max(x, y) + 0.05) / (Math.min(x, y) + 0.05); };
           const hex = (c) => '#' + c.slice(0, 3).map((v) => Math.round(v).toString(16).padStart(2, '0')).join('');
-          // The backgrounds behind a point of `el`, from `el` down: each a list of candidate colours (a gradient's
-          // stops), or null when an image is in the way.
-          const layersBehind = (el, x, y) => {
-            let stack = document.elementsFromPoint(x, y);
-            const at = stack.indexOf(el);
-            if (at < 0) { stack = []; for (let n = el; n; n = n.parentElement) stack.push(n); } else stack = stack.slice(at);
-            const layers = [];
-            for (const n of stack) {
-              const s = getComputedStyle(n);
-              const image = s.backgroundImage;
-              if (image && image !== 'none') {
-                if (/url\(/.test(image)) return null;
-                const stops = (image.match(/rgba?\([^)]*\)/g) || []).map(parse).filter(Boolean);
-                if (stops.length) layers.push(stops);
+          // AX002. Each element's computed style is read once (`facts`), with what it paints behind the text above it
+          // (a list of layers, each a list of candidate colours: a gradient's stops; null when an image is in the way),
+          // and each distinct colour parsed once: many texts share their backdrops.
+          const factsOf = new Map();
+          const facts = (n) => {
+            let f = factsOf.get(n);
+            if (f) return f;
+            const s = getComputedStyle(n), image = s.backgroundImage;
+            let paint = [];
+            if (image && image !== 'none') {
+              if (/url\(/.test(image)) paint = null;
+              else {
+                const stops = (image.match(/rgba?\([^)]*\)/g) || []).map(colour).filter(Boolean);
+                if (stops.length) paint.push(stops);
               }
-              const bg = parse(s.backgroundColor);
-              if (bg && bg[3] > 0) layers.push([bg]);
-              if (layers.length && layers[layers.length - 1].every((c) => c[3] >= 1)) break;
             }
-            return layers;
+            if (paint) { const bg = colour(s.backgroundColor); if (bg && bg[3] > 0) paint.push([bg]); }
+            f = { s, paint, index: factsOf.size };
+            factsOf.set(n, f);
+            return f;
           };
-          const candidates = (layers) => {
-            let colours = [[255, 255, 255, 1]];
+          // The layers `nodes` paint, from the top down to the first opaque one, and a key naming the nodes that
+          // painted them (the same key, the same colours behind); null when an image is in the way.
+          const layersOf = (nodes) => {
+            const layers = [];
+            let key = '';
+            for (const n of nodes) {
+              const f = facts(n);
+              if (f.paint === null) return null;
+              if (!f.paint.length) continue;
+              layers.push(...f.paint);
+              key += f.index + ' ';
+              if (layers[layers.length - 1].every((c) => c[3] >= 1)) break;
+            }
+            return { layers, key };
+          };
+          const chain = (el) => { const out = []; for (let n = el; n; n = n.parentElement) out.push(n); return out; };
+          // The backgrounds behind a point of `el`: what the hit test lists there from `el` down (so positioned
+          // backdrops that are not ancestors count), or `el` and all its ancestors where the hit test does not list it
+          // (off screen, where it lists nothing: that needs no hit test).
+          const unzoomed = !window.visualViewport || visualViewport.scale === 1;
+          const layersBehind = (el, x, y) => {
+            if (unzoomed && (x < -1 || y < -1 || x > innerWidth + 1 || y > innerHeight + 1)) return layersOf(chain(el));
+            const stack = document.elementsFromPoint(x, y);
+            const at = stack.indexOf(el);
+            return layersOf(at < 0 ? chain(el) : stack.slice(at));
+          };
+          // The elements with text of their own to judge, read before any hit test.
+          const texts = [];
+          const skippedTags = new Set(['SCRIPT', 'STYLE', 'NOSCRIPT', 'TEMPLATE', 'OPTION', 'TITLE', 'HEAD']);
+          const isText = (n) => n.nodeType === 3 && /\S/.test(n.data);
+          for (const el of document.body ? document.body.querySelectorAll('*') : []) {
+            if (skippedTags.has(el.nodeName)) continue;
+            const text = [...el.childNodes].find(isText);
+            if (text && shown(el) && !el.closest(':disabled, [aria-disabled=true]')) texts.push([el, text]);
+          }
+          const candidatesOf = new Map();
+          const candidates = (behind) => {
+            let colours = candidatesOf.get(behind.key);
+            if (colours) return colours;
+            colours = [[255, 255, 255, 1]];
+            const layers = behind.layers;
             for (let i = layers.length - 1; i >= 0; i--) {
               const next = [];
               for (const below of colours) for (const top of layers[i]) next.push(over(top, below));
               colours = next.slice(0, 64);
             }
+            candidatesOf.set(behind.key, colours);
             return colours;
           };
-          const ownText = (el) => [...el.childNodes].some((n) => n.nodeType === 3 && /\S/.test(n.data));
-          const skippedTags = new Set(['SCRIPT', 'STYLE', 'NOSCRIPT', 'TEMPLATE', 'OPTION', 'TITLE', 'HEAD']);
-          for (const el of document.body ? document.body.querySelectorAll('*') : []) {
-            if (skippedTags.has(el.nodeName) || !ownText(el) || !shown(el) || el.closest(':disabled, [aria-disabled=true]')) continue;
-            const s = getComputedStyle(el);
-            const fg = parse(s.color);
+          for (const [el, text] of texts) {
+            const s = facts(el).s;
+            const fg = colour(s.color);
             if (!fg) continue;
             const range = document.createRange();
-            const text = [...el.childNodes].find((n) => n.nodeType === 3 && /\S/.test(n.data));
             range.selectNodeContents(text);
             const rect = [...range.getClientRects()].find((r) => r.width > 0 && r.height > 0);
             if (!rect) continue;
-            const layers = layersBehind(el, rect.left + rect.width / 2, rect.top + rect.height / 2);
-            if (layers === null) { skipped++; continue; }
-            const size = parseFloat(s.fontSize), bold = parseInt(s.fontWeight, 10) >= 700;
-            const needed = size >= 24 || (bold && size >= 18.66) ? 3 : 4.5;
+            const behind = layersBehind(el, rect.left + rect.width / 2, rect.top + rect.height / 2);
+            if (behind === null) { skipped++; continue; }
             let worst = null;
-            for (const bg of candidates(layers)) {
+            for (const bg of candidates(behind)) {
               const r = ratio(over(fg, bg), bg);
               if (!worst || r < worst.r) worst = { r, bg };
             }
-            if (worst && worst.r < needed) {
+            if (!worst || worst.r >= 4.5) continue;  // passes at any size: the font is not read
+            const size = parseFloat(s.fontSize), bold = parseInt(s.fontWeight, 10) >= 700;
+            const needed = size >= 24 || (bold && size >= 18.66) ? 3 : 4.5;
+            if (worst.r < needed) {
               add('AX002', el, (Math.floor(worst.r * 100) / 100) + ':1 < ' + needed + ':1 (text ' + hex(over(fg, worst.bg)) + ' on ' + hex(worst.bg) + ', ' + size + 'px' + (bold ? ' bold' : '') + ')');
             }
           }
+          // AX003. Only a small target that another one crowds needs to be reachable (a hit test), and then only the
+          // targets crowding it: a target under something else at its centre (a panel over the list) cannot be reached
+          // now, and is not judged.
           const targetSelector = 'a[href], button, input:not([type=hidden]), select, textarea, summary, [role=button], [role=link], [role=checkbox], [role=radio], [role=switch], [role=tab], [role=menuitem], [tabindex]:not([tabindex="-1"])';
-          // A target under something else at its centre (a panel over the list) cannot be reached now: not judged.
+          const reachableOf = new Map();
           const reachable = (el) => {
+            if (reachableOf.has(el)) return reachableOf.get(el);
             const r = el.getBoundingClientRect(), x = r.left + r.width / 2, y = r.top + r.height / 2;
-            if (x < 0 || y < 0 || x >= innerWidth || y >= innerHeight) return true;
-            const hit = document.elementFromPoint(x, y);
-            return !hit || hit === el || el.contains(hit);
+            let hit = null, yes = true;
+            if (!(x < 0 || y < 0 || x >= innerWidth || y >= innerHeight)) { hit = document.elementFromPoint(x, y); yes = !hit || hit === el || el.contains(hit); }
+            reachableOf.set(el, yes);
+            return yes;
           };
-          const targets = [...document.querySelectorAll(targetSelector)].filter((el) => shown(el) && !el.matches(':disabled') && reachable(el));
-          const rects = new Map(targets.map((el) => [el, el.getBoundingClientRect()]));
+          const rects = new Map();
+          const targets = [...document.querySelectorAll(targetSelector)].filter((el) => shown(el, rects) && !el.matches(':disabled'));
           const inlineInText = (el) => getComputedStyle(el).display === 'inline' && el.parentElement && [...el.parentElement.childNodes].some((n) => n !== el && n.nodeType === 3 && /\S/.test(n.data));
-          const small = targets.filter((el) => { const r = rects.get(el); return (r.width < 24 || r.height < 24) && !inlineInText(el); });
+          const small = new Set(targets.filter((el) => { const r = rects.get(el); return (r.width < 24 || r.height < 24) && !inlineInText(el); }));
           const centre = (r) => [r.left + r.width / 2, r.top + r.height / 2];
           const distanceToRect = (p, r) => Math.hypot(Math.max(r.left - p[0], 0, p[0] - r.right), Math.max(r.top - p[1], 0, p[1] - r.bottom));
           for (const el of small) {
             const r = rects.get(el), c = centre(r);
-            const crowded = targets.some((other) => {
+            const close = targets.filter((other) => {
               if (other === el || other.contains(el) || el.contains(other)) return false;
               const o = rects.get(other);
-              if (small.includes(other)) { const d = centre(o); return Math.hypot(d[0] - c[0], d[1] - c[1]) < 24; }
+              if (small.has(other)) { const d = centre(o); return Math.hypot(d[0] - c[0], d[1] - c[1]) < 24; }
               return distanceToRect(c, o) < 12;
             });
-            if (crowded) add('AX003', el, Math.round(r.width * 10) / 10 + '×' + Math.round(r.height * 10) / 10 + ' px < 24×24 px, with another target within 12 px of its centre');
+            if (close.length && reachable(el) && close.some(reachable)) add('AX003', el, Math.round(r.width * 10) / 10 + '×' + Math.round(r.height * 10) / 10 + ' px < 24×24 px, with another target within 12 px of its centre');
           }
           const html = document.documentElement;
           const lang = (html.getAttribute('lang') || '').trim();
@@ -166,7 +226,8 @@ enum AuditScript {
             const m = /^truncated: (\S+) (.*)$/.exec(f);
             if (m) add('AX005', m[1], 'text is clipped ' + m[2]);
           }
-          return { findings: out, skipped, unnamed: opts.names ? unnamedControls() : null };
+          const unnamed = opts.names ? unnamedControls() : null;
+          return { findings: out, skipped, unnamed, elapsed: performance.now() - started };
         })
         """#
 }

@@ -25,8 +25,9 @@ extension WebRegistry {
             let timeout = settings.pageTimeout
             // A passive step may reuse the last picture: its screenshot waits for the snapshot's generation.
             let eager = settings.screenshots && !(passive && lastScreenshot != nil)
+            let screencast = screencast
             async let eagerShot: Result<JSONValue, any Error>? =
-                eager ? Self.screenshot(page, timeout: timeout) : nil
+                eager ? Self.screenshot(page, screencast, timeout: timeout) : nil
             var generation: Int?
             var animating = true
             do {
@@ -63,7 +64,7 @@ extension WebRegistry {
                 if passive, !animating, let generation, let last = lastScreenshot, last.generation == generation {
                     out.append(Self.png(last.base64))
                 } else {
-                    shot = await Self.screenshot(page, timeout: timeout)
+                    shot = await Self.screenshot(page, screencast, timeout: timeout)
                 }
             }
             switch shot {
@@ -81,7 +82,12 @@ extension WebRegistry {
         return out
     }
 
-    private static func screenshot(_ page: PageTarget, timeout: Duration) async -> Result<JSONValue, any Error> {
+    /// The page's screenshot; a recording (`screencast`) is paused while it is taken.
+    private static func screenshot(
+        _ page: PageTarget, _ screencast: Screencast?, timeout: Duration
+    ) async -> Result<JSONValue, any Error> {
+        screencast?.pause()
+        defer { screencast?.resume() }
         do {
             return .success(
                 try await WebTimings.measure("evidence: screenshot") {
