@@ -65,7 +65,8 @@ enum ScreenshotFreeze {
           // `budgetMs`.
           const settle = async (quiet, budgetMs) => {
             const deadline = performance.now() + budgetMs;
-            const within = (p) => Promise.race([p, new Promise((r) => setTimeout(r, Math.max(0, deadline - performance.now())))]);
+            const left = () => Math.max(0, deadline - performance.now());
+            const within = (p) => Promise.race([p, new Promise((r) => setTimeout(r, left()))]);
             // Style and layout now: a font the text uses starts loading here, not while the picture is drawn.
             if (document.body) void document.body.offsetHeight;
             still();
@@ -96,9 +97,13 @@ extension WebRegistry {
     /// event the step caused, so a request the step started is known to be in flight by then; while requests are
     /// in flight it waits for them to end, then for the page's DOM to stay unchanged (two frames and 50 ms: the
     /// answers are rendered), and looks again. A picture of "Loading…" in one run and of the loaded list in the next
-    /// is a visual change no page made. Bounded by ``settleTimeout``.
+    /// is a visual change no page made. Bounded by ``settleTimeout``; timed as `evidence: settle` (``WebTimings``).
     /// - Returns: a line for `evidence-problems.txt` when the page did not settle; nil otherwise.
     func settleForScreenshot() async -> String? {
+        await WebTimings.measure("evidence: settle") { await settle() }
+    }
+
+    private func settle() async -> String? {
         let clock = ContinuousClock()
         let deadline = clock.now + Self.settleTimeout
         let events = events
@@ -113,7 +118,9 @@ extension WebRegistry {
                     ["expression": .string(Self.settleExpression(quiet: quiet, budget: left)),
                      "awaitPromise": true, "returnByValue": true],
                     timeout: left + .seconds(1))
-                if settled["result"]?["value"]?["late"]?.bool == true { failure = "it kept changing for \(Self.settleTimeout.secondsText)" }
+                if settled["result"]?["value"]?["late"]?.bool == true {
+                    failure = "it kept changing for \(Self.settleTimeout.secondsText)"
+                }
             } catch let error as DevToolsError where error.code == .commandFailed {
                 failure = "\(error)"  // The document was replaced while it settled: settle the new one.
                 continue

@@ -25,7 +25,8 @@ extension RealChromium {
             <div class="spin"></div><div id="slide"></div>
             <input data-testid="field"><button data-testid="load">load</button><div data-testid="out"></div>
             <script>
-            document.getElementById('slide').animate([{ transform: 'translateX(0)' }, { transform: 'translateX(300px)' }],
+            document.getElementById('slide').animate(
+              [{ transform: 'translateX(0)' }, { transform: 'translateX(300px)' }],
               { duration: 900, iterations: Infinity });
             document.querySelector('[data-testid=load]').addEventListener('click', () => requestAnimationFrame(() =>
               fetch('data/1.json').then((r) => r.json()).then((j) => {
@@ -59,7 +60,10 @@ extension RealChromium {
             let dom = String(decoding: try #require(evidence.first { $0.name == "dom.html" }).bytes, as: UTF8.self)
             try await r.step(.wait, "out", "5")
             _ = try await r.inPage("""
-                new Promise((r) => { const go = () => document.querySelector('.late') ? r(true) : setTimeout(go, 20); go(); })
+                new Promise((r) => {
+                  const go = () => document.querySelector('.late') ? r(true) : setTimeout(go, 20);
+                  go();
+                })
                   .then(() => document.fonts.ready).then(() => new Promise((r) => setTimeout(() => r(true), 500)))
                 """)
             let later = await r.evidence(afterStep: 2, step: Step(verb: .tap, target: "load"))
