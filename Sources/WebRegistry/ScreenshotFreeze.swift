@@ -76,7 +76,10 @@ enum ScreenshotFreeze {
             const images = [...document.images].filter((i) => i.complete && i.naturalWidth > 0);
             if (images.length) await within(Promise.all(images.map((i) => i.decode().catch(() => {}))));
             still();
-            return { fonts: document.fonts ? document.fonts.status : 'loaded', late: performance.now() >= deadline };
+            // A permission prompt the driver has not answered yet holds the page's call (geolocation): pending too.
+            const fm = window.__flowmatrix;
+            const permissions = fm && fm.permissionsPending ? fm.permissionsPending() : 0;
+            return { permissions, late: performance.now() >= deadline };
           };
           Object.defineProperty(window, '__flowmatrixSettle', { value: settle });
         })();
@@ -96,8 +99,8 @@ extension WebRegistry {
     /// the page's settle (the frame after the step, fonts, image decoding, animations stilled) answers after every
     /// event the step caused, so a request the step started is known to be in flight by then; while requests are
     /// in flight it waits for them to end, then for the page's DOM to stay unchanged (two frames and 50 ms: the
-    /// answers are rendered), and looks again. A picture of "Loading…" in one run and of the loaded list in the next
-    /// is a visual change no page made. Bounded by ``settleTimeout``; timed as `evidence: settle` (``WebTimings``).
+    /// answers are rendered), and looks again; a permission prompt the page waits for counts as in flight. A picture
+    /// of "Loading…" in one run and of the loaded list in the next is a visual change no page made. Bounded by ``settleTimeout``; timed as `evidence: settle` (``WebTimings``).
     /// - Returns: a line for `evidence-problems.txt` when the page did not settle; nil otherwise.
     func settleForScreenshot() async -> String? {
         await WebTimings.measure("evidence: settle") { await settle() }
@@ -109,7 +112,7 @@ extension WebRegistry {
         let events = events
         var quiet = false
         var failure: String?
-        for _ in 0..<20 {
+        for _ in 0..<100 {
             let left = deadline - clock.now
             guard left > .zero else { break }
             do {
@@ -118,8 +121,13 @@ extension WebRegistry {
                     ["expression": .string(Self.settleExpression(quiet: quiet, budget: left)),
                      "awaitPromise": true, "returnByValue": true],
                     timeout: left + .seconds(1))
-                if settled["result"]?["value"]?["late"]?.bool == true {
-                    failure = "it kept changing for \(Self.settleTimeout.secondsText)"
+                let value = settled["result"]?["value"]
+                if value?["late"]?.bool == true { failure = "it kept changing for \(Self.settleTimeout.secondsText)" }
+                if let waiting = value?["permissions"]?.int, waiting > 0 {
+                    // The monitors answer the prompt on their own task; the page's call then goes on: look again.
+                    failure = "\(waiting) permission prompt(s) not answered"
+                    quiet = true
+                    continue
                 }
             } catch let error as DevToolsError where error.code == .commandFailed {
                 failure = "\(error)"  // The document was replaced while it settled: settle the new one.
