@@ -193,7 +193,7 @@ let package = Package(
         .testTarget(name: "DevToolsTests", dependencies: ["DevTools"], swiftSettings: swiftSettings),
         .testTarget(
             name: "WebRegistryTests",
-            dependencies: ["WebRegistry", "DevTools", "FlowSpec", "RunConditions", "ProcessSpawn", "CatalogApp"],
+            dependencies: ["WebRegistry", "DevTools", "FlowSpec", "RunConditions", "ProcessSpawn", "CatalogApp", "Visual"],
             swiftSettings: swiftSettings
         ),
     ]

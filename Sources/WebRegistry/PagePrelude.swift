@@ -407,7 +407,7 @@ enum PagePrelude {
             if (original) Clipboard.prototype[key] = function () { return ask('clipboard-read').then(() => original.call(this)); };
           }
           Object.defineProperty(window, '__flowmatrix', {
-            value: Object.freeze({ transform, check, waitFor, point, actionPoint, focus, layoutRules, layoutFindings, snapshot, permissionDecided }),
+            value: Object.freeze({ transform, check, waitFor, point, actionPoint, focus, layoutRules, layoutFindings, snapshot, permissionDecided, permissionsPending: () => waiting.size }),
             enumerable: false,
           });
         })();

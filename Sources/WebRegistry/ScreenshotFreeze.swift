@@ -1,11 +1,14 @@
 import DevTools
 import FlowSpec
+import FlowVocabulary
 
-/// What keeps two screenshots of the same page equal pixel for pixel (docs/VISUAL.md): a script every document gets
-/// before its own (`Page.addScriptToEvaluateOnNewDocument`, beside the prelude) adds a style that ends CSS animations
-/// and transitions at once (duration and delay 0, one iteration: the end state is drawn; `animationend` still fires,
-/// `transitionend` does not, as no transition starts) and hides the text caret; `Emulation.setScrollbarsHidden` hides
-/// scrollbars. Masks take element boxes from the step's `elements.json` (``ScreenElements``).
+/// What keeps two screenshots of the same page equal pixel for pixel (docs/VISUAL.md, "Stable screenshots"). A script
+/// every document gets before its own (`Page.addScriptToEvaluateOnNewDocument`, beside the prelude) adds a style that
+/// ends CSS animations and transitions at once (duration and delay 0, one iteration: the end state is drawn;
+/// `animationend` still fires, `transitionend` does not, as no transition starts) and hides the text caret;
+/// `Emulation.setScrollbarsHidden` hides scrollbars. Before a step's picture, the page is settled
+/// (``WebRegistry/settleForScreenshot()``) with the script's `__flowmatrixSettle`. Masks take element boxes from the
+/// step's `elements.json` (``ScreenElements``).
 enum ScreenshotFreeze {
     static let source = #"""
         (() => {
@@ -23,6 +26,62 @@ enum ScreenshotFreeze {
           };
           if (document.documentElement) install(); else document.addEventListener('readystatechange', install, { once: true });
           document.addEventListener('DOMContentLoaded', install);
+
+          // Animations the style cannot reach (element.animate(), shadow trees, SVG <animate>): a finite one jumps to
+          // its end, an endless one (a spinner) stops at its start.
+          const still = () => {
+            for (const a of document.getAnimations()) {
+              if (a.playState !== 'running') continue;
+              const end = a.effect ? a.effect.getComputedTiming().endTime : Infinity;
+              if (Number.isFinite(end)) a.finish(); else { a.pause(); a.currentTime = 0; }
+            }
+            for (const svg of document.querySelectorAll('svg')) {
+              if (svg.animationsPaused && !svg.animationsPaused()) { svg.pauseAnimations(); svg.setCurrentTime(0); }
+            }
+          };
+          // One frame: requestAnimationFrame, or 100 ms when frames do not come (a page in the background).
+          const frame = () => new Promise((resolve) => {
+            let done = false;
+            const go = () => { if (!done) { done = true; resolve(); } };
+            requestAnimationFrame(go);
+            setTimeout(go, 100);
+          });
+          // Waits until the DOM has not changed for two frames and `quietMs`, or the deadline.
+          const quietDOM = (quietMs, deadline) => new Promise((resolve) => {
+            let changedAt = performance.now(), frames = 0;
+            const observer = new MutationObserver(() => { changedAt = performance.now(); frames = 0; });
+            observer.observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
+            const tick = () => {
+              frames++;
+              const now = performance.now();
+              if ((frames >= 2 && now - changedAt >= quietMs) || now >= deadline) { observer.disconnect(); resolve(); }
+              else frame().then(tick);
+            };
+            frame().then(tick);
+          });
+          // Before a step's picture: the frame after the step has run (work a page defers to it — a render, a
+          // request — has started), the fonts its text uses have loaded, its images are decoded, its animations are
+          // still; with `quiet`, its DOM has stopped changing (after the answers to its requests). Never longer than
+          // `budgetMs`.
+          const settle = async (quiet, budgetMs) => {
+            const deadline = performance.now() + budgetMs;
+            const left = () => Math.max(0, deadline - performance.now());
+            const within = (p) => Promise.race([p, new Promise((r) => setTimeout(r, left()))]);
+            // Style and layout now: a font the text uses starts loading here, not while the picture is drawn.
+            if (document.body) void document.body.offsetHeight;
+            still();
+            await within(frame());
+            if (quiet) await quietDOM(50, deadline);
+            if (document.fonts && document.fonts.status !== 'loaded') await within(document.fonts.ready);
+            const images = [...document.images].filter((i) => i.complete && i.naturalWidth > 0);
+            if (images.length) await within(Promise.all(images.map((i) => i.decode().catch(() => {}))));
+            still();
+            // A permission prompt the driver has not answered yet holds the page's call (geolocation): pending too.
+            const fm = window.__flowmatrix;
+            const permissions = fm && fm.permissionsPending ? fm.permissionsPending() : 0;
+            return { permissions, late: performance.now() >= deadline };
+          };
+          Object.defineProperty(window, '__flowmatrixSettle', { value: settle });
         })();
         """#
 
@@ -32,30 +91,72 @@ enum ScreenshotFreeze {
 }
 
 extension WebRegistry {
-    /// The most a screenshot waits for the page's requests to end.
-    static let settleTimeout = Duration.seconds(2)
+    /// The most a screenshot waits for the page to settle: its requests (a 44 kB catalog on `network=edge` takes
+    /// about 2 s), then its DOM.
+    static let settleTimeout = Duration.seconds(5)
 
-    /// Waits until no request of the page is in flight (bounded by ``settleTimeout``), then for two animation frames
-    /// so the answers are drawn: a picture of "Loading…" in one run and of the loaded list in the next is a visual
-    /// change no page made. Nothing is waited for when no request is in flight.
+    /// Settles the page before a step's picture, so that two identical runs picture the same state (docs/VISUAL.md):
+    /// the page's settle (the frame after the step, fonts, image decoding, animations stilled) answers after every
+    /// event the step caused, so a request the step started is known to be in flight by then; while requests are
+    /// in flight it waits for them to end, then for the page's DOM to stay unchanged (two frames and 50 ms: the
+    /// answers are rendered), and looks again; a permission prompt the page waits for counts as in flight. A picture
+    /// of "Loading…" in one run and of the loaded list in the next is a visual change no page made. Bounded by ``settleTimeout``; timed as `evidence: settle` (``WebTimings``).
     /// - Returns: a line for `evidence-problems.txt` when the page did not settle; nil otherwise.
     func settleForScreenshot() async -> String? {
-        guard !events.pendingRequests().isEmpty else { return nil }
+        await WebTimings.measure("evidence: settle") { await settle() }
+    }
+
+    private func settle() async -> String? {
+        let clock = ContinuousClock()
+        let deadline = clock.now + Self.settleTimeout
         let events = events
-        let waiter = ConditionWaiter(clock: SystemWaitClock.shared, signal: events.networkSignal)
-        do {
-            try await waiter.wait(for: "the page's requests to end", timeout: Self.settleTimeout) {
-                events.pendingRequests().isEmpty
+        var quiet = false
+        var failure: String?
+        for _ in 0..<100 {
+            let left = deadline - clock.now
+            guard left > .zero else { break }
+            do {
+                let settled = try await page.send(
+                    "Runtime.evaluate",
+                    ["expression": .string(Self.settleExpression(quiet: quiet, budget: left)),
+                     "awaitPromise": true, "returnByValue": true],
+                    timeout: left + .seconds(1))
+                let value = settled["result"]?["value"]
+                if value?["late"]?.bool == true { failure = "it kept changing for \(Self.settleTimeout.secondsText)" }
+                if let waiting = value?["permissions"]?.int, waiting > 0 {
+                    // The monitors answer the prompt on their own task; the page's call then goes on: look again.
+                    failure = "\(waiting) permission prompt(s) not answered"
+                    quiet = true
+                    continue
+                }
+            } catch let error as DevToolsError where error.code == .commandFailed {
+                failure = "\(error)"  // The document was replaced while it settled: settle the new one.
+                continue
+            } catch {
+                failure = "\(error)"
+                break
             }
-            _ = try await page.send(
-                "Runtime.evaluate",
-                ["expression": "new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))",
-                 "awaitPromise": true, "returnByValue": true],
-                timeout: settings.pageTimeout)
-            return nil
-        } catch {
-            let pending = events.pendingRequests().map(\.request).prefix(3).joined(separator: ", ")
-            return "screenshot: taken before the page settled (\(pending.isEmpty ? "\(error)" : "still in flight: \(pending)"))"
+            if events.pendingRequests().isEmpty { return failure }
+            let waiter = ConditionWaiter(clock: SystemWaitClock.shared, signal: events.networkSignal)
+            do {
+                try await waiter.wait(for: "the page's requests to end", timeout: deadline - clock.now) {
+                    events.pendingRequests().isEmpty
+                }
+            } catch {
+                break
+            }
+            quiet = true
+            failure = nil
         }
+        let pending = events.pendingRequests().map(\.request).prefix(3).joined(separator: ", ")
+        guard !pending.isEmpty || failure != nil else { return nil }
+        return "screenshot: taken before the page settled ("
+            + (pending.isEmpty ? failure ?? "" : "still in flight: \(pending)") + ")"
+    }
+
+    /// The page's settle, or nothing in a document without the freeze script.
+    static func settleExpression(quiet: Bool, budget: Duration) -> String {
+        let ms = max(1, Int(budget.milliseconds.rounded(.down)))
+        return "typeof __flowmatrixSettle === 'function' ? __flowmatrixSettle(\(quiet), \(ms)) : null"
     }
 }
