@@ -15,8 +15,9 @@ swift build --build-tests
 # that serve exit; alone it passes: to investigate), the resume cycles (many process starts and kills), the interrupt-while-in-flight drain test and the worker
 # session against a scripted coordinator (3 s alone; in a full parallel run CPU-bound suites held both threads of the
 # cooperative pool and its 120 s limit passed), run afterwards on their own, not while every other suite loads
-# the 2 cores.
-alone='EndToEndTests\.(FaultProxyTests|NetworkNamespaceTests|LongJobSchedulingTests|DistributedRunTests|CommandJobMemoryTests|ResumeCycleTests|DescriptorLimitTests)|RunControlTests\.RunControllerDrainTests|WorkerTests\.WorkerSessionTests'
+# the 2 cores. The screenshot settle test (two runs must give equal pictures; its settle waits at most 5 s per step,
+# which a fully loaded parallel phase at load 20 has exceeded) runs alone too.
+alone='EndToEndTests\.(FaultProxyTests|NetworkNamespaceTests|LongJobSchedulingTests|DistributedRunTests|CommandJobMemoryTests|ResumeCycleTests|DescriptorLimitTests)|RunControlTests\.RunControllerDrainTests|WorkerTests\.WorkerSessionTests|WebRegistryTests\.RealChromium/ScreenshotFreezeTests'
 # Four phases, one after the other. Swift Testing starts every test of a run at once (its experimental width limit
 # does not hold them back in this toolchain), and each test's time limit counts from that start: with ~700 tests on 2
 # cores, well-bounded tests waited over 150 s for a thread. The in-process suites run first, then the suites that
