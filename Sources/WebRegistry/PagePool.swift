@@ -1,6 +1,7 @@
 import DevTools
 import FlowSpec
 import Foundation
+import MatrixPlan
 import Synchronization
 
 /// The pages of jobs that ended cleanly, kept with their browser context for the next job of the same configuration:
@@ -31,10 +32,14 @@ public final class PagePool: Sendable {
     /// How many pages wait for a job.
     public var count: Int { idle.withLock { $0.count } }
 
-    /// What makes two jobs' pages interchangeable: their configuration and every setting applied when the page was
-    /// set up (the prelude's attribute, the scale, the permission policy, the position, dialogs, recording).
+    /// The axes the page is set up with (`WebRegistry.open`); a custom axis (a repetition, an account) is not.
+    static let pageAxes = Set(BuiltInAxis.allCases.map(\.rawValue) + ["timezone", "permissions", "geolocation"])
+
+    /// What makes two jobs' pages interchangeable: their values of the axes the page is set up with, and every
+    /// setting applied when it was (the prelude's attribute, the scale, the permission policy, the position,
+    /// dialogs, recording).
     static func key(configuration: [String: String], settings: WebSettings) -> String {
-        let pairs = configuration.keys.sorted().map { "\($0)=\(configuration[$0] ?? "")" }
+        let pairs = configuration.keys.filter(pageAxes.contains).sorted().map { "\($0)=\(configuration[$0] ?? "")" }
         return (pairs + [
             settings.identifierAttribute, "\(settings.deviceScaleFactor)", "\(settings.permissions)",
             "\(settings.geolocation)", "\(settings.acceptDialogs)", "\(settings.recording)",
