@@ -31,14 +31,15 @@ struct WorkerTimings {
         phases.filter { include($0.key) }.values.reduce(0) { $0 + $1.ms } / Double(jobs)
     }
 
-    /// Our job in Playwright's parts, largest first: context + page (with the configuration's emulation), goto (the
+    /// Our job in Playwright's parts, largest first: context + page (a new one with the configuration's emulation, or
+    /// a kept one's reset: `PagePool`), goto (the
     /// `open` step), evidence (screenshot, DOM snapshot and settle together: the screenshot and the DOM are in flight
     /// at once), the other steps, and the rest of the job's time in the worker (its registry made → released:
     /// results, reports). The browser's launch is once per worker, not per job.
     var summary: String {
         let whole = perJob { $0 == "job: whole, in the worker" }
         var parts: [(String, Double)] = [
-            ("context + page", perJob { $0 == "job: new context + page" || $0 == "job: emulation setup" }),
+            ("context + page", perJob { ["job: new context + page", "job: emulation setup", "job: reset kept page"].contains($0) }),
             ("goto", perJob { $0 == "step: open" }),
             ("evidence (screenshot + DOM)", perJob { $0 == "evidence: whole" }),
             ("other steps", perJob { $0.hasPrefix("step: ") && $0 != "step: open" }),
