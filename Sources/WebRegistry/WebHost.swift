@@ -16,6 +16,8 @@ public actor SharedBrowser {
     private var spare: (browser: Browser, page: Task<PageTarget, any Error>)?
     /// How many browsers this process started (1 + restarts).
     public private(set) var launches = 0
+    /// The pages of finished jobs kept for the next job of their configuration (`page(reusing:)`).
+    public nonisolated let pool = PagePool()
 
     public init(settings: BrowserSettings = BrowserSettings(), prewarm: Bool = false) {
         self.settings = settings
@@ -24,7 +26,23 @@ public actor SharedBrowser {
 
     /// A fresh page in its own context of the live browser (the prewarmed one when there is one).
     public func page() async throws -> (Browser, PageTarget) {
+        let (browser, page, _) = try await page(reusing: nil)
+        return (browser, page)
+    }
+
+    /// A kept page of the live browser set up for `key` (`PagePool.key`), reset, when there is one (`reused` is
+    /// then true); else a fresh page in its own context.
+    public func page(reusing key: String?) async throws -> (Browser, PageTarget, reused: Bool) {
         let browser = try await browser()
+        if let key, let kept = pool.take(key: key, browser: browser) {
+            do {
+                try await WebTimings.measure("job: reset kept page") { try await PagePool.reset(kept) }
+                return (browser, kept.page, true)
+            } catch {
+                // Not reusable after all (the page stopped answering): the job gets a fresh context.
+                kept.page.disposeIgnoringReply()
+            }
+        }
         var page: PageTarget?
         if let spare {
             self.spare = nil
@@ -35,7 +53,7 @@ public actor SharedBrowser {
         }
         if prewarm { spare = (browser, Task { try await browser.newPage() }) }
         guard let page else { throw DevToolsError(.launchFailed, "no page") }
-        return (browser, page)
+        return (browser, page, false)
     }
 
     /// The live browser, launching one when there is none or the last one died.
@@ -44,8 +62,9 @@ public actor SharedBrowser {
         if let launching { return try await launching.value }
         current?.close()
         current = nil
+        pool.drain()
         let settings = settings
-        let task = Task { try await Browser.launch(settings) }
+        let task = Task { try await WebTimings.measure("worker: browser launch") { try await Browser.launch(settings) } }
         launching = task
         defer { launching = nil }
         let browser = try await task.value
@@ -56,12 +75,14 @@ public actor SharedBrowser {
 
     /// Ends `browser` if it is still the current one, so the next call launches a fresh browser.
     public func replace(_ browser: Browser) {
+        pool.drain()
         browser.close()
         if current === browser { current = nil }
     }
 
     /// Ends the browser.
     public func shutdown() {
+        pool.drain()
         spare?.page.cancel()
         spare = nil
         current?.close()
@@ -158,9 +179,7 @@ public final class WebHost: Sendable {
 
     /// Ends the browser (removing its profile) and stops serving the site.
     public func shutdown() async {
-        if WebTimings.enabled {
-            FileHandle.standardError.write(Data("web timings of this worker:\n\(WebTimings.report())\n".utf8))
-        }
+        WebTimings.write(title: "web timings of this worker:")
         await browser.shutdown()
         site.withLock { $0.server?.stop() }
     }
@@ -181,12 +200,19 @@ public final class WebHost: Sendable {
         if scenarioTags.contains(Self.errorPagesTag) { settings.openFailsOnErrorStatus = false }
         if scenarioTags.contains(Scenario.recordingTag) { settings.recording = true }
         var lastError: (any Error)?
+        let key = PagePool.enabled ? PagePool.key(configuration: configuration, settings: settings) : nil
+        let pool = browser.pool
         for _ in 0..<2 {
-            let (b, page) = try await browser.page()
+            let (b, page, reused) = try await browser.page(reusing: key)
+            let origin = PageReuse.origin(of: settings.baseURL)
+            var release: (@Sendable (PageTarget) -> Void)?
+            if let key {
+                release = { page in pool.put(PagePool.Entry(key: key, browser: b, page: page, origin: origin)) }
+            }
             do {
                 return try await WebRegistry.open(
                     page: page, browser: b, configuration: configuration, seed: seed,
-                    settings: settings)
+                    settings: settings, reused: reused, release: release)
             } catch let error as DevToolsError where error.code == .browserClosed || error.code == .timedOut {
                 // A browser that died or stopped answering is replaced; the job gets a fresh one.
                 lastError = error

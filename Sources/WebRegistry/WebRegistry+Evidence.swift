@@ -13,6 +13,8 @@ extension WebRegistry {
     /// again. The screenshot is encoded by the browser for speed (`optimizeForSpeed`, still a PNG) and kept as the
     /// base64 the browser sent: it is decoded only when the attempt's evidence is kept.
     public func evidence(afterStep index: Int, step: Step) async -> [StepAttachment] {
+        let started = ContinuousClock.now
+        defer { WebTimings.record("evidence: whole", ContinuousClock.now - started) }
         var out: [StepAttachment] = []
         var problems: [String] = []
         let logs = events.takeLogs()
@@ -20,7 +22,7 @@ extension WebRegistry {
         if pageOpened && events.crashed == nil && events.dialog == nil {
             let passive = step.verb == .wait || step.verb == .assert
             // A step that left requests in flight (an `open` whose page fetches its data) is pictured once they end.
-            if settings.screenshots && !passive, let problem = await settleForScreenshot() { problems.append(problem) }
+            if settings.screenshots && !passive, let problem = await WebTimings.measure("evidence: settle", { await settleForScreenshot() }) { problems.append(problem) }
             let page = page
             let timeout = settings.pageTimeout
             // A passive step may reuse the last picture: its screenshot waits for the snapshot's generation.

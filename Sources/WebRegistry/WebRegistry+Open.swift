@@ -35,6 +35,37 @@ extension WebRegistry {
         if offline { try await applyNetwork(offline: true) }
     }
 
+    /// The step failure a browser error means: a lost browser is an infrastructure fault, a silent page a hang.
+    static func stepError(_ error: DevToolsError, step: Step, crashed: String?) -> StepError {
+        switch error.code {
+        case .browserClosed:
+            // Not a result of the page: the attempt is reported lost and runs again (quarantined after 3 in a row).
+            return .infrastructure(
+                "browser lost during \(step.key): \(error.message); the worker restarts the browser for its next job")
+        case .timedOut:
+            return .failed(
+                "the page stopped answering during \(step.key) (\(error.message)): a script may be running"
+                    + " forever")
+        default:
+            if let crashed { return .failed("\(crashed) during \(step.key)") }
+            return .failed("\(step.key): \(error.message)")
+        }
+    }
+
+    /// Applies the configuration's network profile (or, with `offline`, no network at all) to the page.
+    func applyNetwork(offline goOffline: Bool) async throws {
+        let p = conditions.networkProfile
+        guard p != .unconditioned || goOffline else { return }
+        let latency = p.latency.components.seconds * 1000 + p.latency.components.attoseconds / 1_000_000_000_000_000
+        let rate = p.bytesPerSecond.map { Double($0) } ?? -1
+        _ = try await page.send(
+            "Network.emulateNetworkConditions",
+            [
+                "offline": .bool(goOffline), "latency": .number(Double(latency)),
+                "downloadThroughput": .number(rate), "uploadThroughput": .number(rate),
+            ])
+    }
+
     /// Waits for the load event; returns the document's HTTP status (0 when the browser does not say).
     private func loaded() async throws -> Int {
         let load = """

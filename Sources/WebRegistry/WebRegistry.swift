@@ -6,8 +6,9 @@ import MatrixPlan
 import RunConditions
 import Synchronization
 
-/// The `web` registry: runs FlowSpec steps against a real page in headless Chromium, one fresh browser context per
-/// job, with the job's configuration applied through the browser's own emulation.
+/// The `web` registry: runs FlowSpec steps against a real page in headless Chromium, in a browser context of its own
+/// per job (fresh, or a finished job's of the same configuration, reset: `PagePool`), with the job's configuration
+/// applied through the browser's own emulation.
 ///
 /// - `open` navigates to its target resolved against the base URL and waits for the load event.
 /// - `tap`, `type`, `swipe` wait (up to `actionTimeout`) for their element to be visible, scroll it into view, check
@@ -30,8 +31,12 @@ public actor WebRegistry: AsyncStepRegistry, StepEvidenceProviding {
     /// The page's recording (`WebSettings.recording`), handed out with each step's evidence.
     nonisolated let screencast: Screencast?
     private nonisolated let stepBox: StepBox
+    private nonisolated let opened = ContinuousClock.now  // when the job's registry was made (`WebTimings`)
+    /// What the job did that a reset would not undo, and where a page it leaves reusable goes (`PagePool`).
+    nonisolated let reuse: PageReuse
+    private nonisolated let release: (@Sendable (PageTarget) -> Void)?
     private var viewport: Viewport
-    private var fetchEnabled = false
+    var fetchEnabled = false
     var pageOpened = false
     /// The last screenshot taken (base64, decoded only when its evidence is kept) and the page's change generation
     /// when it was taken.
@@ -65,11 +70,12 @@ public actor WebRegistry: AsyncStepRegistry, StepEvidenceProviding {
             settings: settings)
     }
 
-    /// Applies `configuration` to `page`, a fresh page of `browser` (e.g. one `SharedBrowser` prepared); the
-    /// registry disposes the page's context when it goes away.
+    /// Applies `configuration` to `page`, a fresh page of `browser` (e.g. one `SharedBrowser` prepared), or, when
+    /// `reused`, takes a page a job of the same configuration set up (`PagePool`, reset). When the registry goes
+    /// away it hands a page it left reusable to `release`, and disposes the page's context otherwise.
     public static func open(
         page: PageTarget, browser: Browser, configuration: [String: String], seed: UInt64,
-        settings: WebSettings
+        settings: WebSettings, reused: Bool = false, release: (@Sendable (PageTarget) -> Void)? = nil
     ) async throws -> WebRegistry {
         let conditions: RunConditions
         var settings = settings
@@ -84,7 +90,9 @@ public actor WebRegistry: AsyncStepRegistry, StepEvidenceProviding {
             throw error
         }
         do {
-            let registry = WebRegistry(page: page, conditions: conditions, settings: settings, seed: seed)
+            let registry = WebRegistry(
+                page: page, conditions: conditions, settings: settings, seed: seed, release: release)
+            if reused { return registry }
             try await WebTimings.measure("job: emulation setup") {
                 try await registry.setUp(userAgent: browser.userAgent, timezone: configuration["timezone"])
             }
@@ -95,8 +103,12 @@ public actor WebRegistry: AsyncStepRegistry, StepEvidenceProviding {
         }
     }
 
-    private init(page: PageTarget, conditions: RunConditions, settings: WebSettings, seed: UInt64) {
+    private init(
+        page: PageTarget, conditions: RunConditions, settings: WebSettings, seed: UInt64,
+        release: (@Sendable (PageTarget) -> Void)?
+    ) {
         self.page = page
+        self.release = release
         self.conditions = conditions
         self.settings = settings
         viewport = conditions.viewport
@@ -106,20 +118,21 @@ public actor WebRegistry: AsyncStepRegistry, StepEvidenceProviding {
         let box = StepBox()
         self.monitors = monitors
         stepBox = box
+        let reuse = PageReuse(origin: PageReuse.origin(of: settings.baseURL))
+        self.reuse = reuse
         /// An interruption appeared (on the reader thread): the monitors handle it now, on a task of its own.
         let interrupt: @Sendable () -> Void = {
             Task {
                 let awaited = box.state.withLock { $0.awaited }
                 if let name = try? await monitors.handleFirstPresent(excluding: awaited) {
+                    reuse.spoil()  // a permission granted, a position set: the context keeps them
                     box.state.withLock { $0.recorder }?.recordInterruption(name)
                 }
             }
         }
         let prompts = PermissionPrompts(page: page, policy: settings.permissions, position: settings.geolocation)
-        let origin = settings.baseURL.scheme.map { "\($0)://\(settings.baseURL.host ?? "")" } ?? ""
-        let port = settings.baseURL.port.map { ":\($0)" } ?? ""
         let events = PageEvents(
-            page: page, seed: seed, profile: profile, origin: origin + port, onDialog: interrupt,
+            page: page, seed: seed, profile: profile, origin: reuse.origin, onDialog: interrupt,
             onPermission: { request in if prompts.enqueue(request) { interrupt() } })
         self.events = events
         let screencast = settings.recording ? Screencast(page: page) : nil
@@ -138,6 +151,7 @@ public actor WebRegistry: AsyncStepRegistry, StepEvidenceProviding {
                 isPresent: { prompts.isPresent },
                 handle: { if let line = try await prompts.answerNext() { events.log(line) } }))
         page.subscribe { method, params in
+            reuse.observe(method, params)
             if method == "Page.screencastFrame", let screencast {
                 screencast.onFrame(params)
             } else {
@@ -146,7 +160,16 @@ public actor WebRegistry: AsyncStepRegistry, StepEvidenceProviding {
         }
     }
 
-    deinit { page.disposeIgnoringReply() }
+    /// The page goes to `release` (`PagePool`) when every step passed and nothing outlives the reset: no request
+    /// fixtures or flaky network (fetch interception), offline switch, recording, audit (accessibility domain), turned
+    /// viewport, handled interruption, crash, open dialog or document of another origin; else its context ends.
+    deinit {
+        let (navigated, fetching, audited) = (pageOpened, fetchEnabled, computedNames != nil)
+        let reusable = navigated && !fetching && !audited && !offline && screencast == nil && !reuse.isSpoiled
+            && events.crashed == nil && events.dialog == nil
+        if let release, reusable { release(page) } else { page.disposeIgnoringReply() }
+        WebTimings.record("job: whole, in the worker", ContinuousClock.now - opened)
+    }
 
     private func setUp(userAgent: String, timezone: String?) async throws {
         let forced: String? = conditions.requestedDirection == .pseudoRTL ? "rtl" : nil
@@ -199,19 +222,6 @@ public actor WebRegistry: AsyncStepRegistry, StepEvidenceProviding {
         ]
     }
 
-    func applyNetwork(offline goOffline: Bool) async throws {
-        let p = conditions.networkProfile
-        guard p != .unconditioned || goOffline else { return }
-        let latency = p.latency.components.seconds * 1000 + p.latency.components.attoseconds / 1_000_000_000_000_000
-        let rate = p.bytesPerSecond.map { Double($0) } ?? -1
-        _ = try await page.send(
-            "Network.emulateNetworkConditions",
-            [
-                "offline": .bool(goOffline), "latency": .number(Double(latency)),
-                "downloadThroughput": .number(rate), "uploadThroughput": .number(rate),
-            ])
-    }
-
     private func enableFetch() async throws {
         guard !fetchEnabled else { return }
         _ = try await page.send("Fetch.enable", ["patterns": [["urlPattern": "*", "requestStage": "Request"]]])
@@ -229,9 +239,14 @@ public actor WebRegistry: AsyncStepRegistry, StepEvidenceProviding {
         do {
             try await WebTimings.measure("step: \(step.verb.rawValue)") { try await run(step) }
         } catch let error as DevToolsError {
+            reuse.spoil()
             throw Self.stepError(error, step: step, crashed: events.crashed).adding(takeTroubles())
         } catch let error as StepError {
+            reuse.spoil()
             throw error.adding(takeTroubles())
+        } catch {
+            reuse.spoil()  // cancelled: the step may have been cut off mid-gesture
+            throw error
         }
         troublesOfPreviousStep = events.takeTroubles()
     }
@@ -241,23 +256,6 @@ public actor WebRegistry: AsyncStepRegistry, StepEvidenceProviding {
     private func takeTroubles() -> [String] {
         defer { troublesOfPreviousStep = [] }
         return troublesOfPreviousStep + events.takeTroubles()
-    }
-
-    /// The step failure a browser error means: a lost browser is an infrastructure fault, a silent page a hang.
-    static func stepError(_ error: DevToolsError, step: Step, crashed: String?) -> StepError {
-        switch error.code {
-        case .browserClosed:
-            // Not a result of the page: the attempt is reported lost and runs again (quarantined after 3 in a row).
-            return .infrastructure(
-                "browser lost during \(step.key): \(error.message); the worker restarts the browser for its next job")
-        case .timedOut:
-            return .failed(
-                "the page stopped answering during \(step.key) (\(error.message)): a script may be running"
-                    + " forever")
-        default:
-            if let crashed { return .failed("\(crashed) during \(step.key)") }
-            return .failed("\(step.key): \(error.message)")
-        }
     }
 
     private func run(_ step: Step) async throws {
@@ -304,6 +302,7 @@ public actor WebRegistry: AsyncStepRegistry, StepEvidenceProviding {
                 throw StepError.invalidArgument("rotate needs portrait or landscape")
             }
             viewport = viewport.rotated(to: orientation)
+            reuse.spoil()
             _ = try await page.send(
                 "Emulation.setDeviceMetricsOverride", metrics(viewport), timeout: settings.pageTimeout)
         }

@@ -3,8 +3,10 @@ import Foundation
 import Synchronization
 
 /// Where a web job's time goes, phase by phase (context, emulation, each verb, DOM snapshot, screenshot, teardown),
-/// collected only when `FLOWMATRIX_WEB_TIMING=1` is set: `flowmatrix bench web` prints it, and a worker prints it to
-/// stderr when it shuts its browser down. Off, a measurement costs one branch.
+/// collected only when `FLOWMATRIX_WEB_TIMING=1` is set: `flowmatrix bench web` prints it, and a worker writes it when
+/// it shuts its browser down — to stderr, or to `web-timings-<pid>.txt` in the folder `FLOWMATRIX_WEB_TIMING_DIR`
+/// names (how the bench reads its workers' timings through `flowmatrix run --quiet`). Off, a measurement costs one
+/// branch.
 public enum WebTimings {
     /// Whether timings are collected (read once, from `FLOWMATRIX_WEB_TIMING`).
     public static let enabled = ProcessInfo.processInfo.environment["FLOWMATRIX_WEB_TIMING"] == "1"
@@ -38,6 +40,22 @@ public enum WebTimings {
             let padded = phase.padding(toLength: 28, withPad: " ", startingAt: 0)
             return padded + String(format: "%5d × %7.2f ms = %9.1f ms", v.count, total / Double(v.count), total)
         }.joined(separator: "\n")
+    }
+
+    /// The folder a worker writes its report to instead of stderr (`FLOWMATRIX_WEB_TIMING_DIR`), or nil.
+    public static let folder = ProcessInfo.processInfo.environment["FLOWMATRIX_WEB_TIMING_DIR"]
+        .flatMap { $0.isEmpty ? nil : URL(fileURLWithPath: $0) }
+
+    /// Writes `report()` under `title` to `web-timings-<pid>.txt` in ``folder`` when one is set (falling back to
+    /// stderr when it cannot be written), else to stderr; nothing when timings are off.
+    public static func write(title: String) {
+        guard enabled else { return }
+        let text = Data("\(title)\n\(report())\n".utf8)
+        if let folder {
+            let file = folder.appendingPathComponent("web-timings-\(ProcessInfo.processInfo.processIdentifier).txt")
+            if (try? text.write(to: file, options: .atomic)) != nil { return }
+        }
+        FileHandle.standardError.write(text)
     }
 
     /// Forgets every measurement.

@@ -5,8 +5,9 @@ import WebRegistry
 
 /// Section 4 of `bench web` (`WebBench`): jobs/s of `flowmatrix run` with 2 local workers (one browser each) beside Playwright for
 /// Python with 2 processes, same Chromium, same scenario, a screenshot after every step, a fresh context per job.
-/// `FLOWMATRIX_WEB_BENCH_ROUNDS=N` repeats the three runs N times in turn (one sitting) and prints every round's ratio;
-/// with `FLOWMATRIX_WEB_TIMING=1` each round also prints where a job's time went on both sides.
+/// `FLOWMATRIX_WEB_BENCH_ROUNDS=N` repeats the three runs N times in turn (one sitting) and prints every round's ratio.
+/// Every run prints where a job's time went, ours in Playwright's parts (`WorkerTimings`, from the workers' own
+/// timings) beside Playwright's; with `FLOWMATRIX_WEB_TIMING=1` also ours phase by phase.
 enum WebThroughputBench {
     static func measureThroughput(base: URL, quick: Bool) async throws {
         let jobs = quick ? 4 : 40
@@ -20,12 +21,16 @@ enum WebThroughputBench {
                     format:
                         "flowmatrix run, 2 local workers × 1 slot, %d jobs: %.2f s → %.2f jobs/s (whole command: coordinator, worker and browser start, report)",
                     jobs, ours.seconds, Double(jobs) / ours.seconds))
-            if !ours.timings.isEmpty { print("  per job, both workers (FLOWMATRIX_WEB_TIMING=1):\n\(ours.timings)") }
+            if !ours.timings.isEmpty {
+                print("  per job, flowmatrix (mean): \(ours.timings.summary)")
+                if WebTimings.enabled { print("  its phases (FLOWMATRIX_WEB_TIMING=1):\n\(ours.timings.detail)") }
+            }
             let oursTwoSlots = try await flowmatrixRun(jobs: jobs, base: base, slots: 2)
             print(
                 String(
                     format: "flowmatrix run, 2 local workers × 2 slots, %d jobs: %.2f s → %.2f jobs/s",
                     jobs, oursTwoSlots.seconds, Double(jobs) / oursTwoSlots.seconds))
+            if !oursTwoSlots.timings.isEmpty { print("  per job, flowmatrix (mean): \(oursTwoSlots.timings.summary)") }
             guard let playwright = try await playwrightRun(jobs: jobs, base: base) else {
                 print("Playwright for Python: not installed (pip install playwright), no comparison")
                 return
@@ -60,9 +65,11 @@ enum WebThroughputBench {
         return String(format: "load average %.2f %.2f %.2f", loads[0], loads[1], loads[2])
     }
 
-    /// Runs `flowmatrix run` on a matrix of `jobs` copies of the scenario (two locales × a repetition axis). With
-    /// `FLOWMATRIX_WEB_TIMING=1` the workers' timings (their stderr) are summed, per job.
-    static func flowmatrixRun(jobs: Int, base: URL, slots: Int = 1) async throws -> (seconds: Double, timings: String) {
+    /// Runs `flowmatrix run` on a matrix of `jobs` copies of the scenario (two locales × a repetition axis), and
+    /// returns its wall time and the workers' timings summed, per job.
+    static func flowmatrixRun(jobs: Int, base: URL, slots: Int = 1) async throws -> (
+        seconds: Double, timings: WorkerTimings
+    ) {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("web-bench-\(UUID().uuidString)")
         try FileManager.default.createDirectory(
             at: root.appendingPathComponent("corpus"), withIntermediateDirectories: true)
@@ -84,11 +91,15 @@ enum WebThroughputBench {
         process.currentDirectoryURL = root
         var environment = ProcessInfo.processInfo.environment
         environment["FLOWMATRIX_WEB_BASE_URL"] = base.absoluteString
+        // The workers' own timings (a mutex and a clock read per phase: noise beside a step's milliseconds), each
+        // worker's in a file of this folder as it stops (`WebTimings.write`).
+        let timings = root.appendingPathComponent("timings")
+        try FileManager.default.createDirectory(at: timings, withIntermediateDirectories: true)
+        environment["FLOWMATRIX_WEB_TIMING"] = "1"
+        environment["FLOWMATRIX_WEB_TIMING_DIR"] = timings.path
         process.environment = environment
         process.standardOutput = FileHandle.nullDevice
-        let errors = root.appendingPathComponent("stderr.txt")
-        _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
-        process.standardError = WebTimings.enabled ? try FileHandle(forWritingTo: errors) : FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
         let t = ContinuousClock.now
         try process.run()
         process.waitUntilExit()
@@ -97,31 +108,9 @@ enum WebThroughputBench {
             throw CommandFailure(
                 "flowmatrix run of the bench matrix exited \(process.terminationStatus)", exitCode: ExitCode.failures)
         }
-        let text = (try? String(contentsOf: errors, encoding: .utf8)) ?? ""
-        return (elapsed, perJob(workerTimings: text, jobs: jobs))
-    }
-
-    /// The phases of the workers' `web timings of this worker:` blocks, summed over the workers, per job: `phase
-    /// count per job × mean = ms per job`, slowest first.
-    static func perJob(workerTimings text: String, jobs: Int) -> String {
-        var totals: [String: (count: Int, ms: Double)] = [:]
-        for line in text.split(separator: "\n") {
-            let parts = line.components(separatedBy: " × ")
-            guard parts.count == 2, let equals = parts[1].range(of: " = ") else { continue }
-            let head = parts[0].trimmingCharacters(in: .whitespaces)
-            guard let space = head.lastIndex(of: " "), let count = Int(head[head.index(after: space)...]) else { continue }
-            let phase = head[..<space].trimmingCharacters(in: .whitespaces)
-            let total = parts[1][equals.upperBound...].replacingOccurrences(of: " ms", with: "")
-                .trimmingCharacters(in: .whitespaces)
-            guard let ms = Double(total) else { continue }
-            let old = totals[phase] ?? (0, 0)
-            totals[phase] = (old.count + count, old.ms + ms)
-        }
-        let n = Double(max(1, jobs))
-        return totals.sorted { $0.value.ms > $1.value.ms }.map { phase, v in
-            "    " + phase.padding(toLength: 28, withPad: " ", startingAt: 0)
-                + String(format: "%5.1f × %7.2f ms = %7.1f ms per job", Double(v.count) / n, v.ms / Double(v.count), v.ms / n)
-        }.joined(separator: "\n")
+        let files = (try? FileManager.default.contentsOfDirectory(at: timings, includingPropertiesForKeys: nil)) ?? []
+        let text = files.compactMap { try? String(contentsOf: $0, encoding: .utf8) }.joined(separator: "\n")
+        return (elapsed, WorkerTimings(parsing: text, jobs: jobs))
     }
 
     /// Runs the same scenario with Playwright for Python in 2 processes; nil when Playwright is not installed.
