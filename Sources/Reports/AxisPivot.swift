@@ -50,7 +50,8 @@ public struct AxisPivot: Sendable, Hashable, Codable {
     public var ranked: [Group]
     /// Patterns that together explain the failures, found by sequential covering: the group with the most failures
     /// beyond what its size predicts (weighted relative accuracy), then the same among the jobs outside it, and so on
-    /// (at most 4; each explains at least 2 further failures and fails in at least 10 % of the jobs it newly covers).
+    /// (at most 4, or 8 when the later ones are exact; each explains at least 2 further failures and fails in at least
+    /// 10 % of the jobs it newly covers).
     /// One pattern with score 1 means the failures are exactly that group.
     public var explanations: [Explanation]
     /// Failures outside every pattern.
@@ -285,6 +286,9 @@ public struct AxisPivot: Sendable, Hashable, Codable {
 
     /// At most this many patterns in ``explanations``.
     static let maxExplanations = 4
+    /// Beyond ``maxExplanations``, up to this many more patterns when each is exact: an exact pattern names one defect
+    /// precisely (six scenario-specific defects are six exact patterns, where four slots would leave two unnamed).
+    static let maxExtraExact = 4
     /// A pattern's failure rate among the jobs it still covers must reach this (else it is noise).
     static let minimumExplanationRate = 0.1
 

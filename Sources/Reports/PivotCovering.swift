@@ -43,12 +43,14 @@ enum PivotCovering {
         func runWide(_ p: Pattern) -> Group {
             AxisPivot.group(p.clauses.flatMap { $0 }.map { values[Int($0)] }, space.tally(of: p, in: initial), totalFailures: totals.failures)
         }
-        while explanations.count < AxisPivot.maxExplanations, remaining.failures >= 2 {
+        while explanations.count < AxisPivot.maxExplanations + AxisPivot.maxExtraExact, remaining.failures >= 2 {
             let partial = bestPartial(tallies.groups, remaining: remaining, values: values)
             let exact = space.exactCandidates(tallies.groups, remaining: remaining)
             let chosen: (pattern: Pattern, exact: Bool)
             if let e = exact.first, exactFirst(e, over: partial?.tally) {
                 chosen = (e.pattern, true)
+            } else if explanations.count >= AxisPivot.maxExplanations {
+                break
             } else if let p = partial {
                 chosen = (Pattern(clauses: p.key.ids.map { [$0] }), false)
             } else {
