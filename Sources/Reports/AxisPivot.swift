@@ -241,7 +241,7 @@ public struct AxisPivot: Sendable, Hashable, Codable {
         let baseRanked = best(initial.filter { $0.value.failures > 0 && !redundant($0.key, $0.value.jobs) },
                               count: maxRanked, totalFailures: totalFailures, group: group)
 
-        // Sequential covering (AxisPivot+Covering.swift): exact patterns, value sets of one axis, alternatives.
+        // Sequential covering (PivotCovering.swift): exact patterns, value sets of one axis, alternatives.
         let (explanations, extra) = try PivotCovering.cover(
             tallies: &tallies, source: source, values: values, axes: axes, initial: initial,
             totals: (totalJobs, totalFailures))
