@@ -1,4 +1,4 @@
-import Reports
+@testable import Reports
 import Testing
 
 @Suite("Axis pivot: exact explanations")
@@ -144,5 +144,33 @@ struct AxisPivotExactTests {
         #expect(pivot.unexplained == 0)
         #expect(pivot.headline.hasPrefix("20 failures follow exactly scenario=cart-quantity + registry=web (9 of 9 jobs fail): "
             + "fails only in web, a renderer defect; exactly scenario=timer-refresh + registry=web"), "\(pivot.headline)")
+    }
+
+    /// 100 scenarios × 3 locales × 5 windows with scattered failures: thousands of groups with a failure. The pivot keeps
+    /// the best ``AxisPivot/maxRanked``, in the same order a full sort of every group gives.
+    @Test("ranked keeps the best 500 groups, in full rank order, when thousands have a failure")
+    func rankedIsTheBestFew() throws {
+        var jobs: [AxisPivot.Input] = []
+        for n in 0..<100 {
+            for (l, locale) in ["en", "de", "ar"].enumerated() {
+                for w in 0..<5 {
+                    let fails = (n * 7 + l * 3 + w) % 5 == 0 || (n % 11 == 0 && locale == "ar")
+                    jobs.append(input(["scenario": "s\(n)", "locale": locale, "window": "w\(w)"], fails ? .failed : .passed))
+                }
+            }
+        }
+        let pivot = AxisPivot.compute(jobs)
+        #expect(pivot.ranked.count == AxisPivot.maxRanked)
+        for (a, b) in zip(pivot.ranked, pivot.ranked.dropFirst()) {
+            #expect(!AxisPivot.rankedBefore(b, a), "\(b.label) ranks before \(a.label)")
+        }
+        // Nothing left out ranks above the last one kept: every single value and pair of the run, tallied here.
+        let last = try #require(pivot.ranked.last)
+        let kept = Set(pivot.ranked.map(\.label))
+        for table in pivot.axes {
+            for g in table.values where g.failures > 0 && !kept.contains(g.label) {
+                #expect(!AxisPivot.rankedBefore(g, last), "\(g.label) was left out")
+            }
+        }
     }
 }
