@@ -374,15 +374,32 @@ enum PagePrelude {
           };
           const permissionDecided = (id) => { const go = waiting.get(id); waiting.delete(id); if (go) go(); return !!go; };
           const askAll = (names) => names.reduce((p, n) => p.then(() => ask(n)), Promise.resolve());
+          // A geolocation call is answered by the browser after its permission is decided, a round trip later: until
+          // its first callback runs (or 2 s, or its own timeout) it is in flight, and a screenshot waits for it
+          // (`permissionsPending`), as for a request.
+          let located = 0;
+          const locating = (ok, fail, options) => {
+            let open = true;
+            located++;
+            const end = () => { if (open) { open = false; located--; } };
+            const limit = options && Number.isFinite(options.timeout) ? Math.min(options.timeout, 2000) : 2000;
+            setTimeout(end, limit);
+            const after = (f) => function (...a) { end(); if (typeof f === 'function') return f.apply(this, a); };
+            return [after(ok), after(fail)];
+          };
           if (window.Geolocation) {
             const proto = Geolocation.prototype, get = proto.getCurrentPosition, watch = proto.watchPosition, clear = proto.clearWatch;
             const watches = new Map();
             let nextWatch = 1;
-            proto.getCurrentPosition = function (ok, fail, options) { ask('geolocation').then(() => get.call(this, ok, fail, options)); };
+            proto.getCurrentPosition = function (ok, fail, options) {
+              const [answer, error] = locating(ok, fail, options);
+              ask('geolocation').then(() => get.call(this, answer, error, options));
+            };
             proto.watchPosition = function (ok, fail, options) {
               const id = nextWatch++;
               watches.set(id, null);
-              ask('geolocation').then(() => { if (watches.has(id)) watches.set(id, watch.call(this, ok, fail, options)); });
+              const [first, error] = locating(ok, fail, options);
+              ask('geolocation').then(() => { if (watches.has(id)) watches.set(id, watch.call(this, first, error, options)); });
               return id;
             };
             proto.clearWatch = function (id) { const real = watches.get(id); watches.delete(id); if (real != null) clear.call(this, real); };
@@ -407,7 +424,7 @@ enum PagePrelude {
             if (original) Clipboard.prototype[key] = function () { return ask('clipboard-read').then(() => original.call(this)); };
           }
           Object.defineProperty(window, '__flowmatrix', {
-            value: Object.freeze({ transform, check, waitFor, point, actionPoint, focus, layoutRules, layoutFindings, snapshot, permissionDecided, permissionsPending: () => waiting.size }),
+            value: Object.freeze({ transform, check, waitFor, point, actionPoint, focus, layoutRules, layoutFindings, snapshot, permissionDecided, permissionsPending: () => waiting.size + located }),
             enumerable: false,
           });
         })();

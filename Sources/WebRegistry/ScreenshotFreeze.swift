@@ -76,7 +76,8 @@ enum ScreenshotFreeze {
             const images = [...document.images].filter((i) => i.complete && i.naturalWidth > 0);
             if (images.length) await within(Promise.all(images.map((i) => i.decode().catch(() => {}))));
             still();
-            // A permission prompt the driver has not answered yet holds the page's call (geolocation): pending too.
+            // A permission prompt the driver has not answered yet holds the page's call (geolocation), and a location
+            // request runs until its first callback: pending too.
             const fm = window.__flowmatrix;
             const permissions = fm && fm.permissionsPending ? fm.permissionsPending() : 0;
             return { permissions, late: performance.now() >= deadline };
@@ -99,7 +100,8 @@ extension WebRegistry {
     /// the page's settle (the frame after the step, fonts, image decoding, animations stilled) answers after every
     /// event the step caused, so a request the step started is known to be in flight by then; while requests are
     /// in flight it waits for them to end, then for the page's DOM to stay unchanged (two frames and 50 ms: the
-    /// answers are rendered), and looks again; a permission prompt the page waits for counts as in flight. A picture
+    /// answers are rendered), and looks again; a permission prompt the page waits for, and a location request until its
+    /// first callback, count as in flight. A picture
     /// of "Loading…" in one run and of the loaded list in the next is a visual change no page made. Bounded by ``settleTimeout``; timed as `evidence: settle` (``WebTimings``).
     /// - Returns: a line for `evidence-problems.txt` when the page did not settle; nil otherwise.
     func settleForScreenshot() async -> String? {
@@ -125,7 +127,7 @@ extension WebRegistry {
                 if value?["late"]?.bool == true { failure = "it kept changing for \(Self.settleTimeout.secondsText)" }
                 if let waiting = value?["permissions"]?.int, waiting > 0 {
                     // The monitors answer the prompt on their own task; the page's call then goes on: look again.
-                    failure = "\(waiting) permission prompt(s) not answered"
+                    failure = "\(waiting) permission prompt(s) or location request(s) not answered"
                     quiet = true
                     continue
                 }

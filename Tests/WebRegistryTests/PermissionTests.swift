@@ -86,6 +86,41 @@ extension RealChromium {
             }
         }
 
+        /// Issue 30: a location request runs a browser round trip after its permission is decided; a screenshot
+        /// taken before its callback pictured the page without the answer in one run and with it in the next (the
+        /// locale sweep's store finder). It is in flight, for the settle, until its first callback runs.
+        @Test("a location request is pending for the screenshot's settle from the call until its callback runs")
+        func locationPendingUntilAnswered() async throws {
+            try await withSite { site in
+                let r = try await site.registry(["permissions": "allow", "geolocation": "48.8584,2.2945,10"])
+                try await r.step(.open, "permissions.html")
+                try await r.step(.tap, "locate")
+                try await r.step(.assert, "where", "text=48.8584,2.2945;timeout=10")
+                // Decided already: no prompt waits, only the browser's answer.
+                let seen = try await r.inPage("""
+                    new Promise((resolve) => {
+                      let atCall = -1;
+                      const report = () => resolve([atCall, __flowmatrix.permissionsPending()]);
+                      navigator.geolocation.getCurrentPosition(report, report);
+                      atCall = __flowmatrix.permissionsPending();
+                    })
+                    """)
+                #expect(seen == .array([.number(1), .number(0)]), "\(seen)")
+                // A watch is pending until its first position, and not after.
+                let watched = try await r.inPage("""
+                    new Promise((resolve) => {
+                      let atCall = -1;
+                      const id = navigator.geolocation.watchPosition(() => {
+                        navigator.geolocation.clearWatch(id);
+                        resolve([atCall, __flowmatrix.permissionsPending()]);
+                      });
+                      atCall = __flowmatrix.permissionsPending();
+                    })
+                    """)
+                #expect(watched == .array([.number(1), .number(0)]), "\(watched)")
+            }
+        }
+
         @Test("a scenario's permissions= tag sets its default; the configuration's permissions value wins per name")
         func layered() async throws {
             try await withSite { site in
