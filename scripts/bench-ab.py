@@ -4,7 +4,7 @@ machine's speed falls on both) and prints each figure's median for both and thei
 
 Usage: scripts/bench-ab.py BEFORE AFTER [--rounds N] [SUITE ...]
   BEFORE, AFTER: flowmatrix binaries (e.g. a release build of the previous commit in a git worktree, and
-                 .build/release/flowmatrix); SUITE defaults to: dispatch worker wire.
+                 .build/release/flowmatrix); SUITE defaults to: dispatch worker wire (makespan is known too).
 The figures read are CPU per job (the steadier figure on a shared machine), codec time per message and the wire's
 frame rate; a ratio above 1 means AFTER costs more (for rates: AFTER is slower)."""
 import re, statistics, subprocess, sys
@@ -20,6 +20,12 @@ FIGURES = {
     ],
     "worker": [
         ("JobExecutor CPU µs/job", r"CPU ([\d.]+) µs per job", False),
+    ],
+    "makespan": [
+        ("8 jobs of 1 s: makespan s", r"8 jobs of 1 s: ([\d.]+) s vs", False),
+        ("30 jobs, no history: makespan s", r"no history: ([\d.]+) s vs", False),
+        ("30 jobs, history: makespan s", r"\(longest first\): ([\d.]+) s vs", False),
+        ("2,000 skewed jobs: % over the bound", r"([\d.]+)% over \(target <= 5%\)", False),
     ],
     "wire": [
         ("pipelined ASSIGN M frames/s", r"UVTransport \+ Wire: ([\d.]+)M frames/s", True),
