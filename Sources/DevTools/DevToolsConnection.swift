@@ -198,6 +198,9 @@ public final class DevToolsConnection: Sendable {
     /// Commands sent and not yet answered.
     public var pendingCommands: Int { state.withLock { $0.pending.count } }
 
+    /// Commands sent so far, answered or not (round trips: what a step's evidence costs, in tests and benches).
+    public var commandsSent: Int { state.withLock { $0.nextID - 1 } }
+
     /// Why the connection closed; nil while open.
     public var closedBy: DevToolsError? { state.withLock { $0.closedBy } }
 

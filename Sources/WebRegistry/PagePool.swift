@@ -10,14 +10,25 @@ import Synchronization
 /// document, no history, no cookies, storage, cache or permissions of the job before. `SharedBrowser` holds one
 /// (at most ``capacity`` pages, the oldest disposed first); `FLOWMATRIX_WEB_REUSE=0` turns it off (a fresh context
 /// per job). A job gives its page back only when nothing it did outlives the reset (`WebRegistry.reusable`).
+///
+/// The reset starts as the page is given back (``put(_:)``), not when the next job takes it: a worker whose jobs
+/// alternate between configurations (locales, windows) finds the page reset already, and otherwise waits only for
+/// the part still running (`job: reset kept page` times that wait; `pool: reset, as the job ends` the reset itself).
 public final class PagePool: Sendable {
-    /// A kept page: the configuration it is set up for (``key(configuration:settings:)``), its browser, and the
-    /// one origin its documents came from.
+    /// A kept page: the configuration it is set up for (``key(configuration:settings:)``), its browser, the
+    /// one origin its documents came from, and its reset once it was given back.
     struct Entry: Sendable {
         let key: String
         let browser: Browser
         let page: PageTarget
         let origin: String
+        var resetting: Task<Void, any Error>? = nil
+
+        /// Waits for the reset started when the page was given back (or resets it now, when none was started).
+        /// - Throws: `DevToolsError` when the page did not answer the reset.
+        func ready() async throws {
+            if let resetting { try await resetting.value } else { try await PagePool.reset(self) }
+        }
     }
 
     /// Whether jobs reuse pages (`FLOWMATRIX_WEB_REUSE` is not `0`).
@@ -46,13 +57,19 @@ public final class PagePool: Sendable {
         ]).joined(separator: "\n")
     }
 
-    /// Keeps `entry` for a later job (its events go nowhere meanwhile), disposing the oldest page beyond ``capacity``.
+    /// Keeps `entry` for a later job (its events go nowhere meanwhile) and starts its reset, disposing the oldest page
+    /// beyond ``capacity``.
     func put(_ entry: Entry) {
         entry.page.connection.unsubscribe(session: entry.page.sessionID)
+        var kept = entry
+        kept.resetting = Task {
+            try await WebTimings.measure("pool: reset, as the job ends") { try await Self.reset(entry) }
+        }
         let evicted = idle.withLock { pages -> Entry? in
-            pages.append(entry)
+            pages.append(kept)
             return pages.count > Self.capacity ? pages.removeFirst() : nil
         }
+        evicted?.resetting?.cancel()
         evicted?.page.disposeIgnoringReply()
     }
 
@@ -67,6 +84,7 @@ public final class PagePool: Sendable {
     /// Disposes every kept page (the browser is replaced or ends).
     func drain() {
         for entry in idle.withLock({ pages in defer { pages.removeAll() }; return pages }) {
+            entry.resetting?.cancel()
             entry.page.disposeIgnoringReply()
         }
     }

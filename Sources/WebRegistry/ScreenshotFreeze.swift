@@ -62,8 +62,9 @@ enum ScreenshotFreeze {
           // Before a step's picture: the frame after the step has run (work a page defers to it — a render, a
           // request — has started), the fonts its text uses have loaded, its images are decoded, its animations are
           // still; with `quiet`, its DOM has stopped changing (after the answers to its requests). Never longer than
-          // `budgetMs`.
-          const settle = async (quiet, budgetMs) => {
+          // `budgetMs`. With `withSnapshot`, the answer carries the prelude's snapshot of the settled page (the step's
+          // DOM evidence: no second round trip).
+          const settle = async (quiet, budgetMs, withSnapshot) => {
             const deadline = performance.now() + budgetMs;
             const left = () => Math.max(0, deadline - performance.now());
             const within = (p) => Promise.race([p, new Promise((r) => setTimeout(r, left()))]);
@@ -80,7 +81,8 @@ enum ScreenshotFreeze {
             // request runs until its first callback: pending too.
             const fm = window.__flowmatrix;
             const permissions = fm && fm.permissionsPending ? fm.permissionsPending() : 0;
-            return { permissions, late: performance.now() >= deadline };
+            const snapshot = withSnapshot && fm && fm.snapshot ? fm.snapshot() : undefined;
+            return { permissions, late: performance.now() >= deadline, snapshot };
           };
           Object.defineProperty(window, '__flowmatrixSettle', { value: settle });
         })();
@@ -100,31 +102,38 @@ extension WebRegistry {
     /// the page's settle (the frame after the step, fonts, image decoding, animations stilled) answers after every
     /// event the step caused, so a request the step started is known to be in flight by then; while requests are
     /// in flight it waits for them to end, then for the page's DOM to stay unchanged (two frames and 50 ms: the
-    /// answers are rendered), and looks again; a permission prompt the page waits for, and a location request until its
-    /// first callback, count as in flight. A picture
-    /// of "Loading…" in one run and of the loaded list in the next is a visual change no page made. Bounded by ``settleTimeout``; timed as `evidence: settle` (``WebTimings``).
-    /// - Returns: a line for `evidence-problems.txt` when the page did not settle; nil otherwise.
-    func settleForScreenshot() async -> String? {
+    /// answers are rendered), and looks again; a permission prompt the page waits for, and a location request until
+    /// its first callback, count as in flight. A request that ended while the page settled counts too (its answer
+    /// may not be rendered yet): the page settles again, quiet. A picture of "Loading…" in one run and of the loaded list in the next is a visual change no page made.
+    /// Bounded by ``settleTimeout``; timed as `evidence: settle` (``WebTimings``).
+    /// - Returns: a line for `evidence-problems.txt` when the page did not settle (nil otherwise), and the page's
+    ///   snapshot (`__flowmatrix.snapshot()`: DOM, generation, elements on screen) taken as it settled — nil when it
+    ///   did not, or when a request was in flight or ended meanwhile (the evidence then asks for the DOM itself).
+    func settleForScreenshot() async -> (problem: String?, snapshot: JSONValue?) {
         await WebTimings.measure("evidence: settle") { await settle() }
     }
 
-    private func settle() async -> String? {
+    private func settle() async -> (problem: String?, snapshot: JSONValue?) {
         let clock = ContinuousClock()
         let deadline = clock.now + Self.settleTimeout
         let events = events
         var quiet = false
+        var resettled = false
         var failure: String?
         for _ in 0..<100 {
             let left = deadline - clock.now
             guard left > .zero else { break }
+            let ended = events.networkSignal.generation  // requests that ended so far
+            let value: JSONValue?
             do {
                 let settled = try await page.send(
                     "Runtime.evaluate",
                     ["expression": .string(Self.settleExpression(quiet: quiet, budget: left)),
                      "awaitPromise": true, "returnByValue": true],
                     timeout: left + .seconds(1))
-                let value = settled["result"]?["value"]
-                if value?["late"]?.bool == true { failure = "it kept changing for \(Self.settleTimeout.secondsText)" }
+                value = settled["result"]?["value"]
+                // What this look found, not an earlier one: a prompt answered since is no longer a problem.
+                failure = value?["late"]?.bool == true ? "it kept changing for \(Self.settleTimeout.secondsText)" : nil
                 if let waiting = value?["permissions"]?.int, waiting > 0 {
                     // The monitors answer the prompt on their own task; the page's call then goes on: look again.
                     failure = "\(waiting) permission prompt(s) or location request(s) not answered"
@@ -138,7 +147,17 @@ extension WebRegistry {
                 failure = "\(error)"
                 break
             }
-            if events.pendingRequests().isEmpty { return failure }
+            if events.pendingRequests().isEmpty {
+                let quietSince = events.networkSignal.generation == ended
+                if quietSince { return (failure, failure == nil ? value?["snapshot"] : nil) }
+                // A request ended while the page settled: its answer is rendered before the picture (once: a page
+                // that polls all the time is pictured as the old settle did, and its DOM asked for apart).
+                if resettled { return (failure, nil) }
+                resettled = true
+                quiet = true
+                failure = nil
+                continue
+            }
             let waiter = ConditionWaiter(clock: SystemWaitClock.shared, signal: events.networkSignal)
             do {
                 try await waiter.wait(for: "the page's requests to end", timeout: deadline - clock.now) {
@@ -151,14 +170,14 @@ extension WebRegistry {
             failure = nil
         }
         let pending = events.pendingRequests().map(\.request).prefix(3).joined(separator: ", ")
-        guard !pending.isEmpty || failure != nil else { return nil }
-        return "screenshot: taken before the page settled ("
-            + (pending.isEmpty ? failure ?? "" : "still in flight: \(pending)") + ")"
+        guard !pending.isEmpty || failure != nil else { return (nil, nil) }
+        return ("screenshot: taken before the page settled ("
+            + (pending.isEmpty ? failure ?? "" : "still in flight: \(pending)") + ")", nil)
     }
 
-    /// The page's settle, or nothing in a document without the freeze script.
+    /// The page's settle with its snapshot, or nothing in a document without the freeze script.
     static func settleExpression(quiet: Bool, budget: Duration) -> String {
         let ms = max(1, Int(budget.milliseconds.rounded(.down)))
-        return "typeof __flowmatrixSettle === 'function' ? __flowmatrixSettle(\(quiet), \(ms)) : null"
+        return "typeof __flowmatrixSettle === 'function' ? __flowmatrixSettle(\(quiet), \(ms), true) : null"
     }
 }

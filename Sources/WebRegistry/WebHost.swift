@@ -30,13 +30,13 @@ public actor SharedBrowser {
         return (browser, page)
     }
 
-    /// A kept page of the live browser set up for `key` (`PagePool.key`), reset, when there is one (`reused` is
-    /// then true); else a fresh page in its own context.
+    /// A kept page of the live browser set up for `key` (`PagePool.key`), once its reset (started as its job ended)
+    /// is done, when there is one (`reused` is then true); else a fresh page in its own context.
     public func page(reusing key: String?) async throws -> (Browser, PageTarget, reused: Bool) {
         let browser = try await browser()
         if let key, let kept = pool.take(key: key, browser: browser) {
             do {
-                try await WebTimings.measure("job: reset kept page") { try await PagePool.reset(kept) }
+                try await WebTimings.measure("job: reset kept page") { try await kept.ready() }
                 return (browser, kept.page, true)
             } catch {
                 // Not reusable after all (the page stopped answering): the job gets a fresh context.

@@ -6,8 +6,10 @@ extension WebRegistry {
     /// After each step: a PNG screenshot, the DOM, the elements on screen with their boxes (`elements.json`), and the
     /// console and network lines since the previous step.
     ///
-    /// The DOM (with the page's change generation) and the screenshot are asked for together, so they cost one round
-    /// trip; a `wait` or `assert` brought its DOM back with its own answer (once evidence was asked for). After a
+    /// The DOM (with the page's change generation) comes with the answer of the settle before the screenshot (one
+    /// round trip for both); without a settle (screenshots off, or a request ended as it settled) the DOM and the
+    /// screenshot are asked for together. A `wait` or `assert` brought its DOM back with its own answer (once evidence
+    /// was asked for). After a
     /// `wait` or `assert` (steps that do not touch the page) that left the generation unchanged, with no
     /// animation running, the previous screenshot is the picture of this step too and is reused rather than captured
     /// again. The screenshot is encoded by the browser for speed (`optimizeForSpeed`, still a PNG) and kept as the
@@ -21,8 +23,14 @@ extension WebRegistry {
         evidenceWanted = true
         if pageOpened && events.crashed == nil && events.dialog == nil {
             let passive = step.verb == .wait || step.verb == .assert
-            // A step that left requests in flight (an `open` whose page fetches its data) is pictured once they end.
-            if settings.screenshots && !passive, let problem = await WebTimings.measure("evidence: settle", { await settleForScreenshot() }) { problems.append(problem) }
+            // A step that left requests in flight (an `open` whose page fetches its data) is pictured once they end;
+            // the settled page's snapshot comes with the settle's answer.
+            var settled: JSONValue?
+            if settings.screenshots && !passive {
+                let (problem, snapshot) = await settleForScreenshot()
+                if let problem { problems.append(problem) }
+                settled = snapshot
+            }
             let page = page
             let timeout = settings.pageTimeout
             // A passive step may reuse the last picture: its screenshot waits for the snapshot's generation.
@@ -36,6 +44,8 @@ extension WebRegistry {
                 let value: JSONValue?
                 if passive, let taken = stepSnapshot {
                     value = taken
+                } else if let settled {
+                    value = settled
                 } else {
                     value = try await WebTimings.measure("evidence: dom") {
                         try await page.send(

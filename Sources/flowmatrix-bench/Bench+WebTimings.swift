@@ -32,7 +32,7 @@ struct WorkerTimings {
     }
 
     /// Our job in Playwright's parts, largest first: context + page (a new one with the configuration's emulation, or
-    /// a kept one's reset: `PagePool`), goto (the
+    /// the wait for a kept one's reset, started as the job before it ended: `PagePool`), goto (the
     /// `open` step), evidence (screenshot, DOM snapshot and settle together: the screenshot and the DOM are in flight
     /// at once), the other steps, and the rest of the job's time in the worker (its registry made → released:
     /// results, reports). The browser's launch is once per worker, not per job.
@@ -46,7 +46,10 @@ struct WorkerTimings {
         ]
         if whole > 0 { parts.append(("rest of the job", max(0, whole - parts.reduce(0) { $0 + $1.1 }))) }
         let shown = parts.sorted { $0.1 > $1.1 }.map { String(format: "%@ %.0f ms", $0.0, $0.1) }
-        return shown.joined(separator: ", ") + String(format: "; whole job %.0f ms", whole)
+        // A kept page's reset runs as its job ends (`PagePool`): context + page counts only the wait for it.
+        let background = perJob { $0 == "pool: reset, as the job ends" }
+        let reset = background > 0 ? String(format: " (kept pages' resets, run as each job ends: %.0f ms)", background) : ""
+        return shown.joined(separator: ", ") + String(format: "; whole job %.0f ms", whole) + reset
     }
 
     /// One line per phase, most time per job first: `phase  count per job × mean = ms per job`. The emulation's

@@ -71,6 +71,29 @@ extension RealChromium {
             }
         }
 
+        @Test("a page given back is reset as its job ends, before a next job asks for it")
+        func resetStartsWhenTheJobEnds() async throws {
+            try await withHost { site, host in
+                var first: WebRegistry? = try await host.makeRegistry(
+                    configuration: ["locale": "de", "window": "regular-square"], seed: 1)
+                _ = try await visit(try #require(first), mark: true)
+                let page = try #require(first?.page)
+                first = nil
+                #expect(site.browser.pool.count == 1)
+                // No job takes it, yet it leaves the job's document for the empty one (a round trip per look, ≤ 10 s).
+                let deadline = ContinuousClock.now + .seconds(10)
+                var href = ""
+                while ContinuousClock.now < deadline {
+                    let r = try? await page.send(
+                        "Runtime.evaluate", ["expression": "location.href", "returnByValue": true])
+                    href = r?["result"]?["value"]?.string ?? ""
+                    if href == "about:blank" { break }
+                }
+                #expect(href == "about:blank", "the kept page still shows \(href)")
+                #expect(site.browser.pool.count == 1)
+            }
+        }
+
         @Test("a failed step, a turned viewport or another configuration keeps the page from the next job")
         func onlyCleanPagesAreReused() async throws {
             try await withHost { site, host in

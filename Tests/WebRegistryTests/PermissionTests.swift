@@ -95,6 +95,14 @@ extension RealChromium {
                 let r = try await site.registry(["permissions": "allow", "geolocation": "48.8584,2.2945,10"])
                 try await r.step(.open, "permissions.html")
                 try await r.step(.tap, "locate")
+                // The tap's picture waits for the prompt and then the browser's answer: its DOM shows the position,
+                // and a prompt answered while it settled is no evidence problem (the old settle wrote "1 permission
+                // prompt(s) not answered" for a look before the last).
+                let tap = await r.evidence(afterStep: 1, step: Step(verb: .tap, target: "locate"))
+                let dom = tap.first { $0.name == "dom.html" }.map { String(decoding: $0.bytes, as: UTF8.self) } ?? ""
+                #expect(dom.contains("48.8584,2.2945"), "\(dom)")
+                let problems = tap.first { $0.name == "evidence-problems.txt" }
+                #expect(problems == nil, "\(problems.map { String(decoding: $0.bytes, as: UTF8.self) } ?? "")")
                 try await r.step(.assert, "where", "text=48.8584,2.2945;timeout=10")
                 // Decided already: no prompt waits, only the browser's answer.
                 let seen = try await r.inPage("""

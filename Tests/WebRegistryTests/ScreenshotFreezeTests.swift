@@ -70,6 +70,26 @@ extension RealChromium {
             return (try picture(evidence), dom, try picture(later))
         }
 
+        @Test("a tap's evidence costs two round trips: the settle (which brings the DOM) and the screenshot")
+        func settleBringsTheDOM() async throws {
+            try await withSite { site in
+                try Data(Self.page.utf8).write(to: site.root.appendingPathComponent("settle.html"))
+                let r = try await site.registry([:])
+                try await r.step(.open, "settle.html")
+                _ = await r.evidence(afterStep: 0, step: Step(verb: .open, target: "settle.html"))
+                try await r.step(.type, "field", "typed")
+                let before = r.page.connection.commandsSent
+                let evidence = await r.evidence(afterStep: 1, step: Step(verb: .type, target: "field", arg: "typed"))
+                let sent = r.page.connection.commandsSent - before
+                let dom = String(decoding: try #require(evidence.first { $0.name == "dom.html" }).bytes, as: UTF8.self)
+                // The DOM is the settled page's, with its boxes, and the picture is there.
+                #expect(dom.contains("data-testid=\"field\""))
+                #expect(evidence.contains { $0.name == "elements.json" })
+                _ = try picture(evidence)
+                #expect(sent == 2, "the evidence sent \(sent) commands (a DOM evaluation of its own makes 3)")
+            }
+        }
+
         @Test("animations, the caret, a request started in the next frame and a late web font: the tap's picture is the settled page, equal in two runs")
         func settledAndEqual() async throws {
             try await withSite { site in
