@@ -298,13 +298,14 @@ enum PagePrelude {
           };
           // Resolves when every condition holds, re-checking on each DOM mutation, resize, load, transition and animation
           // end (no polling), or with the last failure when timeoutMs passes.
-          // With `withSnapshot`, the result carries the page's snapshot as the wait concluded (evidence of the step).
+          // With `withSnapshot`, the result carries the page's snapshot as the wait concluded (evidence of the step), as
+          // JSON text (``ScreenshotFreeze/snapshot(from:)``).
           // With `awaited` (a step's target, or null for none), the page objects' interruptions are dismissed meanwhile and
           // the result names them.
           const waitFor = (conditions, timeoutMs, withSnapshot, awaited) => new Promise((done) => {
             const resolve = (r) => {
               if (awaited !== undefined) r = Object.assign({ interruptions: takeInterruptions() }, r);
-              done(withSnapshot ? Object.assign({ snapshot: snapshot() }, r) : r);
+              done(withSnapshot ? Object.assign({ snapshot: JSON.stringify(snapshot()) }, r) : r);
             };
             const checkAll = (list) => { if (awaited !== undefined) dismissInterruptions(awaited); return checkEvery(list); };
             let last = checkAll(conditions);

@@ -1,4 +1,5 @@
 import DevTools
+import Foundation
 import FlowSpec
 import FlowVocabulary
 
@@ -65,32 +66,50 @@ enum ScreenshotFreeze {
           // `budgetMs`. With `withSnapshot`, the answer carries the prelude's snapshot of the settled page (the step's
           // DOM evidence: no second round trip).
           const settle = async (quiet, budgetMs, withSnapshot) => {
-            const deadline = performance.now() + budgetMs;
+            const started = performance.now(), deadline = started + budgetMs;
             const left = () => Math.max(0, deadline - performance.now());
             const within = (p) => Promise.race([p, new Promise((r) => setTimeout(r, left()))]);
+            // Milliseconds per part, for the driver's timings (`settle: frame`, …).
+            const phases = {};
+            let mark = started;
+            const lap = (name) => { const now = performance.now(); phases[name] = now - mark; mark = now; };
             // Style and layout now: a font the text uses starts loading here, not while the picture is drawn.
             if (document.body) void document.body.offsetHeight;
             still();
             await within(frame());
-            if (quiet) await quietDOM(50, deadline);
+            lap('frame');
+            if (quiet) { await quietDOM(50, deadline); lap('quiet DOM'); }
             if (document.fonts && document.fonts.status !== 'loaded') await within(document.fonts.ready);
             const images = [...document.images].filter((i) => i.complete && i.naturalWidth > 0);
             if (images.length) await within(Promise.all(images.map((i) => i.decode().catch(() => {}))));
             still();
+            lap('fonts and images');
             // A permission prompt the driver has not answered yet holds the page's call (geolocation), and a location
             // request runs until its first callback: pending too.
             const fm = window.__flowmatrix;
             const permissions = fm && fm.permissionsPending ? fm.permissionsPending() : 0;
-            const snapshot = withSnapshot && fm && fm.snapshot ? fm.snapshot() : undefined;
-            return { permissions, late: performance.now() >= deadline, snapshot };
+            // As JSON text (``snapshot(from:)``).
+            const snapshot = withSnapshot && fm && fm.snapshot ? JSON.stringify(fm.snapshot()) : undefined;
+            lap('snapshot');
+            return { permissions, late: performance.now() >= deadline, snapshot, phases,
+              wall: [performance.timeOrigin + started, performance.timeOrigin + performance.now()] };
           };
           Object.defineProperty(window, '__flowmatrixSettle', { value: settle });
         })();
         """#
 
     /// The expression the evidence evaluates for a step's DOM: the prelude's snapshot, whose `screen` holds the
-    /// elements on screen with their boxes (``ScreenElements``: the report's overlay and visual masks read them).
-    static func snapshotExpression(attribute: String) -> String { "__flowmatrix.snapshot()" }
+    /// elements on screen with their boxes (``ScreenElements``: the report's overlay and visual masks read them), as
+    /// JSON text (``snapshot(from:)``).
+    static func snapshotExpression(attribute: String) -> String { "JSON.stringify(__flowmatrix.snapshot())" }
+
+    /// A snapshot the page sent as JSON text, parsed. The page stringifies it: the browser sends one string back
+    /// several times faster than the same object by value (`returnByValue` walks it member by member), measured at
+    /// 27 → 9 ms per snapshot of the sample shop between the page's answer and ours (docs/WEB.md).
+    static func snapshot(from value: JSONValue?) -> JSONValue? {
+        guard let text = value?.string else { return nil }
+        return try? JSONValue.parse(Array(text.utf8))
+    }
 }
 
 extension WebRegistry {
@@ -125,6 +144,7 @@ extension WebRegistry {
             guard left > .zero else { break }
             let ended = events.networkSignal.generation  // requests that ended so far
             let value: JSONValue?
+            let sent = clock.now
             do {
                 let settled = try await page.send(
                     "Runtime.evaluate",
@@ -132,6 +152,7 @@ extension WebRegistry {
                      "awaitPromise": true, "returnByValue": true],
                     timeout: left + .seconds(1))
                 value = settled["result"]?["value"]
+                if WebTimings.enabled { Self.recordSettleTimings(value, sent: sent, clock: clock) }
                 // What this look found, not an earlier one: a prompt answered since is no longer a problem.
                 failure = value?["late"]?.bool == true ? "it kept changing for \(Self.settleTimeout.secondsText)" : nil
                 if let waiting = value?["permissions"]?.int, waiting > 0 {
@@ -149,7 +170,9 @@ extension WebRegistry {
             }
             if events.pendingRequests().isEmpty {
                 let quietSince = events.networkSignal.generation == ended
-                if quietSince { return (failure, failure == nil ? value?["snapshot"] : nil) }
+                if quietSince {
+                    return (failure, failure == nil ? ScreenshotFreeze.snapshot(from: value?["snapshot"]) : nil)
+                }
                 // A request ended while the page settled: its answer is rendered before the picture (once: a page
                 // that polls all the time is pictured as the old settle did, and its DOM asked for apart).
                 if resettled { return (failure, nil) }
@@ -160,8 +183,10 @@ extension WebRegistry {
             }
             let waiter = ConditionWaiter(clock: SystemWaitClock.shared, signal: events.networkSignal)
             do {
-                try await waiter.wait(for: "the page's requests to end", timeout: deadline - clock.now) {
-                    events.pendingRequests().isEmpty
+                try await WebTimings.measure("settle: requests to end") {
+                    try await waiter.wait(for: "the page's requests to end", timeout: deadline - clock.now) {
+                        events.pendingRequests().isEmpty
+                    }
                 }
             } catch {
                 break
@@ -173,6 +198,20 @@ extension WebRegistry {
         guard !pending.isEmpty || failure != nil else { return (nil, nil) }
         return ("screenshot: taken before the page settled ("
             + (pending.isEmpty ? failure ?? "" : "still in flight: \(pending)") + ")", nil)
+    }
+
+    /// The settle's parts in the page (`settle: frame`, `settle: quiet DOM`, …) and around it: the way to the page
+    /// (`settle: before the script ran`) and back (`settle: answer's way back`), from the page's wall clock
+    /// (`performance.timeOrigin`) against ours. For `FLOWMATRIX_WEB_TIMING=1` (``WebTimings``).
+    private static func recordSettleTimings(_ value: JSONValue?, sent: ContinuousClock.Instant, clock: ContinuousClock) {
+        if case .object(let phases)? = value?["phases"] {
+            for (name, ms) in phases { WebTimings.record("settle: \(name)", .milliseconds(ms.double ?? 0)) }
+        }
+        guard let wall = value?["wall"]?.array, wall.count == 2, let start = wall[0].double, let end = wall[1].double
+        else { return }
+        let now = Date().timeIntervalSince1970 * 1000
+        WebTimings.record("settle: before the script ran", .milliseconds(start - (now - (clock.now - sent).milliseconds)))
+        WebTimings.record("settle: answer's way back", .milliseconds(now - end))
     }
 
     /// The page's settle with its snapshot, or nothing in a document without the freeze script.

@@ -47,13 +47,13 @@ extension WebRegistry {
                 } else if let settled {
                     value = settled
                 } else {
-                    value = try await WebTimings.measure("evidence: dom") {
+                    value = ScreenshotFreeze.snapshot(from: try await WebTimings.measure("evidence: dom") {
                         try await page.send(
                             "Runtime.evaluate",
                             ["expression": .string(ScreenshotFreeze.snapshotExpression(attribute: settings.identifierAttribute)),
                              "returnByValue": true],
                             timeout: timeout)
-                    }["result"]?["value"]
+                    }["result"]?["value"])
                 }
                 generation = value?["generation"]?.int
                 animating = value?["animating"]?.bool ?? true

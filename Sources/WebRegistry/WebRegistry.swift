@@ -472,7 +472,7 @@ public actor WebRegistry: AsyncStepRegistry, StepEvidenceProviding {
                 + "\(awaited.map { ", " + locator($0).serialized } ?? ""))",
             timeout: timeout + settings.pageTimeout)
         recordInterruptions(result)
-        if snapshot { stepSnapshot = result["snapshot"] }
+        if snapshot { stepSnapshot = ScreenshotFreeze.snapshot(from: result["snapshot"]) }
         return result["ok"]?.bool == true ? nil : (result["detail"]?.string ?? "the condition did not hold")
     }
 
