@@ -97,12 +97,18 @@ public final class PagePool: Sendable {
     static func reset(_ entry: Entry, timeout: Duration = .seconds(5)) async throws {
         let page = entry.page
         let context: JSONValue = ["browserContextId": .string(page.contextID)]
-        _ = try await page.send(
-            "Runtime.evaluate",
-            ["expression": "try { sessionStorage.clear(); window.name = '' } catch (e) {} true", "returnByValue": true],
-            timeout: timeout)
-        _ = try await page.send("Page.navigate", ["url": "about:blank"], timeout: timeout)
-        try await emptyDocument(page, timeout: timeout)
+        _ = try await WebTimings.measure("reset: session storage") {
+            try await page.send(
+                "Runtime.evaluate",
+                ["expression": "try { sessionStorage.clear(); window.name = '' } catch (e) {} true", "returnByValue": true],
+                timeout: timeout)
+        }
+        _ = try await WebTimings.measure("reset: navigate") {
+            try await page.send("Page.navigate", ["url": "about:blank"], timeout: timeout)
+        }
+        try await WebTimings.measure("reset: empty document") { try await emptyDocument(page, timeout: timeout) }
+        let cleared = ContinuousClock.now
+        defer { WebTimings.record("reset: clear", ContinuousClock.now - cleared) }
         async let history = page.send("Page.resetNavigationHistory", timeout: timeout)
         async let storage = page.send(
             "Storage.clearDataForOrigin", ["origin": .string(entry.origin), "storageTypes": "all"], timeout: timeout)
