@@ -10,12 +10,17 @@ struct TupleTable {
     var state: [UInt8]
     var uncoveredPerValue: [[Int]]
     var remaining: Int
+    /// binom[n][2] and binom[n][3] as flat arrays, for the t = 3 paths (`gain3`, `startTuple3`).
+    let choose2: [Int]
+    let choose3: [Int]
 
     init(levels: [Int], t: Int) {
         self.levels = levels
         self.t = t
         let k = levels.count
         binom = (0...k).map { n in (0...t).map { binomial(n, $0) } }
+        choose2 = (0...k).map { binomial($0, 2) }
+        choose3 = (0...k).map { binomial($0, 3) }
         var total = 0
         var offsets = [Int](repeating: 0, count: binomial(k, t))
         var sizes = [Int](repeating: 0, count: offsets.count)
@@ -121,6 +126,31 @@ struct TupleTable {
 
     /// How many uncovered tuples fixing `factor` (already set in `row`) completes, given the `fixed` factors.
     func gain(row: [Int32], factor f: Int, fixed: [Int]) -> Int {
+        t == 3 ? gain3(row: row, factor: f, fixed: fixed) : gainAnyStrength(row: row, factor: f, fixed: fixed)
+    }
+
+    /// ``gain(row:factor:fixed:)`` for t = 3, the inner loop of 3-wise plans: each pair of fixed factors with `f`,
+    /// its tuple's index computed directly (no subset array, no sort). Equal to ``gainAnyStrength`` (tested).
+    func gain3(row: [Int32], factor f: Int, fixed: [Int]) -> Int {
+        let vf = Int(row[f]), n = fixed.count
+        guard n >= 2 else { return 0 }
+        var count = 0
+        for x in 0..<(n - 1) {
+            let g = fixed[x], vg = Int(row[g])
+            for y in (x + 1)..<n {
+                let h = fixed[y]
+                var (a, va, b, vb, c, vc) = (f, vf, g, vg, h, Int(row[h]))
+                if a > b { swap(&a, &b); swap(&va, &vb) }
+                if b > c { swap(&b, &c); swap(&vb, &vc) }
+                if a > b { swap(&a, &b); swap(&va, &vb) }
+                if state[offsets[a + choose2[b] + choose3[c]] + va + (vb + vc * levels[b]) * levels[a]] == 0 { count += 1 }
+            }
+        }
+        return count
+    }
+
+    /// ``gain(row:factor:fixed:)`` for any strength.
+    func gainAnyStrength(row: [Int32], factor f: Int, fixed: [Int]) -> Int {
         let need = t - 1
         guard fixed.count >= need else { return 0 }
         var count = 0
@@ -167,20 +197,53 @@ struct TupleTable {
             }
         }
         guard best.f >= 0 else { return nil }
-        // Reservoir-sample one uncovered tuple with factor f = v.
+        return t == 3 ? sampleTuple3(containing: best.f, value: Int32(best.v), rng: &rng)
+            : sampleTuple(containing: best.f, value: Int32(best.v), rng: &rng)
+    }
+
+    /// ``sampleTuple(containing:value:rng:)`` for t = 3: the same tuples in the same order (so the same random
+    /// draws and the same choice), without a subset array per subset. Equal to it under one seed (tested).
+    func sampleTuple3(containing p: Int, value: Int32, rng: inout SplitMix64) -> [(Int, Int32)]? {
+        let k = levels.count
+        var chosen: [(Int, Int32)]?
+        var seen = 0
+        for a in 0..<k {
+            for b in (a + 1)..<k {
+                for c in (b + 1)..<k where a == p || b == p || c == p {
+                    // The two other factors, ascending; the first one's value varies fastest.
+                    let (o0, o1) = a == p ? (b, c) : b == p ? (a, c) : (a, b)
+                    let base = offsets[a + choose2[b] + choose3[c]]
+                    for v1 in 0..<Int32(levels[o1]) {
+                        for v0 in 0..<Int32(levels[o0]) {
+                            let va = Int(a == p ? value : v0), vb = Int(b == p ? value : (a == p ? v0 : v1))
+                            let vc = Int(c == p ? value : v1)
+                            if state[base + va + (vb + vc * levels[b]) * levels[a]] == 0 {
+                                seen += 1
+                                if rng.below(seen) == 0 { chosen = [(p, value), (o0, v0), (o1, v1)] }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        return chosen
+    }
+
+    /// Reservoir-samples one uncovered tuple with factor `p` = `value`, any strength.
+    func sampleTuple(containing p: Int, value: Int32, rng: inout SplitMix64) -> [(Int, Int32)]? {
         var chosen: [(Int, Int32)]?
         var seen = 0
         var row = [Int32](repeating: 0, count: levels.count)
-        row[best.f] = Int32(best.v)
+        row[p] = value
         TupleTable.forEachSubset(k: levels.count, t: t) { subset in
-            guard subset.contains(best.f) else { return }
-            let others = subset.filter { $0 != best.f }
+            guard subset.contains(p) else { return }
+            let others = subset.filter { $0 != p }
             var values = [Int32](repeating: 0, count: others.count)
             while true {
                 for (i, g) in others.enumerated() { row[g] = values[i] }
                 if state[index(subset, row)] == 0 {
                     seen += 1
-                    if rng.below(seen) == 0 { chosen = [(best.f, Int32(best.v))] + zip(others, values).map { ($0, $1) } }
+                    if rng.below(seen) == 0 { chosen = [(p, value)] + zip(others, values).map { ($0, $1) } }
                 }
                 var i = 0
                 while i < others.count {
