@@ -40,15 +40,27 @@ public struct Combination: Sendable, Hashable, Comparable, CustomStringConvertib
 
     /// The combinations of at most `maxSize` pairs of `configuration` (none empty).
     public static func subsets(of configuration: [String: String], maxSize: Int) -> [Combination] {
-        let pairs = configuration.map { Pair(axis: $0.key, value: $0.value) }.sorted()
         var out: [Combination] = []
-        func visit(_ start: Int, _ chosen: [Pair]) {
-            if !chosen.isEmpty { out.append(Combination(sorted: chosen)) }
-            guard chosen.count < maxSize else { return }
-            for i in start..<pairs.count { visit(i + 1, chosen + [pairs[i]]) }
-        }
-        visit(0, [])
+        forEachSubset(of: configuration, maxSize: maxSize) { out.append($0); return true }
         return out
+    }
+
+    /// Calls `body` with the combinations of ``subsets(of:maxSize:)``, in the same order, until it returns false.
+    static func forEachSubset(of configuration: [String: String], maxSize: Int, _ body: (Combination) -> Bool) {
+        let pairs = configuration.map { Pair(axis: $0.key, value: $0.value) }.sorted()
+        var chosen: [Pair] = []
+        chosen.reserveCapacity(maxSize)
+        func visit(_ start: Int) -> Bool {
+            if !chosen.isEmpty, !body(Combination(sorted: chosen)) { return false }
+            guard chosen.count < maxSize else { return true }
+            for i in start..<pairs.count {
+                chosen.append(pairs[i])
+                defer { chosen.removeLast() }
+                if !visit(i + 1) { return false }
+            }
+            return true
+        }
+        _ = visit(0)
     }
 
     /// `locale=ar + window=narrow`.

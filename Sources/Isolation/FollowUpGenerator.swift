@@ -49,16 +49,21 @@ public struct FollowUpGenerator: Sendable {
         }
         var best: (config: [String: String], others: Int)?
         var visited = 0
-        func others(_ c: [String: String]) -> Int {
-            Combination.subsets(of: c, maxSize: maxSize).reduce(0) { n, s in
-                n + (ranking.live.contains(s) && !s.isSubset(of: keep)
-                    && !(keep.isSubset(of: s) && ranking.failingCount(s) < ranking.failingCount(keep)) ? 1 : 0)
+        // The other candidates `c` holds, counted up to `limit` (a count that reaches the best one's cannot win:
+        // the search keeps the first configuration with the fewest, so stopping there changes nothing).
+        func others(_ c: [String: String], limit: Int) -> Int {
+            var n = 0
+            Combination.forEachSubset(of: c, maxSize: maxSize) { s in
+                if ranking.live.contains(s) && !s.isSubset(of: keep)
+                    && !(keep.isSubset(of: s) && ranking.failingCount(s) < ranking.failingCount(keep)) { n += 1 }
+                return n < limit
             }
+            return n
         }
         func search(_ i: Int) -> Bool {
             if i == free.count {
                 visited += 1
-                let n = others(partial)
+                let n = others(partial, limit: best?.others ?? Int.max)
                 if n < (best?.others ?? Int.max) { best = (partial, n) }
                 return n == 0 || visited >= searchLimit
             }
