@@ -10,7 +10,7 @@ struct TupleTable {
     var state: [UInt8]
     var uncoveredPerValue: [[Int]]
     var remaining: Int
-    /// binom[n][2] and binom[n][3] as flat arrays, for the t = 3 paths (`gain3`, `startTuple3`).
+    /// binom[n][2] and binom[n][3] as flat arrays, for the t = 3 paths (`gain3`, `sampleTuple3`).
     let choose2: [Int]
     let choose3: [Int]
 
