@@ -305,7 +305,7 @@ enum PagePrelude {
           const waitFor = (conditions, timeoutMs, withSnapshot, awaited) => new Promise((done) => {
             const resolve = (r) => {
               if (awaited !== undefined) r = Object.assign({ interruptions: takeInterruptions() }, r);
-              done(withSnapshot ? Object.assign({ snapshot: JSON.stringify(snapshot()) }, r) : r);
+              done(withSnapshot ? Object.assign({ snapshot: snapshotText() }, r) : r);
             };
             const checkAll = (list) => { if (awaited !== undefined) dismissInterruptions(awaited); return checkEvery(list); };
             let last = checkAll(conditions);
@@ -359,10 +359,15 @@ enum PagePrelude {
             html: document.documentElement ? document.documentElement.outerHTML : '',
             screen: onScreen(),
           });
+          // The snapshot as JSON text for the driver (``ScreenshotFreeze/snapshot(from:)``), its strings made well
+          // formed: a lone surrogate (text cut inside an emoji) would be escaped as \\udXXX, which no strict JSON
+          // parser takes; it becomes U+FFFD, as the browser's own protocol encoding does.
+          const wellFormed = (key, v) => (typeof v === 'string' && v.toWellFormed ? v.toWellFormed() : v);
+          const snapshotText = () => JSON.stringify(snapshot(), wellFormed);
 
           __PERMISSIONS__
           Object.defineProperty(window, '__flowmatrix', {
-            value: Object.freeze({ transform, check, waitFor, point, actionPoint, focus, layoutRules, layoutFindings, snapshot, permissionDecided, permissionsPending: () => waiting.size + located }),
+            value: Object.freeze({ transform, check, waitFor, point, actionPoint, focus, layoutRules, layoutFindings, snapshot, snapshotText, permissionDecided, permissionsPending: () => waiting.size + located }),
             enumerable: false,
           });
         })();

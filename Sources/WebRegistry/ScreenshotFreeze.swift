@@ -89,7 +89,7 @@ enum ScreenshotFreeze {
             const fm = window.__flowmatrix;
             const permissions = fm && fm.permissionsPending ? fm.permissionsPending() : 0;
             // As JSON text (``snapshot(from:)``).
-            const snapshot = withSnapshot && fm && fm.snapshot ? JSON.stringify(fm.snapshot()) : undefined;
+            const snapshot = withSnapshot && fm && fm.snapshotText ? fm.snapshotText() : undefined;
             lap('snapshot');
             return { permissions, late: performance.now() >= deadline, snapshot, phases,
               wall: [performance.timeOrigin + started, performance.timeOrigin + performance.now()] };
@@ -101,7 +101,7 @@ enum ScreenshotFreeze {
     /// The expression the evidence evaluates for a step's DOM: the prelude's snapshot, whose `screen` holds the
     /// elements on screen with their boxes (``ScreenElements``: the report's overlay and visual masks read them), as
     /// JSON text (``snapshot(from:)``).
-    static func snapshotExpression(attribute: String) -> String { "JSON.stringify(__flowmatrix.snapshot())" }
+    static func snapshotExpression(attribute: String) -> String { "__flowmatrix.snapshotText()" }
 
     /// A snapshot the page sent as JSON text, parsed. The page stringifies it: the browser sends one string back
     /// several times faster than the same object by value (`returnByValue` walks it member by member), measured at

@@ -9,6 +9,32 @@ extension RealChromium {
     /// the page's recording.
     @Suite("web registry: elements on screen and the recording (real Chromium)", .serialized)
     struct ReviewEvidenceTests {
+        @Test("text cut inside an emoji (a lone surrogate) still gives a step its DOM and elements, after a tap and a wait")
+        func loneSurrogate() async throws {
+            try await withSite { site in
+                try Data("""
+                    <!doctype html><html><body><button data-testid="cut">go</button><p data-testid="out"></p>
+                    <script>
+                    document.querySelector('[data-testid=cut]').addEventListener('click', () => {
+                      document.querySelector('[data-testid=out]').textContent = 'cut \\uD83D here';
+                    });
+                    </script></body></html>
+                    """.utf8).write(to: site.root.appendingPathComponent("cut.html"))
+                let r = try await site.registry()
+                try await r.step(.open, "cut.html")
+                _ = await r.evidence(afterStep: 0, step: Step(verb: .open, target: "cut.html"))
+                for (index, step) in [(1, Step(verb: .tap, target: "cut")), (2, Step(verb: .wait, target: "out", arg: "5"))] {
+                    try await r.step(step.verb, step.target, step.arg)
+                    let evidence = await r.evidence(afterStep: index, step: step)
+                    let dom = String(decoding: try #require(evidence.first { $0.name == "dom.html" }, "\(step.verb)").bytes,
+                                     as: UTF8.self)
+                    #expect(dom.contains("cut \u{FFFD} here"), "\(step.verb): the lone surrogate becomes U+FFFD")
+                    #expect(evidence.contains { $0.name == "elements.json" })
+                    #expect(!evidence.contains { $0.name == "evidence-problems.txt" })
+                }
+            }
+        }
+
         @Test("elements.json lists the identified elements on screen with the boxes the page lays out")
         func elementsOnScreen() async throws {
             try await withSite { site in
