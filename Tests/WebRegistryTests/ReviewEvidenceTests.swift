@@ -1,4 +1,5 @@
 import DevTools
+import FlowMatrixTestKit
 import FlowSpec
 import Foundation
 import Testing
@@ -74,8 +75,14 @@ extension RealChromium {
                 let r = try await WebRegistry.open(
                     in: site.browser.browser(), configuration: [:], seed: 1, settings: settings)
                 try await r.step(.open, "verbs.html")
-                let first = await r.evidence(afterStep: 0, step: Step(verb: .open, target: "verbs.html"))
+                var first = await r.evidence(afterStep: 0, step: Step(verb: .open, target: "verbs.html"))
                     .filter { $0.name.hasPrefix("screencast-") }
+                // Frames come as the compositor paints, which may be after the step's evidence: wait for the first.
+                try await waitUntil("a frame of the page as it loaded", timeout: .seconds(10)) {
+                    first += await r.evidence(afterStep: 0, step: Step(verb: .open, target: "verbs.html"))
+                        .filter { $0.name.hasPrefix("screencast-") }
+                    return !first.isEmpty
+                }
                 #expect(!first.isEmpty, "the page painted while it loaded")
                 try await r.step(.tap, "tap-me")
                 try await r.step(.tap, "later")
@@ -100,8 +107,16 @@ extension RealChromium {
                     let r = try await host.makeRegistry(configuration: [:], seed: 1, scenarioTags: tags)
                     try await r.step(.open, "verbs.html")
                     try await r.step(.tap, "tap-me")
-                    let frames = await r.evidence(afterStep: 1, step: Step(verb: .tap, target: "tap-me"))
+                    var frames = await r.evidence(afterStep: 1, step: Step(verb: .tap, target: "tap-me"))
                         .filter { $0.name.hasPrefix("screencast-") }
+                    if recorded {
+                        // Frames come as the compositor paints, which may be after the tap's evidence: wait for one.
+                        try await waitUntil("a frame of the recorded job", timeout: .seconds(10)) {
+                            frames += await r.evidence(afterStep: 1, step: Step(verb: .tap, target: "tap-me"))
+                                .filter { $0.name.hasPrefix("screencast-") }
+                            return !frames.isEmpty
+                        }
+                    }
                     #expect(frames.isEmpty != recorded, "tags \(tags): \(frames.count) frame(s)")
                     try await r.page.dispose()
                 }
