@@ -193,7 +193,7 @@ let package = Package(
         .testTarget(name: "DevToolsTests", dependencies: ["DevTools"], swiftSettings: swiftSettings),
         .testTarget(
             name: "WebRegistryTests",
-            dependencies: ["WebRegistry", "DevTools", "FlowSpec", "RunConditions", "ProcessSpawn", "CatalogApp", "Visual"],
+            dependencies: ["WebRegistry", "DevTools", "FlowSpec", "RunConditions", "ProcessSpawn", "CatalogApp", "Visual", "FlowMatrixTestKit"],
             swiftSettings: swiftSettings
         ),
     ]
