@@ -28,7 +28,11 @@ public enum ArtifactKind: String, Sendable, Hashable, Codable {
 
     /// From the media type, else the file name's extension.
     public init(mediaType: String, name: String) {
-        let type = mediaType.lowercased(), lower = name.lowercased()
+        // Lowercased only when needed: a large report classifies hundreds of thousands of artifacts.
+        func lowered(_ text: String) -> String {
+            text.utf8.contains { $0 >= 0x41 && $0 <= 0x5A } ? text.lowercased() : text
+        }
+        let type = lowered(mediaType), lower = lowered(name)
         if type.hasPrefix("image/") && ["image/png", "image/jpeg", "image/gif", "image/webp"].contains(type) {
             self = .image
         } else if type == "application/json" || type.hasSuffix("+json") || lower.hasSuffix(".json") {
@@ -72,6 +76,24 @@ final class BlobCarrier {
     /// A carried blob: its pack and its index in the pack.
     struct Place { var pack: Int, index: Int }
 
+    /// Where a job's artifacts went, by position: `places[a][k]` is the `k`th artifact of the job's `a`th attempt
+    /// (in `job.attempts` and `artifacts` order) — its pack, or why it is not carried; nil, or no entry, when it was
+    /// not looked at. Positions, not a dictionary keyed by ``ArtifactReference``: hashing 140,000 references (three
+    /// strings each) several times per report was a measurable share of its CPU.
+    struct Carried {
+        var places: [[Result<Place, Note>?]] = []
+
+        func place(_ attempt: Int, _ artifact: Int) -> Result<Place, Note>? {
+            guard attempt < places.count, artifact < places[attempt].count else { return nil }
+            return places[attempt][artifact]
+        }
+
+        func isCarried(_ attempt: Int, _ artifact: Int) -> Bool {
+            if case .success = place(attempt, artifact) { return true }
+            return false
+        }
+    }
+
     private var inPack = 0
     /// Blobs read ahead by ``prefetch(_:)``, as the Z85 text a pack holds, or why they cannot be read.
     private var ready: [String: Result<(text: [UInt8], compressed: Int), Note>] = [:]
@@ -109,17 +131,23 @@ final class BlobCarrier {
 
     /// Carries the artifacts of `job` that the selection includes. Returns, per artifact, its pack or why it is not
     /// carried.
-    func carry(_ job: JobReport) throws -> [ArtifactReference: Result<Place, Note>] {
-        var out: [ArtifactReference: Result<Place, Note>] = [:]
+    func carry(_ job: JobReport) throws -> Carried {
+        // Most jobs have no artifact: no work and no allocation for them (a run has 100,000 jobs).
+        guard job.attempts.contains(where: { !$0.artifacts.isEmpty }) else { return Carried() }
         let selected = selects(job)
+        var out = Carried()
+        out.places.reserveCapacity(job.attempts.count)
         for attempt in job.attempts {
+            var row: [Result<Place, Note>?] = []
+            row.reserveCapacity(attempt.artifacts.count)
             for ref in attempt.artifacts {
                 guard selected else {
-                    out[ref] = .failure(Note(text: selection == .none ? "not carried" : "not carried (the job passed)"))
+                    row.append(.failure(Note(text: selection == .none ? "not carried" : "not carried (the job passed)")))
                     continue
                 }
-                out[ref] = try carry(ref, job: job.id, attempt: attempt.attempt)
+                row.append(try carry(ref, job: job.id, attempt: attempt.attempt))
             }
+            out.places.append(row)
         }
         return out
     }

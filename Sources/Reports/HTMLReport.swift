@@ -287,10 +287,11 @@ struct HTMLReport {
         return out + "</section>\n"
     }
 
-    /// Wireframes first: they are what a person looks at; then snapshots, logs, the rest (by name within a kind).
-    static func ordered(_ refs: [ArtifactReference]) -> [ArtifactReference] {
+    /// The positions of `refs` in the order a panel lists them, given each one's kind: wireframes first (they are
+    /// what a person looks at), then snapshots, logs, the rest; by name within a kind.
+    static func order(_ refs: [ArtifactReference], kinds: [ArtifactKind]) -> [Int] {
         // Most attempts have no artifact: no work for them (a run has 100,000 attempts).
-        guard refs.count > 1 else { return refs }
+        guard refs.count > 1 else { return Array(refs.indices) }
         func rank(_ kind: ArtifactKind) -> Int {
             switch kind {
             case .image: 0
@@ -299,7 +300,11 @@ struct HTMLReport {
             case .other: 3
             }
         }
-        let keyed = refs.map { (rank(ArtifactKind(mediaType: $0.mediaType, name: $0.name)), $0) }
-        return keyed.sorted { ($0.0, $0.1.name) < ($1.0, $1.1.name) }.map(\.1)
+        return refs.indices.sorted { a, b in
+            let (ra, rb) = (rank(kinds[a]), rank(kinds[b]))
+            if ra != rb { return ra < rb }
+            if refs[a].name != refs[b].name { return refs[a].name < refs[b].name }
+            return a < b
+        }
     }
 }

@@ -2,6 +2,7 @@ import FlowSpec
 import Foundation
 import Gzip
 import Journal
+import Synchronization
 
 /// The job panels' data, in chunk files next to `report.html` that the page loads when a job is opened:
 /// `data/jobs-NNN.js`, each `FM.chunk(N,"<base64 of gzip of JSON>")` (a script, because a page opened from
@@ -84,7 +85,7 @@ final class JobChunks {
 
     /// Appends one job's entry to its chunk.
     /// - Parameter carried: the pack of each artifact the folder carries, or why it does not.
-    func add(_ job: JobReport, carried: [ArtifactReference: Result<BlobCarrier.Place, BlobCarrier.Note>]) {
+    func add(_ job: JobReport, carried: BlobCarrier.Carried) {
         // Pieces go straight into the chunk's buffer: no intermediate strings per job (100,000 of them).
         let n = Self.chunk(of: job.id, count: count)
         let o = outputs[n]
@@ -102,12 +103,12 @@ final class JobChunks {
         o += "],"; Self.int(job.row.result?.failureStep, o); c(); s(job.row.result?.failureMessage); o += ",["
         for (i, attempt) in job.attempts.enumerated() {
             o += i == 0 ? "[" : ",["
-            add(attempt)
+            add(attempt, i)
             o += "]"
         }
         o += "]]"
 
-        func add(_ attempt: AttemptReport) {
+        func add(_ attempt: AttemptReport, _ position: Int) {
             let result = attempt.row.result
             o.write(int: attempt.attempt); c(); s(attempt.row.worker.isEmpty ? nil : attempt.row.worker); c()
             s(result?.outcome.rawValue); c(); Self.micros(result?.duration, o); c()
@@ -123,44 +124,59 @@ final class JobChunks {
                 o += "]"
             }
             o += "],["
-            for (k, ref) in HTMLReport.ordered(attempt.artifacts).enumerated() {
+            let kinds = attempt.artifacts.map { ArtifactKind(mediaType: $0.mediaType, name: $0.name) }
+            for (k, j) in HTMLReport.order(attempt.artifacts, kinds: kinds).enumerated() {
+                let ref = attempt.artifacts[j]
                 o += k == 0 ? "[" : ",["
                 o.write(int: ref.stepIndex); c(); s(ref.name); c(); s(ref.mediaType); c(); o.write(int: ref.rawSize); c()
                 s(ref.sha256); c()
-                switch carried[ref] {
+                switch carried.place(position, j) {
                 case .success(let place):
                     o += "["; o.write(int: place.pack); c(); o.write(int: place.index); o += "],null,"
                 case .failure(let note): o += "null,"; s(note.text); c()
                 case nil: o += "null,\"not carried\","
                 }
-                s(ArtifactKind(mediaType: ref.mediaType, name: ref.name).rawValue)
+                s(kinds[j].rawValue)
                 o += "]"
             }
             o += "]"
         }
     }
 
-    /// Compresses every chunk into `data/jobs-NNN.js` (one at a time) and removes the temporary files.
+    /// Compresses every chunk into `data/jobs-NNN.js` (on as many threads as there are cores: at the end of a large
+    /// report this was its last half second on one thread) and removes the temporary files.
     /// - Returns: the chunk files.
     func finish() throws -> [URL] {
-        var files: [URL] = []
         for n in 0..<count {
             outputs[n] += written[n] == 0 ? "{}" : "}"
             try outputs[n].finish()
-            let url = folder.appendingPathComponent(Self.path(n))
-            do {
-                let json = try Data(contentsOf: temporaries[n])
-                try? FileManager.default.removeItem(at: temporaries[n])
-                let compressed = try GzipCodec.compress(json)
-                let script = "FM.chunk(\(n),\"" + Data(compressed).base64EncodedString() + "\");\n"
-                try Data(script.utf8).write(to: url, options: .atomic)
-            } catch {
-                throw ReportError(code: .output, message: "cannot write \(url.path): \(FileErrorText.reason(error))")
-            }
-            files.append(url)
         }
         outputs = []
-        return files
+        let (temporaries, folder) = (temporaries, folder)
+        let failures = Mutex<[Int: ReportError]>([:])
+        DispatchQueue.concurrentPerform(iterations: count) { n in
+            let url = folder.appendingPathComponent(Self.path(n))
+            do {
+                try Self.compress(temporaries[n], chunk: n, into: url)
+            } catch {
+                let failure = error as? ReportError
+                    ?? ReportError(code: .output, message: "cannot write \(url.path): \(FileErrorText.reason(error))")
+                failures.withLock { $0[n] = failure }
+            }
+            try? FileManager.default.removeItem(at: temporaries[n])
+        }
+        if let first = failures.withLock({ $0.min { $0.key < $1.key }?.value }) { throw first }
+        return (0..<count).map { folder.appendingPathComponent(Self.path($0)) }
+    }
+
+    /// `FM.chunk(N,"<base64 of the gzip of the JSON file>");` into `url` (moved into place when written).
+    private static func compress(_ json: URL, chunk n: Int, into url: URL) throws {
+        let compressed = try GzipCodec.compress(try Data(contentsOf: json))
+        let output = try ReportOutput(file: url, bufferSize: 1 << 20)
+        output += "FM.chunk(\(n),\""
+        output.write(bytes: Data(compressed).base64EncodedData())
+        output += "\");\n"
+        try output.finish()
     }
 
     /// `data/jobs-007.js`.

@@ -43,16 +43,10 @@ final class JobPass {
         var registryTimes: RegistryTimes?
     }
 
-    /// A job with where its artifacts went (stage 2 to 3).
+    /// A job with where its artifacts went (stages 2 to 3 to 4).
     private struct Placed: Sendable {
         var job: JobReport
-        var carried: [ArtifactReference: Result<BlobCarrier.Place, BlobCarrier.Note>]
-    }
-
-    /// A job with the artifacts the folder carries (stage 3 to 4).
-    private struct Streamed: Sendable {
-        var job: JobReport
-        var carried: Set<ArtifactReference>
+        var carried: BlobCarrier.Carried
     }
 
     /// The producer stops: the consumer failed, and its error is the one thrown.
@@ -72,7 +66,7 @@ final class JobPass {
     func run(runID: String, reader: JournalReader, index: Parallel.Promise<RunIndex>) throws -> Output {
         let read = Parallel.Channel<JobReport>(capacity: Self.queueBatches)
         let placed = Parallel.Channel<Placed>(capacity: Self.queueBatches)
-        let streamed = Parallel.Channel<Streamed>(capacity: Self.queueBatches)
+        let streamed = Parallel.Channel<Placed>(capacity: Self.queueBatches)
         let (totals, (_, (chunks, (summary, cases, failures, anyArtifact, audit, times)))) = try Parallel.both({
             defer { read.close() }
             do { return try produce(runID: runID, reader: reader, into: read) } catch is Stopped { return (0, []) }
@@ -98,7 +92,7 @@ final class JobPass {
     }
 
     /// Stage 3: the chunks (their writer needs the index's axis names).
-    private func chunkStage(_ input: Parallel.Channel<Placed>, _ output: Parallel.Channel<Streamed>,
+    private func chunkStage(_ input: Parallel.Channel<Placed>, _ output: Parallel.Channel<Placed>,
                             index: Parallel.Promise<RunIndex>) throws -> JobChunks {
         let chunks: JobChunks
         do {
@@ -112,9 +106,7 @@ final class JobPass {
         }
         _ = try Self.stage(input, output) { p in
             chunks.add(p.job, carried: p.carried)
-            var kept = Set<ArtifactReference>()
-            for (ref, place) in p.carried { if case .success = place { kept.insert(ref) } }
-            return Streamed(job: p.job, carried: kept)
+            return p
         }
         return chunks
     }
@@ -173,7 +165,7 @@ final class JobPass {
     }
 
     /// Stage 4: summary entries, test cases and failure texts.
-    private func consume(_ queue: Parallel.Channel<Streamed>, index: RunIndex) throws
+    private func consume(_ queue: Parallel.Channel<Placed>, index: RunIndex) throws
         -> (SummaryDocument.Writer, JUnitReport.Cases, [Int: String], Bool, AuditPivot?, RegistryTimes?)
     {
         let summary = try SummaryDocument.Writer(index: index, folder: folder)
@@ -191,7 +183,7 @@ final class JobPass {
                 cases.add(job)
                 audit.add(job)
                 times.add(job)
-                try summary.add(job) { item.carried.contains($0) }
+                try summary.add(job) { item.carried.isCarried($0, $1) }
                 // The page lists the first ones only.
                 if job.status != .passed && job.status != .notRun && failures.count < HTMLReport.failingRows {
                     let result = job.row.result

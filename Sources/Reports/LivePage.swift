@@ -55,12 +55,13 @@ public enum LivePage {
         let chunks = try JobChunks(folder: folder, jobs: jobs, axes: axisNames.sorted(), start: run.info.startedAt)
         for (detail, axes) in details {
             let job = JobReport(detail, axes: axes)
-            var carried: [ArtifactReference: Result<BlobCarrier.Place, BlobCarrier.Note>] = [:]
+            var carried = BlobCarrier.Carried()
             if ArtifactSelection.notPassed.includes(job.status) {
-                for attempt in job.attempts {
-                    for ref in attempt.artifacts where ArtifactKind(mediaType: ref.mediaType, name: ref.name) == .image
-                        && ref.rawSize <= maxScreenshotSize {
-                        if let pack = screenshot(ref) { carried[ref] = .success(BlobCarrier.Place(pack: pack, index: 0)) }
+                carried.places = job.attempts.map { attempt in
+                    attempt.artifacts.map { ref in
+                        guard ArtifactKind(mediaType: ref.mediaType, name: ref.name) == .image,
+                              ref.rawSize <= maxScreenshotSize, let pack = screenshot(ref) else { return nil }
+                        return .success(BlobCarrier.Place(pack: pack, index: 0))
                     }
                 }
             }

@@ -261,7 +261,8 @@ public struct SummaryDocument: Sendable, Hashable, Codable {
     }
 
     /// The full entry of a job that is not a compact passed row.
-    static func job(_ job: JobReport, carried: (ArtifactReference) -> Bool) -> Job {
+    /// - Parameter carried: whether the folder carries an artifact, by its attempt's and its own position in `job`.
+    static func job(_ job: JobReport, carried: (Int, Int) -> Bool) -> Job {
         Job(
             id: job.id, scenarioID: job.job.scenarioID, scenarioTitle: job.job.scenarioTitle,
             configuration: Dictionary(job.axes.map { ($0.axis, $0.value) }, uniquingKeysWith: { a, _ in a }),
@@ -275,11 +276,11 @@ public struct SummaryDocument: Sendable, Hashable, Codable {
                         message: at.row.result?.message, superseded: at.superseded, steps: at.steps.count,
                         interruptedSteps: at.steps.filter { !($0.interruptions ?? "").isEmpty }.count)
             },
-            artifacts: job.attempts.flatMap { at in
-                at.artifacts.map { ref in
+            artifacts: job.attempts.enumerated().flatMap { a, at in
+                at.artifacts.enumerated().map { k, ref in
                     Artifact(attempt: at.attempt, step: ref.stepIndex, name: ref.name, mediaType: ref.mediaType,
                              sha256: ref.sha256, rawSize: ref.rawSize, compressedSize: ref.compressedSize,
-                             carried: carried(ref))
+                             carried: carried(a, k))
                 }
             },
             tests: testRecords(job)
@@ -323,7 +324,8 @@ public struct SummaryDocument: Sendable, Hashable, Codable {
         deinit { try? FileManager.default.removeItem(at: scratchURL) }
 
         /// One job, in plan order.
-        func add(_ job: JobReport, carried: (ArtifactReference) -> Bool) throws {
+        /// - Parameter carried: whether the folder carries an artifact, by its attempt's and its own position.
+        func add(_ job: JobReport, carried: (Int, Int) -> Bool) throws {
             let ordinal = job.row.ordinal
             let record = ordinal < index.jobCount ? try reader.job(ordinal) : nil
             // A job planned after the index was read (a resume) has no compact row: it goes in full.
@@ -393,19 +395,19 @@ public struct SummaryDocument: Sendable, Hashable, Codable {
         /// The encoded `configuration` object of the configurations met lately (emptied when it holds 4,096).
         private var configurations: [Int64: [UInt8]] = [:]
 
-        mutating func write(_ job: JobReport, configuration: Int64?, carried: (ArtifactReference) -> Bool,
+        mutating func write(_ job: JobReport, configuration: Int64?, carried: (Int, Int) -> Bool,
                             visualChanges: Int = 0, to o: ReportOutput) throws {
             let result = job.row.result
             o += "{\"artifacts\":["
             var firstArtifact = true
-            for at in job.attempts {
-                for ref in at.artifacts {
+            for (a, at) in job.attempts.enumerated() {
+                for (k, ref) in at.artifacts.enumerated() {
                     o += firstArtifact ? "[" : ",["
                     firstArtifact = false
                     o.write(int: at.attempt); o += ","; o.write(int: ref.stepIndex); o += ","
                     try string(ref.name, o); o += ","; try string(ref.mediaType, o); o += ","; try string(ref.sha256, o)
                     o += ","; o.write(int: ref.rawSize); o += ","; o.write(int: ref.compressedSize)
-                    o += carried(ref) ? ",true]" : ",false]"
+                    o += carried(a, k) ? ",true]" : ",false]"
                 }
             }
             o += "],\"attemptDetails\":["
