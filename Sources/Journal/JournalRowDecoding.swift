@@ -11,10 +11,10 @@ enum JournalRowDecoding {
     }
 
     /// An outcome column: nil when NULL; an unknown value throws (`SQLITE_CORRUPT`), naming `what` was read.
-    static func outcome(_ text: String?, _ what: String) throws -> JobOutcome? {
+    static func outcome(_ text: String?, _ what: @autoclosure () -> String) throws -> JobOutcome? {
         guard let text else { return nil }
         guard let value = JobOutcome(rawValue: text) else {
-            throw JournalError(code: SQLITE_CORRUPT, message: "unknown outcome '\(text)' in \(what)", operation: "read")
+            throw JournalError(code: SQLITE_CORRUPT, message: "unknown outcome '\(text)' in \(what())", operation: "read")
         }
         return value
     }
