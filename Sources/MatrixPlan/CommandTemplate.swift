@@ -11,6 +11,12 @@ public struct CommandTemplate: Sendable, Hashable {
     /// reports and `diff` treat such steps as tests of their own.
     public static let testStepPrefix = "test:"
 
+    /// Whether a step key is a test's (starts with ``testStepPrefix``, compared byte for byte: a report asks this of
+    /// every step of every job, and `hasPrefix` compares by Unicode canonical equivalence).
+    public static func isTestStep(_ key: String) -> Bool {
+        key.utf8.starts(with: testStepPrefix.utf8)
+    }
+
     /// The registry command jobs are assigned under; only workers started with `--allow-commands` advertise it.
     public static let registry = "command"
     /// The step key of a command job's one declared step (its tests follow as named steps).

@@ -18,7 +18,7 @@ extension JUnitReport {
         var order: [String] = []
         var byName: [String: TestRuns] = [:]
         for attempt in job.attempts where !attempt.superseded && attempt.outcome != nil {
-            for step in attempt.steps where step.key.hasPrefix(CommandTemplate.testStepPrefix) {
+            for step in attempt.steps where CommandTemplate.isTestStep(step.key) {
                 let name = String(step.key.dropFirst(CommandTemplate.testStepPrefix.count))
                 if byName[name] == nil { order.append(name) }
                 byName[name, default: TestRuns(name: name)].runs.append((attempt, step))
@@ -29,7 +29,7 @@ extension JUnitReport {
 
     /// Whether `job` reports tests of its own (then it is never a bare test case).
     static func hasTests(_ job: JobReport) -> Bool {
-        job.attempts.contains { $0.steps.contains { $0.key.hasPrefix(CommandTemplate.testStepPrefix) } }
+        job.attempts.contains { $0.steps.contains { CommandTemplate.isTestStep($0.key) } }
     }
 
     /// The test cases of a job's tests, and their tally for the suite counters.

@@ -155,6 +155,15 @@ final class ReportOutput {
     /// Everything written so far, for an in-memory output, as bytes.
     var bytes: [UInt8] { buffer }
 
+    /// Bytes held (for an in-memory output: everything written since the last ``drain(_:)``).
+    var count: Int { buffer.count }
+
+    /// Hands an in-memory output's bytes to `body` and empties it (its capacity kept).
+    func drain(_ body: (UnsafeRawBufferPointer) throws -> Void) rethrows {
+        try buffer.withUnsafeBytes(body)
+        buffer.removeAll(keepingCapacity: true)
+    }
+
     /// Everything written so far, for an in-memory output.
     var text: String { String(decoding: buffer, as: UTF8.self) }
 

@@ -64,7 +64,7 @@ extension RunDiff {
         for attempt in try reader.attempts(run: runID, job: jobID)
         where attempt.result != nil && attempt.result?.superseded != true {
             for step in try reader.steps(run: runID, job: jobID, attempt: attempt.attempt)
-            where step.key.hasPrefix(CommandTemplate.testStepPrefix) {
+            where CommandTemplate.isTestStep(step.key) {
                 let name = String(step.key.dropFirst(CommandTemplate.testStepPrefix.count))
                 outcomes[name, default: []].append(step.outcome)
                 messages[name] = step.message

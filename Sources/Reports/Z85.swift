@@ -4,34 +4,44 @@
 enum Z85 {
     static let alphabet = Array("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.-:+=^!/*?&<>()[]{}@%$#".utf8)
 
+    /// Every pair of digits, by value (0..<85²): the encoder looks up two characters per division.
+    private static let pairs: [UInt16] = (0..<(85 * 85)).map { v in
+        UInt16(alphabet[v / 85]) | UInt16(alphabet[v % 85]) << 8
+    }
+
     /// The pad count, then the Z85 of `bytes` padded with zeros to a multiple of 4.
     static func encode(_ bytes: [UInt8]) -> [UInt8] {
         let pad = (4 - bytes.count % 4) % 4
         let groups = (bytes.count + pad) / 4
-        // Written through pointers: a report encodes tens of megabytes of blobs.
+        // Written through pointers, two digits per table entry: a report encodes tens of megabytes of blobs.
         return [UInt8](unsafeUninitializedCapacity: 1 + groups * 5) { out, count in
             alphabet.withUnsafeBufferPointer { alphabet in
-                bytes.withUnsafeBufferPointer { bytes in
-                    out[0] = UInt8(ascii: "0") + UInt8(pad)
-                    var at = 1
-                    for group in 0..<groups {
-                        let index = group * 4
-                        var value: UInt32
-                        if index + 4 <= bytes.count {
-                            value = UInt32(bytes[index]) << 24 | UInt32(bytes[index + 1]) << 16
-                                | UInt32(bytes[index + 2]) << 8 | UInt32(bytes[index + 3])
-                        } else {
-                            value = 0
-                            for k in 0..<4 { value = value << 8 | UInt32(index + k < bytes.count ? bytes[index + k] : 0) }
+                pairs.withUnsafeBufferPointer { pairs in
+                    bytes.withUnsafeBufferPointer { bytes in
+                        out[0] = UInt8(ascii: "0") + UInt8(pad)
+                        var at = 1
+                        for group in 0..<groups {
+                            let index = group * 4
+                            var value: UInt32
+                            if index + 4 <= bytes.count {
+                                value = UInt32(bytes[index]) << 24 | UInt32(bytes[index + 1]) << 16
+                                    | UInt32(bytes[index + 2]) << 8 | UInt32(bytes[index + 3])
+                            } else {
+                                value = 0
+                                for k in 0..<4 { value = value << 8 | UInt32(index + k < bytes.count ? bytes[index + k] : 0) }
+                            }
+                            let low = pairs[Int(value % 7225)]
+                            value /= 7225
+                            let middle = pairs[Int(value % 7225)]
+                            out[at] = alphabet[Int(value / 7225)]
+                            out[at + 1] = UInt8(truncatingIfNeeded: middle)
+                            out[at + 2] = UInt8(truncatingIfNeeded: middle >> 8)
+                            out[at + 3] = UInt8(truncatingIfNeeded: low)
+                            out[at + 4] = UInt8(truncatingIfNeeded: low >> 8)
+                            at += 5
                         }
-                        for k in stride(from: 4, through: 1, by: -1) {
-                            out[at + k] = alphabet[Int(value % 85)]
-                            value /= 85
-                        }
-                        out[at] = alphabet[Int(value)]
-                        at += 5
+                        count = at
                     }
-                    count = at
                 }
             }
         }

@@ -11,10 +11,13 @@ import Reports
 enum ReportsBench {
     static var suite: BenchSuite {
         BenchSuite(name: "reports", overview: "Write the reports of a 100,000-job run: time, peak RSS, folder size, page ready.") { quick in
-            // 1,042 scenarios × 96 configurations = 100,032 jobs.
-            try run(scenarios: quick ? 21 : 1042, failures: false)
-            try run(scenarios: quick ? 21 : 1042, failures: true)
-            try scale(jobCounts: quick ? [10_000, 100_000] : [100_000, 1_000_000])
+            // 1,042 scenarios × 96 configurations = 100,032 jobs. FLOWMATRIX_BENCH_REPORTS picks the parts
+            // (`passing,failing,scale`, the default: all three).
+            let parts = Set((ProcessInfo.processInfo.environment["FLOWMATRIX_BENCH_REPORTS"] ?? "passing,failing,scale")
+                .split(separator: ",").map { String($0) })
+            if parts.contains("passing") { try run(scenarios: quick ? 21 : 1042, failures: false) }
+            if parts.contains("failing") { try run(scenarios: quick ? 21 : 1042, failures: true) }
+            if parts.contains("scale") { try scale(jobCounts: quick ? [10_000, 100_000] : [100_000, 1_000_000]) }
         }
     }
 
