@@ -51,13 +51,35 @@ public struct AttemptReport: Sendable, Hashable {
 }
 
 /// A job of the run with everything the report shows about it.
-public struct JobReport: Sendable, Hashable {
-    public var row: JobRow
+///
+/// A class of constants, not a struct: a report hands each of a run's jobs through four threads and a dozen writers,
+/// and copying a struct of some twenty strings and arrays retained every one of them at each step (a tenth of a large
+/// report's CPU); a reference is one retain. Equality and hashing are by value.
+public final class JobReport: Sendable, Hashable {
+    public let row: JobRow
     /// The configuration's axes, sorted by axis name.
-    public var axes: [AxisValue]
-    public var status: CellStatus
+    public let axes: [AxisValue]
+    public let status: CellStatus
     /// In attempt order.
-    public var attempts: [AttemptReport]
+    public let attempts: [AttemptReport]
+
+    public init(row: JobRow, axes: [AxisValue], status: CellStatus, attempts: [AttemptReport]) {
+        self.row = row
+        self.axes = axes
+        self.status = status
+        self.attempts = attempts
+    }
+
+    public static func == (a: JobReport, b: JobReport) -> Bool {
+        a === b || (a.row == b.row && a.axes == b.axes && a.status == b.status && a.attempts == b.attempts)
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(row)
+        hasher.combine(axes)
+        hasher.combine(status)
+        hasher.combine(attempts)
+    }
 
     public var id: String { row.job.jobID }
     public var job: PlannedJob { row.job }
@@ -121,7 +143,7 @@ public struct RunReport: Sendable, Hashable {
 
 extension JobReport {
     /// A job as the journal streams it.
-    init(_ detail: JobDetail, axes: [AxisValue]? = nil) {
+    convenience init(_ detail: JobDetail, axes: [AxisValue]? = nil) {
         let row = detail.row
         self.init(
             row: row, axes: axes ?? AxisValue.parse(configuration: row.job.configuration, json: row.job.configurationJSON),
