@@ -81,6 +81,8 @@ public struct BlobStore: Sendable {
     }
 
     static func validated(_ sha256: String, _ operation: String) throws -> String {
+        // Hashes are stored lowercase: no new string for them (a report looks up tens of thousands).
+        if isValidHash(sha256) { return sha256 }
         let lower = sha256.lowercased()
         guard isValidHash(lower) else {
             throw ArtifactError(code: .invalidHash, message: "'\(sha256)' is not a hex SHA-256", operation: operation)
@@ -143,12 +145,17 @@ public struct BlobStore: Sendable {
         // mmap threshold, where a fixed 256 KiB buffer cost a map, page faults and an unmap per blob (60,000 of them
         // in a large report).
         var info = stat()
-        let size = fstat(fd, &info) == 0 ? Int(info.st_size) : 256 * 1024
+        let known = fstat(fd, &info) == 0
+        let size = known ? Int(info.st_size) : 256 * 1024
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: min(max(size, 4096), 256 * 1024), alignment: 16)
         defer { buffer.deallocate() }
-        while true {
+        var total = 0
+        // A blob is never written again once stored: once its size is read, no read is needed to see the end (a
+        // report reads tens of thousands of blobs). A file that changed anyway fails the hash check below.
+        while !known || total < max(size, 1) {
             let n = try SystemFunnel.retrying("read \(path)") { systemRead(fd, buffer) }
             if n == 0 { break }
+            total += n
             let chunk = UnsafeRawBufferPointer(rebasing: buffer[0..<n])
             digest.update(chunk)
             try body(chunk)
