@@ -209,7 +209,7 @@ public enum JUnitReport {
                      + " (\(attempt.outcome?.rawValue ?? "unfinished"), \(Format.seconds(attempt.row.result?.duration)))"]
         // A command job's tests have cases of their own: its case lists the command's step only.
         for step in attempt.steps where !CommandTemplate.isTestStep(step.key) {
-            var line = "  [\(step.index)] \(step.key): \(step.outcome.rawValue) in \(Format.seconds(step.duration))"
+            var line = "  [\(step.index + 1)] \(step.key): \(step.outcome.rawValue) in \(Format.seconds(step.duration))"
             if let m = step.message, !m.isEmpty { line += ": \(m)" }
             if let i = step.interruptions, !i.isEmpty { line += " (interruptions: \(i))" }
             lines.append(line)

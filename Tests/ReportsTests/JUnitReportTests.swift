@@ -78,6 +78,9 @@ struct JUnitReportTests {
         #expect(failure.attributes["message"]
             == "step 3 (expect 'Total' visible): expected 'Total' to be visible; it is clipped at the trailing edge")
         #expect(failure.text.contains("attempt 2 on worker worker-b"))
+        // The step list numbers steps from 1, as the message does: the failing step is [3], and there is no [0].
+        #expect(failure.text.contains("  [3] expect 'Total' visible: failed"))
+        #expect(failure.text.contains("  [1] ") && !failure.text.contains("  [0] "))
         #expect(failed.all("rerunFailure").count == 1)
         #expect(failed.first("rerunFailure")?.first("stackTrace")?.text.contains("attempt 1 on worker worker-a") == true)
         #expect(failed.attributes["time"] == "1.000")
@@ -97,7 +100,7 @@ struct JUnitReportTests {
         // A plain pass (one attempt) is a bare test case: CI needs its name and time, a 100,000-job run has that many.
         let passed = try #require(cases["browse|direction=rtl,locale=ar,orientation=landscape"])
         #expect(passed.children.isEmpty)
-        // Only failures dump steps (`[index] key: …`).
+        // Only failures dump steps (`[number] key: …`, numbered from 1 as the failure message numbers them).
         #expect(cases.values.filter { $0.children.map(\.name) == ["system-out"] }.allSatisfy {
             $0.first("system-out")?.text.contains("launch app") == false
         })
