@@ -79,13 +79,13 @@ public enum ScenarioLoader {
     public static func loadCorpus(paths: [URL], validate: Bool = true) -> CorpusLoad {
         var scenarios: [LoadedScenario] = []
         var findings: [ValidationFinding] = []
-        var files: [URL] = []
-        var resolvedPaths: [String] = []
+        var files: [(url: URL, path: String, walked: Bool)] = []
         var resolved = Set<String>()
         for path in paths {
             var isDirectory: ObjCBool = false
             let found: [URL]
-            if FileManager.default.fileExists(atPath: path.path, isDirectory: &isDirectory), isDirectory.boolValue {
+            let folder = FileManager.default.fileExists(atPath: path.path, isDirectory: &isDirectory) && isDirectory.boolValue
+            if folder {
                 found = scenarioFiles(in: path)
                 if found.isEmpty {
                     findings.append(ValidationFinding(
@@ -98,16 +98,17 @@ public enum ScenarioLoader {
             // A file named twice (a folder and a file inside it, or through a symlink) is read once.
             for file in found {
                 let path = file.resolvingSymlinksInPath().standardizedFileURL.path
-                if resolved.insert(path).inserted {
-                    files.append(file)
-                    resolvedPaths.append(path)
-                }
+                if resolved.insert(path).inserted { files.append((file, path, folder)) }
             }
         }
+        var resolvedPaths: [String] = []
         var firstFileForID: [String: (String, SourcePosition?)] = [:]
-        for file in files {
+        for (file, path, walked) in files {
             let name = file.relativePathForDisplay
             let (scenario, fileFindings, bytes) = read(file, displayName: name)
+            // A matrix file kept in its corpus folder (`"corpus": "."`) is not a scenario of it.
+            if walked, scenario == nil || !fileFindings.isEmpty, isMatrixDocument(bytes) { continue }
+            resolvedPaths.append(path)
             if validate || scenario == nil { findings += fileFindings }
             guard let scenario else { continue }
             if let (other, _) = firstFileForID[scenario.id] {
@@ -123,6 +124,13 @@ public enum ScenarioLoader {
         var load = CorpusLoad(scenarios: scenarios, findings: findings.sortedForDisplay())
         load.files = resolvedPaths
         return load
+    }
+
+    /// Whether a file's JSON is a matrix (an object with an `axes` member and no `steps`): a corpus folder may hold
+    /// the matrix that names it, which is not one of its scenarios.
+    static func isMatrixDocument(_ bytes: [UInt8]) -> Bool {
+        guard let root = try? JSONParser.parse(bytes) else { return false }
+        return root["axes"] != nil && root["steps"] == nil
     }
 
     /// Every `*.json` file below `folder`, sorted by path so loading order is deterministic.

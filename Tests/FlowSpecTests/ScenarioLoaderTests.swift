@@ -110,6 +110,26 @@ struct ScenarioLoaderTests {
         #expect(load.scenarios.map(\.scenario.id).contains("checkout-happy-path"))
     }
 
+    @Test("a matrix file kept in its corpus folder is not read as a scenario; named on its own, it still is")
+    func matrixBesideScenarios() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("corpus-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let matrix = folder.appendingPathComponent("nightly.json")
+        try Data(#"{"corpus": ".", "registry": "catalog", "axes": {"locale": ["en", "de"]}}"#.utf8).write(to: matrix)
+        try Data(#"{"id": "s1", "title": "S1", "steps": [{"verb": "open", "target": "home"}]}"#.utf8)
+            .write(to: folder.appendingPathComponent("s1.json"))
+        // A scenario with a misspelt member is still a scenario with a finding, not skipped as a matrix.
+        try Data(#"{"id": "s2", "title": "S2", "axes": 1, "steps": [{"verb": "open", "target": "home"}]}"#.utf8)
+            .write(to: folder.appendingPathComponent("s2.json"))
+        let load = ScenarioLoader.loadCorpus(paths: [folder])
+        #expect(load.scenarios.map(\.scenario.id) == ["s1", "s2"])
+        #expect(load.findings.map(\.code) == ["FS017"])
+        #expect(load.files.map { URL(fileURLWithPath: $0).lastPathComponent } == ["s1.json", "s2.json"])
+        let named = ScenarioLoader.loadCorpus(paths: [matrix])
+        #expect(named.scenarios.isEmpty && named.findings.contains { $0.code == "FS004" })
+    }
+
     @Test("an unreadable path is FS002, not a crash")
     func unreadable() {
         let load = ScenarioLoader.loadCorpus(paths: [Fixture.url("does-not-exist.json")])
