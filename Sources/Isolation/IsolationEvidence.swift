@@ -60,4 +60,18 @@ struct IsolationEvidence: Sendable {
         guard let t else { return false }
         return t.failing >= minimumFailing && t.rate >= minimumRate
     }
+
+    /// The smallest proper part of `combination` that is an intermittent suspect `untried` allows, on the jobs that do
+    /// not hold `combination` itself: a part of a deterministic fault fails in every follow-up that kept the whole, so
+    /// only failures beside the whole make the part suspect on its own (a flaky value does: it fails elsewhere too).
+    static func suspectPart(of combination: Combination, jobs: [(configuration: [String: String], verdict: Verdict)],
+                            explained: [Combination], intermittentConfigurations: Set<[String: String]>,
+                            untried: (Combination) -> Bool) -> Combination?
+    {
+        let beside = jobs.filter { !combination.isContained(in: $0.configuration) }
+        let tally = tallies(beside, explained: explained, intermittentConfigurations: intermittentConfigurations)
+        return Combination.subsets(of: combination.values, maxSize: combination.count - 1).sorted().first { s in
+            suspicious(tally[s]) && untried(s)
+        }
+    }
 }

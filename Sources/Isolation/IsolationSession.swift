@@ -331,7 +331,6 @@ public struct IsolationSession: Sendable {
     /// (and no part of it is an intermittent suspect still to try), an intermittent one when nothing else in its
     /// configuration is suspect.
     private mutating func confirmFollowUps(_ subject: Subject, ranking: SuspicionRanking) {
-        let tally = tallies[subject] ?? [:]
         let followUps = observations.filter { $0.subject == subject && $0.followUp }
         for o in observations where o.subject == subject {
             let key = Key(subject: subject, configuration: o.configuration)
@@ -342,7 +341,7 @@ public struct IsolationSession: Sendable {
             } else {
                 guard isDeterministic(key), ranking.live.contains(trial.combination),
                       isolates(trial.combination, subject: subject, ranking: ranking) else { continue }
-                if let part = suspectPart(of: trial.combination, subject: subject, tally: tally) {
+                if let part = suspectPart(of: trial.combination, subject: subject) {
                     heldBack[subject, default: [:]][trial.combination] = part
                     continue
                 }
@@ -388,12 +387,14 @@ public struct IsolationSession: Sendable {
         }
     }
 
-    /// The smallest proper part of `combination` that is an intermittent suspect not yet tried out, if any.
-    private func suspectPart(of combination: Combination, subject: Subject, tally: [Combination: IsolationEvidence.Tally]) -> Combination? {
-        Combination.subsets(of: combination.values, maxSize: combination.count - 1).sorted().first { s in
-            IsolationEvidence.suspicious(tally[s])
-                && (tries[subject]?[Trial(combination: s, intermittent: true)] ?? 0) < settings.intermittentTries
-        }
+    /// The smallest proper part of `combination` that is an intermittent suspect not yet tried out, if any
+    /// (``IsolationEvidence/suspectPart(of:jobs:explained:intermittentConfigurations:untried:)``).
+    private func suspectPart(of combination: Combination, subject: Subject) -> Combination? {
+        IsolationEvidence.suspectPart(
+            of: combination, jobs: observations.filter { $0.subject == subject }.map { ($0.configuration, $0.verdict) },
+            explained: confirmed.filter { $0.subject == subject }.map(\.combination),
+            intermittentConfigurations: intermittentConfigurations(subject),
+            untried: { (tries[subject]?[Trial(combination: $0, intermittent: true)] ?? 0) < settings.intermittentTries })
     }
 
     /// The subject's configurations that both passed and failed an attempt (in different jobs).

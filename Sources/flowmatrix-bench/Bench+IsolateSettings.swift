@@ -97,6 +97,9 @@ extension IsolateBench {
         let env = ProcessInfo.processInfo.environment
         let systems = quick ? 4 : Int(env["FLOWMATRIX_BENCH_ISOLATE_SYSTEMS"] ?? "") ?? 100
         let strengths = (env["FLOWMATRIX_BENCH_ISOLATE_STRENGTHS"] ?? "2,3").split(separator: ",").compactMap { Int($0) }
+        // FLOWMATRIX_BENCH_ISOLATE_SEED_OFFSET moves every system's seed: other systems, to check a change is not
+        // tuned to the usual ones.
+        let offset = UInt64(env["FLOWMATRIX_BENCH_ISOLATE_SEED_OFFSET"] ?? "") ?? 0
         say("== bench isolate: \(systems) seeded systems per setting (\(quick ? "6 axes of 2–4" : "8–12 axes of 2–10")"
             + " values, an exclude and a constraint; 2–3 planted faults, some overlapping, about one in five flaky; retries 1)")
         for strength in strengths {
@@ -105,7 +108,7 @@ extension IsolateBench {
                 var ours = Score(), ofot = Score(), exhaustive = Score()
                 var exhaustiveJobs = 0.0, exhaustiveSkipped = 0
                 for n in 0..<systems {
-                    let seed = UInt64(strength * 1_000_000 + size * 10_000 + n)
+                    let seed = UInt64(strength * 1_000_000 + size * 10_000 + n) &+ offset
                     let system = makeSystem(seed: seed, faultSize: size, quick: quick)
                     var matrix = system.matrix
                     matrix.reduction = .tWise(strength)

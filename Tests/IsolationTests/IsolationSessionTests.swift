@@ -195,6 +195,34 @@ struct IsolationSessionTests {
         #expect(wrong.count <= 2, "wrongly confirmed: \(wrong)")
     }
 
+    @Test("a three-value fault's failing follow-ups do not make its parts intermittent suspects: it is confirmed without trying them")
+    func threeValueFaultPartsNotSuspected() throws {
+        let matrix = try Self.matrix()
+        let generator = FollowUpGenerator(matrix: matrix)
+        let fault = Combination(["lang": "ar", "size": "wide", "net": "edge"])
+        var source = matrix.plan(scenarios: []).configurations.map(\.values)
+        if !source.contains(where: fault.isContained) { source.append(["lang": "ar", "size": "wide", "net": "edge", "theme": "dark"]) }
+        func observe(_ c: [String: String], followUp: Bool, id: String) -> Observation {
+            Observation(subject: Self.subject, configuration: c, verdict: fault.isContained(in: c) ? .failed : .passed, jobID: id,
+                        followUp: followUp)
+        }
+        var session = IsolationSession(
+            source: source.enumerated().map { observe($1, followUp: false, id: "s\($0)") },
+            generator: generator, settings: .init(maxSize: 3, budget: 12, seed: 3))
+        var asked: [IsolationSession.FollowUp] = []
+        for round in 0..<20 {
+            let asks = session.nextRound()
+            if asks.isEmpty { break }
+            asked += asks
+            session.onResults(asks.enumerated().map { observe($1.configuration, followUp: true, id: "f\(round)-\($0)") })
+        }
+        #expect(session.confirmed.map(\.combination) == [fault])
+        // No follow-up spent on a part of the fault as an intermittent suspect (each would pass: the part alone is
+        // harmless).
+        let parts = asked.filter { $0.intermittent }.compactMap(\.target)
+        #expect(parts.isEmpty, "intermittent trials: \(parts)")
+    }
+
     @Test("second faults: an overlapping fault the source ran only beside a confirmed one is tried and confirmed too")
     func maskedSecondFault() throws {
         let matrix = try Self.matrix()
