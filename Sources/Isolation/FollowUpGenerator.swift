@@ -36,11 +36,13 @@ public struct FollowUpGenerator: Sendable {
         guard space.canComplete(space.partial(partial)) else { return nil }
         var rng = SplitMix64(seed: seed)
         let free = axes.filter { keep[axis: $0.name] == nil }
-        // Per free axis, its values safest first (seeded ties).
+        // Per free axis, its values safest first (seeded ties); a value earlier follow-ups held comes after the others,
+        // and a value that is itself a candidate (every job holding it failed) comes last.
         let orders: [[String]] = free.map { axis in
             let jitter = Dictionary(uniqueKeysWithValues: axis.values.map { ($0, rng.next()) })
             func weight(_ v: String) -> Double {
-                ranking.weight(axis: axis.name, value: v) + (avoiding.contains { $0[axis.name] == v } ? 1_000 : 0)
+                let tier = ranking.live.contains(Combination([axis.name: v])) ? 2 : avoiding.contains { $0[axis.name] == v } ? 1 : 0
+                return ranking.weight(axis: axis.name, value: v) + Double(tier) * 1_000_000
             }
             return axis.values.sorted { a, b in
                 let (wa, wb) = (weight(a), weight(b))

@@ -211,9 +211,12 @@ public struct IsolationSession: Sendable {
         func untried(_ t: Trial) -> Bool {
             (done[t] ?? 0) < (t.intermittent ? settings.intermittentTries : settings.triesPerCandidate)
         }
-        if let evidenced = evidencedSuspect(subject, failing, untried: untried) { return evidenced }
-        if isDeterministic(Key(subject: subject, configuration: failing)) {
-            let suspects = ranking.suspects(in: failing)
+        let deterministic = isDeterministic(Key(subject: subject, configuration: failing))
+        let suspects = deterministic ? ranking.suspects(in: failing) : []
+        // An evidenced intermittent suspect goes first unless a deterministic candidate explains more failures.
+        if let evidenced = evidencedSuspect(subject, failing, untried: untried),
+           (tallies[subject]?[evidenced.combination]?.failing ?? 0) >= (suspects.first?.failing ?? 0) { return evidenced }
+        if deterministic {
             if let keep = TieNarrowing.keep(failing, suspects) {
                 let t = Trial(combination: keep, intermittent: false)
                 if untried(t) { return t }
@@ -229,9 +232,9 @@ public struct IsolationSession: Sendable {
             }
         }
         let tally = tallies[subject] ?? [:]
-        let suspects = Combination.subsets(of: failing, maxSize: min(settings.maxSize, IsolationEvidence.maximumSize))
+        let best = Combination.subsets(of: failing, maxSize: min(settings.maxSize, IsolationEvidence.maximumSize))
             .filter { IsolationEvidence.suspicious(tally[$0]) && untried(Trial(combination: $0, intermittent: true)) }
-        let best = suspects.min { a, b in
+            .min { a, b in
             let (ta, tb) = (tally[a] ?? .init(), tally[b] ?? .init())
             if a.count != b.count { return a.count < b.count }
             if ta.rate != tb.rate { return ta.rate > tb.rate }
@@ -336,34 +339,31 @@ public struct IsolationSession: Sendable {
             let key = Key(subject: subject, configuration: o.configuration)
             guard let trial = targets[key], isFailing(key), !explained(o.configuration, subject),
                   !retracted.contains(where: { $0.subject == subject && $0.combination == trial.combination }) else { continue }
-            if trial.intermittent {
-                guard isolatesIntermittent(trial.combination, in: o.configuration, subject: subject, ranking: ranking) else { continue }
-            } else {
-                guard isDeterministic(key), ranking.live.contains(trial.combination),
-                      isolates(trial.combination, subject: subject, ranking: ranking) else { continue }
-                if let part = suspectPart(of: trial.combination, subject: subject) {
-                    heldBack[subject, default: [:]][trial.combination] = part
+            let target = trial.combination
+            // An intermittent suspect whose follow-ups failed every attempt may still be decided as deterministic.
+            let intermittent = trial.intermittent
+                && isolatesIntermittent(target, in: o.configuration, subject: subject, ranking: ranking)
+            if !intermittent {
+                guard isDeterministic(key), ranking.live.contains(target), isolates(target, subject: subject, ranking: ranking)
+                else { continue }
+                if let part = suspectPart(of: target, subject: subject) {
+                    heldBack[subject, default: [:]][target] = part
                     continue
                 }
             }
-            let target = trial.combination
             let jobs = followUps.filter { f in
                 let k = Key(subject: subject, configuration: f.configuration)
                 return target.isContained(in: f.configuration) || targets[k].map { $0.combination.isSubset(of: target) } == true
             }.map(\.jobID)
-            confirmed.append(Confirmation(subject: subject, combination: target, jobs: jobs, intermittent: trial.intermittent))
+            confirmed.append(Confirmation(subject: subject, combination: target, jobs: jobs, intermittent: intermittent))
         }
     }
 
-    /// Whether the failing follow-ups that kept `target` leave it the only candidate: one of them holds no other,
-    /// or what they all hold besides it (their common values) does not.
+    /// Whether the failing follow-ups that kept `target` leave it the only candidate
+    /// (``SuspicionRanking/isolates(_:failing:maxSize:)``).
     private func isolates(_ target: Combination, subject: Subject, ranking: SuspicionRanking) -> Bool {
-        let failing = targets.filter { $0.key.subject == subject && $0.value.combination == target && isDeterministic($0.key) }
-            .map(\.key.configuration)
-        if failing.contains(where: { ranking.isOnlyCandidate(target, in: $0, maxSize: settings.maxSize) }) { return true }
-        guard failing.count >= 2, let first = failing.first else { return false }
-        let common = first.filter { pair in failing.allSatisfy { $0[pair.key] == pair.value } }
-        return ranking.isOnlyCandidate(target, in: common, maxSize: settings.maxSize)
+        ranking.isolates(target, failing: targets.filter { $0.key.subject == subject && $0.value.combination == target
+            && isDeterministic($0.key) }.map(\.key.configuration), maxSize: settings.maxSize)
     }
 
     /// Whether a failing follow-up that kept intermittent suspect `target` holds nothing else suspect: no

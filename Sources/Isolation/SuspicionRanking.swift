@@ -96,6 +96,15 @@ public struct SuspicionRanking: Sendable {
         }
     }
 
+    /// Whether failing follow-ups that kept `target` leave it the only candidate: one of them holds no other, or what
+    /// they all hold besides it (their common values) does not.
+    public func isolates(_ target: Combination, failing: [[String: String]], maxSize: Int) -> Bool {
+        if failing.contains(where: { isOnlyCandidate(target, in: $0, maxSize: maxSize) }) { return true }
+        guard failing.count >= 2, let first = failing.first else { return false }
+        let common = first.filter { pair in failing.allSatisfy { $0[pair.key] == pair.value } }
+        return isOnlyCandidate(target, in: common, maxSize: maxSize)
+    }
+
     /// Failing configurations that hold a candidate (0 for a combination that is none).
     public func failingCount(_ c: Combination) -> Int { counts[c] ?? 0 }
 

@@ -1,0 +1,60 @@
+import Foundation
+import Isolation
+import MatrixPlan
+import Testing
+
+/// The rules that keep the budget on what can still be found (docs/ISOLATE.md, "The algorithm"), on the matrix and
+/// helpers of ``IsolationSessionTests``.
+@Suite("Isolation: spending the budget")
+struct IsolationRecallTests {
+    typealias Fixture = IsolationSessionTests
+
+    @Test("generation: a value every job of which failed comes last, even after values earlier follow-ups held")
+    func generationAvoidsCandidateValues() throws {
+        let matrix = try Fixture.matrix()
+        var generator = FollowUpGenerator(matrix: matrix)
+        // The first configuration in value order is kept (on a large matrix the search stops long before it has seen
+        // every configuration: the order decides).
+        generator.searchLimit = 1
+        // theme=dark failed every job that held it: a one-value candidate.
+        let configurations = Fixture.configurations(matrix)
+        let failing = configurations.filter { $0["theme"] == "dark" }
+        let passing = configurations.filter { $0["theme"] == "light" && $0["lang"] != "ar" }
+        let ranking = SuspicionRanking(candidatesFrom: failing, failing: failing, passing: passing, maxSize: 2)
+        #expect(ranking.live.contains(Combination(["theme": "dark"])))
+        let keep = Combination(["lang": "ar"])
+        let first = try #require(generator.configuration(keeping: keep, ranking: ranking, maxSize: 2, seed: 1))
+        #expect(first["theme"] == "light")
+        // A second follow-up of the same combination differs from the first where it can, but not onto theme=dark.
+        let second = try #require(generator.configuration(keeping: keep, ranking: ranking, maxSize: 2, seed: 1, avoiding: [first]))
+        #expect(second["theme"] == "light")
+        #expect(second["net"] != first["net"] && second["size"] != first["size"])
+    }
+
+    @Test("a deterministic candidate that more failing configurations hold goes before an evidenced intermittent suspect")
+    func deterministicBeforeWeakerIntermittent() throws {
+        let matrix = try Fixture.matrix()
+        let generator = FollowUpGenerator(matrix: matrix)
+        let offline = Combination(["net": "offline"])
+        // lang=ar's configurations first, so the first failing configuration holds both lang=ar and net=offline.
+        let all = Fixture.configurations(matrix)
+        let source = all.filter { $0["lang"] == "ar" } + all.filter { $0["lang"] != "ar" }
+        // Two lang=ar jobs are flaky (their repeats fail): lang=ar becomes an evidenced intermittent suspect, held by
+        // fewer failing jobs than net=offline (every job holding it failed).
+        let flaky: Set<[String: String]> = [["lang": "ar", "size": "wide", "net": "wifi", "theme": "light"],
+                                            ["lang": "ar", "size": "narrow", "net": "edge", "theme": "dark"]]
+        func observe(_ c: [String: String], followUp: Bool, id: String) -> Observation {
+            let verdict: Verdict = offline.isContained(in: c) ? .failed : flaky.contains(c) ? (followUp ? .failed : .flaky) : .passed
+            return Observation(subject: Fixture.subject, configuration: c, verdict: verdict, jobID: id, followUp: followUp)
+        }
+        var session = IsolationSession(source: source.enumerated().map { observe($1, followUp: false, id: "s\($0)") },
+                                       generator: generator, settings: .init(maxSize: 2, budget: 3, seed: 5))
+        let asks = session.nextRound()
+        // The two repeats, and net=offline kept (every configuration has run: the trial decides from its recorded
+        // outcome); lang=ar is not tried for the configurations net=offline explains.
+        #expect(asks.filter { $0.target == nil }.count == 2)
+        #expect(session.tried == [offline], "tried \(session.tried)")
+        session.onResults(asks.enumerated().map { observe($1.configuration, followUp: true, id: "f\($0)") })
+        #expect(session.confirmed.map(\.combination) == [offline])
+    }
+}
