@@ -74,4 +74,40 @@ struct IsolationEvidence: Sendable {
             suspicious(tally[s]) && untried(s)
         }
     }
+
+    /// The intermittent suspect of a failing configuration whose own jobs show intermittency most (held by at least
+    /// half of the subject's unexplained intermittent jobs, `intermittentJobs`), then the higher failure share, then
+    /// the smaller, among those `untried` allows.
+    static func evidencedSuspect(in failing: [String: String], tally: [Combination: Tally], intermittentJobs total: Int,
+                                 maxSize: Int, untried: (Combination) -> Bool) -> Combination?
+    {
+        Combination.subsets(of: failing, maxSize: min(maxSize, maximumSize))
+            .filter { c in
+                guard let t = tally[c], evidenced(t), t.intermittent * 2 >= total else { return false }
+                return untried(c)
+            }
+            .min { a, b in
+                let (ta, tb) = (tally[a] ?? .init(), tally[b] ?? .init())
+                if ta.intermittent != tb.intermittent { return ta.intermittent > tb.intermittent }
+                if ta.rate != tb.rate { return ta.rate > tb.rate }
+                if a.count != b.count { return a.count < b.count }
+                return a < b
+            }
+    }
+
+    /// The best intermittent suspect of a failing configuration that `untried` allows: the smaller, then the higher
+    /// failure share, then the more failing jobs.
+    static func bestSuspect(in failing: [String: String], tally: [Combination: Tally], maxSize: Int,
+                            untried: (Combination) -> Bool) -> Combination?
+    {
+        Combination.subsets(of: failing, maxSize: min(maxSize, maximumSize))
+            .filter { suspicious(tally[$0]) && untried($0) }
+            .min { a, b in
+                let (ta, tb) = (tally[a] ?? .init(), tally[b] ?? .init())
+                if a.count != b.count { return a.count < b.count }
+                if ta.rate != tb.rate { return ta.rate > tb.rate }
+                if ta.failing != tb.failing { return ta.failing > tb.failing }
+                return a < b
+            }
+    }
 }

@@ -231,38 +231,17 @@ public struct IsolationSession: Sendable {
                 if untried(t) { return t }
             }
         }
-        let tally = tallies[subject] ?? [:]
-        let best = Combination.subsets(of: failing, maxSize: min(settings.maxSize, IsolationEvidence.maximumSize))
-            .filter { IsolationEvidence.suspicious(tally[$0]) && untried(Trial(combination: $0, intermittent: true)) }
-            .min { a, b in
-            let (ta, tb) = (tally[a] ?? .init(), tally[b] ?? .init())
-            if a.count != b.count { return a.count < b.count }
-            if ta.rate != tb.rate { return ta.rate > tb.rate }
-            if ta.failing != tb.failing { return ta.failing > tb.failing }
-            return a < b
-        }
-        return best.map { Trial(combination: $0, intermittent: true) }
+        return IsolationEvidence.bestSuspect(in: failing, tally: tallies[subject] ?? [:], maxSize: settings.maxSize) {
+            untried(Trial(combination: $0, intermittent: true))
+        }.map { Trial(combination: $0, intermittent: true) }
     }
 
-    /// The intermittent suspect of a failing configuration whose own jobs show intermittency most (held by at least
-    /// half of the subject's unexplained intermittent jobs), then the higher failure share, then the smaller: tried
-    /// before the deterministic candidates, which cannot explain an intermittent fault and would spend the budget.
+    /// The evidenced intermittent suspect of a failing configuration (``IsolationEvidence/evidencedSuspect(in:tally:intermittentJobs:maxSize:untried:)``):
+    /// tried before the deterministic candidates, which cannot explain an intermittent fault and would spend the budget.
     private func evidencedSuspect(_ subject: Subject, _ failing: [String: String], untried: (Trial) -> Bool) -> Trial? {
-        let tally = tallies[subject] ?? [:]
-        let total = intermittentJobs[subject] ?? 0
-        let best = Combination.subsets(of: failing, maxSize: min(settings.maxSize, IsolationEvidence.maximumSize))
-            .filter { c in
-                guard let t = tally[c], IsolationEvidence.evidenced(t), t.intermittent * 2 >= total else { return false }
-                return untried(Trial(combination: c, intermittent: true))
-            }
-            .min { a, b in
-                let (ta, tb) = (tally[a] ?? .init(), tally[b] ?? .init())
-                if ta.intermittent != tb.intermittent { return ta.intermittent > tb.intermittent }
-                if ta.rate != tb.rate { return ta.rate > tb.rate }
-                if a.count != b.count { return a.count < b.count }
-                return a < b
-            }
-        return best.map { Trial(combination: $0, intermittent: true) }
+        IsolationEvidence.evidencedSuspect(in: failing, tally: tallies[subject] ?? [:], intermittentJobs: intermittentJobs[subject] ?? 0,
+                                           maxSize: settings.maxSize) { untried(Trial(combination: $0, intermittent: true)) }
+            .map { Trial(combination: $0, intermittent: true) }
     }
 
     /// Every combination a follow-up has kept so far (any subject): what the session suspected enough to test.
@@ -318,16 +297,27 @@ public struct IsolationSession: Sendable {
                 retracted.append(c)
                 confirmed.remove(at: i)
             }
-            let jobs = observations.filter { $0.subject == subject }.map { (configuration: $0.configuration, verdict: $0.verdict) }
-            let explainedBy = confirmed.filter { $0.subject == subject }.map(\.combination)
-            let mixed = intermittentConfigurations(subject)
-            tallies[subject] = IsolationEvidence.tallies(jobs, explained: explainedBy, intermittentConfigurations: mixed)
-            intermittentJobs[subject] = jobs.filter { job in
-                !explainedBy.contains { $0.isContained(in: job.configuration) }
-                    && (job.verdict == .flaky || (job.verdict == .failed && mixed.contains(job.configuration)))
-            }.count
-            confirmFollowUps(subject, ranking: ranking)
+            // Until nothing more is confirmed: a confirmation explains jobs, which may leave another follow-up's
+            // suspect the only one left in its configuration.
+            var before = -1
+            while confirmed.count != before {
+                before = confirmed.count
+                tally(subject)
+                confirmFollowUps(subject, ranking: ranking)
+            }
         }
+    }
+
+    /// The subject's intermittent tallies and intermittent jobs, jobs a confirmed combination explains left out.
+    private mutating func tally(_ subject: Subject) {
+        let jobs = observations.filter { $0.subject == subject }.map { (configuration: $0.configuration, verdict: $0.verdict) }
+        let explainedBy = confirmed.filter { $0.subject == subject }.map(\.combination)
+        let mixed = intermittentConfigurations(subject)
+        tallies[subject] = IsolationEvidence.tallies(jobs, explained: explainedBy, intermittentConfigurations: mixed)
+        intermittentJobs[subject] = jobs.filter { job in
+            !explainedBy.contains { $0.isContained(in: job.configuration) }
+                && (job.verdict == .flaky || (job.verdict == .failed && mixed.contains(job.configuration)))
+        }.count
     }
 
     /// Confirms each target a failing follow-up decided: a deterministic one when it is the only candidate left
@@ -377,14 +367,25 @@ public struct IsolationSession: Sendable {
         let tally = IsolationEvidence.tallies(jobs, explained: confirmed.filter { $0.subject == subject }.map(\.combination),
                                               intermittentConfigurations: intermittentConfigurations(subject))
         // A larger suspect holding `target` that never passed (a deterministic pair seen through one of its values)
-        // explains the failure better.
+        // explains the failure better, unless `target`'s jobs without it fail too, intermittently.
         return Combination.subsets(of: configuration, maxSize: settings.maxSize).allSatisfy { s in
             if target.isSubset(of: s) {
                 let t = tallies[subject]?[s]
                 return s == target || !IsolationEvidence.suspicious(t) || (t?.passing ?? 0) > 0
+                    || failsWithout(target, s, subject: subject)
             }
             return !ranking.live.contains(s) && !IsolationEvidence.suspicious(tally[s])
         }
+    }
+
+    /// Whether `part`'s jobs that do not hold `whole` still fail, intermittently (jobs a confirmed combination
+    /// explains left out): `whole`'s other values are not needed for `part` to fail.
+    func failsWithout(_ part: Combination, _ whole: Combination, subject: Subject) -> Bool {
+        let jobs = observations.filter { $0.subject == subject && part.isContained(in: $0.configuration)
+            && !whole.isContained(in: $0.configuration) }.map { ($0.configuration, $0.verdict) }
+        let tally = IsolationEvidence.tallies(jobs, explained: confirmed.filter { $0.subject == subject }.map(\.combination),
+                                              intermittentConfigurations: intermittentConfigurations(subject))
+        return IsolationEvidence.evidenced(tally[part])
     }
 
     /// The smallest proper part of `combination` that is an intermittent suspect not yet tried out, if any
