@@ -61,17 +61,27 @@ struct IsolationEvidence: Sendable {
         return t.failing >= minimumFailing && t.rate >= minimumRate
     }
 
-    /// The smallest proper part of `combination` that is an intermittent suspect `untried` allows, on the jobs that do
-    /// not hold `combination` itself: a part of a deterministic fault fails in every follow-up that kept the whole, so
-    /// only failures beside the whole make the part suspect on its own (a flaky value does: it fails elsewhere too).
-    static func suspectPart(of combination: Combination, jobs: [(configuration: [String: String], verdict: Verdict)],
-                            explained: [Combination], intermittentConfigurations: Set<[String: String]>,
-                            untried: (Combination) -> Bool) -> Combination?
-    {
-        let beside = jobs.filter { !combination.isContained(in: $0.configuration) }
-        let tally = tallies(beside, explained: explained, intermittentConfigurations: intermittentConfigurations)
-        return Combination.subsets(of: combination.values, maxSize: combination.count - 1).sorted().first { s in
-            suspicious(tally[s]) && untried(s)
+    /// A subject's jobs, the combinations confirmed for it, and its configurations that both passed and failed an
+    /// attempt: what the tallies are made of.
+    struct Record {
+        var jobs: [(configuration: [String: String], verdict: Verdict)]
+        var explained: [Combination]
+        var mixed: Set<[String: String]>
+
+        /// The tallies of the jobs whose configuration `filter` keeps.
+        func tallies(_ filter: ([String: String]) -> Bool = { _ in true }) -> [Combination: Tally] {
+            IsolationEvidence.tallies(jobs.filter { filter($0.configuration) }, explained: explained, intermittentConfigurations: mixed)
+        }
+
+        /// The smallest proper part of `combination` that is an intermittent suspect `untried` allows, on the jobs
+        /// that do not hold `combination` itself: a part of a deterministic fault fails in every follow-up that kept
+        /// the whole, so only failures beside the whole make the part suspect on its own (a flaky value does: it fails
+        /// elsewhere too).
+        func suspectPart(of combination: Combination, untried: (Combination) -> Bool) -> Combination? {
+            let tally = tallies { !combination.isContained(in: $0) }
+            return Combination.subsets(of: combination.values, maxSize: combination.count - 1).sorted().first { s in
+                suspicious(tally[s]) && untried(s)
+            }
         }
     }
 

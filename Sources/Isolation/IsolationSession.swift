@@ -238,10 +238,17 @@ public struct IsolationSession: Sendable {
 
     /// The evidenced intermittent suspect of a failing configuration (``IsolationEvidence/evidencedSuspect(in:tally:intermittentJobs:maxSize:untried:)``):
     /// tried before the deterministic candidates, which cannot explain an intermittent fault and would spend the budget.
+    /// A suspect with a part still to try that fails without the suspect's other values is passed over: the part
+    /// explains the same failures with fewer values.
     private func evidencedSuspect(_ subject: Subject, _ failing: [String: String], untried: (Trial) -> Bool) -> Trial? {
-        IsolationEvidence.evidencedSuspect(in: failing, tally: tallies[subject] ?? [:], intermittentJobs: intermittentJobs[subject] ?? 0,
-                                           maxSize: settings.maxSize) { untried(Trial(combination: $0, intermittent: true)) }
-            .map { Trial(combination: $0, intermittent: true) }
+        let tally = tallies[subject] ?? [:]
+        func open(_ c: Combination) -> Bool { untried(Trial(combination: c, intermittent: true)) }
+        return IsolationEvidence.evidencedSuspect(in: failing, tally: tally, intermittentJobs: intermittentJobs[subject] ?? 0,
+                                                  maxSize: settings.maxSize) { c in
+            open(c) && !Combination.subsets(of: c.values, maxSize: c.count - 1).contains { part in
+                IsolationEvidence.evidenced(tally[part]) && open(part) && failsWithout(part, c, subject: subject, evidenced: false)
+            }
+        }.map { Trial(combination: $0, intermittent: true) }
     }
 
     /// Every combination a follow-up has kept so far (any subject): what the session suspected enough to test.
@@ -310,13 +317,11 @@ public struct IsolationSession: Sendable {
 
     /// The subject's intermittent tallies and intermittent jobs, jobs a confirmed combination explains left out.
     private mutating func tally(_ subject: Subject) {
-        let jobs = observations.filter { $0.subject == subject }.map { (configuration: $0.configuration, verdict: $0.verdict) }
-        let explainedBy = confirmed.filter { $0.subject == subject }.map(\.combination)
-        let mixed = intermittentConfigurations(subject)
-        tallies[subject] = IsolationEvidence.tallies(jobs, explained: explainedBy, intermittentConfigurations: mixed)
-        intermittentJobs[subject] = jobs.filter { job in
-            !explainedBy.contains { $0.isContained(in: job.configuration) }
-                && (job.verdict == .flaky || (job.verdict == .failed && mixed.contains(job.configuration)))
+        let record = self.record(subject)
+        tallies[subject] = record.tallies()
+        intermittentJobs[subject] = record.jobs.filter { job in
+            !record.explained.contains { $0.isContained(in: job.configuration) }
+                && (job.verdict == .flaky || (job.verdict == .failed && record.mixed.contains(job.configuration)))
         }.count
     }
 
@@ -362,10 +367,7 @@ public struct IsolationSession: Sendable {
     private func isolatesIntermittent(_ target: Combination, in configuration: [String: String], subject: Subject,
                                       ranking: SuspicionRanking) -> Bool
     {
-        let jobs = observations.filter { $0.subject == subject && !target.isContained(in: $0.configuration) }
-            .map { (configuration: $0.configuration, verdict: $0.verdict) }
-        let tally = IsolationEvidence.tallies(jobs, explained: confirmed.filter { $0.subject == subject }.map(\.combination),
-                                              intermittentConfigurations: intermittentConfigurations(subject))
+        let tally = record(subject).tallies { !target.isContained(in: $0) }
         // A larger suspect holding `target` that never passed (a deterministic pair seen through one of its values)
         // explains the failure better, unless `target`'s jobs without it fail too, intermittently.
         return Combination.subsets(of: configuration, maxSize: settings.maxSize).allSatisfy { s in
@@ -380,27 +382,24 @@ public struct IsolationSession: Sendable {
 
     /// Whether `part`'s jobs that do not hold `whole` still fail, intermittently (jobs a confirmed combination
     /// explains left out): `whole`'s other values are not needed for `part` to fail.
-    func failsWithout(_ part: Combination, _ whole: Combination, subject: Subject) -> Bool {
-        let jobs = observations.filter { $0.subject == subject && part.isContained(in: $0.configuration)
-            && !whole.isContained(in: $0.configuration) }.map { ($0.configuration, $0.verdict) }
-        let tally = IsolationEvidence.tallies(jobs, explained: confirmed.filter { $0.subject == subject }.map(\.combination),
-                                              intermittentConfigurations: intermittentConfigurations(subject))
-        return IsolationEvidence.evidenced(tally[part])
+    func failsWithout(_ part: Combination, _ whole: Combination, subject: Subject, evidenced: Bool = true) -> Bool {
+        let tally = record(subject).tallies { part.isContained(in: $0) && !whole.isContained(in: $0) }
+        return evidenced ? IsolationEvidence.evidenced(tally[part]) : IsolationEvidence.suspicious(tally[part])
     }
 
     /// The smallest proper part of `combination` that is an intermittent suspect not yet tried out, if any
-    /// (``IsolationEvidence/suspectPart(of:jobs:explained:intermittentConfigurations:untried:)``).
+    /// (``IsolationEvidence/Record/suspectPart(of:untried:)``).
     private func suspectPart(of combination: Combination, subject: Subject) -> Combination? {
-        IsolationEvidence.suspectPart(
-            of: combination, jobs: observations.filter { $0.subject == subject }.map { ($0.configuration, $0.verdict) },
-            explained: confirmed.filter { $0.subject == subject }.map(\.combination),
-            intermittentConfigurations: intermittentConfigurations(subject),
-            untried: { (tries[subject]?[Trial(combination: $0, intermittent: true)] ?? 0) < settings.intermittentTries })
+        record(subject).suspectPart(of: combination) {
+            (tries[subject]?[Trial(combination: $0, intermittent: true)] ?? 0) < settings.intermittentTries
+        }
     }
 
-    /// The subject's configurations that both passed and failed an attempt (in different jobs).
-    func intermittentConfigurations(_ subject: Subject) -> Set<[String: String]> {
-        Set(attempts.filter { $0.key.subject == subject && $0.value.passed && $0.value.failed }.map(\.key.configuration))
+    /// The subject's jobs, its confirmed combinations, and its configurations that both passed and failed an attempt.
+    func record(_ subject: Subject) -> IsolationEvidence.Record {
+        .init(jobs: observations.filter { $0.subject == subject }.map { ($0.configuration, $0.verdict) },
+              explained: confirmed.filter { $0.subject == subject }.map(\.combination),
+              mixed: Set(attempts.filter { $0.key.subject == subject && $0.value.passed && $0.value.failed }.map(\.key.configuration)))
     }
 
     static func order(_ a: Key, _ b: Key) -> Bool {
