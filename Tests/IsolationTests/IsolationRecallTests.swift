@@ -82,4 +82,33 @@ struct IsolationRecallTests {
         #expect(session.tried.contains(ar))
         #expect(!session.tried.contains(arDark), "tried \(session.tried)")
     }
+
+    @Test("an intermittent value is confirmed though a pair holding it never passed, when its jobs without the pair fail too")
+    func intermittentValueBesidePair() throws {
+        let matrix = try Fixture.matrix()
+        let ar = Combination(["lang": "ar"])
+        // Every lang=ar job of the source fails (a third of them flaky), and so does every follow-up holding it but
+        // the first: lang=ar fails intermittently, and a pair holding it that the passing follow-up did not hold has
+        // never passed. The source leaves lang=ar with net=edge out.
+        let all = Fixture.configurations(matrix).filter { $0["lang"] != "ar" || $0["net"] != "edge" }
+        var count = 0, passedOnce = false
+        func observe(_ c: [String: String], followUp: Bool) -> Observation {
+            count += 1
+            var verdict: Verdict = .passed
+            if ar.isContained(in: c) {
+                verdict = !followUp ? (count % 3 == 0 ? .flaky : .failed) : passedOnce ? .failed : .passed
+                if followUp { passedOnce = true }
+            }
+            return Observation(subject: Fixture.subject, configuration: c, verdict: verdict, jobID: "j\(count)", followUp: followUp)
+        }
+        var session = IsolationSession(source: all.map { observe($0, followUp: false) }, generator: FollowUpGenerator(matrix: matrix),
+                                       settings: .init(maxSize: 2, budget: 12, seed: 4))
+        for _ in 0..<10 {
+            let asks = session.nextRound()
+            if asks.isEmpty { break }
+            session.onResults(asks.map { observe($0.configuration, followUp: true) })
+        }
+        #expect(session.confirmed.map(\.combination) == [ar], "confirmed \(session.confirmed.map(\.combination))")
+        #expect(session.confirmed.first?.intermittent == true)
+    }
 }
