@@ -304,14 +304,8 @@ public struct IsolationSession: Sendable {
                 retracted.append(c)
                 confirmed.remove(at: i)
             }
-            // Until nothing more is confirmed: a confirmation explains jobs, which may leave another follow-up's
-            // suspect the only one left in its configuration.
-            var before = -1
-            while confirmed.count != before {
-                before = confirmed.count
-                tally(subject)
-                confirmFollowUps(subject, ranking: ranking)
-            }
+            tally(subject)
+            confirmFollowUps(subject, ranking: ranking)
         }
     }
 
