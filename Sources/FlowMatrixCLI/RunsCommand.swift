@@ -193,7 +193,8 @@ enum RunsCommand {
         let attempts = try reader.attempts(run: runID, job: row.job.jobID).map(\.attempt)
         var byTest: [(name: String, outcomes: [String], message: String?)] = []
         for (n, attempt) in attempts.enumerated() {
-            for step in try reader.steps(run: runID, job: row.job.jobID, attempt: attempt) where CommandTemplate.isTestStep(step.key) {
+            let steps = try reader.steps(run: runID, job: row.job.jobID, attempt: attempt)
+            for step in steps where CommandTemplate.isTestStep(step.key) {
                 let failing = step.outcome != .passed && step.outcome != .skipped
                 let i = byTest.firstIndex { $0.name == step.key } ?? {
                     byTest.append((step.key, Array(repeating: "-", count: n), nil))

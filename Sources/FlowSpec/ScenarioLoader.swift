@@ -84,7 +84,8 @@ public enum ScenarioLoader {
         for path in paths {
             var isDirectory: ObjCBool = false
             let found: [URL]
-            let folder = FileManager.default.fileExists(atPath: path.path, isDirectory: &isDirectory) && isDirectory.boolValue
+            let exists = FileManager.default.fileExists(atPath: path.path, isDirectory: &isDirectory)
+            let folder = exists && isDirectory.boolValue
             if folder {
                 found = scenarioFiles(in: path)
                 if found.isEmpty {

@@ -11,8 +11,9 @@ import Synchronization
 ///
 /// A job's chunk is `fnv1a32(job id) % chunkCount`, so the page finds it from the id alone. While the report is
 /// written, each chunk's JSON collects in a small buffer that spills, as a segment, into one unlinked scratch file
-/// shared by every chunk (one file rather than one per chunk: creating files was a tenth of a large report's system
-/// time): memory stays bounded whatever the number of jobs. ``finish()`` compresses each chunk from its segments.
+/// shared by every chunk (one file rather than one per chunk, which made a large report create, rename and remove a
+/// hundred temporary files): memory stays bounded whatever the number of jobs. ``finish()`` compresses each chunk
+/// from its segments.
 ///
 /// JSON of a chunk (`v` 2; durations in whole microseconds, attempt starts in seconds after the run's start):
 /// ```
@@ -35,7 +36,7 @@ final class JobChunks {
     /// Per chunk: its JSON not yet spilled (in memory), and where its spilled segments are in `scratch`.
     private var outputs: [ReportOutput] = []
     private var segments: [[Segment]] = []
-    private var scratch: ScratchFile.Writer
+    private let scratch: ScratchFile.Writer
     /// The first error spilling a segment; ``finish()`` throws it.
     private var failure: (any Error)?
     /// Jobs per chunk so far (one thread at a time; no runtime exclusivity check, as ``ReportOutput``'s buffer).
@@ -176,7 +177,9 @@ final class JobChunks {
             spill(n)
         }
         outputs = []
-        if let failure { throw ReportError(code: .output, message: "cannot write the job panels' data: \(FileErrorText.reason(failure))") }
+        if let failure {
+            throw ReportError(code: .output, message: "cannot write the job panels' data: \(FileErrorText.reason(failure))")
+        }
         let file = try scratch.finish()
         let (segments, folder) = (segments, folder)
         let failures = Mutex<[Int: ReportError]>([:])
