@@ -279,6 +279,12 @@ public final class JournalReader: Sendable {
         try read { try ResumeQuery(connection: $0).state(run: runID) }
     }
 
+    /// The last attempt of a job that counts as failed on resume (see ``resumeState(run:)``), with its failing step and
+    /// message: what the job's final result says when those attempts used up its retries. Nil when none counts.
+    public func lastFailure(run runID: String, job jobID: String) throws -> PriorFailure? {
+        try read { try ResumeQuery(connection: $0).lastFailure(run: runID, job: jobID) }
+    }
+
     // MARK: - History across runs
 
     /// Median durations per job over each job's `recentRuns` most recent measured runs, and the median of

@@ -76,6 +76,44 @@ public struct ResumeState: Sendable, Hashable {
         self.nextAttempt = nextAttempt
         self.failures = failures
     }
+
+    /// Moves the pending jobs whose failed attempts already used up `retries` (the last of them failed, its result
+    /// or only its failing step journaled, when the coordinator stopped) to `done` as `failed`: an uninterrupted run
+    /// would have ended them there, so a resume must not make another attempt.
+    /// - Returns: their ids, in plan order; their final results are still to be journaled
+    ///   (``JournalReader/lastFailure(run:job:)`` says how they ended).
+    public mutating func settleExhausted(retries: Int) -> [String] {
+        let exhausted = pending.filter { (failures[$0] ?? 0) > retries }
+        guard !exhausted.isEmpty else { return [] }
+        let settled = Set(exhausted)
+        pending.removeAll { settled.contains($0) }
+        for id in exhausted {
+            done[id] = .failed
+            nextAttempt[id] = nil
+            failures[id] = nil
+        }
+        return exhausted
+    }
+}
+
+/// A job's last failed attempt, read when a resume finds the job's retries used up: what its final result says.
+public struct PriorFailure: Sendable, Hashable {
+    public var attempt: Int
+    /// `failed`, or `timedOut` when the attempt's result said so.
+    public var outcome: JobOutcome
+    /// Seconds, when the attempt's result reached the journal.
+    public var duration: Double?
+    /// The failing step's index (0-based, as journaled), when known.
+    public var failureStep: Int?
+    public var message: String?
+
+    public init(attempt: Int, outcome: JobOutcome, duration: Double?, failureStep: Int?, message: String?) {
+        self.attempt = attempt
+        self.outcome = outcome
+        self.duration = duration
+        self.failureStep = failureStep
+        self.message = message
+    }
 }
 
 /// Median durations from the cross-run history.

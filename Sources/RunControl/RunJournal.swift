@@ -26,6 +26,9 @@ struct RunJournal {
     func recordStart(of planned: PlannedRun, runID: String) throws {
         if planned.resume != nil {
             try writer.submit(.runResumed(runID: runID, at: Date()))
+            for (jobID, result) in planned.settled {
+                try writer.submit(.jobFinished(runID: runID, jobID: jobID, result: result))
+            }
             return
         }
         let plan = planned.plan

@@ -12,6 +12,9 @@ struct PlannedRun {
     /// The run's settings as journaled (`RunDefinitionBuilder.settingsJSON`).
     var settingsJSON: String
     var resume: ResumeState?
+    /// Jobs a resume found with their retries used up (``ResumeState/settleExhausted(retries:)``), with the final
+    /// results to journal for them.
+    var settled: [(jobID: String, result: JobResult)] = []
 }
 
 /// A run ready to serve: journaled as started (or resumed), its plan turned into the coordinator's definition.
@@ -73,6 +76,10 @@ extension RunController {
         }
         if let r = request.retriesOverride { plan.matrix.retries = r }
         if let s = request.seedOverride { plan.matrix.seed = s }
+        var settled: [(jobID: String, result: JobResult)] = []
+        if let runID = request.resume {
+            settled = try Self.settleExhausted(&resumeState, reader: reader, retries: plan.matrix.retries, runID: runID)
+        }
         let repetitions = request.repetitionsOverride ?? plan.matrix.repetitions
         if repetitions > 1 {
             guard plan.jobs.count * repetitions <= request.planSettings.maximumJobs else {
@@ -93,7 +100,26 @@ extension RunController {
         try checkLocalWorkers(serve: plan.matrix)
         let settings = RunDefinitionBuilder.settingsJSON(plan.matrix, planHash: planHash, shard: shardRecord,
                                                          key: request.shard?.settingsKey ?? "shard")
-        return PlannedRun(plan: plan, matrixPath: matrixPath, settingsJSON: settings, resume: resumeState)
+        return PlannedRun(plan: plan, matrixPath: matrixPath, settingsJSON: settings, resume: resumeState,
+                          settled: settled)
+    }
+
+    /// Ends the resumed jobs whose failed attempts already used up `retries` (the coordinator stopped after the last
+    /// one's failing step, or its result, reached the journal, before the job's result did): they are `failed` with
+    /// their last failure, as an uninterrupted run would have ended them, and make no further attempt.
+    private static func settleExhausted(
+        _ state: inout ResumeState?, reader: JournalReader, retries: Int, runID: String
+    ) throws -> [(jobID: String, result: JobResult)] {
+        guard var resume = state else { return [] }
+        let attempts = resume.nextAttempt
+        let exhausted = resume.settleExhausted(retries: retries)
+        state = resume
+        return try exhausted.map { id in
+            let last = try reader.lastFailure(run: runID, job: id)
+            return (id, JobResult(outcome: last?.outcome ?? .failed, attempts: max(0, (attempts[id] ?? 1) - 1),
+                                  duration: last?.duration, failureStep: last?.failureStep,
+                                  failureMessage: last?.message, finishedAt: Date()))
+        }
     }
 
     /// Refuses a matrix whose registry or labels the local workers do not have (its jobs would wait forever).

@@ -144,4 +144,46 @@ struct JournalResumeFailuresTests {
         #expect(state.failures == ["a": 1])
         withExtendedLifetime(crashed) {}
     }
+
+    @Test("jobs whose failed attempts used up their retries are settled failed, with their last failure, before and after the resume closes it")
+    func exhaustedRetries() async throws {
+        let dir = try TemporaryDirectory()
+        var records: [JournalRecord] = []
+        // a: two failed attempts, then the last one's failing step without its result (retries 2: all used up).
+        records += Self.started("a", 1, steps: [Self.step(0, .failed, "one")]) + [Self.ended("a", 1, .failed, message: "one")]
+        records += Self.started("a", 2, steps: [Self.step(0, .failed, "two")]) + [Self.ended("a", 2, .failed, message: "two")]
+        records += Self.started("a", 3, steps: [Self.step(0, .passed), Self.step(1, .failed, "three")])
+        // b: three failed results, the job's result lost: used up too; its last result says it timed out.
+        for n in 1...3 {
+            records += Self.started("b", n, steps: [Self.step(0, .timedOut, "slow \(n)")])
+            records += [.attemptFinished(runID: "r1", jobID: "b", attempt: n, result: AttemptResult(
+                outcome: n == 3 ? .timedOut : .failed, finishedAt: Fixture.t0, duration: Double(n), failureStep: 0,
+                message: "slow \(n)"))]
+        }
+        // c: one failure, retries left.
+        records += Self.started("c", 1, steps: [Self.step(0, .failed)]) + [Self.ended("c", 1, .failed)]
+        let crashed = try await Self.crashedJournal(dir, records)
+        let reader = try JournalReader(path: dir.journalPath)
+        var state = try reader.resumeState(run: "r1")
+        #expect(state.failures == ["a": 3, "b": 3, "c": 1])
+        #expect(state.settleExhausted(retries: 2) == ["a", "b"])
+        #expect(state.done == ["a": .failed, "b": .failed])
+        #expect(state.pending == ["c", "d", "e", "f"])
+        #expect(state.failures == ["c": 1])
+        var more = try reader.resumeState(run: "r1")
+        #expect(more.settleExhausted(retries: 3) == [], "a resume with more retries runs them")
+
+        let a = PriorFailure(attempt: 3, outcome: .failed, duration: nil, failureStep: 1, message: "three")
+        let b = PriorFailure(attempt: 3, outcome: .timedOut, duration: 3, failureStep: 0, message: "slow 3")
+        #expect(try reader.lastFailure(run: "r1", job: "a") == a)
+        #expect(try reader.lastFailure(run: "r1", job: "b") == b)
+        #expect(try reader.lastFailure(run: "r1", job: "d") == nil)
+        // Once the resumed coordinator closed the open attempt as failed, the same last failure.
+        let resumed = try JournalWriter(path: dir.journalPath)
+        try resumed.submit(.runResumed(runID: "r1", at: Fixture.t0.addingTimeInterval(60)))
+        try await resumed.flush()
+        #expect(try reader.lastFailure(run: "r1", job: "a") == a)
+        try resumed.close()
+        withExtendedLifetime(crashed) {}
+    }
 }

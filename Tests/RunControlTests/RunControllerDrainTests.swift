@@ -52,6 +52,56 @@ struct RunControllerDrainTests {
         }
     }
 
+    @Test("a job whose last retry failed before the coordinator died (its failing step journaled, not its result) ends failed on resume, with no further attempt")
+    func exhaustedRetriesStayExhausted() async throws {
+        let fixture = try Fixture()
+        defer { fixture.cleanUp() }
+        try fixture.scenario("fails", ["pass", "fail"])
+        // A run journaled and stopped before any job ran.
+        var request = try fixture.request(retries: 2)
+        request.localWorkers = nil
+        let holder = Mutex<RunController?>(nil)
+        let controller = RunController(request) { event in
+            if case .serving = event { holder.withLock { $0 }?.interrupt() }
+        }
+        holder.withLock { $0 = controller }
+        let first = try await controller.run()
+        #expect(first.status == .interrupted)
+        let reader = try JournalReader(path: request.store.journalPath)
+        let ids = try reader.jobs(run: first.runID).map(\.job.jobID)
+        try #require(ids.count == 2)
+        // What a coordinator killed at that moment leaves for job 0: attempts 1 and 2 failed, attempt 3 (its last
+        // retry) with its failing step journaled and no result.
+        let writer = try JournalWriter(path: request.store.journalPath)
+        let at = Date()
+        for n in 1...3 {
+            try writer.submit(.attemptStarted(runID: first.runID, jobID: ids[0], attempt: n, worker: "w", at: at))
+            try writer.submit(.stepRecorded(runID: first.runID, jobID: ids[0], attempt: n, step: StepResult(
+                index: 1, key: "tap:fail", outcome: .failed, duration: 0.01, message: "failed on attempt \(n)")))
+            if n < 3 {
+                try writer.submit(.attemptFinished(runID: first.runID, jobID: ids[0], attempt: n, result: AttemptResult(
+                    outcome: .failed, finishedAt: at, duration: 0.01, failureStep: 1, message: "failed on attempt \(n)")))
+            }
+        }
+        try writer.close()
+
+        var resume = try fixture.request(retries: 2)
+        resume.matrixPath = nil
+        resume.resume = first.runID
+        let second = try await RunController(resume).run()
+        #expect(second.status == .completed)
+        #expect(second.progress.count(.failed) == 2)
+        // Job 0 is failed with its three attempts, the last closed as failed at its failing step; none ran again.
+        let settled = try #require(try reader.jobs(run: first.runID).first { $0.job.jobID == ids[0] })
+        #expect(settled.result?.outcome == .failed)
+        #expect(settled.result?.attempts == 3)
+        #expect(settled.result?.failureStep == 1)
+        #expect(settled.result?.failureMessage == "failed on attempt 3")
+        #expect(try reader.attempts(run: first.runID, job: ids[0]).map(\.result?.outcome) == [.failed, .failed, .failed])
+        // Job 1 ran as usual: three failed attempts of its own.
+        #expect(try reader.attempts(run: first.runID, job: ids[1]).map(\.result?.outcome) == [.failed, .failed, .failed])
+    }
+
     /// Waits for `condition`, checking it every 20 ms, for at most `timeout`.
     static func waitUntil(_ what: String, timeout: Duration = .seconds(30), _ condition: () -> Bool) async throws {
         let deadline = ContinuousClock.now + timeout
