@@ -171,15 +171,56 @@ public struct BlobStore: Sendable {
     /// The compressed bytes of a blob (a `.gz` file), verified.
     public func compressedBytes(_ sha256: String, maxSize: Int) throws -> [UInt8] {
         var out: [UInt8] = []
-        try readCompressed(sha256) { chunk in
-            if out.isEmpty { out.reserveCapacity(min(chunk.count, maxSize)) }
-            guard out.count + chunk.count <= maxSize else {
-                throw ArtifactError(
-                    code: .tooLarge, message: "blob is larger than \(maxSize) bytes", operation: "read blob")
-            }
-            out.append(contentsOf: chunk)
-        }
+        try appendCompressed(sha256, maxSize: maxSize, to: &out)
         return out
+    }
+
+    /// Appends the compressed bytes of a blob (a `.gz` file), verified, to `out`, read straight into its storage: a
+    /// report copies tens of thousands of blobs, and a buffer per blob was a measurable share of its time.
+    /// - Returns: how many bytes were appended. On an error `out` is left as it was.
+    /// - Throws: `.notFound`, `.tooLarge` (more than `maxSize` bytes), or `.hashMismatch` when the file is corrupt.
+    @discardableResult
+    public func appendCompressed(_ sha256: String, maxSize: Int, to out: inout [UInt8]) throws -> Int {
+        let sha = try Self.validated(sha256, "read blob")
+        let path = blobPath(sha)
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        if fd == -1, errno == ENOENT {
+            throw ArtifactError(code: .notFound, message: "no blob \(sha) in the store", operation: "read blob")
+        }
+        try SystemFunnel.check(fd, "open \(path)")
+        defer { close(fd) }
+        var info = stat()
+        let size = fstat(fd, &info) == 0 ? Int(info.st_size) : nil
+        let start = out.count
+        do {
+            // A blob is never written again once stored: once its size is read, no read is needed to see the end.
+            // A file that changed anyway fails the hash check below.
+            while size.map({ out.count - start < max($0, 1) }) ?? true {
+                let want = size.map { min(max($0 - (out.count - start), 1), 1 << 20) } ?? 64 << 10
+                let at = out.count
+                out.append(contentsOf: repeatElement(0, count: want))
+                let n = try out.withUnsafeMutableBytes { raw in
+                    try SystemFunnel.retrying("read \(path)") { systemRead(fd, UnsafeMutableRawBufferPointer(rebasing: raw[at...])) }
+                }
+                out.removeLast(want - n)
+                if n == 0 { break }
+                guard out.count - start <= maxSize else {
+                    throw ArtifactError(code: .tooLarge, message: "blob is larger than \(maxSize) bytes", operation: "read blob")
+                }
+            }
+            var digest = SHA256()
+            out.withUnsafeBytes { digest.update(UnsafeRawBufferPointer(rebasing: $0[start...])) }
+            let actual = Hex.encode(digest.finalize())
+            guard actual == sha else {
+                throw ArtifactError(
+                    code: .hashMismatch, message: "blob \(sha) is corrupt on disk (hashes to \(actual))",
+                    operation: "read blob")
+            }
+        } catch {
+            out.removeSubrange(start...)
+            throw error
+        }
+        return out.count - start
     }
 
     /// Streams a blob's decompressed content to `sink` in pieces (valid only during each call).

@@ -95,8 +95,14 @@ final class BlobCarrier {
     }
 
     private var inPack = 0
-    /// Blobs read ahead by ``prefetch(_:)``, as the Z85 text a pack holds, or why they cannot be read.
-    private var ready: [String: Result<(text: [UInt8], compressed: Int), Note>] = [:]
+    /// Blobs read ahead by ``prefetch(_:)``: where their Z85 text (what a pack holds) is in `readyTexts`, or why they
+    /// cannot be read.
+    private var ready: [String: Result<Span, Note>] = [:]
+    /// The Z85 text of the blobs read ahead, one buffer per reader thread.
+    private var readyTexts: [[UInt8]] = []
+
+    /// A blob read ahead: its Z85 text is `readyTexts[part][range]`; `compressed` is its size before Z85.
+    struct Span { var part: Int, range: Range<Int>, compressed: Int }
     /// Threads that read blobs ahead (``prefetch(_:)``).
     static let readers = 4
 
@@ -167,26 +173,36 @@ final class BlobCarrier {
             }
         }
         guard wanted.count > 1 else { return }
-        let results = Mutex<[String: Result<(text: [UInt8], compressed: Int), Note>]>([:])
+        // Each reader appends its blobs' text to one buffer of its own: no array per blob.
+        let parts = Mutex<[(text: [UInt8], spans: [(String, Result<Span, Note>)])]>(
+            Array(repeating: ([], []), count: Self.readers))
         let wantedRefs = wanted, limit = maxArtifactSize
         let stride = (wantedRefs.count + Self.readers - 1) / Self.readers
         DispatchQueue.concurrentPerform(iterations: Self.readers) { part in
-            var local: [(String, Result<(text: [UInt8], compressed: Int), Note>)] = []
+            var text: [UInt8] = [], raw: [UInt8] = []
+            var spans: [(String, Result<Span, Note>)] = []
             for ref in wantedRefs[min(wantedRefs.count, part * stride)..<min(wantedRefs.count, (part + 1) * stride)] {
-                local.append((ref.sha256, Self.read(ref, store: store, maxSize: limit)))
+                let start = text.count
+                spans.append((ref.sha256, Self.read(ref, store: store, maxSize: limit, raw: &raw, text: &text).map {
+                    Span(part: part, range: start..<text.count, compressed: $0)
+                }))
             }
-            results.withLock { all in for (sha, result) in local { all[sha] = result } }
+            parts.withLock { $0[part] = (text, spans) }
         }
-        ready = results.withLock { $0 }
+        let read = parts.withLock { $0 }
+        readyTexts = read.map(\.text)
+        ready = Dictionary(read.flatMap(\.spans), uniquingKeysWith: { first, _ in first })
     }
 
-    /// A blob's compressed bytes as Z85 text, or why they cannot be read.
-    private static func read(_ ref: ArtifactReference, store: BlobStore, maxSize: Int)
-        -> Result<(text: [UInt8], compressed: Int), Note>
-    {
+    /// Appends a blob's compressed bytes as Z85 text to `text` (`raw` is scratch space); returns its compressed size,
+    /// or why it cannot be read.
+    private static func read(_ ref: ArtifactReference, store: BlobStore, maxSize: Int, raw: inout [UInt8],
+                             text: inout [UInt8]) -> Result<Int, Note> {
+        raw.removeAll(keepingCapacity: true)
         do {
-            let bytes = try store.compressedBytes(ref.sha256, maxSize: maxSize)
-            return .success((Z85.encode(bytes), bytes.count))
+            let count = try store.appendCompressed(ref.sha256, maxSize: maxSize, to: &raw)
+            raw.withUnsafeBufferPointer { Z85.encode($0, appendingTo: &text) }
+            return .success(count)
         } catch let error as ArtifactError {
             return .failure(Note(text: "unavailable: \(error.message)"))
         } catch {
@@ -211,11 +227,16 @@ final class BlobCarrier {
         guard ref.rawSize <= maxArtifactSize else {
             return .failure(Note(text: "unavailable: larger than \(maxArtifactSize) bytes"))
         }
-        let read = ready.removeValue(forKey: ref.sha256) ?? Self.read(ref, store: store, maxSize: maxArtifactSize)
-        let text: [UInt8], compressed: Int
-        switch read {
-        case .success(let value): (text, compressed) = value
-        case .failure(let note): return .failure(note)
+        let text: ArraySlice<UInt8>, compressed: Int
+        switch ready.removeValue(forKey: ref.sha256) {
+        case .success(let span)?: (text, compressed) = (readyTexts[span.part][span.range], span.compressed)
+        case .failure(let note)?: return .failure(note)
+        case nil:
+            var raw: [UInt8] = [], own: [UInt8] = []
+            switch Self.read(ref, store: store, maxSize: maxArtifactSize, raw: &raw, text: &own) {
+            case .success(let count): (text, compressed) = (own[...], count)
+            case .failure(let note): return .failure(note)
+            }
         }
         if pack == nil || packBytes >= Self.packSize {
             try finish()

@@ -11,36 +11,43 @@ enum Z85 {
 
     /// The pad count, then the Z85 of `bytes` padded with zeros to a multiple of 4.
     static func encode(_ bytes: [UInt8]) -> [UInt8] {
+        var out: [UInt8] = []
+        bytes.withUnsafeBufferPointer { encode($0, appendingTo: &out) }
+        return out
+    }
+
+    /// Appends `encode`'s text of `bytes` to `text` (a report appends every blob of a batch to one buffer).
+    static func encode(_ bytes: UnsafeBufferPointer<UInt8>, appendingTo text: inout [UInt8]) {
         let pad = (4 - bytes.count % 4) % 4
         let groups = (bytes.count + pad) / 4
+        let start = text.count
+        text.append(contentsOf: repeatElement(0, count: 1 + groups * 5))
         // Written through pointers, two digits per table entry: a report encodes tens of megabytes of blobs.
-        return [UInt8](unsafeUninitializedCapacity: 1 + groups * 5) { out, count in
+        text.withUnsafeMutableBufferPointer { text in
             alphabet.withUnsafeBufferPointer { alphabet in
                 pairs.withUnsafeBufferPointer { pairs in
-                    bytes.withUnsafeBufferPointer { bytes in
-                        out[0] = UInt8(ascii: "0") + UInt8(pad)
-                        var at = 1
-                        for group in 0..<groups {
-                            let index = group * 4
-                            var value: UInt32
-                            if index + 4 <= bytes.count {
-                                value = UInt32(bytes[index]) << 24 | UInt32(bytes[index + 1]) << 16
-                                    | UInt32(bytes[index + 2]) << 8 | UInt32(bytes[index + 3])
-                            } else {
-                                value = 0
-                                for k in 0..<4 { value = value << 8 | UInt32(index + k < bytes.count ? bytes[index + k] : 0) }
-                            }
-                            let low = pairs[Int(value % 7225)]
-                            value /= 7225
-                            let middle = pairs[Int(value % 7225)]
-                            out[at] = alphabet[Int(value / 7225)]
-                            out[at + 1] = UInt8(truncatingIfNeeded: middle)
-                            out[at + 2] = UInt8(truncatingIfNeeded: middle >> 8)
-                            out[at + 3] = UInt8(truncatingIfNeeded: low)
-                            out[at + 4] = UInt8(truncatingIfNeeded: low >> 8)
-                            at += 5
+                    let out = UnsafeMutableBufferPointer(rebasing: text[start...])
+                    out[0] = UInt8(ascii: "0") + UInt8(pad)
+                    var at = 1
+                    for group in 0..<groups {
+                        let index = group * 4
+                        var value: UInt32
+                        if index + 4 <= bytes.count {
+                            value = UInt32(bytes[index]) << 24 | UInt32(bytes[index + 1]) << 16
+                                | UInt32(bytes[index + 2]) << 8 | UInt32(bytes[index + 3])
+                        } else {
+                            value = 0
+                            for k in 0..<4 { value = value << 8 | UInt32(index + k < bytes.count ? bytes[index + k] : 0) }
                         }
-                        count = at
+                        let low = pairs[Int(value % 7225)]
+                        value /= 7225
+                        let middle = pairs[Int(value % 7225)]
+                        out[at] = alphabet[Int(value / 7225)]
+                        out[at + 1] = UInt8(truncatingIfNeeded: middle)
+                        out[at + 2] = UInt8(truncatingIfNeeded: middle >> 8)
+                        out[at + 3] = UInt8(truncatingIfNeeded: low)
+                        out[at + 4] = UInt8(truncatingIfNeeded: low >> 8)
+                        at += 5
                     }
                 }
             }
