@@ -129,9 +129,9 @@ public struct BlobStore: Sendable {
 
     // MARK: - Reading
 
-    /// Streams a blob's compressed bytes to `body`, verifying its hash at the end.
-    /// - Throws: `.notFound`, or `.hashMismatch` when the file on disk is corrupt.
-    func readCompressed(_ sha256: String, _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
+    /// Opens a stored blob for reading: its descriptor (the caller closes it), its hash in lowercase and its path.
+    /// - Throws: `.invalidHash`, `.notFound`, or the system's error.
+    private func openBlob(_ sha256: String) throws -> (fd: Int32, sha: String, path: String) {
         let sha = try Self.validated(sha256, "read blob")
         let path = blobPath(sha)
         let fd = open(path, O_RDONLY | O_CLOEXEC)
@@ -139,6 +139,22 @@ public struct BlobStore: Sendable {
             throw ArtifactError(code: .notFound, message: "no blob \(sha) in the store", operation: "read blob")
         }
         try SystemFunnel.check(fd, "open \(path)")
+        return (fd, sha, path)
+    }
+
+    /// Throws `.hashMismatch` unless the bytes `digest` read hash to `sha`.
+    private static func verify(_ digest: consuming SHA256, _ sha: String) throws {
+        let actual = Hex.encode(digest.finalize())
+        guard actual == sha else {
+            throw ArtifactError(
+                code: .hashMismatch, message: "blob \(sha) is corrupt on disk (hashes to \(actual))", operation: "read blob")
+        }
+    }
+
+    /// Streams a blob's compressed bytes to `body`, verifying its hash at the end.
+    /// - Throws: `.notFound`, or `.hashMismatch` when the file on disk is corrupt.
+    func readCompressed(_ sha256: String, _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
+        let (fd, sha, path) = try openBlob(sha256)
         defer { close(fd) }
         var digest = SHA256()
         // Most blobs are a few kilobytes: a buffer of the file's size (at most 256 KiB) stays below the allocator's
@@ -160,12 +176,7 @@ public struct BlobStore: Sendable {
             digest.update(chunk)
             try body(chunk)
         }
-        let actual = Hex.encode(digest.finalize())
-        guard actual == sha else {
-            throw ArtifactError(
-                code: .hashMismatch, message: "blob \(sha) is corrupt on disk (hashes to \(actual))",
-                operation: "read blob")
-        }
+        try Self.verify(digest, sha)
     }
 
     /// The compressed bytes of a blob (a `.gz` file), verified.
@@ -181,13 +192,7 @@ public struct BlobStore: Sendable {
     /// - Throws: `.notFound`, `.tooLarge` (more than `maxSize` bytes), or `.hashMismatch` when the file is corrupt.
     @discardableResult
     public func appendCompressed(_ sha256: String, maxSize: Int, to out: inout [UInt8]) throws -> Int {
-        let sha = try Self.validated(sha256, "read blob")
-        let path = blobPath(sha)
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        if fd == -1, errno == ENOENT {
-            throw ArtifactError(code: .notFound, message: "no blob \(sha) in the store", operation: "read blob")
-        }
-        try SystemFunnel.check(fd, "open \(path)")
+        let (fd, sha, path) = try openBlob(sha256)
         defer { close(fd) }
         var info = stat()
         let size = fstat(fd, &info) == 0 ? Int(info.st_size) : nil
@@ -210,12 +215,7 @@ public struct BlobStore: Sendable {
             }
             var digest = SHA256()
             out.withUnsafeBytes { digest.update(UnsafeRawBufferPointer(rebasing: $0[start...])) }
-            let actual = Hex.encode(digest.finalize())
-            guard actual == sha else {
-                throw ArtifactError(
-                    code: .hashMismatch, message: "blob \(sha) is corrupt on disk (hashes to \(actual))",
-                    operation: "read blob")
-            }
+            try Self.verify(digest, sha)
         } catch {
             out.removeSubrange(start...)
             throw error

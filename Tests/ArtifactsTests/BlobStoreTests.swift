@@ -21,6 +21,32 @@ struct BlobStoreTests {
         }
     }
 
+    @Test("appendCompressed adds a blob after what the array holds; a blob too large or corrupt on disk leaves it as it was")
+    func appendCompressed() throws {
+        let dir = try TemporaryDirectory()
+        let store = try BlobStore(root: dir.url.appendingPathComponent(".flowmatrix"))
+        let artifact = try ArtifactSink().attach(name: "s.json", mediaType: "application/json", bytes: Sample.json(50_000), step: 0)
+        try store.store(artifact)
+        var out: [UInt8] = [1, 2, 3]
+        #expect(try store.appendCompressed(artifact.sha256, maxSize: 1 << 20, to: &out) == artifact.compressedSize)
+        #expect(out == [1, 2, 3] + artifact.compressed)
+        #expect(throws: ArtifactError.self) {
+            try store.appendCompressed(artifact.sha256, maxSize: artifact.compressedSize - 1, to: &out)
+        }
+        #expect(out == [1, 2, 3] + artifact.compressed, "a blob over maxSize adds nothing")
+        let path = try store.url(for: artifact.sha256).path
+        var corrupt = artifact.compressed
+        corrupt[corrupt.count / 2] ^= 0xFF
+        try Data(corrupt).write(to: URL(fileURLWithPath: path))
+        do {
+            try store.appendCompressed(artifact.sha256, maxSize: 1 << 20, to: &out)
+            Issue.record("a corrupt blob was read")
+        } catch let error as ArtifactError {
+            #expect(error.code == .hashMismatch)
+        }
+        #expect(out == [1, 2, 3] + artifact.compressed, "a corrupt blob adds nothing")
+    }
+
     @Test("sink → compressed artifact → streamed in chunks → blob → extracted bytes identical")
     func endToEnd() async throws {
         let dir = try TemporaryDirectory()
