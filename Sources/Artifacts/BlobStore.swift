@@ -131,7 +131,7 @@ public struct BlobStore: Sendable {
 
     /// Opens a stored blob for reading: its descriptor (the caller closes it), its hash in lowercase and its path.
     /// - Throws: `.invalidHash`, `.notFound`, or the system's error.
-    private func openBlob(_ sha256: String) throws -> (fd: Int32, sha: String, path: String) {
+    func openBlob(_ sha256: String) throws -> (fd: Int32, sha: String, path: String) {
         let sha = try Self.validated(sha256, "read blob")
         let path = blobPath(sha)
         let fd = open(path, O_RDONLY | O_CLOEXEC)
@@ -143,7 +143,7 @@ public struct BlobStore: Sendable {
     }
 
     /// Throws `.hashMismatch` unless the bytes `digest` read hash to `sha`.
-    private static func verify(_ digest: consuming SHA256, _ sha: String) throws {
+    static func verify(_ digest: consuming SHA256, _ sha: String) throws {
         let actual = Hex.encode(digest.finalize())
         guard actual == sha else {
             throw ArtifactError(
@@ -195,27 +195,44 @@ public struct BlobStore: Sendable {
         let (fd, sha, path) = try openBlob(sha256)
         defer { close(fd) }
         var info = stat()
-        let size = fstat(fd, &info) == 0 ? Int(info.st_size) : nil
+        return try Self.append(fd: fd, sha: sha, path: { path }, size: fstat(fd, &info) == 0 ? Int(info.st_size) : nil,
+                               maxSize: maxSize, to: &out)
+    }
+
+    /// Reads the open blob `fd` to its end into `out`, straight into its storage, and checks that it hashes to `sha`.
+    /// - Parameter size: the file's size when known (its `stat`, or the size the journal recorded): a read that stops
+    ///   there is the end, so no further read is made to see it (a report reads tens of thousands of blobs). A file
+    ///   longer than that is read to its end; either way the hash decides.
+    /// - Returns: how many bytes were appended. On an error `out` is left as it was.
+    /// - Parameter path: the file's path, for an error's message.
+    static func append(fd: Int32, sha: String, path: () -> String, size: Int?, maxSize: Int, to out: inout [UInt8]) throws
+        -> Int
+    {
         let start = out.count
+        var expected = size
+        var reads = 0
         do {
-            // A blob is never written again once stored: once its size is read, no read is needed to see the end.
-            // A file that changed anyway fails the hash check below.
-            while size.map({ out.count - start < max($0, 1) }) ?? true {
-                let want = size.map { min(max($0 - (out.count - start), 1), 1 << 20) } ?? 64 << 10
-                let at = out.count
+            while true {
+                let have = out.count - start
+                if let expected, reads > 0, have == expected { break }
+                // One byte beyond the known size: a longer file shows itself in the same read.
+                let want = expected.map { min(max($0 - have, 0) + 1, 1 << 20) } ?? 64 << 10
                 out.append(contentsOf: repeatElement(0, count: want))
+                let at = start + have
                 let n = try out.withUnsafeMutableBytes { raw in
-                    try SystemFunnel.retrying("read \(path)") { systemRead(fd, UnsafeMutableRawBufferPointer(rebasing: raw[at...])) }
+                    try SystemFunnel.retrying("read \(path())") { systemRead(fd, UnsafeMutableRawBufferPointer(rebasing: raw[at...])) }
                 }
                 out.removeLast(want - n)
+                reads += 1
                 if n == 0 { break }
+                if let known = expected, out.count - start > known { expected = nil }
                 guard out.count - start <= maxSize else {
                     throw ArtifactError(code: .tooLarge, message: "blob is larger than \(maxSize) bytes", operation: "read blob")
                 }
             }
             var digest = SHA256()
             out.withUnsafeBytes { digest.update(UnsafeRawBufferPointer(rebasing: $0[start...])) }
-            try Self.verify(digest, sha)
+            try verify(digest, sha)
         } catch {
             out.removeSubrange(start...)
             throw error

@@ -57,7 +57,8 @@ final class BlobCarrier {
     /// Bytes of script text after which a pack is closed (1 MiB).
     static let packSize = 1 << 20
 
-    private let store: BlobStore?
+    /// Reads the store's blobs (nil: no store), shared by the threads of ``prefetch(_:)``.
+    private let reader: BlobReader?
     private let folder: URL
     private let selection: ArtifactSelection
     private let maxArtifactSize: Int
@@ -113,7 +114,7 @@ final class BlobCarrier {
     init(store: BlobStore?, folder: URL, selection: ArtifactSelection, maxArtifactSize: Int,
          alsoCarry: Set<String> = []) throws {
         self.alsoCarry = alsoCarry
-        self.store = store
+        reader = store.map(BlobReader.init)
         self.folder = folder
         self.selection = selection
         self.maxArtifactSize = maxArtifactSize
@@ -162,7 +163,7 @@ final class BlobCarrier {
     /// once, so that ``carry(_:)`` only appends them to the pack. A large run's report opens tens of thousands of
     /// small blob files: one after the other, that was a third of its time.
     func prefetch(_ jobs: [JobReport]) {
-        guard let store, selection != .none else { return }
+        guard let reader, selection != .none else { return }
         var wanted: [ArtifactReference] = []
         var seen = Set<String>()
         for job in jobs where selects(job) {
@@ -183,7 +184,7 @@ final class BlobCarrier {
             var spans: [(String, Result<Span, Note>)] = []
             for ref in wantedRefs[min(wantedRefs.count, part * stride)..<min(wantedRefs.count, (part + 1) * stride)] {
                 let start = text.count
-                spans.append((ref.sha256, Self.read(ref, store: store, maxSize: limit, raw: &raw, text: &text).map {
+                spans.append((ref.sha256, Self.read(ref, reader: reader, maxSize: limit, raw: &raw, text: &text).map {
                     Span(part: part, range: start..<text.count, compressed: $0)
                 }))
             }
@@ -196,11 +197,13 @@ final class BlobCarrier {
 
     /// Appends a blob's compressed bytes as Z85 text to `text` (`raw` is scratch space); returns its compressed size,
     /// or why it cannot be read.
-    private static func read(_ ref: ArtifactReference, store: BlobStore, maxSize: Int, raw: inout [UInt8],
+    private static func read(_ ref: ArtifactReference, reader: BlobReader, maxSize: Int, raw: inout [UInt8],
                              text: inout [UInt8]) -> Result<Int, Note> {
         raw.removeAll(keepingCapacity: true)
         do {
-            let count = try store.appendCompressed(ref.sha256, maxSize: maxSize, to: &raw)
+            // The size the journal recorded spares asking the file system (the hash still decides).
+            let count = try reader.appendCompressed(ref.sha256, size: ref.compressedSize > 0 ? ref.compressedSize : nil,
+                                                    maxSize: maxSize, to: &raw)
             raw.withUnsafeBufferPointer { Z85.encode($0, appendingTo: &text) }
             return .success(count)
         } catch let error as ArtifactError {
@@ -223,7 +226,7 @@ final class BlobCarrier {
     /// Appends the blob to the open pack; the reason when it cannot be read.
     /// - Throws: ``ReportError`` `.output` when a pack cannot be written.
     private func write(_ ref: ArtifactReference) throws -> Result<Place, Note> {
-        guard let store else { return .failure(Note(text: "unavailable: no blob store")) }
+        guard let reader else { return .failure(Note(text: "unavailable: no blob store")) }
         guard ref.rawSize <= maxArtifactSize else {
             return .failure(Note(text: "unavailable: larger than \(maxArtifactSize) bytes"))
         }
@@ -233,7 +236,7 @@ final class BlobCarrier {
         case .failure(let note)?: return .failure(note)
         case nil:
             var raw: [UInt8] = [], own: [UInt8] = []
-            switch Self.read(ref, store: store, maxSize: maxArtifactSize, raw: &raw, text: &own) {
+            switch Self.read(ref, reader: reader, maxSize: maxArtifactSize, raw: &raw, text: &own) {
             case .success(let count): (text, compressed) = (own[...], count)
             case .failure(let note): return .failure(note)
             }

@@ -47,6 +47,37 @@ struct BlobStoreTests {
         #expect(out == [1, 2, 3] + artifact.compressed, "a corrupt blob adds nothing")
     }
 
+    @Test("a BlobReader reads blobs by name in open shard folders, with the size it is told, none, or a wrong one")
+    func blobReader() throws {
+        let dir = try TemporaryDirectory()
+        let store = try BlobStore(root: dir.url.appendingPathComponent(".flowmatrix"))
+        let reader = BlobReader(store: store)
+        var generator = SystemRandomNumberGenerator()
+        for size in [0, 10, 5_000, 1_500_000] {
+            let raw = (0..<size).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            let artifact = try ArtifactSink().attach(name: "r.bin", mediaType: "application/octet-stream", bytes: raw, step: 0)
+            try store.store(artifact)
+            // The right size, none, one too small and one too large: the hash decides, the bytes are the blob's.
+            for told in [artifact.compressedSize, nil, artifact.compressedSize / 2, artifact.compressedSize + 100] {
+                var out: [UInt8] = [9]
+                #expect(try reader.appendCompressed(artifact.sha256, size: told, maxSize: 1 << 22, to: &out)
+                        == artifact.compressedSize, "size \(size), told \(told.map(String.init) ?? "nothing")")
+                #expect(out == [9] + artifact.compressed)
+            }
+        }
+        var out: [UInt8] = []
+        for missing in [String(repeating: "ab", count: 32), String(repeating: "0", count: 64)] {
+            do {
+                try reader.appendCompressed(missing, size: 10, maxSize: 1 << 20, to: &out)
+                Issue.record("a missing blob was read")
+            } catch let error as ArtifactError {
+                #expect(error.code == .notFound)
+            }
+        }
+        #expect(throws: ArtifactError.self) { try reader.appendCompressed("not-a-hash", size: nil, maxSize: 10, to: &out) }
+        #expect(out.isEmpty)
+    }
+
     @Test("sink → compressed artifact → streamed in chunks → blob → extracted bytes identical")
     func endToEnd() async throws {
         let dir = try TemporaryDirectory()
