@@ -15,6 +15,7 @@ extension JUnitReport {
 
     /// The tests of `job` in order of first appearance; empty for a job that reports none (every scenario job).
     static func tests(of job: JobReport) -> [TestRuns] {
+        guard job.job.registry == CommandTemplate.registry else { return [] }
         var order: [String] = []
         var byName: [String: TestRuns] = [:]
         for attempt in job.attempts where !attempt.superseded && attempt.outcome != nil {
@@ -29,7 +30,10 @@ extension JUnitReport {
 
     /// Whether `job` reports tests of its own (then it is never a bare test case).
     static func hasTests(_ job: JobReport) -> Bool {
-        job.attempts.contains { $0.steps.contains { CommandTemplate.isTestStep($0.key) } }
+        // Only command jobs report tests (no scenario verb makes a `test:` key): other jobs' steps are not scanned, twice
+        // for every job of a large run.
+        job.job.registry == CommandTemplate.registry
+            && job.attempts.contains { $0.steps.contains { CommandTemplate.isTestStep($0.key) } }
     }
 
     /// The test cases of a job's tests, and their tally for the suite counters.
