@@ -28,6 +28,9 @@ public struct JournalError: Error, Sendable, Hashable, CustomStringConvertible {
     /// (`SQLITE_READONLY` and its extended codes).
     public var isReadOnly: Bool { code & 0xff == SQLITE_READONLY }
 
+    /// True when the journal's file is damaged or is not a journal at all (`SQLITE_CORRUPT`, `SQLITE_NOTADB`).
+    public var isDamaged: Bool { code & 0xff == SQLITE_CORRUPT || code & 0xff == SQLITE_NOTADB }
+
     /// The code used for misuse of the journal API (not an SQLite failure).
     static let misuse = SQLITE_MISUSE
 }

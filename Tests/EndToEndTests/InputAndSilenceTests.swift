@@ -28,6 +28,26 @@ struct InputAndSilenceTests {
         return "r1"
     }
 
+    @Test("a damaged journal: runs and show say so in plain words, without the query, and exit 2")
+    func damagedJournal() async throws {
+        let ws = try E2EWorkspace()
+        defer { ws.cleanUp() }
+        _ = try Self.journalWithFailure(ws, message: "boom", title: "cart")
+        for leftover in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: ws.journalPath + leftover) }
+        // Every page after the first (the schema) overwritten: the tables' pages are garbage.
+        var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: ws.journalPath)))
+        let pageSize = max(512, Int(bytes[16]) << 8 | Int(bytes[17]))
+        try #require(bytes.count > pageSize)
+        for i in pageSize..<bytes.count { bytes[i] = 0xFF }
+        try Data(bytes).write(to: URL(fileURLWithPath: ws.journalPath))
+        for arguments in [["runs"], ["show", "r1"]] {
+            let (status, output) = try await ws.run(arguments, label: arguments[0])
+            #expect(status == 2, "\(output)")
+            #expect(output.contains("Error: the store's journal (journal.sqlite) is damaged"), "\(output)")
+            #expect(!output.contains("SELECT") && !output.contains("SQLite code"), "\(output)")
+        }
+    }
+
     @Test("show prints control characters and bidi overrides escaped, newlines as lines, and the message past its NUL")
     func showEscapes() async throws {
         let ws = try E2EWorkspace()
