@@ -50,7 +50,7 @@ enum DiffCommand {
             } catch let error as ReportError {
                 throw CommandFailure(error.message, exitCode: ExitCode.ioError)
             } catch let error as JournalError {
-                throw CommandFailure(error.description, exitCode: ExitCode.ioError)
+                throw CommandFailure(error.userText, exitCode: ExitCode.ioError)
             }
             if json {
                 print(String(decoding: diff.json(), as: UTF8.self))

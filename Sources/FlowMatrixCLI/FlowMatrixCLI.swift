@@ -100,9 +100,7 @@ public enum FlowMatrixCLI {
             return ExitCode.ioError
         } catch let error as JournalError where error.isDamaged {
             // What failed and how to go on, not the query that met the damage.
-            writeError("Error: the store's journal (journal.sqlite) is damaged: \(error.message). '\(spec.name)' cannot read "
-                + "it (flowmatrix does not repair a journal): keep a copy, then recover what it holds with the sqlite3 tool "
-                + "'sqlite3 journal.sqlite .recover', or use another store (--store)\n")
+            writeError("Error: \(error.userText)\n")
             return ExitCode.ioError
         } catch {
             writeError("Error: \(FileErrorText.sentence(error))\n")

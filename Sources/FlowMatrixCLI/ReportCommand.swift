@@ -64,7 +64,7 @@ enum ReportCommand {
             } catch let error as ReportError {
                 throw CommandFailure(error.message, exitCode: ExitCode.ioError)
             } catch let error as JournalError {
-                throw CommandFailure(error.description, exitCode: ExitCode.ioError)
+                throw CommandFailure(error.userText, exitCode: ExitCode.ioError)
             }
             for warning in files.warnings { FlowMatrixCLI.writeError("warning: \(warning.terminalSafe)\n") }
             print("report: \(files.html.path)")
@@ -95,7 +95,7 @@ enum StoreAccess {
         do {
             return try JournalReader(path: path)
         } catch let error as JournalError {
-            throw CommandFailure(error.description, exitCode: ExitCode.ioError)
+            throw CommandFailure(error.userText, exitCode: ExitCode.ioError)
         }
     }
 
@@ -109,7 +109,7 @@ enum StoreAccess {
             }
             return runID
         } catch let error as JournalError {
-            throw CommandFailure(error.description, exitCode: ExitCode.ioError)
+            throw CommandFailure(error.userText, exitCode: ExitCode.ioError)
         }
     }
 }

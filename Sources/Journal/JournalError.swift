@@ -31,6 +31,15 @@ public struct JournalError: Error, Sendable, Hashable, CustomStringConvertible {
     /// True when the journal's file is damaged or is not a journal at all (`SQLITE_CORRUPT`, `SQLITE_NOTADB`).
     public var isDamaged: Bool { code & 0xff == SQLITE_CORRUPT || code & 0xff == SQLITE_NOTADB }
 
+    /// What a person reads: for a damaged journal what is wrong and what to do, not the query that met the damage;
+    /// otherwise ``description``.
+    public var userText: String {
+        guard isDamaged else { return description }
+        return "the store's journal (journal.sqlite) is damaged: \(message). flowmatrix does not repair a journal: keep a "
+            + "copy, then recover what it holds with the sqlite3 tool ('sqlite3 journal.sqlite .recover'), or use another "
+            + "store (--store)"
+    }
+
     /// The code used for misuse of the journal API (not an SQLite failure).
     static let misuse = SQLITE_MISUSE
 }

@@ -17,6 +17,8 @@ struct RunJournal {
         } catch let error as JournalError where error.isReadOnly {
             throw RunError(.io, "the store \(store.root.path) is read-only: a run records in its journal, so it needs a store "
                 + "it can write ('runs' and 'show' still read this one)")
+        } catch let error as JournalError where error.isDamaged {
+            throw RunError(.io, error.userText)
         } catch {
             throw RunError(.io, "cannot open the journal: \(error)")
         }

@@ -28,7 +28,7 @@ struct InputAndSilenceTests {
         return "r1"
     }
 
-    @Test("a damaged journal: runs and show say so in plain words, without the query, and exit 2")
+    @Test("a damaged journal: runs, show, report, diff, isolate and run say so in plain words, without the query, and exit 2")
     func damagedJournal() async throws {
         let ws = try E2EWorkspace()
         defer { ws.cleanUp() }
@@ -40,7 +40,10 @@ struct InputAndSilenceTests {
         try #require(bytes.count > pageSize)
         for i in pageSize..<bytes.count { bytes[i] = 0xFF }
         try Data(bytes).write(to: URL(fileURLWithPath: ws.journalPath))
-        for arguments in [["runs"], ["show", "r1"]] {
+        try ws.scenario("passes", ["pass"])
+        let matrix = try ws.matrix(locales: ["en"])
+        for arguments in [["runs"], ["show", "r1"], ["report", "r1"], ["diff", "r1", "r1"], ["isolate", "r1"],
+                          ["run", matrix, "--workers", "1", "--quiet"]] {
             let (status, output) = try await ws.run(arguments, label: arguments[0])
             #expect(status == 2, "\(output)")
             #expect(output.contains("Error: the store's journal (journal.sqlite) is damaged"), "\(output)")
