@@ -11,26 +11,7 @@
 /// failure; a passing job that holds a deterministic confirmation **retracts** it. The session ends when every
 /// failure is explained, the budget is spent, or nothing is left to try.
 public struct IsolationSession: Sendable {
-    public struct Settings: Sendable {
-        /// The largest candidate (the plan's strength + 1; 3 for full plans).
-        public var maxSize: Int
-        /// Follow-up jobs at most (repeats included).
-        public var budget: Int
-        /// Repeats of a flaky job (its first sign of failure) before it counts: a repeat that fails an attempt makes
-        /// it an intermittent failure to explain; passing repeats make it noise (its passes still count).
-        public var flakyRepeats = 1
-        /// Tries of one deterministic candidate whose follow-up failed while holding other candidates.
-        public var triesPerCandidate = 2
-        /// Follow-ups of one intermittent suspect before it is dropped.
-        public var intermittentTries = 3
-        public var seed: UInt64
-
-        public init(maxSize: Int, budget: Int, seed: UInt64) {
-            self.maxSize = max(1, maxSize)
-            self.budget = max(0, budget)
-            self.seed = seed
-        }
-    }
+    public typealias Settings = IsolationSettings
 
     /// A job the session asks for.
     public struct FollowUp: Sendable, Hashable {
