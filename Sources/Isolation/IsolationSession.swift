@@ -305,11 +305,22 @@ public struct IsolationSession: Sendable {
     /// configuration is suspect.
     private mutating func confirmFollowUps(_ subject: Subject, ranking: SuspicionRanking) {
         let followUps = observations.filter { $0.subject == subject && $0.followUp }
+        // The follow-ups that decided `c`: those that kept it, or a part of it.
+        func jobs(_ c: Combination) -> [String] {
+            followUps.filter { f in
+                c.isContained(in: f.configuration)
+                    || targets[Key(subject: subject, configuration: f.configuration)].map { $0.combination.isSubset(of: c) } == true
+            }.map(\.jobID)
+        }
         for o in observations where o.subject == subject {
             let key = Key(subject: subject, configuration: o.configuration)
             guard let trial = targets[key], isFailing(key), !explained(o.configuration, subject),
                   !retracted.contains(where: { $0.subject == subject && $0.combination == trial.combination }) else { continue }
             let target = trial.combination
+            if trial.intermittent, let part = intermittentPart(of: target, in: o.configuration, subject: subject, ranking: ranking) {
+                confirmed.append(Confirmation(subject: subject, combination: part, jobs: jobs(part), intermittent: true))
+                continue
+            }
             // An intermittent suspect whose follow-ups failed every attempt may still be decided as deterministic.
             let intermittent = trial.intermittent
                 && isolatesIntermittent(target, in: o.configuration, subject: subject, ranking: ranking)
@@ -321,11 +332,22 @@ public struct IsolationSession: Sendable {
                     continue
                 }
             }
-            let jobs = followUps.filter { f in
-                let k = Key(subject: subject, configuration: f.configuration)
-                return target.isContained(in: f.configuration) || targets[k].map { $0.combination.isSubset(of: target) } == true
-            }.map(\.jobID)
-            confirmed.append(Confirmation(subject: subject, combination: target, jobs: jobs, intermittent: intermittent))
+            confirmed.append(Confirmation(subject: subject, combination: target, jobs: jobs(target), intermittent: intermittent))
+        }
+    }
+
+    /// The proper part of intermittent suspect `target` that explains a failing follow-up which kept `target`:
+    /// a part already tried as an intermittent suspect, whose jobs without `target` fail intermittently too, and
+    /// nothing else in `configuration` is suspect (the part isolated as in
+    /// ``isolatesIntermittent(_:in:subject:ranking:)``). A flaky value whose own follow-ups happened to pass left only
+    /// pairs holding it to try, and their failing follow-ups confirmed nothing, or the pair.
+    private func intermittentPart(of target: Combination, in configuration: [String: String], subject: Subject,
+                                  ranking: SuspicionRanking) -> Combination?
+    {
+        Combination.subsets(of: target.values, maxSize: target.count - 1).sorted().first { part in
+            (tries[subject]?[Trial(combination: part, intermittent: true)] ?? 0) > 0
+                && failsWithout(part, target, subject: subject)
+                && isolatesIntermittent(part, in: configuration, subject: subject, ranking: ranking)
         }
     }
 
