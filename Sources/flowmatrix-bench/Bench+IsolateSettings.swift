@@ -97,13 +97,15 @@ extension IsolateBench {
         let env = ProcessInfo.processInfo.environment
         let systems = quick ? 4 : Int(env["FLOWMATRIX_BENCH_ISOLATE_SYSTEMS"] ?? "") ?? 100
         let strengths = (env["FLOWMATRIX_BENCH_ISOLATE_STRENGTHS"] ?? "2,3").split(separator: ",").compactMap { Int($0) }
+        // FLOWMATRIX_BENCH_ISOLATE_SIZES=3 runs the three-value fault settings only.
+        let sizes = (env["FLOWMATRIX_BENCH_ISOLATE_SIZES"] ?? "1,2,3").split(separator: ",").compactMap { Int($0) }
         // FLOWMATRIX_BENCH_ISOLATE_SEED_OFFSET moves every system's seed: other systems, to check a change is not
         // tuned to the usual ones.
         let offset = UInt64(env["FLOWMATRIX_BENCH_ISOLATE_SEED_OFFSET"] ?? "") ?? 0
         say("== bench isolate: \(systems) seeded systems per setting (\(quick ? "6 axes of 2–4" : "8–12 axes of 2–10")"
             + " values, an exclude and a constraint; 2–3 planted faults, some overlapping, about one in five flaky; retries 1)")
         for strength in strengths {
-            for size in [1, 2, 3] {
+            for size in sizes {
                 let started = Date()
                 var ours = Score(), ofot = Score(), exhaustive = Score()
                 var exhaustiveJobs = 0.0, exhaustiveSkipped = 0
