@@ -27,20 +27,24 @@ struct IsolationEvidence: Sendable {
     static let minimumFailing = 2
     /// …and at least this share of them.
     static let minimumRate = 0.34
-    /// Intermittent suspects have at most this many values (a larger one is held by too few jobs to be told apart
-    /// from its parts by failure shares; it stays a deterministic candidate).
-    static let maximumSize = 2
+    /// Intermittent suspects have at most two values (a larger one is held by too few jobs to be told apart from its
+    /// parts by failure shares; it stays a deterministic candidate), or three where candidates have four (a 3-wise
+    /// plan holds every three values in several jobs; without them every flaky three-value fault was missed, and only
+    /// larger candidates holding it were left to confirm).
+    static func maximumSize(candidates maxSize: Int) -> Int { maxSize > 3 ? 3 : 2 }
 
-    /// Tallies of every combination of at most ``maximumSize`` values of the jobs' configurations (job by job: a
+    /// Tallies of every combination of at most `size` values of the jobs' configurations (job by job: a
     /// configuration run twice counts twice) that `explained` does not cover.
-    /// - Parameter intermittentConfigurations: configurations that both passed and failed an attempt.
+    /// - Parameters:
+    ///   - intermittentConfigurations: configurations that both passed and failed an attempt.
+    ///   - size: the largest suspect (``maximumSize(candidates:)``).
     static func tallies(_ jobs: [(configuration: [String: String], verdict: Verdict)], explained: [Combination],
-                        intermittentConfigurations: Set<[String: String]> = []) -> [Combination: Tally]
+                        intermittentConfigurations: Set<[String: String]> = [], size: Int) -> [Combination: Tally]
     {
         var out: [Combination: Tally] = [:]
         for job in jobs where !explained.contains(where: { $0.isContained(in: job.configuration) }) {
             let shows = job.verdict == .flaky || (job.verdict == .failed && intermittentConfigurations.contains(job.configuration))
-            for c in Combination.subsets(of: job.configuration, maxSize: maximumSize) {
+            for c in Combination.subsets(of: job.configuration, maxSize: size) {
                 if job.verdict == .passed { out[c, default: Tally()].passing += 1 } else { out[c, default: Tally()].failing += 1 }
                 if shows { out[c, default: Tally()].intermittent += 1 }
             }
@@ -67,10 +71,13 @@ struct IsolationEvidence: Sendable {
         var jobs: [(configuration: [String: String], verdict: Verdict)]
         var explained: [Combination]
         var mixed: Set<[String: String]>
+        /// The largest suspect (``IsolationEvidence/maximumSize(candidates:)``).
+        var size: Int
 
         /// The tallies of the jobs whose configuration `filter` keeps.
         func tallies(_ filter: ([String: String]) -> Bool = { _ in true }) -> [Combination: Tally] {
-            IsolationEvidence.tallies(jobs.filter { filter($0.configuration) }, explained: explained, intermittentConfigurations: mixed)
+            IsolationEvidence.tallies(jobs.filter { filter($0.configuration) }, explained: explained,
+                                      intermittentConfigurations: mixed, size: size)
         }
 
         /// The smallest proper part of `combination` that is an intermittent suspect `untried` allows, on the jobs
@@ -91,7 +98,7 @@ struct IsolationEvidence: Sendable {
     static func evidencedSuspect(in failing: [String: String], tally: [Combination: Tally], intermittentJobs total: Int,
                                  maxSize: Int, untried: (Combination) -> Bool) -> Combination?
     {
-        Combination.subsets(of: failing, maxSize: min(maxSize, maximumSize))
+        Combination.subsets(of: failing, maxSize: min(maxSize, maximumSize(candidates: maxSize)))
             .filter { c in
                 guard let t = tally[c], evidenced(t), t.intermittent * 2 >= total else { return false }
                 return untried(c)
@@ -110,7 +117,7 @@ struct IsolationEvidence: Sendable {
     static func bestSuspect(in failing: [String: String], tally: [Combination: Tally], maxSize: Int,
                             untried: (Combination) -> Bool) -> Combination?
     {
-        Combination.subsets(of: failing, maxSize: min(maxSize, maximumSize))
+        Combination.subsets(of: failing, maxSize: min(maxSize, maximumSize(candidates: maxSize)))
             .filter { suspicious(tally[$0]) && untried($0) }
             .min { a, b in
                 let (ta, tb) = (tally[a] ?? .init(), tally[b] ?? .init())

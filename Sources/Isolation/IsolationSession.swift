@@ -396,7 +396,8 @@ public struct IsolationSession: Sendable {
     func record(_ subject: Subject) -> IsolationEvidence.Record {
         .init(jobs: observations.filter { $0.subject == subject }.map { ($0.configuration, $0.verdict) },
               explained: confirmed.filter { $0.subject == subject }.map(\.combination),
-              mixed: Set(attempts.filter { $0.key.subject == subject && $0.value.passed && $0.value.failed }.map(\.key.configuration)))
+              mixed: Set(attempts.filter { $0.key.subject == subject && $0.value.passed && $0.value.failed }.map(\.key.configuration)),
+              size: IsolationEvidence.maximumSize(candidates: settings.maxSize))
     }
 
     static func order(_ a: Key, _ b: Key) -> Bool {

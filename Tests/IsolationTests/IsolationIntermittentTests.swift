@@ -3,7 +3,7 @@ import Isolation
 import MatrixPlan
 import Testing
 
-/// Intermittent faults the suspects of earlier rules could not reach (docs/ISOLATE.md, "The algorithm", step 7).
+/// Intermittent faults the suspects of earlier rules could not reach (docs/ISOLATE.md, "The algorithm", steps 4 and 7).
 @Suite("Isolation: intermittent faults")
 struct IsolationIntermittentTests {
     typealias Fixture = IsolationSessionTests
@@ -15,6 +15,33 @@ struct IsolationIntermittentTests {
         let (matrix, findings) = MatrixFile.parse(Array(json.utf8), file: "binary.json", directory: URL(fileURLWithPath: "/"))
         #expect(findings.isEmpty)
         return try #require(matrix)
+    }
+
+    @Test("under a 3-wise plan a flaky three-value fault is an intermittent suspect, confirmed as itself, not a larger candidate")
+    func flakyThreeValueFault() throws {
+        let matrix = try Self.binaryAxes(6)
+        let fault = Combination(["a": "1", "b": "1", "c": "1"])
+        // Its eight source jobs: three flaky, two failing, three passing; its follow-ups pass, then fail.
+        let pattern: [Verdict] = [.flaky, .passed, .failed, .passed, .flaky, .failed, .passed, .flaky]
+        var held = 0, followUps = 0, count = 0
+        func observe(_ c: [String: String], followUp: Bool) -> Observation {
+            count += 1
+            var verdict: Verdict = .passed
+            if fault.isContained(in: c) {
+                if followUp { followUps += 1; verdict = followUps % 2 == 0 ? .failed : .passed } else { verdict = pattern[held % 8]; held += 1 }
+            }
+            return Observation(subject: Fixture.subject, configuration: c, verdict: verdict, jobID: "j\(count)", followUp: followUp)
+        }
+        let source = Fixture.configurations(matrix).map { observe($0, followUp: false) }
+        var session = IsolationSession(source: source, generator: FollowUpGenerator(matrix: matrix),
+                                       settings: .init(maxSize: 4, budget: 13, seed: 2))
+        for _ in 0..<20 {
+            let asks = session.nextRound()
+            if asks.isEmpty { break }
+            session.onResults(asks.map { observe($0.configuration, followUp: true) })
+        }
+        #expect(session.confirmed.map(\.combination) == [fault], "confirmed \(session.confirmed.map(\.combination))")
+        #expect(session.confirmed.first?.intermittent == true)
     }
 
     @Test("a flaky value whose own follow-ups passed is confirmed from a failing follow-up of a pair holding it, not the pair")
