@@ -13,15 +13,7 @@
 public struct IsolationSession: Sendable {
     public typealias Settings = IsolationSettings
 
-    /// A job the session asks for.
-    public struct FollowUp: Sendable, Hashable {
-        public var subject: Subject
-        public var configuration: [String: String]
-        /// The candidate it keeps; nil for a repeat of a flaky job.
-        public var target: Combination?
-        /// Whether the target is tried as an intermittent suspect.
-        public var intermittent = false
-    }
+    public typealias FollowUp = IsolationFollowUp
 
     /// A confirmed combination with the follow-up jobs that decided it.
     public struct Confirmation: Sendable, Hashable {

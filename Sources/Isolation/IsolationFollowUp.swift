@@ -1,0 +1,9 @@
+/// A job an ``IsolationSession`` asks for.
+public struct IsolationFollowUp: Sendable, Hashable {
+    public var subject: Subject
+    public var configuration: [String: String]
+    /// The candidate it keeps; nil for a repeat of a flaky job.
+    public var target: Combination?
+    /// Whether the target is tried as an intermittent suspect.
+    public var intermittent = false
+}
