@@ -35,9 +35,7 @@ public final class BlobReader: Sendable {
         // No shard folder (yet): the blob by its path, which says why it cannot be read.
         guard folder >= 0 else { return try store.appendCompressed(sha, maxSize: maxSize, to: &out) }
         let fd = openat(folder, sha + ".gz", O_RDONLY | O_CLOEXEC)
-        if fd == -1, errno == ENOENT {
-            throw ArtifactError(code: .notFound, message: "no blob \(sha) in the store", operation: "read blob")
-        }
+        if fd == -1, errno == ENOENT { throw BlobStore.notFound(sha) }
         try SystemFunnel.check(fd, "open \(store.blobPath(sha))")
         defer { close(fd) }
         var known = size.flatMap { $0 >= 0 ? $0 : nil }

@@ -135,11 +135,14 @@ public struct BlobStore: Sendable {
         let sha = try Self.validated(sha256, "read blob")
         let path = blobPath(sha)
         let fd = open(path, O_RDONLY | O_CLOEXEC)
-        if fd == -1, errno == ENOENT {
-            throw ArtifactError(code: .notFound, message: "no blob \(sha) in the store", operation: "read blob")
-        }
+        if fd == -1, errno == ENOENT { throw Self.notFound(sha) }
         try SystemFunnel.check(fd, "open \(path)")
         return (fd, sha, path)
+    }
+
+    /// The error of a read of blob `sha` that the store does not hold.
+    static func notFound(_ sha: String) -> ArtifactError {
+        ArtifactError(code: .notFound, message: "no blob \(sha) in the store", operation: "read blob")
     }
 
     /// Throws `.hashMismatch` unless the bytes `digest` read hash to `sha`.

@@ -67,7 +67,7 @@ struct ResumeQuery {
         }
         guard let (attempt, outcome, step, message, duration, steps) = rows.first else { return nil }
         let failing = try StepLines.decode(steps ?? "", "attempt \(attempt) of job \(jobID) in run \(runID)")
-            .first { ($0.outcome == .failed || $0.outcome == .timedOut) && !($0.message ?? "").hasPrefix("infrastructure fault:") }
+            .first(where: StepLines.showsFailure)
         // A result of its own says how it ended; an attempt closed (or left open) by a stop failed at its failing step.
         let closedByStop = outcome == nil || outcome == "cancelled" || (message ?? "").hasSuffix(JournalStatements.coordinatorStopped)
         return PriorFailure(

@@ -152,8 +152,16 @@ enum StepLines {
     static func failureEvidence(_ column: String) -> String {
         """
         (\(column) LIKE '%"o":"failed"%' OR \(column) LIKE '%"o":"timedOut"%') \
-        AND \(column) NOT LIKE '%"m":"infrastructure fault:%'
+        AND \(column) NOT LIKE '%"m":"\(infrastructurePrefix)%'
         """
+    }
+
+    /// How a step's message starts when the registry's machinery failed (the attempt is lost, not failed).
+    static let infrastructurePrefix = "infrastructure fault:"
+
+    /// ``failureEvidence(_:)`` for one decoded step: it failed or timed out, not by a fault of the machinery.
+    static func showsFailure(_ step: StepResult) -> Bool {
+        (step.outcome == .failed || step.outcome == .timedOut) && !(step.message ?? "").hasPrefix(infrastructurePrefix)
     }
 
     /// The steps in index order, the last line of each index winning.
