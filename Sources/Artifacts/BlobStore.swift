@@ -147,11 +147,10 @@ public struct BlobStore: Sendable {
 
     /// Throws `.hashMismatch` unless the bytes `digest` read hash to `sha`.
     static func verify(_ digest: consuming SHA256, _ sha: String) throws {
-        let actual = Hex.encode(digest.finalize())
-        guard actual == sha else {
-            throw ArtifactError(
-                code: .hashMismatch, message: "blob \(sha) is corrupt on disk (hashes to \(actual))", operation: "read blob")
-        }
+        let bytes = digest.finalize()
+        guard !Hex.matches(bytes, lowercaseHex: sha) else { return }
+        throw ArtifactError(code: .hashMismatch, message: "blob \(sha) is corrupt on disk (hashes to \(Hex.encode(bytes)))",
+                            operation: "read blob")
     }
 
     /// Streams a blob's compressed bytes to `body`, verifying its hash at the end.

@@ -13,6 +13,20 @@ public enum Hex {
         return String(decoding: chars, as: UTF8.self)
     }
 
+    /// Whether `text` is the lowercase hex of `bytes`, without building it (a report checks tens of thousands of blob
+    /// hashes; the generic ``encode(_:)`` and its string cost more than the hash itself).
+    public static func matches(_ bytes: [UInt8], lowercaseHex text: String) -> Bool {
+        var text = text
+        return text.withUTF8 { hex in
+            guard hex.count == bytes.count * 2 else { return false }
+            for (i, byte) in bytes.enumerated()
+            where hex[2 * i] != digits[Int(byte >> 4)] || hex[2 * i + 1] != digits[Int(byte & 0x0f)] {
+                return false
+            }
+            return true
+        }
+    }
+
     /// Decodes hex (either case, whitespace ignored); nil when a character is not a hex digit or the count is odd.
     public static func decode(_ text: String) -> [UInt8]? {
         var out: [UInt8] = []

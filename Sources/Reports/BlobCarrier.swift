@@ -102,6 +102,8 @@ final class BlobCarrier {
     /// The Z85 text of the blobs read ahead, one buffer per reader thread.
     private var readyTexts: [[UInt8]] = []
 
+    /// A blob ``prefetch(_:)`` reads: its hash and the compressed size the journal recorded.
+    struct Wanted { var sha256: String, compressedSize: Int }
     /// A blob read ahead: its Z85 text is `readyTexts[part][range]`; `compressed` is its size before Z85.
     struct Span { var part: Int, range: Range<Int>, compressed: Int }
     /// Threads that read blobs ahead (``prefetch(_:)``).
@@ -164,12 +166,16 @@ final class BlobCarrier {
     /// small blob files: one after the other, that was a third of its time.
     func prefetch(_ jobs: [JobReport]) {
         guard let reader, selection != .none else { return }
-        var wanted: [ArtifactReference] = []
+        // Hashes and sizes, not references: copying a reference (three strings) per artifact showed in profiles.
+        var wanted: [Wanted] = []
         var seen = Set<String>()
         for job in jobs where selects(job) {
             for attempt in job.attempts {
-                for ref in attempt.artifacts where done[ref.sha256] == nil && ref.rawSize <= maxArtifactSize {
-                    if seen.insert(ref.sha256).inserted { wanted.append(ref) }
+                for k in attempt.artifacts.indices where attempt.artifacts[k].rawSize <= maxArtifactSize {
+                    let sha = attempt.artifacts[k].sha256
+                    if done[sha] == nil, seen.insert(sha).inserted {
+                        wanted.append(Wanted(sha256: sha, compressedSize: attempt.artifacts[k].compressedSize))
+                    }
                 }
             }
         }
@@ -184,7 +190,7 @@ final class BlobCarrier {
             var spans: [(String, Result<Span, Note>)] = []
             for ref in wantedRefs[min(wantedRefs.count, part * stride)..<min(wantedRefs.count, (part + 1) * stride)] {
                 let start = text.count
-                spans.append((ref.sha256, Self.read(ref, reader: reader, maxSize: limit, raw: &raw, text: &text).map {
+                spans.append((ref.sha256, Self.read(ref.sha256, size: ref.compressedSize, reader: reader, maxSize: limit, raw: &raw, text: &text).map {
                     Span(part: part, range: start..<text.count, compressed: $0)
                 }))
             }
@@ -197,13 +203,12 @@ final class BlobCarrier {
 
     /// Appends a blob's compressed bytes as Z85 text to `text` (`raw` is scratch space); returns its compressed size,
     /// or why it cannot be read.
-    private static func read(_ ref: ArtifactReference, reader: BlobReader, maxSize: Int, raw: inout [UInt8],
+    private static func read(_ sha256: String, size: Int, reader: BlobReader, maxSize: Int, raw: inout [UInt8],
                              text: inout [UInt8]) -> Result<Int, Note> {
         raw.removeAll(keepingCapacity: true)
         do {
             // The size the journal recorded spares asking the file system (the hash still decides).
-            let count = try reader.appendCompressed(ref.sha256, size: ref.compressedSize > 0 ? ref.compressedSize : nil,
-                                                    maxSize: maxSize, to: &raw)
+            let count = try reader.appendCompressed(sha256, size: size > 0 ? size : nil, maxSize: maxSize, to: &raw)
             raw.withUnsafeBufferPointer { Z85.encode($0, appendingTo: &text) }
             return .success(count)
         } catch let error as ArtifactError {
@@ -236,7 +241,7 @@ final class BlobCarrier {
         case .failure(let note)?: return .failure(note)
         case nil:
             var raw: [UInt8] = [], own: [UInt8] = []
-            switch Self.read(ref, reader: reader, maxSize: maxArtifactSize, raw: &raw, text: &own) {
+            switch Self.read(ref.sha256, size: ref.compressedSize, reader: reader, maxSize: maxArtifactSize, raw: &raw, text: &own) {
             case .success(let count): (text, compressed) = (own[...], count)
             case .failure(let note): return .failure(note)
             }

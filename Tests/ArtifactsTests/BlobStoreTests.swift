@@ -267,6 +267,24 @@ struct BlobStoreTests {
             try store.compressedBytes(artifact.sha256, maxSize: 1 << 20)
         }
         #expect(corrupt?.code == .hashMismatch)
+        #expect(corrupt?.message.contains("hashes to \(Hex.encode(SHA256.hash(bytes)))") == true)
+    }
+
+    @Test("Hex.matches says whether text is the lowercase hex of bytes, as comparing with Hex.encode does")
+    func hexMatches() {
+        let samples: [[UInt8]] = [[], [0], [0xff], [0x0a, 0xb0], Array(0...255), SHA256.hash(Array("blob".utf8))]
+        for bytes in samples {
+            let hex = Hex.encode(bytes)
+            #expect(Hex.matches(bytes, lowercaseHex: hex))
+            #expect(!Hex.matches(bytes, lowercaseHex: hex.uppercased()) || hex == hex.uppercased())
+            #expect(!Hex.matches(bytes, lowercaseHex: hex + "0"))
+            #expect(!Hex.matches(bytes, lowercaseHex: String(hex.dropLast(2))) || bytes.isEmpty)
+            for flip in [0, hex.count / 2, hex.count - 1] where !hex.isEmpty {
+                var changed = Array(hex.utf8)
+                changed[flip] = changed[flip] == UInt8(ascii: "0") ? UInt8(ascii: "1") : UInt8(ascii: "0")
+                #expect(!Hex.matches(bytes, lowercaseHex: String(decoding: changed, as: UTF8.self)))
+            }
+        }
     }
 
     @Test("codec failures reach callers as ArtifactError with the codec's code: not gzip, truncated, bad level")
