@@ -254,7 +254,7 @@ public struct AxisPivot: Sendable, Hashable, Codable {
     /// The `count` best of `groups` in ``rankedBefore(_:_:_:_:)`` order. A 100,000-job run has tens of thousands of
     /// groups with a failure and ties are common: they are ordered by their figures first, and only the best and those
     /// tied with the last of them become groups with labels.
-    private static func best(_ groups: [Key: Tally], count: Int, totalFailures: Int, group: (Key) -> Group) -> [Group] {
+    private static func best(_ groups: [(key: Key, value: Tally)], count: Int, totalFailures: Int, group: (Key) -> Group) -> [Group] {
         struct Figures {
             var key: Key, score: Double, rate: Double, failures: Int, values: Int
             func before(_ o: Figures) -> Bool {

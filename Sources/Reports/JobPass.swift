@@ -15,7 +15,7 @@ import Journal
 /// A queue holds at most ``queueBatches`` batches of ``batchSize`` jobs, so memory does not grow with the run.
 final class JobPass {
     static let batchSize = 256
-    static let queueBatches = 8
+    static let queueBatches = 32
 
     let carrier: BlobCarrier
     private let folder: URL

@@ -32,7 +32,7 @@ enum PivotCovering {
     ///   - initial: every group's run-wide tally (the figures a pattern's group shows).
     ///   - totals: jobs with a verdict and failures of the whole run.
     static func cover(
-        tallies: inout Tallies, source: Tallies.Source, values: [AxisValue], axes: [Int32], initial: [Key: Tally],
+        tallies: inout Tallies, source: Tallies.Source, values: [AxisValue], axes: [Int32], initial: PivotGroupCounts,
         totals: (jobs: Int, failures: Int)
     ) throws -> Covering {
         var remaining = totals
@@ -102,7 +102,7 @@ enum PivotCovering {
 
     /// The group with the most failures beyond what its size predicts (weighted relative accuracy,
     /// `failures − jobs × (failures left / jobs left)`); ties by ``AxisPivot/rankedBefore(_:_:_:_:)``.
-    private static func bestPartial(_ groups: [Key: Tally], remaining: (jobs: Int, failures: Int), values: [AxisValue])
+    private static func bestPartial(_ groups: PivotGroupCounts, remaining: (jobs: Int, failures: Int), values: [AxisValue])
         -> (key: Key, tally: Tally)?
     {
         let base = Double(remaining.failures) / Double(max(1, remaining.jobs))
@@ -172,7 +172,7 @@ enum PivotCovering {
         }
 
         /// A pattern's tally: its group's, or the sum over the groups of its set's values.
-        func tally(of p: Pattern, in groups: [Key: Tally]) -> Tally {
+        func tally(of p: Pattern, in groups: PivotGroupCounts) -> Tally {
             guard let setIndex = p.clauses.firstIndex(where: { $0.count > 1 }) else {
                 return key(p.clauses.map { $0[0] }).flatMap { groups[$0] } ?? Tally()
             }
@@ -184,7 +184,7 @@ enum PivotCovering {
 
         /// Every pattern that is exact within its scope on `groups` with at least 2 failures: most failures first,
         /// then the simplest, then by label.
-        func exactCandidates(_ groups: [Key: Tally], remaining: (jobs: Int, failures: Int)) -> [Exact] {
+        func exactCandidates(_ groups: PivotGroupCounts, remaining: (jobs: Int, failures: Int)) -> [Exact] {
             func scopeFailures(_ scenario: Int32?) -> Int {
                 scenario.map { groups[Key(a: $0)]?.failures ?? 0 } ?? remaining.failures
             }

@@ -27,7 +27,7 @@ struct PivotTallies {
     let axes: [Int32]
     /// Per value id, whether it occurs in a failing job: groups of several values are counted only then.
     let failing: [Bool]
-    private(set) var groups: [Key: Tally] = [:]
+    private(set) var groups = PivotGroupCounts()
     static let combineLimit = 1 << 16
 
     /// Jobs combined by profile: each distinct profile once, with what its jobs count.
@@ -114,15 +114,15 @@ struct PivotTallies {
         let scenarioAxisID: Int32 = -1
         let ids = Array(ids)
         for i in ids.indices {
-            groups[Key(a: ids[i]), default: Tally()].add(t)
+            groups.add(t, to: Key(a: ids[i]))
             guard failing[Int(ids[i])] else { continue }
             for j in (i + 1)..<ids.endIndex where axes[Int(ids[j])] != axes[Int(ids[i])] && failing[Int(ids[j])] {
-                groups[Key(a: ids[i], b: ids[j]), default: Tally()].add(t)
+                groups.add(t, to: Key(a: ids[i], b: ids[j]))
                 // Within one scenario, a pair of axis values: "checkout fails only with rtl + landscape".
                 guard axes[Int(ids[i])] == scenarioAxisID else { continue }
                 for k in (j + 1)..<ids.endIndex
                 where axes[Int(ids[k])] != axes[Int(ids[j])] && axes[Int(ids[k])] != scenarioAxisID && failing[Int(ids[k])] {
-                    groups[Key(a: ids[i], b: ids[j], c: ids[k]), default: Tally()].add(t)
+                    groups.add(t, to: Key(a: ids[i], b: ids[j], c: ids[k]))
                 }
             }
         }
