@@ -1,4 +1,5 @@
 import CSQLite
+import FlowVocabulary
 
 /// Reads the JSON Lines of `attempts.steps` (see ``StepLines``) without Foundation's JSON decoder: a report of a
 /// large run reads every attempt's steps, and a general decoder per attempt cost more than the query.
@@ -10,7 +11,10 @@ struct StepLineParser {
     struct Line {
         var i: Int?
         var k: String?
+        /// The outcome's text, when it is not one of ``StepOutcome``'s names (else ``outcome``).
         var o: String?
+        /// The outcome, read from the bytes (no `String` made for the one member every step has).
+        var outcome: StepOutcome?
         var u: Int64?
         var d: Double?
         var m: String?
@@ -62,22 +66,10 @@ struct StepLineParser {
             skipSpaces()
             try expect(0x3A)  // :
             skipSpaces()
-            let value = try value()
-            switch (key, value) {
-            case ("i", .number(let n)): line.i = try integer(n, "i")
-            case ("u", .number(let n)): line.u = Int64(try integer(n, "u"))
-            case ("d", .number(let n)):
-                let text = String(decoding: bytes[n], as: UTF8.self)
-                guard let v = Double(text) else { throw Failure(description: "bad number \(text) for d") }
-                line.d = v
-            case ("k", .string(let s)): line.k = s
-            case ("o", .string(let s)): line.o = s
-            case ("m", .string(let s)): line.m = s
-            case ("x", .string(let s)): line.x = s
-            case ("m", .null), ("x", .null), ("d", .null), ("u", .null): break
-            case ("i", _), ("u", _), ("d", _), ("k", _), ("o", _), ("m", _), ("x", _):
-                throw Failure(description: "member \(key) has the wrong type")
-            default: break  // a member this build does not know
+            if key == "o", let known = knownOutcome() {
+                (line.o, line.outcome) = (nil, known)
+            } else {
+                try member(key, into: &line)
             }
             skipSpaces()
             if peek == 0x2C {
@@ -86,6 +78,27 @@ struct StepLineParser {
             }
             try expect(0x7D)  // }
             return line
+        }
+    }
+
+    /// Reads member `key`'s value into `line`.
+    private mutating func member(_ key: Unicode.Scalar, into line: inout Line) throws(Failure) {
+        let value = try value()
+        switch (key, value) {
+        case ("i", .number(let n)): line.i = try integer(n, "i")
+        case ("u", .number(let n)): line.u = Int64(try integer(n, "u"))
+        case ("d", .number(let n)):
+            let text = String(decoding: bytes[n], as: UTF8.self)
+            guard let v = Double(text) else { throw Failure(description: "bad number \(text) for d") }
+            line.d = v
+        case ("k", .string(let s)): line.k = s
+        case ("o", .string(let s)): (line.o, line.outcome) = (s, StepOutcome(rawValue: s))
+        case ("m", .string(let s)): line.m = s
+        case ("x", .string(let s)): line.x = s
+        case ("m", .null), ("x", .null), ("d", .null), ("u", .null): break
+        case ("i", _), ("u", _), ("d", _), ("k", _), ("o", _), ("m", _), ("x", _):
+            throw Failure(description: "member \(key) has the wrong type")
+        default: break  // a member this build does not know
         }
     }
 
@@ -100,6 +113,22 @@ struct StepLineParser {
         let name = try string()
         guard name.unicodeScalars.count == 1, let only = name.unicodeScalars.first, only.isASCII else { return "?" }
         return only
+    }
+
+    /// The outcome names as bytes, by ``StepOutcome`` case.
+    private static let outcomeNames = StepOutcome.allCases.map { ($0, Array($0.rawValue.utf8)) }
+
+    /// At a string that is exactly an outcome's name (quotes included, no escape): reads it and returns the outcome.
+    /// Anything else is left for ``value()``.
+    private mutating func knownOutcome() -> StepOutcome? {
+        guard peek == 0x22 else { return nil }
+        for (outcome, name) in Self.outcomeNames {
+            let end = at + 1 + name.count
+            guard end < bytes.count, bytes[end] == 0x22, bytes[(at + 1)..<end].elementsEqual(name) else { continue }
+            at = end + 1
+            return outcome
+        }
+        return nil
     }
 
     private var peek: UInt8? { at < bytes.count ? bytes[at] : nil }

@@ -184,12 +184,11 @@ enum StepLines {
         var steps: [StepResult] = []
         steps.reserveCapacity(lines.count)
         for line in lines {
-            guard let index = line.i, index >= 0, let key = line.k, let text = line.o,
-                let outcome = StepOutcome(rawValue: text), outcome.journaled == outcome
+            guard let index = line.i, index >= 0, let key = line.k, let outcome = line.outcome, outcome.journaled == outcome
             else {
                 throw JournalError(
                     code: SQLITE_CORRUPT,
-                    message: "a step of \(what()) lacks an index, key or known outcome (\(line.o ?? "none"))",
+                    message: "a step of \(what()) lacks an index, key or known outcome (\(line.o ?? line.outcome?.rawValue ?? "none"))",
                     operation: "read")
             }
             let step = StepResult(
