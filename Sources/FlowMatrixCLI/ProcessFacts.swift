@@ -17,12 +17,13 @@ package enum ProcessFacts {
         #endif
     }
 
-    /// The `flowmatrix` executable: this one, or the one beside it when this is `flowmatrix-bench` (the benches start
-    /// `flowmatrix serve` and `flowmatrix worker` children).
+    /// The `flowmatrix` executable: this one, whatever it is named (a copy installed as `fm` starts `fm worker`), or
+    /// the one beside it when this is `flowmatrix-bench` (the benches start `flowmatrix serve` and `flowmatrix worker`
+    /// children).
     package static var flowmatrix: URL {
         let own = executable
-        return own.lastPathComponent == "flowmatrix"
-            ? own : own.deletingLastPathComponent().appendingPathComponent("flowmatrix")
+        return own.lastPathComponent.hasPrefix("flowmatrix-bench")
+            ? own.deletingLastPathComponent().appendingPathComponent("flowmatrix") : own
     }
 
     /// This process's resident set size now, in bytes.

@@ -38,38 +38,55 @@ enum Escape {
     /// and carriage return become character references so a parser keeps them.
     static func xml(_ text: String, attribute: Bool = false) -> String {
         // Most strings need nothing: no markup character, no control character, no U+FFFE/U+FFFF (EF BF BE/BF).
-        if !text.utf8.contains(where: { $0 < 0x20 || $0 == 0x26 || $0 == 0x3C || $0 == 0x3E || $0 == 0x22 || $0 == 0x27 || $0 == 0xEF }) {
-            return text
-        }
-        // Byte by byte (a String is valid UTF-8): a JUnit report escapes every failing job's details, which hold
-        // apostrophes and line feeds.
+        guard needsXMLEscape(text) else { return text }
+        var out: [UInt8] = []
+        xml(text, attribute: attribute, into: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    private static func needsXMLEscape(_ text: String) -> Bool {
+        text.utf8.contains(where: { $0 < 0x20 || $0 == 0x26 || $0 == 0x3C || $0 == 0x3E || $0 == 0x22 || $0 == 0x27 || $0 == 0xEF })
+    }
+
+    /// ``xml(_:attribute:)`` appended to `out` as UTF-8, without a string in between (a JUnit report writes every
+    /// failing job's case this way).
+    static func xml(_ text: String, attribute: Bool = false, into out: inout [UInt8]) {
         var text = text
-        return text.withUTF8 { bytes in
-            var out: [UInt8] = []
-            out.reserveCapacity(bytes.count + bytes.count / 8 + 16)
-            var i = 0
+        text.withUTF8 { bytes in
+            // Byte by byte (a String is valid UTF-8), a run of bytes that need nothing copied at once: a JUnit
+            // report escapes every failing job's details, which hold apostrophes and line feeds.
+            var i = 0, plain = 0
+            func copyPlain(upTo end: Int) {
+                if end > plain { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[plain..<end])) }
+            }
             while i < bytes.count {
                 let byte = bytes[i]
                 i += 1
+                let replacement: StaticString
                 switch byte {
-                case 0x26: out.append(contentsOf: "&amp;".utf8)
-                case 0x3C: out.append(contentsOf: "&lt;".utf8)
-                case 0x3E: out.append(contentsOf: "&gt;".utf8)
-                case 0x22: out.append(contentsOf: "&quot;".utf8)
-                case 0x27: out.append(contentsOf: "&apos;".utf8)
+                case 0x26: replacement = "&amp;"
+                case 0x3C: replacement = "&lt;"
+                case 0x3E: replacement = "&gt;"
+                case 0x22: replacement = "&quot;"
+                case 0x27: replacement = "&apos;"
                 case 0x09, 0x0A, 0x0D:
-                    if attribute { out.append(contentsOf: (byte == 0x09 ? "&#9;" : byte == 0x0A ? "&#10;" : "&#13;").utf8) } else {
-                        out.append(byte)
-                    }
-                case 0..<0x20: out.append(contentsOf: [0xEF, 0xBF, 0xBD])  // U+FFFD
+                    guard attribute else { continue }
+                    replacement = byte == 0x09 ? "&#9;" : byte == 0x0A ? "&#10;" : "&#13;"
+                case 0..<0x20: replacement = "\u{FFFD}"
                 case 0xEF where i + 1 < bytes.count && bytes[i] == 0xBF && (bytes[i + 1] == 0xBE || bytes[i + 1] == 0xBF):
                     // U+FFFE, U+FFFF
+                    copyPlain(upTo: i - 1)
                     out.append(contentsOf: [0xEF, 0xBF, 0xBD])
                     i += 2
-                default: out.append(byte)
+                    plain = i
+                    continue
+                default: continue
                 }
+                copyPlain(upTo: i - 1)
+                out.append(contentsOf: UnsafeBufferPointer(start: replacement.utf8Start, count: replacement.utf8CodeUnitCount))
+                plain = i
             }
-            return String(decoding: out, as: UTF8.self)
+            copyPlain(upTo: bytes.count)
         }
     }
 

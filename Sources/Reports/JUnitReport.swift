@@ -87,10 +87,9 @@ public enum JUnitReport {
             let (xml, tally) = JUnitReport.cases(job, grouping: grouping, multipleRegistries: multipleRegistries)
             totals.add(tally)
             let own = JUnitReport.hasTests(job) ? tally : nil
-            var text = xml
             do {
                 let offset = texts.offset
-                try text.withUTF8 { try texts.append(UnsafeRawBufferPointer($0)) }
+                try xml.bytes.withUnsafeBytes { try texts.append($0) }
                 try places.append(Place(
                     ordinal: Int64(job.row.ordinal), offset: Int64(offset), length: Int64(texts.offset - offset),
                     tests: Int32(clamping: own?.tests ?? 0), failures: Int32(clamping: own?.failures ?? 0),
@@ -117,22 +116,25 @@ public enum JUnitReport {
     /// The XML of a job that is not a plain pass and its counts: one case, or a command job's tests' cases plus,
     /// unless it passed, its own case (a job whose attempts ran no test, e.g. its command never started, stays one
     /// case).
-    static func cases(_ job: JobReport, grouping: JUnitGrouping, multipleRegistries: Bool) -> (text: String, tally: Tally) {
+    static func cases(_ job: JobReport, grouping: JUnitGrouping, multipleRegistries: Bool) -> (xml: XMLBytes, tally: Tally) {
         let tests = tests(of: job)
         var tally = Tally()
+        var out = XMLBytes()
         guard !tests.isEmpty else {
             tally.add(job.status)
-            return (testcase(job, grouping: grouping, multipleRegistries: multipleRegistries), tally)
+            testcase(job, grouping: grouping, multipleRegistries: multipleRegistries, into: &out)
+            return (out, tally)
         }
-        var (text, testsTally) = testCases(job, tests, grouping: grouping, multipleRegistries: multipleRegistries)
+        let (text, testsTally) = testCases(job, tests, grouping: grouping, multipleRegistries: multipleRegistries)
+        out.raw(text)
         tally.add(testsTally)
         // A command job that did not pass is a case of its own too, carrying its exit status and stderr tail: its
         // tests may all have passed (a coverage gate, a crash in teardown, a result file that does not parse).
         if job.status != .passed {
-            text += testcase(job, grouping: grouping, multipleRegistries: multipleRegistries, commandCase: true)
+            testcase(job, grouping: grouping, multipleRegistries: multipleRegistries, commandCase: true, into: &out)
             tally.add(job.status)
         }
-        return (text, tally)
+        return (out, tally)
     }
 
     /// The `name` of a command job's own case: `(command) [configuration]` by scenario, `<scenario id> (command)` by
@@ -204,44 +206,83 @@ public enum JUnitReport {
         return parts.isEmpty ? "no message" : parts.joined(separator: ": ")
     }
 
-    private static func attemptDetails(_ job: JobReport, _ attempt: AttemptReport) -> String {
-        var lines = ["job \(job.id) attempt \(attempt.attempt) on worker \(attempt.row.worker.isEmpty ? "?" : attempt.row.worker)"
-                     + " (\(attempt.outcome?.rawValue ?? "unfinished"), \(Format.seconds(attempt.row.result?.duration)))"]
+    /// An attempt's details — its worker, outcome and steps, one per line — appended to `out` as XML text.
+    private static func attemptDetails(_ job: JobReport, _ attempt: AttemptReport, into out: inout XMLBytes) {
+        out.text("job \(job.id) attempt \(attempt.attempt) on worker \(attempt.row.worker.isEmpty ? "?" : attempt.row.worker)")
+        out.text(" (\(attempt.outcome?.rawValue ?? "unfinished"), \(Format.seconds(attempt.row.result?.duration)))")
         // A command job's tests have cases of their own: its case lists the command's step only.
         for step in attempt.steps where !CommandTemplate.isTestStep(step.key) {
-            var line = "  [\(step.index + 1)] \(step.key): \(step.outcome.rawValue) in \(Format.seconds(step.duration))"
-            if let m = step.message, !m.isEmpty { line += ": \(m)" }
-            if let i = step.interruptions, !i.isEmpty { line += " (interruptions: \(i))" }
-            lines.append(line)
+            out.raw("\n  [")
+            out.raw(step.index + 1)
+            out.raw("] ")
+            out.text(step.key)
+            out.raw(": ")
+            out.raw(step.outcome.rawValue)
+            out.raw(" in ")
+            out.raw(Format.seconds(step.duration))
+            if let m = step.message, !m.isEmpty {
+                out.raw(": ")
+                out.text(m)
+            }
+            if let i = step.interruptions, !i.isEmpty {
+                out.raw(" (interruptions: ")
+                out.text(i)
+                out.raw(")")
+            }
         }
-        return lines.joined(separator: "\n")
     }
 
-    /// A job's own test case (a scenario job's, or with `commandCase` a command job's beside its tests' cases).
+    /// A job's own test case (a scenario job's, or with `commandCase` a command job's beside its tests' cases),
+    /// appended to `out`: written as bytes, since a large run has tens of thousands of failing jobs.
     fileprivate static func testcase(_ job: JobReport, grouping: JUnitGrouping, multipleRegistries: Bool,
-                                     commandCase: Bool = false) -> String {
+                                     commandCase: Bool = false, into out: inout XMLBytes) {
         let config = configurationName(job.job.configuration, job.job.registry, multipleRegistries)
         var name = grouping == .scenario ? config : job.job.scenarioID
         if commandCase { name = commandCaseName(scenarioID: job.job.scenarioID, configuration: config, grouping: grouping) }
-        var out = caseOpening(grouping == .scenario ? (job.job.scenarioID, name) : (config, name), job.row.result?.duration)
+        let names = grouping == .scenario ? (classname: job.job.scenarioID, name: name) : (classname: config, name: name)
+        out.raw("    <testcase name=\"")
+        out.attribute(names.name)
+        out.raw("\" classname=\"")
+        out.attribute(names.classname)
+        out.raw("\" time=\"")
+        out.raw(Format.junitTime(job.row.result?.duration))
+        out.raw("\"")
+        // A plain pass (one attempt) is a bare test case: classname, name and time are what CI reads, and a
+        // 100,000-job run has that many of them.
+        if isPlainPass(job) {
+            out.raw("/>\n")
+            return
+        }
+        out.raw(">\n")
         let deciding = job.decidingAttempt
         let others = job.attempts.filter {
             !$0.superseded && $0.attempt != deciding?.attempt && $0.outcome != nil && $0.outcome != .passed
         }
-        var body = ""
         func attemptMessage(_ at: AttemptReport) -> String {
             failureText(step: at.row.result?.failureStep, steps: at.steps, message: at.row.result?.message)
         }
+        func open(_ element: String, type: String, message: String) {
+            out.raw("      <")
+            out.raw(element)
+            out.raw(" message=\"")
+            out.attribute(message)
+            out.raw("\" type=\"")
+            out.attribute(type)
+            out.raw("\">")
+        }
         func main(_ element: String, type: String, message: String) {
-            let details = deciding.map { attemptDetails(job, $0) } ?? "job \(job.id)"
-            body += "      <\(element) message=\"\(a(message))\" type=\"\(a(type))\">\(t(details))</\(element)>\n"
+            open(element, type: type, message: message)
+            if let deciding { attemptDetails(job, deciding, into: &out) } else { out.text("job \(job.id)") }
+            out.raw("</\(element)>\n")
         }
         func rerun(_ prefix: String) {
             // The schema's order: every `…Failure` before every `…Error`, each in attempt order.
             for at in others.filter({ $0.outcome == .failed }) + others.filter({ $0.outcome != .failed }) {
                 let element = prefix + (at.outcome == .failed ? "Failure" : "Error")
-                body += "      <\(element) message=\"\(a(attemptMessage(at)))\" type=\"\(a(at.outcome?.rawValue ?? "failed"))\">"
-                    + "<stackTrace>\(t(attemptDetails(job, at)))</stackTrace></\(element)>\n"
+                open(element, type: at.outcome?.rawValue ?? "failed", message: attemptMessage(at))
+                out.raw("<stackTrace>")
+                attemptDetails(job, at, into: &out)
+                out.raw("</stackTrace></\(element)>\n")
             }
         }
         let result = job.row.result
@@ -261,19 +302,28 @@ public enum JUnitReport {
             main("error", type: "quarantined", message: "quarantined: " + jobMessage)
         case .notRun:
             let why = result?.outcome == .cancelled ? "cancelled" : "not run"
-            body += "      <skipped message=\"\(a(result?.failureMessage.map { "\(why): \($0)" } ?? why))\"/>\n"
+            out.raw("      <skipped message=\"")
+            out.attribute(result?.failureMessage.map { "\(why): \($0)" } ?? why)
+            out.raw("\"/>\n")
         }
-        // A plain pass (one attempt) is a bare test case: classname, name and time are what CI reads, and a
-        // 100,000-job run has that many of them.
-        if isPlainPass(job) { return out + "/>\n" }
-        var systemOut = "job \(job.id) scenario \(job.job.scenarioID) \"\(job.job.scenarioTitle)\" configuration \(job.job.configuration)"
-            + " registry \(job.job.registry): \(job.status.label) after \(job.attempts.count) attempt(s)"
+        out.raw("      <system-out>")
+        out.text("job \(job.id) scenario \(job.job.scenarioID) \"\(job.job.scenarioTitle)\" configuration \(job.job.configuration)")
+        out.text(" registry \(job.job.registry): \(job.status.label) after \(job.attempts.count) attempt(s)")
         for at in job.attempts {
-            systemOut += "\nattempt \(at.attempt): \(at.outcome?.rawValue ?? "unfinished") on \(at.row.worker.isEmpty ? "?" : at.row.worker)"
-                + (at.superseded ? " (superseded)" : "")
+            out.text("\nattempt \(at.attempt): \(at.outcome?.rawValue ?? "unfinished") on \(at.row.worker.isEmpty ? "?" : at.row.worker)")
+            if at.superseded { out.raw(" (superseded)") }
         }
-        body += "      <system-out>\(t(systemOut))</system-out>\n"
-        out += ">\n" + body + "    </testcase>\n"
-        return out
+        out.raw("</system-out>\n    </testcase>\n")
     }
+}
+
+/// XML written as UTF-8 bytes: markup as is, text and attribute values escaped (``Escape/xml(_:attribute:into:)``).
+struct XMLBytes {
+    var bytes: [UInt8] = []
+
+    /// Markup, or text known to need no escape.
+    mutating func raw(_ text: String) { bytes.append(contentsOf: text.utf8) }
+    mutating func raw(_ value: Int) { raw(String(value)) }
+    mutating func text(_ text: String) { Escape.xml(text, into: &bytes) }
+    mutating func attribute(_ text: String) { Escape.xml(text, attribute: true, into: &bytes) }
 }

@@ -1,6 +1,7 @@
 import Artifacts
 import Coordinator
 import FlowCrypto
+import FlowSpec
 import Foundation
 import Journal
 
@@ -44,7 +45,7 @@ extension RunController {
             await server.shutdown(grace: .seconds(5))
             journal.recordAborted(runID: runID)
             let program = request.localWorkers?.launch.executable.path ?? ""
-            throw RunError(.io, "cannot start local workers (\(program)): \(error)")
+            throw RunError(.io, "cannot start local workers (\(program)): \(FileErrorText.reason(error))")
         }
         let pending = attach(server)
         emit(.serving(ServingRun(runID: runID, matrixName: matrixName, jobs: jobCount, alreadyFinal: alreadyFinal,
