@@ -306,6 +306,12 @@ public enum JUnitReport {
             out.attribute(result?.failureMessage.map { "\(why): \($0)" } ?? why)
             out.raw("\"/>\n")
         }
+        systemOut(job, into: &out)
+        out.raw("    </testcase>\n")
+    }
+
+    /// `<system-out>`: the job, its status and each attempt's outcome and worker.
+    private static func systemOut(_ job: JobReport, into out: inout XMLBytes) {
         out.raw("      <system-out>")
         out.text("job \(job.id) scenario \(job.job.scenarioID) \"\(job.job.scenarioTitle)\" configuration \(job.job.configuration)")
         out.text(" registry \(job.job.registry): \(job.status.label) after \(job.attempts.count) attempt(s)")
@@ -313,7 +319,7 @@ public enum JUnitReport {
             out.text("\nattempt \(at.attempt): \(at.outcome?.rawValue ?? "unfinished") on \(at.row.worker.isEmpty ? "?" : at.row.worker)")
             if at.superseded { out.raw(" (superseded)") }
         }
-        out.raw("</system-out>\n    </testcase>\n")
+        out.raw("</system-out>\n")
     }
 }
 
