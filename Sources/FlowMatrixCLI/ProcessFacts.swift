@@ -20,9 +20,11 @@ package enum ProcessFacts {
     /// The `flowmatrix` executable: this one, whatever it is named (a copy installed as `fm` starts `fm worker`), or
     /// the one beside it when this is `flowmatrix-bench` (the benches start `flowmatrix serve` and `flowmatrix worker`
     /// children).
-    package static var flowmatrix: URL {
-        let own = executable
-        return own.lastPathComponent.hasPrefix("flowmatrix-bench")
+    package static var flowmatrix: URL { flowmatrix(running: executable) }
+
+    /// ``flowmatrix`` when the running executable is `own`.
+    package static func flowmatrix(running own: URL) -> URL {
+        own.lastPathComponent.hasPrefix("flowmatrix-bench")
             ? own.deletingLastPathComponent().appendingPathComponent("flowmatrix") : own
     }
 
