@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """Captures pictures of report.html's views with headless Chromium, for docs/REPORTS.md.
 
-Usage: report-pictures.py CHROMIUM REPORT_HTML OUT_DIR SHOT...
+Usage: report-pictures.py CHROMIUM REPORT_HTML|LIVE_URL OUT_DIR SHOT...
   SHOT is NAME=JOB_ID:SELECTOR[:JS]: opens REPORT_HTML#job=JOB_ID, waits until the open panel's review views are
   drawn (every picture painted), runs JS in the page if given, and writes OUT_DIR/NAME.png: the first element
-  matching SELECTOR inside the open panel (or the page when JOB_ID is empty), scrolled into view.
+  matching SELECTOR inside the open panel (or the page when JOB_ID is empty), scrolled into view. A URL (the live
+  view, `http://127.0.0.1:8080/`) is opened as it is.
 
 Talks the DevTools protocol over --remote-debugging-pipe (as Tests/ReportsTests/Fixtures/click_cell.py); no
 network port, no extra package. Exits non-zero with a message on any failure; bounded by a deadline.
@@ -79,7 +80,8 @@ def main():
         for shot in shots:
             name, rest = shot.split("=", 1)
             job, selector, *script = rest.split(":", 2)
-            url = "file://" + os.path.abspath(report) + ("#job=" + job if job else "")
+            page = report if report.startswith(("http://", "https://")) else "file://" + os.path.abspath(report)
+            url = page + ("#job=" + job if job else "")
             call("Page.navigate", {"url": "about:blank"}, session)
             call("Page.navigate", {"url": url}, session)
             evaluate(session, """new Promise(function (resolve, reject) {
@@ -104,7 +106,7 @@ def main():
                 if (!e) return null;
                 e.scrollIntoView({block: 'start'});
                 var b = e.getBoundingClientRect();
-                return {x: b.left, y: b.top, width: b.width, height: b.height};
+                return {x: b.left + window.scrollX, y: b.top + window.scrollY, width: b.width, height: b.height};
               })()""" % json.dumps(selector))
             if box is None:
                 raise RuntimeError(f"{name}: nothing matches {selector}")
