@@ -18,11 +18,13 @@ public enum StepOutcome: String, Sendable, Hashable, CaseIterable, Codable {
     /// result: the coordinator counts it like a lost worker (``AttemptStatus/lost``).
     case lost
 
-    /// The outcome the journal records for a step reported with this outcome: `errored` and `lost` are `failed`.
+    /// The outcome the journal records for a step reported with this outcome: a `lost` step is `failed` (the
+    /// attempt is what was lost); `errored` is kept since journal schema 4, so a command's test that errored (a
+    /// pytest fixture that raised) stays an `<error>` in junit.xml rather than a `<failure>`.
     public var journaled: StepOutcome {
         switch self {
-        case .errored, .lost: .failed
-        case .passed, .failed, .skipped, .timedOut, .cancelled: self
+        case .lost: .failed
+        case .passed, .failed, .skipped, .errored, .timedOut, .cancelled: self
         }
     }
 }

@@ -3,7 +3,8 @@ import FlowVocabulary
 import Foundation
 
 /// The text of `attempts.steps`: an attempt's steps as JSON Lines, one object per step in the order they were
-/// recorded: `{"i":0,"k":"open:home","o":"passed","u":12034,"m":"…","x":"…"}` — index, key, outcome, duration in
+/// recorded: `{"i":0,"k":"open:home","o":"passed","u":12034,"m":"…","x":"…"}` — index, key, outcome (one of the six
+/// ``StepOutcome/journaled`` ones; `errored` only from schema 4 on), duration in
 /// microseconds, and the message and interruptions only when present. Steps reported again for the same index are
 /// appended; the last one wins. (Journals migrated from schema 2 hold `"d"`, seconds, instead of `"u"`.)
 ///
@@ -69,7 +70,7 @@ enum StepLines {
             put(#","k":"#)
             putString(step.key)
             put(#","o":""#)
-            // The journal's five step outcomes: a worker's `errored` or `lost` step is a failed one.
+            // The journal's six step outcomes: a worker's `lost` step is a failed one.
             putString(step.outcome.journaled.rawValue, quoted: false)
             put(#"","u":"#)
             let us = (step.duration * 1e6).rounded()
@@ -143,7 +144,7 @@ enum StepLines {
     }
 
     /// An SQL condition that holds when the steps text in `column` shows that its attempt failed: a step that
-    /// `failed` or `timedOut`, other than a fault of the machinery under the registry (a step failed by
+    /// `failed`, `errored` or `timedOut`, other than a fault of the machinery under the registry (a step failed by
     /// `StepError.infrastructure` is journaled as `failed` with the message `infrastructure fault: …`, and its attempt
     /// is lost, not failed). A failed step ends its scenario, so such an attempt was going to end failed (or timed
     /// out) even if its result never reached the journal: resume counts it as a failed attempt.
@@ -151,7 +152,7 @@ enum StepLines {
     /// The patterns cannot match inside a string: the encoder escapes every `"` in keys and messages.
     static func failureEvidence(_ column: String) -> String {
         """
-        (\(column) LIKE '%"o":"failed"%' OR \(column) LIKE '%"o":"timedOut"%') \
+        (\(column) LIKE '%"o":"failed"%' OR \(column) LIKE '%"o":"errored"%' OR \(column) LIKE '%"o":"timedOut"%') \
         AND \(column) NOT LIKE '%"m":"\(infrastructurePrefix)%'
         """
     }
@@ -161,7 +162,7 @@ enum StepLines {
 
     /// ``failureEvidence(_:)`` for one decoded step: it failed or timed out, not by a fault of the machinery.
     static func showsFailure(_ step: StepResult) -> Bool {
-        (step.outcome == .failed || step.outcome == .timedOut) && !(step.message ?? "").hasPrefix(infrastructurePrefix)
+        [.failed, .errored, .timedOut].contains(step.outcome) && !(step.message ?? "").hasPrefix(infrastructurePrefix)
     }
 
     /// The steps in index order, the last line of each index winning.

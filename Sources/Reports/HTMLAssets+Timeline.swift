@@ -199,7 +199,7 @@ extension HTMLAssets {
             if (!steps.length || !Object.keys(pictures).length) return null;
             var failingAt = -1;
             for (var i = 0; i < steps.length; i++) {
-              if (steps[i][0] === failingStep || (failingAt < 0 && (steps[i][2] === 'failed' || steps[i][2] === 'timedOut'))) failingAt = i;
+              if (steps[i][0] === failingStep || (failingAt < 0 && (steps[i][2] === 'failed' || steps[i][2] === 'errored' || steps[i][2] === 'timedOut'))) failingAt = i;
             }
             var root = el('div', {'class': 'timeline', role: 'group', 'data-timeline': String(attempt[0]), tabindex: '0',
               'aria-label': 'Timeline of attempt ' + attempt[0] + ': left and right arrows move between steps, F jumps to the failure'});

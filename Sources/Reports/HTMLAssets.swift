@@ -291,7 +291,7 @@ enum HTMLAssets {
             var offset = 0;
             for (var k = 0; k < steps.length; k++) {
               var st = steps[k], so = st[2];
-              var failing = st[0] === a[6] || so === 'failed' || so === 'timedOut';
+              var failing = st[0] === a[6] || so === 'failed' || so === 'errored' || so === 'timedOut';
               shown[st[0]] = true;
               var bar = el('span', {'class': failing ? 'failing' : ''});
               bar.style.left = (total > 0 ? offset / total * 100 : 0).toFixed(2) + '%';

@@ -92,6 +92,41 @@ struct JUnitInvariantTests {
         try await Self.validate([folder.appendingPathComponent("junit.xml").path])
     }
 
+    @Test("a real run: a test that errored (a fixture that raised) stays an <error> in junit.xml and 'errored' in summary.json")
+    func erroredTestStaysAnError() async throws {
+        let ws = try E2EWorkspace()
+        defer { ws.cleanUp() }
+        // As pytest writes a failed assertion and a fixture that raised during setup.
+        let script = """
+            #!/bin/sh
+            printf '<testsuite name="s"><testcase classname="suite" name="test_a"><failure message="assert 1 == 2">trace</failure></testcase><testcase classname="suite" name="test_b"><error message="failed on setup with RuntimeError">trace</error></testcase></testsuite>' > "$1/junit.xml"
+            exit 1
+            """
+        try Data(script.utf8).write(to: ws.root.appendingPathComponent("suite.sh"))
+        let matrix = try CommandJobTests.commandMatrix(ws, argv: #"["/bin/sh", "suite.sh", "{output}"]"#,
+                                                       extra: #", "results": ["{output}/junit.xml"]"#)
+        let (status, output) = try await ws.run(["run", matrix, "--workers", "1", "--quiet"], label: "run",
+                                                localWorkers: .flowmatrix)
+        #expect(status == 1, "\(output)")
+        let runID = try #require(try ws.latestRunID())
+        let folder = ws.root.appendingPathComponent(".flowmatrix/runs/\(runID)")
+        let counts = try ReportCounts(folder: folder)
+        #expect(counts.root == ["tests": 3, "failures": 2, "errors": 1, "skipped": 0], "\(counts.root)")
+        let testB = try #require(counts.cases.first { $0.name == "suite.test_b [locale=en]" })
+        #expect(testB.isError && !testB.isFailure, "\(testB.elements)")
+        let testA = try #require(counts.cases.first { $0.name == "suite.test_a [locale=en]" })
+        #expect(testA.isFailure && !testA.isError, "\(testA.elements)")
+        #expect(counts.summaryTestCases == ["tests": 3, "failures": 2, "errors": 1, "skipped": 0, "flaky": 0])
+        let summary = try #require(try JSONSerialization.jsonObject(
+            with: Data(contentsOf: folder.appendingPathComponent("summary.json"))) as? [String: Any])
+        let job = try #require((summary["jobs"] as? [[String: Any]])?.first)
+        let verdicts = (job["tests"] as? [[String: Any]])?.map { "\($0["name"] ?? "")=\($0["verdict"] ?? "")" }
+        #expect(verdicts == ["suite.test_a=failed", "suite.test_b=errored"], "\(job)")
+        let (_, shown) = try await ws.run(["show", runID], label: "show")
+        #expect(shown.contains("test:suite.test_b: errored"), "\(shown)")
+        try await Self.validate([folder.appendingPathComponent("junit.xml").path])
+    }
+
     /// Writes `run` as two shard stores and merges them into a store of its own (`merge`'s code: rows copied in plan
     /// order, reports written); returns the merged store and the merge's exit code.
     static func mergeShards(_ run: GeneratedRun, under folder: URL) throws -> (RunStore, Int32) {

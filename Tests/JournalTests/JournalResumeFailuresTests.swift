@@ -23,9 +23,10 @@ struct JournalResumeFailuresTests {
     }
 
     /// A journal left by a coordinator that died (written and flushed, never closed).
-    static func crashedJournal(_ dir: TemporaryDirectory, _ records: [JournalRecord]) async throws -> JournalWriter {
+    static func crashedJournal(_ dir: TemporaryDirectory, _ records: [JournalRecord],
+                               jobs: [String] = ["a", "b", "c", "d", "e", "f"]) async throws -> JournalWriter {
         let writer = try JournalWriter(path: dir.journalPath)
-        try writer.submit([Fixture.run("r1"), .jobsPlanned(runID: "r1", jobs: ["a", "b", "c", "d", "e", "f"].map(Fixture.job))])
+        try writer.submit([Fixture.run("r1"), .jobsPlanned(runID: "r1", jobs: jobs.map(Fixture.job))])
         try writer.submit(records)
         try await writer.flush()
         #expect(writer.takeRejections().isEmpty)
@@ -49,14 +50,16 @@ struct JournalResumeFailuresTests {
         records += Self.started("e", 2, steps: [Self.step(0, .failed, #"a message with "o":"passed" in it"#)])
         // f: a message that quotes a failing step's text is no failure (the encoder escapes its quotes).
         records += Self.started("f", 1, steps: [Self.step(0, .passed, #"{"o":"failed"}"#)])
-        let crashed = try await Self.crashedJournal(dir, records)
+        // g: a command's test that errored (journaled `errored` since schema 4), no result: a failed attempt too.
+        records += Self.started("g", 1, steps: [Self.step(0, .passed), Self.step(1, .errored, "failed on setup")])
+        let crashed = try await Self.crashedJournal(dir, records, jobs: ["a", "b", "c", "d", "e", "f", "g"])
         let reader = try JournalReader(path: dir.journalPath)
 
         let first = try reader.resumeState(run: "r1")
         #expect(first.done.isEmpty)
-        #expect(first.pending == ["a", "b", "c", "d", "e", "f"])
-        #expect(first.nextAttempt == ["a": 2, "b": 2, "c": 2, "d": 2, "e": 3, "f": 2])
-        #expect(first.failures == ["a": 1, "b": 1, "e": 2])
+        #expect(first.pending == ["a", "b", "c", "d", "e", "f", "g"])
+        #expect(first.nextAttempt == ["a": 2, "b": 2, "c": 2, "d": 2, "e": 3, "f": 2, "g": 2])
+        #expect(first.failures == ["a": 1, "b": 1, "e": 2, "g": 1])
 
         // The resumed coordinator closes the open attempts: failed where a step failed, else superseded cancelled.
         let resumed = try JournalWriter(path: dir.journalPath)
@@ -72,6 +75,7 @@ struct JournalResumeFailuresTests {
         #expect(c.first?.result?.superseded == true)
         let d = try reader.attempts(run: "r1", job: "d")
         #expect(d.first?.result?.outcome == .cancelled)
+        #expect(try reader.attempts(run: "r1", job: "g").first?.result?.outcome == .failed)
 
         // Killed again before anything else: the second resume counts the same failures (the 1-in-2,000 job of
         // issue 27 lost its failure here, closed as cancelled by the first resume).

@@ -22,7 +22,7 @@ struct StepLinesTests {
         0, 0.000_001, 0.05, 1.5, -2.25, 1e12, -1e12, .nan, .infinity, -.infinity, 0.000_000_4,
     ]
 
-    /// The five step outcomes the journal records (`passed`, `failed`, `skipped`, `timedOut`, `cancelled`).
+    /// The six step outcomes the journal records (`passed`, `failed`, `skipped`, `errored`, `timedOut`, `cancelled`).
     static let journaledOutcomes = StepOutcome.allCases.filter { $0.journaled == $0 }
 
     static func steps(_ seed: Int) -> [StepResult] {
@@ -89,18 +89,22 @@ struct StepLinesTests {
         }
     }
 
-    @Test("a worker's errored or lost step is journaled as failed; a line with either outcome is not the journal's")
+    @Test("a worker's lost step is journaled as failed and a line saying lost is not the journal's; errored is kept")
     func workerOutcomesJournaled() throws {
-        #expect(Self.journaledOutcomes == [.passed, .failed, .skipped, .timedOut, .cancelled])
-        for outcome in [StepOutcome.errored, .lost] {
-            let step = StepResult(index: 0, key: "test:a", outcome: outcome, duration: 1)
-            let text = String(decoding: StepLines.encode([step]), as: UTF8.self)
-            #expect(text == #"{"i":0,"k":"test:a","o":"failed","u":1000000}"#)
-            #expect(try StepLines.decode(text, "t").map(\.outcome) == [.failed])
-            #expect(throws: JournalError.self) {
-                try StepLines.decode(#"{"i":0,"k":"a","o":"\#(outcome.rawValue)","u":1}"#, "t")
-            }
-        }
+        #expect(Self.journaledOutcomes == [.passed, .failed, .skipped, .errored, .timedOut, .cancelled])
+        let lost = StepResult(index: 0, key: "test:a", outcome: .lost, duration: 1)
+        let text = String(decoding: StepLines.encode([lost]), as: UTF8.self)
+        #expect(text == #"{"i":0,"k":"test:a","o":"failed","u":1000000}"#)
+        #expect(try StepLines.decode(text, "t").map(\.outcome) == [.failed])
+        #expect(throws: JournalError.self) { try StepLines.decode(#"{"i":0,"k":"a","o":"lost","u":1}"#, "t") }
+        // A command's test that errored (a fixture that raised) stays errored: junit.xml's <error>, not <failure>.
+        let errored = StepResult(index: 0, key: "test:a", outcome: .errored, duration: 1, message: "setup failed")
+        let line = String(decoding: StepLines.encode([errored]), as: UTF8.self)
+        #expect(line == #"{"i":0,"k":"test:a","o":"errored","u":1000000,"m":"setup failed"}"#)
+        #expect(try StepLines.decode(line, "t") == [errored])
+        #expect(StepLines.showsFailure(errored))
+        #expect(!StepLines.showsFailure(StepResult(index: 0, key: "a", outcome: .errored, duration: 0,
+                                                   message: StepLines.infrastructurePrefix + " the browser died")))
     }
 
     @Test("tricky strings survive encoding and decoding")
