@@ -64,20 +64,12 @@ struct JUnitInvariantTests {
     func passingTestsFailingCommand() async throws {
         let ws = try E2EWorkspace()
         defer { ws.cleanUp() }
-        let script = """
+        let (runID, folder) = try await Self.runScript(ws, """
             #!/bin/sh
             printf '<testsuite name="s"><testcase classname="suite" name="test_a"/></testsuite>' > "$1/junit.xml"
             echo "coverage 41% is below 80%" >&2
             exit 1
-            """
-        try Data(script.utf8).write(to: ws.root.appendingPathComponent("gate.sh"))
-        let matrix = try CommandJobTests.commandMatrix(ws, argv: #"["/bin/sh", "gate.sh", "{output}"]"#,
-                                                       extra: #", "results": ["{output}/junit.xml"]"#)
-        let (status, output) = try await ws.run(["run", matrix, "--workers", "1", "--quiet"], label: "run",
-                                                localWorkers: .flowmatrix)
-        #expect(status == 1, "\(output)")
-        let runID = try #require(try ws.latestRunID())
-        let folder = ws.root.appendingPathComponent(".flowmatrix/runs/\(runID)")
+            """)
         let counts = try ReportCounts(folder: folder)
         #expect(counts.root == ["tests": 2, "failures": 1, "errors": 0, "skipped": 0], "\(counts.root)")
         #expect(counts.cases.first { $0.name == "suite.test_a [locale=en]" }?.elements == [])
@@ -97,19 +89,11 @@ struct JUnitInvariantTests {
         let ws = try E2EWorkspace()
         defer { ws.cleanUp() }
         // As pytest writes a failed assertion and a fixture that raised during setup.
-        let script = """
+        let (runID, folder) = try await Self.runScript(ws, """
             #!/bin/sh
             printf '<testsuite name="s"><testcase classname="suite" name="test_a"><failure message="assert 1 == 2">trace</failure></testcase><testcase classname="suite" name="test_b"><error message="failed on setup with RuntimeError">trace</error></testcase></testsuite>' > "$1/junit.xml"
             exit 1
-            """
-        try Data(script.utf8).write(to: ws.root.appendingPathComponent("suite.sh"))
-        let matrix = try CommandJobTests.commandMatrix(ws, argv: #"["/bin/sh", "suite.sh", "{output}"]"#,
-                                                       extra: #", "results": ["{output}/junit.xml"]"#)
-        let (status, output) = try await ws.run(["run", matrix, "--workers", "1", "--quiet"], label: "run",
-                                                localWorkers: .flowmatrix)
-        #expect(status == 1, "\(output)")
-        let runID = try #require(try ws.latestRunID())
-        let folder = ws.root.appendingPathComponent(".flowmatrix/runs/\(runID)")
+            """)
         let counts = try ReportCounts(folder: folder)
         #expect(counts.root == ["tests": 3, "failures": 2, "errors": 1, "skipped": 0], "\(counts.root)")
         let testB = try #require(counts.cases.first { $0.name == "suite.test_b [locale=en]" })
@@ -125,6 +109,19 @@ struct JUnitInvariantTests {
         let (_, shown) = try await ws.run(["show", runID], label: "show")
         #expect(shown.contains("test:suite.test_b: errored"), "\(shown)")
         try await Self.validate([folder.appendingPathComponent("junit.xml").path])
+    }
+
+    /// Runs a matrix of one command job, `/bin/sh script {output}` with its JUnit file as the result, with a real
+    /// local worker; expects exit 1. Returns the run and its report folder.
+    static func runScript(_ ws: E2EWorkspace, _ script: String) async throws -> (runID: String, folder: URL) {
+        try Data(script.utf8).write(to: ws.root.appendingPathComponent("suite.sh"))
+        let matrix = try CommandJobTests.commandMatrix(ws, argv: #"["/bin/sh", "suite.sh", "{output}"]"#,
+                                                       extra: #", "results": ["{output}/junit.xml"]"#)
+        let (status, output) = try await ws.run(["run", matrix, "--workers", "1", "--quiet"], label: "run",
+                                                localWorkers: .flowmatrix)
+        #expect(status == 1, "\(output)")
+        let runID = try #require(try ws.latestRunID())
+        return (runID, ws.root.appendingPathComponent(".flowmatrix/runs/\(runID)"))
     }
 
     /// Writes `run` as two shard stores and merges them into a store of its own (`merge`'s code: rows copied in plan
