@@ -200,6 +200,37 @@ enum PagePrelude {
             }
             return edge;
           };
+          // A leaf's content cut off by a container that clips (`overflow: hidden` or `clip` on an ancestor): a label
+          // in a fixed-width button, a paragraph in a box of fixed height — where the leaf's own box grows with its
+          // content, so its own overflow says nothing. Judged on its rendered content (the Range's client rects) while
+          // part of it shows: past the container by more than 1 px across, or a line more than half hidden down.
+          // Content wholly outside (a carousel's other slides), containers of 1 px or less (visually hidden text) and
+          // scrolling containers (the reader can reach the rest) are not truncation. Null, or what clips it.
+          const clippedBy = (el) => {
+            const range = document.createRange();
+            range.selectNodeContents(el);
+            const lines = [...range.getClientRects()].filter((r) => r.width >= 0.5 && r.height >= 0.5);
+            if (lines.length === 0) return null;
+            for (let a = el.parentElement; a && a !== document.body && a !== document.documentElement; a = a.parentElement) {
+              const s = getComputedStyle(a);
+              const across = s.overflowX === 'hidden' || s.overflowX === 'clip';
+              const down = s.overflowY === 'hidden' || s.overflowY === 'clip';
+              if (!across && !down) continue;
+              if (a.clientWidth <= 1 || a.clientHeight <= 1) return null;
+              const box = a.getBoundingClientRect();
+              const left = box.left + a.clientLeft, top = box.top + a.clientTop;
+              const right = left + a.clientWidth, bottom = top + a.clientHeight;
+              const shows = lines.some((r) => Math.min(r.right, right) - Math.max(r.left, left) > 0.5
+                && Math.min(r.bottom, bottom) - Math.max(r.top, top) > 0.5);
+              if (!shows) return null;
+              const cutAcross = across && lines.some((r) => r.left < left - 1 || r.right > right + 1);
+              const cutDown = down && lines.some((r) => Math.min(r.bottom, bottom) - Math.max(r.top, top) < r.height / 2);
+              if (!cutAcross && !cutDown) continue;
+              const extent = (f, g) => Math.round(Math.max(...lines.map(f)) - Math.min(...lines.map(g)));
+              return { clipper: a, width: extent((r) => r.right, (r) => r.left), height: extent((r) => r.bottom, (r) => r.top) };
+            }
+            return null;
+          };
           const layoutFindings = (root, rules) => {
             const els = leaves(root);
             const out = [];
@@ -207,9 +238,15 @@ enum PagePrelude {
             const width = document.documentElement.clientWidth;
             const rects = new Map(els.map((el) => [el, el.getBoundingClientRect()]));
             if (rules.has('no-truncation')) for (const el of els) {
-              if (getComputedStyle(el).display === 'inline') continue;
-              if (el.scrollWidth > el.clientWidth + 1 || el.scrollHeight > el.clientHeight + 1) {
+              if (getComputedStyle(el).display !== 'inline'
+                  && (el.scrollWidth > el.clientWidth + 1 || el.scrollHeight > el.clientHeight + 1)) {
                 out.push('truncated: ' + name(el) + ' (content ' + el.scrollWidth + 'x' + el.scrollHeight + ' in ' + el.clientWidth + 'x' + el.clientHeight + ')');
+                continue;
+              }
+              const cut = clippedBy(el);
+              if (cut) {
+                out.push('truncated: ' + name(el) + ' (content ' + cut.width + 'x' + cut.height + ' cut off by ' + describe(cut.clipper)
+                  + ', ' + cut.clipper.clientWidth + 'x' + cut.clipper.clientHeight + ')');
               }
             }
             if (rules.has('no-overlap')) for (let i = 0; i < els.length; i++) for (let j = i + 1; j < els.length; j++) {

@@ -75,6 +75,26 @@ extension RealChromium {
             await browser.shutdown()
         }
 
+        @Test("no-truncation: text cut off by a container that clips fails; fitting, hidden, scrolling text passes")
+        func clippedByContainer() async throws {
+            try await withSite { site in
+                let r = try await site.registry()
+                try await r.step(.open, "clip.html")
+                // Each bad leaf's own box holds its text (its own overflow is nil): only its container cuts it.
+                for bad in ["bad.label", "bad.lines", "bad.wide"] {
+                    let message = try await Self.failure(r, bad, "no-truncation")
+                    #expect(message?.contains("truncated: \(bad) (content ") == true && message?.contains(" cut off by ") == true,
+                            "\(bad): \(message ?? "passed")")
+                }
+                let label = try await Self.failure(r, "bad.label", "no-truncation")
+                #expect(label?.contains("cut off by button.clip, ") == true, "\(label ?? "passed")")
+                for good in ["good.label", "good.slide1", "good.slide2", "good.sronly", "good.tight", "good.scrolls"] {
+                    let message = try await Self.failure(r, good, "no-truncation")
+                    #expect(message == nil, "\(good): \(message ?? "")")
+                }
+            }
+        }
+
         @Test("localized: a sentence joined in code is missed by the whole-node rewrite and caught at the source hook")
         func fragmentAtSource() async throws {
             try await withSite { site in

@@ -47,6 +47,24 @@ final class TestSite: Sendable {
         addEventListener('ping', (e) => { document.querySelector('[data-testid=event]').textContent = JSON.stringify(e.detail); });
         </script></body></html>
         """,
+        // Text cut off by a container that clips, where the leaf's own box grows with its text (`bad.*`), and text a
+        // clipping container does not cut (`good.*`): it fits, it is wholly outside (a carousel's next slide), it is
+        // visually hidden for screen readers, its line box is taller than a tight line-height, or it scrolls.
+        "clip.html": """
+        <!doctype html><html><head><meta charset="utf-8"><style>
+        body { margin: 0; font: 16px sans-serif; } .clip { overflow: hidden; white-space: nowrap; }
+        .sr { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }
+        </style></head><body>
+        <button class="clip" style="width: 90px"><span data-testid="bad.label">In den Warenkorb legen</span></button>
+        <div style="width: 120px; height: 20px; overflow: hidden"><p data-testid="bad.lines" style="margin: 0">Dieser Text bricht in mehrere Zeilen um und wird abgeschnitten</p></div>
+        <div style="width: 300px; overflow-x: clip"><p data-testid="bad.wide" style="margin: 0; width: 600px">Ein sehr langer Satz, der breiter ist als sein Rahmen und rechts abgeschnitten wird, ohne dass es jemand merkt</p></div>
+        <button class="clip" style="width: 200px"><span data-testid="good.label">Add</span></button>
+        <div class="clip" style="width: 200px; position: relative; height: 30px"><span data-testid="good.slide1" style="position: absolute; left: 0">Slide one</span><span data-testid="good.slide2" style="position: absolute; left: 300px">Slide two</span></div>
+        <div class="sr"><span data-testid="good.sronly">Opens the cart</span></div>
+        <div style="height: 16px; line-height: 16px; overflow: hidden"><span data-testid="good.tight" style="font-size: 16px">Tight line</span></div>
+        <div style="width: 120px; height: 20px; overflow: auto"><p data-testid="good.scrolls" style="margin: 0">Dieser Text bricht um, aber man kann ihn scrollen</p></div>
+        </body></html>
+        """,
         // Right to left: leaves whose text sits at their start, centred, or in an LTR island (mirrored), and full-width
         // leaves whose text keeps a physical alignment (their box is the same in both directions, their text not).
         "mirror.html": """
