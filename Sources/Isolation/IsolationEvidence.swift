@@ -38,8 +38,11 @@ struct IsolationEvidence: Sendable {
     /// - Parameters:
     ///   - intermittentConfigurations: configurations that both passed and failed an attempt.
     ///   - size: the largest suspect (``maximumSize(candidates:)``).
+    ///   - deterministic: the combinations of `explained` confirmed as deterministic: the failures they mask count for
+    ///     a combination whose own jobs show intermittency (``addMasked(to:jobs:explained:deterministic:size:)``).
     static func tallies(_ jobs: [(configuration: [String: String], verdict: Verdict)], explained: [Combination],
-                        intermittentConfigurations: Set<[String: String]> = [], size: Int) -> [Combination: Tally]
+                        deterministic: Set<Combination> = [], intermittentConfigurations: Set<[String: String]> = [],
+                        size: Int) -> [Combination: Tally]
     {
         var out: [Combination: Tally] = [:]
         for job in jobs where !explained.contains(where: { $0.isContained(in: job.configuration) }) {
@@ -49,6 +52,7 @@ struct IsolationEvidence: Sendable {
                 if shows { out[c, default: Tally()].intermittent += 1 }
             }
         }
+        if !deterministic.isEmpty { addMasked(to: &out, jobs: jobs, explained: explained, deterministic: deterministic, size: size) }
         return out
     }
 
@@ -58,6 +62,11 @@ struct IsolationEvidence: Sendable {
         guard let t else { return false }
         return suspicious(t) && t.intermittent > 0
     }
+
+    /// Whether a suspect's failing jobs are so few (``minimumFailing``) that a value they share may do so by chance:
+    /// two failing jobs of a flaky pair share some third value more often than not, and the pair with it fails "all"
+    /// its jobs. Such a suspect is passed over for an evidenced part of it still to try.
+    static func fewFailing(_ t: Tally?) -> Bool { (t?.failing ?? 0) <= minimumFailing }
 
     /// Whether a tally makes its combination an intermittent suspect.
     static func suspicious(_ t: Tally?) -> Bool {
@@ -70,6 +79,8 @@ struct IsolationEvidence: Sendable {
     struct Record {
         var jobs: [(configuration: [String: String], verdict: Verdict)]
         var explained: [Combination]
+        /// The combinations of `explained` confirmed as deterministic.
+        var deterministic: Set<Combination> = []
         var mixed: Set<[String: String]>
         /// The largest suspect (``IsolationEvidence/maximumSize(candidates:)``).
         var size: Int
@@ -77,7 +88,7 @@ struct IsolationEvidence: Sendable {
         /// The tallies of the jobs whose configuration `filter` keeps.
         func tallies(_ filter: ([String: String]) -> Bool = { _ in true }) -> [Combination: Tally] {
             IsolationEvidence.tallies(jobs.filter { filter($0.configuration) }, explained: explained,
-                                      intermittentConfigurations: mixed, size: size)
+                                      deterministic: deterministic, intermittentConfigurations: mixed, size: size)
         }
 
         /// The smallest proper part of `combination` that is an intermittent suspect `untried` allows, on the jobs

@@ -54,9 +54,9 @@ public struct IsolationSession: Sendable {
     private var round = 0
     /// Each subject's ranking and intermittent tallies on the evidence of the last decision.
     private var rankings: [Subject: SuspicionRanking] = [:]
-    private var tallies: [Subject: [Combination: IsolationEvidence.Tally]] = [:]
+    private(set) var tallies: [Subject: [Combination: IsolationEvidence.Tally]] = [:]
     /// Per subject: its jobs that show intermittency, jobs a confirmed combination explains left out.
-    private var intermittentJobs: [Subject: Int] = [:]
+    private(set) var intermittentJobs: [Subject: Int] = [:]
     /// Deterministic candidates isolated by a failing follow-up but held back: a part of them is an intermittent
     /// suspect still to try (it, not the whole, may be what failed).
     private var heldBack: [Subject: [Combination: Combination]] = [:]
@@ -209,21 +209,6 @@ public struct IsolationSession: Sendable {
         }.map { Trial(combination: $0, intermittent: true) }
     }
 
-    /// The evidenced intermittent suspect of a failing configuration (``IsolationEvidence/evidencedSuspect(in:tally:intermittentJobs:maxSize:untried:)``):
-    /// tried before the deterministic candidates, which cannot explain an intermittent fault and would spend the budget.
-    /// A suspect with a part still to try that fails without the suspect's other values is passed over: the part
-    /// explains the same failures with fewer values.
-    private func evidencedSuspect(_ subject: Subject, _ failing: [String: String], untried: (Trial) -> Bool) -> Trial? {
-        let tally = tallies[subject] ?? [:]
-        func open(_ c: Combination) -> Bool { untried(Trial(combination: c, intermittent: true)) }
-        return IsolationEvidence.evidencedSuspect(in: failing, tally: tally, intermittentJobs: intermittentJobs[subject] ?? 0,
-                                                  maxSize: settings.maxSize) { c in
-            open(c) && !Combination.subsets(of: c.values, maxSize: c.count - 1).contains { part in
-                IsolationEvidence.evidenced(tally[part]) && open(part) && failsWithout(part, c, subject: subject, evidenced: false)
-            }
-        }.map { Trial(combination: $0, intermittent: true) }
-    }
-
     /// Every combination a follow-up has kept so far (any subject): what the session suspected enough to test.
     public var tried: Set<Combination> { Set(tries.values.flatMap { $0.keys.map(\.combination) }) }
 
@@ -278,7 +263,10 @@ public struct IsolationSession: Sendable {
                 confirmed.remove(at: i)
             }
             tally(subject)
+            let before = confirmed.count
             confirmFollowUps(subject, ranking: ranking)
+            // The next round chooses on the tallies of these confirmations too (their jobs left out).
+            if confirmed.count != before, IsolationEvidence.overlapRules(candidates: settings.maxSize) { tally(subject) }
         }
     }
 
@@ -388,6 +376,8 @@ public struct IsolationSession: Sendable {
     func record(_ subject: Subject) -> IsolationEvidence.Record {
         .init(jobs: observations.filter { $0.subject == subject }.map { ($0.configuration, $0.verdict) },
               explained: confirmed.filter { $0.subject == subject }.map(\.combination),
+              deterministic: IsolationEvidence.overlapRules(candidates: settings.maxSize)
+                  ? Set(confirmed.filter { $0.subject == subject && !$0.intermittent }.map(\.combination)) : [],
               mixed: Set(attempts.filter { $0.key.subject == subject && $0.value.passed && $0.value.failed }.map(\.key.configuration)),
               size: IsolationEvidence.maximumSize(candidates: settings.maxSize))
     }
