@@ -183,16 +183,16 @@ final class BlobCarrier {
         // Each reader appends its blobs' text to one buffer of its own: no array per blob.
         let parts = Mutex<[(text: [UInt8], spans: [(String, Result<Span, Note>)])]>(
             Array(repeating: ([], []), count: Self.readers))
-        let wantedRefs = wanted, limit = maxArtifactSize
-        let stride = (wantedRefs.count + Self.readers - 1) / Self.readers
+        let wantedBlobs = wanted, limit = maxArtifactSize
+        let stride = (wantedBlobs.count + Self.readers - 1) / Self.readers
         DispatchQueue.concurrentPerform(iterations: Self.readers) { part in
             var text: [UInt8] = [], raw: [UInt8] = []
             var spans: [(String, Result<Span, Note>)] = []
-            for ref in wantedRefs[min(wantedRefs.count, part * stride)..<min(wantedRefs.count, (part + 1) * stride)] {
+            for blob in wantedBlobs[min(wantedBlobs.count, part * stride)..<min(wantedBlobs.count, (part + 1) * stride)] {
                 let start = text.count
-                spans.append((ref.sha256, Self.read(ref.sha256, size: ref.compressedSize, reader: reader, maxSize: limit, raw: &raw, text: &text).map {
-                    Span(part: part, range: start..<text.count, compressed: $0)
-                }))
+                let read = Self.read(blob.sha256, size: blob.compressedSize, reader: reader, maxSize: limit, raw: &raw,
+                                     text: &text)
+                spans.append((blob.sha256, read.map { Span(part: part, range: start..<text.count, compressed: $0) }))
             }
             parts.withLock { $0[part] = (text, spans) }
         }
@@ -241,7 +241,8 @@ final class BlobCarrier {
         case .failure(let note)?: return .failure(note)
         case nil:
             var raw: [UInt8] = [], own: [UInt8] = []
-            switch Self.read(ref.sha256, size: ref.compressedSize, reader: reader, maxSize: maxArtifactSize, raw: &raw, text: &own) {
+            switch Self.read(ref.sha256, size: ref.compressedSize, reader: reader, maxSize: maxArtifactSize, raw: &raw,
+                             text: &own) {
             case .success(let count): (text, compressed) = (own[...], count)
             case .failure(let note): return .failure(note)
             }
