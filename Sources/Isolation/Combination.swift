@@ -77,7 +77,7 @@ public enum Verdict: String, Sendable, Hashable, Codable {
     case passed
     /// Failed (or timed out) on every attempt.
     case failed
-    /// Failed and passed: repeated before it counts.
+    /// Failed and passed: its pass counts at once, its failure once a repeat or other jobs corroborate it.
     case flaky
 }
 

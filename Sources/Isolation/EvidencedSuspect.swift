@@ -14,7 +14,7 @@ extension IsolationSession {
                                                   maxSize: settings.maxSize) { c in
             open(c) && !Combination.subsets(of: c.values, maxSize: c.count - 1).contains { part in
                 IsolationEvidence.evidenced(tally[part]) && open(part)
-                    && (failsWithout(part, c, subject: subject, evidenced: false) || overlap && IsolationEvidence.fewFailing(tally[c]))
+                    && (record(subject).failsWithout(part, c, evidenced: false) || overlap && IsolationEvidence.fewFailing(tally[c]))
             }
         }.map { Trial(combination: $0, intermittent: true) }
     }

@@ -63,6 +63,15 @@ struct IsolationEvidence: Sendable {
         return suspicious(t) && t.intermittent > 0
     }
 
+    /// Whether a flaky job's failure is corroborated by the other jobs holding a combination `t` tallies (the flaky
+    /// job among them): without it the combination is still an evidenced suspect.
+    static func corroborated(_ t: Tally?) -> Bool {
+        guard var t, t.intermittent > 0 else { return false }
+        t.failing -= 1
+        t.intermittent -= 1
+        return evidenced(t)
+    }
+
     /// Whether a suspect's failing jobs are so few (``minimumFailing``) that a value they share may do so by chance:
     /// two failing jobs of a flaky pair share some third value more often than not, and the pair with it fails "all"
     /// its jobs. Such a suspect is passed over for an evidenced part of it still to try.
@@ -101,11 +110,33 @@ struct IsolationEvidence: Sendable {
                 suspicious(tally[s]) && untried(s)
             }
         }
+
+        /// `part`'s tally on the jobs that do not hold `whole`.
+        func tally(of part: Combination, without whole: Combination) -> Tally? {
+            tallies { part.isContained(in: $0) && !whole.isContained(in: $0) }[part]
+        }
+
+        /// Whether `part`'s jobs that do not hold `whole` still fail, intermittently (`evidenced`: its jobs show
+        /// intermittency too): `whole`'s other values are not needed for `part` to fail.
+        func failsWithout(_ part: Combination, _ whole: Combination, evidenced: Bool = true) -> Bool {
+            let t = tally(of: part, without: whole)
+            return evidenced ? IsolationEvidence.evidenced(t) : IsolationEvidence.suspicious(t)
+        }
+
+        /// Whether deterministic candidate `candidate` goes before the evidenced suspect `suspect` it holds: the
+        /// suspect's jobs without the candidate's other values are no suspect (a value of a deterministic pair fails
+        /// in every job that holds the pair; beside a flaky job elsewhere it looked intermittent, was tried first, and
+        /// a failing follow-up of another fault holding it confirmed it).
+        func outranks(_ candidate: Combination, _ suspect: Combination) -> Bool {
+            candidate.count > suspect.count && suspect.isSubset(of: candidate) && !failsWithout(suspect, candidate, evidenced: false)
+        }
     }
 
     /// The intermittent suspect of a failing configuration whose own jobs show intermittency most (held by at least
-    /// half of the subject's unexplained intermittent jobs, `intermittentJobs`), then the higher failure share, then
-    /// the smaller, among those `untried` allows.
+    /// half of the subject's unexplained intermittent jobs, `intermittentJobs`), then the smaller — unless the smaller
+    /// is a part of the larger whose other jobs only passed (``onlyPassesWithout(_:_:)``) — then the higher failure
+    /// share, among those `untried` allows. (The higher share before the smaller chose a flaky value's pair with
+    /// whatever value its few unexplained failing jobs happened to share.)
     static func evidencedSuspect(in failing: [String: String], tally: [Combination: Tally], intermittentJobs total: Int,
                                  maxSize: Int, untried: (Combination) -> Bool) -> Combination?
     {
@@ -117,11 +148,25 @@ struct IsolationEvidence: Sendable {
             .min { a, b in
                 let (ta, tb) = (tally[a] ?? .init(), tally[b] ?? .init())
                 if ta.intermittent != tb.intermittent { return ta.intermittent > tb.intermittent }
+                if a.count != b.count {
+                    let (part, whole) = a.count < b.count ? (ta, tb) : (tb, ta)
+                    let smallerFirst = a.isSubset(of: b) || b.isSubset(of: a) ? !onlyPassesWithout(part, whole) : true
+                    return smallerFirst == (a.count < b.count)
+                }
                 if ta.rate != tb.rate { return ta.rate > tb.rate }
-                if a.count != b.count { return a.count < b.count }
                 return a < b
             }
     }
+
+    /// Whether a part's jobs without the larger suspect holding it (`part` tallies them all, `whole` those that hold
+    /// the larger) passed, at least ``cleanPasses`` of them and not one failing: were the part a fault failing half its
+    /// jobs, that would happen one time in eight or less.
+    static func onlyPassesWithout(_ part: Tally, _ whole: Tally) -> Bool {
+        part.failing == whole.failing && part.passing - whole.passing >= cleanPasses
+    }
+
+    /// Passes without a failure that clear a part of a larger suspect (``onlyPassesWithout(_:_:)``).
+    static let cleanPasses = 3
 
     /// The best intermittent suspect of a failing configuration that `untried` allows: the smaller, then the higher
     /// failure share, then the more failing jobs.

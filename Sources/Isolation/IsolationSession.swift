@@ -7,8 +7,8 @@
 /// holds **confirms** that candidate. Failures that no deterministic candidate can explain (a configuration that
 /// also passed an attempt, or one whose candidates were all cleared) are explained by **intermittent** suspects: the
 /// combinations most of whose jobs failed an attempt (``IsolationEvidence``); one is confirmed when a follow-up that
-/// keeps it in an otherwise clean configuration fails an attempt. A flaky job is repeated before it counts as a
-/// failure; a passing job that holds a deterministic confirmation **retracts** it. The session ends when every
+/// keeps it in an otherwise clean configuration fails an attempt. A flaky job's failure counts once its repeat fails,
+/// or once other jobs corroborate it; a passing job that holds a deterministic confirmation **retracts** it. The session ends when every
 /// failure is explained, the budget is spent, or nothing is left to try.
 public struct IsolationSession: Sendable {
     public typealias Settings = IsolationSettings
@@ -39,14 +39,10 @@ public struct IsolationSession: Sendable {
     let generator: FollowUpGenerator
     /// Every job seen, source and follow-ups, in order.
     public private(set) var observations: [Observation] = []
-    /// Per configuration of a subject: whether an attempt passed, whether one failed.
-    private var attempts: [Key: IsolationEvidence.Attempts] = [:]
-    /// Flaky jobs awaiting their repeats: the passing repeats so far.
-    private var pending: [Key: Int] = [:]
-    /// Flaky jobs whose repeats passed: not failures to explain.
-    private var noise = Set<Key>()
+    /// What each configuration has shown, and the flaky jobs awaiting repeats.
+    private var ledger = ConfigurationLedger()
     private var targets: [Key: Trial] = [:]
-    private var tries: [Subject: [Trial: Int]] = [:]
+    private(set) var tries: [Subject: [Trial: Int]] = [:]
     public private(set) var confirmed: [Confirmation] = []
     public private(set) var retracted: [Confirmation] = []
     /// Follow-up jobs asked for so far.
@@ -72,45 +68,23 @@ public struct IsolationSession: Sendable {
         for o in results {
             observations.append(o)
             let key = Key(subject: o.subject, configuration: o.configuration)
-            let before = attempts[key] ?? .init()
-            // A flaky job's passing retry is not a pass until its repeats settle it (noise counts as passing).
-            attempts[key] = .init(passed: before.passed || o.verdict == .passed, failed: before.failed || o.verdict != .passed)
-            if let passes = pending[key] {
-                // A repeat of a flaky job: a failing attempt makes it a failure; enough passing repeats make it noise.
-                if o.verdict != .passed {
-                    pending[key] = nil
-                } else if passes + 1 >= settings.flakyRepeats {
-                    pending[key] = nil
-                    noise.insert(key)
-                } else {
-                    pending[key] = passes + 1
-                }
-            } else if o.verdict == .flaky, !before.failed, !(o.followUp && targets[key]?.intermittent == true) {
-                // (A follow-up that keeps an intermittent suspect is itself the repeat of flaky evidence: its
-                // failing attempt counts at once.)
-                pending[key] = 0
-            } else if o.verdict != .passed {
-                noise.remove(key)
-            }
+            ledger.record(o, repeatsItself: o.followUp && targets[key]?.intermittent == true, flakyRepeats: settings.flakyRepeats)
         }
         decide()
     }
 
-    /// Whether a configuration counts as failing: an attempt failed, and it is neither awaiting repeats nor noise.
-    func isFailing(_ key: Key) -> Bool {
-        (attempts[key]?.failed ?? false) && pending[key] == nil && !noise.contains(key)
-    }
+    /// Whether a configuration counts as failing (``ConfigurationLedger/isFailing(_:)``).
+    func isFailing(_ key: Key) -> Bool { ledger.isFailing(key) }
 
-    /// Whether every job of a configuration failed (a flaky one after a failing repeat): a deterministic failure can
-    /// explain it.
-    func isDeterministic(_ key: Key) -> Bool { isFailing(key) && !(attempts[key]?.passed ?? true) }
+    /// Whether a deterministic failure can explain a configuration (``ConfigurationLedger/isDeterministic(_:)``).
+    func isDeterministic(_ key: Key) -> Bool { ledger.isDeterministic(key) }
 
     /// The next round's follow-ups (repeats of flaky jobs first, then one per unexplained failing configuration; when
     /// every failure is explained, the second faults a failing configuration may hold), within the budget; empty
     /// when the session is over.
     public mutating func nextRound() -> [FollowUp] {
         var draft = FollowUpRound()
-        for key in pending.keys.sorted(by: { Self.order($0, $1) }) where !explained(key.configuration, key.subject) {
+        for key in ledger.pending.keys.sorted(by: { Self.order($0, $1) }) where !explained(key.configuration, key.subject) {
             add(FollowUp(subject: key.subject, configuration: key.configuration, target: nil), to: &draft)
         }
         round += 1
@@ -167,7 +141,7 @@ public struct IsolationSession: Sendable {
             return
         }
         let key = Key(subject: subject, configuration: config)
-        if attempts[key] != nil {
+        if ledger.hasRun(key) {
             // Already run: its outcome is this trial's evidence (decided before the next round).
             if targets[key] == nil { targets[key] = trial; draft.reused = true }
             return
@@ -186,9 +160,12 @@ public struct IsolationSession: Sendable {
         }
         let deterministic = isDeterministic(Key(subject: subject, configuration: failing))
         let suspects = deterministic ? ranking.suspects(in: failing) : []
-        // An evidenced intermittent suspect goes first unless a deterministic candidate explains more failures.
+        // An evidenced intermittent suspect goes first unless a deterministic candidate explains more failures, or
+        // holds it and leaves it no suspect without its other values.
         if let evidenced = evidencedSuspect(subject, failing, untried: untried),
-           (tallies[subject]?[evidenced.combination]?.failing ?? 0) >= (suspects.first?.failing ?? 0) { return evidenced }
+           (tallies[subject]?[evidenced.combination]?.failing ?? 0) >= (suspects.first?.failing ?? 0),
+           !(suspects.first.map { record(subject).outranks($0.combination, evidenced.combination) } ?? false)
+        { return evidenced }
         if deterministic {
             if let keep = TieNarrowing.keep(failing, suspects) {
                 let t = Trial(combination: keep, intermittent: false)
@@ -215,7 +192,7 @@ public struct IsolationSession: Sendable {
     /// Subjects with a failure, in order.
     public var failingSubjects: [Subject] { subjects }
 
-    var subjects: [Subject] { Set(attempts.keys.filter(isFailing).map(\.subject)).sorted() }
+    var subjects: [Subject] { ledger.failingSubjects }
 
     /// Whether a confirmed combination of `subject` explains `configuration`.
     func explained(_ configuration: [String: String], _ subject: Subject) -> Bool {
@@ -244,8 +221,8 @@ public struct IsolationSession: Sendable {
 
     private func makeRanking(_ subject: Subject) -> SuspicionRanking {
         SuspicionRanking(candidatesFrom: configurations(subject) { isDeterministic($0) },
-                         failing: configurations(subject, all: true) { attempts[$0]?.failed ?? false },
-                         passing: configurations(subject, all: true) { (attempts[$0]?.passed ?? false) || noise.contains($0) },
+                         failing: configurations(subject, all: true) { ledger.failedAnAttempt($0) },
+                         passing: configurations(subject, all: true) { ledger.passed($0) },
                          maxSize: settings.maxSize)
     }
 
@@ -254,6 +231,11 @@ public struct IsolationSession: Sendable {
     private mutating func decide() {
         rankings = [:]
         tallies = [:]
+        // A subject whose only failures are flaky jobs awaiting repeats: those other jobs corroborate count at once.
+        for subject in Set(ledger.pending.keys.map(\.subject)).subtracting(subjects).sorted() {
+            tally(subject)
+            corroborate(subject)
+        }
         for subject in subjects {
             let ranking = makeRanking(subject)
             rankings[subject] = ranking
@@ -263,10 +245,20 @@ public struct IsolationSession: Sendable {
                 confirmed.remove(at: i)
             }
             tally(subject)
+            corroborate(subject)
             let before = confirmed.count
             confirmFollowUps(subject, ranking: ranking)
             // The next round chooses on the tallies of these confirmations too (their jobs left out).
             if confirmed.count != before, IsolationEvidence.overlapRules(candidates: settings.maxSize) { tally(subject) }
+        }
+    }
+
+    /// Settles the flaky jobs of `subject` that other jobs corroborate (``ConfigurationLedger/corroborate(_:tally:size:explained:)``).
+    private mutating func corroborate(_ subject: Subject) {
+        guard let tally = tallies[subject] else { return }
+        let session = self
+        ledger.corroborate(subject, tally: tally, size: IsolationEvidence.maximumSize(candidates: settings.maxSize)) {
+            session.explained($0, subject)
         }
     }
 
@@ -316,52 +308,11 @@ public struct IsolationSession: Sendable {
         }
     }
 
-    /// The proper part of intermittent suspect `target` that explains a failing follow-up which kept `target`:
-    /// a part already tried as an intermittent suspect, whose jobs without `target` fail intermittently too, and
-    /// nothing else in `configuration` is suspect (the part isolated as in
-    /// ``isolatesIntermittent(_:in:subject:ranking:)``). A flaky value whose own follow-ups happened to pass left only
-    /// pairs holding it to try, and their failing follow-ups confirmed nothing, or the pair.
-    private func intermittentPart(of target: Combination, in configuration: [String: String], subject: Subject,
-                                  ranking: SuspicionRanking) -> Combination?
-    {
-        Combination.subsets(of: target.values, maxSize: target.count - 1).sorted().first { part in
-            (tries[subject]?[Trial(combination: part, intermittent: true)] ?? 0) > 0
-                && failsWithout(part, target, subject: subject)
-                && isolatesIntermittent(part, in: configuration, subject: subject, ranking: ranking)
-        }
-    }
-
     /// Whether the failing follow-ups that kept `target` leave it the only candidate
     /// (``SuspicionRanking/isolates(_:failing:maxSize:)``).
     private func isolates(_ target: Combination, subject: Subject, ranking: SuspicionRanking) -> Bool {
         ranking.isolates(target, failing: targets.filter { $0.key.subject == subject && $0.value.combination == target
             && isDeterministic($0.key) }.map(\.key.configuration), maxSize: settings.maxSize)
-    }
-
-    /// Whether a failing follow-up that kept intermittent suspect `target` holds nothing else suspect: no
-    /// deterministic candidate, and no other combination most of whose other jobs failed (jobs holding `target`
-    /// left out: their failures may be its own).
-    private func isolatesIntermittent(_ target: Combination, in configuration: [String: String], subject: Subject,
-                                      ranking: SuspicionRanking) -> Bool
-    {
-        let tally = record(subject).tallies { !target.isContained(in: $0) }
-        // A larger suspect holding `target` that never passed (a deterministic pair seen through one of its values)
-        // explains the failure better, unless `target`'s jobs without it fail too, intermittently.
-        return Combination.subsets(of: configuration, maxSize: settings.maxSize).allSatisfy { s in
-            if target.isSubset(of: s) {
-                let t = tallies[subject]?[s]
-                return s == target || !IsolationEvidence.suspicious(t) || (t?.passing ?? 0) > 0
-                    || failsWithout(target, s, subject: subject)
-            }
-            return !ranking.live.contains(s) && !IsolationEvidence.suspicious(tally[s])
-        }
-    }
-
-    /// Whether `part`'s jobs that do not hold `whole` still fail, intermittently (jobs a confirmed combination
-    /// explains left out): `whole`'s other values are not needed for `part` to fail.
-    func failsWithout(_ part: Combination, _ whole: Combination, subject: Subject, evidenced: Bool = true) -> Bool {
-        let tally = record(subject).tallies { part.isContained(in: $0) && !whole.isContained(in: $0) }
-        return evidenced ? IsolationEvidence.evidenced(tally[part]) : IsolationEvidence.suspicious(tally[part])
     }
 
     /// The smallest proper part of `combination` that is an intermittent suspect not yet tried out, if any
@@ -378,7 +329,7 @@ public struct IsolationSession: Sendable {
               explained: confirmed.filter { $0.subject == subject }.map(\.combination),
               deterministic: IsolationEvidence.overlapRules(candidates: settings.maxSize)
                   ? Set(confirmed.filter { $0.subject == subject && !$0.intermittent }.map(\.combination)) : [],
-              mixed: Set(attempts.filter { $0.key.subject == subject && $0.value.passed && $0.value.failed }.map(\.key.configuration)),
+              mixed: ledger.mixed(subject),
               size: IsolationEvidence.maximumSize(candidates: settings.maxSize))
     }
 

@@ -4,8 +4,8 @@ public struct IsolationSettings: Sendable {
     public var maxSize: Int
     /// Follow-up jobs at most (repeats included).
     public var budget: Int
-    /// Repeats of a flaky job (its first sign of failure) before it counts: a repeat that fails an attempt makes
-    /// it an intermittent failure to explain; passing repeats make it noise (its passes still count).
+    /// Repeats of a flaky job no other job corroborates before its failure counts: a repeat that fails an attempt
+    /// makes it an intermittent failure to explain; passing repeats make it noise (its passes still count).
     public var flakyRepeats = 1
     /// Tries of one deterministic candidate whose follow-up failed while holding other candidates.
     public var triesPerCandidate = 2
