@@ -123,8 +123,8 @@ struct IsolationEvidence: Sendable {
             return evidenced ? IsolationEvidence.evidenced(t) : IsolationEvidence.suspicious(t)
         }
 
-        /// Whether deterministic candidate `candidate` goes before the evidenced suspect `suspect` it holds: the
-        /// suspect's jobs without the candidate's other values are no suspect (a value of a deterministic pair fails
+        /// Whether deterministic candidate `candidate` (held by more than one failing configuration) goes before the
+        /// evidenced suspect `suspect` it holds: the suspect's jobs without the candidate's other values are no suspect (a value of a deterministic pair fails
         /// in every job that holds the pair; beside a flaky job elsewhere it looked intermittent, was tried first, and
         /// a failing follow-up of another fault holding it confirmed it).
         func outranks(_ candidate: Combination, _ suspect: Combination) -> Bool {

@@ -68,7 +68,8 @@ public struct IsolationSession: Sendable {
         for o in results {
             observations.append(o)
             let key = Key(subject: o.subject, configuration: o.configuration)
-            ledger.record(o, repeatsItself: o.followUp && targets[key]?.intermittent == true, flakyRepeats: settings.flakyRepeats)
+            ledger.record(o, repeatsItself: o.followUp && targets[key]?.intermittent == true, flakyRepeats: settings.flakyRepeats,
+                          retryPasses: IsolationEvidence.retryPasses(candidates: settings.maxSize))
         }
         decide()
     }
@@ -156,16 +157,22 @@ public struct IsolationSession: Sendable {
     private func nextTrial(_ subject: Subject, _ failing: [String: String], ranking: SuspicionRanking) -> Trial? {
         let done = tries[subject] ?? [:]
         func untried(_ t: Trial) -> Bool {
-            (done[t] ?? 0) < (t.intermittent ? settings.intermittentTries : settings.triesPerCandidate)
+            let n = done[t] ?? 0
+            // Under a 3-wise plan a suspect still evidenced after its tries gets two more (``IsolationEvidence/overlapRules(candidates:)``).
+            if t.intermittent, n >= settings.intermittentTries, n < settings.intermittentTries + 2,
+               IsolationEvidence.overlapRules(candidates: settings.maxSize) {
+                return IsolationEvidence.evidenced(tallies[subject]?[t.combination])
+            }
+            return n < (t.intermittent ? settings.intermittentTries : settings.triesPerCandidate)
         }
         let deterministic = isDeterministic(Key(subject: subject, configuration: failing))
         let suspects = deterministic ? ranking.suspects(in: failing) : []
-        // An evidenced intermittent suspect goes first unless a deterministic candidate explains more failures, or
-        // holds it and leaves it no suspect without its other values.
+        // An evidenced intermittent suspect goes first unless a deterministic candidate explains more failures, or holds
+        // it, fails in several configurations, never intermittently, and leaves it no suspect without its other values.
         if let evidenced = evidencedSuspect(subject, failing, untried: untried),
            (tallies[subject]?[evidenced.combination]?.failing ?? 0) >= (suspects.first?.failing ?? 0),
-           !(suspects.first.map { record(subject).outranks($0.combination, evidenced.combination) } ?? false)
-        { return evidenced }
+           !(suspects.first.map { d in d.failing > 1 && (tallies[subject]?[d.combination]?.intermittent ?? 0) == 0
+               && record(subject).outranks(d.combination, evidenced.combination) } ?? false) { return evidenced }
         if deterministic {
             if let keep = TieNarrowing.keep(failing, suspects) {
                 let t = Trial(combination: keep, intermittent: false)

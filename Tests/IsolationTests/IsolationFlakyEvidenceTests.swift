@@ -21,24 +21,31 @@ struct IsolationFlakyEvidenceTests {
         }
     }
 
-    @Test("a flaky job's passing retry clears its configuration's combinations: a failing repeat makes it intermittent, not deterministic")
+    @Test("a flaky job's passing retry clears its configuration's combinations (a failing repeat makes it intermittent), except under a 3-wise plan")
     func flakyRetryIsAPass() throws {
         let matrix = try IsolationIntermittentTests.binaryAxes(4)
-        // Every configuration but one passes; that one is flaky.
-        let jobs = Fixture.configurations(matrix).map { c -> (String, Verdict) in
+        // Every configuration but one passes, and one is flaky; a=1 + b=1 + c=1 is held by the flaky one only.
+        let jobs = Fixture.configurations(matrix).compactMap { c -> (String, Verdict)? in
             let ones = String("abcd".filter { c[String($0)] == "1" })
-            return (ones, ones == "abc" ? .flaky : .passed)
+            return ones == "abcd" ? nil : (ones, ones == "abc" ? .flaky : .passed)
         }
-        var session = IsolationSession(source: Self.observations(jobs, axes: "abcd"), generator: FollowUpGenerator(matrix: matrix),
-                                       settings: .init(maxSize: 4, budget: 5, seed: 1))
-        // A lone flaky job is repeated before it counts; its repeat fails.
-        let asks = session.nextRound()
-        #expect(asks.map(\.target) == [nil] && asks.first?.configuration == Self.config("abc", "abcd"))
-        session.onResults(Self.observations([("abc", .failed)], axes: "abcd", followUp: true))
-        // Its configuration is a failure to explain, an intermittent one: it passed an attempt, so no combination of
-        // it is a deterministic candidate (the whole configuration was one, before).
-        #expect(session.unexplained(Fixture.subject) == [Self.config("abc", "abcd")])
-        #expect(session.ranking(Fixture.subject).live.isEmpty, "live \(session.ranking(Fixture.subject).live.sorted())")
+        let abc = Combination(["a": "1", "b": "1", "c": "1"])
+        func live(maxSize: Int) -> Set<Combination> {
+            var session = IsolationSession(source: Self.observations(jobs, axes: "abcd"),
+                                           generator: FollowUpGenerator(matrix: matrix), settings: .init(maxSize: maxSize, budget: 5, seed: 1))
+            // A lone flaky job is repeated before it counts; its repeat fails: a failure to explain.
+            let asks = session.nextRound()
+            #expect(asks.map(\.target) == [nil] && asks.first?.configuration == Self.config("abc", "abcd"))
+            session.onResults(Self.observations([("abc", .failed)], axes: "abcd", followUp: true))
+            #expect(session.unexplained(Fixture.subject) == [Self.config("abc", "abcd")])
+            return session.ranking(Fixture.subject).live
+        }
+        // Candidates of at most three values (a pairwise plan): it passed an attempt, so none of its combinations is a
+        // deterministic candidate.
+        #expect(live(maxSize: 3).isEmpty)
+        // Candidates of four (a 3-wise plan): its retry counts as a pass only if a repeat passes; a=1 + b=1 + c=1 is a
+        // candidate.
+        #expect(live(maxSize: 4).contains(abc))
     }
 
     @Test("flaky jobs that share an evidenced suspect count without repeats; a lone flaky job elsewhere is repeated")
