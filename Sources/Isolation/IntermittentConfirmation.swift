@@ -27,8 +27,8 @@ extension IsolationSession {
                               ranking: SuspicionRanking) -> Bool
     {
         let tally = record(subject).tallies { !target.isContained(in: $0) }
-        let elsewhere = configurations(subject) { isDeterministic($0) }
-            .filter { !target.isContained(in: $0) && !explained($0, subject) }
+        let flaky = IsolationEvidence.flakyRules(candidates: settings.maxSize)
+        let elsewhere = flaky ? configurations(subject) { isDeterministic($0) }.filter { !target.isContained(in: $0) && !explained($0, subject) } : []
         // A larger suspect holding `target` that never passed (a deterministic pair seen through one of its values)
         // explains the failure better, unless `target`'s jobs without it fail too, intermittently. When the larger
         // one's jobs show intermittency (it is no deterministic fault), one failing job of `target` without it is
@@ -37,9 +37,9 @@ extension IsolationSession {
             if target.isSubset(of: s) {
                 guard s != target, let t = tallies[subject]?[s], IsolationEvidence.suspicious(t), t.passing == 0 else { return true }
                 let record = self.record(subject)
-                return record.failsWithout(target, s) || t.intermittent > 0 && (record.tally(of: target, without: s)?.failing ?? 0) > 0
+                return record.failsWithout(target, s) || flaky && t.intermittent > 0 && (record.tally(of: target, without: s)?.failing ?? 0) > 0
             }
-            let rival = ranking.live.contains(s) && elsewhere.contains { s.isContained(in: $0) }
+            let rival = ranking.live.contains(s) && (!flaky || elsewhere.contains { s.isContained(in: $0) })
             return !rival && !IsolationEvidence.suspicious(tally[s])
         }
     }

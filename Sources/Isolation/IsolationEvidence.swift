@@ -135,7 +135,8 @@ struct IsolationEvidence: Sendable {
     /// The intermittent suspect of a failing configuration whose own jobs show intermittency most (held by at least
     /// half of the subject's unexplained intermittent jobs, `intermittentJobs`), then the smaller — unless the smaller
     /// is a part of the larger whose other jobs only passed (``onlyPassesWithout(_:_:)``) — then the higher failure
-    /// share, among those `untried` allows. (The higher share before the smaller chose a flaky value's pair with
+    /// share, among those `untried` allows (under a 3-wise plan, ``flakyRules(candidates:)`` aside: the higher share,
+    /// then the smaller). (The higher share before the smaller chose a flaky value's pair with
     /// whatever value its few unexplained failing jobs happened to share.)
     static func evidencedSuspect(in failing: [String: String], tally: [Combination: Tally], intermittentJobs total: Int,
                                  maxSize: Int, untried: (Combination) -> Bool) -> Combination?
@@ -148,12 +149,13 @@ struct IsolationEvidence: Sendable {
             .min { a, b in
                 let (ta, tb) = (tally[a] ?? .init(), tally[b] ?? .init())
                 if ta.intermittent != tb.intermittent { return ta.intermittent > tb.intermittent }
-                if a.count != b.count {
+                if a.count != b.count, flakyRules(candidates: maxSize) {
                     let (part, whole) = a.count < b.count ? (ta, tb) : (tb, ta)
                     let smallerFirst = a.isSubset(of: b) || b.isSubset(of: a) ? !onlyPassesWithout(part, whole) : true
                     return smallerFirst == (a.count < b.count)
                 }
                 if ta.rate != tb.rate { return ta.rate > tb.rate }
+                if a.count != b.count { return a.count < b.count }
                 return a < b
             }
     }

@@ -69,7 +69,7 @@ public struct IsolationSession: Sendable {
             observations.append(o)
             let key = Key(subject: o.subject, configuration: o.configuration)
             ledger.record(o, repeatsItself: o.followUp && targets[key]?.intermittent == true, flakyRepeats: settings.flakyRepeats,
-                          retryPasses: IsolationEvidence.retryPasses(candidates: settings.maxSize))
+                          retryPasses: IsolationEvidence.flakyRules(candidates: settings.maxSize))
         }
         decide()
     }
@@ -157,13 +157,7 @@ public struct IsolationSession: Sendable {
     private func nextTrial(_ subject: Subject, _ failing: [String: String], ranking: SuspicionRanking) -> Trial? {
         let done = tries[subject] ?? [:]
         func untried(_ t: Trial) -> Bool {
-            let n = done[t] ?? 0
-            // Under a 3-wise plan a suspect still evidenced after its tries gets two more (``IsolationEvidence/overlapRules(candidates:)``).
-            if t.intermittent, n >= settings.intermittentTries, n < settings.intermittentTries + 2,
-               IsolationEvidence.overlapRules(candidates: settings.maxSize) {
-                return IsolationEvidence.evidenced(tallies[subject]?[t.combination])
-            }
-            return n < (t.intermittent ? settings.intermittentTries : settings.triesPerCandidate)
+            (done[t] ?? 0) < (t.intermittent ? settings.intermittentTries : settings.triesPerCandidate)
         }
         let deterministic = isDeterministic(Key(subject: subject, configuration: failing))
         let suspects = deterministic ? ranking.suspects(in: failing) : []
@@ -171,7 +165,7 @@ public struct IsolationSession: Sendable {
         // it, fails in several configurations, never intermittently, and leaves it no suspect without its other values.
         if let evidenced = evidencedSuspect(subject, failing, untried: untried),
            (tallies[subject]?[evidenced.combination]?.failing ?? 0) >= (suspects.first?.failing ?? 0),
-           !(suspects.first.map { d in d.failing > 1 && (tallies[subject]?[d.combination]?.intermittent ?? 0) == 0
+           !(suspects.first.map { d in IsolationEvidence.flakyRules(candidates: settings.maxSize) && d.failing > 1 && (tallies[subject]?[d.combination]?.intermittent ?? 0) == 0
                && record(subject).outranks(d.combination, evidenced.combination) } ?? false) { return evidenced }
         if deterministic {
             if let keep = TieNarrowing.keep(failing, suspects) {
@@ -262,7 +256,7 @@ public struct IsolationSession: Sendable {
 
     /// Settles the flaky jobs of `subject` that other jobs corroborate (``ConfigurationLedger/corroborate(_:tally:size:explained:)``).
     private mutating func corroborate(_ subject: Subject) {
-        guard let tally = tallies[subject] else { return }
+        guard IsolationEvidence.flakyRules(candidates: settings.maxSize), let tally = tallies[subject] else { return }
         let session = self
         ledger.corroborate(subject, tally: tally, size: IsolationEvidence.maximumSize(candidates: settings.maxSize)) {
             session.explained($0, subject)

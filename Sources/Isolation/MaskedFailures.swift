@@ -17,12 +17,14 @@ extension IsolationEvidence {
     /// morning"), and those plans are left as they were.
     static func overlapRules(candidates maxSize: Int) -> Bool { maxSize > 3 }
 
-    /// Whether a flaky job's passing retry counts as a pass at once (``ConfigurationLedger``): except where the overlap
-    /// rules apply. Under a 3-wise plan a flaky three-value fault is confirmed through its configurations' four-value
-    /// candidates (as deterministic ones, then its part); counting the retries as passes cleared them, and larger
-    /// combinations its few failing jobs shared by chance were confirmed in its place (docs/ISOLATE.md, "Figures of
-    /// 6 December 2026, midday"). On pairwise plans counting them kept supersets of flaky faults from confirmation.
-    static func retryPasses(candidates maxSize: Int) -> Bool { !overlapRules(candidates: maxSize) }
+    /// Whether the rules for flaky evidence apply (docs/ISOLATE.md, "The algorithm", steps 1, 4 and 7): a flaky job's
+    /// passing retry is a pass at once, flaky jobs other jobs corroborate need no repeat, a live candidate is a rival
+    /// only when another failure needs it, smaller evidenced suspects first, and the rest. They apply where candidates
+    /// have at most three values (pairwise and full plans). Under 3-wise plans every combination of them tried traded
+    /// two-value for three-value precision (a flaky three-value fault is confirmed there through its configurations'
+    /// four-value candidates, which a retry counted as a pass clears), so those plans keep the earlier rules
+    /// ("Figures of 6 December 2026, midday").
+    static func flakyRules(candidates maxSize: Int) -> Bool { !overlapRules(candidates: maxSize) }
 
     /// Counts, in `tallies`, the failing jobs that only deterministic confirmations explain (none of them held by the
     /// combination, nor a part of one: a deterministic fault fails every job that holds it, so its jobs say nothing of
