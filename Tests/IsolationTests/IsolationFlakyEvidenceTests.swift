@@ -69,6 +69,22 @@ struct IsolationFlakyEvidenceTests {
         #expect(repeats == [Self.config("bcd", "abcd")])
     }
 
+    @Test("a subject whose every failure is a flaky job: jobs that corroborate each other count at once, and none is repeated")
+    func onlyFlakyFailures() throws {
+        let matrix = try IsolationIntermittentTests.binaryAxes(4)
+        // Every job holding a=1 is flaky (its first attempt fails, its retry passes); every other job passes.
+        let jobs = Fixture.configurations(matrix).map { c -> (String, Verdict) in
+            (String("abcd".filter { c[String($0)] == "1" }), c["a"] == "1" ? .flaky : .passed)
+        }
+        var session = IsolationSession(source: Self.observations(jobs, axes: "abcd"), generator: FollowUpGenerator(matrix: matrix),
+                                       settings: .init(maxSize: 2, budget: 10, seed: 1))
+        #expect(session.unexplained(Fixture.subject).count == 8)
+        // No repeat: a=1 is tried at once (every configuration has run: its trial decides from a recorded outcome).
+        let asks = session.nextRound()
+        #expect(asks.allSatisfy { $0.target != nil })
+        #expect(session.tried == [Combination(["a": "1"])], "tried \(session.tried.sorted())")
+    }
+
     @Test("a live candidate that only failures holding the suspect make is no rival to its confirmation; one another failure needs is")
     func rivalNeedsItsOwnFailure() throws {
         let matrix = try IsolationIntermittentTests.binaryAxes(5)
