@@ -8,8 +8,8 @@
 /// also passed an attempt, or one whose candidates were all cleared) are explained by **intermittent** suspects: the
 /// combinations most of whose jobs failed an attempt (``IsolationEvidence``); one is confirmed when a follow-up that
 /// keeps it in an otherwise clean configuration fails an attempt. A flaky job's failure counts once its repeat fails,
-/// or once other jobs corroborate it; a passing job that holds a deterministic confirmation **retracts** it. The session ends when every
-/// failure is explained, the budget is spent, or nothing is left to try.
+/// or (pairwise and full plans) once other jobs corroborate it; a passing job that holds a deterministic confirmation
+/// **retracts** it. The session ends when every failure is explained, the budget is spent, or nothing is left to try.
 public struct IsolationSession: Sendable {
     public typealias Settings = IsolationSettings
 
