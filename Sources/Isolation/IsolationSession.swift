@@ -142,8 +142,9 @@ public struct IsolationSession: Sendable {
             return
         }
         let key = Key(subject: subject, configuration: config)
-        if ledger.hasRun(key) {
-            // Already run: its outcome is this trial's evidence (decided before the next round).
+        if ledger.hasRun(key) && !trial.intermittent {
+            // Already run: its outcome is this trial's evidence (decided before the next round). Not for an
+            // intermittent suspect: the recorded job may be one of those that made it a suspect, so it runs afresh.
             if targets[key] == nil { targets[key] = trial; draft.reused = true }
             return
         }
@@ -289,6 +290,8 @@ public struct IsolationSession: Sendable {
             let key = Key(subject: subject, configuration: o.configuration)
             guard let trial = targets[key], isFailing(key), !explained(o.configuration, subject),
                   !retracted.contains(where: { $0.subject == subject && $0.combination == trial.combination }) else { continue }
+            // An intermittent suspect is confirmed only by a follow-up job that itself failed an attempt.
+            if trial.intermittent && (!o.followUp || o.verdict == .passed) { continue }
             let target = trial.combination
             if trial.intermittent, let part = intermittentPart(of: target, in: o.configuration, subject: subject, ranking: ranking) {
                 confirmed.append(Confirmation(subject: subject, combination: part, jobs: jobs(part), intermittent: true))

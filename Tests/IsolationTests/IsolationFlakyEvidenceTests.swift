@@ -79,10 +79,25 @@ struct IsolationFlakyEvidenceTests {
         var session = IsolationSession(source: Self.observations(jobs, axes: "abcd"), generator: FollowUpGenerator(matrix: matrix),
                                        settings: .init(maxSize: 2, budget: 10, seed: 1))
         #expect(session.unexplained(Fixture.subject).count == 8)
-        // No repeat: a=1 is tried at once (every configuration has run: its trial decides from a recorded outcome).
+        // No repeat: a=1 is tried at once. Every configuration has run, but a recorded job may be one that made it a
+        // suspect: the trial runs afresh, and only that new job can confirm it.
+        let a1 = Combination(["a": "1"])
         let asks = session.nextRound()
-        #expect(asks.allSatisfy { $0.target != nil })
-        #expect(session.tried == [Combination(["a": "1"])], "tried \(session.tried.sorted())")
+        #expect(asks.count == 1 && asks.allSatisfy { $0.target == a1 && $0.intermittent })
+        #expect(session.tried == [a1], "tried \(session.tried.sorted())")
+        #expect(session.confirmed.isEmpty)
+        let config = try #require(asks.first?.configuration)
+        // The fresh job passes: no confirmation, though the recorded job of that configuration was flaky.
+        session.onResults([Observation(subject: Fixture.subject, configuration: config, verdict: .passed, jobID: "f1", followUp: true)])
+        #expect(session.confirmed.isEmpty)
+        // The next try fails an attempt: a=1 is confirmed, by that follow-up job.
+        let again = session.nextRound()
+        #expect(again.map(\.target) == [a1])
+        let retry = try #require(again.first?.configuration)
+        session.onResults([Observation(subject: Fixture.subject, configuration: retry, verdict: .flaky, jobID: "f2", followUp: true)])
+        let confirmation = try #require(session.confirmed.first)
+        #expect(confirmation.combination == a1 && confirmation.intermittent)
+        #expect(confirmation.jobs.contains("f2") && confirmation.jobs.allSatisfy { $0.hasPrefix("f") })
     }
 
     @Test("a live candidate that only failures holding the suspect make is no rival to its confirmation; one another failure needs is")
