@@ -68,17 +68,24 @@ enum IsolateCommand {
             throw UsageError("a budget is a job count or a percentage ('30' or '20%'), not '\(text)'")
         }
 
-        /// `run --isolate` (20 %) or `run --isolate-budget <budget>` (which implies it); nil without either.
+        /// `run --isolate` (20 %), `run --isolate=<budget>`, or `run --isolate-budget <budget>` (which implies it);
+        /// nil without either.
         static func runOption(_ args: ParsedArguments) throws -> Budget? {
-            if let text = args.value("--isolate-budget") { return try parse(text) }
+            let attached = args.value("--isolate").flatMap { $0.isEmpty ? nil : $0 }
+            if let text = args.value("--isolate-budget") {
+                if attached != nil { throw UsageError("give the isolation budget once: '--isolate=<budget>' or '--isolate-budget <budget>'") }
+                return try parse(text)
+            }
+            if let attached { return try parse(attached) }
             return args.has("--isolate") ? .share(0.2) : nil
         }
 
         /// The options `run` and `serve` take for it.
         static let runOptions: [CommandOption] = [
-            CommandOption("--isolate", help: "After a run with failures, run 'flowmatrix isolate' on it (budget 20%)."),
-            CommandOption("--isolate-budget", value: .text("<n>|<p>%"),
-                          help: "Like --isolate, with this follow-up budget: a job count or a share of the run's jobs."),
+            CommandOption("--isolate", value: .attachedText("<n>|<p>%"),
+                          help: "After a run with failures, run 'flowmatrix isolate' on it, within this follow-up budget: "
+                              + "a job count or a share of the run's jobs (20% when given alone)."),
+            CommandOption("--isolate-budget", value: .text("<n>|<p>%"), help: "The same as --isolate=<budget>."),
         ]
 
         func jobs(of source: Int) -> Int {
@@ -141,10 +148,14 @@ enum IsolateCommand {
     }
 
     /// `run --isolate`: isolates the run that just finished with failures (the store's last run).
+    ///
+    /// The run's failures stand whatever isolation finds: explaining a failure does not make it pass, so the exit code
+    /// stays 1 (failures) unless isolation itself could not be done (2).
     static func afterRun(_ options: RunOptions, budget: Budget) async throws -> Int32 {
         var isolateOptions = options
         isolateOptions.matrixPath = nil
-        return try await execute("last", options: isolateOptions, budget: budget, seed: nil)
+        let code = try await execute("last", options: isolateOptions, budget: budget, seed: nil)
+        return code == ExitCode.success || code == ExitCode.failures ? ExitCode.failures : code
     }
 
     /// One round as a new run: the source's matrix, only the follow-up jobs, the local workers `run` would start.

@@ -39,7 +39,8 @@ enum RunCommand {
             matrix is named once, after planning ('note: registry web ignores axis …').
             EXIT CODES: 0 all jobs passed (flaky allowed unless --strict), 1 failures, 2 I/O error (store, port),
             64 usage error, 65 the matrix or its corpus has findings (a plan over --max-jobs, MX025, included;
-            nothing runs), 130 interrupted.
+            nothing runs), 130 interrupted. With --isolate a run with failures still exits 1 when isolation explains
+            them all (2 when isolation could not be done).
             SHARDS: every shard computes the same split of the plan (by count, or longest-first by --durations, which
             every shard must be given alike) and runs its share; 'flowmatrix merge' joins the shard stores into one
             run. A shard resumes like any run ('--resume', its store). docs/SCALE-OUT.md has engine files.

@@ -12,6 +12,9 @@ public struct CommandOption: Sendable, Hashable {
         case integer(_ placeholder: String, _ range: ClosedRange<Int>)
         /// One of `choices`, shown as `a|b|c`; anything else is a usage error.
         case choice(_ choices: [String])
+        /// Text that may follow only as `--name=value`, shown as `--name[=placeholder]`; the name alone is a flag
+        /// (its value empty), and the next word is never taken (`run --isolate` or `run --isolate=30%`).
+        case attachedText(_ placeholder: String)
     }
 
     /// What `--help` says the option's default is.
@@ -54,21 +57,26 @@ public struct CommandOption: Sendable, Hashable {
     public var placeholder: String {
         switch value {
         case .none: ""
-        case .text(let placeholder), .integer(let placeholder, _): placeholder
+        case .text(let placeholder), .integer(let placeholder, _), .attachedText(let placeholder): placeholder
         case .choice(let choices): choices.joined(separator: "|")
         }
     }
 
+    /// The name and placeholder as help shows them: `--store <dir>`, `--isolate[=<budget>]`.
+    private func spelled(_ name: String) -> String {
+        if case .attachedText(let placeholder) = value { return name + "[=" + placeholder + "]" }
+        return placeholder.isEmpty ? name : name + " " + placeholder
+    }
+
     /// The option as help's left column shows it: `-h, --help`, `--store <dir>`.
     public var synopsis: String {
-        let spelled = names.sorted { $0.count < $1.count }.joined(separator: ", ")
-        return placeholder.isEmpty ? spelled : spelled + " " + placeholder
+        let names = names.sorted { $0.count < $1.count }
+        return (names.dropLast() + [spelled(names[names.count - 1])]).joined(separator: ", ")
     }
 
     /// The option as a usage line shows it: `[--store <dir>]`, `[--label <key=value> ...]`.
     public var usageSynopsis: String {
-        let shown = placeholder.isEmpty ? name : name + " " + placeholder
-        return "[" + shown + (repeatable ? " ..." : "") + "]"
+        "[" + spelled(name) + (repeatable ? " ..." : "") + "]"
     }
 
     /// The help text with its default and repeatability, as the OPTIONS section prints it:

@@ -1,7 +1,8 @@
 /// A command line parsed against its option table (``CommandOption``): the values of the options given, and the
 /// positional arguments in order.
 ///
-/// `--name value` and `--name=value` are both accepted; `--` ends option parsing (what follows is positional, even
+/// `--name value` and `--name=value` are both accepted (only the latter for an ``CommandOption/Value/attachedText(_:)``
+/// option); `--` ends option parsing (what follows is positional, even
 /// when it starts with `-`); a lone `-` is positional. Every word starting with `-` before `--` must be an option of
 /// the table. Reading an option the table does not have is a programming error (checked in debug builds).
 public struct ParsedArguments: Sendable {
@@ -36,6 +37,8 @@ public struct ParsedArguments: Sendable {
             var value = ""
             if option.isFlag {
                 if attached != nil { throw UsageError("'\(option.name)' takes no value") }
+            } else if case .attachedText = option.value {
+                value = attached ?? ""
             } else if let attached {
                 value = attached
             } else {
@@ -62,7 +65,7 @@ public struct ParsedArguments: Sendable {
     /// Checks `value` against the option's kind.
     private static func check(_ value: String, of option: CommandOption, as name: String) throws(UsageError) {
         switch option.value {
-        case .none, .text: return
+        case .none, .text, .attachedText: return
         case .integer(_, let range):
             guard let number = Int(value), range.contains(number) else {
                 throw UsageError("'\(option.name)' takes a whole number from \(range.lowerBound) to \(range.upperBound), "

@@ -58,6 +58,17 @@ struct CommandOptionTests {
         #expect(error(["--json", "--json", "--label", "a=b", "--label", "c=d"]) == nil, "flags and repeatable options repeat")
     }
 
+    @Test("an attached-value option is a flag alone, takes its value only after '=', and never takes the next word")
+    func attachedValue() throws {
+        let table = Self.table + [CommandOption("--isolate", value: .attachedText("<budget>"), help: "Isolate.")]
+        let alone = try ParsedArguments(["--isolate", "m.json"], options: table)
+        #expect(alone.has("--isolate") && alone.value("--isolate") == "" && alone.positionals == ["m.json"])
+        let given = try ParsedArguments(["m.json", "--isolate=30%"], options: table)
+        #expect(given.value("--isolate") == "30%" && given.positionals == ["m.json"])
+        #expect(try ParsedArguments([], options: table).value("--isolate") == nil)
+        #expect(table.last?.synopsis == "--isolate[=<budget>]" && table.last?.usageSynopsis == "[--isolate[=<budget>]]")
+    }
+
     @Test("-h and --help are in every table")
     func help() throws {
         #expect(try parse(["-h"]).has("--help"))
