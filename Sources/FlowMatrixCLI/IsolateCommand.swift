@@ -91,7 +91,7 @@ enum IsolateCommand {
         func jobs(of source: Int) -> Int {
             switch self {
             case .jobs(let n): n
-            case .share(let p): max(1, Int((Double(source) * p).rounded(.up)))
+            case .share(let p): max(1, Int((Double(source) * p).rounded(.down)))
             }
         }
     }

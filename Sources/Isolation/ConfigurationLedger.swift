@@ -9,6 +9,8 @@ struct ConfigurationLedger: Sendable {
     private(set) var pending: [Key: Int] = [:]
     /// Flaky jobs whose repeats passed: not failures to explain.
     private var noise = Set<Key>()
+    /// Noise given one more repeat (``recheck(_:)``).
+    private var rechecked = Set<Key>()
 
     /// Records one job's outcome.
     /// - Parameters:
@@ -38,6 +40,15 @@ struct ConfigurationLedger: Sendable {
         } else if o.verdict != .passed {
             noise.remove(key)
         }
+    }
+
+    /// The flaky jobs of `subject` that proved noise and have not been rechecked, in order; each is marked rechecked.
+    /// With every failure explained and budget left, each gets one more repeat: a fault that fails half the time
+    /// passes one repeat half the time too, and a failing recheck makes it a failure to explain again.
+    mutating func recheck(_ subject: Subject) -> [Key] {
+        let keys = noise.filter { $0.subject == subject && !rechecked.contains($0) }.sorted { IsolationSession.order($0, $1) }
+        rechecked.formUnion(keys)
+        return keys
     }
 
     /// Whether a configuration has run.

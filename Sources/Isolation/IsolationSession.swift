@@ -9,31 +9,19 @@
 /// combinations most of whose jobs failed an attempt (``IsolationEvidence``); one is confirmed when a follow-up that
 /// keeps it in an otherwise clean configuration fails an attempt. A flaky job's failure counts once its repeat fails,
 /// or (pairwise and full plans) once other jobs corroborate it; a passing job that holds a deterministic confirmation
-/// **retracts** it. The session ends when every failure is explained, the budget is spent, or nothing is left to try.
+/// **retracts** it. With every failure explained and budget left, the failing configurations a confirmation explains
+/// are probed for second faults (``SecondFaults``): a failing probe is one more failure to explain. The session ends
+/// when every failure is explained, the budget is spent, or nothing is left to try.
 public struct IsolationSession: Sendable {
     public typealias Settings = IsolationSettings
 
     public typealias FollowUp = IsolationFollowUp
 
-    /// A confirmed combination with the follow-up jobs that decided it.
-    public struct Confirmation: Sendable, Hashable {
-        public var subject: Subject
-        public var combination: Combination
-        public var jobs: [String]
-        /// Confirmed as intermittent: it failed an attempt in a clean configuration, though jobs holding it passed too.
-        public var intermittent = false
-    }
+    public typealias Confirmation = IsolationConfirmation
 
-    struct Key: Hashable {
-        var subject: Subject
-        var configuration: [String: String]
-    }
+    typealias Key = IsolationKey
 
-    /// A kept candidate, tried as deterministic or as intermittent.
-    struct Trial: Hashable {
-        var combination: Combination
-        var intermittent: Bool
-    }
+    typealias Trial = IsolationTrial
 
     public let settings: Settings
     let generator: FollowUpGenerator
@@ -56,6 +44,8 @@ public struct IsolationSession: Sendable {
     /// Deterministic candidates isolated by a failing follow-up but held back: a part of them is an intermittent
     /// suspect still to try (it, not the whole, may be what failed).
     private var heldBack: [Subject: [Combination: Combination]] = [:]
+    /// Probes of second faults (``SecondFaults``): their failures are to explain, like the source run's.
+    private var probes = Set<Key>()
 
     public init(source: [Observation], generator: FollowUpGenerator, settings: Settings) {
         self.generator = generator
@@ -81,8 +71,8 @@ public struct IsolationSession: Sendable {
     func isDeterministic(_ key: Key) -> Bool { ledger.isDeterministic(key) }
 
     /// The next round's follow-ups (repeats of flaky jobs first, then one per unexplained failing configuration; when
-    /// every failure is explained, the second faults a failing configuration may hold), within the budget; empty
-    /// when the session is over.
+    /// every failure is explained, one more repeat of each flaky job that proved noise, and probes of the second
+    /// faults a failing configuration may hold), within the budget; empty when the session is over.
     public mutating func nextRound() -> [FollowUp] {
         var draft = FollowUpRound()
         for key in ledger.pending.keys.sorted(by: { Self.order($0, $1) }) where !explained(key.configuration, key.subject) {
@@ -100,18 +90,23 @@ public struct IsolationSession: Sendable {
             }
         }
         if draft.out.isEmpty && !draft.reused {
+            for subject in Set(observations.map(\.subject)).sorted() {
+                for key in ledger.recheck(subject) where !explained(key.configuration, subject) {
+                    add(FollowUp(subject: key.subject, configuration: key.configuration, target: nil), to: &draft)
+                }
+            }
             for subject in subjects {
                 let ranking = self.ranking(subject)
                 var picked = Set<Trial>()
                 let (done, most) = (tries[subject] ?? [:], settings.triesPerCandidate)
-                let candidates = SecondFaults.candidates(
+                let next = SecondFaults.next(
                     failing: configurations(subject) { isDeterministic($0) },
                     confirmed: confirmed.filter { $0.subject == subject && !$0.intermittent }.map(\.combination),
                     ranking: ranking, untried: { (done[Trial(combination: $0, intermittent: false)] ?? 0) < most })
-                for c in candidates {
-                    let trial = Trial(combination: c, intermittent: false)
+                for n in next {
+                    let trial = Trial(combination: n.keep, intermittent: false)
                     guard picked.insert(trial).inserted else { continue }
-                    ask(trial, subject: subject, ranking: ranking, salt: picked.count, draft: &draft)
+                    ask(trial, subject: subject, ranking: ranking, salt: picked.count, probing: n.probed, draft: &draft)
                 }
             }
         }
@@ -131,17 +126,26 @@ public struct IsolationSession: Sendable {
 
     /// Asks for a follow-up that keeps `trial`'s combination in the least suspicious environment (or notes that one
     /// has run already: its outcome decides).
-    private mutating func ask(_ trial: Trial, subject: Subject, ranking: SuspicionRanking, salt: Int, draft: inout FollowUpRound) {
+    /// - Parameter probing: for a probe of second faults (``SecondFaults``), the failing configuration it breaks the
+    ///   confirmations of: its moved axes take other values, and its failure is one to explain like the source's.
+    private mutating func ask(_ trial: Trial, subject: Subject, ranking: SuspicionRanking, salt: Int,
+                              probing: [String: String]? = nil, draft: inout FollowUpRound) {
         tries[subject, default: [:]][trial, default: 0] += 1
         let seed = settings.seed &+ UInt64(round) &* 0x9E37_79B9 &+ UInt64(salt)
         let earlier = targets.filter { $0.key.subject == subject && $0.value.combination == trial.combination }
             .map(\.key.configuration)
-        guard let config = generator.configuration(keeping: trial.combination, ranking: ranking,
-                                                   maxSize: settings.maxSize, seed: seed, avoiding: earlier) else {
+        guard let config = generator.configuration(keeping: trial.combination, ranking: ranking, maxSize: settings.maxSize,
+                                                   seed: seed, avoiding: earlier + (probing.map { [$0] } ?? [])),
+              probing == nil || !confirmed.contains(where: { $0.subject == subject && !$0.intermittent && $0.combination.isContained(in: config) })
+        else {
             tries[subject, default: [:]][trial] = Int.max / 2
             return
         }
         let key = Key(subject: subject, configuration: config)
+        if probing != nil {
+            tries[subject, default: [:]][trial] = Int.max / 2
+            probes.insert(key)
+        }
         if ledger.hasRun(key) && !trial.intermittent {
             // Already run: its outcome is this trial's evidence (decided before the next round). Not for an
             // intermittent suspect: the recorded job may be one of those that made it a suspect, so it runs afresh.
@@ -206,12 +210,14 @@ public struct IsolationSession: Sendable {
         configurations(subject) { isFailing($0) }.filter { !explained($0, subject) }
     }
 
-    /// Configurations of `subject` whose key passes `filter`, source only or all, in a stable order.
+    /// Configurations of `subject` whose key passes `filter`, in a stable order: the source run's and the probes of
+    /// second faults', or all.
     func configurations(_ subject: Subject, all: Bool = false, _ filter: (Key) -> Bool) -> [[String: String]] {
         var seen = Set<[String: String]>()
         var out: [[String: String]] = []
-        for o in observations where o.subject == subject && (all || !o.followUp) && seen.insert(o.configuration).inserted {
-            if filter(Key(subject: subject, configuration: o.configuration)) { out.append(o.configuration) }
+        for o in observations where o.subject == subject && seen.insert(o.configuration).inserted {
+            let key = Key(subject: subject, configuration: o.configuration)
+            if (all || !o.followUp || probes.contains(key)) && filter(key) { out.append(o.configuration) }
         }
         return out
     }

@@ -71,7 +71,7 @@ extension IsolateBench {
     static func isolate(_ system: System, source: [Observation], strength: Int, oracle: inout Oracle, seed: UInt64)
         -> (found: [Combination], spent: Int, diagnosis: Diagnosis)
     {
-        let settings = IsolationSession.Settings(maxSize: strength + 1, budget: max(1, Int((Double(source.count) * 0.2).rounded(.up))),
+        let settings = IsolationSession.Settings(maxSize: strength + 1, budget: max(1, Int((Double(source.count) * 0.2).rounded(.down))),
                                                  seed: seed)
         var session = IsolationSession(source: source, generator: system.generator, settings: settings)
         while true {

@@ -100,6 +100,37 @@ struct IsolationFlakyEvidenceTests {
         #expect(confirmation.jobs.contains("f2") && confirmation.jobs.allSatisfy { $0.hasPrefix("f") })
     }
 
+    @Test("a flaky job whose repeat passed gets one more repeat once everything else is explained; a failing one is a failure to explain")
+    func noiseRechecked() throws {
+        let matrix = try IsolationIntermittentTests.binaryAxes(4)
+        let abc = Self.config("abc", "abcd")
+        let jobs = Fixture.configurations(matrix).map { c -> (String, Verdict) in
+            let ones = String("abcd".filter { c[String($0)] == "1" })
+            return (ones, ones == "abc" ? .flaky : .passed)
+        }
+        func session(recheck: Verdict) -> IsolationSession {
+            var session = IsolationSession(source: Self.observations(jobs, axes: "abcd"),
+                                           generator: FollowUpGenerator(matrix: matrix), settings: .init(maxSize: 3, budget: 6, seed: 1))
+            // The lone flaky job is repeated; its repeat passes: noise, nothing to explain.
+            let first = session.nextRound()
+            #expect(first.map(\.target) == [nil] && first.first?.configuration == abc)
+            session.onResults(Self.observations([("abc", .passed)], axes: "abcd", followUp: true))
+            #expect(session.unexplained(Fixture.subject).isEmpty)
+            // Budget is left: one more repeat.
+            let second = session.nextRound()
+            #expect(second.map(\.target) == [nil] && second.first?.configuration == abc)
+            session.onResults(Self.observations([("abc", recheck)], axes: "abcd", followUp: true))
+            return session
+        }
+        // It passes again: noise for good, and it is not repeated a third time.
+        var quiet = session(recheck: .passed)
+        #expect(quiet.unexplained(Fixture.subject).isEmpty)
+        #expect(quiet.nextRound().isEmpty)
+        // It fails an attempt: a failure to explain again.
+        let loud = session(recheck: .flaky)
+        #expect(loud.unexplained(Fixture.subject) == [abc])
+    }
+
     @Test("a live candidate that only failures holding the suspect make is no rival to its confirmation; one another failure needs is")
     func rivalNeedsItsOwnFailure() throws {
         let matrix = try IsolationIntermittentTests.binaryAxes(5)
