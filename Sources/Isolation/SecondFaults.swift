@@ -15,7 +15,9 @@ enum SecondFaults {
     }
 
     /// Per deterministic failing configuration that a confirmed combination explains and that still holds a live
-    /// candidate no confirmation holds whole: a probe that keeps it all but an axis of each confirmation it holds
+    /// candidate no confirmation holds whole: when a confirmation of two or more values explains it (a single value
+    /// fails every job it is in, and probing each of its configurations spends the budget for nothing), a probe that
+    /// keeps it all but an axis of each confirmation it holds
     /// (the axes chosen so that the probe keeps the most such candidates, among keeps `untried` allows); else its best
     /// candidate (in rank order) that `untried` allows, that shares a value with such a confirmation, and is neither a
     /// part nor a whole of one.
@@ -30,7 +32,8 @@ enum SecondFaults {
                 holding.allSatisfy { h in !h.isSubset(of: c) && !c.isSubset(of: h) }
             }
             guard !open.isEmpty else { continue }
-            if let keep = probe(configuration, breaking: holding, open: open, untried: untried) {
+            if holding.contains(where: { $0.count > 1 }),
+               let keep = probe(configuration, breaking: holding, open: open, untried: untried) {
                 out.append(Next(keep: keep, probed: configuration))
                 continue
             }

@@ -67,4 +67,17 @@ struct IsolationSecondFaultTests {
         // The session ended before its budget: nothing was left to decide.
         #expect(session.spent < 40)
     }
+
+    @Test("configurations a single value explains are not probed: that value fails every job it is in")
+    func singleValueNotProbed() throws {
+        let matrix = try Fixture.matrix()
+        let first = Combination(["lang": "ar"])
+        let masked = Combination(["size": "wide", "theme": "dark"])
+        let source = Fixture.configurations(matrix).filter { !masked.isContained(in: $0) || first.isContained(in: $0) }
+        let session = try Fixture.isolate(source, faults: [first], budget: 40)
+        #expect(session.confirmed.map(\.combination) == [first])
+        // The masked candidate stays live: no follow-up holds it.
+        #expect(session.ranking(Fixture.subject).live.contains(masked))
+        #expect(session.observations.filter(\.followUp).allSatisfy { !masked.isContained(in: $0.configuration) })
+    }
 }
