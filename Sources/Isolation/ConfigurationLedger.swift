@@ -46,7 +46,7 @@ struct ConfigurationLedger: Sendable {
     /// With every failure explained and budget left, each gets one more repeat: a fault that fails half the time
     /// passes one repeat half the time too, and a failing recheck makes it a failure to explain again.
     mutating func recheck(_ subject: Subject) -> [Key] {
-        let keys = noise.filter { $0.subject == subject && !rechecked.contains($0) }.sorted { IsolationSession.order($0, $1) }
+        let keys = noise.filter { $0.subject == subject && !rechecked.contains($0) }.sorted { $0.precedes($1) }
         rechecked.formUnion(keys)
         return keys
     }

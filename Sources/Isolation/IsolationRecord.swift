@@ -32,6 +32,9 @@ public struct IsolationRecord: Sendable, Hashable, Codable {
         public var configurations: [String]
         /// The best remaining candidates (at most 5), as labels.
         public var suspects: [String]
+        /// Of `configurations`, those the source run did not have: a probe of second faults found them failing
+        /// (docs/ISOLATE.md, step 9). Absent when none.
+        public var foundByProbes: [String]?
     }
 
     /// The run whose failures were isolated.
@@ -69,9 +72,12 @@ public struct IsolationRecord: Sendable, Hashable, Codable {
             let left = session.unexplained(subject)
             guard !left.isEmpty else { return nil }
             let suspects = session.ranking(subject).suspects.prefix(5).map(\.combination.description)
-            return Unresolved(scenario: subject.scenario, registry: subject.registry,
-                              configurations: left.map { Combination($0).pairs.map { "\($0.axis)=\($0.value)" }.joined(separator: ",") },
-                              suspects: Array(suspects))
+            func label(_ c: [String: String]) -> String { Combination(c).pairs.map { "\($0.axis)=\($0.value)" }.joined(separator: ",") }
+            let probed = left.filter { c in
+                !session.observations.contains { !$0.followUp && $0.subject == subject && $0.configuration == c }
+            }.map(label)
+            return Unresolved(scenario: subject.scenario, registry: subject.registry, configurations: left.map(label),
+                              suspects: Array(suspects), foundByProbes: probed.isEmpty ? nil : probed)
         }
         self.init(source: source, confirmed: session.confirmed.map(record), unresolved: unresolved, jobsRun: session.spent,
                   retracted: session.retracted.map(record), runs: runs, budget: session.settings.budget)
@@ -102,7 +108,10 @@ public struct IsolationRecord: Sendable, Hashable, Codable {
             "confirmed: \(c.scenario) fails \(c.intermittent == true ? "intermittently " : "")with \(c.label) (confirmed by "
                 + "\(c.followUps) follow-up job\(c.followUps == 1 ? "" : "s"))"
         }
-            + unresolved.map { "unresolved: \($0.scenario): \($0.configurations.count) failing configuration(s) unexplained" }
+            + unresolved.map { u in
+                "unresolved: \(u.scenario): \(u.configurations.count) failing configuration(s) unexplained"
+                    + (u.foundByProbes.map { " (\($0.count) of them found by probes, not in the source run)" } ?? "")
+            }
             + retracted.map { "retracted: \($0.scenario) with \($0.label) (a later job passed with it)" }
     }
 }

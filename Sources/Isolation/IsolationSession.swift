@@ -75,7 +75,7 @@ public struct IsolationSession: Sendable {
     /// faults a failing configuration may hold), within the budget; empty when the session is over.
     public mutating func nextRound() -> [FollowUp] {
         var draft = FollowUpRound()
-        for key in ledger.pending.keys.sorted(by: { Self.order($0, $1) }) where !explained(key.configuration, key.subject) {
+        for key in ledger.pending.keys.sorted(by: { $0.precedes($1) }) where !explained(key.configuration, key.subject) {
             add(FollowUp(subject: key.subject, configuration: key.configuration, target: nil), to: &draft)
         }
         round += 1
@@ -341,10 +341,5 @@ public struct IsolationSession: Sendable {
                   ? Set(confirmed.filter { $0.subject == subject && !$0.intermittent }.map(\.combination)) : [],
               mixed: ledger.mixed(subject),
               size: IsolationEvidence.maximumSize(candidates: settings.maxSize))
-    }
-
-    static func order(_ a: Key, _ b: Key) -> Bool {
-        a.subject != b.subject ? a.subject < b.subject
-            : Combination(a.configuration).pairs.lexicographicallyPrecedes(Combination(b.configuration).pairs)
     }
 }

@@ -37,7 +37,11 @@ struct IsolationSections {
         }
         if ordered.count > maxHeadlineParts { parts.append("\(ordered.count - maxHeadlineParts) more combinations (below)") }
         let left = record.unresolved.reduce(0) { $0 + $1.configurations.count }
-        if left > 0 { parts.append("\(left) failing configuration\(left == 1 ? "" : "s") left unexplained") }
+        let probed = record.unresolved.reduce(0) { $0 + ($1.foundByProbes?.count ?? 0) }
+        if left > 0 {
+            parts.append("\(left) failing configuration\(left == 1 ? "" : "s") left unexplained"
+                + (probed > 0 ? " (\(probed) found by probes, not in the run)" : ""))
+        }
         return "Isolation of run \(record.source) (\(record.jobsRun) follow-up jobs): " + parts.joined(separator: "; ") + "."
     }
 

@@ -80,4 +80,26 @@ struct IsolationSecondFaultTests {
         #expect(session.ranking(Fixture.subject).live.contains(masked))
         #expect(session.observations.filter(\.followUp).allSatisfy { !masked.isContained(in: $0.configuration) })
     }
+
+    @Test("a failing probe the budget leaves unexplained is listed as unresolved, marked as found by probes")
+    func unresolvedProbe() throws {
+        let matrix = try Fixture.matrix()
+        let first = Combination(["lang": "ar", "net": "edge"])
+        let second = Combination(["size": "wide", "theme": "dark"])
+        let source = Fixture.configurations(matrix).filter { !second.isContained(in: $0) || first.isContained(in: $0) }
+        let full = try Fixture.isolate(source, faults: [first, second], budget: 20)
+        // The budget that ends right after the first failing follow-up outside the source run (a probe).
+        let followUps = full.observations.filter(\.followUp)
+        let sourceConfigurations = Set(source)
+        let index = try #require(followUps.firstIndex { $0.verdict == .failed && !sourceConfigurations.contains($0.configuration) })
+        let session = try Fixture.isolate(source, faults: [first, second], budget: index + 1)
+        let record = IsolationRecord(source: "s", session: session, runs: [])
+        let unresolved = try #require(record.unresolved.first)
+        let probed = try #require(unresolved.foundByProbes)
+        #expect(probed.count == 1 && unresolved.configurations.contains(probed[0]))
+        #expect(record.lines.contains { $0.hasSuffix("(1 of them found by probes, not in the source run)") }, "\(record.lines)")
+        // It is that probe's configuration; the source's unexplained failures (none here) would not be marked.
+        let label = Combination(followUps[index].configuration).pairs.map { "\($0.axis)=\($0.value)" }.joined(separator: ",")
+        #expect(probed == [label])
+    }
 }
