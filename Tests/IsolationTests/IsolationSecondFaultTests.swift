@@ -29,29 +29,30 @@ struct IsolationSecondFaultTests {
         #expect(SecondFaults.probe(config, breaking: [confirmed], open: []) { _ in true } == nil)
     }
 
-    @Test("a masked fault that shares no value with the one masking it is found by a probe, and its failure is explained")
-    func disjointMaskedFault() throws {
-        let matrix = try Fixture.matrix()
-        let first = Combination(["lang": "ar", "net": "edge"])
-        let second = Combination(["size": "wide", "theme": "dark"])
-        // The source never runs the second fault without the first.
-        let source = Fixture.configurations(matrix).filter { !second.isContained(in: $0) || first.isContained(in: $0) }
-        let session = try Fixture.isolate(source, faults: [first, second], budget: 20)
+    static let first = Combination(["lang": "ar", "net": "edge"])
+
+    /// Every allowed configuration except those that hold `masked` without ``first``: the source never runs it alone.
+    static func masking(_ masked: Combination) throws -> [[String: String]] {
+        Fixture.configurations(try Fixture.matrix()).filter { !masked.isContained(in: $0) || first.isContained(in: $0) }
+    }
+
+    @Test("a masked fault is found and confirmed, whether it shares a value with the one masking it or not",
+          arguments: [Combination(["lang": "ar", "size": "wide"]), Combination(["size": "wide", "theme": "dark"])])
+    func maskedFault(second: Combination) throws {
+        let session = try Fixture.isolate(try Self.masking(second), faults: [Self.first, second], budget: 20)
         let found = session.confirmed.map(\.combination)
-        #expect(found.contains(first) && found.contains(second), "confirmed \(found)")
-        for c in found { #expect(c == first || c == second, "wrongly confirmed \(c)") }
+        #expect(found.contains(Self.first) && found.contains(second), "confirmed \(found)")
+        for c in found { #expect(c == Self.first || c == second, "wrongly confirmed \(c)") }
         #expect(session.spent <= 20)
         #expect(session.unexplained(Fixture.subject).isEmpty)
     }
 
     @Test("with no second fault, passing probes clear what the confirmation masked, and nothing more is tried")
     func probesClear() throws {
-        let matrix = try Fixture.matrix()
-        let first = Combination(["lang": "ar", "net": "edge"])
-        let masked = Combination(["size": "wide", "theme": "dark"])
+        let (first, masked) = (Self.first, Combination(["size": "wide", "theme": "dark"]))
         // The source runs size=wide + theme=dark only beside the fault: it stays a live candidate once the fault is
         // confirmed, so the failing configurations holding both are probed.
-        let source = Fixture.configurations(matrix).filter { !masked.isContained(in: $0) || first.isContained(in: $0) }
+        let source = try Self.masking(masked)
         let session = try Fixture.isolate(source, faults: [first], budget: 40)
         #expect(session.confirmed.map(\.combination) == [first])
         let followUps = session.observations.filter(\.followUp)
@@ -70,10 +71,9 @@ struct IsolationSecondFaultTests {
 
     @Test("configurations a single value explains are not probed: that value fails every job it is in")
     func singleValueNotProbed() throws {
-        let matrix = try Fixture.matrix()
         let first = Combination(["lang": "ar"])
         let masked = Combination(["size": "wide", "theme": "dark"])
-        let source = Fixture.configurations(matrix).filter { !masked.isContained(in: $0) || first.isContained(in: $0) }
+        let source = Fixture.configurations(try Fixture.matrix()).filter { !masked.isContained(in: $0) || first.isContained(in: $0) }
         let session = try Fixture.isolate(source, faults: [first], budget: 40)
         #expect(session.confirmed.map(\.combination) == [first])
         // The masked candidate stays live: no follow-up holds it.
@@ -83,10 +83,8 @@ struct IsolationSecondFaultTests {
 
     @Test("a failing probe the budget leaves unexplained is listed as unresolved, marked as found by probes")
     func unresolvedProbe() throws {
-        let matrix = try Fixture.matrix()
-        let first = Combination(["lang": "ar", "net": "edge"])
-        let second = Combination(["size": "wide", "theme": "dark"])
-        let source = Fixture.configurations(matrix).filter { !second.isContained(in: $0) || first.isContained(in: $0) }
+        let (first, second) = (Self.first, Combination(["size": "wide", "theme": "dark"]))
+        let source = try Self.masking(second)
         let full = try Fixture.isolate(source, faults: [first, second], budget: 20)
         // The budget that ends right after the first failing follow-up outside the source run (a probe).
         let followUps = full.observations.filter(\.followUp)

@@ -223,20 +223,6 @@ struct IsolationSessionTests {
         #expect(parts.isEmpty, "intermittent trials: \(parts)")
     }
 
-    @Test("second faults: an overlapping fault the source ran only beside a confirmed one is tried and confirmed too")
-    func maskedSecondFault() throws {
-        let matrix = try Self.matrix()
-        let first = Combination(["lang": "ar", "net": "edge"])
-        let second = Combination(["lang": "ar", "size": "wide"])
-        // The source never runs the second fault without the first.
-        let source = Self.configurations(matrix).filter { !second.isContained(in: $0) || first.isContained(in: $0) }
-        let session = try Self.isolate(source, faults: [first, second], budget: 20)
-        let found = session.confirmed.map(\.combination)
-        #expect(found.contains(first) && found.contains(second), "confirmed \(found)")
-        for c in found { #expect(c == first || c == second, "wrongly confirmed \(c)") }
-        #expect(session.spent <= 20)
-    }
-
     @Test("a passing follow-up that holds a confirmed combination retracts it")
     func contradictionRetracts() throws {
         let matrix = try Self.matrix()
