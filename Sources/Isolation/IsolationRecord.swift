@@ -102,11 +102,17 @@ public struct IsolationRecord: Sendable, Hashable, Codable {
         try encoder.encode(self).write(to: folder.appendingPathComponent(Self.fileName), options: .atomic)
     }
 
+    /// What decided a confirmation: "confirmed by 6 follow-up jobs", or, when the source run alone decided it (a full
+    /// plan ran every configuration that could), "decided by the run's own jobs, no follow-up needed".
+    public static func evidence(followUps n: Int) -> String {
+        n == 0 ? "decided by the run's own jobs, no follow-up needed" : "confirmed by \(n) follow-up job\(n == 1 ? "" : "s")"
+    }
+
     /// One line per confirmed combination and per unresolved subject, for a terminal.
     public var lines: [String] {
         confirmed.map { c in
-            "confirmed: \(c.scenario) fails \(c.intermittent == true ? "intermittently " : "")with \(c.label) (confirmed by "
-                + "\(c.followUps) follow-up job\(c.followUps == 1 ? "" : "s"))"
+            "confirmed: \(c.scenario) fails \(c.intermittent == true ? "intermittently " : "")with \(c.label) ("
+                + Self.evidence(followUps: c.followUps) + ")"
         }
             + unresolved.map { u in
                 "unresolved: \(u.scenario): \(u.configurations.count) failing configuration(s) unexplained"

@@ -33,7 +33,7 @@ struct IsolationSections {
         var parts = ordered.prefix(maxHeadlineParts).map { label, cs in
             let jobs = cs.reduce(0) { $0 + $1.followUps }
             let who = cs.count == 1 ? "\(cs[0].scenario) fails" : "\(cs.count) scenarios fail"
-            return "\(who) with \(label), confirmed by \(jobs) follow-up job\(jobs == 1 ? "" : "s")"
+            return "\(who) with \(label), " + IsolationRecord.evidence(followUps: jobs)
         }
         if ordered.count > maxHeadlineParts { parts.append("\(ordered.count - maxHeadlineParts) more combinations (below)") }
         let left = record.unresolved.reduce(0) { $0 + $1.configurations.count }
@@ -52,12 +52,12 @@ struct IsolationSections {
             out += "<h3>Confirmed by isolation</h3>\n<p class=\"muted\">`flowmatrix isolate` ran follow-up jobs that keep one"
                 + " suspicious combination and move the other axes to safe values (docs/ISOLATE.md).</p>\n"
                 + "<table class=\"grid\" id=\"isolation-confirmed\"><tr><th>scenario</th><th>combination</th>"
-                + "<th>follow-up jobs</th></tr>\n"
+                + "<th>evidence</th></tr>\n"
             for c in isolation.confirmed {
                 let pairs = [[AxisPivot.scenarioAxis, c.scenario]]
                     + c.combination.keys.sorted().flatMap { axis in (c.combination[axis] ?? []).map { [axis, $0] } }
                 out += "<tr data-values=\"\(Escape.html("[" + pairs.map { "[" + $0.map(JSONText.string).joined(separator: ",") + "]" }.joined(separator: ",") + "]"))\"><td>\(h(c.scenario))</td>"
-                    + "<td class=\"mono\">\(h(c.label))</td><td>confirmed by \(c.followUps)</td></tr>\n"
+                    + "<td class=\"mono\">\(h(c.label))</td><td>\(h(IsolationRecord.evidence(followUps: c.followUps)))</td></tr>\n"
             }
             out += "</table>\n"
         }

@@ -1,3 +1,5 @@
+import Isolation
+
 /// The pivot's sentence (``AxisPivot/headline``).
 enum PivotHeadline {
     /// One sentence for a person: which axis values the failures follow. A pattern that is exactly its failing jobs
@@ -36,7 +38,7 @@ enum PivotHeadline {
     /// `, confirmed by 6 follow-up jobs` and `; can't tell locale=ar from window=narrow here`, when they apply.
     static func notes(_ e: AxisPivot.Explanation) -> String {
         var out = ""
-        if let n = e.confirmedBy { out += ", confirmed by \(n) follow-up job\(n == 1 ? "" : "s")" }
+        if let n = e.confirmedBy { out += ", " + IsolationRecord.evidence(followUps: n) }
         if let tell = cannotTell(e) { out += " (\(tell))" }
         return out
     }

@@ -223,6 +223,18 @@ struct IsolationSessionTests {
         #expect(parts.isEmpty, "intermittent trials: \(parts)")
     }
 
+    @Test("a full plan decides a deterministic pair by itself: no follow-up runs, and the record says so")
+    func fullPlanDecides() throws {
+        let matrix = try Self.matrix()
+        let fault = Combination(["lang": "ar", "net": "edge"])
+        let session = try Self.isolate(Self.configurations(matrix), faults: [fault], budget: 10)
+        #expect(session.confirmed.map(\.combination) == [fault])
+        #expect(session.spent == 0)
+        let record = IsolationRecord(source: "s", session: session, runs: [])
+        #expect(record.lines == ["confirmed: search fails with lang=ar + net=edge (decided by the run's own jobs, no follow-up needed)"])
+        #expect(IsolationRecord.evidence(followUps: 1) == "confirmed by 1 follow-up job")
+    }
+
     @Test("a passing follow-up that holds a confirmed combination retracts it")
     func contradictionRetracts() throws {
         let matrix = try Self.matrix()
