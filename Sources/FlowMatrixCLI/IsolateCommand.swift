@@ -3,6 +3,7 @@ import Foundation
 import Isolation
 import Journal
 import MatrixPlan
+import Reports
 import RunControl
 
 /// `flowmatrix isolate <run>` and `run --isolate` (`--isolate-budget BUDGET`): run the few follow-up jobs that decide which value
@@ -109,12 +110,15 @@ enum IsolateCommand {
                 + findings.prefix(3).map(\.description).joined(separator: "; "))
         }
         let source = try observations(reader, runID: runID, followUp: false)
+        // Jobs, not observations (a command job's tests are one observation each).
+        let jobs = Set(source.map(\.jobID)).count
+        let failing = Set(source.filter { $0.verdict != .passed }.map(\.jobID)).count
         let settings = IsolationSession.Settings(
-            maxSize: matrix.reduction.strength.map { $0 + 1 } ?? 3, budget: budget.jobs(of: source.count),
+            maxSize: matrix.reduction.strength.map { $0 + 1 } ?? 3, budget: budget.jobs(of: jobs),
             seed: seed ?? run.info.seed)
         var session = IsolationSession(source: source, generator: FollowUpGenerator(matrix: matrix), settings: settings)
         let say = { (line: String) in if !options.quiet { FlowMatrixCLI.say(line) } }
-        say("isolate \(runID): \(source.filter { $0.verdict != .passed }.count) failing or flaky of \(source.count) jobs, "
+        say("isolate \(runID): \(failing) failing or flaky of \(jobs) jobs, "
             + "candidates up to \(settings.maxSize) values, budget \(settings.budget) follow-up jobs")
         var runs: [String] = []
         while true {
@@ -179,20 +183,55 @@ enum IsolateCommand {
         return result.runID
     }
 
-    /// The verdicts of a run's jobs (passed, failed or timed out, flaky; others are no evidence).
+    /// The verdicts of a run's jobs (passed, failed or timed out, flaky; others are no evidence). A command job that
+    /// reports tests (JUnit, docs/COMMAND-JOBS.md) is one subject per test, each with its own verdict, so two defects
+    /// in one suite are isolated apart; the job itself stays a subject whose failure counts only when no test failed
+    /// (its command broke beyond its tests).
     static func observations(_ reader: JournalReader, runID: String, followUp: Bool) throws -> [Observation] {
-        try reader.jobs(run: runID).compactMap { row in
+        var out: [Observation] = []
+        try reader.forEachJob(run: runID) { detail in
+            let row = detail.row
             let verdict: Verdict
             switch row.result?.outcome {
             // A pass that needed a retry is no clean evidence: it is repeated like a flaky job.
             case .passed: verdict = (row.result?.attempts ?? 1) > 1 ? .flaky : .passed
             case .failed, .timedOut: verdict = .failed
             case .flaky: verdict = .flaky
-            default: return nil
+            default: return
             }
             let configuration = Configuration(parsing: row.job.configuration)?.values ?? [:]
-            return Observation(subject: Subject(scenario: row.job.scenarioID, registry: row.job.registry),
-                               configuration: configuration, verdict: verdict, jobID: row.job.jobID, followUp: followUp)
+            let subject = Subject(scenario: row.job.scenarioID, registry: row.job.registry)
+            let tests = row.job.registry == CommandTemplate.registry ? testVerdicts(detail) : []
+            for (test, v) in tests {
+                out.append(Observation(subject: Subject(scenario: subject.scenario, registry: subject.registry, test: test),
+                                       configuration: configuration, verdict: v, jobID: row.job.jobID, followUp: followUp))
+            }
+            let job = tests.contains { $0.verdict != .passed } ? Verdict.passed : verdict
+            out.append(Observation(subject: subject, configuration: configuration, verdict: job, jobID: row.job.jobID,
+                                   followUp: followUp))
+        }
+        return out
+    }
+
+    /// A command job's tests with their verdicts over its attempts (superseded ones left out), as its `junit.xml`
+    /// and the per-test pivot read them (``TestVerdict``); a skipped test is no evidence.
+    static func testVerdicts(_ detail: JobDetail) -> [(test: String, verdict: Verdict)] {
+        var order: [String] = []
+        var runs: [String: [StepOutcome]] = [:]
+        for attempt in detail.attempts where !(attempt.attempt.result?.superseded ?? true) {
+            for step in attempt.steps where CommandTemplate.isTestStep(step.key) {
+                let name = String(step.key.dropFirst(CommandTemplate.testStepPrefix.count))
+                if runs[name] == nil { order.append(name) }
+                runs[name, default: []].append(step.outcome)
+            }
+        }
+        return order.compactMap { name in
+            switch TestVerdict(runs[name] ?? [], job: CellStatus(detail.row)) {
+            case .passed: (name, .passed)
+            case .flaky: (name, .flaky)
+            case .failure, .error: (name, .failed)
+            case .skipped: nil
+            }
         }
     }
 
@@ -226,8 +265,9 @@ struct FollowUpJobs: PlanShard {
             scenarios[Subject(scenario: job.scenario.id, registry: job.registry)] = job
         }
         var seen = Set<String>()
+        // A command job's test runs as its whole job (one job for every test that asks for the same configuration).
         plan.jobs = asks.compactMap { ask in
-            guard let template = scenarios[ask.subject] else { return nil }
+            guard let template = scenarios[ask.subject.job] else { return nil }
             let job = Job(scenario: template.scenario, scenarioFile: template.scenarioFile,
                           configuration: Configuration(ask.configuration), registry: template.registry)
             return seen.insert(job.id).inserted ? job : nil

@@ -100,17 +100,29 @@ public struct Observation: Sendable, Hashable {
     }
 }
 
-/// A scenario under a registry: failures are explained per subject ("within its scenario").
+/// A scenario under a registry, or one test of a command job's scenario: failures are explained per subject
+/// ("within its scenario"; a command job's tests one by one, docs/ISOLATE.md).
 public struct Subject: Sendable, Hashable, Comparable, CustomStringConvertible {
     public var scenario: String
     public var registry: String
+    /// A command job's test (`<classname>.<name>`), whose own verdict is the evidence; nil for the whole job.
+    public var test: String?
 
-    public init(scenario: String, registry: String) {
+    public init(scenario: String, registry: String, test: String? = nil) {
         self.scenario = scenario
         self.registry = registry
+        self.test = test
     }
 
-    public var description: String { "\(scenario) (\(registry))" }
+    /// The job's scenario without the test: what a follow-up runs.
+    public var job: Subject { Subject(scenario: scenario, registry: registry) }
 
-    public static func < (a: Subject, b: Subject) -> Bool { (a.scenario, a.registry) < (b.scenario, b.registry) }
+    /// `cart-total-layout`, or `pytest-sample › tests.test_checkout.test_total_label_fits_its_column`.
+    public var label: String { test.map { "\(scenario) › \($0)" } ?? scenario }
+
+    public var description: String { "\(label) (\(registry))" }
+
+    public static func < (a: Subject, b: Subject) -> Bool {
+        (a.scenario, a.registry, a.test ?? "") < (b.scenario, b.registry, b.test ?? "")
+    }
 }

@@ -6,6 +6,8 @@ public struct IsolationRecord: Sendable, Hashable, Codable {
     public struct Confirmed: Sendable, Hashable, Codable {
         public var scenario: String
         public var registry: String
+        /// The command job's test it is about (its own verdicts were the evidence); absent for the whole job.
+        public var test: String?
         /// Axis → its values (one each for a confirmed combination).
         public var combination: [String: [String]]
         public var followUps: Int
@@ -14,6 +16,9 @@ public struct IsolationRecord: Sendable, Hashable, Codable {
         /// True when confirmed as intermittent (it failed an attempt in a clean configuration, though jobs holding it
         /// passed too); absent for a deterministic one.
         public var intermittent: Bool?
+
+        /// Its scenario, registry and test.
+        public var subject: Subject { Subject(scenario: scenario, registry: registry, test: test) }
 
         /// `locale=ar + window=narrow`, axes sorted.
         public var label: String {
@@ -28,10 +33,15 @@ public struct IsolationRecord: Sendable, Hashable, Codable {
     public struct Unresolved: Sendable, Hashable, Codable {
         public var scenario: String
         public var registry: String
+        /// The command job's test, as in ``Confirmed/test``.
+        public var test: String?
         /// Failing configurations that hold no confirmed combination (canonical `k=v,k=v`).
         public var configurations: [String]
         /// The best remaining candidates (at most 5), as labels.
         public var suspects: [String]
+
+        /// Its scenario, registry and test.
+        public var subject: Subject { Subject(scenario: scenario, registry: registry, test: test) }
         /// Of `configurations`, those the source run did not have: a probe of second faults found them failing
         /// (docs/ISOLATE.md, step 9). Absent when none.
         public var foundByProbes: [String]?
@@ -64,7 +74,7 @@ public struct IsolationRecord: Sendable, Hashable, Codable {
     /// The session's outcome as a record.
     public init(source: String, session: IsolationSession, runs: [String]) {
         func record(_ c: IsolationSession.Confirmation) -> Confirmed {
-            Confirmed(scenario: c.subject.scenario, registry: c.subject.registry,
+            Confirmed(scenario: c.subject.scenario, registry: c.subject.registry, test: c.subject.test,
                       combination: c.combination.values.mapValues { [$0] }, followUps: c.jobs.count, jobs: c.jobs,
                       intermittent: c.intermittent ? true : nil)
         }
@@ -76,7 +86,7 @@ public struct IsolationRecord: Sendable, Hashable, Codable {
             let probed = left.filter { c in
                 !session.observations.contains { !$0.followUp && $0.subject == subject && $0.configuration == c }
             }.map(label)
-            return Unresolved(scenario: subject.scenario, registry: subject.registry, configurations: left.map(label),
+            return Unresolved(scenario: subject.scenario, registry: subject.registry, test: subject.test, configurations: left.map(label),
                               suspects: Array(suspects), foundByProbes: probed.isEmpty ? nil : probed)
         }
         self.init(source: source, confirmed: session.confirmed.map(record), unresolved: unresolved, jobsRun: session.spent,
@@ -111,13 +121,13 @@ public struct IsolationRecord: Sendable, Hashable, Codable {
     /// One line per confirmed combination and per unresolved subject, for a terminal.
     public var lines: [String] {
         confirmed.map { c in
-            "confirmed: \(c.scenario) fails \(c.intermittent == true ? "intermittently " : "")with \(c.label) ("
+            "confirmed: \(c.subject.label) fails \(c.intermittent == true ? "intermittently " : "")with \(c.label) ("
                 + Self.evidence(followUps: c.followUps) + ")"
         }
             + unresolved.map { u in
-                "unresolved: \(u.scenario): \(u.configurations.count) failing configuration(s) unexplained"
+                "unresolved: \(u.subject.label): \(u.configurations.count) failing configuration(s) unexplained"
                     + (u.foundByProbes.map { " (\($0.count) of them found by probes, not in the source run)" } ?? "")
             }
-            + retracted.map { "retracted: \($0.scenario) with \($0.label) (a later job passed with it)" }
+            + retracted.map { "retracted: \($0.subject.label) with \($0.label) (a later job passed with it)" }
     }
 }

@@ -121,7 +121,8 @@ public struct IsolationSession: Sendable {
 
     private func add(_ f: FollowUp, to draft: inout FollowUpRound) {
         guard spent + draft.out.count < settings.budget else { return }
-        if draft.asked.insert(Key(subject: f.subject, configuration: f.configuration)).inserted { draft.out.append(f) }
+        // One job per configuration of a scenario: a command job's tests that ask for the same one share it.
+        if draft.asked.insert(Key(subject: f.subject.job, configuration: f.configuration)).inserted { draft.out.append(f) }
     }
 
     /// Asks for a follow-up that keeps `trial`'s combination in the least suspicious environment (or notes that one

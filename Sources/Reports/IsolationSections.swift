@@ -32,7 +32,7 @@ struct IsolationSections {
         let ordered = byLabel.sorted { a, b in a.value.count != b.value.count ? a.value.count > b.value.count : a.key < b.key }
         var parts = ordered.prefix(maxHeadlineParts).map { label, cs in
             let jobs = cs.reduce(0) { $0 + $1.followUps }
-            let who = cs.count == 1 ? "\(cs[0].scenario) fails" : "\(cs.count) scenarios fail"
+            let who = cs.count == 1 ? "\(cs[0].subject.label) fails" : "\(cs.count) scenarios fail"
             return "\(who) with \(label), " + IsolationRecord.evidence(followUps: jobs)
         }
         if ordered.count > maxHeadlineParts { parts.append("\(ordered.count - maxHeadlineParts) more combinations (below)") }
@@ -56,7 +56,7 @@ struct IsolationSections {
             for c in isolation.confirmed {
                 let pairs = [[AxisPivot.scenarioAxis, c.scenario]]
                     + c.combination.keys.sorted().flatMap { axis in (c.combination[axis] ?? []).map { [axis, $0] } }
-                out += "<tr data-values=\"\(Escape.html("[" + pairs.map { "[" + $0.map(JSONText.string).joined(separator: ",") + "]" }.joined(separator: ",") + "]"))\"><td>\(h(c.scenario))</td>"
+                out += "<tr data-values=\"\(Escape.html("[" + pairs.map { "[" + $0.map(JSONText.string).joined(separator: ",") + "]" }.joined(separator: ",") + "]"))\"><td>\(h(c.subject.label))</td>"
                     + "<td class=\"mono\">\(h(c.label))</td><td>\(h(IsolationRecord.evidence(followUps: c.followUps)))</td></tr>\n"
             }
             out += "</table>\n"

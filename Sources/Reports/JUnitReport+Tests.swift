@@ -91,7 +91,7 @@ extension JUnitReport {
 /// its job's outcome allows: only a job that failed, timed out or was quarantined — one that makes `flowmatrix run`
 /// exit 1 — has tests with a `<failure>` or `<error>`; in a job that passed or was flaky a test whose last run failed
 /// is flaky (the command exited 0, so the job passed), in a job that did not run to a verdict it is skipped.
-enum TestVerdict: Sendable, Hashable {
+public enum TestVerdict: Sendable, Hashable {
     /// No element.
     case passed
     /// `<flakyFailure>` / `<flakyError>` per failing run; CI counts it passed.
@@ -104,12 +104,12 @@ enum TestVerdict: Sendable, Hashable {
     case skipped
 
     /// Step outcomes that count as a failing run of a test.
-    static let failing: Set<StepOutcome> = [.failed, .errored, .timedOut, .lost]
+    public static let failing: Set<StepOutcome> = [.failed, .errored, .timedOut, .lost]
 
     /// - Parameters:
     ///   - outcomes: the test's step outcome in each attempt that ran it, in attempt order (not empty).
     ///   - job: its job's status.
-    init(_ outcomes: [StepOutcome], job: CellStatus) {
+    public init(_ outcomes: [StepOutcome], job: CellStatus) {
         let last = outcomes.last ?? .skipped
         let lastFails = Self.failing.contains(last)
         let failedBefore = outcomes.dropLast().contains { Self.failing.contains($0) }

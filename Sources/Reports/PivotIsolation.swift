@@ -11,7 +11,9 @@ enum PivotIsolation {
             let values = Set(e.group.values)
             let scenario = e.group.values.first { $0.axis == scenarioAxis }?.value
             // A pattern that names no scenario sums the confirmations of every scenario with that combination.
+            // A command job's test's confirmation is about that test, not the job's pattern.
             let matches = record.confirmed.filter { c in
+                guard c.test == nil else { return false }
                 let pairs = c.combination.flatMap { axis, vs in vs.map { AxisValue(axis: axis, value: $0) } }
                 let own = Set(pairs + [AxisValue(axis: scenarioAxis, value: c.scenario)])
                 return scenario == nil ? Set(pairs) == values : own == values

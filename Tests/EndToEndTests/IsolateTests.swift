@@ -107,6 +107,53 @@ struct IsolateTests {
         #expect(json["unresolved"] is [Any])
     }
 
+    @Test("a command job's tests are isolated one by one: two defects of one suite, each confirmed by follow-up jobs")
+    func commandJobTests() async throws {
+        let ws = try E2EWorkspace()
+        defer { ws.cleanUp() }
+        // test_a breaks with lang=de + size=s, test_b with link=offline; the job fails when either does.
+        let script = #"""
+            #!/bin/sh
+            a=''; b=''; code=0
+            if [ "$LANG_AXIS" = de ] && [ "$SIZE_AXIS" = s ]; then a='<failure message="cut">label cut</failure>'; code=1; fi
+            if [ "$LINK_AXIS" = offline ]; then b='<failure message="load">no data</failure>'; code=1; fi
+            printf '<testsuite name="s"><testcase classname="suite" name="test_a">%s</testcase><testcase classname="suite" name="test_b">%s</testcase></testsuite>' "$a" "$b" > "$1/junit.xml"
+            exit $code
+            """#
+        try Data(script.utf8).write(to: ws.root.appendingPathComponent("suite.sh"))
+        let matrix = #"""
+            {"name": "suite-iso", "policy": {"retries": 0, "timeout": 60, "seed": 5, "keep": "failures"},
+             "command": {"name": "suite", "argv": ["/bin/sh", "suite.sh", "{output}"], "results": ["{output}/junit.xml"],
+                         "env": {"LANG_AXIS": "{lang}", "SIZE_AXIS": "{size}", "LINK_AXIS": "{link}"}},
+             "axes": {"lang": ["en", "de", "ar", "ja"], "size": ["s", "m", "l"], "link": ["wifi", "edge", "offline"],
+                      "mode": ["light", "dark"]},
+             "reduction": "pairwise"}
+            """#
+        try Data(matrix.utf8).write(to: ws.root.appendingPathComponent("suite.json"))
+        let (runCode, runOutput) = try await ws.run(["run", "suite.json", "--workers", "2", "--quiet"], label: "run",
+                                                    localWorkers: .flowmatrix)
+        #expect(runCode == 1, "\(runOutput)")
+        let source = try #require(try ws.latestRunID())
+        let sourceJobs = try JournalReader(path: ws.journalPath).jobs(run: source).count
+        let (code, output) = try await ws.run(["isolate", source, "--workers", "2", "--budget", "100%"], label: "isolate",
+                                              timeout: .seconds(240), localWorkers: .flowmatrix)
+        #expect(code == 0, "\(output)")
+        #expect(output.contains("\(sourceJobs) jobs,"), "budget and counts are in jobs, not tests: \(output)")
+        let last = try #require(try ws.latestRunID())
+        #expect(last != source, "a pairwise plan needs follow-ups: \(output)")
+        let json = try record(ws, run: last)
+        let found = Set((json["confirmed"] as? [[String: Any]] ?? []).map { c in
+            let combination = c["combination"] as? [String: [String]] ?? [:]
+            return "\(c["test"] as? String ?? "(job)"): "
+                + combination.keys.sorted().map { "\($0)=\(combination[$0]?.joined(separator: ",") ?? "")" }.joined(separator: " + ")
+        })
+        #expect(found == ["suite.test_a: lang=de + size=s", "suite.test_b: link=offline"], "\(output)")
+        #expect(output.contains("confirmed: suite › suite.test_b fails with link=offline (confirmed by"), "\(output)")
+        // Follow-ups run the whole command job: every follow-up job is the suite's.
+        let followUps = try JournalReader(path: ws.journalPath).jobs(run: last)
+        #expect(!followUps.isEmpty && followUps.allSatisfy { $0.job.scenarioID == "suite" })
+    }
+
     @Test("a bad budget is a usage error")
     func badBudget() async throws {
         let ws = try E2EWorkspace()
