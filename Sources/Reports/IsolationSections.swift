@@ -67,7 +67,9 @@ struct IsolationSections {
                 + " (a failure or error fails; flaky and skipped tests do not).</p>\n<table class=\"grid\" id=\"test-patterns\">"
                 + "<tr><th>test</th><th>failing/runs</th><th>pattern</th></tr>\n"
             for t in failing {
-                let pattern = t.patterns.first.map { (($0.exact ? "exactly " : "") + $0.group.label) } ?? t.headline
+                let pattern = t.patterns.first.map { p in
+                    (p.exact ? "exactly " : "") + p.group.label + (p.confirmedBy.map { ", " + IsolationRecord.evidence(followUps: $0) } ?? "")
+                } ?? t.headline
                 out += "<tr><td class=\"mono\">\(h(t.test))</td><td>\(t.failures)/\(t.jobs)</td><td class=\"mono\">\(h(pattern))</td></tr>\n"
             }
             out += "</table>\n"

@@ -137,8 +137,8 @@ public enum ReportWriter {
                               layout: front.layout)
         page.baselineJobIDs = front.baselineJobIDs
         page.audit = passed.audit
-        // Command jobs' tests pivoted one by one.
-        page.testPivots = passed.cases.testInputs.pivots()
+        // Command jobs' tests pivoted one by one (their patterns that isolation confirmed for that test marked).
+        page.testPivots = PivotIsolation.marked(passed.cases.testInputs.pivots(), isolation)
         page.isolation = isolation
         page.visual = visual
         passed.summary.visual = visual.map(SummaryDocument.VisualSummary.init)

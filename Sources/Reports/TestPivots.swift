@@ -1,4 +1,5 @@
 import Foundation
+import Isolation
 
 /// Command jobs pivoted per test, not only per job: each JUnit test case a command's result file reports (a step
 /// keyed `test:<classname>.<name>`, docs/COMMAND-JOBS.md) is a job of its own test's ``AxisPivot``, so two defects
@@ -20,6 +21,7 @@ public struct TestPivot: Sendable, Hashable, Codable {
         guard let first = patterns.first else { return "\(test): \(headline)" }
         return "\(test) fails \(first.exact ? "exactly " : "")with \(first.group.label)"
             + (first.exact ? "" : " (\(first.group.failures) of \(first.group.jobs))")
+            + (first.confirmedBy.map { ", " + IsolationRecord.evidence(followUps: $0) } ?? "")
     }
 
     /// The per-test sentences of the tests that failed, joined ("a fails with x; b fails with y"); nil when none did.

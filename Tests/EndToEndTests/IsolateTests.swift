@@ -152,6 +152,11 @@ struct IsolateTests {
         // Follow-ups run the whole command job: every follow-up job is the suite's.
         let followUps = try JournalReader(path: ws.journalPath).jobs(run: last)
         #expect(!followUps.isEmpty && followUps.allSatisfy { $0.job.scenarioID == "suite" })
+        // The source run's per-test pivot says which of its patterns isolation confirmed.
+        let summaryURL = ws.root.appendingPathComponent(".flowmatrix/runs/\(source)/summary.json")
+        let summary = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: summaryURL)) as? [String: Any])
+        let byTest = try #require(summary["testHeadline"] as? String)
+        #expect(byTest.contains("suite.test_b fails exactly with link=offline, confirmed by"), "\(byTest)")
     }
 
     @Test("a bad budget is a usage error")
