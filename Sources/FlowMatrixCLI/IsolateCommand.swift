@@ -189,8 +189,7 @@ enum IsolateCommand {
     /// (its command broke beyond its tests).
     static func observations(_ reader: JournalReader, runID: String, followUp: Bool) throws -> [Observation] {
         var out: [Observation] = []
-        try reader.forEachJob(run: runID) { detail in
-            let row = detail.row
+        func add(_ row: JobRow, tests: [(test: String, verdict: Verdict)]) {
             let verdict: Verdict
             switch row.result?.outcome {
             // A pass that needed a retry is no clean evidence: it is repeated like a flaky job.
@@ -201,7 +200,6 @@ enum IsolateCommand {
             }
             let configuration = Configuration(parsing: row.job.configuration)?.values ?? [:]
             let subject = Subject(scenario: row.job.scenarioID, registry: row.job.registry)
-            let tests = row.job.registry == CommandTemplate.registry ? testVerdicts(detail) : []
             for (test, v) in tests {
                 out.append(Observation(subject: Subject(scenario: subject.scenario, registry: subject.registry, test: test),
                                        configuration: configuration, verdict: v, jobID: row.job.jobID, followUp: followUp))
@@ -209,6 +207,14 @@ enum IsolateCommand {
             let job = tests.contains { $0.verdict != .passed } ? Verdict.passed : verdict
             out.append(Observation(subject: subject, configuration: configuration, verdict: job, jobID: row.job.jobID,
                                    followUp: followUp))
+        }
+        // Steps are read only for a run with command jobs (decoding every job's steps is the costly part of a read).
+        if try reader.registries(runs: [runID]).contains(CommandTemplate.registry) {
+            try reader.forEachJob(run: runID) { detail in
+                add(detail.row, tests: detail.row.job.registry == CommandTemplate.registry ? testVerdicts(detail) : [])
+            }
+        } else {
+            try reader.forEachJobRow(run: runID) { add($0, tests: []) }
         }
         return out
     }

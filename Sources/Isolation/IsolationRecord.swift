@@ -78,14 +78,15 @@ public struct IsolationRecord: Sendable, Hashable, Codable {
                       combination: c.combination.values.mapValues { [$0] }, followUps: c.jobs.count, jobs: c.jobs,
                       intermittent: c.intermittent ? true : nil)
         }
+        // The source run's configurations per subject, once (a probe's finding is a configuration not among them).
+        var ran: [Subject: Set<[String: String]>] = [:]
+        for o in session.observations where !o.followUp { ran[o.subject, default: []].insert(o.configuration) }
         let unresolved = session.failingSubjects.compactMap { subject -> Unresolved? in
             let left = session.unexplained(subject)
             guard !left.isEmpty else { return nil }
             let suspects = session.ranking(subject).suspects.prefix(5).map(\.combination.description)
             func label(_ c: [String: String]) -> String { Combination(c).pairs.map { "\($0.axis)=\($0.value)" }.joined(separator: ",") }
-            let probed = left.filter { c in
-                !session.observations.contains { !$0.followUp && $0.subject == subject && $0.configuration == c }
-            }.map(label)
+            let probed = left.filter { !(ran[subject]?.contains($0) ?? false) }.map(label)
             return Unresolved(scenario: subject.scenario, registry: subject.registry, test: subject.test, configurations: left.map(label),
                               suspects: Array(suspects), foundByProbes: probed.isEmpty ? nil : probed)
         }
