@@ -222,20 +222,12 @@ enum IsolateCommand {
     /// A command job's tests with their verdicts over its attempts (superseded ones left out), as its `junit.xml`
     /// and the per-test pivot read them (``TestVerdict``); a skipped test is no evidence.
     static func testVerdicts(_ detail: JobDetail) -> [(test: String, verdict: Verdict)] {
-        var order: [String] = []
-        var runs: [String: [StepOutcome]] = [:]
-        for attempt in detail.attempts where !(attempt.attempt.result?.superseded ?? true) {
-            for step in attempt.steps where CommandTemplate.isTestStep(step.key) {
-                let name = String(step.key.dropFirst(CommandTemplate.testStepPrefix.count))
-                if runs[name] == nil { order.append(name) }
-                runs[name, default: []].append(step.outcome)
-            }
-        }
-        return order.compactMap { name in
-            switch TestVerdict(runs[name] ?? [], job: CellStatus(detail.row)) {
-            case .passed: (name, .passed)
-            case .flaky: (name, .flaky)
-            case .failure, .error: (name, .failed)
+        let counted = detail.attempts.filter { !($0.attempt.result?.superseded ?? true) }
+        return CommandJobTests.runs(counted, steps: \.steps).compactMap { test in
+            switch TestVerdict(test.runs.map(\.step.outcome), job: CellStatus(detail.row)) {
+            case .passed: (test.name, .passed)
+            case .flaky: (test.name, .flaky)
+            case .failure, .error: (test.name, .failed)
             case .skipped: nil
             }
         }

@@ -16,16 +16,8 @@ extension JUnitReport {
     /// The tests of `job` in order of first appearance; empty for a job that reports none (every scenario job).
     static func tests(of job: JobReport) -> [TestRuns] {
         guard job.job.registry == CommandTemplate.registry else { return [] }
-        var order: [String] = []
-        var byName: [String: TestRuns] = [:]
-        for attempt in job.attempts where !attempt.superseded && attempt.outcome != nil {
-            for step in attempt.steps where CommandTemplate.isTestStep(step.key) {
-                let name = String(step.key.dropFirst(CommandTemplate.testStepPrefix.count))
-                if byName[name] == nil { order.append(name) }
-                byName[name, default: TestRuns(name: name)].runs.append((attempt, step))
-            }
-        }
-        return order.compactMap { byName[$0] }
+        return CommandJobTests.runs(job.attempts.filter { !$0.superseded && $0.outcome != nil }, steps: \.steps)
+            .map { TestRuns(name: $0.name, runs: $0.runs) }
     }
 
     /// Whether `job` reports tests of its own (then it is never a bare test case).
@@ -84,46 +76,5 @@ extension JUnitReport {
             text += caseOpening(names, last.step.duration) + (body.isEmpty ? "/>\n" : ">\n" + body + "    </testcase>\n")
         }
         return (text, tally)
-    }
-}
-
-/// What a command job's test case holds. The test's runs (its step in each attempt that ran it) decide, within what
-/// its job's outcome allows: only a job that failed, timed out or was quarantined — one that makes `flowmatrix run`
-/// exit 1 — has tests with a `<failure>` or `<error>`; in a job that passed or was flaky a test whose last run failed
-/// is flaky (the command exited 0, so the job passed), in a job that did not run to a verdict it is skipped.
-public enum TestVerdict: Sendable, Hashable {
-    /// No element.
-    case passed
-    /// `<flakyFailure>` / `<flakyError>` per failing run; CI counts it passed.
-    case flaky
-    /// `<failure>` (the last run failed), plus rerun elements.
-    case failure
-    /// `<error>` (the last run errored, timed out or lost its worker), plus rerun elements.
-    case error
-    /// `<skipped>`.
-    case skipped
-
-    /// Step outcomes that count as a failing run of a test.
-    public static let failing: Set<StepOutcome> = [.failed, .errored, .timedOut, .lost]
-
-    /// - Parameters:
-    ///   - outcomes: the test's step outcome in each attempt that ran it, in attempt order (not empty).
-    ///   - job: its job's status.
-    public init(_ outcomes: [StepOutcome], job: CellStatus) {
-        let last = outcomes.last ?? .skipped
-        let lastFails = Self.failing.contains(last)
-        let failedBefore = outcomes.dropLast().contains { Self.failing.contains($0) }
-        if last == .skipped || last == .cancelled {
-            self = .skipped
-            return
-        }
-        switch job {
-        case .failed, .timedOut, .quarantined:
-            self = lastFails ? (last == .failed ? .failure : .error) : (failedBefore ? .flaky : .passed)
-        case .passed, .flaky:
-            self = lastFails || failedBefore ? .flaky : .passed
-        case .notRun:
-            self = lastFails ? .skipped : (failedBefore ? .flaky : .passed)
-        }
     }
 }

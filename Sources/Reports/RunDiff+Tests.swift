@@ -43,45 +43,41 @@ extension RunDiff {
         }
     }
 
-    /// A test's verdict over a job's attempts, in attempt order: the last attempt that ran it decides; a failure
-    /// before a final pass makes it flaky.
-    static func testStatus(_ outcomes: [StepOutcome]) -> CellStatus {
-        guard let last = outcomes.last else { return .notRun }
-        let failedBefore = outcomes.dropLast().contains { $0 == .failed || $0 == .timedOut }
-        switch last {
-        case .passed: return failedBefore ? .flaky : .passed
-        case .failed, .errored, .lost: return .failed
-        case .timedOut: return .timedOut
-        case .skipped, .cancelled: return .notRun
+    /// A test's status for `diff`: its junit.xml verdict (``TestVerdict``, over the job's attempts and within what its
+    /// job's outcome allows), with a timed-out last run kept apart from a failed one.
+    static func testStatus(_ outcomes: [StepOutcome], job: CellStatus) -> CellStatus {
+        switch TestVerdict(outcomes, job: job) {
+        case .passed: .passed
+        case .flaky: .flaky
+        case .failure: .failed
+        case .error: outcomes.last == .timedOut ? .timedOut : .failed
+        case .skipped: .notRun
         }
     }
 
-    /// Each test of a command job in run `runID` with its verdict and last message, from the journal.
-    static func tests(reader: JournalReader, run runID: String, job jobID: String)
+    /// Each test of a command job (`row`) in run `runID` with its verdict and last message, from the journal.
+    static func tests(reader: JournalReader, run runID: String, job row: JobRow)
         throws -> [String: (status: CellStatus, message: String?)]
     {
-        var outcomes: [String: [StepOutcome]] = [:], messages: [String: String?] = [:]
-        for attempt in try reader.attempts(run: runID, job: jobID)
-        where attempt.result != nil && attempt.result?.superseded != true {
-            for step in try reader.steps(run: runID, job: jobID, attempt: attempt.attempt)
-            where CommandTemplate.isTestStep(step.key) {
-                let name = String(step.key.dropFirst(CommandTemplate.testStepPrefix.count))
-                outcomes[name, default: []].append(step.outcome)
-                messages[name] = step.message
-            }
-        }
+        let jobID = row.job.jobID
+        let attempts = try reader.attempts(run: runID, job: jobID).filter { $0.result != nil && $0.result?.superseded != true }
+        let steps = try attempts.map { try reader.steps(run: runID, job: jobID, attempt: $0.attempt) }
         var out: [String: (status: CellStatus, message: String?)] = [:]
-        for (name, list) in outcomes { out[name] = (testStatus(list), messages[name] ?? nil) }
+        for test in CommandJobTests.runs(Array(steps.indices), steps: { steps[$0] }) {
+            out[test.name] = (testStatus(test.runs.map(\.step.outcome), job: CellStatus(row)), test.runs.last?.step.message)
+        }
         return out
     }
 
     /// Compares the tests of the command jobs that both runs have.
-    /// - Parameter commandJobs: head's command jobs that base has too, in plan order.
-    static func testChanges(reader: JournalReader, base: String, head: String, commandJobs: [JobRow]) throws -> TestChanges {
+    /// - Parameter commandJobs: head's command jobs that base has too, with base's, in plan order.
+    static func testChanges(reader: JournalReader, base: String, head: String, commandJobs: [(head: JobRow, base: JobRow)])
+        throws -> TestChanges
+    {
         var changes = TestChanges()
-        for row in commandJobs {
-            let before = try tests(reader: reader, run: base, job: row.job.jobID)
-            let after = try tests(reader: reader, run: head, job: row.job.jobID)
+        for (row, old) in commandJobs {
+            let before = try tests(reader: reader, run: base, job: old)
+            let after = try tests(reader: reader, run: head, job: row)
             for name in Set(before.keys).union(after.keys).sorted() {
                 let b = before[name], h = after[name]
                 var change = TestChange(jobID: row.job.jobID, scenarioID: row.job.scenarioID, configuration: row.job.configuration,

@@ -123,11 +123,11 @@ public struct RunDiff: Sendable, Hashable, Codable {
         let several = try reader.registries(runs: [base, head]).count > 1
         let stability = try [base, head].contains { try reader.hasAxis(Repetitions.axis, run: $0) }
         var headRepetitions = Stability.Accumulator(severalRegistries: several)
-        var commandJobs: [JobRow] = []
+        var commandJobs: [(head: JobRow, base: JobRow)] = []
         try reader.forEachJobPair(base: base, head: head) { row, old in
             comparison.compare(row, base: old)
             if stability { headRepetitions.add(Stability.Repetition(row)) }
-            if old != nil && row.job.registry == CommandTemplate.registry { commandJobs.append(row) }
+            if let old, row.job.registry == CommandTemplate.registry { commandJobs.append((row, old)) }
         }
         var diff = comparison.diff
         if stability {

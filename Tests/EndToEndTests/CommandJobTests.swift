@@ -101,7 +101,7 @@ struct CommandJobTests {
                 "a test that passed every time is not listed")
     }
 
-    @Test("diff compares a command job's tests one by one: a test that starts failing is a new failure (exit 1)")
+    @Test("diff judges a command job's tests one by one as junit.xml does: one that starts failing is a new failure (exit 1), one that errors then passes is newly flaky")
     func diffPerTest() async throws {
         let ws = try E2EWorkspace()
         defer { ws.cleanUp() }
@@ -110,11 +110,12 @@ struct CommandJobTests {
             #!/bin/sh
             out="$1"
             if [ -e break-a ]; then a='<failure message="now broken">boom</failure>'; code=1; else a=''; code=0; fi
+            if [ -e error-once ] && [ ! -e errored ]; then : > errored; a='<error message="fixture raised">setup</error>'; code=1; fi
             printf '<testsuite name="s"><testcase classname="suite" name="test_a">%s</testcase><testcase classname="suite" name="test_b"/></testsuite>' "$a" > "$out/junit.xml"
             exit $code
             """
         try Data(script.utf8).write(to: ws.root.appendingPathComponent("job.sh"))
-        let matrix = try Self.commandMatrix(ws, argv: #"["/bin/sh", "job.sh", "{output}"]"#,
+        let matrix = try Self.commandMatrix(ws, argv: #"["/bin/sh", "job.sh", "{output}"]"#, retries: 1,
                                             extra: #", "results": ["{output}/junit.xml"]"#)
         _ = try await ws.run(["run", matrix, "--workers", "1", "--quiet"], label: "first",
                              localWorkers: .flowmatrix)
@@ -132,6 +133,16 @@ struct CommandJobTests {
         let object = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
         let tests = try #require(object["tests"] as? [String: Any])
         #expect((tests["newFailures"] as? [[String: Any]])?.compactMap { $0["test"] as? String } == ["suite.test_a"])
+        // A test that errors once (a fixture raised) and passes on the retry: junit.xml makes it flaky
+        // (<flakyError>), and diff says the same ("newly flaky"), not "passed" as it did when it judged tests itself.
+        try FileManager.default.removeItem(at: ws.root.appendingPathComponent("break-a"))
+        try Data().write(to: ws.root.appendingPathComponent("error-once"))
+        _ = try await ws.run(["run", matrix, "--workers", "1", "--quiet"], label: "third", localWorkers: .flowmatrix)
+        let third = try #require(try ws.latestRunID())
+        let (_, flaky) = try await ws.run(["diff", first, third], label: "diff-flaky")
+        #expect(flaky.contains("TESTS: NEWLY FLAKY (1)") && flaky.contains("suite.test_a  passed -> flaky"), "\(flaky)")
+        let junit = try String(contentsOf: ws.root.appendingPathComponent(".flowmatrix/runs/\(third)/junit.xml"), encoding: .utf8)
+        #expect(junit.contains("<flakyError") && !junit.contains("<error "), "\(junit)")
     }
 
     @Test("the shipped pytest matrix runs the real suite: failures only where the configuration breaks the code",
