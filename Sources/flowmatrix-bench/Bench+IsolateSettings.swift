@@ -22,6 +22,8 @@ extension IsolateBench {
     struct Score {
         var planted = 0, exposed = 0, found = 0, correct = 0, correctExposed = 0, followUps = 0, planJobs = 0, systems = 0
         var missedFlaky = 0, missedUnexposed = 0, missedOther = 0
+        /// Exposed flaky faults, and those found: recall of exposed faults split by kind.
+        var exposedFlaky = 0, correctExposedFlaky = 0
         /// `isolate`'s misses of exposed faults by cause (``Diagnosis``).
         var missedNeverSuspected = 0, missedBudget = 0, missedRetracted = 0, missedMasked = 0
         /// One line per missed exposed fault (printed with FLOWMATRIX_BENCH_ISOLATE_VERBOSE=1).
@@ -41,6 +43,9 @@ extension IsolateBench {
             self.found += distinct.count
             correct += distinct.intersection(truth).count
             correctExposed += distinct.intersection(shown).count
+            let shownFlaky = Set(faults.filter { $0.flaky && shown.contains($0.combination) }.map(\.combination))
+            exposedFlaky += shownFlaky.count
+            correctExposedFlaky += distinct.intersection(shownFlaky).count
             for fault in faults where !distinct.contains(fault.combination) {
                 if !shown.contains(fault.combination) { missedUnexposed += 1; continue }
                 // Why an exposed fault was missed, first cause that applies (the session's own record).
@@ -76,7 +81,10 @@ extension IsolateBench {
 
         /// Why faults were missed and what the wrong confirmations were.
         var detail: String {
-            "exposed \(exposed) of \(planted); missed: \(missedUnexposed) never failed in the plan, \(missedFlaky) flaky never confirmed,"
+            "exposed \(exposed) of \(planted), found: deterministic \(correctExposed - correctExposedFlaky) of"
+                + " \(exposed - exposedFlaky) (\(Self.pct(correctExposed - correctExposedFlaky, exposed - exposedFlaky))),"
+                + " flaky \(correctExposedFlaky) of \(exposedFlaky) (\(Self.pct(correctExposedFlaky, exposedFlaky)));"
+                + " missed: \(missedUnexposed) never failed in the plan, \(missedFlaky) flaky never confirmed,"
                 + " \(missedNeverSuspected) never suspected, \(missedBudget) budget exhausted, \(missedRetracted) wrongly retracted,"
                 + " \(missedMasked) masked by an overlapping fault, \(missedOther) other (tried, nothing left);"
                 + " wrong: \(wrongSuperset) supersets of a fault, \(wrongSubset) parts of one, \(wrongOther) unrelated"
