@@ -126,11 +126,15 @@ struct IsolationSessionTests {
         let pairs = ranking.suspects.filter { $0.combination.count == 2 && $0.combination[axis: "a"] == "1" }
         #expect(pairs.count == 5)
         #expect(TieNarrowing.keep(failing, pairs)?[axis: "a"] == "1")
-        // Three tied candidates are narrowed too (one follow-up decides for one or two of them)…
-        #expect(TieNarrowing.above == 2)
-        #expect(TieNarrowing.keep(failing, Array(ranking.suspects.prefix(3))) != nil)
-        // …two are tried one by one.
-        #expect(TieNarrowing.keep(failing, Array(ranking.suspects.prefix(2))) == nil)
+        // Few tied candidates in a configuration of six values: no narrowing, they are tried one by one.
+        #expect(TieNarrowing.keep(failing, Array(ranking.suspects.prefix(3))) == nil)
+        // In one of eight values, three tied candidates are narrowed (one follow-up decides for one or two of them);
+        // two are tried one by one.
+        let large = failing.merging(["g": "1", "h": "1"]) { a, _ in a }
+        let ranked = SuspicionRanking(candidatesFrom: [large], failing: [large], passing: passing, maxSize: 2)
+        #expect(large.count == TieNarrowing.manyValues)
+        #expect(TieNarrowing.keep(large, Array(ranked.suspects.prefix(3))) != nil)
+        #expect(TieNarrowing.keep(large, Array(ranked.suspects.prefix(2))) == nil)
     }
 
     @Test("ranking: a combination seen passing is no candidate; more failing configurations rank first")
