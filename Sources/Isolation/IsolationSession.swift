@@ -310,7 +310,7 @@ public struct IsolationSession: Sendable {
             if !intermittent {
                 guard isDeterministic(key), ranking.live.contains(target), isolates(target, subject: subject, ranking: ranking)
                 else { continue }
-                if let part = suspectPart(of: target, subject: subject) {
+                if (intermittentJobs[subject] ?? 0) > 0, let part = suspectPart(of: target, subject: subject) {
                     heldBack[subject, default: [:]][target] = part
                     continue
                 }
@@ -323,7 +323,8 @@ public struct IsolationSession: Sendable {
     /// (``SuspicionRanking/isolates(_:failing:maxSize:)``).
     private func isolates(_ target: Combination, subject: Subject, ranking: SuspicionRanking) -> Bool {
         ranking.isolates(target, failing: targets.filter { $0.key.subject == subject && $0.value.combination == target
-            && isDeterministic($0.key) }.map(\.key.configuration), maxSize: settings.maxSize)
+            && isDeterministic($0.key) }.map(\.key.configuration), maxSize: settings.maxSize,
+            explainedBy: confirmed.filter { $0.subject == subject && !$0.intermittent }.map(\.combination))
     }
 
     /// The smallest proper part of `combination` that is an intermittent suspect not yet tried out, if any

@@ -97,8 +97,12 @@ public struct SuspicionRanking: Sendable {
     }
 
     /// Whether failing follow-ups that kept `target` leave it the only candidate: one of them holds no other, or what
-    /// they all hold besides it (their common values) does not.
-    public func isolates(_ target: Combination, failing: [[String: String]], maxSize: Int) -> Bool {
+    /// they all hold besides it (their common values) does not. A follow-up that holds a deterministic confirmation
+    /// (`explainedBy`) failed for it and is no evidence: two follow-ups that failed for two different faults share
+    /// nothing but `target`, and would confirm it.
+    public func isolates(_ target: Combination, failing: [[String: String]], maxSize: Int,
+                         explainedBy confirmed: [Combination] = []) -> Bool {
+        let failing = failing.filter { f in !confirmed.contains { $0 != target && $0.isContained(in: f) } }
         if failing.contains(where: { isOnlyCandidate(target, in: $0, maxSize: maxSize) }) { return true }
         guard failing.count >= 2, let first = failing.first else { return false }
         let common = first.filter { pair in failing.allSatisfy { $0[pair.key] == pair.value } }
