@@ -37,7 +37,8 @@ public struct IsolationRecord: Sendable, Hashable, Codable {
         public var test: String?
         /// Failing configurations that hold no confirmed combination (canonical `k=v,k=v`).
         public var configurations: [String]
-        /// The best remaining candidates (at most 5), as labels.
+        /// The best remaining candidates (at most 5), as labels: the live deterministic candidates that `configurations`
+        /// hold, in rank order, then their intermittent suspects, labelled `(intermittent)`.
         public var suspects: [String]
 
         /// Its scenario, registry and test.
@@ -84,7 +85,7 @@ public struct IsolationRecord: Sendable, Hashable, Codable {
         let unresolved = session.failingSubjects.compactMap { subject -> Unresolved? in
             let left = session.unexplained(subject)
             guard !left.isEmpty else { return nil }
-            let suspects = session.ranking(subject).suspects.prefix(5).map(\.combination.description)
+            let suspects = Self.suspects(left, of: subject, in: session)
             func label(_ c: [String: String]) -> String { Combination(c).pairs.map { "\($0.axis)=\($0.value)" }.joined(separator: ",") }
             let probed = left.filter { !(ran[subject]?.contains($0) ?? false) }.map(label)
             return Unresolved(scenario: subject.scenario, registry: subject.registry, test: subject.test, configurations: left.map(label),
@@ -92,6 +93,26 @@ public struct IsolationRecord: Sendable, Hashable, Codable {
         }
         self.init(source: source, confirmed: session.confirmed.map(record), unresolved: unresolved, jobsRun: session.spent,
                   retracted: session.retracted.map(record), runs: runs, budget: session.settings.budget)
+    }
+
+    /// What may still explain a subject's unexplained configurations `left` (at most five, as labels): the live
+    /// deterministic candidates they hold, in rank order, then the intermittent suspects they hold (most failing share
+    /// first). Never a confirmed combination, nor one that none of them holds.
+    static func suspects(_ left: [[String: String]], of subject: Subject, in session: IsolationSession) -> [String] {
+        let confirmed = Set(session.confirmed.filter { $0.subject == subject }.map(\.combination))
+        func open(_ c: Combination) -> Bool { !confirmed.contains(c) && left.contains { c.isContained(in: $0) } }
+        var out = session.ranking(subject).suspects.map(\.combination).filter(open).prefix(5).map(\.description)
+        if out.count < 5, let tally = session.tallies[subject] {
+            let size = IsolationEvidence.maximumSize(candidates: session.settings.maxSize)
+            let intermittent = Set(left.flatMap { Combination.subsets(of: $0, maxSize: size) })
+                .filter { open($0) && IsolationEvidence.suspicious(tally[$0]) }
+                .sorted { a, b in
+                    let (ra, rb) = (tally[a]?.rate ?? 0, tally[b]?.rate ?? 0)
+                    return ra != rb ? ra > rb : a.count != b.count ? a.count < b.count : a < b
+                }
+            out += intermittent.prefix(5 - out.count).map { "\($0.description) (intermittent)" }
+        }
+        return out
     }
 
     /// The file's name in a run folder.

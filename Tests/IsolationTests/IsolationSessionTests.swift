@@ -255,4 +255,29 @@ struct IsolationSessionTests {
         #expect(session.confirmed.isEmpty)
         #expect(session.retracted.map(\.combination) == [fault])
     }
+
+    @Test("an unresolved entry's suspects are what its own configurations still hold: never a confirmed combination")
+    func unresolvedSuspects() throws {
+        let matrix = try Self.matrix()
+        let source = matrix.plan(scenarios: []).configurations.map(\.values)
+        let offline = Combination(["net": "offline"])
+        // A second fault, a pair the plan runs away from `net=offline`.
+        let away = try #require(source.first { $0["net"] == "wifi" })
+        let pair = Combination(["lang": away["lang"] ?? "", "size": away["size"] ?? ""])
+        let session = try Self.isolate(source, faults: [offline, pair], budget: 1)
+        #expect(session.confirmed.map(\.combination) == [offline])
+        let record = IsolationRecord(source: "s", session: session, runs: [])
+        let unresolved = try #require(record.unresolved.first)
+        #expect(!unresolved.suspects.isEmpty)
+        for label in unresolved.suspects {
+            // Back from "lang=de + size=wide" to the combination, to check it against the configurations.
+            let pairs = label.replacingOccurrences(of: " (intermittent)", with: "").components(separatedBy: " + ")
+                .map { $0.split(separator: "=").map(String.init) }
+            let c = Combination(Dictionary(uniqueKeysWithValues: pairs.map { ($0[0], $0[1]) }))
+            #expect(c != offline, "\(unresolved.suspects)")
+            #expect(unresolved.configurations.contains { config in
+                c.pairs.allSatisfy { config.split(separator: ",").contains(Substring("\($0.axis)=\($0.value)")) }
+            }, "\(label) is in none of \(unresolved.configurations)")
+        }
+    }
 }
