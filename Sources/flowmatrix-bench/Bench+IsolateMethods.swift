@@ -128,3 +128,29 @@ extension IsolateBench {
         return (Array(minimal), all.count)
     }
 }
+
+extension IsolateBench.System {
+    /// Whether every configuration the matrix allows that holds `c` holds a planted fault, so that `c` fails wherever
+    /// it can run: a part of a planted fault can, when a constraint forces the fault's other values or other faults
+    /// cover the rest of an axis (`a0=v0` where `a0=v0 + a2=v0` and `a0=v0 + a2=v1` are planted and `a2` has two
+    /// values). Searches for an allowed configuration holding `c` and no fault (axes of the faults first).
+    func failsEverywhere(_ c: Combination) -> Bool {
+        let space = generator.space
+        var values = c.values
+        guard space.canComplete(space.partial(values)) else { return false }
+        let faultAxes = Set(faults.flatMap { $0.combination.pairs.map(\.axis) })
+        let free = matrix.axes.filter { c[axis: $0.name] == nil }
+        let axes = free.filter { faultAxes.contains($0.name) } + free.filter { !faultAxes.contains($0.name) }
+        func witness(_ i: Int) -> Bool {
+            if faults.contains(where: { $0.combination.isContained(in: values) }) { return false }
+            if i == axes.count { return true }
+            for v in axes[i].values {
+                values[axes[i].name] = v
+                if space.canComplete(space.partial(values)), witness(i + 1) { return true }
+            }
+            values[axes[i].name] = nil
+            return false
+        }
+        return !witness(0)
+    }
+}
