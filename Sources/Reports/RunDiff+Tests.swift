@@ -55,7 +55,8 @@ extension RunDiff {
         }
     }
 
-    /// Each test of a command job (`row`) in run `runID` with its verdict and last message, from the journal.
+    /// Each test of a command job (`row`) in run `runID` with its verdict and message, from the journal: its last
+    /// failing run's message (a flaky test's failure says why), else its last run's.
     static func tests(reader: JournalReader, run runID: String, job row: JobRow)
         throws -> [String: (status: CellStatus, message: String?)]
     {
@@ -64,7 +65,9 @@ extension RunDiff {
         let steps = try attempts.map { try reader.steps(run: runID, job: jobID, attempt: $0.attempt) }
         var out: [String: (status: CellStatus, message: String?)] = [:]
         for test in CommandJobTests.runs(Array(steps.indices), steps: { steps[$0] }) {
-            out[test.name] = (testStatus(test.runs.map(\.step.outcome), job: CellStatus(row)), test.runs.last?.step.message)
+            let failing = test.runs.last { TestVerdict.failing.contains($0.step.outcome) }
+            out[test.name] = (testStatus(test.runs.map(\.step.outcome), job: CellStatus(row)),
+                              (failing ?? test.runs.last)?.step.message)
         }
         return out
     }

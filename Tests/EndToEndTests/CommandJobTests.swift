@@ -140,7 +140,8 @@ struct CommandJobTests {
         _ = try await ws.run(["run", matrix, "--workers", "1", "--quiet"], label: "third", localWorkers: .flowmatrix)
         let third = try #require(try ws.latestRunID())
         let (_, flaky) = try await ws.run(["diff", first, third], label: "diff-flaky")
-        #expect(flaky.contains("TESTS: NEWLY FLAKY (1)") && flaky.contains("suite.test_a  passed -> flaky"), "\(flaky)")
+        #expect(flaky.contains("TESTS: NEWLY FLAKY (1)") && flaky.contains("suite.test_a  passed -> flaky  (fixture raised)"),
+                "\(flaky)")
         let junit = try String(contentsOf: ws.root.appendingPathComponent(".flowmatrix/runs/\(third)/junit.xml"), encoding: .utf8)
         #expect(junit.contains("<flakyError") && !junit.contains("<error "), "\(junit)")
     }
