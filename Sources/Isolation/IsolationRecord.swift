@@ -147,8 +147,10 @@ public struct IsolationRecord: Sendable, Hashable, Codable {
                 + Self.evidence(followUps: c.followUps) + ")"
         }
             + unresolved.map { u in
-                "unresolved: \(u.subject.label): \(u.configurations.count) failing configuration(s) unexplained"
+                "unresolved: \(u.subject.label): \(u.configurations.count) failing configuration"
+                    + (u.configurations.count == 1 ? "" : "s") + " unexplained"
                     + (u.foundByProbes.map { " (\($0.count) of them found by probes, not in the source run)" } ?? "")
+                    + (u.suspects.first.map { "; best suspect: \($0)" } ?? "; no suspect left")
             }
             + retracted.map { "retracted: \($0.subject.label) with \($0.label) (a later job passed with it)" }
     }

@@ -95,7 +95,7 @@ struct IsolationSecondFaultTests {
         let unresolved = try #require(record.unresolved.first)
         let probed = try #require(unresolved.foundByProbes)
         #expect(probed.count == 1 && unresolved.configurations.contains(probed[0]))
-        #expect(record.lines.contains { $0.hasSuffix("(1 of them found by probes, not in the source run)") }, "\(record.lines)")
+        #expect(record.lines.contains { $0.contains("(1 of them found by probes, not in the source run); ") }, "\(record.lines)")
         // It is that probe's configuration; the source's unexplained failures (none here) would not be marked.
         let label = Combination(followUps[index].configuration).pairs.map { "\($0.axis)=\($0.value)" }.joined(separator: ",")
         #expect(probed == [label])

@@ -269,6 +269,9 @@ struct IsolationSessionTests {
         let record = IsolationRecord(source: "s", session: session, runs: [])
         let unresolved = try #require(record.unresolved.first)
         #expect(!unresolved.suspects.isEmpty)
+        // The terminal's line names the best one.
+        #expect(record.lines.contains { $0.hasPrefix("unresolved: search") && $0.hasSuffix("; best suspect: \(unresolved.suspects[0])") },
+                "\(record.lines)")
         for label in unresolved.suspects {
             // Back from "lang=de + size=wide" to the combination, to check it against the configurations.
             let pairs = label.replacingOccurrences(of: " (intermittent)", with: "").components(separatedBy: " + ")
