@@ -174,7 +174,8 @@ struct HostilePeerTests {
         #expect(!ingest.submit(peer: 3, [chunk("big", bytes: Array(repeating: 0, count: IngestLimits.pendingBytes + 1))]))
         await ingest.drain()
         let refused = events.all.compactMap { if case .refused(let peer, _) = $0 { peer } else { nil } }
-        #expect(refused == [1, 2])
+        // Each peer has its own serial queue and the two run at once, so the refusals come in either order.
+        #expect(refused.sorted() == [1, 2])
     }
 }
 
