@@ -76,7 +76,7 @@ public struct IsolationSession: Sendable {
     public mutating func nextRound() -> [FollowUp] {
         var draft = FollowUpRound()
         for key in ledger.pending.keys.sorted(by: { $0.precedes($1) }) where !explained(key.configuration, key.subject) {
-            add(FollowUp(subject: key.subject, configuration: key.configuration, target: nil), to: &draft)
+            draft.add(FollowUp(subject: key.subject, configuration: key.configuration, target: nil), budget: settings.budget - spent)
         }
         round += 1
         for subject in subjects {
@@ -92,7 +92,7 @@ public struct IsolationSession: Sendable {
         if draft.out.isEmpty && !draft.reused {
             for subject in Set(observations.map(\.subject)).sorted() {
                 for key in ledger.recheck(subject) where !explained(key.configuration, subject) {
-                    add(FollowUp(subject: key.subject, configuration: key.configuration, target: nil), to: &draft)
+                    draft.add(FollowUp(subject: key.subject, configuration: key.configuration, target: nil), budget: settings.budget - spent)
                 }
             }
             for subject in subjects {
@@ -119,12 +119,6 @@ public struct IsolationSession: Sendable {
         return draft.out
     }
 
-    private func add(_ f: FollowUp, to draft: inout FollowUpRound) {
-        guard spent + draft.out.count < settings.budget else { return }
-        // One job per configuration of a scenario: a command job's tests that ask for the same one share it.
-        if draft.asked.insert(Key(subject: f.subject.job, configuration: f.configuration)).inserted { draft.out.append(f) }
-    }
-
     /// Asks for a follow-up that keeps `trial`'s combination in the least suspicious environment (or notes that one
     /// has run already: its outcome decides).
     /// - Parameter probing: for a probe of second faults (``SecondFaults``), the failing configuration it breaks the
@@ -135,13 +129,18 @@ public struct IsolationSession: Sendable {
         let seed = settings.seed &+ UInt64(round) &* 0x9E37_79B9 &+ UInt64(salt)
         let earlier = targets.filter { $0.key.subject == subject && $0.value.combination == trial.combination }
             .map(\.key.configuration)
-        guard let config = generator.configuration(keeping: trial.combination, ranking: ranking, maxSize: settings.maxSize,
-                                                   seed: seed, avoiding: earlier + (probing.map { [$0] } ?? [])),
+        let i = trial.intermittent
+        guard let config = generator.configuration(
+            keeping: trial.combination, ranking: ranking, maxSize: settings.maxSize, seed: seed, avoiding: earlier + (probing.map { [$0] } ?? []),
+            confounding: i ? IsolationEvidence.confounding(trial.combination, subject: subject, in: observations) : [],
+            suspects: i ? IsolationEvidence.suspectValues(besides: trial.combination, tally: tallies[subject] ?? [:]) : []),
               probing == nil || !confirmed.contains(where: { $0.subject == subject && !$0.intermittent && $0.combination.isContained(in: config) })
         else {
             tries[subject, default: [:]][trial] = Int.max / 2
             return
         }
+        // One trial per configuration a round: the job is the evidence of the trial it was made for.
+        guard draft.kept[subject]?.contains(config) != true else { return }
         let key = Key(subject: subject, configuration: config)
         if probing != nil {
             tries[subject, default: [:]][trial] = Int.max / 2
@@ -154,8 +153,9 @@ public struct IsolationSession: Sendable {
             return
         }
         targets[key] = trial
-        add(FollowUp(subject: subject, configuration: config, target: trial.combination, intermittent: trial.intermittent),
-            to: &draft)
+        draft.kept[subject, default: []].append(config)
+        draft.add(FollowUp(subject: subject, configuration: config, target: trial.combination, intermittent: trial.intermittent),
+                  budget: settings.budget - spent)
     }
 
     /// What to try for a failing configuration: its best deterministic candidate (or the intermittent part holding it

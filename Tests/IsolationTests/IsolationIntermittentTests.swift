@@ -74,3 +74,45 @@ struct IsolationIntermittentTests {
         #expect(session.confirmed.first?.intermittent == true)
     }
 }
+
+extension IsolationIntermittentTests {
+    @Test("a follow-up of an intermittent pair moves the values its failing jobs share: a flaky three-value fault holding the pair confirms no part of it")
+    func intermittentPairOfAFlakyTriple() throws {
+        let values = #"["0", "1", "2", "3"]"#
+        let json = #"{"name": "triple", "corpus": ".", "registry": "noop", "axes": {"a": \#(values), "b": \#(values), "c": ["0", "1"], "d": \#(values), "e": \#(values), "f": \#(values)}, "reduction": "pairwise"}"#
+        let (parsed, findings) = MatrixFile.parse(Array(json.utf8), file: "triple.json", directory: URL(fileURLWithPath: "/"))
+        #expect(findings.isEmpty)
+        let matrix = try #require(parsed)
+        // A flaky triple (every job holding it fails its first attempt and passes the retry), and a deterministic
+        // pair on c=0 whose failing jobs make c=0 look the more suspicious value of c: a follow-up of a=1 + b=1 that
+        // only weighed the values held c=1, failed for the triple, and confirmed the pair.
+        let triple = Combination(["a": "1", "b": "1", "c": "1"])
+        let pair = Combination(["c": "0", "d": "2"])
+        var count = 0
+        func observe(_ c: [String: String], followUp: Bool) -> Observation {
+            count += 1
+            let verdict: Verdict = pair.isContained(in: c) ? .failed : triple.isContained(in: c) ? .flaky : .passed
+            return Observation(subject: Fixture.subject, configuration: c, verdict: verdict, jobID: "j\(count)", followUp: followUp)
+        }
+        var configurations = matrix.plan(scenarios: []).configurations.map(\.values)
+        // The triple in two jobs of the source run, so that its pairs are intermittent suspects.
+        configurations += [["a": "1", "b": "1", "c": "1", "d": "3", "e": "3", "f": "3"], ["a": "1", "b": "1", "c": "1", "d": "0", "e": "2", "f": "1"]]
+        let source = configurations.map { observe($0, followUp: false) }
+        var session = IsolationSession(source: source, generator: FollowUpGenerator(matrix: matrix),
+                                       settings: .init(maxSize: 3, budget: 12, seed: 5))
+        var pairTrials: [[String: String]] = []
+        for _ in 0..<20 {
+            let asks = session.nextRound()
+            if asks.isEmpty { break }
+            pairTrials += asks.filter { $0.intermittent && ($0.target.map { $0.count == 2 && $0.isSubset(of: triple) } ?? false) }
+                .map(\.configuration)
+            session.onResults(asks.map { observe($0.configuration, followUp: true) })
+        }
+        #expect(!pairTrials.isEmpty)
+        for c in pairTrials { #expect(!triple.isContained(in: c), "a pair's follow-up held the whole triple: \(c)") }
+        for c in session.confirmed.map(\.combination) {
+            #expect(!(c.isSubset(of: triple) && c != triple), "confirmed \(c), a part of the flaky triple")
+        }
+        #expect(session.confirmed.map(\.combination).contains(pair))
+    }
+}
