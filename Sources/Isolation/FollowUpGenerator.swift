@@ -31,24 +31,20 @@ public struct FollowUpGenerator: Sendable {
     ///     differs from the first wherever the matrix allows (what both hold besides `keep` is then all they share).
     ///   - confounding: the failing jobs that made `keep` an intermittent suspect: their other values come after those
     ///     of `avoiding` (a larger combination of theirs holding `keep` may be what failed).
-    ///   - suspects: single values that are intermittent suspects: after those of `confounding`, and counted as other
-    ///     candidates.
     public func configuration(keeping keep: Combination, ranking: SuspicionRanking, maxSize: Int, seed: UInt64,
-                              avoiding: [[String: String]] = [], confounding: [[String: String]] = [],
-                              suspects: Set<Combination> = []) -> [String: String]?
+                              avoiding: [[String: String]] = [], confounding: [[String: String]] = []) -> [String: String]?
     {
         var partial = keep.values
         guard space.canComplete(space.partial(partial)) else { return nil }
         var rng = SplitMix64(seed: seed)
         let free = axes.filter { keep[axis: $0.name] == nil }
         // Per free axis, its values safest first (seeded ties); a value earlier follow-ups held comes after the others,
-        // then a value the confounding jobs held, then a suspect value, and a value that is itself a candidate (every
-        // job holding it failed) comes last.
+        // then a value the confounding jobs held, and a value that is itself a candidate (every job holding it failed)
+        // comes last.
         let orders: [[String]] = free.map { axis in
             let jitter = Dictionary(uniqueKeysWithValues: axis.values.map { ($0, rng.next()) })
             func weight(_ v: String) -> Double {
-                let value = Combination([axis.name: v])
-                let tier = ranking.live.contains(value) ? 2 : suspects.contains(value) ? 1.75
+                let tier = ranking.live.contains(Combination([axis.name: v])) ? 2
                     : confounding.contains { $0[axis.name] == v } ? 1.5 : avoiding.contains { $0[axis.name] == v } ? 1 : 0
                 return ranking.weight(axis: axis.name, value: v) + tier * 1_000_000
             }
@@ -64,7 +60,7 @@ public struct FollowUpGenerator: Sendable {
         func others(_ c: [String: String], limit: Int) -> Int {
             var n = 0
             Combination.forEachSubset(of: c, maxSize: maxSize) { s in
-                if suspects.contains(s) || ranking.live.contains(s) && !s.isSubset(of: keep)
+                if ranking.live.contains(s) && !s.isSubset(of: keep)
                     && !(keep.isSubset(of: s) && ranking.failingCount(s) < ranking.failingCount(keep)) { n += 1 }
                 return n < limit
             }

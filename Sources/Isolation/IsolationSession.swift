@@ -129,11 +129,9 @@ public struct IsolationSession: Sendable {
         let seed = settings.seed &+ UInt64(round) &* 0x9E37_79B9 &+ UInt64(salt)
         let earlier = targets.filter { $0.key.subject == subject && $0.value.combination == trial.combination }
             .map(\.key.configuration)
-        let i = trial.intermittent
-        guard let config = generator.configuration(
-            keeping: trial.combination, ranking: ranking, maxSize: settings.maxSize, seed: seed, avoiding: earlier + (probing.map { [$0] } ?? []),
-            confounding: i ? IsolationEvidence.confounding(trial.combination, subject: subject, in: observations) : [],
-            suspects: i ? IsolationEvidence.suspectValues(besides: trial.combination, tally: tallies[subject] ?? [:]) : []),
+        let confounding = trial.intermittent ? IsolationEvidence.confounding(trial.combination, subject: subject, in: observations) : []
+        guard let config = generator.configuration(keeping: trial.combination, ranking: ranking, maxSize: settings.maxSize, seed: seed,
+                                                   avoiding: earlier + (probing.map { [$0] } ?? []), confounding: confounding),
               probing == nil || !confirmed.contains(where: { $0.subject == subject && !$0.intermittent && $0.combination.isContained(in: config) })
         else {
             tries[subject, default: [:]][trial] = Int.max / 2

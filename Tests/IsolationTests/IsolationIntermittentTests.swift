@@ -76,7 +76,7 @@ struct IsolationIntermittentTests {
 }
 
 extension IsolationIntermittentTests {
-    @Test("a follow-up of an intermittent pair moves the values its failing jobs share: a flaky three-value fault holding the pair confirms no part of it")
+    @Test("a follow-up of an intermittent pair moves the other values of the failing jobs that made it a suspect: a flaky three-value fault holding the pair confirms no part of it")
     func intermittentPairOfAFlakyTriple() throws {
         let values = #"["0", "1", "2", "3"]"#
         let json = #"{"name": "triple", "corpus": ".", "registry": "noop", "axes": {"a": \#(values), "b": \#(values), "c": ["0", "1"], "d": \#(values), "e": \#(values), "f": \#(values)}, "reduction": "pairwise"}"#
