@@ -113,9 +113,11 @@ enum IsolateCommand {
         // Jobs, not observations (a command job's tests are one observation each).
         let jobs = Set(source.map(\.jobID)).count
         let failing = Set(source.filter { $0.verdict != .passed }.map(\.jobID)).count
-        let settings = IsolationSession.Settings(
+        var settings = IsolationSession.Settings(
             maxSize: matrix.reduction.strength.map { $0 + 1 } ?? 3, budget: budget.jobs(of: jobs),
             seed: seed ?? run.info.seed)
+        // A full plan runs every three values in many jobs: a flaky three-value fault is a suspect there.
+        if matrix.reduction.strength == nil { settings.intermittentSize = 3 }
         var session = IsolationSession(source: source, generator: FollowUpGenerator(matrix: matrix), settings: settings)
         let say = { (line: String) in if !options.quiet { FlowMatrixCLI.say(line) } }
         say("isolate \(runID): \(failing) failing or flaky of \(jobs) jobs, "

@@ -11,7 +11,7 @@ extension IsolationSession {
         func open(_ c: Combination) -> Bool { untried(Trial(combination: c, intermittent: true)) }
         let overlap = IsolationEvidence.overlapRules(candidates: settings.maxSize)
         return IsolationEvidence.evidencedSuspect(in: failing, tally: tally, intermittentJobs: intermittentJobs[subject] ?? 0,
-                                                  maxSize: settings.maxSize) { c in
+                                                  maxSize: settings.maxSize, size: settings.suspectSize) { c in
             open(c) && !Combination.subsets(of: c.values, maxSize: c.count - 1).contains { part in
                 IsolationEvidence.evidenced(tally[part]) && open(part)
                     && (record(subject).failsWithout(part, c, evidenced: false) || overlap && IsolationEvidence.fewFailing(tally[c]))

@@ -139,9 +139,9 @@ struct IsolationEvidence: Sendable {
     /// then the smaller). (The higher share before the smaller chose a flaky value's pair with
     /// whatever value its few unexplained failing jobs happened to share.)
     static func evidencedSuspect(in failing: [String: String], tally: [Combination: Tally], intermittentJobs total: Int,
-                                 maxSize: Int, untried: (Combination) -> Bool) -> Combination?
+                                 maxSize: Int, size: Int? = nil, untried: (Combination) -> Bool) -> Combination?
     {
-        Combination.subsets(of: failing, maxSize: min(maxSize, maximumSize(candidates: maxSize)))
+        Combination.subsets(of: failing, maxSize: size ?? min(maxSize, maximumSize(candidates: maxSize)))
             .filter { c in
                 guard let t = tally[c], evidenced(t), t.intermittent * 2 >= total else { return false }
                 return untried(c)
@@ -172,10 +172,10 @@ struct IsolationEvidence: Sendable {
 
     /// The best intermittent suspect of a failing configuration that `untried` allows: the smaller, then the higher
     /// failure share, then the more failing jobs.
-    static func bestSuspect(in failing: [String: String], tally: [Combination: Tally], maxSize: Int,
+    static func bestSuspect(in failing: [String: String], tally: [Combination: Tally], size: Int,
                             untried: (Combination) -> Bool) -> Combination?
     {
-        Combination.subsets(of: failing, maxSize: min(maxSize, maximumSize(candidates: maxSize)))
+        Combination.subsets(of: failing, maxSize: size)
             .filter { suspicious(tally[$0]) && untried($0) }
             .min { a, b in
                 let (ta, tb) = (tally[a] ?? .init(), tally[b] ?? .init())

@@ -103,7 +103,7 @@ public struct IsolationRecord: Sendable, Hashable, Codable {
         func open(_ c: Combination) -> Bool { !confirmed.contains(c) && left.contains { c.isContained(in: $0) } }
         var out = session.ranking(subject).suspects.map(\.combination).filter(open).prefix(5).map(\.description)
         if out.count < 5, let tally = session.tallies[subject] {
-            let size = IsolationEvidence.maximumSize(candidates: session.settings.maxSize)
+            let size = session.settings.suspectSize
             let intermittent = Set(left.flatMap { Combination.subsets(of: $0, maxSize: size) })
                 .filter { open($0) && IsolationEvidence.suspicious(tally[$0]) }
                 .sorted { a, b in

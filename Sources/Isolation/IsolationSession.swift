@@ -186,7 +186,7 @@ public struct IsolationSession: Sendable {
                 if untried(t) { return t }
             }
         }
-        return IsolationEvidence.bestSuspect(in: failing, tally: tallies[subject] ?? [:], maxSize: settings.maxSize) {
+        return IsolationEvidence.bestSuspect(in: failing, tally: tallies[subject] ?? [:], size: settings.suspectSize) {
             untried(Trial(combination: $0, intermittent: true))
         }.map { Trial(combination: $0, intermittent: true) }
     }
@@ -264,7 +264,7 @@ public struct IsolationSession: Sendable {
     private mutating func corroborate(_ subject: Subject) {
         guard IsolationEvidence.flakyRules(candidates: settings.maxSize), let tally = tallies[subject] else { return }
         let session = self
-        ledger.corroborate(subject, tally: tally, size: IsolationEvidence.maximumSize(candidates: settings.maxSize)) {
+        ledger.corroborate(subject, tally: tally, size: settings.suspectSize) {
             session.explained($0, subject)
         }
     }
@@ -340,6 +340,6 @@ public struct IsolationSession: Sendable {
               deterministic: IsolationEvidence.overlapRules(candidates: settings.maxSize)
                   ? Set(confirmed.filter { $0.subject == subject && !$0.intermittent }.map(\.combination)) : [],
               mixed: ledger.mixed(subject),
-              size: IsolationEvidence.maximumSize(candidates: settings.maxSize))
+              size: settings.suspectSize)
     }
 }

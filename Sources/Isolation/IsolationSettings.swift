@@ -12,6 +12,10 @@ public struct IsolationSettings: Sendable {
     /// Follow-ups of one intermittent suspect before it is dropped: a fault failing half its jobs passes all four one
     /// time in sixteen (with three, one in eight, and its pairs were confirmed in its place; docs/ISOLATE.md).
     public var intermittentTries = 4
+    /// The largest intermittent suspect; nil for the default of the plan's strength
+    /// (``IsolationEvidence/maximumSize(candidates:)``). A full plan runs every three values in many jobs, so there a
+    /// flaky three-value fault can be told apart from its pairs by failure shares, and `flowmatrix isolate` sets 3.
+    public var intermittentSize: Int?
     public var seed: UInt64
 
     public init(maxSize: Int, budget: Int, seed: UInt64) {
@@ -19,4 +23,9 @@ public struct IsolationSettings: Sendable {
         self.budget = max(0, budget)
         self.seed = seed
     }
+}
+
+extension IsolationSettings {
+    /// The largest intermittent suspect: ``intermittentSize``, or the default for candidates of ``maxSize`` values.
+    var suspectSize: Int { min(maxSize, intermittentSize ?? IsolationEvidence.maximumSize(candidates: maxSize)) }
 }

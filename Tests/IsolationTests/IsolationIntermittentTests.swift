@@ -44,6 +44,42 @@ struct IsolationIntermittentTests {
         #expect(session.confirmed.first?.intermittent == true)
     }
 
+    @Test("under a full plan a flaky three-value fault is an intermittent suspect too (as `flowmatrix isolate` sets it), confirmed as itself")
+    func flakyThreeValueFaultUnderAFullPlan() throws {
+        let matrix = try Self.binaryAxes(6)
+        let fault = Combination(["a": "1", "b": "1", "c": "1"])
+        // Its eight source jobs: three flaky, two failing, three passing (its pairs fail in a fifth of their jobs, no
+        // suspect share); its follow-ups pass, then fail.
+        let pattern: [Verdict] = [.flaky, .passed, .failed, .passed, .flaky, .failed, .passed, .flaky]
+        func isolate(intermittentSize: Int?) -> IsolationSession {
+            var held = 0, followUps = 0, count = 0
+            func observe(_ c: [String: String], followUp: Bool) -> Observation {
+                count += 1
+                var verdict: Verdict = .passed
+                if fault.isContained(in: c) {
+                    if followUp { followUps += 1; verdict = followUps % 2 == 0 ? .failed : .passed } else { verdict = pattern[held % 8]; held += 1 }
+                }
+                return Observation(subject: Fixture.subject, configuration: c, verdict: verdict, jobID: "j\(count)", followUp: followUp)
+            }
+            let source = Fixture.configurations(matrix).map { observe($0, followUp: false) }
+            var settings = IsolationSession.Settings(maxSize: 3, budget: 12, seed: 2)
+            settings.intermittentSize = intermittentSize
+            var session = IsolationSession(source: source, generator: FollowUpGenerator(matrix: matrix), settings: settings)
+            for _ in 0..<20 {
+                let asks = session.nextRound()
+                if asks.isEmpty { break }
+                session.onResults(asks.map { observe($0.configuration, followUp: true) })
+            }
+            return session
+        }
+        let full = isolate(intermittentSize: 3)
+        #expect(full.confirmed.map(\.combination) == [fault], "confirmed \(full.confirmed.map(\.combination))")
+        #expect(full.confirmed.first?.intermittent == true)
+        // With suspects of two values (a pairwise plan's), nothing explains it, and nothing wrong is confirmed.
+        let pairs = isolate(intermittentSize: nil)
+        #expect(pairs.confirmed.isEmpty, "confirmed \(pairs.confirmed.map(\.combination))")
+    }
+
     @Test("a flaky value whose own follow-ups passed is confirmed from a failing follow-up of a pair holding it, not the pair")
     func intermittentPartOfFailingPair() throws {
         let matrix = try Self.binaryAxes(7)
