@@ -17,66 +17,49 @@ struct IsolationIntermittentTests {
         return try #require(matrix)
     }
 
-    @Test("under a 3-wise plan a flaky three-value fault is an intermittent suspect, confirmed as itself, not a larger candidate")
-    func flakyThreeValueFault() throws {
-        let matrix = try Self.binaryAxes(6)
-        let fault = Combination(["a": "1", "b": "1", "c": "1"])
-        // Its eight source jobs: three flaky, two failing, three passing; its follow-ups pass, then fail.
+    static let flakyTriple = Combination(["a": "1", "b": "1", "c": "1"])
+
+    /// Isolates a flaky three-value fault on six binary axes (every configuration a source job): its eight source jobs
+    /// three flaky, two failing, three passing (its pairs fail in a fifth of their jobs, no suspect share); its
+    /// follow-ups pass, then fail.
+    static func isolateFlakyTriple(_ settings: IsolationSession.Settings) throws -> IsolationSession {
+        let matrix = try binaryAxes(6)
         let pattern: [Verdict] = [.flaky, .passed, .failed, .passed, .flaky, .failed, .passed, .flaky]
         var held = 0, followUps = 0, count = 0
         func observe(_ c: [String: String], followUp: Bool) -> Observation {
             count += 1
             var verdict: Verdict = .passed
-            if fault.isContained(in: c) {
+            if flakyTriple.isContained(in: c) {
                 if followUp { followUps += 1; verdict = followUps % 2 == 0 ? .failed : .passed } else { verdict = pattern[held % 8]; held += 1 }
             }
             return Observation(subject: Fixture.subject, configuration: c, verdict: verdict, jobID: "j\(count)", followUp: followUp)
         }
         let source = Fixture.configurations(matrix).map { observe($0, followUp: false) }
-        var session = IsolationSession(source: source, generator: FollowUpGenerator(matrix: matrix),
-                                       settings: .init(maxSize: 4, budget: 13, seed: 2))
+        var session = IsolationSession(source: source, generator: FollowUpGenerator(matrix: matrix), settings: settings)
         for _ in 0..<20 {
             let asks = session.nextRound()
             if asks.isEmpty { break }
             session.onResults(asks.map { observe($0.configuration, followUp: true) })
         }
-        #expect(session.confirmed.map(\.combination) == [fault], "confirmed \(session.confirmed.map(\.combination))")
+        return session
+    }
+
+    @Test("under a 3-wise plan a flaky three-value fault is an intermittent suspect, confirmed as itself, not a larger candidate")
+    func flakyThreeValueFault() throws {
+        let session = try Self.isolateFlakyTriple(.init(maxSize: 4, budget: 13, seed: 2))
+        #expect(session.confirmed.map(\.combination) == [Self.flakyTriple], "confirmed \(session.confirmed.map(\.combination))")
         #expect(session.confirmed.first?.intermittent == true)
     }
 
     @Test("under a full plan a flaky three-value fault is an intermittent suspect too (as `flowmatrix isolate` sets it), confirmed as itself")
     func flakyThreeValueFaultUnderAFullPlan() throws {
-        let matrix = try Self.binaryAxes(6)
-        let fault = Combination(["a": "1", "b": "1", "c": "1"])
-        // Its eight source jobs: three flaky, two failing, three passing (its pairs fail in a fifth of their jobs, no
-        // suspect share); its follow-ups pass, then fail.
-        let pattern: [Verdict] = [.flaky, .passed, .failed, .passed, .flaky, .failed, .passed, .flaky]
-        func isolate(intermittentSize: Int?) -> IsolationSession {
-            var held = 0, followUps = 0, count = 0
-            func observe(_ c: [String: String], followUp: Bool) -> Observation {
-                count += 1
-                var verdict: Verdict = .passed
-                if fault.isContained(in: c) {
-                    if followUp { followUps += 1; verdict = followUps % 2 == 0 ? .failed : .passed } else { verdict = pattern[held % 8]; held += 1 }
-                }
-                return Observation(subject: Fixture.subject, configuration: c, verdict: verdict, jobID: "j\(count)", followUp: followUp)
-            }
-            let source = Fixture.configurations(matrix).map { observe($0, followUp: false) }
-            var settings = IsolationSession.Settings(maxSize: 3, budget: 12, seed: 2)
-            settings.intermittentSize = intermittentSize
-            var session = IsolationSession(source: source, generator: FollowUpGenerator(matrix: matrix), settings: settings)
-            for _ in 0..<20 {
-                let asks = session.nextRound()
-                if asks.isEmpty { break }
-                session.onResults(asks.map { observe($0.configuration, followUp: true) })
-            }
-            return session
-        }
-        let full = isolate(intermittentSize: 3)
-        #expect(full.confirmed.map(\.combination) == [fault], "confirmed \(full.confirmed.map(\.combination))")
+        var settings = IsolationSession.Settings(maxSize: 3, budget: 12, seed: 2)
+        settings.intermittentSize = 3
+        let full = try Self.isolateFlakyTriple(settings)
+        #expect(full.confirmed.map(\.combination) == [Self.flakyTriple], "confirmed \(full.confirmed.map(\.combination))")
         #expect(full.confirmed.first?.intermittent == true)
         // With suspects of two values (a pairwise plan's), nothing explains it, and nothing wrong is confirmed.
-        let pairs = isolate(intermittentSize: nil)
+        let pairs = try Self.isolateFlakyTriple(.init(maxSize: 3, budget: 12, seed: 2))
         #expect(pairs.confirmed.isEmpty, "confirmed \(pairs.confirmed.map(\.combination))")
     }
 
