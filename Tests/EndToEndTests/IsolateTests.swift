@@ -159,6 +159,33 @@ struct IsolateTests {
         #expect(byTest.contains("suite.test_b fails exactly with link=offline, confirmed by"), "\(byTest)")
     }
 
+    @Test("under a full plan a flaky three-value combination is confirmed as itself, intermittent (its pairs fail in too few jobs)")
+    func flakyTripleUnderAFullPlan() async throws {
+        let ws = try E2EWorkspace()
+        defer { ws.cleanUp() }
+        try ws.scenario("sync", ["flaky-with:locale=ar+network=edge+orientation=landscape"])
+        let text = """
+            {"name": "iso-full", "corpus": "corpus", "registry": "test",
+             "policy": {"retries": 1, "timeout": 30, "seed": 3, "keep": "failures"},
+             "axes": {"locale": ["en", "de", "ar"], "network": ["lte", "3g", "edge"],
+                      "orientation": ["portrait", "landscape"], "direction": ["auto", "ltr", "rtl"]},
+             "reduction": "full"}
+            """
+        let matrix = ws.root.appendingPathComponent("full.json")
+        try Data(text.utf8).write(to: matrix)
+        // Flaky jobs only: the run passes (exit 0), and `isolate` still explains its flaky jobs.
+        let (runCode, runOutput) = try await ws.run(["run", matrix.path, "--workers", "2", "--quiet"], label: "run")
+        #expect(runCode == 0, "\(runOutput)")
+        let source = try #require(try ws.latestRunID())
+        let (code, output) = try await ws.run(
+            ["isolate", source, "--workers", "2", "--worker-executable", E2EWorkspace.testWorker, "--budget", "100%"],
+            label: "isolate", timeout: .seconds(240))
+        #expect(code == 0, "\(output)")
+        let json = try record(ws, run: try #require(try ws.latestRunID()))
+        #expect(confirmed(json) == ["sync: locale=ar + network=edge + orientation=landscape"], "\(output)")
+        #expect((json["confirmed"] as? [[String: Any]])?.first?["intermittent"] as? Bool == true, "\(output)")
+    }
+
     @Test("a bad budget is a usage error")
     func badBudget() async throws {
         let ws = try E2EWorkspace()
