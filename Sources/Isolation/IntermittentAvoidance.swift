@@ -4,8 +4,8 @@ extension IsolationEvidence {
     /// The failing source jobs that hold intermittent suspect `target`, when it has two values or more: their other
     /// values come late in its follow-up, since a larger combination of theirs holding `target` may be what failed (a
     /// flaky three-value fault fails its pair's follow-up whenever that holds the third value). Not for a single
-    /// value: its failing jobs hold nearly every value, and moving them all sent a value that fails in most windows of
-    /// the nightly to the few windows left, which failed too; a planted pair was then left unconfirmed.
+    /// value: its failing jobs hold nearly every value, and with them moved too the shipped nightly left a planted
+    /// pair unconfirmed (docs/ISOLATE.md, "Figures of 6 December 2026, late").
     static func confounding(_ target: Combination, subject: Subject, in observations: [Observation]) -> [[String: String]] {
         guard target.count > 1 else { return [] }
         return observations.filter { $0.subject == subject && !$0.followUp && $0.verdict != .passed && target.isContained(in: $0.configuration) }
