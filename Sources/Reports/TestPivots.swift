@@ -18,7 +18,8 @@ public struct TestPivot: Sendable, Hashable, Codable {
 
     /// "test_page_loads fails exactly with network=offline", or the test's own headline when no pattern explains it.
     public var sentence: String {
-        guard let first = patterns.first else { return "\(test): \(headline)" }
+        // The test's own headline is a sentence: its period would double the one the joined headline ends with.
+        guard let first = patterns.first else { return "\(test): \(headline.hasSuffix(".") ? String(headline.dropLast()) : headline)" }
         return "\(test) fails \(first.exact ? "exactly " : "")with \(first.group.label)"
             + (first.exact ? "" : " (\(first.group.failures) of \(first.group.jobs))")
             + (first.confirmedBy.map { ", " + IsolationRecord.evidence(followUps: $0) } ?? "")
