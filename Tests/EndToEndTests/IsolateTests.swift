@@ -32,11 +32,7 @@ struct IsolateTests {
 
     /// The confirmed combinations as `scenario: axis=value + …`.
     private func confirmed(_ record: [String: Any]) -> Set<String> {
-        Set((record["confirmed"] as? [[String: Any]] ?? []).map { c in
-            let combination = c["combination"] as? [String: [String]] ?? [:]
-            return "\(c["scenario"] as? String ?? "?"): "
-                + combination.keys.sorted().map { "\($0)=\(combination[$0]?.joined(separator: ",") ?? "")" }.joined(separator: " + ")
-        })
+        Set(confirmations(record).map { "\($0.scenario): \($0.combination)" })
     }
 
     @Test("isolate <run>: each planted combination is confirmed by follow-up jobs; the flaky one by its corroborated jobs")
