@@ -27,7 +27,7 @@ enum IsolateCommand {
                           help: "Start the local workers from this worker program, as 'run' does."),
             .store("The store of the source run."),
             CommandOption("--seed", value: .text("<n>"),
-                          help: "Seed of the follow-up generation's tie-breaks.", default: .described("the source run's seed")),
+                          help: "Seed of the follow-ups: their generation's tie-breaks and their runs' seeds.", default: .described("the source run's seed")),
             CommandOption("--quiet", help: "No progress lines."),
             .maxJobs("The job limit of the follow-up plans (finding MX025)."),
         ],
@@ -127,8 +127,8 @@ enum IsolateCommand {
             let asks = session.nextRound()
             if asks.isEmpty { break }
             say("round \(runs.count + 1): \(asks.count) follow-up job(s)")
-            let round = try await runRound(asks, source: runID, number: runs.count + 1, matrixPath: run.info.matrixPath,
-                                           options: options)
+            let round = try await runRound(asks, source: runID, number: runs.count + 1, seed: settings.seed,
+                                           matrixPath: run.info.matrixPath, options: options)
             runs.append(round)
             session.onResults(try observations(reader, runID: round, followUp: true))
         }
@@ -165,13 +165,13 @@ enum IsolateCommand {
     }
 
     /// One round as a new run: the source's matrix, only the follow-up jobs, the local workers `run` would start.
-    static func runRound(_ asks: [IsolationSession.FollowUp], source: String, number: Int, matrixPath: String,
-                         options: RunOptions) async throws -> String {
+    static func runRound(_ asks: [IsolationSession.FollowUp], source: String, number: Int, seed: UInt64,
+                         matrixPath: String, options: RunOptions) async throws -> String {
         var roundOptions = options
         roundOptions.matrixPath = matrixPath
         roundOptions.quiet = true
         var request = try await RunSession.request(roundOptions)
-        request.shard = FollowUpJobs(source: source, round: number, asks: asks)
+        request.shard = FollowUpJobs(source: source, round: number, seed: seed, asks: asks)
         request.reports = RunReportWriter(baseline: nil)
         let result: RunResult
         do {
@@ -252,14 +252,21 @@ enum IsolateCommand {
 
 /// A round's plan: the source matrix's jobs replaced by the follow-ups (each built from a planned job of its
 /// scenario and registry, with the follow-up's configuration). Recorded in the run's settings under `isolates`.
+///
+/// The round runs with its own seed, derived from the isolation's seed and the round's number: a job's first attempt
+/// is seeded by the matrix seed and the job's id (scenario, configuration), so with the source's seed a follow-up of a
+/// configuration the source ran replayed that job's very draws (a seeded `flaky` network failed the same requests),
+/// and a repeat of a flaky job, or an intermittent trial, was no new evidence (docs/ISOLATE.md, step 7).
 struct FollowUpJobs: PlanShard {
     var source: String
     var round: Int
+    var seed: UInt64
     var asks: [IsolationSession.FollowUp]
 
     var settingsKey: String { "isolates" }
 
     func apply(to plan: inout Plan) -> [String: Any] {
+        plan.matrix.seed = RunDefinitionBuilder.jobSeed(seed, "isolate round \(round)")
         var scenarios: [Subject: Job] = [:]
         for job in plan.jobs where scenarios[Subject(scenario: job.scenario.id, registry: job.registry)] == nil {
             scenarios[Subject(scenario: job.scenario.id, registry: job.registry)] = job

@@ -182,6 +182,40 @@ struct IsolateTests {
         #expect((json["confirmed"] as? [[String: Any]])?.first?["intermittent"] as? Bool == true, "\(output)")
     }
 
+    @Test("a follow-up of a configuration the source ran draws fresh randomness: a repeat is new evidence, not a replay")
+    func followUpsDrawFreshSeeds() async throws {
+        let ws = try E2EWorkspace()
+        defer { ws.cleanUp() }
+        // `chance:50` fails an attempt by its seed: the first attempt's seed is the matrix seed mixed with the job id,
+        // so a follow-up run with the source's seed replayed every source job exactly (docs/ISOLATE.md, step 7).
+        try ws.scenario("noise", ["chance:50"])
+        let text = """
+            {"name": "iso-noise", "corpus": "corpus", "registry": "test",
+             "policy": {"retries": 1, "timeout": 30, "seed": 5, "keep": "failures"},
+             "axes": {"locale": ["en", "de", "ar", "ja"], "network": ["lte", "3g", "edge", "offline"]},
+             "reduction": "full"}
+            """
+        let matrix = ws.root.appendingPathComponent("noise.json")
+        try Data(text.utf8).write(to: matrix)
+        _ = try await ws.run(["run", matrix.path, "--workers", "2", "--quiet"], label: "run")
+        let source = try #require(try ws.latestRunID())
+        let (_, output) = try await ws.run(
+            ["isolate", source, "--workers", "2", "--worker-executable", E2EWorkspace.testWorker, "--budget", "100%"],
+            label: "isolate", timeout: .seconds(240))
+        let reader = try JournalReader(path: ws.journalPath)
+        func verdicts(_ run: String) throws -> [(configuration: String, outcome: String)] {
+            try reader.jobs(run: run).map { ($0.job.configuration,
+                                             "\($0.result?.outcome.rawValue ?? "?") after \($0.result?.attempts ?? 0)") }
+        }
+        let before = Dictionary(try verdicts(source), uniquingKeysWith: { a, _ in a })
+        let last = try #require(try ws.latestRunID())
+        let runs = try #require(try record(ws, run: last)["runs"] as? [String])
+        let again = try runs.flatMap(verdicts).filter { before[$0.configuration] != nil }
+        // Seeded, so the same on every machine: of the configurations run again, some came out otherwise.
+        #expect(again.count >= 4, "\(output)")
+        #expect(again.contains { before[$0.configuration] != $0.outcome }, "\(again) \(output)")
+    }
+
     @Test("a bad budget is a usage error")
     func badBudget() async throws {
         let ws = try E2EWorkspace()
