@@ -36,7 +36,7 @@ enum IsolateCommand {
             source: "isolates"). The last round's folder gets isolation.json, which its report and the source run's
             report (rewritten) show as confirmed combinations.
             EXIT CODES: 0 every failure explained (or none to explain), 1 some failure left unexplained, 2 no journal,
-            no such run, its matrix cannot be read or a follow-up run failed, 64 usage error.
+            no such run, its matrix cannot be read or has changed since the run, or a follow-up run failed, 64 usage error.
             """,
         run: { args in
             var options = RunOptions()
@@ -110,6 +110,10 @@ enum IsolateCommand {
                 + findings.prefix(3).map(\.description).joined(separator: "; "))
         }
         let source = try observations(reader, runID: runID, followUp: false)
+        if let why = mismatch(matrix, source: source) {
+            throw CommandFailure("run \(runID)'s matrix \(run.info.matrixPath) has changed since the run: \(why). "
+                + "Isolate a run of the matrix as it is now, or restore the matrix the run was planned from.")
+        }
         // Jobs, not observations (a command job's tests are one observation each).
         let jobs = Set(source.map(\.jobID)).count
         let failing = Set(source.filter { $0.verdict != .passed }.map(\.jobID)).count
@@ -200,7 +204,10 @@ enum IsolateCommand {
             case .flaky: verdict = .flaky
             default: return
             }
-            let configuration = Configuration(parsing: row.job.configuration)?.values ?? [:]
+            // A stability run's repetitions (`run --repeat`) are jobs of one configuration: their verdicts are its
+            // repeats, which tell an intermittent failure from a deterministic one.
+            var configuration = Configuration(parsing: row.job.configuration)?.values ?? [:]
+            configuration[Repetitions.axis] = nil
             let subject = Subject(scenario: row.job.scenarioID, registry: row.job.registry)
             for (test, v) in tests {
                 out.append(Observation(subject: Subject(scenario: subject.scenario, registry: subject.registry, test: test),

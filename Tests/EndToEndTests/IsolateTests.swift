@@ -216,6 +216,43 @@ struct IsolateTests {
         #expect(again.contains { before[$0.configuration] != $0.outcome }, "\(again) \(output)")
     }
 
+    @Test("a stability run's repetitions are repeats of one configuration, never a value to confirm")
+    func stabilityRun() async throws {
+        let (ws, matrix) = try workspace()
+        defer { ws.cleanUp() }
+        // Fails 30 % of its attempts anywhere: each failing repetition used to be a configuration of its own, and
+        // `locale=en + network=lte + repetition=1` was confirmed "by the run's own jobs".
+        try ws.scenario("noise", ["chance:30"])
+        let (runCode, runOutput) = try await ws.run(["run", matrix, "--workers", "2", "--quiet", "--repeat", "3"],
+                                                    label: "run")
+        #expect(runCode == 1, "\(runOutput)")
+        let source = try #require(try ws.latestRunID())
+        let (_, output) = try await ws.run(
+            ["isolate", source, "--workers", "2", "--worker-executable", E2EWorkspace.testWorker, "--budget", "100%"],
+            label: "isolate", timeout: .seconds(240))
+        let json = try record(ws, run: try #require(try ws.latestRunID()))
+        let found = confirmed(json)
+        #expect(found.isSuperset(of: ["search: locale=ar + network=edge", "cart: orientation=landscape", "promo: locale=de"]),
+                "\(output)")
+        #expect(!found.contains { $0.contains("repetition") }, "\(output)")
+    }
+
+    @Test("a matrix changed since the run (an axis renamed, a value removed) is refused: follow-ups would be made in another space")
+    func changedMatrix() async throws {
+        let (ws, matrix) = try workspace()
+        defer { ws.cleanUp() }
+        _ = try await ws.run(["run", matrix, "--workers", "2", "--quiet"], label: "run")
+        let source = try #require(try ws.latestRunID())
+        let original = try String(contentsOfFile: matrix, encoding: .utf8)
+        for (edit, why) in [(("\"ar\", ", ""), "locale=ar"), (("\"direction\"", "\"dir\""), "the axis 'direction'")] {
+            try Data(original.replacingOccurrences(of: edit.0, with: edit.1).utf8).write(to: URL(fileURLWithPath: matrix))
+            let (code, output) = try await ws.run(["isolate", source, "--workers", "2"], label: "isolate-\(why)")
+            #expect(code == 2, "\(output)")
+            #expect(output.contains("has changed since the run: the run's jobs have \(why)"), "\(output)")
+            #expect(try ws.latestRunID() == source, "no follow-up run")
+        }
+    }
+
     @Test("a bad budget is a usage error")
     func badBudget() async throws {
         let ws = try E2EWorkspace()
