@@ -46,6 +46,11 @@ public struct IsolationRecord: Sendable, Hashable, Codable {
         /// Of `configurations`, those the source run did not have: a probe of second faults found them failing
         /// (docs/ISOLATE.md, step 9). Absent when none.
         public var foundByProbes: [String]?
+        /// When no suspect is left: of the subject's jobs (source and follow-ups) that no confirmed combination
+        /// explains, how many failed an attempt — for a scenario that fails now and then wherever it runs, how often
+        /// it does is what there is to say.
+        public var failingJobs: Int?
+        public var jobs: Int?
     }
 
     /// The run whose failures were isolated.
@@ -88,11 +93,26 @@ public struct IsolationRecord: Sendable, Hashable, Codable {
             let suspects = Self.suspects(left, of: subject, in: session)
             func label(_ c: [String: String]) -> String { Combination(c).pairs.map { "\($0.axis)=\($0.value)" }.joined(separator: ",") }
             let probed = left.filter { !(ran[subject]?.contains($0) ?? false) }.map(label)
-            return Unresolved(scenario: subject.scenario, registry: subject.registry, test: subject.test, configurations: left.map(label),
-                              suspects: Array(suspects), foundByProbes: probed.isEmpty ? nil : probed)
+            var u = Unresolved(scenario: subject.scenario, registry: subject.registry, test: subject.test,
+                               configurations: left.map(label), suspects: Array(suspects),
+                               foundByProbes: probed.isEmpty ? nil : probed)
+            if suspects.isEmpty {
+                let jobs = session.observations
+                    .filter { $0.subject == subject && !session.explained($0.configuration, subject) }
+                u.failingJobs = jobs.filter { $0.verdict != .passed }.count
+                u.jobs = jobs.count
+            }
+            return u
         }
         self.init(source: source, confirmed: session.confirmed.map(record), unresolved: unresolved, jobsRun: session.spent,
                   retracted: session.retracted.map(record), runs: runs, budget: session.settings.budget)
+    }
+
+    /// How often a subject without suspects fails: " (8 of its 36 jobs that no confirmation explains failed an
+    /// attempt)".
+    static func spread(_ u: Unresolved) -> String {
+        guard let failing = u.failingJobs, let jobs = u.jobs, jobs > 0 else { return "" }
+        return " (\(failing) of its \(jobs) jobs that no confirmation explains failed an attempt)"
     }
 
     /// What may still explain a subject's unexplained configurations `left` (at most five, as labels): the live
@@ -150,7 +170,7 @@ public struct IsolationRecord: Sendable, Hashable, Codable {
                 "unresolved: \(u.subject.label): \(u.configurations.count) failing configuration"
                     + (u.configurations.count == 1 ? "" : "s") + " unexplained"
                     + (u.foundByProbes.map { " (\($0.count) of them found by probes, not in the source run)" } ?? "")
-                    + (u.suspects.first.map { "; best suspect: \($0)" } ?? "; no suspect left")
+                    + (u.suspects.first.map { "; best suspect: \($0)" } ?? "; no suspect left" + Self.spread(u))
             }
             + retracted.map { "retracted: \($0.subject.label) with \($0.label) (a later job passed with it)" }
     }

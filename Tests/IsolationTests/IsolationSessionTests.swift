@@ -283,4 +283,37 @@ struct IsolationSessionTests {
             }, "\(label) is in none of \(unresolved.configurations)")
         }
     }
+
+    @Test("an unresolved scenario that fails now and then wherever it runs says how often, when no suspect is left")
+    func unresolvedWithoutSuspects() throws {
+        let matrix = try Self.matrix()
+        let plan = matrix.plan(scenarios: []).configurations.map(\.values)
+        // Every configuration runs twice (as a stability run's repetitions); one in four failed once and passed once:
+        // intermittent failures, spread so thin that no value or combination fails in a third of its jobs.
+        var source: [Observation] = []
+        for (i, c) in plan.enumerated() {
+            for r in 0..<2 {
+                source.append(Observation(subject: Self.subject, configuration: c, verdict: i % 4 == 0 && r == 0 ? .failed : .passed,
+                                          jobID: "s\(i)-\(r)", followUp: false))
+            }
+        }
+        var session = IsolationSession(source: source, generator: FollowUpGenerator(matrix: matrix),
+                                       settings: .init(maxSize: 3, budget: 6, seed: 1))
+        for round in 0..<10 {
+            let asks = session.nextRound()
+            if asks.isEmpty { break }
+            session.onResults(asks.enumerated().map {
+                Observation(subject: Self.subject, configuration: $1.configuration, verdict: .passed, jobID: "f\(round)-\($0)",
+                            followUp: true)
+            })
+        }
+        let record = IsolationRecord(source: "s", session: session, runs: [])
+        let unresolved = try #require(record.unresolved.first)
+        #expect(unresolved.suspects.isEmpty && record.confirmed.isEmpty)
+        let failing = (plan.count + 3) / 4
+        #expect(unresolved.failingJobs == failing && unresolved.jobs == 2 * plan.count + session.spent)
+        #expect(record.lines.contains {
+            $0.hasSuffix("; no suspect left (\(failing) of its \(2 * plan.count + session.spent) jobs that no confirmation explains failed an attempt)")
+        }, "\(record.lines)")
+    }
 }
