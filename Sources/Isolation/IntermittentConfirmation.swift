@@ -2,16 +2,16 @@
 /// confirm the suspect, a part of it, or nothing?
 extension IsolationSession {
     /// The proper part of intermittent suspect `target` that explains a failing follow-up which kept `target`:
-    /// a part already tried as an intermittent suspect, whose jobs without `target` fail intermittently too, and
-    /// nothing else in `configuration` is suspect (the part isolated as in
-    /// ``isolatesIntermittent(_:in:subject:ranking:)``). A flaky value whose own follow-ups happened to pass left only
-    /// pairs holding it to try, and their failing follow-ups confirmed nothing, or the pair.
+    /// a part already tried as an intermittent suspect, whose jobs without `target` still fail intermittently
+    /// (``IsolationEvidence/Record/stillFails(_:without:)``), and nothing else in `configuration` is suspect (the part
+    /// isolated as in ``isolatesIntermittent(_:in:subject:ranking:)``). A flaky value whose own follow-ups happened to
+    /// pass left only pairs holding it to try, and their failing follow-ups confirmed nothing, or the pair.
     func intermittentPart(of target: Combination, in configuration: [String: String], subject: Subject,
                           ranking: SuspicionRanking) -> Combination?
     {
         Combination.subsets(of: target.values, maxSize: target.count - 1).sorted().first { part in
             (tries[subject]?[Trial(combination: part, intermittent: true)] ?? 0) > 0
-                && record(subject).failsWithout(part, target)
+                && record(subject).stillFails(part, without: target)
                 && isolatesIntermittent(part, in: configuration, subject: subject, ranking: ranking)
         }
     }

@@ -27,6 +27,9 @@ struct IsolationEvidence: Sendable {
     static let minimumFailing = 2
     /// …and at least this share of them.
     static let minimumRate = 0.34
+    /// The share of its jobs without a suspect holding it at which a part tried already still fails on its own
+    /// (``Record/stillFails(_:without:)``).
+    static let triedPartRate = 0.2
     /// Intermittent suspects have at most two values (a larger one is held by too few jobs to be told apart from its
     /// parts by failure shares; it stays a deterministic candidate), or three where candidates have four (a 3-wise
     /// plan holds every three values in several jobs; without them every flaky three-value fault was missed, and only
@@ -121,6 +124,15 @@ struct IsolationEvidence: Sendable {
         func failsWithout(_ part: Combination, _ whole: Combination, evidenced: Bool = true) -> Bool {
             let t = tally(of: part, without: whole)
             return evidenced ? IsolationEvidence.evidenced(t) : IsolationEvidence.suspicious(t)
+        }
+
+        /// Whether `part`, tried already as an intermittent suspect, still fails in its jobs without `whole`: at least
+        /// two failing, one showing intermittency, and a fifth of them (``triedPartRate``) — a lower bar than a new
+        /// suspect's third, because `whole` cannot explain those failures. A flaky value whose four follow-ups passed
+        /// (one time in sixteen) fell below a third with their passes, and pairs holding it were confirmed instead.
+        func stillFails(_ part: Combination, without whole: Combination) -> Bool {
+            guard let t = tally(of: part, without: whole) else { return false }
+            return t.failing >= minimumFailing && t.intermittent > 0 && t.rate >= triedPartRate
         }
 
         /// Whether deterministic candidate `candidate` (held by more than one failing configuration) goes before the

@@ -1,5 +1,5 @@
 import Foundation
-import Isolation
+@testable import Isolation
 import MatrixPlan
 import Testing
 
@@ -95,6 +95,28 @@ struct IsolationIntermittentTests {
 }
 
 extension IsolationIntermittentTests {
+    @Test("a part tried already still fails without the whole at a fifth of its jobs; a new suspect needs a third")
+    func triedPartStillFails() {
+        let part = Combination(["a": "1"]), whole = Combination(["a": "1", "b": "1"])
+        // a=1's jobs without b=1: 3 failing (one flaky) of 13 — as a flaky value's source jobs look once its four
+        // follow-ups have passed (bench isolate, pairwise, one-value faults: a pair holding it was confirmed).
+        func record(failing: Int, flaky: Int, passing: Int) -> IsolationEvidence.Record {
+            var jobs: [(configuration: [String: String], verdict: Verdict)] = []
+            for i in 0..<(failing + passing) {
+                let verdict: Verdict = i < flaky ? .flaky : i < failing ? .failed : .passed
+                jobs.append((["a": "1", "b": "0", "c": "\(i)"], verdict))
+                jobs.append((["a": "1", "b": "1", "c": "\(i)"], .failed))
+            }
+            return IsolationEvidence.Record(jobs: jobs, explained: [], mixed: [], size: 2)
+        }
+        let thin = record(failing: 3, flaky: 1, passing: 10)
+        #expect(thin.stillFails(part, without: whole))
+        #expect(!thin.failsWithout(part, whole), "no new suspect at 3 of 13")
+        #expect(!record(failing: 1, flaky: 1, passing: 3).stillFails(part, without: whole), "one failing job")
+        #expect(!record(failing: 2, flaky: 0, passing: 3).stillFails(part, without: whole), "no intermittency")
+        #expect(!record(failing: 2, flaky: 1, passing: 10).stillFails(part, without: whole), "2 of 12: less than a fifth")
+    }
+
     @Test("a follow-up of an intermittent pair moves the other values of the failing jobs that made it a suspect: a flaky three-value fault holding the pair confirms no part of it")
     func intermittentPairOfAFlakyTriple() throws {
         let values = #"["0", "1", "2", "3"]"#
