@@ -53,6 +53,20 @@ public struct IsolationRecord: Sendable, Hashable, Codable {
         public var jobs: Int?
     }
 
+    /// A subject that failed in every configuration it ran (every source job, every attempt): no value or combination
+    /// of values is needed for it to fail, and no follow-up was spent on it.
+    public struct Everywhere: Sendable, Hashable, Codable {
+        public var scenario: String
+        public var registry: String
+        /// The command job's test, as in ``Confirmed/test``.
+        public var test: String?
+        /// Its source jobs (all failed).
+        public var jobs: Int
+
+        /// Its scenario, registry and test.
+        public var subject: Subject { Subject(scenario: scenario, registry: registry, test: test) }
+    }
+
     /// The run whose failures were isolated.
     public var source: String
     public var confirmed: [Confirmed]
@@ -65,6 +79,8 @@ public struct IsolationRecord: Sendable, Hashable, Codable {
     public var runs: [String]
     /// The budget in jobs.
     public var budget: Int
+    /// Subjects that failed in every configuration they ran; absent when none.
+    public var failsEverywhere: [Everywhere]?
 
     public init(source: String, confirmed: [Confirmed], unresolved: [Unresolved], jobsRun: Int, retracted: [Confirmed],
                 runs: [String], budget: Int) {
@@ -106,6 +122,15 @@ public struct IsolationRecord: Sendable, Hashable, Codable {
         }
         self.init(source: source, confirmed: session.confirmed.map(record), unresolved: unresolved, jobsRun: session.spent,
                   retracted: session.retracted.map(record), runs: runs, budget: session.settings.budget)
+        let everywhere = session.failingEverywhere.keys.sorted().map { s in
+            Everywhere(scenario: s.scenario, registry: s.registry, test: s.test, jobs: session.failingEverywhere[s] ?? 0)
+        }
+        failsEverywhere = everywhere.isEmpty ? nil : everywhere
+    }
+
+    /// "fails in every configuration it ran (8 of 8 jobs failed every attempt): no value is needed for it to fail".
+    public static func everywhere(_ e: Everywhere) -> String {
+        "fails in every configuration it ran (\(e.jobs) of \(e.jobs) jobs failed every attempt): no value is needed for it to fail"
     }
 
     /// How often a subject without suspects fails: " (8 of its 36 jobs that no confirmation explains failed an
@@ -172,6 +197,7 @@ public struct IsolationRecord: Sendable, Hashable, Codable {
                     + (u.foundByProbes.map { " (\($0.count) of them found by probes, not in the source run)" } ?? "")
                     + (u.suspects.first.map { "; best suspect: \($0)" } ?? "; no suspect left" + Self.spread(u))
             }
+            + (failsEverywhere ?? []).map { "everywhere: \($0.subject.label) \(Self.everywhere($0))" }
             + retracted.map { "retracted: \($0.subject.label) with \($0.label) (a later job passed with it)" }
     }
 }

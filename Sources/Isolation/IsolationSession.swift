@@ -47,9 +47,13 @@ public struct IsolationSession: Sendable {
     /// Probes of second faults (``SecondFaults``): their failures are to explain, like the source run's.
     private var probes = Set<Key>()
 
+    /// Subjects that fail in every configuration they ran, with their job counts (``FailingEverywhere``).
+    public let failingEverywhere: [Subject: Int]
+
     public init(source: [Observation], generator: FollowUpGenerator, settings: Settings) {
         self.generator = generator
         self.settings = settings
+        failingEverywhere = FailingEverywhere.subjects(in: source)
         onResults(source)
     }
 
@@ -197,7 +201,7 @@ public struct IsolationSession: Sendable {
     /// Subjects with a failure, in order.
     public var failingSubjects: [Subject] { subjects }
 
-    var subjects: [Subject] { ledger.failingSubjects }
+    var subjects: [Subject] { ledger.failingSubjects.filter { failingEverywhere[$0] == nil } }
 
     /// Whether a confirmed combination of `subject` explains `configuration`.
     func explained(_ configuration: [String: String], _ subject: Subject) -> Bool {

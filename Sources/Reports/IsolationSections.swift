@@ -25,7 +25,8 @@ struct IsolationSections {
 
     /// "Isolation of run X: search fails with network=edge, confirmed by 6 follow-up jobs; …".
     static func isolationHeadline(_ record: IsolationRecord) -> String? {
-        guard !record.confirmed.isEmpty || !record.unresolved.isEmpty else { return nil }
+        let everywhere = record.failsEverywhere ?? []
+        guard !record.confirmed.isEmpty || !record.unresolved.isEmpty || !everywhere.isEmpty else { return nil }
         // One part per combination: its scenario, or how many scenarios share it; the most shared first.
         var byLabel: [String: [IsolationRecord.Confirmed]] = [:]
         for c in record.confirmed { byLabel[c.label, default: []].append(c) }
@@ -36,6 +37,7 @@ struct IsolationSections {
             return "\(who) with \(label), " + IsolationRecord.evidence(followUps: jobs)
         }
         if ordered.count > maxHeadlineParts { parts.append("\(ordered.count - maxHeadlineParts) more combinations (below)") }
+        parts += everywhere.map { "\($0.subject.label) fails in every configuration it ran (\($0.jobs) jobs)" }
         let left = record.unresolved.reduce(0) { $0 + $1.configurations.count }
         let probed = record.unresolved.reduce(0) { $0 + ($1.foundByProbes?.count ?? 0) }
         if left > 0 {

@@ -253,6 +253,29 @@ struct IsolateTests {
         }
     }
 
+    @Test("a scenario broken in every configuration gets no follow-up and no combination: it fails everywhere")
+    func brokenEverywhere() async throws {
+        let (ws, matrix) = try workspace()
+        defer { ws.cleanUp() }
+        // Its follow-ups fail like every other job: `direction=auto` was confirmed by four of them.
+        try ws.scenario("broken", ["fail"])
+        _ = try await ws.run(["run", matrix, "--workers", "2", "--quiet"], label: "run")
+        let source = try #require(try ws.latestRunID())
+        let (code, output) = try await ws.run(
+            ["isolate", source, "--workers", "2", "--worker-executable", E2EWorkspace.testWorker, "--budget", "100%"],
+            label: "isolate", timeout: .seconds(240))
+        #expect(code == 0, "\(output)")
+        let json = try record(ws, run: try #require(try ws.latestRunID()))
+        #expect(!confirmed(json).contains { $0.hasPrefix("broken:") }, "\(output)")
+        let planned = try JournalReader(path: ws.journalPath).jobs(run: source).filter { $0.job.scenarioID == "broken" }.count
+        let everywhere = try #require(json["failsEverywhere"] as? [[String: Any]])
+        #expect(everywhere.count == 1 && everywhere.first?["scenario"] as? String == "broken"
+                    && everywhere.first?["jobs"] as? Int == planned, "\(everywhere)")
+        #expect(output.contains("everywhere: broken fails in every configuration it ran (\(planned) of \(planned) jobs"))
+        let html = try String(contentsOf: ws.root.appendingPathComponent(".flowmatrix/runs/\(source)/report.html"), encoding: .utf8)
+        #expect(html.contains("broken fails in every configuration it ran (\(planned) jobs)"))
+    }
+
     @Test("a bad budget is a usage error")
     func badBudget() async throws {
         let ws = try E2EWorkspace()

@@ -316,4 +316,34 @@ struct IsolationSessionTests {
             $0.hasSuffix("; no suspect left (\(failing) of its \(2 * plan.count + session.spent) jobs that no confirmation explains failed an attempt)")
         }, "\(record.lines)")
     }
+
+    @Test("a subject whose every job failed every attempt fails everywhere: no follow-up, no combination, its own line")
+    func failsEverywhere() throws {
+        let matrix = try Self.matrix()
+        let plan = matrix.plan(scenarios: []).configurations.map(\.values)
+        let broken = Subject(scenario: "broken", registry: "noop")
+        let fault = Combination(["lang": "ar", "net": "edge"])
+        func observe(_ subject: Subject, _ c: [String: String], id: String, followUp: Bool) -> Observation {
+            let fails = subject == broken || fault.isContained(in: c)
+            return Observation(subject: subject, configuration: c, verdict: fails ? .failed : .passed, jobID: id, followUp: followUp)
+        }
+        let source = plan.enumerated().flatMap { i, c in
+            [observe(Self.subject, c, id: "s\(i)", followUp: false), observe(broken, c, id: "b\(i)", followUp: false)]
+        }
+        var session = IsolationSession(source: source, generator: FollowUpGenerator(matrix: matrix),
+                                       settings: .init(maxSize: 3, budget: 20, seed: 1))
+        #expect(session.failingEverywhere == [broken: plan.count])
+        for round in 0..<10 {
+            let asks = session.nextRound()
+            if asks.isEmpty { break }
+            #expect(!asks.contains { $0.subject == broken })
+            session.onResults(asks.enumerated().map { observe($1.subject, $1.configuration, id: "f\(round)-\($0)", followUp: true) })
+        }
+        #expect(session.confirmed.map(\.combination) == [fault] && session.confirmed.allSatisfy { $0.subject == Self.subject })
+        let record = IsolationRecord(source: "s", session: session, runs: [])
+        #expect(record.unresolved.isEmpty)
+        #expect(record.failsEverywhere?.map(\.subject) == [broken])
+        #expect(record.lines.contains("everywhere: broken fails in every configuration it ran (\(plan.count) of \(plan.count) jobs failed"
+            + " every attempt): no value is needed for it to fail"), "\(record.lines)")
+    }
 }
