@@ -128,8 +128,9 @@ struct IsolationEvidence: Sendable {
 
         /// Whether `part`, tried already as an intermittent suspect, still fails in its jobs without `whole`: at least
         /// two failing, one showing intermittency, and a fifth of them (``triedPartRate``) — a lower bar than a new
-        /// suspect's third, because `whole` cannot explain those failures. A flaky value whose four follow-ups passed
-        /// (one time in sixteen) fell below a third with their passes, and pairs holding it were confirmed instead.
+        /// suspect's 34 % (``minimumRate``), because `whole` cannot explain those failures. A flaky value whose four
+        /// follow-ups passed (one time in sixteen) fell below that with their passes, and pairs holding it were
+        /// confirmed instead.
         func stillFails(_ part: Combination, without whole: Combination) -> Bool {
             guard let t = tally(of: part, without: whole) else { return false }
             return t.failing >= minimumFailing && t.intermittent > 0 && t.rate >= triedPartRate
