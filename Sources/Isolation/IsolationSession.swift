@@ -198,7 +198,7 @@ public struct IsolationSession: Sendable {
     /// Every combination a follow-up has kept so far (any subject): what the session suspected enough to test.
     public var tried: Set<Combination> { Set(tries.values.flatMap { $0.keys.map(\.combination) }) }
 
-    /// Subjects with a failure, in order.
+    /// Subjects with a failure to explain, in order (those failing everywhere, ``failingEverywhere``, aside).
     public var failingSubjects: [Subject] { subjects }
 
     var subjects: [Subject] { ledger.failingSubjects.filter { failingEverywhere[$0] == nil } }

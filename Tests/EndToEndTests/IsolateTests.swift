@@ -30,6 +30,12 @@ struct IsolateTests {
         return try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any])
     }
 
+    /// `flowmatrix isolate <source>` with two `test-worker`s and a budget as large as the run.
+    private func isolateAll(_ ws: E2EWorkspace, _ source: String) async throws -> (Int32, String) {
+        try await ws.run(["isolate", source, "--workers", "2", "--worker-executable", E2EWorkspace.testWorker,
+                          "--budget", "100%"], label: "isolate", timeout: .seconds(240))
+    }
+
     /// The confirmed combinations as `scenario: axis=value + …`.
     private func confirmed(_ record: [String: Any]) -> Set<String> {
         Set(confirmations(record).map { "\($0.scenario): \($0.combination)" })
@@ -43,9 +49,7 @@ struct IsolateTests {
         #expect(runCode == 1, "\(runOutput)")
         let source = try #require(try ws.latestRunID())
         let sourceJobs = try JournalReader(path: ws.journalPath).jobs(run: source).count
-        let (code, output) = try await ws.run(
-            ["isolate", source, "--workers", "2", "--worker-executable", E2EWorkspace.testWorker, "--budget", "100%"],
-            label: "isolate", timeout: .seconds(240))
+        let (code, output) = try await isolateAll(ws, source)
         #expect(code == 0, "\(output)")
         let last = try #require(try ws.latestRunID())
         #expect(last != source)
@@ -173,9 +177,7 @@ struct IsolateTests {
         let (runCode, runOutput) = try await ws.run(["run", matrix.path, "--workers", "2", "--quiet"], label: "run")
         #expect(runCode == 0, "\(runOutput)")
         let source = try #require(try ws.latestRunID())
-        let (code, output) = try await ws.run(
-            ["isolate", source, "--workers", "2", "--worker-executable", E2EWorkspace.testWorker, "--budget", "100%"],
-            label: "isolate", timeout: .seconds(240))
+        let (code, output) = try await isolateAll(ws, source)
         #expect(code == 0, "\(output)")
         let json = try record(ws, run: try #require(try ws.latestRunID()))
         #expect(confirmed(json) == ["sync: locale=ar + network=edge + orientation=landscape"], "\(output)")
@@ -199,9 +201,7 @@ struct IsolateTests {
         try Data(text.utf8).write(to: matrix)
         _ = try await ws.run(["run", matrix.path, "--workers", "2", "--quiet"], label: "run")
         let source = try #require(try ws.latestRunID())
-        let (_, output) = try await ws.run(
-            ["isolate", source, "--workers", "2", "--worker-executable", E2EWorkspace.testWorker, "--budget", "100%"],
-            label: "isolate", timeout: .seconds(240))
+        let (_, output) = try await isolateAll(ws, source)
         let reader = try JournalReader(path: ws.journalPath)
         func verdicts(_ run: String) throws -> [(configuration: String, outcome: String)] {
             try reader.jobs(run: run).map { ($0.job.configuration,
@@ -227,9 +227,7 @@ struct IsolateTests {
                                                     label: "run")
         #expect(runCode == 1, "\(runOutput)")
         let source = try #require(try ws.latestRunID())
-        let (_, output) = try await ws.run(
-            ["isolate", source, "--workers", "2", "--worker-executable", E2EWorkspace.testWorker, "--budget", "100%"],
-            label: "isolate", timeout: .seconds(240))
+        let (_, output) = try await isolateAll(ws, source)
         let json = try record(ws, run: try #require(try ws.latestRunID()))
         let found = confirmed(json)
         #expect(found.isSuperset(of: ["search: locale=ar + network=edge", "cart: orientation=landscape", "promo: locale=de"]),
@@ -261,9 +259,7 @@ struct IsolateTests {
         try ws.scenario("broken", ["fail"])
         _ = try await ws.run(["run", matrix, "--workers", "2", "--quiet"], label: "run")
         let source = try #require(try ws.latestRunID())
-        let (code, output) = try await ws.run(
-            ["isolate", source, "--workers", "2", "--worker-executable", E2EWorkspace.testWorker, "--budget", "100%"],
-            label: "isolate", timeout: .seconds(240))
+        let (code, output) = try await isolateAll(ws, source)
         #expect(code == 0, "\(output)")
         let json = try record(ws, run: try #require(try ws.latestRunID()))
         #expect(!confirmed(json).contains { $0.hasPrefix("broken:") }, "\(output)")
