@@ -105,19 +105,29 @@ enum IsolateCommand {
         guard let runID = try reader.resolveRunID(requested), let run = try reader.run(runID) else {
             throw CommandFailure(requested == "last" ? "the journal has no runs" : "no run '\(requested)'")
         }
-        let (matrix, findings) = MatrixFile.load(from: URL(fileURLWithPath: run.info.matrixPath))
-        guard let matrix else {
-            throw CommandFailure("cannot read run \(runID)'s matrix \(run.info.matrixPath): "
-                + findings.prefix(3).map(\.description).joined(separator: "; "))
+        // Planned as each follow-up round plans it (the same settings: a user worker's registries), to check the run
+        // against the matrix and corpus as they are now.
+        var planOptions = options
+        planOptions.matrixPath = run.info.matrixPath
+        let (plan, findings) = MatrixPlanner.load(matrixAt: URL(fileURLWithPath: run.info.matrixPath),
+                                                  settings: try await RunSession.request(planOptions).planSettings)
+        guard let plan else {
+            throw CommandFailure("cannot plan run \(runID)'s matrix \(run.info.matrixPath): "
+                + findings.sortedForDisplay().prefix(3).map(\.description).joined(separator: "; "))
         }
+        let matrix = plan.matrix
         let source = try observations(reader, runID: runID, followUp: false)
-        if let why = mismatch(matrix, source: source) {
+        let failingJobs = Set(source.filter { $0.verdict != .passed }.map(\.jobID))
+        var failingRows: [PlannedJob] = []
+        try reader.forEachJobRow(run: runID) { if failingJobs.contains($0.job.jobID) { failingRows.append($0.job) } }
+        let why = mismatch(matrix, source: source) ?? changedScenario(plan, failing: failingRows)
+        if let why {
             throw CommandFailure("run \(runID)'s matrix \(run.info.matrixPath) has changed since the run: \(why). "
                 + "Isolate a run of the matrix as it is now, or restore the matrix the run was planned from.")
         }
         // Jobs, not observations (a command job's tests are one observation each).
         let jobs = Set(source.map(\.jobID)).count
-        let failing = Set(source.filter { $0.verdict != .passed }.map(\.jobID)).count
+        let failing = failingJobs.count
         var settings = IsolationSession.Settings(
             maxSize: matrix.reduction.strength.map { $0 + 1 } ?? 3, budget: budget.jobs(of: jobs),
             seed: seed ?? run.info.seed)

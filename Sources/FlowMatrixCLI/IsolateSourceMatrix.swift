@@ -1,16 +1,20 @@
 import Isolation
+import Journal
 import MatrixPlan
 
 extension IsolateCommand {
     /// Why `matrix` no longer describes the run whose jobs are `source`, or nil when it still does: every key of the
     /// run's configurations is one of the matrix's axes or a key its includes add, with a value the matrix still
-    /// gives it. Follow-ups are made from the matrix as it is now: with an axis renamed or a value removed since the
-    /// run, they held both the old and the new axis, broke the matrix's constraints, and confirmed combinations the
-    /// run's own evidence did not support. (A changed exclude or constraint is not detected.)
+    /// gives it, and the matrix would still plan every one of them (``MatrixSpace/whyNotPlanned(_:)``: no exclude or
+    /// constraint added since removes it, the includes still give it). Follow-ups are made from the matrix as it is
+    /// now: with an axis renamed or a value removed since the run, they held both the old and the new axis, broke the
+    /// matrix's constraints, and confirmed combinations the run's own evidence did not support. (An exclude or
+    /// constraint removed since the run is not detected: the run's configurations are all still allowed.)
     static func mismatch(_ matrix: MatrixFile, source: [Observation]) -> String? {
         var values: [String: Set<String>] = [:]
         for axis in matrix.axes { values[axis.name, default: []].formUnion(axis.values) }
         for entry in matrix.include { for (key, value) in entry { values[key, default: []].insert(value) } }
+        let space = MatrixSpace(matrix)
         var seen = Set<[String: String]>()
         for o in source where seen.insert(o.configuration).inserted {
             for (key, value) in o.configuration.sorted(by: { $0.key < $1.key }) {
@@ -20,6 +24,33 @@ extension IsolateCommand {
                 if !allowed.contains(value) {
                     return "the run's jobs have \(key)=\(value), which the matrix no longer has"
                 }
+            }
+            if let why = space.whyNotPlanned(o.configuration) { return why }
+        }
+        return nil
+    }
+
+    /// Why a scenario of the run that did not pass cannot be run again as the run ran it, or nil when each can: it
+    /// must still be one of the matrix's planned scenarios under its registry, with the same content (steps, title,
+    /// tags, preconditions; a command job's command), which is what its job id hashes (``JobIdentity``). A
+    /// follow-up of a scenario edited since the run tests other steps, and its passing would retract or confirm
+    /// combinations for failures it never had.
+    static func changedScenario(_ plan: Plan, failing rows: [PlannedJob]) -> String? {
+        var current: [Subject: String] = [:]
+        for job in plan.jobs where current[Subject(scenario: job.scenario.id, registry: job.registry)] == nil {
+            current[Subject(scenario: job.scenario.id, registry: job.registry)] = JobIdentity.canonicalJSON(job.scenario)
+        }
+        var checked = Set<Subject>()
+        for row in rows where checked.insert(Subject(scenario: row.scenarioID, registry: row.registry)).inserted {
+            guard let scenario = current[Subject(scenario: row.scenarioID, registry: row.registry)] else {
+                return "its scenario '\(row.scenarioID)' (registry \(row.registry)), which failed in the run, is no "
+                    + "longer one the matrix plans (removed from its corpus, or no longer selected by its tags or registries)"
+            }
+            let id = JobIdentity.id(canonicalScenario: scenario, configurationJSON: row.configurationJSON,
+                                    registry: row.registry)
+            if id != row.jobID {
+                return "its scenario '\(row.scenarioID)' (registry \(row.registry)), which failed in the run, has "
+                    + "been edited since: its follow-ups would run other steps than the ones that failed"
             }
         }
         return nil

@@ -82,7 +82,9 @@ public enum JobIdentity {
         id(canonicalScenario: canonicalScenario, configurationJSON: canonicalJSON(configuration), registry: registry)
     }
 
-    static func id(canonicalScenario: String, configurationJSON: String, registry: String) -> String {
+    /// The id from a scenario's ``canonicalJSON(_:)-swift.type.method`` and a configuration's canonical JSON (as the journal
+    /// keeps it): whether a journaled job is still the job a scenario gives.
+    public static func id(canonicalScenario: String, configurationJSON: String, registry: String) -> String {
         let text = "flowmatrix-job-v1\n" + canonicalScenario + "\n" + configurationJSON + "\n" + registry
         return String(SHA256.hexHash(Array(text.utf8)).prefix(length))
     }

@@ -27,14 +27,15 @@ struct IsolationSections {
     static func isolationHeadline(_ record: IsolationRecord) -> String? {
         let everywhere = record.failsEverywhere ?? []
         guard !record.confirmed.isEmpty || !record.unresolved.isEmpty || !everywhere.isEmpty else { return nil }
-        // One part per combination: its scenario, or how many scenarios share it; the most shared first.
+        // One part per combination (and whether it fails intermittently, as the terminal's lines say): its scenario,
+        // or how many scenarios share it; the most shared first.
         var byLabel: [String: [IsolationRecord.Confirmed]] = [:]
-        for c in record.confirmed { byLabel[c.label, default: []].append(c) }
+        for c in record.confirmed { byLabel[(c.intermittent == true ? "intermittently " : "") + "with " + c.label, default: []].append(c) }
         let ordered = byLabel.sorted { a, b in a.value.count != b.value.count ? a.value.count > b.value.count : a.key < b.key }
-        var parts = ordered.prefix(maxHeadlineParts).map { label, cs in
+        var parts = ordered.prefix(maxHeadlineParts).map { how, cs in
             let jobs = cs.reduce(0) { $0 + $1.followUps }
             let who = cs.count == 1 ? "\(cs[0].subject.label) fails" : "\(cs.count) scenarios fail"
-            return "\(who) with \(label), " + IsolationRecord.evidence(followUps: jobs)
+            return "\(who) \(how), " + IsolationRecord.evidence(followUps: jobs)
         }
         if ordered.count > maxHeadlineParts { parts.append("\(ordered.count - maxHeadlineParts) more combinations (below)") }
         parts += everywhere.map { "\($0.subject.label) fails in every configuration it ran (\($0.jobs) jobs)" }
@@ -59,7 +60,8 @@ struct IsolationSections {
                 let pairs = [[AxisPivot.scenarioAxis, c.scenario]]
                     + c.combination.keys.sorted().flatMap { axis in (c.combination[axis] ?? []).map { [axis, $0] } }
                 out += "<tr data-values=\"\(Escape.html("[" + pairs.map { "[" + $0.map(JSONText.string).joined(separator: ",") + "]" }.joined(separator: ",") + "]"))\"><td>\(h(c.subject.label))</td>"
-                    + "<td class=\"mono\">\(h(c.label))</td><td>\(h(IsolationRecord.evidence(followUps: c.followUps)))</td></tr>\n"
+                    + "<td class=\"mono\">\(h(c.label))</td><td>\(c.intermittent == true ? "fails intermittently, " : "")"
+                    + "\(h(IsolationRecord.evidence(followUps: c.followUps)))</td></tr>\n"
             }
             out += "</table>\n"
         }
