@@ -209,8 +209,11 @@ enum IsolateCommand {
         func add(_ row: JobRow, tests: [(test: String, verdict: Verdict)]) {
             let verdict: Verdict
             switch row.result?.outcome {
-            // A pass that needed a retry is no clean evidence: it is repeated like a flaky job.
-            case .passed: verdict = (row.result?.attempts ?? 1) > 1 ? .flaky : .passed
+            // The coordinator ends a job `passed` only when none of its attempts failed (a pass after a failed attempt is
+            // `flaky`): its other attempts were taken back before they started (to run on a free worker) or lost with
+            // a worker, which says nothing of its configuration. Counting such a pass as flaky (as before 7 December
+            // 2026) spent follow-ups repeating clean passes, and made phantom intermittent failures to explain.
+            case .passed: verdict = .passed
             case .failed, .timedOut: verdict = .failed
             case .flaky: verdict = .flaky
             default: return

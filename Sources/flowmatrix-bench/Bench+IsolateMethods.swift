@@ -74,12 +74,31 @@ extension IsolateBench {
         let settings = IsolationSession.Settings(maxSize: strength + 1, budget: max(1, Int((Double(source.count) * 0.2).rounded(.down))),
                                                  seed: seed)
         var session = IsolationSession(source: source, generator: system.generator, settings: settings)
+        var kinds = (repeats: 0, intermittent: 0, deterministic: 0)
+        // FLOWMATRIX_BENCH_ISOLATE_TRACE=<system seed> prints that system's follow-ups and confirmations.
+        let trace = UInt64(ProcessInfo.processInfo.environment["FLOWMATRIX_BENCH_ISOLATE_TRACE"] ?? "")
+        if trace == seed {
+            print("  trace: faults \(system.faults.map { "\($0.combination)\($0.flaky ? " (flaky)" : "")" }); source: "
+                + source.map { "\($0.verdict)" }.reduce(into: [String: Int]()) { $0[$1, default: 0] += 1 }.description)
+        }
         while true {
             let asks = session.nextRound()
             if asks.isEmpty { break }
-            session.onResults(asks.map { oracle.observe($0.configuration, followUp: true) })
+            for a in asks {
+                if a.target == nil { kinds.repeats += 1 } else if a.intermittent { kinds.intermittent += 1 } else { kinds.deterministic += 1 }
+            }
+            let results = asks.map { oracle.observe($0.configuration, followUp: true) }
+            if trace == seed {
+                for (a, r) in zip(asks, results) {
+                    let kind = a.target == nil ? "repeat" : a.intermittent ? "intermittent \(a.target!)" : "deterministic \(a.target!)"
+                    print("  trace: \(kind) → \(r.verdict) in \(Combination(a.configuration))")
+                }
+            }
+            session.onResults(results)
+            if trace == seed { print("  trace: confirmed \(session.confirmed.map { "\($0.combination)\($0.intermittent ? " (i)" : "")" })") }
         }
-        let diagnosis = Diagnosis(tried: session.tried, retracted: Set(session.retracted.map(\.combination)),
+        let diagnosis = Diagnosis(tried: session.tried, intermittentTries: session.intermittentTries, spending: kinds,
+                                  retracted: Set(session.retracted.map(\.combination)),
                                   budgetSpent: session.spent >= settings.budget)
         return (session.confirmed.map(\.combination), session.spent, diagnosis)
     }

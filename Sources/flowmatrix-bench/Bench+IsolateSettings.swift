@@ -36,7 +36,7 @@ extension IsolateBench {
 
         /// - Parameter exposedBy: the source run's jobs: a fault is exposed when a job holding it did not pass.
         mutating func add(planted faults: [Fault], found: [Combination], followUps: Int, planJobs: Int, exposedBy source: [Observation],
-                          diagnosis: Diagnosis? = nil, failsEverywhere: (Combination) -> Bool = { _ in false }) {
+                          diagnosis: Diagnosis? = nil, system: UInt64? = nil, failsEverywhere: (Combination) -> Bool = { _ in false }) {
             let truth = Set(faults.map(\.combination))
             let distinct = Set(found)
             let shown = Set(faults.map(\.combination).filter { c in
@@ -58,13 +58,19 @@ extension IsolateBench {
                 let cause: String
                 if let d = diagnosis, d.retracted.contains(fault.combination) { missedRetracted += 1; cause = "wrongly retracted" }
                 else if diagnosis != nil, masked { missedMasked += 1; cause = "masked" }
-                else if fault.flaky { missedFlaky += 1; cause = "flaky never confirmed" }
+                else if fault.flaky {
+                    missedFlaky += 1
+                    let tries = diagnosis?.intermittentTries[fault.combination] ?? 0
+                    cause = "flaky never confirmed (\(tries == 0 ? "never tried" : "tried \(tries)×") as intermittent"
+                        + "\(diagnosis.map { d in d.budgetSpent ? ", budget spent: \(d.spending.repeats) repeats, \(d.spending.intermittent) intermittent, \(d.spending.deterministic) deterministic" : "" } ?? ""))"
+                }
                 else if let d = diagnosis, !d.tried.contains(fault.combination) && !d.budgetSpent {
                     missedNeverSuspected += 1; cause = "never suspected"
                 }
                 else if let d = diagnosis, d.budgetSpent { missedBudget += 1; cause = "budget exhausted" }
                 else { missedOther += 1; cause = "other" }
-                misses.append("\(fault.combination)\(fault.flaky ? " (flaky)" : ""): \(cause); found \(found.map(\.description))")
+                misses.append("\(fault.combination)\(fault.flaky ? " (flaky)" : ""): \(cause); found \(found.map(\.description))"
+                    + (system.map { " [system \($0)]" } ?? ""))
             }
             let parts = Set(distinct.subtracting(truth).filter { c in truth.contains { c.isSubset(of: $0) } && failsEverywhere(c) })
             correctPart += distinct.intersection(truth).count + parts.count
@@ -111,6 +117,9 @@ extension IsolateBench {
     /// whether it stopped on its budget.
     struct Diagnosis {
         var tried: Set<Combination>
+        var intermittentTries: [Combination: Int] = [:]
+        /// Follow-ups by kind: repeats of flaky jobs, intermittent trials, deterministic trials (and narrowings).
+        var spending = (repeats: 0, intermittent: 0, deterministic: 0)
         var retracted: Set<Combination>
         var budgetSpent: Bool
     }
@@ -143,7 +152,7 @@ extension IsolateBench {
                     let source = plan.map { oracle.observe($0, followUp: false) }
                     let (found, spent, diagnosis) = isolate(system, source: source, strength: strength, oracle: &oracle, seed: seed)
                     ours.add(planted: system.faults, found: found, followUps: spent, planJobs: plan.count, exposedBy: source,
-                             diagnosis: diagnosis, failsEverywhere: system.failsEverywhere)
+                             diagnosis: diagnosis, system: seed, failsEverywhere: system.failsEverywhere)
                     let (ofotFound, ofotSpent) = oneFactorAtATime(system, source: source, oracle: &oracle)
                     ofot.add(planted: system.faults, found: ofotFound, followUps: ofotSpent, planJobs: plan.count, exposedBy: source,
                              failsEverywhere: system.failsEverywhere)
