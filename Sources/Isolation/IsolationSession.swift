@@ -198,11 +198,6 @@ public struct IsolationSession: Sendable {
     /// Every combination a follow-up has kept so far (any subject): what the session suspected enough to test.
     public var tried: Set<Combination> { Set(tries.values.flatMap { $0.keys.map(\.combination) }) }
 
-    /// Follow-ups that kept each combination as an intermittent suspect (any subject): `bench isolate`'s diagnosis.
-    public var intermittentTries: [Combination: Int] {
-        tries.values.reduce(into: [:]) { out, t in for (trial, n) in t where trial.intermittent { out[trial.combination, default: 0] += n } }
-    }
-
     /// Subjects with a failure to explain, in order (those failing everywhere, ``failingEverywhere``, aside).
     public var failingSubjects: [Subject] { subjects }
 

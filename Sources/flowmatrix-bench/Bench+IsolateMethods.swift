@@ -75,6 +75,7 @@ extension IsolateBench {
                                                  seed: seed)
         var session = IsolationSession(source: source, generator: system.generator, settings: settings)
         var kinds = (repeats: 0, intermittent: 0, deterministic: 0)
+        var intermittentTries: [Combination: Int] = [:]
         // FLOWMATRIX_BENCH_ISOLATE_TRACE=<system seed> prints that system's follow-ups and confirmations.
         let trace = UInt64(ProcessInfo.processInfo.environment["FLOWMATRIX_BENCH_ISOLATE_TRACE"] ?? "")
         if trace == seed {
@@ -86,6 +87,7 @@ extension IsolateBench {
             if asks.isEmpty { break }
             for a in asks {
                 if a.target == nil { kinds.repeats += 1 } else if a.intermittent { kinds.intermittent += 1 } else { kinds.deterministic += 1 }
+                if let target = a.target, a.intermittent { intermittentTries[target, default: 0] += 1 }
             }
             let results = asks.map { oracle.observe($0.configuration, followUp: true) }
             if trace == seed {
@@ -97,7 +99,7 @@ extension IsolateBench {
             session.onResults(results)
             if trace == seed { print("  trace: confirmed \(session.confirmed.map { "\($0.combination)\($0.intermittent ? " (i)" : "")" })") }
         }
-        let diagnosis = Diagnosis(tried: session.tried, intermittentTries: session.intermittentTries, spending: kinds,
+        let diagnosis = Diagnosis(tried: session.tried, intermittentTries: intermittentTries, spending: kinds,
                                   retracted: Set(session.retracted.map(\.combination)),
                                   budgetSpent: session.spent >= settings.budget)
         return (session.confirmed.map(\.combination), session.spent, diagnosis)
