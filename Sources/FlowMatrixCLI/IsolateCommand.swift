@@ -211,8 +211,8 @@ enum IsolateCommand {
             switch row.result?.outcome {
             // The coordinator ends a job `passed` only when none of its attempts failed (a pass after a failed attempt is
             // `flaky`): its other attempts were taken back before they started (to run on a free worker) or lost with
-            // a worker, which says nothing of its configuration. Counting such a pass as flaky (as before 7 December
-            // 2026) spent follow-ups repeating clean passes, and made phantom intermittent failures to explain.
+            // a worker, which says nothing of its configuration. Counting such a pass as flaky (as before 6 December
+            // 2026, 22:00 UTC) spent follow-ups repeating clean passes, and made phantom intermittent failures to explain.
             case .passed: verdict = .passed
             case .failed, .timedOut: verdict = .failed
             case .flaky: verdict = .flaky
