@@ -5,6 +5,7 @@ import Journal
 import MatrixPlan
 import Reports
 import RunControl
+import Synchronization
 
 /// `flowmatrix isolate <run>` and `run --isolate` (`--isolate-budget BUDGET`): run the few follow-up jobs that decide which value
 /// combinations make a finished run's scenarios fail (docs/ISOLATE.md). The pure core is the Isolation module's
@@ -25,6 +26,10 @@ enum IsolateCommand {
                           default: .described("2")),
             CommandOption("--worker-executable", value: .text("<p>"),
                           help: "Start the local workers from this worker program, as 'run' does."),
+            CommandOption("--listen", value: .text("<host:port>"),
+                          help: "No local workers: each round listens here for workers on other machines, as 'serve' does."),
+            CommandOption("--token-file", value: .text("<file>"),
+                          help: "With --listen: the token workers authenticate with (required off loopback)."),
             .store("The store of the source run."),
             CommandOption("--seed", value: .text("<n>"),
                           help: "Seed of the follow-ups: their generation's tie-breaks and their runs' seeds.",
@@ -34,7 +39,9 @@ enum IsolateCommand {
         ],
         discussion: """
             Each round is a new run of the source's matrix with only the follow-up jobs (its settings name the
-            source: "isolates"). The last round's folder gets isolation.json, which its report and the source run's
+            source: "isolates"). With --listen its workers are on other machines ('flowmatrix worker --connect'):
+            every round listens on that address (with port 0, the port the first round bound), and they reconnect
+            to it between rounds. The last round's folder gets isolation.json, which its report and the source run's
             report (rewritten) show as confirmed combinations.
             EXIT CODES: 0 every failure explained (or none to explain), 1 some failure left unexplained, 2 no journal,
             no such run, its matrix cannot be read or has changed since the run, or a follow-up run failed, 64 usage error.
@@ -47,6 +54,14 @@ enum IsolateCommand {
             if let n = args.integer("--slots") { options.slotsPerWorker = n }
             options.workerExecutable = args.value("--worker-executable")
             options.planSettings = args.planSettings
+            if let address = args.value("--listen") {
+                guard args.integer("--workers") == nil, options.workerExecutable == nil else {
+                    throw UsageError("give '--listen' (workers on other machines) or '--workers' (local ones), not both")
+                }
+                try RunCommand.listen(address, tokenFile: args.value("--token-file"), into: &options)
+            } else if args.value("--token-file") != nil {
+                throw UsageError("'--token-file' goes with '--listen'")
+            }
             let budget = try args.value("--budget").map(Budget.parse)
             let seed = try args.value("--seed").map { text in
                 guard let n = UInt64(text) else { throw UsageError("'--seed' takes a whole number, not '\(text)'") }
@@ -99,7 +114,8 @@ enum IsolateCommand {
     }
 
     /// Isolates run `requested`'s failures; prints what was confirmed and returns the exit code.
-    static func execute(_ requested: String, options: RunOptions, budget: Budget, seed: UInt64?) async throws -> Int32 {
+    static func execute(_ requested: String, options given: RunOptions, budget: Budget, seed: UInt64?) async throws -> Int32 {
+        var options = given
         try options.store.requireJournal()
         let reader = try JournalReader(path: options.store.journalPath)
         guard let runID = try reader.resolveRunID(requested), let run = try reader.run(runID) else {
@@ -142,8 +158,10 @@ enum IsolateCommand {
             let asks = session.nextRound()
             if asks.isEmpty { break }
             say("round \(runs.count + 1): \(asks.count) follow-up job(s)")
-            let round = try await runRound(asks, source: runID, number: runs.count + 1, seed: settings.seed,
-                                           matrixPath: run.info.matrixPath, options: options)
+            let (round, port) = try await runRound(asks, source: runID, number: runs.count + 1, seed: settings.seed,
+                                                   matrixPath: run.info.matrixPath, options: options)
+            // Workers on other machines reconnect to the address they know: every round listens where the first did.
+            if options.localWorkers == 0 { options.port = port }
             runs.append(round)
             session.onResults(try observations(reader, runID: round, followUp: true))
         }
@@ -179,25 +197,33 @@ enum IsolateCommand {
         return code == ExitCode.success || code == ExitCode.failures ? ExitCode.failures : code
     }
 
-    /// One round as a new run: the source's matrix, only the follow-up jobs, the local workers `run` would start.
+    /// One round as a new run: the source's matrix, only the follow-up jobs, the local workers `run` would start (or,
+    /// without local workers, the address workers connect to, said once it listens). Returns the run and the port it
+    /// listened on.
     static func runRound(_ asks: [IsolationSession.FollowUp], source: String, number: Int, seed: UInt64,
-                         matrixPath: String, options: RunOptions) async throws -> String {
+                         matrixPath: String, options: RunOptions) async throws -> (runID: String, port: Int) {
         var roundOptions = options
         roundOptions.matrixPath = matrixPath
         roundOptions.quiet = true
         var request = try await RunSession.request(roundOptions)
         request.shard = FollowUpJobs(source: source, round: number, seed: seed, asks: asks)
         request.reports = RunReportWriter(baseline: nil)
+        let bound = Mutex(options.port)
+        let remote = options.localWorkers == 0
         let result: RunResult
         do {
-            result = try await RunController(request, onEvent: { _ in }).run()
+            result = try await RunController(request, onEvent: { event in
+                guard case .serving(let run) = event else { return }
+                bound.withLock { $0 = run.port }
+                if remote { FlowMatrixCLI.say("round \(number): workers connecting to \(run.host):\(run.port)") }
+            }).run()
         } catch let error as RunError {
             try RunSession.fail(error)
         }
         guard result.status == .completed, result.journalFailure == nil else {
             throw CommandFailure("follow-up run \(result.runID) did not complete (\(result.status.rawValue))")
         }
-        return result.runID
+        return (result.runID, bound.withLock { $0 })
     }
 
     /// The verdicts of a run's jobs (passed, failed or timed out, flaky; others are no evidence). A command job that

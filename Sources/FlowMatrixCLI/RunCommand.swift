@@ -83,45 +83,57 @@ enum RunCommand {
                           default: .value("127.0.0.1:7700")),
             CommandOption("--token-file", value: .text("<file>"),
                           help: "The shared token workers authenticate with (required off loopback)."),
-        ] + commonOptions(resume: "Finish an interrupted run."),
+        ] + commonOptions(resume: "Finish an interrupted run.") + IsolateCommand.Budget.runOptions,
         discussion: """
             Workers: flowmatrix worker --connect <host:port> --token-file <file> (add --allow-commands for a matrix
             with a 'command': other workers never get command jobs). When the run completes the
             coordinator drains its workers and exits; workers reconnect to the next coordinator on that address.
             Without --token-file on loopback a token is generated into <store>/token (mode 0600).
+            With --isolate the follow-up runs listen on the same address (a fixed port) for the same workers.
             EXIT CODES: as for 'run'.
             """,
         run: { args in
+            let isolate = try IsolateCommand.Budget.runOption(args)
             var options = try commonOptions(args)
-            options.localWorkers = 0
-            let listen = args.value("--listen") ?? "127.0.0.1:7700"
-            guard let (host, port) = WorkerMain.splitHostPort(listen) else {
-                throw UsageError("'--listen' takes host:port (e.g. 0.0.0.0:7700 or [::]:7700), not '\(listen)'")
-            }
-            options.host = host
-            options.port = port
-            let tokenFile = args.value("--token-file")
             let rest = args.positionals
             guard rest.count <= 1 else { throw UsageError("give one matrix") }
             options.matrixPath = rest.first
             guard options.matrixPath != nil || options.resume != nil else { throw UsageError("missing <matrix>") }
-            if let tokenFile {
-                options.token = try readToken(tokenFile)
-            } else if isLoopback(host) {
-                try options.store.create()
-                let path = options.store.root.appendingPathComponent("token").path
-                let token = Hex.encode(secureRandomBytes(32))
-                guard FileManager.default.createFile(atPath: path, contents: Data(token.utf8), attributes: [.posixPermissions: 0o600]) else {
-                    throw CommandFailure("cannot write the token file \(path)")
-                }
-                options.token = Array(token.utf8)
-                FlowMatrixCLI.say("token written to \(path)")
-            } else {
-                throw UsageError("listening on \(host) (not loopback) needs --token-file: network peers must authenticate")
+            try listen(args.value("--listen") ?? "127.0.0.1:7700", tokenFile: args.value("--token-file"), into: &options)
+            if isolate != nil && options.port == 0 {
+                throw UsageError("'--isolate' needs a fixed port in '--listen': its follow-up runs listen there again for "
+                    + "the workers to reconnect")
             }
-            return try await RunSession.execute(options)
+            let code = try await RunSession.execute(options)
+            guard let isolate, code == ExitCode.failures else { return code }
+            return try await IsolateCommand.afterRun(options, budget: isolate)
         }
     )
+
+    /// `--listen` and `--token-file` (`serve`, `isolate --listen`): no local workers, the address to listen on, and
+    /// the token workers authenticate with — the file's, or on loopback one generated into `<store>/token`.
+    static func listen(_ address: String, tokenFile: String?, into options: inout RunOptions) throws {
+        options.localWorkers = 0
+        guard let (host, port) = WorkerMain.splitHostPort(address) else {
+            throw UsageError("'--listen' takes host:port (e.g. 0.0.0.0:7700 or [::]:7700), not '\(address)'")
+        }
+        options.host = host
+        options.port = port
+        if let tokenFile {
+            options.token = try readToken(tokenFile)
+        } else if isLoopback(host) {
+            try options.store.create()
+            let path = options.store.root.appendingPathComponent("token").path
+            let token = Hex.encode(secureRandomBytes(32))
+            guard FileManager.default.createFile(atPath: path, contents: Data(token.utf8), attributes: [.posixPermissions: 0o600]) else {
+                throw CommandFailure("cannot write the token file \(path)")
+            }
+            options.token = Array(token.utf8)
+            FlowMatrixCLI.say("token written to \(path)")
+        } else {
+            throw UsageError("listening on \(host) (not loopback) needs --token-file: network peers must authenticate")
+        }
+    }
 
     /// The options `run` and `serve` share; `resume` is what `--resume` says.
     static func commonOptions(resume: String) -> [CommandOption] {

@@ -292,6 +292,57 @@ struct IsolateTests {
         #expect(html.contains("broken fails in every configuration it ran (\(planned) jobs)"))
     }
 
+    @Test("isolate --listen: each round listens where the first did, and a worker on another machine runs every round")
+    func isolateOnAFleet() async throws {
+        let (ws, matrix) = try workspace()
+        defer { ws.cleanUp() }
+        _ = try await ws.run(["run", matrix, "--workers", "2", "--quiet"], label: "run")
+        let source = try #require(try ws.latestRunID())
+        try Data("e2e-token-0123456789abcdef".utf8).write(to: ws.root.appendingPathComponent("token"))
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: ws.root.appendingPathComponent("token").path)
+        let isolate = try ws.start(["isolate", source, "--listen", "127.0.0.1:0", "--token-file", "token", "--budget", "100%"],
+                                   label: "isolate")
+        let marker = "round 1: workers connecting to 127.0.0.1:"
+        var port: Int?
+        try await waitUntil("isolate's first round listens", timeout: .seconds(60)) {
+            let text = ws.output("isolate")
+            guard let range = text.range(of: marker) else { return !isolate.isRunning }
+            port = Int(text[range.upperBound...].prefix { $0.isNumber })
+            return port != nil
+        }
+        let bound = try #require(port, "\(ws.output("isolate"))")
+        // One worker, started once: it reconnects to each round's coordinator on the same address.
+        _ = try ws.startTestWorker(["--connect", "127.0.0.1:\(bound)", "--token-file", "token", "--slots", "2",
+                                    "--name", "remote", "--give-up-after", "30"], label: "remote")
+        try await ws.waitForExit(isolate, timeout: .seconds(240))
+        let output = ws.output("isolate")
+        #expect(isolate.terminationStatus == 0, "\(output)")
+        let json = try record(ws, run: try #require(try ws.latestRunID()))
+        #expect(confirmed(json) == ["search: locale=ar + network=edge", "cart: orientation=landscape", "promo: locale=de"],
+                "\(output)")
+        let runs = try #require(json["runs"] as? [String])
+        #expect(runs.count > 1, "more than one round, so the worker reconnected: \(output)")
+        for n in 1...runs.count { #expect(output.contains("round \(n): workers connecting to 127.0.0.1:\(bound)\n"), "\(output)") }
+        let reader = try JournalReader(path: ws.journalPath)
+        for run in runs {
+            for row in try reader.jobs(run: run) {
+                #expect(try reader.attempts(run: run, job: row.job.jobID).allSatisfy { $0.worker == "remote" })
+            }
+        }
+    }
+
+    @Test("isolate: '--listen' with '--workers', or '--token-file' alone, is a usage error")
+    func listenUsage() async throws {
+        let ws = try E2EWorkspace()
+        defer { ws.cleanUp() }
+        let (both, bothOutput) = try await ws.run(["isolate", "last", "--listen", "127.0.0.1:0", "--workers", "2"], label: "both")
+        #expect(both == 64 && bothOutput.contains("not both"), "\(bothOutput)")
+        let (token, tokenOutput) = try await ws.run(["isolate", "last", "--token-file", "token"], label: "token")
+        #expect(token == 64 && tokenOutput.contains("'--token-file' goes with '--listen'"), "\(tokenOutput)")
+        let (serve, serveOutput) = try await ws.run(["serve", "m.json", "--listen", "127.0.0.1:0", "--isolate"], label: "serve")
+        #expect(serve == 64 && serveOutput.contains("needs a fixed port"), "\(serveOutput)")
+    }
+
     @Test("a bad budget is a usage error")
     func badBudget() async throws {
         let ws = try E2EWorkspace()
