@@ -44,7 +44,8 @@ enum IsolateCommand {
             to it between rounds. The last round's folder gets isolation.json, which its report and the source run's
             report (rewritten) show as confirmed combinations.
             EXIT CODES: 0 every failure explained (or none to explain), 1 some failure left unexplained, 2 no journal,
-            no such run, its matrix cannot be read or has changed since the run, or a follow-up run failed, 64 usage error.
+            no such run, a run not finished or itself a follow-up round, its matrix cannot be read or has changed
+            since the run, or a follow-up run failed, 64 usage error.
             """,
         run: { args in
             var options = RunOptions()
@@ -120,6 +121,12 @@ enum IsolateCommand {
         let reader = try JournalReader(path: options.store.journalPath)
         guard let runID = try reader.resolveRunID(requested), let run = try reader.run(runID) else {
             throw CommandFailure(requested == "last" ? "the journal has no runs" : "no run '\(requested)'")
+        }
+        if let why = unfit(run) { throw CommandFailure(why) }
+        if run.status != .completed && !options.quiet {
+            let evidence = [JobOutcome.passed, .failed, .flaky, .timedOut].reduce(0) { $0 + (run.outcomes[$1] ?? 0) }
+            FlowMatrixCLI.say("note: run \(runID) was \(run.status.rawValue): \(run.jobCount - evidence) of its \(run.jobCount) "
+                + "jobs did not run to a pass or a failure, and are no evidence")
         }
         // Planned as each follow-up round plans it (the same settings: a user worker's registries), to check the run
         // against the matrix and corpus as they are now.

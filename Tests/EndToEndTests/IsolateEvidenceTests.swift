@@ -48,4 +48,31 @@ struct IsolateEvidenceTests {
         let verdicts = Dictionary(uniqueKeysWithValues: observed.map { ($0.configuration["locale"] ?? "", $0.verdict) })
         #expect(verdicts == ["en": .passed, "de": .flaky, "ar": .failed])
     }
+
+    @Test("a run still running, or a follow-up round of an earlier isolate, is no source: the message names why")
+    func unfitSources() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("iso-unfit-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: root) }
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        let path = root.appendingPathComponent("journal.sqlite").path
+        let writer = try JournalWriter(path: path)
+        let at = Date(timeIntervalSince1970: 1_796_000_000)
+        let (live, round, done) = ("20261207-0200-0001", "20261207-0200-0002", "20261207-0200-0003")
+        try writer.submit([
+            .runStarted(RunInfo(runID: live, matrixName: "m", matrixPath: "/m.json", seed: 1, startedAt: at)),
+            .runStarted(RunInfo(runID: round, matrixName: "m", matrixPath: "/m.json", seed: 1, startedAt: at,
+                                settingsJSON: #"{"isolates":{"jobs":3,"round":1,"source":"\#(done)"}}"#)),
+            .runFinished(runID: round, status: .completed, at: at),
+            .runStarted(RunInfo(runID: done, matrixName: "m", matrixPath: "/m.json", seed: 1, startedAt: at)),
+            .runFinished(runID: done, status: .interrupted, at: at),
+        ])
+        try writer.close()
+        let reader = try JournalReader(path: path)
+        let unfit = { (id: String) in try reader.run(id).flatMap(IsolateCommand.unfit) }
+        #expect(try unfit(live)?.contains("run \(live) has not finished") == true)
+        #expect(try unfit(live)?.contains("flowmatrix run --resume \(live)") == true)
+        #expect(try unfit(round) == "run \(round) is a follow-up round of 'flowmatrix isolate' (of run \(done)), not a run of "
+            + "its own: isolate \(done)")
+        #expect(try unfit(done) == nil, "an interrupted run is isolated from the jobs it finished")
+    }
 }

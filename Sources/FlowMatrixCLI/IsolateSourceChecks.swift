@@ -1,8 +1,29 @@
+import Foundation
 import Isolation
 import Journal
 import MatrixPlan
 
+/// What `isolate` checks of its source run before any follow-up: that it is a finished run of its own (not a
+/// follow-up round), and that its matrix and failing scenarios are still the ones it ran.
 extension IsolateCommand {
+    /// Why run `run` cannot be isolated, or nil when it can. A run still `running` (live in another process, or its
+    /// coordinator died) has evidence still to come, and `isolate last` during a nightly picked that nightly; a
+    /// follow-up round of an earlier `isolate` holds only its follow-ups (`isolate last` after `isolate` picked it).
+    static func unfit(_ run: RunSummary) -> String? {
+        let id = run.info.runID
+        if run.status == .running {
+            return "run \(id) has not finished: it is still running, or its coordinator stopped before the end "
+                + "('flowmatrix run --resume \(id)' finishes it). Isolate a finished run"
+        }
+        let settings = (try? JSONSerialization.jsonObject(with: Data(run.info.settingsJSON.utf8))) as? [String: Any]
+        if let isolates = settings?["isolates"] as? [String: Any] {
+            let source = isolates["source"] as? String ?? "?"
+            return "run \(id) is a follow-up round of 'flowmatrix isolate' (of run \(source)), not a run of its own: "
+                + "isolate \(source)"
+        }
+        return nil
+    }
+
     /// Why `matrix` no longer describes the run whose jobs are `source`, or nil when it still does: every key of the
     /// run's configurations is one of the matrix's axes or a key its includes add, with a value the matrix still
     /// gives it, and the matrix would still plan every one of them (``MatrixSpace/whyNotPlanned(_:)``: no exclude or
