@@ -51,6 +51,10 @@ public struct IsolationRecord: Sendable, Hashable, Codable {
         /// it does is what there is to say.
         public var failingJobs: Int?
         public var jobs: Int?
+        /// Its follow-up jobs, and how many of them failed an attempt (absent without follow-ups). None failing in
+        /// two or more says the failure did not come back: fixed since the run, or intermittent.
+        public var followUps: Int?
+        public var failingFollowUps: Int?
     }
 
     /// A subject that failed in every configuration it ran (every source job, every attempt): no value or combination
@@ -112,6 +116,11 @@ public struct IsolationRecord: Sendable, Hashable, Codable {
             var u = Unresolved(scenario: subject.scenario, registry: subject.registry, test: subject.test,
                                configurations: left.map(label), suspects: Array(suspects),
                                foundByProbes: probed.isEmpty ? nil : probed)
+            let followUps = session.observations.filter { $0.followUp && $0.subject == subject }
+            if !followUps.isEmpty {
+                u.followUps = followUps.count
+                u.failingFollowUps = followUps.filter { $0.verdict != .passed }.count
+            }
             if suspects.isEmpty {
                 let jobs = session.observations
                     .filter { $0.subject == subject && !session.explained($0.configuration, subject) }
@@ -131,6 +140,13 @@ public struct IsolationRecord: Sendable, Hashable, Codable {
     /// "fails in every configuration it ran (8 of 8 jobs failed every attempt): no value is needed for it to fail".
     public static func everywhere(_ e: Everywhere) -> String {
         "fails in every configuration it ran (\(e.jobs) of \(e.jobs) jobs failed every attempt): no value is needed for it to fail"
+    }
+
+    /// "; none of its 12 follow-up jobs failed: it did not fail again (fixed since the run, or intermittent)", when
+    /// two or more follow-ups ran and none failed an attempt: what a user isolating yesterday's run after a fix sees.
+    static func notAgain(_ u: Unresolved) -> String {
+        guard let n = u.followUps, n >= 2, u.failingFollowUps == 0 else { return "" }
+        return "; none of its \(n) follow-up jobs failed: it did not fail again (fixed since the run, or intermittent)"
     }
 
     /// How often a subject without suspects fails: " (8 of its 36 jobs that no confirmation explains failed an
@@ -195,6 +211,7 @@ public struct IsolationRecord: Sendable, Hashable, Codable {
                 "unresolved: \(u.subject.label): \(u.configurations.count) failing configuration"
                     + (u.configurations.count == 1 ? "" : "s") + " unexplained"
                     + (u.foundByProbes.map { " (\($0.count) of them found by probes, not in the source run)" } ?? "")
+                    + Self.notAgain(u)
                     + (u.suspects.first.map { "; best suspect: \($0)" } ?? "; no suspect left" + Self.spread(u))
             }
             + (failsEverywhere ?? []).map { "everywhere: \($0.subject.label) \(Self.everywhere($0))" }

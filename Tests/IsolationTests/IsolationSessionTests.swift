@@ -317,6 +317,43 @@ struct IsolationSessionTests {
         }, "\(record.lines)")
     }
 
+    @Test("a failure none of whose follow-ups fails again is said to be so (fixed since the run, or intermittent)")
+    func didNotFailAgain() throws {
+        let matrix = try Self.matrix()
+        let plan = matrix.plan(scenarios: []).configurations.map(\.values)
+        let fault = Combination(["lang": "ar"])
+        func isolate(fixed: Bool) -> IsolationRecord {
+            let source = plan.enumerated().map { i, c in
+                Observation(subject: Self.subject, configuration: c, verdict: fault.isContained(in: c) ? .failed : .passed,
+                            jobID: "s\(i)", followUp: false)
+            }
+            var session = IsolationSession(source: source, generator: FollowUpGenerator(matrix: matrix),
+                                           settings: .init(maxSize: 3, budget: 8, seed: 1))
+            for round in 0..<10 {
+                let asks = session.nextRound()
+                if asks.isEmpty { break }
+                session.onResults(asks.enumerated().map { n, ask in
+                    Observation(subject: Self.subject, configuration: ask.configuration,
+                                verdict: !fixed && fault.isContained(in: ask.configuration) ? .failed : .passed,
+                                jobID: "f\(round)-\(n)", followUp: true)
+                })
+            }
+            return IsolationRecord(source: "s", session: session, runs: [])
+        }
+        // Fixed since the run: every follow-up passes, the run's failures stay unexplained, and the line says why.
+        let fixed = isolate(fixed: true)
+        let unresolved = try #require(fixed.unresolved.first)
+        let n = try #require(unresolved.followUps)
+        #expect(n >= 2 && unresolved.failingFollowUps == 0 && fixed.confirmed.isEmpty)
+        #expect(fixed.lines.contains {
+            $0.contains("; none of its \(n) follow-up jobs failed: it did not fail again (fixed since the run, or intermittent)")
+        }, "\(fixed.lines)")
+        // Still failing: confirmed, and no such words.
+        let live = isolate(fixed: false)
+        #expect(live.confirmed.map(\.label) == ["lang=ar"], "\(live.lines)")
+        #expect(!live.lines.contains { $0.contains("did not fail again") })
+    }
+
     @Test("a subject whose every job failed every attempt fails everywhere: no follow-up, no combination, its own line")
     func failsEverywhere() throws {
         let matrix = try Self.matrix()
