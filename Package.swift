@@ -165,7 +165,7 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "CatalogTests", dependencies: ["CatalogApp", "RunConditions", "MatrixPlan", "FlowSpec", "Wireframe"], swiftSettings: swiftSettings),
-        .testTarget(name: "ReportsTests", dependencies: ["Reports", "Journal", "Artifacts", "Gzip", "FlowVocabulary", "MatrixPlan", "FlowSpec", "DevTools", "FlowMatrixTestKit", "ProcessSpawn", "Visual", "Wireframe"], exclude: ["Fixtures"], swiftSettings: swiftSettings),
+        .testTarget(name: "ReportsTests", dependencies: ["Reports", "Isolation", "Journal", "Artifacts", "Gzip", "FlowVocabulary", "MatrixPlan", "FlowSpec", "DevTools", "FlowMatrixTestKit", "ProcessSpawn", "Visual", "Wireframe"], exclude: ["Fixtures"], swiftSettings: swiftSettings),
         .testTarget(
             name: "EndToEndTests",
             dependencies: [

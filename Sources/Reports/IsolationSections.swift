@@ -31,7 +31,10 @@ struct IsolationSections {
         // or how many scenarios share it; the most shared first.
         var byLabel: [String: [IsolationRecord.Confirmed]] = [:]
         for c in record.confirmed { byLabel[(c.intermittent == true ? "intermittently " : "") + "with " + c.label, default: []].append(c) }
-        let ordered = byLabel.sorted { a, b in a.value.count != b.value.count ? a.value.count > b.value.count : a.key < b.key }
+        let ordered = byLabel.sorted { a, b in
+            a.value.count != b.value.count ? a.value.count > b.value.count
+                : a.value[0].label != b.value[0].label ? a.value[0].label < b.value[0].label : a.key < b.key
+        }
         var parts = ordered.prefix(maxHeadlineParts).map { how, cs in
             let jobs = cs.reduce(0) { $0 + $1.followUps }
             let who = cs.count == 1 ? "\(cs[0].subject.label) fails" : "\(cs.count) scenarios fail"
@@ -41,9 +44,18 @@ struct IsolationSections {
         parts += everywhere.map { "\($0.subject.label) fails in every configuration it ran (\($0.jobs) jobs)" }
         let left = record.unresolved.reduce(0) { $0 + $1.configurations.count }
         let probed = record.unresolved.reduce(0) { $0 + ($1.foundByProbes?.count ?? 0) }
+        // Those of scenarios whose follow-ups (two or more) all passed: the failure did not come back.
+        let notAgain = record.unresolved.filter { ($0.followUps ?? 0) >= 2 && $0.failingFollowUps == 0 }
+            .reduce(0) { $0 + $1.configurations.count }
         if left > 0 {
+            var notes: [String] = []
+            if probed > 0 { notes.append("\(probed) found by probes, not in the run") }
+            if notAgain > 0 {
+                notes.append("\(notAgain == left ? "all" : "\(notAgain)") in scenarios whose follow-ups all passed: "
+                    + "fixed since the run, or intermittent")
+            }
             parts.append("\(left) failing configuration\(left == 1 ? "" : "s") left unexplained"
-                + (probed > 0 ? " (\(probed) found by probes, not in the run)" : ""))
+                + (notes.isEmpty ? "" : " (" + notes.joined(separator: "; ") + ")"))
         }
         return "Isolation of run \(record.source) (\(record.jobsRun) follow-up jobs): " + parts.joined(separator: "; ") + "."
     }
