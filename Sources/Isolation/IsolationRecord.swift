@@ -85,6 +85,13 @@ public struct IsolationRecord: Sendable, Hashable, Codable {
     public var budget: Int
     /// Subjects that failed in every configuration they ran; absent when none.
     public var failsEverywhere: [Everywhere]?
+    /// The source run's registries when it ran more than one (one corpus on several renderers: a scenario is a subject
+    /// per registry, and the lines name it with its registry); absent otherwise.
+    public var registries: [String]?
+
+    /// A subject as the lines name it: with its registry when the run had several (`cart-total-layout (web)`), where
+    /// the same words for the catalog and for web said twice what was one renderer's defect or both's.
+    public func name(_ s: Subject) -> String { registries == nil ? s.label : "\(s.label) (\(s.registry))" }
 
     public init(source: String, confirmed: [Confirmed], unresolved: [Unresolved], jobsRun: Int, retracted: [Confirmed],
                 runs: [String], budget: Int) {
@@ -135,6 +142,8 @@ public struct IsolationRecord: Sendable, Hashable, Codable {
             Everywhere(scenario: s.scenario, registry: s.registry, test: s.test, jobs: session.failingEverywhere[s] ?? 0)
         }
         failsEverywhere = everywhere.isEmpty ? nil : everywhere
+        let ranOn = Set(session.observations.map(\.subject.registry))
+        registries = ranOn.count > 1 ? ranOn.sorted() : nil
     }
 
     /// "fails in every configuration it ran (8 of 8 jobs failed every attempt): no value is needed for it to fail".
@@ -204,17 +213,17 @@ public struct IsolationRecord: Sendable, Hashable, Codable {
     /// One line per confirmed combination and per unresolved subject, for a terminal.
     public var lines: [String] {
         confirmed.map { c in
-            "confirmed: \(c.subject.label) fails \(c.intermittent == true ? "intermittently " : "")with \(c.label) ("
+            "confirmed: \(name(c.subject)) fails \(c.intermittent == true ? "intermittently " : "")with \(c.label) ("
                 + Self.evidence(followUps: c.followUps) + ")"
         }
             + unresolved.map { u in
-                "unresolved: \(u.subject.label): \(u.configurations.count) failing configuration"
+                "unresolved: \(name(u.subject)): \(u.configurations.count) failing configuration"
                     + (u.configurations.count == 1 ? "" : "s") + " unexplained"
                     + (u.foundByProbes.map { " (\($0.count) of them found by probes, not in the source run)" } ?? "")
                     + Self.notAgain(u)
                     + (u.suspects.first.map { "; best suspect: \($0)" } ?? "; no suspect left" + Self.spread(u))
             }
-            + (failsEverywhere ?? []).map { "everywhere: \($0.subject.label) \(Self.everywhere($0))" }
-            + retracted.map { "retracted: \($0.subject.label) with \($0.label) (a later job passed with it)" }
+            + (failsEverywhere ?? []).map { "everywhere: \(name($0.subject)) \(Self.everywhere($0))" }
+            + retracted.map { "retracted: \(name($0.subject)) with \($0.label) (a later job passed with it)" }
     }
 }

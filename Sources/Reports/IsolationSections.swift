@@ -37,11 +37,11 @@ struct IsolationSections {
         }
         var parts = ordered.prefix(maxHeadlineParts).map { how, cs in
             let jobs = cs.reduce(0) { $0 + $1.followUps }
-            let who = cs.count == 1 ? "\(cs[0].subject.label) fails" : "\(cs.count) scenarios fail"
+            let who = cs.count == 1 ? "\(record.name(cs[0].subject)) fails" : "\(cs.count) scenarios fail"
             return "\(who) \(how), " + IsolationRecord.evidence(followUps: jobs)
         }
         if ordered.count > maxHeadlineParts { parts.append("\(ordered.count - maxHeadlineParts) more combinations (below)") }
-        parts += everywhere.map { "\($0.subject.label) fails in every configuration it ran (\($0.jobs) jobs)" }
+        parts += everywhere.map { "\(record.name($0.subject)) fails in every configuration it ran (\($0.jobs) jobs)" }
         let left = record.unresolved.reduce(0) { $0 + $1.configurations.count }
         let probed = record.unresolved.reduce(0) { $0 + ($1.foundByProbes?.count ?? 0) }
         // Those of scenarios whose follow-ups (two or more) all passed: the failure did not come back.
@@ -71,7 +71,7 @@ struct IsolationSections {
             for c in isolation.confirmed {
                 let pairs = [[AxisPivot.scenarioAxis, c.scenario]]
                     + c.combination.keys.sorted().flatMap { axis in (c.combination[axis] ?? []).map { [axis, $0] } }
-                out += "<tr data-values=\"\(Escape.html("[" + pairs.map { "[" + $0.map(JSONText.string).joined(separator: ",") + "]" }.joined(separator: ",") + "]"))\"><td>\(h(c.subject.label))</td>"
+                out += "<tr data-values=\"\(Escape.html("[" + pairs.map { "[" + $0.map(JSONText.string).joined(separator: ",") + "]" }.joined(separator: ",") + "]"))\"><td>\(h(isolation.name(c.subject)))</td>"
                     + "<td class=\"mono\">\(h(c.label))</td><td>\(c.intermittent == true ? "fails intermittently, " : "")"
                     + "\(h(IsolationRecord.evidence(followUps: c.followUps)))</td></tr>\n"
             }

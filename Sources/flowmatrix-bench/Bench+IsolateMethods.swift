@@ -151,6 +151,17 @@ extension IsolateBench {
 }
 
 extension IsolateBench.System {
+    /// The planted faults no experiment can identify: when the deterministic faults hold every configuration the matrix
+    /// allows, every job fails every attempt and all of them are (the scenario fails everywhere); otherwise, when all
+    /// the faults do, the flaky ones are (every configuration no deterministic fault holds fails half the time, as a
+    /// scenario flaky everywhere would: `a8=v0` and `a8=v1` both flaky on a two-valued axis).
+    var unidentifiable: Set<Combination> {
+        var deterministic = self
+        deterministic.faults = faults.filter { !$0.flaky }
+        if deterministic.failsEverywhere(Combination([:])) { return Set(faults.map(\.combination)) }
+        return failsEverywhere(Combination([:])) ? Set(faults.filter(\.flaky).map(\.combination)) : []
+    }
+
     /// Whether every configuration the matrix allows that holds `c` holds a planted fault, so that `c` fails wherever
     /// it can run: a part of a planted fault can, when a constraint forces the fault's other values or other faults
     /// cover the rest of an axis (`a0=v0` where `a0=v0 + a2=v0` and `a0=v0 + a2=v1` are planted and `a2` has two

@@ -24,6 +24,8 @@ extension IsolateBench {
         var missedFlaky = 0, missedUnexposed = 0, missedOther = 0
         /// Exposed flaky faults, and those found: recall of exposed faults split by kind.
         var exposedFlaky = 0, correctExposedFlaky = 0
+        /// Exposed faults no experiment can identify (``System/unidentifiable``), and those found all the same.
+        var exposedCovering = 0, correctExposedCovering = 0
         /// The same recall and precision when a found part of a planted fault that fails in every configuration the
         /// matrix allows (``System/failsEverywhere(_:)``) counts as that fault: planted faults (and exposed ones) found
         /// so, found combinations right so.
@@ -36,7 +38,8 @@ extension IsolateBench {
 
         /// - Parameter exposedBy: the source run's jobs: a fault is exposed when a job holding it did not pass.
         mutating func add(planted faults: [Fault], found: [Combination], followUps: Int, planJobs: Int, exposedBy source: [Observation],
-                          diagnosis: Diagnosis? = nil, system: UInt64? = nil, failsEverywhere: (Combination) -> Bool = { _ in false }) {
+                          diagnosis: Diagnosis? = nil, system: UInt64? = nil, unidentifiable: Set<Combination> = [],
+                          failsEverywhere: (Combination) -> Bool = { _ in false }) {
             let truth = Set(faults.map(\.combination))
             let distinct = Set(found)
             let shown = Set(faults.map(\.combination).filter { c in
@@ -50,6 +53,8 @@ extension IsolateBench {
             let shownFlaky = Set(faults.filter { $0.flaky && shown.contains($0.combination) }.map(\.combination))
             exposedFlaky += shownFlaky.count
             correctExposedFlaky += distinct.intersection(shownFlaky).count
+            exposedCovering += shown.intersection(unidentifiable).count
+            correctExposedCovering += distinct.intersection(shown).intersection(unidentifiable).count
             for fault in faults where !distinct.contains(fault.combination) {
                 if !shown.contains(fault.combination) { missedUnexposed += 1; continue }
                 // Why an exposed fault was missed, first cause that applies (the session's own record).
@@ -69,7 +74,10 @@ extension IsolateBench {
                 }
                 else if let d = diagnosis, d.budgetSpent { missedBudget += 1; cause = "budget exhausted" }
                 else { missedOther += 1; cause = "other" }
-                misses.append("\(fault.combination)\(fault.flaky ? " (flaky)" : ""): \(cause); found \(found.map(\.description))"
+                misses.append("\(fault.combination)\(fault.flaky ? " (flaky)" : ""): \(cause)"
+                    + (unidentifiable.contains(fault.combination)
+                        ? " (with the other faults it holds every configuration: no experiment tells it apart)" : "")
+                    + "; found \(found.map(\.description))"
                     + (system.map { " [system \($0)]" } ?? ""))
             }
             let parts = Set(distinct.subtracting(truth).filter { c in truth.contains { c.isSubset(of: $0) } && failsEverywhere(c) })
@@ -110,6 +118,14 @@ extension IsolateBench {
                 + " \(missedNeverSuspected) never suspected, \(missedBudget) budget exhausted, \(missedRetracted) wrongly retracted,"
                 + " \(missedMasked) masked by an overlapping fault, \(missedOther) other (tried, nothing left);"
                 + " wrong: \(wrongSuperset) supersets of a fault, \(wrongSubset) parts of one, \(wrongOther) unrelated"
+        }
+
+        /// Recall of the exposed faults that an experiment can tell apart from a scenario failing everywhere.
+        var identifiable: String {
+            "\(exposedCovering) exposed faults no experiment can tell from a scenario failing everywhere (\(correctExposedCovering) "
+                + "of them found all the same); recall of the other exposed faults "
+                + Self.pct(correctExposed - correctExposedCovering, exposed - exposedCovering).trimmingCharacters(in: .whitespaces)
+                + " (\(correctExposed - correctExposedCovering) of \(exposed - exposedCovering))"
         }
     }
 
@@ -152,7 +168,8 @@ extension IsolateBench {
                     let source = plan.map { oracle.observe($0, followUp: false) }
                     let (found, spent, diagnosis) = isolate(system, source: source, strength: strength, oracle: &oracle, seed: seed)
                     ours.add(planted: system.faults, found: found, followUps: spent, planJobs: plan.count, exposedBy: source,
-                             diagnosis: diagnosis, system: seed, failsEverywhere: system.failsEverywhere)
+                             diagnosis: diagnosis, system: seed, unidentifiable: system.unidentifiable,
+                             failsEverywhere: system.failsEverywhere)
                     let (ofotFound, ofotSpent) = oneFactorAtATime(system, source: source, oracle: &oracle)
                     ofot.add(planted: system.faults, found: ofotFound, followUps: ofotSpent, planJobs: plan.count, exposedBy: source,
                              failsEverywhere: system.failsEverywhere)
@@ -168,6 +185,7 @@ extension IsolateBench {
                 say("\(strength)-wise plan, \(size)-value faults (" + String(format: "%.0f s", Date().timeIntervalSince(started)) + "):")
                 say("  flowmatrix isolate (budget 20 %)  " + ours.line)
                 say("    " + ours.detail)
+                say("    " + ours.identifiable)
                 say("    a found part of a planted fault that fails wherever the matrix allows it counted as that fault: "
                     + ours.partLine + "; one-factor-at-a-time " + ofot.partLine + "; exhaustive " + exhaustive.partLine)
                 if env["FLOWMATRIX_BENCH_ISOLATE_VERBOSE"] != nil { for m in ours.misses { say("      missed " + m) } }

@@ -354,6 +354,32 @@ struct IsolationSessionTests {
         #expect(!live.lines.contains { $0.contains("did not fail again") })
     }
 
+    @Test("a run on two registries names each scenario with its registry: a renderer's defect is not said for both")
+    func namedWithRegistry() throws {
+        let matrix = try Self.matrix()
+        let plan = matrix.plan(scenarios: []).configurations.map(\.values)
+        let (catalog, web) = (Subject(scenario: "search", registry: "catalog"), Subject(scenario: "search", registry: "web"))
+        let fault = Combination(["lang": "ar"])
+        func observe(_ subject: Subject, _ c: [String: String], id: String, followUp: Bool) -> Observation {
+            Observation(subject: subject, configuration: c, verdict: subject == web && fault.isContained(in: c) ? .failed : .passed,
+                        jobID: id, followUp: followUp)
+        }
+        let source = plan.enumerated().flatMap { i, c in
+            [observe(catalog, c, id: "c\(i)", followUp: false), observe(web, c, id: "w\(i)", followUp: false)]
+        }
+        var session = IsolationSession(source: source, generator: FollowUpGenerator(matrix: matrix),
+                                       settings: .init(maxSize: 3, budget: 8, seed: 1))
+        for round in 0..<10 {
+            let asks = session.nextRound()
+            if asks.isEmpty { break }
+            session.onResults(asks.enumerated().map { n, a in observe(a.subject, a.configuration, id: "f\(round)-\(n)", followUp: true) })
+        }
+        let record = IsolationRecord(source: "s", session: session, runs: [])
+        #expect(record.registries == ["catalog", "web"])
+        #expect(record.lines.first == "confirmed: search (web) fails with lang=ar (confirmed by \(record.confirmed.first?.followUps ?? 0) "
+            + "follow-up job\(record.confirmed.first?.followUps == 1 ? "" : "s"))", "\(record.lines)")
+    }
+
     @Test("a subject whose every job failed every attempt fails everywhere: no follow-up, no combination, its own line")
     func failsEverywhere() throws {
         let matrix = try Self.matrix()
