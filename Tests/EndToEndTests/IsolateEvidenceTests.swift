@@ -8,12 +8,17 @@ import Testing
 /// What `flowmatrix isolate` reads from a run's journal: each job's verdict as evidence.
 @Suite("isolate's evidence from the journal")
 struct IsolateEvidenceTests {
+    /// A fresh folder (removed by the caller) and the path of a journal in it.
+    static func journal() throws -> (root: URL, path: String) {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("iso-evidence-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        return (root, root.appendingPathComponent("journal.sqlite").path)
+    }
+
     @Test("a pass whose first attempt was taken back to another worker is a pass; a pass after a failure is flaky")
     func passAfterATakenBackAttempt() throws {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("iso-evidence-\(UUID().uuidString)")
+        let (root, path) = try Self.journal()
         defer { try? FileManager.default.removeItem(at: root) }
-        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
-        let path = root.appendingPathComponent("journal.sqlite").path
         let writer = try JournalWriter(path: path)
         let run = "20261207-0100-0001", at = Date(timeIntervalSince1970: 1_796_000_000)
         func job(_ id: String, _ locale: String) -> PlannedJob {
@@ -51,10 +56,8 @@ struct IsolateEvidenceTests {
 
     @Test("a run still running, or a follow-up round of an earlier isolate, is no source: the message names why")
     func unfitSources() throws {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("iso-unfit-\(UUID().uuidString)")
+        let (root, path) = try Self.journal()
         defer { try? FileManager.default.removeItem(at: root) }
-        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
-        let path = root.appendingPathComponent("journal.sqlite").path
         let writer = try JournalWriter(path: path)
         let at = Date(timeIntervalSince1970: 1_796_000_000)
         let (live, round, done) = ("20261207-0200-0001", "20261207-0200-0002", "20261207-0200-0003")
