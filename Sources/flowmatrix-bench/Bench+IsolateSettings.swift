@@ -98,10 +98,11 @@ extension IsolateBench {
 
     /// What the literature search found about BEN's own figures (docs/ISOLATE.md, "Measured against the research").
     static let publishedBEN = "none quoted: no figure could be found, so none is given rather than one invented."
-        + " Searched (5 December 2026): Ghandehari, Lei, Xu, Kacker, Kuhn, Kung, 'Identifying failure-inducing"
+        + " Searched (5 and 6 December 2026): Ghandehari, Lei, Xu, Kacker, Kuhn, Kung, 'Identifying failure-inducing"
         + " combinations in a combinatorial test set', ICST 2012 (no copy of its text found); Ghandehari, Lei, Kacker,"
         + " Kuhn, Xie, Kung, 'A combinatorial testing-based approach to fault localization', IEEE TSE (2018): the copy"
         + " found holds its abstract and introduction, which report the experiment (the Siemens suite and flex, grep,"
         + " gzip, sed from SIR) only in words (BEN localizes the faulty statements effectively and efficiently), no"
-        + " number. BEN's method was read from coffee4j's Ben class."
+        + " number; the coffee4j group's paper artifacts (qrs-2019, cta-2019, apsec-2019, iwct-2020, quasoq-2019)"
+        + " evaluate other questions, not BEN. BEN's method was read from coffee4j's Ben class."
 }
