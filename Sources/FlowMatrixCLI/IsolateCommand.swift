@@ -34,12 +34,14 @@ enum IsolateCommand {
             CommandOption("--seed", value: .text("<n>"),
                           help: "Seed of the follow-ups: their generation's tie-breaks and their runs' seeds.",
                           default: .described("the source run's seed")),
+            CommandOption("--fresh", help: "Start from the run alone: leave out the follow-ups of earlier isolations of it."),
             CommandOption("--quiet", help: "No progress lines."),
             .maxJobs("The job limit of the follow-up plans (finding MX025)."),
         ],
         discussion: """
             Each round is a new run of the source's matrix with only the follow-up jobs (its settings name the
-            source: "isolates"). With --listen its workers are on other machines ('flowmatrix worker --connect'):
+            source: "isolates"). Run again on the same run, it starts from the outcomes of the earlier isolations'
+            follow-ups (a larger budget continues where a smaller one stopped); --fresh leaves them out. With --listen its workers are on other machines ('flowmatrix worker --connect'):
             every round listens on that address (with port 0, the port the first round bound), and they reconnect
             to it between rounds. The last round's folder gets isolation.json, which its report and the source run's
             report (rewritten) show as confirmed combinations.
@@ -70,7 +72,8 @@ enum IsolateCommand {
             }
             let ids = args.positionals
             guard ids.count == 1, let requested = ids.first else { throw UsageError("give one <run-id>") }
-            return try await execute(requested, options: options, budget: budget ?? .share(0.2), seed: seed)
+            return try await execute(requested, options: options, budget: budget ?? .share(0.2), seed: seed,
+                                     fresh: args.has("--fresh"))
         }
     )
 
@@ -115,7 +118,8 @@ enum IsolateCommand {
     }
 
     /// Isolates run `requested`'s failures; prints what was confirmed and returns the exit code.
-    static func execute(_ requested: String, options given: RunOptions, budget: Budget, seed: UInt64?) async throws -> Int32 {
+    static func execute(_ requested: String, options given: RunOptions, budget: Budget, seed: UInt64?,
+                        fresh: Bool = false) async throws -> Int32 {
         var options = given
         try options.store.requireJournal()
         let reader = try JournalReader(path: options.store.journalPath)
@@ -156,27 +160,39 @@ enum IsolateCommand {
             seed: seed ?? run.info.seed)
         // A full plan runs every three values in many jobs: a flaky three-value fault is a suspect there.
         if matrix.reduction.strength == nil { settings.intermittentSize = 3 }
-        var session = IsolationSession(source: source, generator: FollowUpGenerator(matrix: matrix), settings: settings)
+        var session = IsolationSession(source: axesOnly(source, matrix: matrix), generator: FollowUpGenerator(matrix: matrix),
+                                       settings: settings)
         let say = { (line: String) in if !options.quiet { FlowMatrixCLI.say(line) } }
         say("isolate \(runID): \(failing) failing or flaky of \(jobs) jobs, "
             + "candidates up to \(settings.maxSize) values, budget \(settings.budget) follow-up jobs")
+        let earlier = try earlierRounds(reader, source: runID)
+        var reused = 0
+        if !fresh, !earlier.isEmpty {
+            let (evidence, rounds) = try reusable(earlier, reader: reader, plan: plan)
+            reused = Set(evidence.map(\.jobID)).count
+            if !evidence.isEmpty { session.onResults(axesOnly(evidence, matrix: matrix)) }
+            say("reusing \(reused) follow-up job(s) of \(rounds) earlier round(s) isolating \(runID)"
+                + (rounds < earlier.count ? " (\(earlier.count - rounds) left out: the matrix or a scenario changed since)" : "")
+                + "; --fresh ignores them")
+        }
         var runs: [String] = []
         while true {
             let asks = session.nextRound()
             if asks.isEmpty { break }
             say("round \(runs.count + 1): \(asks.count) follow-up job(s)")
-            let (round, port) = try await runRound(asks, source: runID, number: runs.count + 1, seed: settings.seed,
-                                                   matrixPath: run.info.matrixPath, options: options)
+            let (round, port) = try await runRound(asks, source: runID, number: earlier.count + runs.count + 1,
+                                                   seed: settings.seed, matrixPath: run.info.matrixPath, options: options)
             // Workers on other machines reconnect to the address they know: every round listens where the first did.
             if options.localWorkers == 0 { options.port = port }
             runs.append(round)
-            session.onResults(try observations(reader, runID: round, followUp: true))
+            session.onResults(axesOnly(try observations(reader, runID: round, followUp: true), matrix: matrix))
         }
-        let record = IsolationRecord(source: runID, session: session, runs: runs)
+        var record = IsolationRecord(source: runID, session: session, runs: runs)
+        record.reusedJobs = reused > 0 ? reused : nil
         try publish(record, store: options.store)
         for line in record.lines { FlowMatrixCLI.say(line.terminalSafe) }
         FlowMatrixCLI.say("isolation: \(record.confirmed.count) confirmed, \(record.jobsRun) follow-up job(s) in "
-            + "\(runs.count) run(s)" + (runs.last.map { "; " + options.store.runFolder($0).appendingPathComponent(IsolationRecord.fileName).path } ?? ""))
+            + "\(runs.count) run(s)" + (reused > 0 ? " (and \(reused) reused from earlier rounds)" : "") + (runs.last.map { "; " + options.store.runFolder($0).appendingPathComponent(IsolationRecord.fileName).path } ?? ""))
         return record.unresolved.isEmpty ? ExitCode.success : ExitCode.failures
     }
 
@@ -326,11 +342,14 @@ struct FollowUpJobs: PlanShard {
             scenarios[Subject(scenario: job.scenario.id, registry: job.registry)] = job
         }
         var seen = Set<String>()
+        // The session works on axes (``IsolateCommand/axesOnly(_:matrix:)``); a job gets the keys the matrix's includes
+        // add to its axis values, as every planned job of them has them (`banner=shown` wherever `network=offline`).
+        let space = MatrixSpace(plan.matrix)
         // A command job's test runs as its whole job (one job for every test that asks for the same configuration).
         plan.jobs = asks.compactMap { ask in
             guard let template = scenarios[ask.subject.job] else { return nil }
             let job = Job(scenario: template.scenario, scenarioFile: template.scenarioFile,
-                          configuration: Configuration(ask.configuration), registry: template.registry)
+                          configuration: Configuration(space.withIncludes(ask.configuration)), registry: template.registry)
             return seen.insert(job.id).inserted ? job : nil
         }
         return ["source": source, "round": round, "jobs": plan.jobs.count]

@@ -31,7 +31,9 @@ extension IsolateCommand {
     /// now: with an axis renamed or a value removed since the run, they held both the old and the new axis, broke the
     /// matrix's constraints, and confirmed combinations the run's own evidence did not support. (An exclude or
     /// constraint removed since the run is not detected: the run's configurations are all still allowed.)
-    static func mismatch(_ matrix: MatrixFile, source: [Observation]) -> String? {
+    /// - Parameter planned: false for follow-ups, whose configurations need not be ones the matrix plans (one that keeps a
+    ///   value only an include adds moves the other axes freely): their keys and values are checked, not their rules.
+    static func mismatch(_ matrix: MatrixFile, source: [Observation], planned: Bool = true) -> String? {
         var values: [String: Set<String>] = [:]
         for axis in matrix.axes { values[axis.name, default: []].formUnion(axis.values) }
         for entry in matrix.include { for (key, value) in entry { values[key, default: []].insert(value) } }
@@ -46,7 +48,7 @@ extension IsolateCommand {
                     return "the run's jobs have \(key)=\(value), which the matrix no longer has"
                 }
             }
-            if let why = space.whyNotPlanned(o.configuration) { return why }
+            if planned, let why = space.whyNotPlanned(o.configuration) { return why }
         }
         return nil
     }
@@ -75,5 +77,20 @@ extension IsolateCommand {
             }
         }
         return nil
+    }
+
+    /// Observations with the keys only the matrix's includes add left out (`banner=shown`, which an include adds to
+    /// every configuration with `network=offline`): they follow from the axes, so a combination of them is no evidence
+    /// of its own. Kept, `banner=shown` and `network=offline` each held the other in every follow-up, and neither was
+    /// confirmed. Follow-ups get them back as the matrix gives them (``MatrixSpace/withIncludes(_:)``).
+    static func axesOnly(_ observations: [Observation], matrix: MatrixFile) -> [Observation] {
+        let axes = Set(matrix.axes.map(\.name))
+        let derived = Set(matrix.include.flatMap(\.keys)).subtracting(axes)
+        guard !derived.isEmpty else { return observations }
+        return observations.map { o in
+            var o = o
+            o.configuration = o.configuration.filter { !derived.contains($0.key) }
+            return o
+        }
     }
 }

@@ -32,4 +32,22 @@ extension MatrixSpace {
         }
         return nil
     }
+
+    /// `configuration`'s axis values with the keys the matrix's includes add to them, as planning adds them to an
+    /// original combination (``extend(_:)``): what a configuration built axis by axis (an isolation follow-up) holds
+    /// when the matrix gives it. Keys that only includes add are derived, not taken from `configuration`.
+    public func withIncludes(_ configuration: [String: String]) -> [String: String] {
+        var axisRow = [Int32](repeating: -1, count: axisCount)
+        var out: [String: String] = [:]
+        for a in 0..<axisCount {
+            guard let value = configuration[variables[a].name] else { continue }
+            out[variables[a].name] = value
+            if let i = variables[a].values.firstIndex(of: value) { axisRow[a] = Int32(i) }
+        }
+        // Keys nothing in the matrix knows are kept as they are.
+        for (key, value) in configuration where !variables.contains(where: { $0.name == key }) { out[key] = value }
+        let row = extend(axisRow).row
+        for v in axisCount..<variables.count where row[v] >= 0 { out[variables[v].name] = variables[v].values[Int(row[v])] }
+        return out
+    }
 }

@@ -58,4 +58,23 @@ struct PlannedMembershipTests {
         #expect(space.whyNotPlanned(["flavour": "x"]) == "no axis or include key 'flavour'")
         #expect(space.whyNotPlanned(["fruit": "kiwi"]) == "no value fruit=kiwi")
     }
+
+    @Test("withIncludes gives an original combination's axis values the keys the plan gives them")
+    func withIncludes() throws {
+        let matrix = try Fixtures.matrix(Self.matrix)
+        let space = MatrixSpace(matrix)
+        let axes = Set(matrix.axes.map(\.name))
+        var originals = 0
+        for c in matrix.plan(scenarios: []).configurations {
+            let axisValues = c.values.filter { axes.contains($0.key) }
+            // Combinations only an include adds (`fruit=banana`) carry just their own keys; the others are originals.
+            guard axisValues.count == axes.count, matrix.axes.allSatisfy({ $0.values.contains(axisValues[$0.name] ?? "") })
+            else { continue }
+            originals += 1
+            #expect(space.withIncludes(axisValues) == c.values, "\(c)")
+        }
+        #expect(originals > 5)
+        #expect(space.withIncludes(["fruit": "apple", "animal": "cat", "size": "s", "color": "blue"])
+            == ["fruit": "apple", "animal": "cat", "size": "s", "color": "pink", "shape": "circle"])
+    }
 }
