@@ -41,9 +41,9 @@ enum IsolateCommand {
         discussion: """
             Each round is a new run of the source's matrix with only the follow-up jobs (its settings name the
             source: "isolates"). Run again on the same run, it starts from the outcomes of the earlier isolations'
-            follow-ups (a larger budget continues where a smaller one stopped); --fresh leaves them out. With --listen its workers are on other machines ('flowmatrix worker --connect'):
-            every round listens on that address (with port 0, the port the first round bound), and they reconnect
-            to it between rounds. The last round's folder gets isolation.json, which its report and the source run's
+            follow-ups (a larger budget continues where a smaller one stopped); --fresh leaves them out. With
+            --listen its workers are on other machines ('flowmatrix worker --connect'): every round listens on that
+            address (with port 0, the port the first round bound), and they reconnect to it between rounds. The last round's folder gets isolation.json, which its report and the source run's
             report (rewritten) show as confirmed combinations.
             EXIT CODES: 0 every failure explained (or none to explain), 1 some failure left unexplained, 2 no journal,
             no such run, a run not finished or itself a follow-up round, its matrix cannot be read or has changed
@@ -126,7 +126,7 @@ enum IsolateCommand {
         guard let runID = try reader.resolveRunID(requested), let run = try reader.run(runID) else {
             throw CommandFailure(requested == "last" ? "the journal has no runs" : "no run '\(requested)'")
         }
-        if let why = unfit(run) { throw CommandFailure(why) }
+        if let why = IsolateSource.unfit(run) { throw CommandFailure(why) }
         if run.status != .completed && !options.quiet {
             let evidence = [JobOutcome.passed, .failed, .flaky, .timedOut].reduce(0) { $0 + (run.outcomes[$1] ?? 0) }
             FlowMatrixCLI.say("note: run \(runID) was \(run.status.rawValue): \(run.jobCount - evidence) of its \(run.jobCount) "
@@ -147,7 +147,7 @@ enum IsolateCommand {
         let failingJobs = Set(source.filter { $0.verdict != .passed }.map(\.jobID))
         var failingRows: [PlannedJob] = []
         try reader.forEachJobRow(run: runID) { if failingJobs.contains($0.job.jobID) { failingRows.append($0.job) } }
-        let why = mismatch(matrix, source: source) ?? changedScenario(plan, failing: failingRows)
+        let why = IsolateSource.mismatch(matrix, source: source) ?? IsolateSource.changedScenario(plan, failing: failingRows)
         if let why {
             throw CommandFailure("run \(runID)'s matrix \(run.info.matrixPath) has changed since the run: \(why). "
                 + "Isolate a run of the matrix as it is now, or restore the matrix the run was planned from.")
@@ -160,17 +160,17 @@ enum IsolateCommand {
             seed: seed ?? run.info.seed)
         // A full plan runs every three values in many jobs: a flaky three-value fault is a suspect there.
         if matrix.reduction.strength == nil { settings.intermittentSize = 3 }
-        var session = IsolationSession(source: axesOnly(source, matrix: matrix), generator: FollowUpGenerator(matrix: matrix),
-                                       settings: settings)
+        var session = IsolationSession(source: IsolateSource.axesOnly(source, matrix: matrix),
+                                       generator: FollowUpGenerator(matrix: matrix), settings: settings)
         let say = { (line: String) in if !options.quiet { FlowMatrixCLI.say(line) } }
         say("isolate \(runID): \(failing) failing or flaky of \(jobs) jobs, "
             + "candidates up to \(settings.maxSize) values, budget \(settings.budget) follow-up jobs")
-        let earlier = try earlierRounds(reader, source: runID)
+        let earlier = try IsolateSource.earlierRounds(reader, source: runID)
         var reused = 0
         if !fresh, !earlier.isEmpty {
-            let (evidence, rounds) = try reusable(earlier, reader: reader, plan: plan)
+            let (evidence, rounds) = try IsolateSource.reusable(earlier, reader: reader, plan: plan)
             reused = Set(evidence.map(\.jobID)).count
-            if !evidence.isEmpty { session.onResults(axesOnly(evidence, matrix: matrix)) }
+            if !evidence.isEmpty { session.onResults(IsolateSource.axesOnly(evidence, matrix: matrix)) }
             say("reusing \(reused) follow-up job(s) of \(rounds) earlier round(s) isolating \(runID)"
                 + (rounds < earlier.count ? " (\(earlier.count - rounds) left out: the matrix or a scenario changed since)" : "")
                 + "; --fresh ignores them")
@@ -185,7 +185,8 @@ enum IsolateCommand {
             // Workers on other machines reconnect to the address they know: every round listens where the first did.
             if options.localWorkers == 0 { options.port = port }
             runs.append(round)
-            session.onResults(axesOnly(try observations(reader, runID: round, followUp: true), matrix: matrix))
+            let results = try observations(reader, runID: round, followUp: true)
+            session.onResults(IsolateSource.axesOnly(results, matrix: matrix))
         }
         var record = IsolationRecord(source: runID, session: session, runs: runs)
         record.reusedJobs = reused > 0 ? reused : nil
@@ -342,7 +343,7 @@ struct FollowUpJobs: PlanShard {
             scenarios[Subject(scenario: job.scenario.id, registry: job.registry)] = job
         }
         var seen = Set<String>()
-        // The session works on axes (``IsolateCommand/axesOnly(_:matrix:)``); a job gets the keys the matrix's includes
+        // The session works on axes (``IsolateSource/axesOnly(_:matrix:)``); a job gets the keys the matrix's includes
         // add to its axis values, as every planned job of them has them (`banner=shown` wherever `network=offline`).
         let space = MatrixSpace(plan.matrix)
         // A command job's test runs as its whole job (one job for every test that asks for the same configuration).

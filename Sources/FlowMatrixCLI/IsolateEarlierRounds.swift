@@ -3,7 +3,7 @@ import Isolation
 import Journal
 import MatrixPlan
 
-extension IsolateCommand {
+extension IsolateSource {
     /// The follow-up rounds of earlier isolations of run `source` (completed ones, oldest first): `isolate` run again on
     /// the same run starts from their outcomes, so a larger budget continues where a smaller one stopped instead of
     /// running the same follow-ups again, and its rounds are numbered after theirs (a round's seed comes from its
@@ -23,7 +23,7 @@ extension IsolateCommand {
         var out: [Observation] = []
         var used = 0
         for round in rounds {
-            let observed = try observations(reader, runID: round, followUp: true)
+            let observed = try IsolateCommand.observations(reader, runID: round, followUp: true)
             var rows: [PlannedJob] = []
             try reader.forEachJobRow(run: round) { rows.append($0.job) }
             guard mismatch(plan.matrix, source: observed, planned: false) == nil, changedScenario(plan, failing: rows) == nil

@@ -3,9 +3,12 @@ import Isolation
 import Journal
 import MatrixPlan
 
-/// What `isolate` checks of its source run before any follow-up: that it is a finished run of its own (not a
-/// follow-up round), and that its matrix and failing scenarios are still the ones it ran.
-extension IsolateCommand {
+/// What `flowmatrix isolate` checks of its source run before any follow-up (that it is a finished run of its own, not
+/// a follow-up round, and that its matrix and failing scenarios are still the ones it ran), what it reads of it, and
+/// the earlier isolations of it it starts from (IsolateEarlierRounds.swift).
+enum IsolateSource {}
+
+extension IsolateSource {
     /// Why run `run` cannot be isolated, or nil when it can. A run still `running` (live in another process, or its
     /// coordinator died) has evidence still to come, and `isolate last` during a nightly picked that nightly; a
     /// follow-up round of an earlier `isolate` holds only its follow-ups (`isolate last` after `isolate` picked it).

@@ -71,7 +71,7 @@ struct IsolateEvidenceTests {
         ])
         try writer.close()
         let reader = try JournalReader(path: path)
-        let unfit = { (id: String) in try reader.run(id).flatMap(IsolateCommand.unfit) }
+        let unfit = { (id: String) in try reader.run(id).flatMap(IsolateSource.unfit) }
         #expect(try unfit(live)?.contains("run \(live) has not finished") == true)
         #expect(try unfit(live)?.contains("flowmatrix run --resume \(live)") == true)
         #expect(try unfit(round) == "run \(round) is a follow-up round of 'flowmatrix isolate' (of run \(done)), not a run of "
