@@ -34,14 +34,12 @@ enum IsolateCommand {
             CommandOption("--seed", value: .text("<n>"),
                           help: "Seed of the follow-ups: their generation's tie-breaks and their runs' seeds.",
                           default: .described("the source run's seed")),
-            CommandOption("--fresh", help: "Start from the run alone: leave out the follow-ups of earlier isolations of it."),
             CommandOption("--quiet", help: "No progress lines."),
             .maxJobs("The job limit of the follow-up plans (finding MX025)."),
         ],
         discussion: """
             Each round is a new run of the source's matrix with only the follow-up jobs (its settings name the
-            source: "isolates"). Run again on the same run, it starts from the outcomes of the earlier isolations'
-            follow-ups (a larger budget continues where a smaller one stopped); --fresh leaves them out. With
+            source: "isolates"; run again on the same run, its rounds are numbered after the earlier ones'). With
             --listen its workers are on other machines ('flowmatrix worker --connect'): every round listens on that
             address (with port 0, the port the first round bound), and they reconnect to it between rounds. The last round's folder gets isolation.json, which its report and the source run's
             report (rewritten) show as confirmed combinations.
@@ -72,8 +70,7 @@ enum IsolateCommand {
             }
             let ids = args.positionals
             guard ids.count == 1, let requested = ids.first else { throw UsageError("give one <run-id>") }
-            return try await execute(requested, options: options, budget: budget ?? .share(0.2), seed: seed,
-                                     fresh: args.has("--fresh"))
+            return try await execute(requested, options: options, budget: budget ?? .share(0.2), seed: seed)
         }
     )
 
@@ -118,8 +115,7 @@ enum IsolateCommand {
     }
 
     /// Isolates run `requested`'s failures; prints what was confirmed and returns the exit code.
-    static func execute(_ requested: String, options given: RunOptions, budget: Budget, seed: UInt64?,
-                        fresh: Bool = false) async throws -> Int32 {
+    static func execute(_ requested: String, options given: RunOptions, budget: Budget, seed: UInt64?) async throws -> Int32 {
         var options = given
         try options.store.requireJournal()
         let reader = try JournalReader(path: options.store.journalPath)
@@ -166,15 +162,6 @@ enum IsolateCommand {
         say("isolate \(runID): \(failing) failing or flaky of \(jobs) jobs, "
             + "candidates up to \(settings.maxSize) values, budget \(settings.budget) follow-up jobs")
         let earlier = try IsolateSource.earlierRounds(reader, source: runID)
-        var reused = 0
-        if !fresh, !earlier.isEmpty {
-            let (evidence, rounds) = try IsolateSource.reusable(earlier, reader: reader, plan: plan)
-            reused = Set(evidence.map(\.jobID)).count
-            if !evidence.isEmpty { session.onResults(IsolateSource.axesOnly(evidence, matrix: matrix)) }
-            say("reusing \(reused) follow-up job(s) of \(rounds) earlier round(s) isolating \(runID)"
-                + (rounds < earlier.count ? " (\(earlier.count - rounds) left out: the matrix or a scenario changed since)" : "")
-                + "; --fresh ignores them")
-        }
         var runs: [String] = []
         while true {
             let asks = session.nextRound()
@@ -188,12 +175,11 @@ enum IsolateCommand {
             let results = try observations(reader, runID: round, followUp: true)
             session.onResults(IsolateSource.axesOnly(results, matrix: matrix))
         }
-        var record = IsolationRecord(source: runID, session: session, runs: runs)
-        record.reusedJobs = reused > 0 ? reused : nil
+        let record = IsolationRecord(source: runID, session: session, runs: runs)
         try publish(record, store: options.store)
         for line in record.lines { FlowMatrixCLI.say(line.terminalSafe) }
         FlowMatrixCLI.say("isolation: \(record.confirmed.count) confirmed, \(record.jobsRun) follow-up job(s) in "
-            + "\(runs.count) run(s)" + (reused > 0 ? " (and \(reused) reused from earlier rounds)" : "") + (runs.last.map { "; " + options.store.runFolder($0).appendingPathComponent(IsolationRecord.fileName).path } ?? ""))
+            + "\(runs.count) run(s)" + (runs.last.map { "; " + options.store.runFolder($0).appendingPathComponent(IsolationRecord.fileName).path } ?? ""))
         return record.unresolved.isEmpty ? ExitCode.success : ExitCode.failures
     }
 

@@ -5,7 +5,7 @@ import MatrixPlan
 
 /// What `flowmatrix isolate` checks of its source run before any follow-up (that it is a finished run of its own, not
 /// a follow-up round, and that its matrix and failing scenarios are still the ones it ran), what it reads of it, and
-/// the earlier isolations of it it starts from (IsolateEarlierRounds.swift).
+/// the earlier isolations of it (IsolateEarlierRounds.swift).
 enum IsolateSource {}
 
 extension IsolateSource {
@@ -34,9 +34,7 @@ extension IsolateSource {
     /// now: with an axis renamed or a value removed since the run, they held both the old and the new axis, broke the
     /// matrix's constraints, and confirmed combinations the run's own evidence did not support. (An exclude or
     /// constraint removed since the run is not detected: the run's configurations are all still allowed.)
-    /// - Parameter planned: false for follow-ups, whose configurations need not be ones the matrix plans (one that keeps a
-    ///   value only an include adds moves the other axes freely): their keys and values are checked, not their rules.
-    static func mismatch(_ matrix: MatrixFile, source: [Observation], planned: Bool = true) -> String? {
+    static func mismatch(_ matrix: MatrixFile, source: [Observation]) -> String? {
         var values: [String: Set<String>] = [:]
         for axis in matrix.axes { values[axis.name, default: []].formUnion(axis.values) }
         for entry in matrix.include { for (key, value) in entry { values[key, default: []].insert(value) } }
@@ -51,7 +49,7 @@ extension IsolateSource {
                     return "the run's jobs have \(key)=\(value), which the matrix no longer has"
                 }
             }
-            if planned, let why = space.whyNotPlanned(o.configuration) { return why }
+            if let why = space.whyNotPlanned(o.configuration) { return why }
         }
         return nil
     }

@@ -85,9 +85,6 @@ public struct IsolationRecord: Sendable, Hashable, Codable {
     public var budget: Int
     /// Subjects that failed in every configuration they ran; absent when none.
     public var failsEverywhere: [Everywhere]?
-    /// Follow-up jobs of earlier isolations of the same run that this one started from (`isolate` run again); absent
-    /// when none. Not counted in ``jobsRun`` or the budget.
-    public var reusedJobs: Int?
     /// The source run's registries when it ran more than one (one corpus on several renderers: a scenario is a subject
     /// per registry, and the lines name it with its registry); absent otherwise.
     public var registries: [String]?
