@@ -41,8 +41,9 @@ enum IsolateCommand {
             Each round is a new run of the source's matrix with only the follow-up jobs (its settings name the
             source: "isolates"; run again on the same run, its rounds are numbered after the earlier ones'). With
             --listen its workers are on other machines ('flowmatrix worker --connect'): every round listens on that
-            address (with port 0, the port the first round bound), and they reconnect to it between rounds. The last round's folder gets isolation.json, which its report and the source run's
-            report (rewritten) show as confirmed combinations.
+            address (with port 0, the port the first round bound), and they reconnect to it between rounds. The last
+            round's folder gets isolation.json, which its report and the source run's report (rewritten) show as
+            confirmed combinations.
             EXIT CODES: 0 every failure explained (or none to explain), 1 some failure left unexplained, 2 no journal,
             no such run, a run not finished or itself a follow-up round, its matrix cannot be read or has changed
             since the run, or a follow-up run failed, 64 usage error.
