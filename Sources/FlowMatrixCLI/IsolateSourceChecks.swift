@@ -18,13 +18,19 @@ extension IsolateSource {
             return "run \(id) has not finished: it is still running, or its coordinator stopped before the end "
                 + "('flowmatrix run --resume \(id)' finishes it). Isolate a finished run"
         }
-        let settings = (try? JSONSerialization.jsonObject(with: Data(run.info.settingsJSON.utf8))) as? [String: Any]
-        if let isolates = settings?["isolates"] as? [String: Any] {
-            let source = isolates["source"] as? String ?? "?"
+        if let source = followUpSource(of: run) {
             return "run \(id) is a follow-up round of 'flowmatrix isolate' (of run \(source)), not a run of its own: "
                 + "isolate \(source)"
         }
         return nil
+    }
+
+    /// The run a follow-up round isolates (its settings' `isolates.source`; "?" when unreadable), or nil for a run of
+    /// its own.
+    static func followUpSource(of run: RunSummary) -> String? {
+        let settings = (try? JSONSerialization.jsonObject(with: Data(run.info.settingsJSON.utf8))) as? [String: Any]
+        guard let isolates = settings?["isolates"] as? [String: Any] else { return nil }
+        return isolates["source"] as? String ?? "?"
     }
 
     /// Why `matrix` no longer describes the run whose jobs are `source`, or nil when it still does: every key of the
