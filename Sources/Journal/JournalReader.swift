@@ -60,9 +60,9 @@ public final class JournalReader: Sendable {
 
     // MARK: - Runs
 
-    /// Runs, newest first.
-    public func runs(limit: Int = 100) throws -> [RunSummary] {
-        try read { try RunListing(connection: $0).runs(limit: limit) }
+    /// Runs, newest first; `countingOutcomes`: false leaves their outcomes uncounted (one query per run saved).
+    public func runs(limit: Int = 100, countingOutcomes: Bool = true) throws -> [RunSummary] {
+        try read { try RunListing(connection: $0).runs(limit: limit, countingOutcomes: countingOutcomes) }
     }
 
     /// One run, or nil when the journal has no such run.

@@ -44,9 +44,10 @@ struct RunListing {
     }
 
     /// Runs, newest first.
-    func runs(limit: Int) throws -> [RunSummary] {
+    func runs(limit: Int, countingOutcomes: Bool = true) throws -> [RunSummary] {
         try summaries(
-            "SELECT \(Self.runColumns) FROM runs r ORDER BY r.started_at DESC, r.run_id DESC LIMIT ?", [.int(limit)])
+            "SELECT \(Self.runColumns) FROM runs r ORDER BY r.started_at DESC, r.run_id DESC LIMIT ?", [.int(limit)],
+            outcomes: countingOutcomes)
     }
 
     /// One run, or nil when the journal has no such run; `countingOutcomes`: false leaves its outcomes uncounted.
