@@ -16,6 +16,10 @@ public struct SuspicionRanking: Sendable {
 
     /// Candidates in rank order.
     public private(set) var suspects: [Suspect]
+    /// Per candidate: its place in `suspects` (a configuration's suspects are found from its sub-combinations when
+    /// there are fewer of those than candidates: a 3-wise plan's ranking holds tens of thousands).
+    private let rank: [Combination: Int]
+    private let maxSize: Int
     /// The candidates, for membership.
     public let live: Set<Combination>
     /// Per candidate: the failing configurations that hold it.
@@ -32,20 +36,26 @@ public struct SuspicionRanking: Sendable {
     ///   - failing: every failing configuration (source and follow-ups), for the counts and value rates.
     ///   - passing: every passing configuration.
     public init(candidatesFrom: [[String: String]], failing: [[String: String]], passing: [[String: String]], maxSize: Int) {
-        var seenPassing = Set<Combination>()
+        let seenPassing = PairIndex(passing)
         var passingPairs = Set<Combination.Pair>()
         for p in passing {
-            for c in Combination.subsets(of: p, maxSize: maxSize) { seenPassing.insert(c) }
             for (axis, value) in p { passingPairs.insert(Combination.Pair(axis: axis, value: value)) }
         }
         var live = Set<Combination>()
         for f in candidatesFrom {
-            for c in Combination.subsets(of: f, maxSize: maxSize) where !seenPassing.contains(c) { live.insert(c) }
+            Combination.forEachSubset(of: f, maxSize: maxSize) { c in
+                if !live.contains(c), !seenPassing.holdsAny(c) { live.insert(c) }
+                return true
+            }
         }
+        let failingIndex = PairIndex(failing)
         var counts: [Combination: Int] = [:]
+        for c in live {
+            let n = failingIndex.count(c)
+            if n > 0 { counts[c] = n }
+        }
         var pairRate: [Combination.Pair: (fail: Int, all: Int)] = [:]
         for f in failing {
-            for c in Combination.subsets(of: f, maxSize: maxSize) where live.contains(c) { counts[c, default: 0] += 1 }
             for (axis, value) in f { pairRate[Combination.Pair(axis: axis, value: value), default: (0, 0)].fail += 1 }
         }
         for p in passing {
@@ -62,6 +72,8 @@ public struct SuspicionRanking: Sendable {
             return Suspect(combination: c, failing: counts[c] ?? 0, suspicion: rates.reduce(0, +) / Double(max(1, rates.count)))
         }
         suspects.sort(by: Self.rankedBefore)
+        rank = Dictionary(uniqueKeysWithValues: suspects.enumerated().map { ($0.element.combination, $0.offset) })
+        self.maxSize = maxSize
         self.live = live
         self.counts = counts
         self.pairWeight = weight
@@ -78,7 +90,25 @@ public struct SuspicionRanking: Sendable {
 
     /// The live candidates a configuration holds, in rank order.
     public func suspects(in configuration: [String: String]) -> [Suspect] {
-        suspects.filter { $0.combination.isContained(in: configuration) }
+        guard Self.subsetCount(configuration.count, maxSize: maxSize) < suspects.count else {
+            return suspects.filter { $0.combination.isContained(in: configuration) }
+        }
+        var places: [Int] = []
+        Combination.forEachSubset(of: configuration, maxSize: maxSize) { c in
+            if let place = rank[c] { places.append(place) }
+            return true
+        }
+        return places.sorted().map { suspects[$0] }
+    }
+
+    /// How many combinations of at most `maxSize` of `n` values there are (none empty).
+    static func subsetCount(_ n: Int, maxSize: Int) -> Int {
+        var total = 0, term = 1
+        for k in 0..<min(n, maxSize) {
+            term = term * (n - k) / (k + 1)
+            total += term
+        }
+        return total
     }
 
     /// Whether `c` is the only minimal candidate `configuration` holds: every live candidate in it holds `c`.

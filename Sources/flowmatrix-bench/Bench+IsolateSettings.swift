@@ -1,6 +1,7 @@
 import Foundation
 import Isolation
 import MatrixPlan
+import Synchronization
 
 /// `bench isolate`'s settings (strength × fault size), its scores and the published figures it quotes.
 extension IsolateBench {
@@ -47,26 +48,21 @@ extension IsolateBench {
                 let started = Date()
                 var ours = IsolateScore(), ofot = IsolateScore(), exhaustive = IsolateScore()
                 var exhaustiveJobs = 0.0, exhaustiveSkipped = 0
-                for n in 0..<systems {
-                    let seed = UInt64(strength * 1_000_000 + size * 10_000 + n) &+ offset
-                    let system = makeSystem(seed: seed, faultSize: size, quick: quick)
-                    var matrix = system.matrix
-                    matrix.reduction = .tWise(strength)
-                    let plan = matrix.plan(scenarios: [], settings: planSettings).configurations.map(\.values)
-                    var oracle = Oracle(system: system, seed: seed)
-                    let source = plan.map { oracle.observe($0, followUp: false) }
-                    let (found, spent, diagnosis) = isolate(system, source: source, strength: strength, oracle: &oracle, seed: seed)
-                    ours.add(planted: system.faults, found: found, followUps: spent, planJobs: plan.count, exposedBy: source,
-                             diagnosis: diagnosis, system: seed, unidentifiable: system.unidentifiable,
-                             failsEverywhere: system.failsEverywhere)
-                    let (ofotFound, ofotSpent) = oneFactorAtATime(system, source: source, oracle: &oracle)
-                    ofot.add(planted: system.faults, found: ofotFound, followUps: ofotSpent, planJobs: plan.count, exposedBy: source,
-                             failsEverywhere: system.failsEverywhere)
-                    let space = Double(MatrixSpace(system.matrix).countStages()?.afterConstraints.uint64 ?? UInt64.max)
-                    exhaustiveJobs += max(0, space - Double(plan.count)) / Double(max(1, system.faults.count))
-                    if let all = exhaustiveFaults(system, maxSize: strength + 1, oracle: &oracle, limit: quick ? 2_000 : 6_000) {
-                        exhaustive.add(planted: system.faults, found: all.found, followUps: all.jobs - plan.count,
-                                       planJobs: plan.count, exposedBy: source, failsEverywhere: system.failsEverywhere)
+                // The systems run in parallel; each is scored in order, so the lines do not depend on the cores.
+                let runs = parallelMap(0..<systems) { n in
+                    run(seed: UInt64(strength * 1_000_000 + size * 10_000 + n) &+ offset, strength: strength, size: size, quick: quick)
+                }
+                for r in runs {
+                    let system = r.system
+                    ours.add(planted: system.faults, found: r.ours.found, followUps: r.ours.spent, planJobs: r.planJobs,
+                             exposedBy: r.source, diagnosis: r.ours.diagnosis, system: r.seed,
+                             unidentifiable: system.unidentifiable, failsEverywhere: system.failsEverywhere)
+                    ofot.add(planted: system.faults, found: r.ofot.found, followUps: r.ofot.spent, planJobs: r.planJobs,
+                             exposedBy: r.source, failsEverywhere: system.failsEverywhere)
+                    exhaustiveJobs += r.extraJobsPerFault
+                    if let all = r.exhaustive {
+                        exhaustive.add(planted: system.faults, found: all.found, followUps: all.jobs - r.planJobs,
+                                       planJobs: r.planJobs, exposedBy: r.source, failsEverywhere: system.failsEverywhere)
                     } else {
                         exhaustiveSkipped += 1
                     }
@@ -84,6 +80,53 @@ extension IsolateBench {
             }
         }
         say("published BEN figures: " + publishedBEN)
+    }
+
+    /// One system of a setting, run by the three methods in turn on one oracle (so its draws are the same on every run).
+    struct SystemRun: Sendable {
+        var seed: UInt64
+        var system: System
+        var planJobs: Int
+        var source: [Observation]
+        var ours: (found: [Combination], spent: Int, diagnosis: Diagnosis)
+        var ofot: (found: [Combination], spent: Int)
+        /// Nil when the space is too large to run.
+        var exhaustive: (found: [Combination], jobs: Int)?
+        /// The jobs exhaustive testing adds to the plan, per fault, counted for every space.
+        var extraJobsPerFault: Double
+    }
+
+    static func run(seed: UInt64, strength: Int, size: Int, quick: Bool) -> SystemRun {
+        let system = makeSystem(seed: seed, faultSize: size, quick: quick)
+        var matrix = system.matrix
+        matrix.reduction = .tWise(strength)
+        let plan = matrix.plan(scenarios: [], settings: planSettings).configurations.map(\.values)
+        var oracle = Oracle(system: system, seed: seed)
+        let source = plan.map { oracle.observe($0, followUp: false) }
+        let ours = isolate(system, source: source, strength: strength, oracle: &oracle, seed: seed)
+        let ofot = oneFactorAtATime(system, source: source, oracle: &oracle)
+        let space = Double(MatrixSpace(system.matrix).countStages()?.afterConstraints.uint64 ?? UInt64.max)
+        let exhaustive = exhaustiveFaults(system, maxSize: strength + 1, oracle: &oracle, limit: quick ? 2_000 : 6_000)
+        return SystemRun(seed: seed, system: system, planJobs: plan.count, source: source, ours: ours, ofot: ofot,
+                         exhaustive: exhaustive,
+                         extraJobsPerFault: max(0, space - Double(plan.count)) / Double(max(1, system.faults.count)))
+    }
+
+    /// `transform` of each element, on every core (FLOWMATRIX_BENCH_ISOLATE_THREADS=1 runs them one by one), in order.
+    static func parallelMap<T: Sendable>(_ range: Range<Int>, _ transform: @Sendable (Int) -> T) -> [T] {
+        let env = ProcessInfo.processInfo.environment
+        let threads = max(1, Int(env["FLOWMATRIX_BENCH_ISOLATE_THREADS"] ?? "") ?? ProcessInfo.processInfo.activeProcessorCount)
+        let results = Mutex<[Int: T]>([:])
+        let next = Atomic<Int>(range.lowerBound)
+        DispatchQueue.concurrentPerform(iterations: min(threads, range.count)) { _ in
+            while true {
+                let n = next.add(1, ordering: .relaxed).oldValue
+                guard n < range.upperBound else { return }
+                let r = transform(n)
+                results.withLock { $0[n] = r }
+            }
+        }
+        return results.withLock { all in range.map { all[$0]! } }
     }
 
     /// One greedy covering-array run without restarts or row deletion: the plans are a little larger than
