@@ -17,13 +17,13 @@ struct ConfigurationLedger: Sendable {
     ///   - repeatsItself: the job is a follow-up that keeps an intermittent suspect: it is itself the repeat of flaky
     ///     evidence, and its failing attempt counts at once.
     ///   - flakyRepeats: passing repeats that make a flaky job noise.
-    ///   - retryPasses: a flaky job's passing retry is a pass at once: its configuration passed an attempt, so no
-    ///     deterministic fault holds it. Otherwise it is not one until the job's repeats settle it (noise counts as
-    ///     passing), and a flaky job whose failure counts is a failure of every attempt like any other.
-    mutating func record(_ o: Observation, repeatsItself: Bool, flakyRepeats: Int, retryPasses: Bool) {
+    ///
+    /// A flaky job's passing retry is a pass at once: its configuration passed an attempt, so no deterministic fault
+    /// holds it.
+    mutating func record(_ o: Observation, repeatsItself: Bool, flakyRepeats: Int) {
         let key = Key(subject: o.subject, configuration: o.configuration)
         let before = attempts[key] ?? .init()
-        attempts[key] = .init(passed: before.passed || o.verdict == .passed || retryPasses && o.verdict == .flaky,
+        attempts[key] = .init(passed: before.passed || o.verdict != .failed,
                               failed: before.failed || o.verdict != .passed)
         if let passes = pending[key] {
             // A repeat of a flaky job: a failing attempt makes it a failure; enough passing repeats make it noise.

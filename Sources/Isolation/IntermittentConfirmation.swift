@@ -18,7 +18,8 @@ extension IsolationSession {
 
     /// Whether a failing follow-up that kept intermittent suspect `target` holds nothing else suspect: no
     /// deterministic candidate that a failure `target` cannot explain needs, and no other combination most of whose
-    /// other jobs failed (jobs holding `target` left out: their failures may be its own).
+    /// other jobs failed (jobs holding `target` left out: their failures may be its own) — under a 3-wise plan, one
+    /// whose failures also stand out from the other jobs' (``IsolationEvidence/Record/standsOut(_:without:smoothed:)``).
     ///
     /// A live candidate made only of failures that hold `target`, or that a confirmed combination explains, is no
     /// rival: the candidates of the configurations an intermittent fault failed outright (every attempt) are live
@@ -26,9 +27,9 @@ extension IsolationSession {
     func isolatesIntermittent(_ target: Combination, in configuration: [String: String], subject: Subject,
                               ranking: SuspicionRanking) -> Bool
     {
-        let tally = record(subject).tallies { !target.isContained(in: $0) }
-        let flaky = IsolationEvidence.flakyRules(candidates: settings.maxSize)
-        let elsewhere = flaky ? configurations(subject) { isDeterministic($0) }.filter { !target.isContained(in: $0) && !explained($0, subject) } : []
+        let record = self.record(subject)
+        let tally = record.tallies { !target.isContained(in: $0) }
+        let elsewhere = configurations(subject) { isDeterministic($0) }.filter { !target.isContained(in: $0) && !explained($0, subject) }
         // A larger suspect holding `target` that never passed (a deterministic pair seen through one of its values)
         // explains the failure better, unless `target`'s jobs without it fail too, intermittently. When the larger
         // one's jobs show intermittency (it is no deterministic fault), one failing job of `target` without it is
@@ -36,11 +37,11 @@ extension IsolationSession {
         return Combination.subsets(of: configuration, maxSize: settings.maxSize).allSatisfy { s in
             if target.isSubset(of: s) {
                 guard s != target, let t = tallies[subject]?[s], IsolationEvidence.suspicious(t), t.passing == 0 else { return true }
-                let record = self.record(subject)
-                return record.failsWithout(target, s) || flaky && t.intermittent > 0 && (record.tally(of: target, without: s)?.failing ?? 0) > 0
+                return record.failsWithout(target, s) || t.intermittent > 0 && (record.tally(of: target, without: s)?.failing ?? 0) > 0
             }
-            let rival = ranking.live.contains(s) && (!flaky || elsewhere.contains { s.isContained(in: $0) })
-            return !rival && !IsolationEvidence.suspicious(tally[s])
+            let rival = ranking.live.contains(s) && elsewhere.contains { s.isContained(in: $0) }
+            guard !rival, let t = tally[s], IsolationEvidence.suspicious(t) else { return !rival }
+            return IsolationEvidence.overlapRules(candidates: settings.maxSize) && !record.standsOut(t, without: target, smoothed: false)
         }
     }
 }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// What a subject's jobs say, attempt by attempt (pure): the evidence ``IsolationSession`` decides on.
 ///
 /// A **deterministic** failure-inducing combination fails every attempt, so a configuration with a passing attempt
@@ -21,6 +23,12 @@ struct IsolationEvidence: Sendable {
 
         /// The share of its jobs that failed an attempt.
         var rate: Double { Double(failing) / Double(max(1, failing + passing)) }
+
+        /// These jobs but those of `part`, which they hold.
+        func without(_ part: Tally) -> Tally {
+            Tally(failing: max(0, failing - part.failing), passing: max(0, passing - part.passing),
+                  intermittent: max(0, intermittent - part.intermittent))
+        }
     }
 
     /// A combination is an intermittent suspect when at least this many of its jobs failed an attempt…
@@ -80,6 +88,27 @@ struct IsolationEvidence: Sendable {
     /// its jobs. Such a suspect is passed over for an evidenced part of it still to try.
     static func fewFailing(_ t: Tally?) -> Bool { (t?.failing ?? 0) <= minimumFailing }
 
+    /// How much likelier a combination's outcomes must be if it were a flaky fault than if it were none for its
+    /// failures to stand out (``standsOut(_:background:smoothed:)``).
+    static let standOutRatio = 20.0
+
+    /// Whether a combination's failures stand out from those of the other jobs (`background`): its jobs' outcomes are
+    /// ``standOutRatio`` times likelier if it were a flaky fault — failing an attempt in half its jobs, the others at
+    /// the background's rate — than if its jobs failed at the background's rate. A share alone does not say it: under
+    /// a 3-wise plan whose two flaky values fail 44 % of the other jobs, every value and most triples of a follow-up
+    /// reached the suspect share, and blocked every confirmation of either value.
+    /// - Parameter smoothed: the background's rate counts one failing and one passing job more (Laplace's rule), for a
+    ///   suspect: one every unexplained job holds has no background, and does not stand out from none (`a=0` once
+    ///   `a=1` was confirmed on a two-valued axis). Otherwise (for a combination that may block a confirmation) the
+    ///   rate is kept within 2–98 %, and a failing combination stands out from an empty background.
+    static func standsOut(_ t: Tally, background: Tally, smoothed: Bool) -> Bool {
+        let base = smoothed ? Double(background.failing + 1) / Double(background.failing + background.passing + 2)
+            : min(0.98, max(0.02, background.rate))
+        let fault = 0.5 + 0.5 * base
+        let evidence = Double(t.failing) * log(fault / base) + Double(t.passing) * log((1 - fault) / (1 - base))
+        return evidence > log(standOutRatio)
+    }
+
     /// Whether a tally makes its combination an intermittent suspect.
     static func suspicious(_ t: Tally?) -> Bool {
         guard let t else { return false }
@@ -96,6 +125,28 @@ struct IsolationEvidence: Sendable {
         var mixed: Set<[String: String]>
         /// The largest suspect (``IsolationEvidence/maximumSize(candidates:)``).
         var size: Int
+
+        /// The jobs `explained` does not cover that show intermittency: flaky, or failing in a configuration that also
+        /// passed.
+        var intermittentJobs: Int {
+            jobs.filter { job in
+                !explained.contains { $0.isContained(in: job.configuration) }
+                    && (job.verdict == .flaky || (job.verdict == .failed && mixed.contains(job.configuration)))
+            }.count
+        }
+
+        /// Whether the combination whose tally over the jobs that do not hold `target` (every job, without one) is `t`
+        /// stands out from the other such jobs (``IsolationEvidence/standsOut(_:background:smoothed:)``; jobs `explained`
+        /// covers left out, as from the tallies).
+        func standsOut(_ t: Tally, without target: Combination? = nil, smoothed: Bool) -> Bool {
+            var all = Tally()
+            for job in jobs where !(target?.isContained(in: job.configuration) ?? false)
+                && !explained.contains(where: { $0.isContained(in: job.configuration) })
+            {
+                if job.verdict == .passed { all.passing += 1 } else { all.failing += 1 }
+            }
+            return IsolationEvidence.standsOut(t, background: all.without(t), smoothed: smoothed)
+        }
 
         /// The tallies of the jobs whose configuration `filter` keeps.
         func tallies(_ filter: ([String: String]) -> Bool = { _ in true }) -> [Combination: Tally] {
@@ -148,8 +199,7 @@ struct IsolationEvidence: Sendable {
     /// The intermittent suspect of a failing configuration whose own jobs show intermittency most (held by at least
     /// half of the subject's unexplained intermittent jobs, `intermittentJobs`), then the smaller — unless the smaller
     /// is a part of the larger whose other jobs only passed (``onlyPassesWithout(_:_:)``) — then the higher failure
-    /// share, among those `untried` allows (under a 3-wise plan, ``flakyRules(candidates:)`` aside: the higher share,
-    /// then the smaller). (The higher share before the smaller chose a flaky value's pair with
+    /// share, among those `untried` allows. (The higher share before the smaller chose a flaky value's pair with
     /// whatever value its few unexplained failing jobs happened to share.)
     static func evidencedSuspect(in failing: [String: String], tally: [Combination: Tally], intermittentJobs total: Int,
                                  maxSize: Int, size: Int? = nil, untried: (Combination) -> Bool) -> Combination?
@@ -162,13 +212,12 @@ struct IsolationEvidence: Sendable {
             .min { a, b in
                 let (ta, tb) = (tally[a] ?? .init(), tally[b] ?? .init())
                 if ta.intermittent != tb.intermittent { return ta.intermittent > tb.intermittent }
-                if a.count != b.count, flakyRules(candidates: maxSize) {
+                if a.count != b.count {
                     let (part, whole) = a.count < b.count ? (ta, tb) : (tb, ta)
                     let smallerFirst = a.isSubset(of: b) || b.isSubset(of: a) ? !onlyPassesWithout(part, whole) : true
                     return smallerFirst == (a.count < b.count)
                 }
                 if ta.rate != tb.rate { return ta.rate > tb.rate }
-                if a.count != b.count { return a.count < b.count }
                 return a < b
             }
     }

@@ -62,8 +62,7 @@ public struct IsolationSession: Sendable {
         for o in results {
             observations.append(o)
             let key = Key(subject: o.subject, configuration: o.configuration)
-            ledger.record(o, repeatsItself: o.followUp && targets[key]?.intermittent == true, flakyRepeats: settings.flakyRepeats,
-                          retryPasses: IsolationEvidence.flakyRules(candidates: settings.maxSize))
+            ledger.record(o, repeatsItself: o.followUp && targets[key]?.intermittent == true, flakyRepeats: settings.flakyRepeats)
         }
         decide()
     }
@@ -173,7 +172,7 @@ public struct IsolationSession: Sendable {
         // it, fails in several configurations, never intermittently, and leaves it no suspect without its other values.
         if let evidenced = evidencedSuspect(subject, failing, untried: untried),
            (tallies[subject]?[evidenced.combination]?.failing ?? 0) >= (suspects.first?.failing ?? 0),
-           !(suspects.first.map { d in IsolationEvidence.flakyRules(candidates: settings.maxSize) && d.failing > 1 && (tallies[subject]?[d.combination]?.intermittent ?? 0) == 0
+           !(suspects.first.map { d in d.failing > 1 && (tallies[subject]?[d.combination]?.intermittent ?? 0) == 0
                && record(subject).outranks(d.combination, evidenced.combination) } ?? false) { return evidenced }
         if deterministic {
             if let keep = TieNarrowing.keep(failing, suspects) {
@@ -266,7 +265,7 @@ public struct IsolationSession: Sendable {
 
     /// Settles the flaky jobs of `subject` that other jobs corroborate (``ConfigurationLedger/corroborate(_:tally:size:explained:)``).
     private mutating func corroborate(_ subject: Subject) {
-        guard IsolationEvidence.flakyRules(candidates: settings.maxSize), let tally = tallies[subject] else { return }
+        guard let tally = tallies[subject] else { return }
         let session = self
         ledger.corroborate(subject, tally: tally, size: settings.suspectSize) {
             session.explained($0, subject)
@@ -277,10 +276,7 @@ public struct IsolationSession: Sendable {
     private mutating func tally(_ subject: Subject) {
         let record = self.record(subject)
         tallies[subject] = record.tallies()
-        intermittentJobs[subject] = record.jobs.filter { job in
-            !record.explained.contains { $0.isContained(in: job.configuration) }
-                && (job.verdict == .flaky || (job.verdict == .failed && record.mixed.contains(job.configuration)))
-        }.count
+        intermittentJobs[subject] = record.intermittentJobs
     }
 
     /// Confirms each target a failing follow-up decided: a deterministic one when it is the only candidate left
@@ -339,11 +335,11 @@ public struct IsolationSession: Sendable {
 
     /// The subject's jobs, its confirmed combinations, and its configurations that both passed and failed an attempt.
     func record(_ subject: Subject) -> IsolationEvidence.Record {
-        .init(jobs: observations.filter { $0.subject == subject }.map { ($0.configuration, $0.verdict) },
-              explained: confirmed.filter { $0.subject == subject }.map(\.combination),
-              deterministic: IsolationEvidence.overlapRules(candidates: settings.maxSize)
-                  ? Set(confirmed.filter { $0.subject == subject && !$0.intermittent }.map(\.combination)) : [],
-              mixed: ledger.mixed(subject),
-              size: settings.suspectSize)
+        let own = confirmed.filter { $0.subject == subject }
+        return .init(jobs: observations.filter { $0.subject == subject }.map { ($0.configuration, $0.verdict) },
+                     explained: own.map(\.combination),
+                     deterministic: IsolationEvidence.overlapRules(candidates: settings.maxSize)
+                         ? Set(own.filter { !$0.intermittent }.map(\.combination)) : [],
+                     mixed: ledger.mixed(subject), size: settings.suspectSize)
     }
 }

@@ -17,15 +17,6 @@ extension IsolationEvidence {
     /// morning"), and those plans are left as they were.
     static func overlapRules(candidates maxSize: Int) -> Bool { maxSize > 3 }
 
-    /// Whether the rules for flaky evidence apply (docs/ISOLATE.md, "The algorithm", steps 1, 4 and 7): a flaky job's
-    /// passing retry is a pass at once, flaky jobs other jobs corroborate need no repeat, a live candidate is a rival
-    /// only when another failure needs it, smaller evidenced suspects first, and the rest. They apply where candidates
-    /// have at most three values (pairwise and full plans). Under 3-wise plans every combination of them tried traded
-    /// two-value for three-value precision (a flaky three-value fault is confirmed there through its configurations'
-    /// four-value candidates, which a retry counted as a pass clears), so those plans keep the earlier rules
-    /// ("Figures of 6 December 2026, midday").
-    static func flakyRules(candidates maxSize: Int) -> Bool { !overlapRules(candidates: maxSize) }
-
     /// Counts, in `tallies`, the failing jobs that only deterministic confirmations explain (none of them held by the
     /// combination, nor a part of one: a deterministic fault fails every job that holds it, so its jobs say nothing of
     /// its parts) for every combination that is no suspect on its own (unexplained) jobs, whose own jobs show

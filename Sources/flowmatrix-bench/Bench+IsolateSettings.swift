@@ -73,7 +73,7 @@ extension IsolateBench {
                 say("    " + ours.identifiable)
                 say("    a found part of a planted fault that fails wherever the matrix allows it counted as that fault: "
                     + ours.partLine + "; one-factor-at-a-time " + ofot.partLine + "; exhaustive " + exhaustive.partLine)
-                if env["FLOWMATRIX_BENCH_ISOLATE_VERBOSE"] != nil { for m in ours.misses { say("      missed " + m) } }
+                if env["FLOWMATRIX_BENCH_ISOLATE_VERBOSE"] != nil { for m in ours.misses { say("      " + m) } }
                 say("  one-factor-at-a-time              " + ofot.line)
                 say("  exhaustive (spaces ≤ limit)       " + exhaustive.line + "; \(exhaustiveSkipped) spaces too large to"
                     + " run, mean " + String(format: "%.0f", exhaustiveJobs / Double(systems)) + " extra jobs per fault over all")

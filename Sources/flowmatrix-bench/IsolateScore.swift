@@ -17,7 +17,7 @@ struct IsolateScore {
     var recalledPart = 0, recalledPartExposed = 0, correctPart = 0
     /// `isolate`'s misses of exposed faults by cause (``IsolateBench/Diagnosis``).
     var missedNeverSuspected = 0, missedBudget = 0, missedRetracted = 0, missedMasked = 0
-    /// One line per missed exposed fault (printed with FLOWMATRIX_BENCH_ISOLATE_VERBOSE=1).
+    /// One line per missed exposed fault and per wrong confirmation (printed with FLOWMATRIX_BENCH_ISOLATE_VERBOSE=1).
     var misses: [String] = []
     var wrongSuperset = 0, wrongSubset = 0, wrongOther = 0
 
@@ -59,7 +59,7 @@ struct IsolateScore {
             }
             else if let d = diagnosis, d.budgetSpent { missedBudget += 1; cause = "budget exhausted" }
             else { missedOther += 1; cause = "other" }
-            misses.append("\(fault.combination)\(fault.flaky ? " (flaky)" : ""): \(cause)"
+            misses.append("missed \(fault.combination)\(fault.flaky ? " (flaky)" : ""): \(cause)"
                 + (unidentifiable.contains(fault.combination)
                     ? " (with the other faults it holds every configuration: no experiment tells it apart)" : "")
                 + "; found \(found.map(\.description))"
@@ -71,9 +71,15 @@ struct IsolateScore {
             recalledPart += 1
             if shown.contains(fault) { recalledPartExposed += 1 }
         }
-        for c in distinct.subtracting(truth) {
-            if truth.contains(where: { $0.isSubset(of: c) }) { wrongSuperset += 1 }
-            else if truth.contains(where: { c.isSubset(of: $0) }) { wrongSubset += 1 } else { wrongOther += 1 }
+        for c in distinct.subtracting(truth).sorted() {
+            let kind: String
+            if truth.contains(where: { $0.isSubset(of: c) }) { wrongSuperset += 1; kind = "a superset of a fault" }
+            else if truth.contains(where: { c.isSubset(of: $0) }) { wrongSubset += 1; kind = "a part of a fault" }
+            else { wrongOther += 1; kind = "unrelated" }
+            if diagnosis != nil {
+                misses.append("wrongly confirmed \(c) (\(kind)); the faults \(faults.map { "\($0.combination)\($0.flaky ? " (flaky)" : "")" })"
+                    + (system.map { " [system \($0)]" } ?? ""))
+            }
         }
         self.followUps += followUps
         self.planJobs += planJobs
