@@ -169,7 +169,8 @@ enum IsolateCommand {
             if asks.isEmpty { break }
             say("round \(runs.count + 1): \(asks.count) follow-up job(s)")
             let (round, port) = try await runRound(asks, source: runID, number: earlier.count + runs.count + 1,
-                                                   seed: settings.seed, matrixPath: run.info.matrixPath, options: options)
+                                                   seed: settings.seed, plan: plan, matrixPath: run.info.matrixPath,
+                                                   options: options)
             // Workers on other machines reconnect to the address they know: every round listens where the first did.
             if options.localWorkers == 0 { options.port = port }
             runs.append(round)
@@ -208,15 +209,16 @@ enum IsolateCommand {
         return code == ExitCode.success || code == ExitCode.failures ? ExitCode.failures : code
     }
 
-    /// One round as a new run: the source's matrix, only the follow-up jobs, the local workers `run` would start (or,
-    /// without local workers, the address workers connect to, said once it listens). Returns the run and the port it
-    /// listened on.
+    /// One round as a new run: the source's matrix (`plan`, planned once for every round), only the follow-up jobs,
+    /// the local workers `run` would start (or, without local workers, the address workers connect to, said once it
+    /// listens). Returns the run and the port it listened on.
     static func runRound(_ asks: [IsolationSession.FollowUp], source: String, number: Int, seed: UInt64,
-                         matrixPath: String, options: RunOptions) async throws -> (runID: String, port: Int) {
+                         plan: Plan, matrixPath: String, options: RunOptions) async throws -> (runID: String, port: Int) {
         var roundOptions = options
         roundOptions.matrixPath = matrixPath
         roundOptions.quiet = true
         var request = try await RunSession.request(roundOptions)
+        request.plan = plan
         request.shard = FollowUpJobs(source: source, round: number, seed: seed, asks: asks)
         request.reports = RunReportWriter(baseline: nil)
         let bound = Mutex(options.port)

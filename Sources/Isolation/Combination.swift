@@ -28,6 +28,14 @@ public struct Combination: Sendable, Hashable, Comparable, CustomStringConvertib
 
     public var count: Int { pairs.count }
 
+    /// This combination with `axis=value` added (`axis` not among its axes).
+    func adding(axis: String, value: String) -> Combination {
+        var out = pairs
+        let pair = Pair(axis: axis, value: value)
+        out.insert(pair, at: out.firstIndex { pair < $0 } ?? out.count)
+        return Combination(sorted: out)
+    }
+
     /// Whether every pair of the combination is in `configuration`.
     public func isContained(in configuration: [String: String]) -> Bool {
         pairs.allSatisfy { configuration[$0.axis] == $0.value }

@@ -6,15 +6,16 @@ extension IsolationSession {
     /// values fail too (the part explains the same failures with fewer values), or when the suspect itself has only
     /// ``IsolationEvidence/minimumFailing`` failing jobs (``IsolationEvidence/fewFailing(_:)``: they share its other
     /// values by chance; under ``IsolationEvidence/overlapRules(candidates:)`` only, as is the rule that a suspect's
-    /// failures stand out from the other jobs', ``IsolationEvidence/Record/standsOut(_:without:smoothed:)``).
+    /// failures stand out from the other jobs', ``IsolationEvidence/standsOut(_:background:smoothed:)``).
     func evidencedSuspect(_ subject: Subject, _ failing: [String: String], untried: (Trial) -> Bool) -> Trial? {
         let tally = tallies[subject] ?? [:]
         func open(_ c: Combination) -> Bool { untried(Trial(combination: c, intermittent: true)) }
         let overlap = IsolationEvidence.overlapRules(candidates: settings.maxSize)
         let record = self.record(subject)
+        let background = overlap ? record.background() : IsolationEvidence.Tally()
         return IsolationEvidence.evidencedSuspect(in: failing, tally: tally, intermittentJobs: intermittentJobs[subject] ?? 0,
                                                   maxSize: settings.maxSize, size: settings.suspectSize) { c in
-            open(c) && (!overlap || tally[c].map { record.standsOut($0, smoothed: true) } ?? false)
+            open(c) && (!overlap || tally[c].map { IsolationEvidence.standsOut($0, background: background.without($0), smoothed: true) } ?? false)
                 && !Combination.subsets(of: c.values, maxSize: c.count - 1).contains { part in
                 IsolationEvidence.evidenced(tally[part]) && open(part)
                     && (record.failsWithout(part, c, evidenced: false) || overlap && IsolationEvidence.fewFailing(tally[c]))

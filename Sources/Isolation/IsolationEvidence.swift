@@ -130,22 +130,26 @@ struct IsolationEvidence: Sendable {
         /// passed.
         var intermittentJobs: Int {
             jobs.filter { job in
-                !explained.contains { $0.isContained(in: job.configuration) }
+                !isExplained(job.configuration)
                     && (job.verdict == .flaky || (job.verdict == .failed && mixed.contains(job.configuration)))
             }.count
         }
 
-        /// Whether the combination whose tally over the jobs that do not hold `target` (every job, without one) is `t`
-        /// stands out from the other such jobs (``IsolationEvidence/standsOut(_:background:smoothed:)``; jobs `explained`
-        /// covers left out, as from the tallies).
-        func standsOut(_ t: Tally, without target: Combination? = nil, smoothed: Bool) -> Bool {
+        /// The jobs that do not hold `target` (every job, without one) as one tally, jobs `explained` covers left out:
+        /// the background a combination's failures stand out from (``IsolationEvidence/standsOut(_:background:smoothed:)``;
+        /// take the combination's own tally out of it with ``Tally/without(_:)`` when its jobs are among these). Counted
+        /// once per decision: a confirmation check weighs every combination of a follow-up against it.
+        func background(without target: Combination? = nil) -> Tally {
             var all = Tally()
-            for job in jobs where !(target?.isContained(in: job.configuration) ?? false)
-                && !explained.contains(where: { $0.isContained(in: job.configuration) })
-            {
+            for job in jobs where !(target?.isContained(in: job.configuration) ?? false) && !isExplained(job.configuration) {
                 if job.verdict == .passed { all.passing += 1 } else { all.failing += 1 }
             }
-            return IsolationEvidence.standsOut(t, background: all.without(t), smoothed: smoothed)
+            return all
+        }
+
+        /// Whether a confirmed combination covers `configuration` (its jobs are left out of every tally).
+        func isExplained(_ configuration: [String: String]) -> Bool {
+            explained.contains { $0.isContained(in: configuration) }
         }
 
         /// The tallies of the jobs whose configuration `filter` keeps.
@@ -165,15 +169,17 @@ struct IsolationEvidence: Sendable {
             }
         }
 
-        /// `part`'s tally on the jobs that do not hold `whole`.
-        func tally(of part: Combination, without whole: Combination) -> Tally? {
-            tallies { part.isContained(in: $0) && !whole.isContained(in: $0) }[part]
+        /// `part`'s tally on the jobs that hold neither `whole` nor any of `besides`.
+        func tally(of part: Combination, without whole: Combination, besides: Set<Combination> = []) -> Tally? {
+            tallies { c in
+                part.isContained(in: c) && !whole.isContained(in: c) && !besides.contains { $0.isContained(in: c) }
+            }[part]
         }
 
-        /// Whether `part`'s jobs that do not hold `whole` still fail, intermittently (`evidenced`: its jobs show
-        /// intermittency too): `whole`'s other values are not needed for `part` to fail.
-        func failsWithout(_ part: Combination, _ whole: Combination, evidenced: Bool = true) -> Bool {
-            let t = tally(of: part, without: whole)
+        /// Whether `part`'s jobs that hold neither `whole` nor any of `besides` still fail, intermittently (`evidenced`:
+        /// its jobs show intermittency too): `whole`'s other values are not needed for `part` to fail.
+        func failsWithout(_ part: Combination, _ whole: Combination, besides: Set<Combination> = [], evidenced: Bool = true) -> Bool {
+            let t = tally(of: part, without: whole, besides: besides)
             return evidenced ? IsolationEvidence.evidenced(t) : IsolationEvidence.suspicious(t)
         }
 

@@ -14,13 +14,9 @@
 /// when every failure is explained, the budget is spent, or nothing is left to try.
 public struct IsolationSession: Sendable {
     public typealias Settings = IsolationSettings
-
     public typealias FollowUp = IsolationFollowUp
-
     public typealias Confirmation = IsolationConfirmation
-
     typealias Key = IsolationKey
-
     typealias Trial = IsolationTrial
 
     public let settings: Settings

@@ -69,7 +69,8 @@ extension RunController {
         }
         guard let matrixPath else { throw RunError(.usage, "missing <matrix>") }
         emit(.planning(matrixPath: matrixPath))
-        let (loaded, findings) = MatrixPlanner.load(matrixAt: URL(fileURLWithPath: matrixPath), settings: request.planSettings)
+        let (loaded, findings) = request.plan.flatMap { request.resume == nil ? ($0, []) : nil }
+            ?? MatrixPlanner.load(matrixAt: URL(fileURLWithPath: matrixPath), settings: request.planSettings)
         guard var plan = loaded, findings.isEmpty else {
             throw RunError(.invalidInput, "\(matrixPath) has \(findings.count) finding(s); the run did not start",
                            findings: findings.sortedForDisplay())

@@ -28,6 +28,10 @@ public struct RunRequest: Sendable {
     public var resume: String?
     /// The plan's job limit (MX025) and reduction limits.
     public var planSettings = PlanSettings()
+    /// The matrix at `matrixPath` planned already with `planSettings`, used as it is (a resume plans again); nil plans
+    /// it. `flowmatrix isolate` plans the source's matrix once for all its rounds: planning a 3-wise matrix again for
+    /// each round took most of an isolation's time.
+    public var plan: Plan?
     public var retriesOverride: Int?
     /// Stability mode: every job this many times (overrides the matrix's `policy.repeat`).
     public var repetitionsOverride: Int?

@@ -1,0 +1,71 @@
+import Foundation
+@testable import Isolation
+import MatrixPlan
+import Testing
+
+/// A deterministic fault of one value with a set of another axis's values (the Catalog's pseudo-double direction in
+/// each narrow window) beside a flaky network: seen through the value alone it looks intermittent
+/// (``LargerCandidates``). The end-to-end case is
+/// `ThreeWiseIsolateTests`, on the Catalog itself.
+@Suite("Isolation: a value with a set of another axis's values")
+struct IsolationValueSetTests {
+    typealias Fixture = IsolationSessionTests
+
+    /// Every configuration of `axes` once, its verdict from `verdict`, in a session with 3-wise candidates.
+    static func session(_ axes: String, verdict: ([String: String], Int) -> Verdict) throws -> IsolationSession {
+        let json = #"{"name": "value-set", "corpus": ".", "registry": "noop", "reduction": "full", "axes": {\#(axes)}}"#
+        let (parsed, findings) = MatrixFile.parse(Array(json.utf8), file: "value-set.json", directory: URL(fileURLWithPath: "/"))
+        #expect(findings.isEmpty)
+        let matrix = try #require(parsed)
+        let source = Fixture.configurations(matrix).enumerated().map { n, c in
+            Observation(subject: Fixture.subject, configuration: c, verdict: verdict(c, n), jobID: "j\(n)", followUp: false)
+        }
+        return IsolationSession(source: source, generator: FollowUpGenerator(matrix: matrix),
+                                settings: .init(maxSize: 4, budget: 20, seed: 1))
+    }
+
+    static func larger(_ session: IsolationSession, _ target: Combination) -> LargerCandidates {
+        let record = session.record(Fixture.subject)
+        return LargerCandidates(of: target, ranking: session.ranking(Fixture.subject), record: record,
+                                background: record.background(without: target))
+    }
+
+    static let axes = #""d": ["ltr", "rtl", "pd"], "w": ["w0", "w1", "w2", "w3", "w4"], "l": ["en", "de", "ja"], "n": ["lte", "flaky"]"#
+
+    @Test("pd in two narrow windows of five, a flaky network beside it: the pairs explain pd, and no follow-up confirms pd alone")
+    func valueWithAWindowSet() throws {
+        let session = try Self.session(Self.axes) { c, n in
+            if c["d"] == "pd" && ["w0", "w1"].contains(c["w"]) { return .failed }
+            return c["n"] == "flaky" && n % 3 == 0 ? .flaky : .passed
+        }
+        let pd = Combination(["d": "pd"])
+        // pd fails in 12 of its 30 jobs (40 %, above the suspect share), and two of them are flaky.
+        let found = Self.larger(session, pd)
+        #expect(found.candidates == [Combination(["d": "pd", "w": "w0"]), Combination(["d": "pd", "w": "w1"])])
+        #expect(found.explain)
+        // A failing follow-up of pd in a wide window on the flaky network, where nothing else is suspect.
+        let followUp = ["d": "pd", "w": "w3", "l": "ja", "n": "flaky"]
+        #expect(!session.isolatesIntermittent(pd, in: followUp, subject: Fixture.subject, ranking: session.ranking(Fixture.subject)))
+    }
+
+    @Test("a flaky value beside a deterministic one: its pairs with the deterministic value never pass, and explain nothing")
+    func flakyValueBesideADeterministicOne() throws {
+        // l=de fails every job; d=pd fails every other job of its own.
+        let session = try Self.session(Self.axes) { c, n in
+            if c["l"] == "de" { return .failed }
+            if c["d"] == "pd" { return n % 2 == 0 ? .failed : n % 4 == 1 ? .flaky : .passed }
+            return .passed
+        }
+        let found = Self.larger(session, Combination(["d": "pd"]))
+        #expect(!found.candidates.contains { $0.pairs.contains(Combination.Pair(axis: "l", value: "de")) })
+        #expect(!found.explain)
+    }
+
+    @Test("a flaky value whose jobs fail everywhere alike: no larger candidate explains it")
+    func flakyValue() throws {
+        let session = try Self.session(Self.axes) { c, n in
+            c["d"] == "pd" && n % 2 == 0 ? (n % 4 == 0 ? .failed : .flaky) : .passed
+        }
+        #expect(!Self.larger(session, Combination(["d": "pd"])).explain)
+    }
+}
