@@ -39,24 +39,11 @@ struct NightlyIsolateTests {
     func plantedDefectsConfirmed() async throws {
         let ws = try E2EWorkspace()
         defer { ws.cleanUp() }
-        let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent()
-        let store = ws.root.appendingPathComponent("store").path
-        let (runCode, runOutput) = try await ws.run(
-            ["run", repository.appendingPathComponent("Matrices/nightly.json").path, "--store", store, "--quiet"],
-            label: "nightly", workingDirectory: repository, timeout: .seconds(480), localWorkers: .flowmatrix)
-        #expect(runCode == 1, "\(runOutput)")
-        let runs = URL(fileURLWithPath: store).appendingPathComponent("runs")
-        let source = try #require(try FileManager.default.contentsOfDirectory(atPath: runs.path).sorted().first)
+        let done = try await ShippedIsolation.run("Matrices/nightly.json", in: ws, timeout: .seconds(480))
+        let (json, source, output) = (done.record, done.source, done.isolateOutput)
+        #expect(done.runCode == 1, "\(done.runOutput)")
         // Exit 1: some flaky-network failures stay unexplained when the budget is spent (docs/ISOLATE.md).
-        let (code, output) = try await ws.run(
-            ["isolate", source, "--store", store], label: "isolate", workingDirectory: repository,
-            timeout: .seconds(480), localWorkers: .flowmatrix)
-        #expect(code == 1, "\(output)")
-        let isolation = try #require(try FileManager.default.contentsOfDirectory(atPath: runs.path)
-            .first { FileManager.default.fileExists(atPath: runs.appendingPathComponent("\($0)/isolation.json").path) })
-        let json = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf:
-            runs.appendingPathComponent("\(isolation)/isolation.json"))) as? [String: Any])
+        #expect(done.isolateCode == 1, "\(output)")
         #expect(json["source"] as? String == source)
         #expect(json["budget"] as? Int == 504)
         #expect((json["jobsRun"] as? Int ?? 999) <= 504)

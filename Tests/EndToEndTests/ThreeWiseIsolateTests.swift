@@ -19,22 +19,9 @@ struct ThreeWiseIsolateTests {
     func valueWithAWindowSet() async throws {
         let ws = try E2EWorkspace()
         defer { ws.cleanUp() }
-        let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent()
-        let store = ws.root.appendingPathComponent("store").path
-        let (runCode, runOutput) = try await ws.run(
-            ["run", repository.appendingPathComponent("Matrices/item-detail-3wise.json").path, "--store", store, "--quiet"],
-            label: "item-detail-3wise", workingDirectory: repository, timeout: .seconds(300), localWorkers: .flowmatrix)
-        #expect(runCode == 1, "\(runOutput)")
-        let runs = URL(fileURLWithPath: store).appendingPathComponent("runs")
-        let source = try #require(try FileManager.default.contentsOfDirectory(atPath: runs.path).sorted().first)
-        let (_, output) = try await ws.run(
-            ["isolate", source, "--store", store], label: "isolate", workingDirectory: repository,
-            timeout: .seconds(300), localWorkers: .flowmatrix)
-        let isolation = try #require(try FileManager.default.contentsOfDirectory(atPath: runs.path)
-            .first { FileManager.default.fileExists(atPath: runs.appendingPathComponent("\($0)/isolation.json").path) })
-        let json = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf:
-            runs.appendingPathComponent("\(isolation)/isolation.json"))) as? [String: Any])
+        let done = try await ShippedIsolation.run("Matrices/item-detail-3wise.json", in: ws, timeout: .seconds(300))
+        let (json, output) = (done.record, done.isolateOutput)
+        #expect(done.runCode == 1, "\(done.runOutput)")
         #expect(json["budget"] as? Int == 84)
         let confirmed = confirmations(json).filter { $0.scenario == "item-detail" }
         let deterministic = Set(confirmed.filter { !$0.intermittent }.map(\.combination))

@@ -45,13 +45,15 @@ struct ShippedMatricesTests {
         }
         // The Catalog matrices drive the headless model; the web ones (web-*.json) the sample shop in Chromium, and
         // a11y.json audits the shop with its own scenarios (docs/ACCESSIBILITY.md).
-        // a11y-catalog.json audits two scenarios of the Catalog corpus.
+        // a11y-catalog.json audits two scenarios of the Catalog corpus; item-detail-3wise.json isolates one
+        // (docs/ISOLATE.md).
         // parity-web.json runs the Catalog corpus on its web UI, parity.json on both renderers (docs/CATALOG-WEB.md).
         let web = name.hasPrefix("web-") || name == "a11y.json" || name == "parity-web.json"
         let corpusPaths: [String] =
             name == "a11y.json" ? ["../Workers/Web/Accessibility"]
             : name == "a11y-catalog.json"
             ? ["../Workers/Catalog/Scenarios/add-to-cart-from-detail.json", "../Workers/Catalog/Scenarios/cart-quantity.json"]
+            : name == "item-detail-3wise.json" ? ["../Workers/Catalog/Scenarios/item-detail.json"]
             : [web && !name.hasPrefix("parity") ? "../Workers/Web/Scenarios" : "../Workers/Catalog/Scenarios"]
         #expect(matrix.corpus == corpusPaths)
         #expect(matrix.registries == (name == "parity.json" ? ["catalog", "web"] : [web ? "web" : "catalog"]))
