@@ -39,7 +39,8 @@ struct IsolationValueSetTests {
             return c["n"] == "flaky" && n % 3 == 0 ? .flaky : .passed
         }
         let pd = Combination(["d": "pd"])
-        // pd fails in 12 of its 30 jobs (40 %, above the suspect share), and two of them are flaky.
+        // pd fails in the 12 of its 30 jobs in w0 or w1 (40 %, above the suspect share); the flaky network makes a
+        // third of its jobs there flaky, pd's among them.
         let found = Self.larger(session, pd)
         #expect(found.candidates == [Combination(["d": "pd", "w": "w0"]), Combination(["d": "pd", "w": "w1"])])
         #expect(found.explain)
