@@ -24,6 +24,11 @@ struct IsolationEvidence: Sendable {
         /// The share of its jobs that failed an attempt.
         var rate: Double { Double(failing) / Double(max(1, failing + passing)) }
 
+        /// Counts one more job: passing, or failing an attempt (failed or flaky).
+        mutating func count(_ verdict: Verdict) {
+            if verdict == .passed { passing += 1 } else { failing += 1 }
+        }
+
         /// These jobs but those of `part`, which they hold.
         func without(_ part: Tally) -> Tally {
             Tally(failing: max(0, failing - part.failing), passing: max(0, passing - part.passing),
@@ -59,7 +64,7 @@ struct IsolationEvidence: Sendable {
         for job in jobs where !explained.contains(where: { $0.isContained(in: job.configuration) }) {
             let shows = job.verdict == .flaky || (job.verdict == .failed && intermittentConfigurations.contains(job.configuration))
             for c in Combination.subsets(of: job.configuration, maxSize: size) {
-                if job.verdict == .passed { out[c, default: Tally()].passing += 1 } else { out[c, default: Tally()].failing += 1 }
+                out[c, default: Tally()].count(job.verdict)
                 if shows { out[c, default: Tally()].intermittent += 1 }
             }
         }
@@ -142,7 +147,7 @@ struct IsolationEvidence: Sendable {
         func background(without target: Combination? = nil) -> Tally {
             var all = Tally()
             for job in jobs where !(target?.isContained(in: job.configuration) ?? false) && !isExplained(job.configuration) {
-                if job.verdict == .passed { all.passing += 1 } else { all.failing += 1 }
+                all.count(job.verdict)
             }
             return all
         }

@@ -39,7 +39,7 @@ struct LargerCandidates: Sendable {
                     }
                 }
             }
-            if !held { if job.verdict == .passed { rest.passing += 1 } else { rest.failing += 1 } }
+            if !held { rest.count(job.verdict) }
         }
         candidates = larger
         explain = !larger.isEmpty && !IsolationEvidence.standsOut(rest, background: background, smoothed: true)
