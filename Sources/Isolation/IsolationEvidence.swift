@@ -107,11 +107,16 @@ struct IsolationEvidence: Sendable {
     ///   `a=1` was confirmed on a two-valued axis). Otherwise (for a combination that may block a confirmation) the
     ///   rate is kept within 2–98 %, and a failing combination stands out from an empty background.
     static func standsOut(_ t: Tally, background: Tally, smoothed: Bool) -> Bool {
+        evidence(t, background: background, smoothed: smoothed) > log(standOutRatio)
+    }
+
+    /// The log of how much likelier `t`'s outcomes are if its combination were a flaky fault than if it were none
+    /// (``standsOut(_:background:smoothed:)``).
+    static func evidence(_ t: Tally, background: Tally, smoothed: Bool) -> Double {
         let base = smoothed ? Double(background.failing + 1) / Double(background.failing + background.passing + 2)
             : min(0.98, max(0.02, background.rate))
         let fault = 0.5 + 0.5 * base
-        let evidence = Double(t.failing) * log(fault / base) + Double(t.passing) * log((1 - fault) / (1 - base))
-        return evidence > log(standOutRatio)
+        return Double(t.failing) * log(fault / base) + Double(t.passing) * log((1 - fault) / (1 - base))
     }
 
     /// Whether a tally makes its combination an intermittent suspect.
@@ -257,5 +262,18 @@ struct IsolationEvidence: Sendable {
                 if ta.failing != tb.failing { return ta.failing > tb.failing }
                 return a < b
             }
+    }
+}
+
+extension IsolationEvidence.Record {
+    /// `subject`'s record in `session`: its jobs, its confirmations, and `mixed`, its configurations that both
+    /// passed and failed an attempt.
+    init(_ subject: Subject, of session: IsolationSession, mixed: Set<[String: String]>) {
+        let own = session.confirmed.filter { $0.subject == subject }
+        self.init(jobs: session.observations.filter { $0.subject == subject }.map { ($0.configuration, $0.verdict) },
+                  explained: own.map(\.combination),
+                  deterministic: IsolationEvidence.overlapRules(candidates: session.settings.maxSize)
+                      ? Set(own.filter { !$0.intermittent }.map(\.combination)) : [],
+                  mixed: mixed, size: session.settings.suspectSize)
     }
 }

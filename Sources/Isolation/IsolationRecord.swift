@@ -114,7 +114,7 @@ public struct IsolationRecord: Sendable, Hashable, Codable {
         // The source run's configurations per subject, once (a probe's finding is a configuration not among them).
         var ran: [Subject: Set<[String: String]>] = [:]
         for o in session.observations where !o.followUp { ran[o.subject, default: []].insert(o.configuration) }
-        let unresolved = session.failingSubjects.compactMap { subject -> Unresolved? in
+        let unresolved = session.subjects.compactMap { subject -> Unresolved? in
             let left = session.unexplained(subject)
             guard !left.isEmpty else { return nil }
             let suspects = Self.suspects(left, of: subject, in: session)

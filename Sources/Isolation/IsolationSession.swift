@@ -10,8 +10,9 @@
 /// keeps it in an otherwise clean configuration fails an attempt. A flaky job's failure counts once its repeat fails,
 /// or (pairwise and full plans) once other jobs corroborate it; a passing job that holds a deterministic confirmation
 /// **retracts** it. With every failure explained and budget left, the failing configurations a confirmation explains
-/// are probed for second faults (``SecondFaults``): a failing probe is one more failure to explain. The session ends
-/// when every failure is explained, the budget is spent, or nothing is left to try.
+/// are probed for second faults (``SecondFaults``): a failing probe is one more failure to explain. A failing
+/// configuration nothing is left to try for is sampled around (``FailureSampling``) for its intermittent suspects' sake.
+/// The session ends when every failure is explained, the budget is spent, or nothing is left to try.
 public struct IsolationSession: Sendable {
     public typealias Settings = IsolationSettings
     public typealias FollowUp = IsolationFollowUp
@@ -42,6 +43,8 @@ public struct IsolationSession: Sendable {
     private var heldBack: [Subject: [Combination: Combination]] = [:]
     /// Probes of second faults (``SecondFaults``): their failures are to explain, like the source run's.
     private var probes = Set<Key>()
+    /// Samples around failing configurations nothing is left to try for.
+    private var sampling = FailureSampling()
 
     /// Subjects that fail in every configuration they ran, with their job counts (``FailingEverywhere``).
     public let failingEverywhere: [Subject: Int]
@@ -58,7 +61,8 @@ public struct IsolationSession: Sendable {
         for o in results {
             observations.append(o)
             let key = Key(subject: o.subject, configuration: o.configuration)
-            ledger.record(o, repeatsItself: o.followUp && targets[key]?.intermittent == true, flakyRepeats: settings.flakyRepeats)
+            ledger.record(o, repeatsItself: o.followUp && (targets[key]?.intermittent == true || sampling.samples.contains(key)),
+                          flakyRepeats: settings.flakyRepeats)
         }
         decide()
     }
@@ -78,13 +82,15 @@ public struct IsolationSession: Sendable {
             draft.add(FollowUp(subject: key.subject, configuration: key.configuration, target: nil), budget: settings.budget - spent)
         }
         round += 1
+        var stuck: [Key] = []
         for subject in subjects {
             let ranking = self.ranking(subject)
             var picked = Set<Trial>()
             for failing in unexplained(subject) {
                 // Its best trial still to make; when another failing configuration asked for it already this round,
                 // that follow-up decides for both.
-                guard let trial = nextTrial(subject, failing, ranking: ranking), picked.insert(trial).inserted else { continue }
+                guard let trial = nextTrial(subject, failing, ranking: ranking) else { stuck.append(Key(subject: subject, configuration: failing)); continue }
+                guard picked.insert(trial).inserted else { continue }
                 ask(trial, subject: subject, ranking: ranking, salt: picked.count, draft: &draft)
             }
         }
@@ -108,6 +114,10 @@ public struct IsolationSession: Sendable {
                     ask(trial, subject: subject, ranking: ranking, salt: picked.count, probing: n.probed, draft: &draft)
                 }
             }
+        }
+        if draft.out.isEmpty && !draft.reused {
+            let session = self
+            for f in sampling.next(around: stuck, in: session, hasRun: ledger.hasRun) { draft.add(f, budget: settings.budget - spent) }
         }
         spent += draft.out.count
         if draft.out.isEmpty && draft.reused {
@@ -194,8 +204,6 @@ public struct IsolationSession: Sendable {
     public var tried: Set<Combination> { Set(tries.values.flatMap { $0.keys.map(\.combination) }) }
 
     /// Subjects with a failure to explain, in order (those failing everywhere, ``failingEverywhere``, aside).
-    public var failingSubjects: [Subject] { subjects }
-
     var subjects: [Subject] { ledger.failingSubjects.filter { failingEverywhere[$0] == nil } }
 
     /// Whether a confirmed combination of `subject` explains `configuration`.
@@ -330,12 +338,5 @@ public struct IsolationSession: Sendable {
     }
 
     /// The subject's jobs, its confirmed combinations, and its configurations that both passed and failed an attempt.
-    func record(_ subject: Subject) -> IsolationEvidence.Record {
-        let own = confirmed.filter { $0.subject == subject }
-        return .init(jobs: observations.filter { $0.subject == subject }.map { ($0.configuration, $0.verdict) },
-                     explained: own.map(\.combination),
-                     deterministic: IsolationEvidence.overlapRules(candidates: settings.maxSize)
-                         ? Set(own.filter { !$0.intermittent }.map(\.combination)) : [],
-                     mixed: ledger.mixed(subject), size: settings.suspectSize)
-    }
+    func record(_ subject: Subject) -> IsolationEvidence.Record { .init(subject, of: self, mixed: ledger.mixed(subject)) }
 }

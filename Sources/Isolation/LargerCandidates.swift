@@ -23,7 +23,7 @@ struct LargerCandidates: Sendable {
     /// (``IsolationEvidence/Record/background(without:)``).
     init(of target: Combination, ranking: SuspicionRanking, record: IsolationEvidence.Record, background: IsolationEvidence.Tally) {
         var larger = record.deterministic.filter { target.isSubset(of: $0) && $0 != target }, ruledOut = Set<Combination>()
-        var rest = IsolationEvidence.Tally()
+        var rest: [(configuration: [String: String], verdict: Verdict)] = []
         for job in record.jobs where target.isContained(in: job.configuration) && !record.isExplained(job.configuration) {
             var held = false
             for (axis, value) in job.configuration where target[axis: axis] == nil {
@@ -39,9 +39,54 @@ struct LargerCandidates: Sendable {
                     }
                 }
             }
-            if !held { rest.count(job.verdict) }
+            if !held { rest.append(job) }
         }
+        while let s = Self.intermittentCandidate(of: target, in: rest, record: record, beside: !larger.isEmpty) {
+            larger.insert(s)
+            rest.removeAll { s.isContained(in: $0.configuration) }
+        }
+        var tally = IsolationEvidence.Tally()
+        for job in rest { tally.count(job.verdict) }
         candidates = larger
-        explain = !larger.isEmpty && !IsolationEvidence.standsOut(rest, background: background, smoothed: true)
+        explain = !larger.isEmpty && !IsolationEvidence.standsOut(tally, background: background, smoothed: true)
+    }
+
+    /// Jobs of a suspect's that its deterministic larger candidates leave, all holding one more value, at which that
+    /// value with the suspect is an intermittent candidate (``intermittentCandidate(of:in:record:beside:)``).
+    static let leftOver = 6
+
+    /// The intermittent candidate one value larger than `target` whose jobs among `rest` (`target`'s jobs no larger
+    /// candidate holds yet) stand out most from the others there, showing intermittency, and need `target`: the added
+    /// value's jobs without `target` are no suspect, and `rest`'s failures with it stand out from theirs too; nil when
+    /// none does. A flaky pair beside two deterministic ones of the same value (`a2=v1` with `a6=v3` flaky, `a3=v0`
+    /// and `a6=v2` not) left the value failing in most of its jobs, and a follow-up of it holding the flaky pair
+    /// confirmed it. A flaky value's pairs fail as often as its other jobs, and none stands out; beside another flaky
+    /// value its pairs with that value fail more often, but that value fails without it too.
+    private static func intermittentCandidate(of target: Combination, in rest: [(configuration: [String: String], verdict: Verdict)],
+                                              record: IsolationEvidence.Record, beside: Bool) -> Combination?
+    {
+        var all = IsolationEvidence.Tally(), by: [Combination: IsolationEvidence.Tally] = [:]
+        for job in rest {
+            let shows = job.verdict == .flaky || (job.verdict == .failed && record.mixed.contains(job.configuration))
+            all.count(job.verdict)
+            for (axis, value) in job.configuration where target[axis: axis] == nil {
+                let s = target.adding(axis: axis, value: value)
+                by[s, default: .init()].count(job.verdict)
+                if shows { by[s]?.intermittent += 1 }
+            }
+        }
+        var best: (combination: Combination, evidence: Double)?
+        for (s, t) in by.sorted(by: { $0.key < $1.key })
+        where IsolationEvidence.evidenced(t) && (IsolationEvidence.standsOut(t, background: all.without(t), smoothed: true)
+            || beside && t.failing == all.failing && t.passing == all.passing && t.failing + t.passing >= Self.leftOver) {
+            let e = IsolationEvidence.evidence(t, background: all.without(t), smoothed: true)
+            guard e > best?.evidence ?? -.infinity else { continue }
+            let added = Combination(sorted: s.pairs.filter { target[axis: $0.axis] == nil })
+            var alone = IsolationEvidence.Tally()
+            for job in record.jobs where added.isContained(in: job.configuration) && !target.isContained(in: job.configuration)
+                && !record.isExplained(job.configuration) { alone.count(job.verdict) }
+            if !IsolationEvidence.suspicious(alone) && IsolationEvidence.standsOut(t, background: alone, smoothed: true) { best = (s, e) }
+        }
+        return best?.combination
     }
 }

@@ -24,8 +24,8 @@ extension IsolateBench {
     struct Diagnosis {
         var tried: Set<Combination>
         var intermittentTries: [Combination: Int] = [:]
-        /// Follow-ups by kind: repeats of flaky jobs, intermittent trials, deterministic trials (and narrowings).
-        var spending = (repeats: 0, intermittent: 0, deterministic: 0)
+        /// Follow-ups by kind: repeats of flaky jobs, samples around failing configurations, intermittent trials, deterministic trials (and narrowings).
+        var spending = (repeats: 0, samples: 0, intermittent: 0, deterministic: 0)
         var retracted: Set<Combination>
         var budgetSpent: Bool
     }

@@ -49,12 +49,47 @@ struct IsolationValueSetTests {
         #expect(!session.isolatesIntermittent(pd, in: followUp, subject: Fixture.subject, ranking: session.ranking(Fixture.subject)))
     }
 
+    @Test("pd with two deterministic pairs and a flaky one: the flaky pair stands out of pd's other jobs and joins the candidates")
+    func valueWithDeterministicAndFlakyPairs() throws {
+        // d=pd fails every job in w0 and with l=de, fails an attempt in every job in w1, and passes elsewhere: it
+        // fails in 18 of its 30 jobs, some of them flaky, and looks like a flaky value.
+        let session = try Self.session(Self.axes) { c, n in
+            guard c["d"] == "pd" else { return .passed }
+            if c["w"] == "w0" || c["l"] == "de" { return .failed }
+            return c["w"] == "w1" ? (n % 3 == 0 ? .failed : .flaky) : .passed
+        }
+        let pd = Combination(["d": "pd"])
+        let found = Self.larger(session, pd)
+        #expect(found.candidates == [Combination(["d": "pd", "w": "w0"]), Combination(["d": "pd", "l": "de"]),
+                                     Combination(["d": "pd", "w": "w1"])])
+        #expect(found.explain)
+        // A flaky follow-up of pd that holds the flaky pair decides nothing about pd alone.
+        let followUp = ["d": "pd", "w": "w1", "l": "ja", "n": "lte"]
+        #expect(!session.isolatesIntermittent(pd, in: followUp, subject: Fixture.subject, ranking: session.ranking(Fixture.subject)))
+    }
+
+    @Test("pd fails every job on one value of a two-valued axis and half its jobs on the other: both pairs, not pd, explain it")
+    func valueOnATwoValuedAxis() throws {
+        let session = try Self.session(Self.axes) { c, n in
+            guard c["d"] == "pd" else { return .passed }
+            if c["n"] == "lte" { return .failed }
+            let r = (n &* 2_654_435_761) >> 11
+            return r % 2 == 0 ? (r % 4 == 0 ? .failed : .flaky) : .passed
+        }
+        let pd = Combination(["d": "pd"])
+        let found = Self.larger(session, pd)
+        #expect(found.candidates == [Combination(["d": "pd", "n": "lte"]), Combination(["d": "pd", "n": "flaky"])])
+        #expect(found.explain)
+    }
+
     @Test("a flaky value beside a deterministic one: its pairs with the deterministic value never pass, and explain nothing")
     func flakyValueBesideADeterministicOne() throws {
         // l=de fails every job; d=pd fails every other job of its own.
         let session = try Self.session(Self.axes) { c, n in
             if c["l"] == "de" { return .failed }
-            if c["d"] == "pd" { return n % 2 == 0 ? .failed : n % 4 == 1 ? .flaky : .passed }
+            // Every other job of pd's, in no pattern of the other axes (not `n % 2`: the job's index runs n fastest).
+            let r = (n &* 2_654_435_761) >> 11
+            if c["d"] == "pd" { return r % 2 == 0 ? .failed : r % 4 == 1 ? .flaky : .passed }
             return .passed
         }
         let found = Self.larger(session, Combination(["d": "pd"]))
@@ -65,8 +100,12 @@ struct IsolationValueSetTests {
     @Test("a flaky value whose jobs fail everywhere alike: no larger candidate explains it")
     func flakyValue() throws {
         let session = try Self.session(Self.axes) { c, n in
-            c["d"] == "pd" && n % 2 == 0 ? (n % 4 == 0 ? .failed : .flaky) : .passed
+            // Every other job of pd's, in no pattern of the other axes (the job's index runs n fastest, then l, w, d).
+            let r = (n &* 2_654_435_761) >> 11
+            return c["d"] == "pd" && r % 2 == 0 ? (r % 4 == 0 ? .failed : .flaky) : .passed
         }
-        #expect(!Self.larger(session, Combination(["d": "pd"])).explain)
+        let found = Self.larger(session, Combination(["d": "pd"]))
+        #expect(found.candidates.isEmpty)
+        #expect(!found.explain)
     }
 }
