@@ -30,6 +30,24 @@ struct IsolationValueSetTests {
                                 background: record.background(without: target))
     }
 
+    /// The job's index scattered, for a verdict in no pattern of the axes (the index runs n fastest, then l, w, d).
+    static func scattered(_ n: Int) -> Int { (n &* 2_654_435_761) >> 11 }
+
+    static let pd = Combination(["d": "pd"])
+
+    /// Expects pd's larger candidates to be the pairs of pd with `values` and to explain pd, and a failing follow-up
+    /// of pd in `followUp` not to confirm it.
+    static func expectPairsExplainPD(_ session: IsolationSession, _ values: [[String: String]], followUp: [String: String]? = nil,
+                                     sourceLocation: SourceLocation = #_sourceLocation) {
+        let found = larger(session, pd)
+        #expect(found.candidates == Set(values.map { Combination($0.merging(["d": "pd"]) { $1 }) }), sourceLocation: sourceLocation)
+        #expect(found.explain, sourceLocation: sourceLocation)
+        if let followUp {
+            #expect(!session.isolatesIntermittent(pd, in: followUp, subject: Fixture.subject, ranking: session.ranking(Fixture.subject)),
+                    sourceLocation: sourceLocation)
+        }
+    }
+
     static let axes = #""d": ["ltr", "rtl", "pd"], "w": ["w0", "w1", "w2", "w3", "w4"], "l": ["en", "de", "ja"], "n": ["lte", "flaky"]"#
 
     @Test("pd in two narrow windows of five, a flaky network beside it: the pairs explain pd, and no follow-up confirms pd alone")
@@ -38,15 +56,10 @@ struct IsolationValueSetTests {
             if c["d"] == "pd" && ["w0", "w1"].contains(c["w"]) { return .failed }
             return c["n"] == "flaky" && n % 3 == 0 ? .flaky : .passed
         }
-        let pd = Combination(["d": "pd"])
         // pd fails in the 12 of its 30 jobs in w0 or w1 (40 %, above the suspect share); the flaky network makes a
-        // third of its jobs there flaky, pd's among them.
-        let found = Self.larger(session, pd)
-        #expect(found.candidates == [Combination(["d": "pd", "w": "w0"]), Combination(["d": "pd", "w": "w1"])])
-        #expect(found.explain)
-        // A failing follow-up of pd in a wide window on the flaky network, where nothing else is suspect.
-        let followUp = ["d": "pd", "w": "w3", "l": "ja", "n": "flaky"]
-        #expect(!session.isolatesIntermittent(pd, in: followUp, subject: Fixture.subject, ranking: session.ranking(Fixture.subject)))
+        // third of its jobs there flaky, pd's among them. A failing follow-up of pd in a wide window on the flaky
+        // network, where nothing else is suspect, does not confirm it.
+        Self.expectPairsExplainPD(session, [["w": "w0"], ["w": "w1"]], followUp: ["d": "pd", "w": "w3", "l": "ja", "n": "flaky"])
     }
 
     @Test("pd with two deterministic pairs and a flaky one: the flaky pair stands out of pd's other jobs and joins the candidates")
@@ -58,14 +71,8 @@ struct IsolationValueSetTests {
             if c["w"] == "w0" || c["l"] == "de" { return .failed }
             return c["w"] == "w1" ? (n % 3 == 0 ? .failed : .flaky) : .passed
         }
-        let pd = Combination(["d": "pd"])
-        let found = Self.larger(session, pd)
-        #expect(found.candidates == [Combination(["d": "pd", "w": "w0"]), Combination(["d": "pd", "l": "de"]),
-                                     Combination(["d": "pd", "w": "w1"])])
-        #expect(found.explain)
         // A flaky follow-up of pd that holds the flaky pair decides nothing about pd alone.
-        let followUp = ["d": "pd", "w": "w1", "l": "ja", "n": "lte"]
-        #expect(!session.isolatesIntermittent(pd, in: followUp, subject: Fixture.subject, ranking: session.ranking(Fixture.subject)))
+        Self.expectPairsExplainPD(session, [["w": "w0"], ["l": "de"], ["w": "w1"]], followUp: ["d": "pd", "w": "w1", "l": "ja", "n": "lte"])
     }
 
     @Test("pd fails every job on one value of a two-valued axis and half its jobs on the other: both pairs, not pd, explain it")
@@ -73,13 +80,10 @@ struct IsolationValueSetTests {
         let session = try Self.session(Self.axes) { c, n in
             guard c["d"] == "pd" else { return .passed }
             if c["n"] == "lte" { return .failed }
-            let r = (n &* 2_654_435_761) >> 11
+            let r = Self.scattered(n)
             return r % 2 == 0 ? (r % 4 == 0 ? .failed : .flaky) : .passed
         }
-        let pd = Combination(["d": "pd"])
-        let found = Self.larger(session, pd)
-        #expect(found.candidates == [Combination(["d": "pd", "n": "lte"]), Combination(["d": "pd", "n": "flaky"])])
-        #expect(found.explain)
+        Self.expectPairsExplainPD(session, [["n": "lte"], ["n": "flaky"]])
     }
 
     @Test("a flaky value beside a deterministic one: its pairs with the deterministic value never pass, and explain nothing")
@@ -88,11 +92,11 @@ struct IsolationValueSetTests {
         let session = try Self.session(Self.axes) { c, n in
             if c["l"] == "de" { return .failed }
             // Every other job of pd's, in no pattern of the other axes (not `n % 2`: the job's index runs n fastest).
-            let r = (n &* 2_654_435_761) >> 11
+            let r = Self.scattered(n)
             if c["d"] == "pd" { return r % 2 == 0 ? .failed : r % 4 == 1 ? .flaky : .passed }
             return .passed
         }
-        let found = Self.larger(session, Combination(["d": "pd"]))
+        let found = Self.larger(session, Self.pd)
         #expect(!found.candidates.contains { $0.pairs.contains(Combination.Pair(axis: "l", value: "de")) })
         #expect(!found.explain)
     }
@@ -100,11 +104,11 @@ struct IsolationValueSetTests {
     @Test("a flaky value whose jobs fail everywhere alike: no larger candidate explains it")
     func flakyValue() throws {
         let session = try Self.session(Self.axes) { c, n in
-            // Every other job of pd's, in no pattern of the other axes (the job's index runs n fastest, then l, w, d).
-            let r = (n &* 2_654_435_761) >> 11
+            // Every other job of pd's, in no pattern of the other axes.
+            let r = Self.scattered(n)
             return c["d"] == "pd" && r % 2 == 0 ? (r % 4 == 0 ? .failed : .flaky) : .passed
         }
-        let found = Self.larger(session, Combination(["d": "pd"]))
+        let found = Self.larger(session, Self.pd)
         #expect(found.candidates.isEmpty)
         #expect(!found.explain)
     }
