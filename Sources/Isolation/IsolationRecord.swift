@@ -75,7 +75,7 @@ public struct IsolationRecord: Sendable, Hashable, Codable {
     public var source: String
     public var confirmed: [Confirmed]
     public var unresolved: [Unresolved]
-    /// Follow-up jobs run (flaky repeats included).
+    /// Follow-up jobs run (flaky repeats and samples included).
     public var jobsRun: Int
     /// Confirmations a later passing job contradicted (kept for the record).
     public var retracted: [Confirmed]
