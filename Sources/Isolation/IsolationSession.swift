@@ -40,7 +40,7 @@ public struct IsolationSession: Sendable {
     private(set) var intermittentJobs: [Subject: Int] = [:]
     /// Deterministic candidates isolated by a failing follow-up but held back: a part of them is an intermittent
     /// suspect still to try (it, not the whole, may be what failed).
-    private var heldBack: [Subject: [Combination: Combination]] = [:]
+    private(set) var heldBack: [Subject: [Combination: Combination]] = [:]
     /// Probes of second faults (``SecondFaults``): their failures are to explain, like the source run's.
     private var probes = Set<Key>()
     /// Samples around failing configurations nothing is left to try for.
@@ -89,7 +89,7 @@ public struct IsolationSession: Sendable {
             for failing in unexplained(subject) {
                 // Its best trial still to make; when another failing configuration asked for it already this round,
                 // that follow-up decides for both.
-                guard let trial = nextTrial(subject, failing, ranking: ranking) else { stuck.append(Key(subject: subject, configuration: failing)); continue }
+                guard let trial = TrialChoice(session: self).next(subject, failing, ranking: ranking) else { stuck.append(Key(subject: subject, configuration: failing)); continue }
                 guard picked.insert(trial).inserted else { continue }
                 ask(trial, subject: subject, ranking: ranking, salt: picked.count, draft: &draft)
             }
@@ -163,41 +163,6 @@ public struct IsolationSession: Sendable {
         draft.kept[subject, default: []].append(config)
         draft.add(FollowUp(subject: subject, configuration: config, target: trial.combination, intermittent: trial.intermittent),
                   budget: settings.budget - spent)
-    }
-
-    /// What to try for a failing configuration: its best deterministic candidate (or the intermittent part holding it
-    /// back), else its best intermittent suspect; nil when everything has been tried.
-    private func nextTrial(_ subject: Subject, _ failing: [String: String], ranking: SuspicionRanking) -> Trial? {
-        let done = tries[subject] ?? [:]
-        func untried(_ t: Trial) -> Bool {
-            (done[t] ?? 0) < (t.intermittent ? settings.intermittentTries : settings.triesPerCandidate)
-        }
-        let deterministic = isDeterministic(Key(subject: subject, configuration: failing))
-        let suspects = deterministic ? ranking.suspects(in: failing) : []
-        // An evidenced intermittent suspect goes first unless a deterministic candidate explains more failures, or holds
-        // it, fails in several configurations, never intermittently, and leaves it no suspect without its other values.
-        if let evidenced = evidencedSuspect(subject, failing, untried: untried),
-           (tallies[subject]?[evidenced.combination]?.failing ?? 0) >= (suspects.first?.failing ?? 0),
-           !(suspects.first.map { d in d.failing > 1 && (tallies[subject]?[d.combination]?.intermittent ?? 0) == 0
-               && record(subject).outranks(d.combination, evidenced.combination) } ?? false) { return evidenced }
-        if deterministic {
-            if let keep = TieNarrowing.keep(failing, suspects) {
-                let t = Trial(combination: keep, intermittent: false)
-                if untried(t) { return t }
-            }
-            for s in suspects {
-                if let part = heldBack[subject]?[s.combination] {
-                    let t = Trial(combination: part, intermittent: true)
-                    if untried(t) { return t }
-                    continue
-                }
-                let t = Trial(combination: s.combination, intermittent: false)
-                if untried(t) { return t }
-            }
-        }
-        return IsolationEvidence.bestSuspect(in: failing, tally: tallies[subject] ?? [:], size: settings.suspectSize) {
-            untried(Trial(combination: $0, intermittent: true))
-        }.map { Trial(combination: $0, intermittent: true) }
     }
 
     /// Every combination a follow-up has kept so far (any subject): what the session suspected enough to test.
