@@ -41,34 +41,48 @@ struct LargerCandidates: Sendable {
             }
             if !held { rest.append(job) }
         }
-        while let s = Self.intermittentCandidate(of: target, in: rest, record: record, beside: !larger.isEmpty) {
+        // The axes on which a deterministic candidate holds `target` with one of their values.
+        let split = Set(larger.flatMap { $0.pairs.filter { target[axis: $0.axis] == nil }.map(\.axis) })
+        let start = rest
+        var picked = false
+        while let s = Self.intermittentCandidate(of: target, in: rest, among: start, record: record, split: split) {
             larger.insert(s)
             rest.removeAll { s.isContained(in: $0.configuration) }
+            picked = true
         }
         var tally = IsolationEvidence.Tally()
         for job in rest { tally.count(job.verdict) }
         candidates = larger
-        explain = !larger.isEmpty && !IsolationEvidence.standsOut(tally, background: background, smoothed: true)
+        // With intermittent candidates picked, the jobs left must look likelier background than fault: a flaky value
+        // whose jobs on one value of an axis happened to fail more than on the other still fails on the other.
+        explain = !larger.isEmpty && (picked ? IsolationEvidence.evidence(tally, background: background, smoothed: true) <= 0
+            : !IsolationEvidence.standsOut(tally, background: background, smoothed: true))
     }
 
-    /// Jobs of a suspect's that its deterministic larger candidates leave, all holding one more value, at which that
-    /// value with the suspect is an intermittent candidate (``intermittentCandidate(of:in:record:beside:)``).
+    /// Jobs of a suspect's that its deterministic larger candidates leave, all holding one more value of an axis one of
+    /// them splits the suspect on, at which that value with the suspect is an intermittent candidate
+    /// (``intermittentCandidate(of:in:among:record:split:)``).
     static let leftOver = 6
 
     /// The intermittent candidate one value larger than `target` whose jobs among `rest` (`target`'s jobs no larger
-    /// candidate holds yet) stand out most from the others there, showing intermittency, and need `target`: the added
-    /// value's jobs without `target` are no suspect, and `rest`'s failures with it stand out from theirs too; nil when
-    /// none does. A flaky pair beside two deterministic ones of the same value (`a2=v1` with `a6=v3` flaky, `a3=v0`
+    /// candidate holds yet) stand out most from the others of `start` (those no deterministic candidate holds: a fixed
+    /// background, for the rest left after each pick fails less and less, and a flaky value's pairs that happened to
+    /// fail more were picked one after another until it was explained away), showing intermittency, and need `target`:
+    /// the added value's jobs without `target` are no suspect, and their failures with it stand out from theirs too;
+    /// or, when every job left holds one more value of an axis in `split` (on which a deterministic candidate holds
+    /// `target`), that value with `target`. Nil when none does. A flaky pair beside two deterministic ones of the same value (`a2=v1` with `a6=v3` flaky, `a3=v0`
     /// and `a6=v2` not) left the value failing in most of its jobs, and a follow-up of it holding the flaky pair
     /// confirmed it. A flaky value's pairs fail as often as its other jobs, and none stands out; beside another flaky
     /// value its pairs with that value fail more often, but that value fails without it too.
     private static func intermittentCandidate(of target: Combination, in rest: [(configuration: [String: String], verdict: Verdict)],
-                                              record: IsolationEvidence.Record, beside: Bool) -> Combination?
+                                              among start: [(configuration: [String: String], verdict: Verdict)],
+                                              record: IsolationEvidence.Record, split: Set<String>) -> Combination?
     {
-        var all = IsolationEvidence.Tally(), by: [Combination: IsolationEvidence.Tally] = [:]
+        var all = IsolationEvidence.Tally(), left = IsolationEvidence.Tally(), by: [Combination: IsolationEvidence.Tally] = [:]
+        for job in start { all.count(job.verdict) }
         for job in rest {
             let shows = job.verdict == .flaky || (job.verdict == .failed && record.mixed.contains(job.configuration))
-            all.count(job.verdict)
+            left.count(job.verdict)
             for (axis, value) in job.configuration where target[axis: axis] == nil {
                 let s = target.adding(axis: axis, value: value)
                 by[s, default: .init()].count(job.verdict)
@@ -78,7 +92,8 @@ struct LargerCandidates: Sendable {
         var best: (combination: Combination, evidence: Double)?
         for (s, t) in by.sorted(by: { $0.key < $1.key })
         where IsolationEvidence.evidenced(t) && (IsolationEvidence.standsOut(t, background: all.without(t), smoothed: true)
-            || beside && t.failing == all.failing && t.passing == all.passing && t.failing + t.passing >= Self.leftOver) {
+            || t.failing == left.failing && t.passing == left.passing && t.failing + t.passing >= Self.leftOver
+                && s.pairs.contains { target[axis: $0.axis] == nil && split.contains($0.axis) }) {
             let e = IsolationEvidence.evidence(t, background: all.without(t), smoothed: true)
             guard e > best?.evidence ?? -.infinity else { continue }
             let added = Combination(sorted: s.pairs.filter { target[axis: $0.axis] == nil })
