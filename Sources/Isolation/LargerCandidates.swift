@@ -1,5 +1,5 @@
-/// An intermittent suspect's deterministic candidates one value larger, under a 3-wise plan (docs/ISOLATE.md, "A value
-/// with a set of another axis's values"): do they explain its failures?
+/// An intermittent suspect's candidates one value larger, deterministic and (beside those) intermittent, under a
+/// 3-wise plan (docs/ISOLATE.md, "A value with a set of another axis's values"): do they explain its failures?
 ///
 /// A fault of a value with a set of another axis's values (`direction=pseudo-double` in each of three narrow windows
 /// of seven, beside a flaky network) looks intermittent through the value, and fails without each pair: without this a
@@ -9,11 +9,13 @@
 struct LargerCandidates: Sendable {
     /// The live candidates the suspect and one more value make, held by more than one failing configuration, whose
     /// added value is no live candidate on its own (beside a deterministic value, every pair of a flaky value with it
-    /// never passes); and the confirmed deterministic combinations holding the suspect.
+    /// never passes); the confirmed deterministic combinations holding the suspect; and, beside these, the
+    /// intermittent candidates one value larger (``intermittentCandidate(of:in:among:record:split:)``).
     var candidates: Set<Combination> = []
     /// Whether they explain the suspect's failures: its jobs that hold none of them (nor a confirmed combination) do
     /// not stand out from the jobs without it (Laplace's rule, as for a suspect;
-    /// ``IsolationEvidence/standsOut(_:background:smoothed:)``).
+    /// ``IsolationEvidence/standsOut(_:background:smoothed:)``) — with intermittent candidates among them, those jobs
+    /// are likelier the background's than a fault's.
     var explain = false
 
     /// None: the rule applies under 3-wise plans only (``IsolationEvidence/overlapRules(candidates:)``).
@@ -73,9 +75,9 @@ struct LargerCandidates: Sendable {
     /// fail more were picked one after another until it was explained away), showing intermittency, and need `target`:
     /// the added value's jobs without `target` are no suspect, and their failures with it stand out from theirs too;
     /// or, when every job left holds one more value of an axis in `split` (on which a deterministic candidate holds
-    /// `target`), that value with `target`. Nil when none does. A flaky pair beside two deterministic ones of the same value (`a2=v1` with `a6=v3` flaky, `a3=v0`
-    /// and `a6=v2` not) left the value failing in most of its jobs, and a follow-up of it holding the flaky pair
-    /// confirmed it. A flaky value's pairs fail as often as its other jobs, and none stands out; beside another flaky
+    /// `target`), that value with `target`. Nil when none does. A flaky pair beside two deterministic ones of the same
+    /// value (`a2=v1` with `a6=v3` flaky, `a3=v0` and `a6=v2` not) left the value failing in most of its jobs, and a
+    /// follow-up of it holding the flaky pair confirmed it. A flaky value's pairs fail as often as its other jobs, and none stands out; beside another flaky
     /// value its pairs with that value fail more often, but that value fails without it too.
     private static func intermittentCandidate(of target: Combination, in rest: [(configuration: [String: String], verdict: Verdict)],
                                               among start: [(configuration: [String: String], verdict: Verdict)],
