@@ -62,7 +62,7 @@ struct IsolationEvidence: Sendable {
     {
         var out: [Combination: Tally] = [:]
         for job in jobs where !explained.contains(where: { $0.isContained(in: job.configuration) }) {
-            let shows = job.verdict == .flaky || (job.verdict == .failed && intermittentConfigurations.contains(job.configuration))
+            let shows = showsIntermittency(job.verdict, job.configuration, mixed: intermittentConfigurations)
             for c in Combination.subsets(of: job.configuration, maxSize: size) {
                 out[c, default: Tally()].count(job.verdict)
                 if shows { out[c, default: Tally()].intermittent += 1 }
@@ -70,6 +70,11 @@ struct IsolationEvidence: Sendable {
         }
         if !deterministic.isEmpty { addMasked(to: &out, jobs: jobs, explained: explained, deterministic: deterministic, size: size) }
         return out
+    }
+
+    /// Whether a job shows intermittency: flaky, or failed in a configuration that also passed (in `mixed`).
+    static func showsIntermittency(_ verdict: Verdict, _ configuration: [String: String], mixed: Set<[String: String]>) -> Bool {
+        verdict == .flaky || (verdict == .failed && mixed.contains(configuration))
     }
 
     /// Whether a suspect's own jobs show intermittency (``Tally/intermittent``): such a suspect explains failures a
@@ -141,7 +146,7 @@ struct IsolationEvidence: Sendable {
         var intermittentJobs: Int {
             jobs.filter { job in
                 !isExplained(job.configuration)
-                    && (job.verdict == .flaky || (job.verdict == .failed && mixed.contains(job.configuration)))
+                    && IsolationEvidence.showsIntermittency(job.verdict, job.configuration, mixed: mixed)
             }.count
         }
 

@@ -86,7 +86,7 @@ struct LargerCandidates: Sendable {
         var all = IsolationEvidence.Tally(), left = IsolationEvidence.Tally(), by: [Combination: IsolationEvidence.Tally] = [:]
         for job in start { all.count(job.verdict) }
         for job in rest {
-            let shows = job.verdict == .flaky || (job.verdict == .failed && record.mixed.contains(job.configuration))
+            let shows = IsolationEvidence.showsIntermittency(job.verdict, job.configuration, mixed: record.mixed)
             left.count(job.verdict)
             for (axis, value) in job.configuration where target[axis: axis] == nil {
                 let s = target.adding(axis: axis, value: value)
