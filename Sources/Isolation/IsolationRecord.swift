@@ -8,7 +8,8 @@ public struct IsolationRecord: Sendable, Hashable, Codable {
         public var registry: String
         /// The command job's test it is about (its own verdicts were the evidence); absent for the whole job.
         public var test: String?
-        /// Axis → its values (one each for a confirmed combination).
+        /// Axis → its values: one each for a confirmed combination; several on an axis where confirmations that
+        /// differ only in that axis's value are one (``merged(_:)``: `locale ∈ {de, fr}`, each confirmed on its own).
         public var combination: [String: [String]]
         public var followUps: Int
         /// The follow-up jobs' ids.
@@ -16,6 +17,12 @@ public struct IsolationRecord: Sendable, Hashable, Codable {
         /// True when confirmed as intermittent (it failed an attempt in a clean configuration, though jobs holding it
         /// passed too); absent for a deterministic one.
         public var intermittent: Bool?
+
+        public init(scenario: String, registry: String, test: String?, combination: [String: [String]], followUps: Int,
+                    jobs: [String], intermittent: Bool?) {
+            (self.scenario, self.registry, self.test, self.combination) = (scenario, registry, test, combination)
+            (self.followUps, self.jobs, self.intermittent) = (followUps, jobs, intermittent)
+        }
 
         /// Its scenario, registry and test.
         public var subject: Subject { Subject(scenario: scenario, registry: registry, test: test) }
@@ -136,7 +143,7 @@ public struct IsolationRecord: Sendable, Hashable, Codable {
             }
             return u
         }
-        self.init(source: source, confirmed: session.confirmed.map(record), unresolved: unresolved, jobsRun: session.spent,
+        self.init(source: source, confirmed: Confirmed.merged(session.confirmed.map(record)), unresolved: unresolved, jobsRun: session.spent,
                   retracted: session.retracted.map(record), runs: runs, budget: session.settings.budget)
         let everywhere = session.failingEverywhere.keys.sorted().map { s in
             Everywhere(scenario: s.scenario, registry: s.registry, test: s.test, jobs: session.failingEverywhere[s] ?? 0)

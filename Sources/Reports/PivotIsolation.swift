@@ -31,12 +31,16 @@ enum PivotIsolation {
         return pivots
     }
 
-    /// Whether a confirmation's combination is a pattern's values (with its scenario, or without one when the pattern
-    /// names no scenario).
-    private static func matches(_ c: IsolationRecord.Confirmed, _ values: Set<AxisValue>, scenario: String?) -> Bool {
-        let pairs = c.combination.flatMap { axis, vs in vs.map { AxisValue(axis: axis, value: $0) } }
-        let own = Set(pairs + [AxisValue(axis: AxisPivot.scenarioAxis, value: c.scenario)])
-        return scenario == nil ? Set(pairs) == values : own == values
+    /// Whether a pattern lies within a confirmation (with its scenario, or without one when the pattern names no
+    /// scenario): the same axes, each of the pattern's values among the confirmation's for that axis. A confirmation
+    /// with a set of values (`window ∈ {narrow-landscape, narrow-portrait}`) marks the pattern of that set and of each
+    /// of its values.
+    static func matches(_ c: IsolationRecord.Confirmed, _ values: Set<AxisValue>, scenario: String?) -> Bool {
+        if let scenario, scenario != c.scenario { return false }
+        let own = values.filter { $0.axis != AxisPivot.scenarioAxis }
+        guard values.count - own.count == (scenario == nil ? 0 : 1) else { return false }
+        let axes = Set(own.map(\.axis))
+        return axes == Set(c.combination.keys) && own.allSatisfy { c.combination[$0.axis]?.contains($0.value) == true }
     }
 }
 

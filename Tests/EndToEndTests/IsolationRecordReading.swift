@@ -1,13 +1,16 @@
 import Foundation
 import Testing
 
-/// The confirmations of an `isolation.json` record, each combination written `axis=value + …` (axes in name order).
+/// The confirmations of an `isolation.json` record, one per combination, written `axis=value + …` (axes in name
+/// order): a confirmation with a set of values on an axis (`window ∈ {narrow-landscape, narrow-portrait}`) is each of
+/// the combinations it merges.
 func confirmations(_ record: [String: Any]) -> [(scenario: String, combination: String, intermittent: Bool)] {
-    (record["confirmed"] as? [[String: Any]] ?? []).map { c in
+    (record["confirmed"] as? [[String: Any]] ?? []).flatMap { c in
         let combination = c["combination"] as? [String: [String]] ?? [:]
-        let text = combination.keys.sorted()
-            .map { "\($0)=\(combination[$0]?.joined(separator: ",") ?? "")" }.joined(separator: " + ")
-        return (c["scenario"] as? String ?? "?", text, c["intermittent"] as? Bool == true)
+        let cells = combination.keys.sorted().reduce([[String]]()) { cells, axis in
+            (combination[axis] ?? []).flatMap { v in (cells.isEmpty ? [[]] : cells).map { $0 + ["\(axis)=\(v)"] } }
+        }
+        return cells.map { (c["scenario"] as? String ?? "?", $0.joined(separator: " + "), c["intermittent"] as? Bool == true) }
     }
 }
 

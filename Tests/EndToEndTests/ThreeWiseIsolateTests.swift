@@ -28,5 +28,10 @@ struct ThreeWiseIsolateTests {
         #expect(Self.planted.subtracting(deterministic).isEmpty, "missing \(Self.planted.subtracting(deterministic)):\n\(output)")
         let alone = confirmed.filter { ["direction=pseudo-double", "locale=de"].contains($0.combination) }
         #expect(alone.isEmpty, "\(output)")
+        // Each value's three windows are one line, each of its pairs confirmed on its own (docs/ISOLATE.md).
+        for value in ["direction=pseudo-double", "locale=de"] {
+            #expect(output.contains("confirmed: item-detail fails with \(value) + window ∈ {narrow-landscape, narrow-portrait, tall-narrow} (confirmed by"),
+                    "\(output)")
+        }
     }
 }

@@ -25,6 +25,28 @@ struct IsolationHeadlineTests {
             + "sync fails intermittently with theme=dark, confirmed by 3 follow-up jobs.")
     }
 
+    @Test("a confirmation with a set of windows is one part, and marks the pivot's pattern of the set and of each window")
+    func valueSet() throws {
+        let r = try Self.record("""
+            {"source": "r1", "jobsRun": 6, "budget": 12, "runs": ["r2"], "retracted": [], "unresolved": [],
+             "confirmed": [
+               {"scenario": "item", "registry": "r", "combination": {"locale": ["de"], "window": ["narrow", "tall"]},
+                "followUps": 6, "jobs": []}]}
+            """)
+        #expect(IsolationSections.isolationHeadline(r) == "Isolation of run r1 (6 follow-up jobs): "
+            + "item fails with locale=de + window ∈ {narrow, tall}, confirmed by 6 follow-up jobs.")
+        let c = try #require(r.confirmed.first)
+        func v(_ pairs: [(String, String)]) -> Set<AxisValue> { Set(pairs.map { AxisValue(axis: $0.0, value: $0.1) }) }
+        let scenario = (AxisPivot.scenarioAxis, "item")
+        #expect(PivotIsolation.matches(c, v([scenario, ("locale", "de"), ("window", "narrow"), ("window", "tall")]), scenario: "item"))
+        #expect(PivotIsolation.matches(c, v([scenario, ("locale", "de"), ("window", "tall")]), scenario: "item"))
+        #expect(PivotIsolation.matches(c, v([("locale", "de"), ("window", "narrow")]), scenario: nil))
+        // Not a window it was not confirmed with, another scenario, or fewer axes than it needs.
+        #expect(!PivotIsolation.matches(c, v([scenario, ("locale", "de"), ("window", "wide")]), scenario: "item"))
+        #expect(!PivotIsolation.matches(c, v([(AxisPivot.scenarioAxis, "cart"), ("locale", "de"), ("window", "tall")]), scenario: "cart"))
+        #expect(!PivotIsolation.matches(c, v([scenario, ("locale", "de")]), scenario: "item"))
+    }
+
     @Test("unexplained configurations of scenarios whose follow-ups all passed are said not to have failed again")
     func didNotFailAgain() throws {
         func unresolved(_ name: String, configurations: Int, followUps: Int, failing: Int) -> String {
