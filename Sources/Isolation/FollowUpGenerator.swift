@@ -31,22 +31,27 @@ public struct FollowUpGenerator: Sendable {
     ///     differs from the first wherever the matrix allows (what both hold besides `keep` is then all they share).
     ///   - confounding: the failing jobs that made `keep` an intermittent suspect: their other values come after those
     ///     of `avoiding` (a larger combination of theirs holding `keep` may be what failed).
+    ///   - undecided: earlier follow-ups of the same intermittent suspect that failed and confirmed nothing: their
+    ///     values among the confounding ones come after the other confounding values.
     public func configuration(keeping keep: Combination, ranking: SuspicionRanking, maxSize: Int, seed: UInt64,
-                              avoiding: [[String: String]] = [], confounding: [[String: String]] = []) -> [String: String]?
+                              avoiding: [[String: String]] = [], confounding: [[String: String]] = [],
+                              undecided: [[String: String]] = []) -> [String: String]?
     {
         var partial = keep.values
         guard space.canComplete(space.partial(partial)) else { return nil }
         var rng = SplitMix64(seed: seed)
         let free = axes.filter { keep[axis: $0.name] == nil }
         // Per free axis, its values safest first (seeded ties); a value earlier follow-ups held comes after the others,
-        // then a value the confounding jobs held, and a value that is itself a candidate (every job holding it failed)
-        // comes last.
+        // then a value the confounding jobs held (one an undecided follow-up held too after the others: an
+        // intermittent suspect's follow-up that failed holding a confounding value, and so decided nothing, was made
+        // again the same), and a value that is itself a candidate (every job holding it failed) comes last.
         let orders: [[String]] = free.map { axis in
             let jitter = Dictionary(uniqueKeysWithValues: axis.values.map { ($0, rng.next()) })
             func weight(_ v: String) -> Double {
-                let tier = ranking.live.contains(Combination([axis.name: v])) ? 2
-                    : confounding.contains { $0[axis.name] == v } ? 1.5 : avoiding.contains { $0[axis.name] == v } ? 1 : 0
-                return ranking.weight(axis: axis.name, value: v) + tier * 1_000_000
+                let tier = ranking.live.contains(Combination([axis.name: v])) ? 4
+                    : confounding.contains { $0[axis.name] == v } ? (undecided.contains { $0[axis.name] == v } ? 3 : 2)
+                    : avoiding.contains { $0[axis.name] == v } ? 1 : 0
+                return ranking.weight(axis: axis.name, value: v) + Double(tier) * 1_000_000
             }
             return axis.values.sorted { a, b in
                 let (wa, wb) = (weight(a), weight(b))

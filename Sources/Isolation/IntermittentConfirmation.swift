@@ -14,6 +14,14 @@ extension IsolationSession {
         }
     }
 
+    /// The intermittent candidate one value larger that a follow-up of intermittent suspect `target` must not hold to
+    /// decide it (``LargerCandidates/ambiguous``), under a 3-wise plan; nil otherwise.
+    func ambiguousPair(of target: Combination, subject: Subject, ranking: SuspicionRanking) -> Combination? {
+        guard IsolationEvidence.overlapRules(candidates: settings.maxSize), target.count == 1 else { return nil }
+        let record = self.record(subject)
+        return LargerCandidates(of: target, ranking: ranking, record: record, background: record.background(without: target)).ambiguous
+    }
+
     /// Whether a failing follow-up that kept intermittent suspect `target` holds nothing else suspect (step 7): no
     /// deterministic candidate that a failure `target` cannot explain needs (a live candidate made only of failures
     /// that hold `target`, or that a confirmation explains, is no rival: an intermittent fault's outright failures
@@ -31,6 +39,7 @@ extension IsolationSession {
         let background = overlap ? record.background(without: target) : IsolationEvidence.Tally()
         let larger = overlap ? LargerCandidates(of: target, ranking: ranking, record: record, background: background) : LargerCandidates()
         if larger.explain { return false } // no intermittent fault, whatever this follow-up holds
+        if let s = larger.ambiguous, s.isContained(in: configuration) { return false } // the pair may be what failed
         // A larger suspect holding `target` that never passed explains the failure better, unless `target`'s jobs
         // without it (and `larger`'s) fail too, intermittently — or one does, when the larger one's jobs show
         // intermittency: two flaky jobs of a flaky value share some other value more often than not.

@@ -74,8 +74,9 @@ public struct IsolationSession: Sendable {
     func isDeterministic(_ key: Key) -> Bool { ledger.isDeterministic(key) }
 
     /// The next round's follow-ups (repeats of flaky jobs first, then one per unexplained failing configuration; when
-    /// every failure is explained, one more repeat of each flaky job that proved noise, and probes of the second
-    /// faults a failing configuration may hold), within the budget; empty when the session is over.
+    /// every failure is explained, the parts intermittent confirmations share (``SharedParts``), then one more repeat
+    /// of each flaky job that proved noise and probes of the second faults a failing configuration may hold), within
+    /// the budget; empty when the session is over.
     public mutating func nextRound() -> [FollowUp] {
         var draft = FollowUpRound()
         for key in ledger.pending.keys.sorted(by: { $0.precedes($1) }) where !explained(key.configuration, key.subject) {
@@ -92,6 +93,16 @@ public struct IsolationSession: Sendable {
                 guard let trial = TrialChoice(session: self).next(subject, failing, ranking: ranking) else { stuck.append(Key(subject: subject, configuration: failing)); continue }
                 guard picked.insert(trial).inserted else { continue }
                 ask(trial, subject: subject, ranking: ranking, salt: picked.count, draft: &draft)
+            }
+        }
+        if draft.out.isEmpty && !draft.reused {
+            for subject in subjects {
+                let (ranking, done) = (self.ranking(subject), tries[subject] ?? [:])
+                let own = confirmed.filter { $0.subject == subject && $0.intermittent }.map(\.combination)
+                let parts = SharedParts.next(intermittent: own) { (done[Trial(combination: $0, intermittent: true)] ?? 0) < settings.intermittentTries }
+                for (i, part) in parts.enumerated() {
+                    ask(Trial(combination: part, intermittent: true), subject: subject, ranking: ranking, salt: i + 1, draft: &draft)
+                }
             }
         }
         if draft.out.isEmpty && !draft.reused {
@@ -138,9 +149,15 @@ public struct IsolationSession: Sendable {
         let seed = settings.seed &+ UInt64(round) &* 0x9E37_79B9 &+ UInt64(salt)
         let earlier = targets.filter { $0.key.subject == subject && $0.value.combination == trial.combination }
             .map(\.key.configuration)
-        let confounding = trial.intermittent ? IsolationEvidence.confounding(trial.combination, subject: subject, in: observations) : []
+        var confounding = trial.intermittent ? IsolationEvidence.confounding(trial.combination, subject: subject, in: observations) : []
+        if trial.intermittent, let pair = ambiguousPair(of: trial.combination, subject: subject, ranking: ranking) {
+            confounding.append(pair.values.filter { trial.combination[axis: $0.key] == nil })
+        }
+        // An intermittent suspect's earlier follow-ups that failed: they confirmed nothing (it is not confirmed yet).
+        let undecided = trial.intermittent ? earlier.filter { ledger.failedAnAttempt(Key(subject: subject, configuration: $0)) } : []
         guard let config = generator.configuration(keeping: trial.combination, ranking: ranking, maxSize: settings.maxSize, seed: seed,
-                                                   avoiding: earlier + (probing.map { [$0] } ?? []), confounding: confounding),
+                                                   avoiding: earlier + (probing.map { [$0] } ?? []), confounding: confounding,
+                                                   undecided: undecided),
               probing == nil || !confirmed.contains(where: { $0.subject == subject && !$0.intermittent && $0.combination.isContained(in: config) })
         else {
             tries[subject, default: [:]][trial] = Int.max / 2
@@ -227,6 +244,8 @@ public struct IsolationSession: Sendable {
             corroborate(subject)
             let before = confirmed.count
             confirmFollowUps(subject, ranking: ranking)
+            let own = confirmed.filter { $0.subject == subject && $0.intermittent }.map(\.combination)
+            confirmed.removeAll { $0.subject == subject && $0.intermittent && SharedParts.superseded($0.combination, by: own) }
             // The next round chooses on the tallies of these confirmations too (their jobs left out).
             if confirmed.count != before, IsolationEvidence.overlapRules(candidates: settings.maxSize) { tally(subject) }
         }

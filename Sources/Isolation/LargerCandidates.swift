@@ -17,6 +17,13 @@ struct LargerCandidates: Sendable {
     /// ``IsolationEvidence/standsOut(_:background:smoothed:)``) — with intermittent candidates among them, those jobs
     /// are likelier the background's than a fault's.
     var explain = false
+    /// Without deterministic candidates, the intermittent candidate one value larger whose jobs stand out from the
+    /// suspect's others (``intermittentCandidate(of:in:among:record:split:)``), if any: it explains nothing away (a
+    /// flaky value's jobs split by an axis fail more on one side by chance), but a follow-up of the suspect that holds
+    /// it cannot tell the two apart, so it moves that value (``IsolationEvidence/confounding(_:subject:in:)``) and
+    /// confirms nothing when it fails holding it. A flaky pair with no deterministic pair beside its value (system
+    /// 3020797: `a1=v0 + a2=v4`) was confirmed as the value by a follow-up that held the pair.
+    var ambiguous: Combination?
 
     /// None: the rule applies under 3-wise plans only (``IsolationEvidence/overlapRules(candidates:)``).
     init() {}
@@ -54,6 +61,9 @@ struct LargerCandidates: Sendable {
             larger.insert(s)
             rest.removeAll { s.isContained(in: $0.configuration) }
             picked = true
+        }
+        if larger.isEmpty && target.count == 1 {
+            ambiguous = Self.intermittentCandidate(of: target, in: rest, among: start, record: record, split: [])
         }
         var tally = IsolationEvidence.Tally()
         for job in rest { tally.count(job.verdict) }

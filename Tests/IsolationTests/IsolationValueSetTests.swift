@@ -128,4 +128,35 @@ struct IsolationValueSetTests {
         #expect(found.candidates.isEmpty)
         #expect(!found.explain)
     }
+
+    @Test("a flaky pair with no deterministic pair beside its value: a follow-up holding the pair decides nothing about the value")
+    func flakyPairTakenForItsValue() throws {
+        // pd fails an attempt in most of its jobs on n=lte and never on n=flaky; the other jobs one in seven.
+        let verdict: ([String: String], Int) -> Verdict = { c, n in
+            let r = Self.scattered(n)
+            guard c["d"] == "pd" else { return r % 7 == 0 ? .flaky : .passed }
+            return c["n"] == "lte" && r % 8 != 0 ? .flaky : .passed
+        }
+        let pair = Combination(["d": "pd", "n": "lte"])
+        var session = try Self.session(Self.axes, verdict: verdict)
+        let found = Self.larger(session, Self.pd)
+        #expect(found.candidates.isEmpty && !found.explain)
+        #expect(found.ambiguous == pair)
+        let ranking = session.ranking(Fixture.subject)
+        #expect(!session.isolatesIntermittent(Self.pd, in: ["d": "pd", "w": "w3", "l": "ja", "n": "lte"], subject: Fixture.subject, ranking: ranking))
+        // The session moves the network in pd's follow-ups, and confirms the pair: a follow-up holding it fails every
+        // other time, any other passes.
+        var held = 0
+        for round in 0..<20 {
+            let asks = session.nextRound()
+            if asks.isEmpty { break }
+            session.onResults(asks.enumerated().map { i, f in
+                var v = Verdict.passed
+                if pair.isContained(in: f.configuration) { held += 1; v = held % 2 == 1 ? .failed : .passed }
+                return Observation(subject: Fixture.subject, configuration: f.configuration, verdict: v, jobID: "f\(round)-\(i)",
+                                   followUp: true)
+            })
+        }
+        #expect(session.confirmed.map(\.combination) == [pair], "confirmed \(session.confirmed.map(\.combination))")
+    }
 }
