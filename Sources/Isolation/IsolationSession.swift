@@ -84,13 +84,17 @@ public struct IsolationSession: Sendable {
         }
         round += 1
         var stuck: [Key] = []
+        // Chosen on the tries as the round began: a trial asked for this round is still the best of the next failing
+        // configuration that holds it, not one it has used up (its last try then spent a second follow-up on the next
+        // candidate, which that try decided).
+        let choice = TrialChoice(session: self)
         for subject in subjects {
             let ranking = self.ranking(subject)
             var picked = Set<Trial>()
             for failing in unexplained(subject) {
                 // Its best trial still to make; when another failing configuration asked for it already this round,
                 // that follow-up decides for both.
-                guard let trial = TrialChoice(session: self).next(subject, failing, ranking: ranking) else { stuck.append(Key(subject: subject, configuration: failing)); continue }
+                guard let trial = choice.next(subject, failing, ranking: ranking) else { stuck.append(Key(subject: subject, configuration: failing)); continue }
                 guard picked.insert(trial).inserted else { continue }
                 ask(trial, subject: subject, ranking: ranking, salt: picked.count, draft: &draft)
             }
@@ -245,7 +249,7 @@ public struct IsolationSession: Sendable {
             let before = confirmed.count
             confirmFollowUps(subject, ranking: ranking)
             let own = confirmed.filter { $0.subject == subject && $0.intermittent }.map(\.combination)
-            confirmed.removeAll { $0.subject == subject && $0.intermittent && SharedParts.superseded($0.combination, by: own) }
+            confirmed.removeAll { $0.subject == subject && SharedParts.superseded($0.combination, by: own) }
             // The next round chooses on the tallies of these confirmations too (their jobs left out).
             if confirmed.count != before, IsolationEvidence.overlapRules(candidates: settings.maxSize) { tally(subject) }
         }

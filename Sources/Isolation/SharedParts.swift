@@ -3,8 +3,8 @@
 /// the triples — the pair's jobs without either third value passed — so only a follow-up tells them apart: with every
 /// failure explained and budget left, the shared part is tried as an intermittent suspect, its follow-ups moving the
 /// failing jobs' other values (``IsolationEvidence/confounding(_:subject:in:)``). One that fails holding neither
-/// triple confirms the part, and the triples it holds are dropped (``superseded(_:by:)``); passing ones leave the
-/// triples as they were.
+/// triple confirms the part, and the confirmations that hold it are dropped (``superseded(_:by:)``); passing ones
+/// leave the triples as they were.
 enum SharedParts {
     /// The parts to try: of two intermittent confirmations of the same size (two values or more) that share all but one
     /// value, that shared part, when `untried` allows it and it is no confirmation; each once, in order.
@@ -20,8 +20,9 @@ enum SharedParts {
         return out
     }
 
-    /// Whether intermittent confirmation `c` holds another of `confirmed` (intermittent too, smaller): that one
-    /// explains every failure `c` does, and `c` adds nothing.
+    /// Whether confirmation `c` holds a smaller one of the intermittent confirmations `confirmed`: that one explains
+    /// every failure `c` does, and `c` adds nothing — a deterministic `c` too, confirmed before it by follow-ups that
+    /// held it and failed both attempts, as a flaky fault's do one time in four (system 3030835).
     static func superseded(_ c: Combination, by confirmed: [Combination]) -> Bool {
         confirmed.contains { $0.count < c.count && $0.isSubset(of: c) }
     }

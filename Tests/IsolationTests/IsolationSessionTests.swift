@@ -93,6 +93,24 @@ struct IsolationSessionTests {
                                         maxSize: 2, seed: 1) == nil)
     }
 
+    @Test("a candidate's last try, asked for one failing configuration, decides for the others that hold it this round")
+    func lastTryDecidesForAll() throws {
+        let matrix = try Self.matrix()
+        let fault = Combination(["lang": "ar"])
+        let source = matrix.plan(scenarios: []).configurations.map(\.values).enumerated().map { i, c in
+            Observation(subject: Self.subject, configuration: c, verdict: fault.isContained(in: c) ? .failed : .passed,
+                        jobID: "s\(i)", followUp: false)
+        }
+        #expect(source.filter { $0.verdict == .failed }.count > 1)
+        var settings = IsolationSettings(maxSize: 3, budget: 20, seed: 7)
+        settings.triesPerCandidate = 1
+        var session = IsolationSession(source: source, generator: FollowUpGenerator(matrix: matrix), settings: settings)
+        // Every failing configuration's best candidate is lang=ar: one follow-up keeps it, and none of them moves on to
+        // lang=ar's pairs in the same round (until 7 December 2026 each did, once the first had used up its one try).
+        let asks = session.nextRound()
+        #expect(asks.map(\.target) == [fault], "\(asks.map(\.target))")
+    }
+
     @Test("the budget is never exceeded, and the same seed gives the same follow-ups")
     func budgetAndDeterminism() throws {
         let matrix = try Self.matrix()

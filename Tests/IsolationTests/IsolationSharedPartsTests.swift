@@ -31,7 +31,7 @@ struct IsolationSharedPartsTests {
         #expect(SharedParts.next(intermittent: [Self.c("d=pd w=w1"), Self.c("d=pd n=lte")]) { _ in true } == [Self.c("d=pd")])
     }
 
-    @Test("an intermittent confirmation that holds a smaller one is superseded; one that holds none is not")
+    @Test("a confirmation that holds a smaller intermittent one is superseded; one that holds none is not")
     func superseded() {
         let pair = Self.c("a6=v5 a7=v1")
         #expect(SharedParts.superseded(Self.c("a1=v0 a6=v5 a7=v1"), by: [pair, Self.c("a1=v0 a6=v5 a7=v1")]))
