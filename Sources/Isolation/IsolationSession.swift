@@ -84,9 +84,11 @@ public struct IsolationSession: Sendable {
         }
         round += 1
         var stuck: [Key] = []
-        // Chosen on the tries as the round began: a trial asked for this round is still the best of the next failing
-        // configuration that holds it, not one it has used up (its last try then spent a second follow-up on the next
-        // candidate, which that try decided).
+        // A deterministic candidate is chosen on the tries as the round began: a candidate asked for this round is still
+        // the best of the next failing configuration that holds it, not one it has used up (its last try then spent a
+        // second follow-up on the next candidate, which that try decided: it clears the candidate for every
+        // configuration, or confirms it). An intermittent suspect's try decides nothing for the others until it fails,
+        // so they move on to their next trial at once, on the tries as they are.
         let choice = TrialChoice(session: self)
         for subject in subjects {
             let ranking = self.ranking(subject)
@@ -94,7 +96,9 @@ public struct IsolationSession: Sendable {
             for failing in unexplained(subject) {
                 // Its best trial still to make; when another failing configuration asked for it already this round,
                 // that follow-up decides for both.
-                guard let trial = choice.next(subject, failing, ranking: ranking) else { stuck.append(Key(subject: subject, configuration: failing)); continue }
+                let first = choice.next(subject, failing, ranking: ranking)
+                guard let trial = first?.intermittent == false ? first : TrialChoice(session: self).next(subject, failing, ranking: ranking)
+                else { stuck.append(Key(subject: subject, configuration: failing)); continue }
                 guard picked.insert(trial).inserted else { continue }
                 ask(trial, subject: subject, ranking: ranking, salt: picked.count, draft: &draft)
             }

@@ -22,7 +22,7 @@ enum SharedParts {
 
     /// Whether confirmation `c` holds a smaller one of the intermittent confirmations `confirmed`: that one explains
     /// every failure `c` does, and `c` adds nothing — a deterministic `c` too, confirmed before it by follow-ups that
-    /// held it and failed both attempts, as a flaky fault's do one time in four (system 3030835).
+    /// held it and failed both attempts, as a flaky fault's do one time in four (system 3030034).
     static func superseded(_ c: Combination, by confirmed: [Combination]) -> Bool {
         confirmed.contains { $0.count < c.count && $0.isSubset(of: c) }
     }
