@@ -60,31 +60,53 @@ public struct FollowUpGenerator: Sendable {
         }
         var best: (config: [String: String], others: Int)?
         var visited = 0
+        let depth = Dictionary(uniqueKeysWithValues: free.enumerated().map { ($0.element.name, $0.offset) })
         // The other candidates `c` holds, counted up to `limit` (a count that reaches the best one's cannot win:
-        // the search keeps the first configuration with the fewest, so stopping there changes nothing).
-        func others(_ c: [String: String], limit: Int) -> Int {
+        // the search keeps the first configuration with the fewest, so stopping there changes nothing), with the
+        // depths of the free axes they use: those values alone make any configuration that shares them no better.
+        func others(_ c: [String: String], limit: Int) -> (count: Int, axes: Set<Int>) {
             var n = 0
+            var axes: Set<Int> = []
             Combination.forEachSubset(of: c, maxSize: maxSize) { s in
                 if ranking.live.contains(s) && !s.isSubset(of: keep)
-                    && !(keep.isSubset(of: s) && ranking.failingCount(s) < ranking.failingCount(keep)) { n += 1 }
+                    && !(keep.isSubset(of: s) && ranking.failingCount(s) < ranking.failingCount(keep)) {
+                    n += 1
+                    for p in s.pairs { if let d = depth[p.axis] { axes.insert(d) } }
+                }
                 return n < limit
             }
-            return n
+            return (n, axes)
         }
-        func search(_ i: Int) -> Bool {
+        // Depth-first, axis by axis, with conflict-directed backjumping (Prosser): a configuration that is no better
+        // than the best one returns the depths of the axes its other candidates use, and the search goes back to the
+        // deepest of them at once instead of trying every value of the axes after it, which change nothing. (Plain
+        // depth-first search spent its 400 configurations on the last axes while the candidate it could not avoid sat
+        // on an early one: a constraint on an early axis forced a fault's third value into a pair's follow-up, which
+        // failed and confirmed the pair, a part of the fault.) Nil means stop: a configuration with no other candidate
+        // was found, or the limit was reached.
+        func search(_ i: Int) -> Set<Int>? {
             if i == free.count {
                 visited += 1
-                let n = others(partial, limit: best?.others ?? Int.max)
+                let (n, axes) = others(partial, limit: best?.others ?? Int.max)
                 if n < (best?.others ?? Int.max) { best = (partial, n) }
-                return n == 0 || visited >= searchLimit
+                return n == 0 || visited >= searchLimit ? nil : axes
             }
+            var conflict: Set<Int> = []
             for value in orders[i] {
                 partial[free[i].name] = value
-                if space.canComplete(space.partial(partial)), search(i + 1) { return true }
-                if visited >= searchLimit { return true }
+                guard space.canComplete(space.partial(partial)) else {
+                    conflict.formUnion(0..<i)  // a constraint or an exclude: the culprit is some earlier axis
+                    continue
+                }
+                guard let below = search(i + 1) else { return nil }
+                if !below.contains(i) {
+                    partial[free[i].name] = nil
+                    return below  // this axis's value plays no part: jump back over it
+                }
+                conflict.formUnion(below.subtracting([i]))
             }
             partial[free[i].name] = nil
-            return false
+            return conflict
         }
         _ = search(0)
         return best?.config

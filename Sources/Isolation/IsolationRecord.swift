@@ -28,10 +28,19 @@ public struct IsolationRecord: Sendable, Hashable, Codable {
         public var subject: Subject { Subject(scenario: scenario, registry: registry, test: test) }
 
         /// `locale=ar + window=narrow`, axes sorted.
-        public var label: String {
+        public var label: String { label(axes: nil) }
+
+        /// As ``label``, with a set that holds more than half of its axis's values in `axes` written as the values
+        /// it leaves out: `locale ∉ {en-GB, he}` for ten locales of twelve.
+        public func label(axes: [String: [String]]?) -> String {
             combination.keys.sorted().map { axis in
                 let values = combination[axis] ?? []
-                return values.count == 1 ? "\(axis)=\(values[0])" : "\(axis) ∈ {\(values.joined(separator: ", "))}"
+                if values.count == 1 { return "\(axis)=\(values[0])" }
+                if let all = axes?[axis], Set(values).isSubset(of: all) {
+                    let rest = all.filter { !values.contains($0) }
+                    if !rest.isEmpty && rest.count < values.count { return "\(axis) ∉ {\(rest.joined(separator: ", "))}" }
+                }
+                return "\(axis) ∈ {\(values.joined(separator: ", "))}"
             }.joined(separator: " + ")
         }
     }
@@ -95,6 +104,12 @@ public struct IsolationRecord: Sendable, Hashable, Codable {
     /// The source run's registries when it ran more than one (one corpus on several renderers: a scenario is a subject
     /// per registry, and the lines name it with its registry); absent otherwise.
     public var registries: [String]?
+    /// Every axis of the source run's matrix with its values, in the matrix's order: a set of most of an axis's values
+    /// is written as those it leaves out (``label(_:)``). Absent in records written before 7 December 2026.
+    public var axes: [String: [String]]?
+
+    /// A confirmation's combination as the lines write it (``Confirmed/label(axes:)`` with this record's axes).
+    public func label(_ c: Confirmed) -> String { c.label(axes: axes) }
 
     /// A subject as the lines name it: with its registry when the run had several (`cart-total-layout (web)`), where
     /// the same words for the catalog and for web said twice what was one renderer's defect or both's.
@@ -151,6 +166,7 @@ public struct IsolationRecord: Sendable, Hashable, Codable {
         failsEverywhere = everywhere.isEmpty ? nil : everywhere
         let ranOn = Set(session.observations.map(\.subject.registry))
         registries = ranOn.count > 1 ? ranOn.sorted() : nil
+        axes = Dictionary(session.generator.axes.map { ($0.name, $0.values) }) { a, _ in a }
     }
 
     /// "fails in every configuration it ran (8 of 8 jobs failed every attempt): no value is needed for it to fail".
@@ -220,7 +236,7 @@ public struct IsolationRecord: Sendable, Hashable, Codable {
     /// One line per confirmed combination and per unresolved subject, for a terminal.
     public var lines: [String] {
         confirmed.map { c in
-            "confirmed: \(name(c.subject)) fails \(c.intermittent == true ? "intermittently " : "")with \(c.label) ("
+            "confirmed: \(name(c.subject)) fails \(c.intermittent == true ? "intermittently " : "")with \(label(c)) ("
                 + Self.evidence(followUps: c.followUps) + ")"
         }
             + unresolved.map { u in
@@ -231,6 +247,6 @@ public struct IsolationRecord: Sendable, Hashable, Codable {
                     + (u.suspects.first.map { "; best suspect: \($0)" } ?? "; no suspect left" + Self.spread(u))
             }
             + (failsEverywhere ?? []).map { "everywhere: \(name($0.subject)) \(Self.everywhere($0))" }
-            + retracted.map { "retracted: \(name($0.subject)) with \($0.label) (a later job passed with it)" }
+            + retracted.map { "retracted: \(name($0.subject)) with \(label($0)) (a later job passed with it)" }
     }
 }

@@ -74,7 +74,7 @@ public struct IsolationSession: Sendable {
     func isDeterministic(_ key: Key) -> Bool { ledger.isDeterministic(key) }
 
     /// The next round's follow-ups (repeats of flaky jobs first, then one per unexplained failing configuration; when
-    /// every failure is explained, the parts intermittent confirmations share (``SharedParts``), then one more repeat
+    /// every failure is explained, the parts of intermittent confirmations still to try (``SharedParts``), then one more repeat
     /// of each flaky job that proved noise and probes of the second faults a failing configuration may hold), within
     /// the budget; empty when the session is over.
     public mutating func nextRound() -> [FollowUp] {
@@ -106,8 +106,9 @@ public struct IsolationSession: Sendable {
         if draft.out.isEmpty && !draft.reused {
             for subject in subjects {
                 let (ranking, done) = (self.ranking(subject), tries[subject] ?? [:])
-                let own = confirmed.filter { $0.subject == subject && $0.intermittent }.map(\.combination)
-                let parts = SharedParts.next(intermittent: own) { (done[Trial(combination: $0, intermittent: true)] ?? 0) < settings.intermittentTries }
+                let own = confirmed.filter { $0.subject == subject }.map { (combination: $0.combination, intermittent: $0.intermittent) }
+                let parts = SharedParts.next(own, untried: { (done[Trial(combination: $0, intermittent: true)] ?? 0) < settings.intermittentTries },
+                                             begun: { (done[Trial(combination: $0, intermittent: true)] ?? 0) > 0 })
                 for (i, part) in parts.enumerated() {
                     ask(Trial(combination: part, intermittent: true), subject: subject, ranking: ranking, salt: i + 1, draft: &draft)
                 }

@@ -30,7 +30,7 @@ struct IsolationSections {
         // One part per combination (and whether it fails intermittently, as the terminal's lines say): its scenario,
         // or how many scenarios share it; the most shared first.
         var byLabel: [String: [IsolationRecord.Confirmed]] = [:]
-        for c in record.confirmed { byLabel[(c.intermittent == true ? "intermittently " : "") + "with " + c.label, default: []].append(c) }
+        for c in record.confirmed { byLabel[(c.intermittent == true ? "intermittently " : "") + "with " + record.label(c), default: []].append(c) }
         let ordered = byLabel.sorted { a, b in
             a.value.count != b.value.count ? a.value.count > b.value.count
                 : a.value[0].label != b.value[0].label ? a.value[0].label < b.value[0].label : a.key < b.key
@@ -72,7 +72,7 @@ struct IsolationSections {
                 let pairs = [[AxisPivot.scenarioAxis, c.scenario]]
                     + c.combination.keys.sorted().flatMap { axis in (c.combination[axis] ?? []).map { [axis, $0] } }
                 out += "<tr data-values=\"\(Escape.html("[" + pairs.map { "[" + $0.map(JSONText.string).joined(separator: ",") + "]" }.joined(separator: ",") + "]"))\"><td>\(h(isolation.name(c.subject)))</td>"
-                    + "<td class=\"mono\">\(h(c.label))</td><td>\(c.intermittent == true ? "fails intermittently, " : "")"
+                    + "<td class=\"mono\">\(h(isolation.label(c)))</td><td>\(c.intermittent == true ? "fails intermittently, " : "")"
                     + "\(h(IsolationRecord.evidence(followUps: c.followUps)))</td></tr>\n"
             }
             out += "</table>\n"

@@ -89,4 +89,33 @@ struct IsolationConfirmedSetsTests {
         let jobs = Set(session.confirmed.flatMap(\.jobs))
         #expect(record.confirmed.first?.followUps == jobs.count)
     }
+
+    @Test("a set of most of an axis's values is written as those it leaves out; the record keeps the matrix's axes")
+    func allBut() throws {
+        let axes = ["locale": ["ar", "de", "en", "fr", "he", "ja"], "window": ["narrow", "wide", "tall"]]
+        let most = Confirmed(scenario: "s", registry: "catalog", test: nil,
+                             combination: ["locale": ["ar", "de", "en", "fr"], "window": ["narrow", "tall"]],
+                             followUps: 0, jobs: [], intermittent: nil)
+        #expect(most.label(axes: axes) == "locale ∉ {he, ja} + window ∉ {wide}")
+        #expect(most.label == "locale ∈ {ar, de, en, fr} + window ∈ {narrow, tall}")
+        // Half or fewer, a value the axes do not list, an axis they do not name: the set as it is.
+        var half = most
+        half.combination = ["locale": ["ar", "de", "en"], "window": ["narrow", "wide", "tall", "xl"], "n": ["a", "b"]]
+        #expect(half.label(axes: axes) == "locale ∈ {ar, de, en} + n ∈ {a, b} + window ∈ {narrow, wide, tall, xl}")
+
+        let matrix = try IsolationSessionTests.matrix()
+        let source = matrix.plan(scenarios: []).configurations.map(\.values)
+        let faults = ["ar", "de", "en"].map { Combination(["lang": $0, "net": "edge"]) }
+        let session = try IsolationSessionTests.isolate(source, faults: faults, budget: source.count)
+        #expect(Set(session.confirmed.map(\.combination)) == Set(faults))
+        let record = IsolationRecord(source: "s", session: session, runs: [])
+        #expect(record.axes?["lang"] == ["en", "de", "ar", "ja"] && record.axes?.count == 4)
+        #expect(record.lines.first?.hasPrefix("confirmed: search fails with lang ∉ {ja} + net=edge (") == true, "\(record.lines)")
+        // Written and read back; a record written before the field existed reads, and writes the set as it is.
+        let data = try JSONEncoder().encode(record)
+        #expect(try JSONDecoder().decode(IsolationRecord.self, from: data) == record)
+        var older = record
+        older.axes = nil
+        #expect(older.lines.first?.hasPrefix("confirmed: search fails with lang ∈ {ar, de, en} + net=edge (") == true, "\(older.lines)")
+    }
 }
