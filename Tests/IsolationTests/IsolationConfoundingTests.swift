@@ -1,0 +1,34 @@
+import Foundation
+@testable import Isolation
+import Testing
+
+/// What an intermittent suspect's follow-ups move (``IsolationEvidence/confounding(_:subject:in:)``, docs/ISOLATE.md,
+/// "The algorithm", step 6).
+@Suite("Isolation: the values an intermittent suspect's follow-ups move")
+struct IsolationConfoundingTests {
+    static let subject = IsolationSessionTests.subject
+
+    static func job(_ c: [String: String], _ verdict: Verdict, followUp: Bool = false) -> Observation {
+        Observation(subject: subject, configuration: c, verdict: verdict, jobID: UUID().uuidString, followUp: followUp)
+    }
+
+    @Test("a single value: the values of its failing source jobs whose pair with it no job passed; a pair: every value")
+    func singleValue() {
+        let jobs = [
+            Self.job(["lang": "ar", "net": "edge", "size": "narrow"], .failed),
+            Self.job(["lang": "ar", "net": "wifi", "size": "wide"], .flaky),
+            Self.job(["lang": "ar", "net": "wifi", "size": "narrow"], .passed),  // ar + wifi and ar + narrow passed
+            Self.job(["lang": "ar", "net": "offline", "size": "tall"], .passed, followUp: true),
+            Self.job(["lang": "en", "net": "edge", "size": "wide"], .passed),  // no ar: says nothing of its pairs
+        ]
+        let ar = IsolationEvidence.confounding(Combination(["lang": "ar"]), subject: Self.subject, in: jobs)
+        #expect(ar == [["lang": "ar", "net": "edge"], ["lang": "ar", "size": "wide"]])
+        let pair = IsolationEvidence.confounding(Combination(["lang": "ar", "net": "wifi"]), subject: Self.subject, in: jobs)
+        #expect(pair == [["lang": "ar", "net": "wifi", "size": "wide"]])
+        // Another subject's jobs, and follow-ups that failed, are not the suspect's source evidence.
+        let other = jobs + [Observation(subject: Subject(scenario: "other", registry: "noop"), configuration: ["lang": "ar", "net": "offline", "size": "tall"],
+                                        verdict: .failed, jobID: "o", followUp: false),
+                            Self.job(["lang": "ar", "net": "offline", "size": "narrow"], .failed, followUp: true)]
+        #expect(IsolationEvidence.confounding(Combination(["lang": "ar"]), subject: Self.subject, in: other) == ar)
+    }
+}
