@@ -30,15 +30,15 @@ public struct IsolationRecord: Sendable, Hashable, Codable {
         /// `locale=ar + window=narrow`, axes sorted.
         public var label: String { label(axes: nil) }
 
-        /// As ``label``, with a set that holds more than half of its axis's values in `axes` written as the values
-        /// it leaves out: `locale ∉ {en-GB, he}` for ten locales of twelve.
+        /// As ``label``, with a set written as the values of its axis (in `axes`) it leaves out when those are at
+        /// most half as many: `locale ∉ {en-GB, he}` for ten locales of twelve (seven of twelve stay a set).
         public func label(axes: [String: [String]]?) -> String {
             combination.keys.sorted().map { axis in
                 let values = combination[axis] ?? []
                 if values.count == 1 { return "\(axis)=\(values[0])" }
                 if let all = axes?[axis], Set(values).isSubset(of: all) {
                     let rest = all.filter { !values.contains($0) }
-                    if !rest.isEmpty && rest.count < values.count { return "\(axis) ∉ {\(rest.joined(separator: ", "))}" }
+                    if !rest.isEmpty && rest.count * 2 <= values.count { return "\(axis) ∉ {\(rest.joined(separator: ", "))}" }
                 }
                 return "\(axis) ∈ {\(values.joined(separator: ", "))}"
             }.joined(separator: " + ")
@@ -104,8 +104,8 @@ public struct IsolationRecord: Sendable, Hashable, Codable {
     /// The source run's registries when it ran more than one (one corpus on several renderers: a scenario is a subject
     /// per registry, and the lines name it with its registry); absent otherwise.
     public var registries: [String]?
-    /// Every axis of the source run's matrix with its values, in the matrix's order: a set of most of an axis's values
-    /// is written as those it leaves out (``label(_:)``). Absent in records written before 7 December 2026.
+    /// Every axis of the source run's matrix with its values, in the matrix's order: a set of nearly all of an axis's
+    /// values is written as those it leaves out (``label(_:)``). Absent in records written before 7 December 2026.
     public var axes: [String: [String]]?
 
     /// A confirmation's combination as the lines write it (``Confirmed/label(axes:)`` with this record's axes).
