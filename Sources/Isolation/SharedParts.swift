@@ -1,10 +1,10 @@
-/// Parts of intermittent confirmations still to try (pure; docs/ISOLATE.md, "The algorithm", step 11): the part two
-/// confirmations, one of them intermittent at least, share all but one value of — a flaky pair whose failing jobs happened to hold one of two third values was confirmed as the two triples. The jobs favour
-/// the triples — the pair's jobs without either third value passed — so only a follow-up tells them apart: with every
-/// failure explained and budget left, the shared part is tried as an intermittent suspect, its follow-ups moving the
-/// failing jobs' other values (``IsolationEvidence/confounding(_:subject:in:)``). One that fails holding neither
-/// triple confirms the part, and the confirmations that hold it are dropped (``superseded(_:by:)``); passing ones
-/// leave the triples as they were.
+/// Parts of intermittent confirmations still to try (pure; docs/ISOLATE.md, "The algorithm", step 11). First the part
+/// two confirmations, one of them intermittent at least, share all but one value of: a flaky pair whose failing jobs
+/// happened to hold one of two third values was confirmed as the two triples. The jobs favour the triples — the
+/// pair's jobs without either third value passed — so only a follow-up tells them apart: with every failure explained
+/// and budget left, the shared part is tried as an intermittent suspect, its follow-ups moving the failing jobs' other
+/// values (``IsolationEvidence/confounding(_:subject:in:)``). One that fails holding neither triple confirms the part,
+/// and the confirmations that hold it are dropped (``superseded(_:by:)``); passing ones leave the triples as they were.
 enum SharedParts {
     /// The parts to try: of two confirmations of the same size (two values or more), at least one of them
     /// intermittent, that share all but one value, that shared part, when `untried` allows it and it is no
