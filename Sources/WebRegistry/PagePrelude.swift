@@ -28,6 +28,7 @@ enum PagePrelude {
             .replacingOccurrences(of: "__ACCENTS__", with: accentTable)
             .replacingOccurrences(of: "__ON_SCREEN__", with: ScreenElements.source)
             .replacingOccurrences(of: "__PERMISSIONS__", with: PermissionPrelude.source)
+            .replacingOccurrences(of: "__SCROLLING__", with: ScrollPrelude.source)
     }
 
     /// The accent table, taken from the Swift transformation itself so the two cannot drift.
@@ -382,6 +383,7 @@ enum PagePrelude {
           // round trip. `waited` tells a wait that ran out from an element that is there but covered.
           const actionPoint = (id, timeoutMs) => waitFor([{ id, kind: 'visible' }], timeoutMs, false, id)
             .then((r) => Object.assign(r.ok ? point(id) : { ok: false, waited: true, detail: r.detail }, { interruptions: r.interruptions }));
+          __SCROLLING__
           // A generation that changes with anything that can change the pixels short of a running animation: evidence
           // after a step that changed nothing reuses the previous screenshot.
           // Per document: a random start, so a new document never continues an old one's count.
@@ -404,7 +406,7 @@ enum PagePrelude {
 
           __PERMISSIONS__
           Object.defineProperty(window, '__flowmatrix', {
-            value: Object.freeze({ transform, check, waitFor, point, actionPoint, focus, layoutRules, layoutFindings, snapshot, snapshotText, permissionDecided, permissionsPending: () => waiting.size + located }),
+            value: Object.freeze({ transform, check, waitFor, point, actionPoint, scrollMark, wheelCounts, scrolledFrom, focus, layoutRules, layoutFindings, snapshot, snapshotText, permissionDecided, permissionsPending: () => waiting.size + located }),
             enumerable: false,
           });
         })();

@@ -35,7 +35,7 @@ public actor WebRegistry: AsyncStepRegistry, StepEvidenceProviding {
     /// What the job did that a reset would not undo, and where a page it leaves reusable goes (`PagePool`).
     nonisolated let reuse: PageReuse
     private nonisolated let release: (@Sendable (PageTarget) -> Void)?
-    private var viewport: Viewport
+    private(set) var viewport: Viewport
     var fetchEnabled = false
     var pageOpened = false
     /// The last screenshot taken (base64, decoded only when its evidence is kept) and the page's change generation
@@ -315,9 +315,9 @@ public actor WebRegistry: AsyncStepRegistry, StepEvidenceProviding {
         }
     }
 
-    private struct Point { var x: Double, y: Double, width: Double, height: Double }
+    struct Point { var x: Double, y: Double, width: Double, height: Double }
 
-    private func actionPoint(_ step: Step) async throws -> Point {
+    func actionPoint(_ step: Step) async throws -> Point {
         guard pageOpened else { throw StepError.failed("no page is open: start the scenario with `open`") }
         stepBox.state.withLock { $0.awaited = step.target }
         defer { stepBox.state.withLock { $0.awaited = nil } }
@@ -332,46 +332,6 @@ public actor WebRegistry: AsyncStepRegistry, StepEvidenceProviding {
             throw StepError.failed("cannot \(step.verb.rawValue) \(selector(step.target)): \(detail)\(waited)")
         }
         return Point(x: x, y: y, width: p["width"]?.double ?? 0, height: p["height"]?.double ?? 0)
-    }
-
-    /// Dispatches a mouse event. With `answered: false` it is written at once and not awaited: the events of a
-    /// gesture go out in order without a round trip each, and the answer to its last event (the browser handles a
-    /// session's commands in order) says the whole gesture was handled.
-    private func mouse(_ type: String, _ x: Double, _ y: Double, buttons: Int = 1, answered: Bool = true) async throws {
-        let params: JSONValue = [
-            "type": .string(type), "x": .number(x), "y": .number(y), "button": "left",
-            "buttons": .number(Double(buttons)), "clickCount": 1,
-        ]
-        guard answered else {
-            return page.connection.sendIgnoringReply("Input.dispatchMouseEvent", params, session: page.sessionID)
-        }
-        _ = try await page.send("Input.dispatchMouseEvent", params, timeout: settings.pageTimeout)
-    }
-
-    private func swipe(_ step: Step) async throws {
-        guard let arg = step.arg, let direction = SwipeDirection(rawValue: arg) else {
-            throw StepError.invalidArgument("swipe needs up, down, left or right")
-        }
-        let p = try await actionPoint(step)
-        switch direction {
-        case .left, .right:
-            // A horizontal drag with pointer events, as a finger swiping the row.
-            // 80 % of the element's width, kept inside the viewport (events off-screen are dropped).
-            let room = direction == .left ? p.x - 1 : Double(viewport.width) - 1 - p.x
-            let distance = min(max(40, p.width * 0.8), room) * (direction == .left ? -1 : 1)
-            try await mouse("mousePressed", p.x, p.y, answered: false)
-            for i in 1...6 { try await mouse("mouseMoved", p.x + distance * Double(i) / 6, p.y, answered: false) }
-            try await mouse("mouseReleased", p.x + distance, p.y, buttons: 0)
-        case .up, .down:
-            // A finger moving up scrolls the content down.
-            let distance = max(40, p.height * 0.8) * (direction == .up ? 1 : -1)
-            _ = try await page.send(
-                "Input.dispatchMouseEvent",
-                [
-                    "type": "mouseWheel", "x": .number(p.x), "y": .number(p.y), "deltaX": 0,
-                    "deltaY": .number(distance),
-                ], timeout: settings.pageTimeout)
-        }
     }
 
     private func assert(_ step: Step) async throws {

@@ -18,6 +18,24 @@ final class TestSite: Sendable {
         </script></head><body><p data-testid="greeting">Hello {name}</p><input data-testid="field" placeholder="Type here">
         </body></html>
         """,
+        // Vertical swipes: a list at its end whose overscroll stays in it (nothing to move), a list whose own wheel
+        // handler takes the wheel, and a list whose centre is a fixed-position child: the wheel there scrolls the page,
+        // which cannot scroll, and the list does not move.
+        "wheel.html": """
+        <!doctype html><html style="overflow:hidden"><head><meta charset="utf-8"><style>
+        .list { position: absolute; left: 0; width: 200px; height: 100px; overflow-y: auto; }
+        .list div { height: 60px; } #end { top: 0; overscroll-behavior: contain; } #own { top: 120px; }
+        #stuck { top: 240px; } #pin { position: fixed; left: 0; top: 240px; width: 200px; height: 100px; background: #eee; }
+        </style></head><body>
+        <div class="list" id="end" data-testid="end"><div>1</div><div>2</div><div>3</div></div>
+        <div class="list" id="own" data-testid="own"><div>1</div><div>2</div><div>3</div></div>
+        <div class="list" id="stuck" data-testid="stuck"><div id="pin">pinned</div><div>1</div><div>2</div><div>3</div></div>
+        <p data-testid="taken" style="position:absolute;top:360px"></p>
+        <script>
+        document.querySelector('#end').scrollTop = 1000;
+        document.querySelector('#own').addEventListener('wheel', (e) => { e.preventDefault(); document.querySelector('[data-testid=taken]').textContent = 'taken'; }, { passive: false });
+        </script></body></html>
+        """,
         "verbs.html": """
         <!doctype html><html><head><meta charset="utf-8"><style>
         #list { height: 120px; overflow-y: scroll; } #list div { height: 60px; }

@@ -42,6 +42,31 @@ extension RealChromium {
             }
         }
 
+        @Test("a vertical swipe waits for the scroll; a list at its end or a page's own wheel handler is not waited for")
+        func verticalSwipes() async throws {
+            try await withSite { site in
+                let r = try await site.registry()
+                try await r.step(.open, "verbs.html")
+                try await r.step(.swipe, "list", "up")
+                // Read at once, with no assert to wait: the swipe returned after the list moved and its listener ran.
+                #expect(try await r.inPage("document.querySelector('[data-testid=scrolled]').textContent") == "true")
+                try await r.step(.swipe, "list", "down")
+                try await r.step(.open, "wheel.html")
+                let clock = ContinuousClock()
+                let start = clock.now
+                try await r.step(.swipe, "end", "up")
+                try await r.step(.swipe, "own", "up")
+                #expect(clock.now - start < .seconds(1), "neither swipe waits for a scroll that cannot come")
+                try await r.step(.assert, "taken", "text=taken")
+                do {
+                    try await r.step(.swipe, "stuck", "up")
+                    Issue.record("a swipe that scrolled nothing passed")
+                } catch let error as StepError {
+                    #expect("\(error)".contains("swipe up on [data-testid=\"stuck\"]: nothing scrolled"), "\(error)")
+                }
+            }
+        }
+
         @Test(
             "evidence: a wait or assert that changed nothing reuses the previous screenshot; a change is captured anew")
         func screenshotReuse() async throws {
