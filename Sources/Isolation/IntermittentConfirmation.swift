@@ -25,10 +25,9 @@ extension IsolationSession {
     /// Whether a failing follow-up that kept intermittent suspect `target` holds nothing else suspect (step 7): no
     /// deterministic candidate that a failure `target` cannot explain needs (a live candidate made only of failures
     /// that hold `target`, or that a confirmation explains, is no rival: an intermittent fault's outright failures
-    /// leave theirs live too), and no other combination most of whose other jobs failed — under a 3-wise plan, one
-    /// whose failures also stand out from the other jobs' (``IsolationEvidence/standsOut(_:background:smoothed:)``);
-    /// and, under a 3-wise plan, `target`'s failures are not its deterministic candidates' one value larger
-    /// (``LargerCandidates``).
+    /// leave theirs live too), and no other combination most of whose other jobs failed and whose failures also stand
+    /// out from the other jobs' (``IsolationEvidence/standsOut(_:background:smoothed:)``); and, under a 3-wise plan,
+    /// `target`'s failures are not its deterministic candidates' one value larger (``LargerCandidates``).
     func isolatesIntermittent(_ target: Combination, in configuration: [String: String], subject: Subject,
                               ranking: SuspicionRanking) -> Bool
     {
@@ -36,7 +35,7 @@ extension IsolationSession {
         let tally = record.tallies { !target.isContained(in: $0) }
         let elsewhere = configurations(subject) { isDeterministic($0) }.filter { !target.isContained(in: $0) && !explained($0, subject) }
         let overlap = IsolationEvidence.overlapRules(candidates: settings.maxSize)
-        let background = overlap ? record.background(without: target) : IsolationEvidence.Tally()
+        let background = record.background(without: target)
         let larger = overlap ? LargerCandidates(of: target, ranking: ranking, record: record, background: background) : LargerCandidates()
         if larger.explain { return false } // no intermittent fault, whatever this follow-up holds
         if let s = larger.ambiguous, s.isContained(in: configuration) { return false } // the pair may be what failed
@@ -52,7 +51,7 @@ extension IsolationSession {
             }
             let rival = ranking.live.contains(s) && elsewhere.contains { s.isContained(in: $0) }
             guard !rival, let t = tally[s], IsolationEvidence.suspicious(t) else { return !rival }
-            return overlap && !IsolationEvidence.standsOut(t, background: background.without(t), smoothed: false)
+            return !IsolationEvidence.standsOut(t, background: background.without(t), smoothed: false)
         }
     }
 }

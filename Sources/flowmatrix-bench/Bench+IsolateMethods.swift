@@ -76,11 +76,15 @@ extension IsolateBench {
         var session = IsolationSession(source: source, generator: system.generator, settings: settings)
         var kinds = (repeats: 0, samples: 0, intermittent: 0, deterministic: 0)
         var intermittentTries: [Combination: Int] = [:]
-        // FLOWMATRIX_BENCH_ISOLATE_TRACE=<system seed> prints that system's follow-ups and confirmations.
+        // FLOWMATRIX_BENCH_ISOLATE_TRACE=<system seed> prints that system's source failures, follow-ups and confirmations.
         let trace = UInt64(ProcessInfo.processInfo.environment["FLOWMATRIX_BENCH_ISOLATE_TRACE"] ?? "")
         if trace == seed {
             print("  trace: faults \(system.faults.map { "\($0.combination)\($0.flaky ? " (flaky)" : "")" }); source: "
                 + source.map { "\($0.verdict)" }.reduce(into: [String: Int]()) { $0[$1, default: 0] += 1 }.description)
+            // The source jobs that failed an attempt, and the passing ones that held a (flaky) fault.
+            for o in source where o.verdict != .passed || system.faults.contains(where: { $0.combination.isContained(in: o.configuration) }) {
+                print("  trace: source \(o.verdict) in \(Combination(o.configuration))")
+            }
         }
         while true {
             let asks = session.nextRound()

@@ -3,8 +3,9 @@ import Foundation
 import MatrixPlan
 import Testing
 
-/// Under a 3-wise plan, a combination beside a flaky suspect blocks its confirmation only when its failures stand out
-/// from the other jobs' (``IsolationEvidence/standsOut(_:background:smoothed:)``), not when they merely reach the suspect share.
+/// A combination beside a flaky suspect blocks its confirmation only when its failures stand out from the other jobs'
+/// (``IsolationEvidence/standsOut(_:background:smoothed:)``), not when they merely reach the suspect share; under a
+/// 3-wise plan, a combination is tried as an intermittent suspect only when its failures stand out too.
 @Suite("Isolation: failures against their background")
 struct IsolationBackgroundTests {
     typealias Fixture = IsolationSessionTests
@@ -22,6 +23,33 @@ struct IsolationBackgroundTests {
         // No background: a suspect does not stand out from none; a combination that may block a confirmation does.
         #expect(!IsolationEvidence.standsOut(Tally(failing: 20, passing: 20), background: Tally(), smoothed: true))
         #expect(IsolationEvidence.standsOut(Tally(failing: 2, passing: 2), background: Tally(), smoothed: false))
+    }
+
+    @Test("under a pairwise plan too, a value beside a flaky suspect's failing follow-up that fails only as often as the other jobs does not block it")
+    func pairwiseBystander() throws {
+        typealias Flaky = IsolationFlakyEvidenceTests
+        let matrix = try IsolationIntermittentTests.binaryAxes(5)
+        let a1 = Combination(["a": "1"])
+        // a=1 and b=1 fail intermittently (system 2011509 of the bench, in small). c=1's jobs without a=1 fail two
+        // times in five, both with b=1: the suspect share (34 %), but no more than the other jobs (two in eight).
+        func jobs(quiet: Bool) -> [(String, Verdict)] {
+            [("a", .flaky), ("ab", .failed), ("ad", .flaky), ("ae", .passed), ("ace", .passed), ("abd", .failed),
+             ("acd", .passed), ("ade", .flaky), ("b", quiet ? .passed : .failed), ("bd", quiet ? .passed : .failed),
+             ("be", .passed), ("bde", .passed), ("bc", .failed), ("bce", .failed)]
+                + ["", "c", "d", "e", "ce", "cde", "de"].map { ($0, Verdict.passed) }
+        }
+        func decide(_ jobs: [(String, Verdict)]) -> Bool {
+            let session = IsolationSession(source: Flaky.observations(jobs, axes: "abcde"),
+                                           generator: FollowUpGenerator(matrix: matrix), settings: .init(maxSize: 3, budget: 10, seed: 1))
+            let withoutA = session.record(Fixture.subject).tallies { !a1.isContained(in: $0) }
+            #expect(IsolationEvidence.suspicious(withoutA[Combination(["c": "1"])]))
+            return session.isolatesIntermittent(a1, in: Flaky.config("ac", "abcde"), subject: Fixture.subject,
+                                                ranking: session.ranking(Fixture.subject))
+        }
+        // Before 7 December 2026 (15:40 UTC) the share alone blocked it under a pairwise plan.
+        #expect(decide(jobs(quiet: false)))
+        // When the other jobs without a=1 all pass, c=1's two failures stand out: c=1 may be what failed.
+        #expect(!decide(jobs(quiet: true)))
     }
 
     /// Three flaky values on seven binary axes, every configuration a source job (the 3-wise plan's candidates of four
