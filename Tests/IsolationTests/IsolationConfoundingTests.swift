@@ -31,4 +31,27 @@ struct IsolationConfoundingTests {
                             Self.job(["lang": "ar", "net": "offline", "size": "narrow"], .failed, followUp: true)]
         #expect(IsolationEvidence.confounding(Combination(["lang": "ar"]), subject: Self.subject, in: other) == ar)
     }
+
+    @Test("a single value: also the values every source job of it that shows intermittency holds, from two such jobs up")
+    func sharedByIntermittentJobs() {
+        // ar + edge is a flaky pair: three of its four jobs failed an attempt, one passed, so it is no confounding pair.
+        var jobs = [
+            Self.job(["lang": "ar", "net": "edge", "size": "narrow"], .flaky),
+            Self.job(["lang": "ar", "net": "edge", "size": "wide"], .flaky),
+            Self.job(["lang": "ar", "net": "edge", "size": "tall"], .passed),
+            Self.job(["lang": "ar", "net": "wifi", "size": "narrow"], .passed),
+            Self.job(["lang": "ar", "net": "wifi", "size": "wide"], .passed),
+        ]
+        let ar = Combination(["lang": "ar"])
+        #expect(IsolationEvidence.sharedByIntermittentJobs(ar, subject: Self.subject, in: jobs) == ["net": "edge"])
+        #expect(IsolationEvidence.confounding(ar, subject: Self.subject, in: jobs) == [["lang": "ar", "net": "edge"], ["lang": "ar", "net": "edge"]])
+        // A failing job whose configuration also passed shows intermittency; one that only failed does not.
+        jobs.append(Self.job(["lang": "ar", "net": "wifi", "size": "wide"], .failed))
+        #expect(IsolationEvidence.sharedByIntermittentJobs(ar, subject: Self.subject, in: jobs).isEmpty)
+        jobs.removeLast()
+        jobs.append(Self.job(["lang": "ar", "net": "offline", "size": "tall"], .failed))
+        #expect(IsolationEvidence.sharedByIntermittentJobs(ar, subject: Self.subject, in: jobs) == ["net": "edge"])
+        // One such job shares every value with itself: nothing to tell.
+        #expect(IsolationEvidence.sharedByIntermittentJobs(ar, subject: Self.subject, in: Array(jobs.dropFirst())).isEmpty)
+    }
 }
