@@ -5,7 +5,7 @@ extension IsolationEvidence {
     /// follow-up, since a larger combination of theirs holding `target` may be what failed (a flaky three-value fault
     /// fails its pair's follow-up whenever that holds the third value). For a single value, only the values whose pair
     /// with it no job passed: its failing jobs hold nearly every value, and with all of them moved the shipped nightly
-    /// left planted pairs unconfirmed (docs/ISOLATE.md, "Figures of 6 December 2026, late", and of 7 December 2026,
+    /// left planted pairs unconfirmed (docs/ISOLATE-FIGURES.md, "Figures of 6 December 2026, late", and of 7 December 2026,
     /// afternoon); without any, a flaky pair's follow-up of its value held the pair's other value, failed, and
     /// confirmed the value (pairwise system 2020836). And the values every source job of it that shows intermittency
     /// holds (``sharedByIntermittentJobs(_:subject:in:)``).

@@ -13,7 +13,7 @@ extension IsolationEvidence {
     /// Whether the rules for overlapping faults apply: masked failures, tallies taken after a decision's confirmations,
     /// and a suspect of two failing jobs passed over for its part (docs/ISOLATE.md, "The algorithm", step 4). They
     /// apply where candidates have four values (a 3-wise plan, which runs overlapping combinations together in most of
-    /// their jobs); on pairwise plans they lost as much as they gained (docs/ISOLATE.md, "Figures of 6 December 2026,
+    /// their jobs); on pairwise plans they lost as much as they gained (docs/ISOLATE-FIGURES.md, "Figures of 6 December 2026,
     /// morning"), and those plans are left as they were.
     static func overlapRules(candidates maxSize: Int) -> Bool { maxSize > 3 }
 
