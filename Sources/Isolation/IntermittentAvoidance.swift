@@ -28,8 +28,9 @@ extension IsolationEvidence {
     /// flaky jobs all did; the value's first follow-up held `a2=v1` too, failed, and confirmed `a1=v3`.
     static func sharedByIntermittentJobs(_ target: Combination, subject: Subject, in observations: [Observation]) -> [String: String] {
         let own = observations.filter { $0.subject == subject && target.isContained(in: $0.configuration) }
+        // A configuration that passed in one job and failed in another is mixed (`mixed` of ``showsIntermittency``).
         let passed = Set(own.filter { $0.verdict == .passed }.map(\.configuration))
-        let showing = own.filter { !$0.followUp && ($0.verdict == .flaky || $0.verdict == .failed && passed.contains($0.configuration)) }
+        let showing = own.filter { !$0.followUp && showsIntermittency($0.verdict, $0.configuration, mixed: passed) }
             .map(\.configuration)
         guard var shared = showing.first, showing.count >= 2 else { return [:] }
         for c in showing.dropFirst() { shared = shared.filter { c[$0.key] == $0.value } }

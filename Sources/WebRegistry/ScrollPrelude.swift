@@ -10,19 +10,19 @@ enum ScrollPrelude {
             const page = document.scrollingElement;
             for (let e = find(id); e; e = e.parentElement === null && e !== page ? page : e.parentElement) {
               top += e.scrollTop;
-              const overflow = e === page ? 'auto' : getComputedStyle(e).overflowY;
-              if (!['auto', 'scroll', 'overlay'].includes(overflow)) continue;
+              const style = e === page ? null : getComputedStyle(e);
+              if (style && !['auto', 'scroll', 'overlay'].includes(style.overflowY)) continue;
               if (down ? e.scrollHeight - e.clientHeight - e.scrollTop > 1 : e.scrollTop > 0) room = true;
               // overscroll-behavior contain or none: the wheel goes no further up than this scroller.
-              if (e === page || getComputedStyle(e).overscrollBehaviorY !== 'auto') break;
+              if (!style || style.overscrollBehaviorY !== 'auto') break;
             }
             return { top, room };
           };
-          // Wheels the page saw, and those a handler of its own took (preventDefault: a scroller of its own).
-          let wheels = 0, wheelsTaken = 0;
-          addEventListener('wheel', (e) => { wheels++; setTimeout(() => { if (e.defaultPrevented) wheelsTaken++; }); },
+          // The wheels a handler of the page's own took (preventDefault: a scroller of its own).
+          let wheelsTaken = 0;
+          addEventListener('wheel', (e) => { setTimeout(() => { if (e.defaultPrevented) wheelsTaken++; }); },
             { capture: true, passive: true });
-          const wheelCounts = () => ({ wheels, wheelsTaken });
+          const wheelCounts = () => ({ wheelsTaken });
           // Resolves when the offsets differ from `top` (one frame later, so the page's scroll listeners have run), when
           // a wheel since `counts` was taken by the page, or with moved: false when timeoutMs passes. Polled on a timer:
           // a smooth scroll moves over several frames, and any move will do.
@@ -35,7 +35,7 @@ enum ScrollPrelude {
                 return setTimeout(finish, 100);
               }
               if (wheelsTaken > counts.wheelsTaken) return done({ moved: false, taken: true });
-              if (performance.now() >= end) return done({ moved: false, seen: wheels > counts.wheels });
+              if (performance.now() >= end) return done({ moved: false });
               setTimeout(tick, 16);
             };
             tick();
