@@ -8,4 +8,7 @@ public struct IsolationFollowUp: Sendable, Hashable {
     public var intermittent = false
     /// Whether it samples around a failing configuration nothing is left to try for (``FailureSampling``).
     public var sample = false
+    /// Whether it probes a failing configuration a confirmation explains for a second fault (``SecondFaults``): its
+    /// target is the rest of that configuration.
+    public var probe = false
 }

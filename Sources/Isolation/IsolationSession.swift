@@ -43,6 +43,8 @@ public struct IsolationSession: Sendable {
     private(set) var heldBack: [Subject: [Combination: Combination]] = [:]
     /// Probes of second faults (``SecondFaults``): their failures are to explain, like the source run's.
     private var probes = Set<Key>()
+    /// Per failing configuration, the probes asked of it so far.
+    private var probeCounts: [Key: Int] = [:]
     /// Samples around failing configurations nothing is left to try for.
     private var sampling = FailureSampling()
 
@@ -75,7 +77,8 @@ public struct IsolationSession: Sendable {
 
     /// The next round's follow-ups (repeats of flaky jobs first, then one per unexplained failing configuration; when
     /// every failure is explained, the parts of intermittent confirmations still to try (``SharedParts``), then one more repeat
-    /// of each flaky job that proved noise and probes of the second faults a failing configuration may hold), within
+    /// of each flaky job that proved noise and probes of the second faults a failing configuration may hold, within half
+    /// the budget left), within
     /// the budget; empty when the session is over.
     public mutating func nextRound() -> [FollowUp] {
         var draft = FollowUpRound()
@@ -120,20 +123,7 @@ public struct IsolationSession: Sendable {
                     draft.add(FollowUp(subject: key.subject, configuration: key.configuration, target: nil), budget: settings.budget - spent)
                 }
             }
-            for subject in subjects {
-                let ranking = self.ranking(subject)
-                var picked = Set<Trial>()
-                let (done, most) = (tries[subject] ?? [:], settings.triesPerCandidate)
-                let next = SecondFaults.next(
-                    failing: configurations(subject) { isDeterministic($0) },
-                    confirmed: confirmed.filter { $0.subject == subject && !$0.intermittent }.map(\.combination),
-                    ranking: ranking, untried: { (done[Trial(combination: $0, intermittent: false)] ?? 0) < most })
-                for n in next {
-                    let trial = Trial(combination: n.keep, intermittent: false)
-                    guard picked.insert(trial).inserted else { continue }
-                    ask(trial, subject: subject, ranking: ranking, salt: picked.count, probing: n.probed, draft: &draft)
-                }
-            }
+            askProbes(&draft)
         }
         if draft.out.isEmpty && !draft.reused {
             let session = self
@@ -146,6 +136,34 @@ public struct IsolationSession: Sendable {
             return nextRound()
         }
         return draft.out
+    }
+
+    /// Asks for probes of second faults (``SecondFaults``), the configurations probed least so far first (each one's
+    /// first probe before another's second), within half the budget left: a failing probe is a new failure to explain,
+    /// and needs follow-ups of its own (pairwise system 2020818 spent its last 15 on probes in one round, and the one
+    /// that failed was left unexplained).
+    private mutating func askProbes(_ draft: inout FollowUpRound) {
+        let probeEnd = draft.out.count + max(1, (settings.budget - spent - draft.out.count) / 2)
+        for subject in subjects where draft.out.count < probeEnd {
+            let ranking = self.ranking(subject)
+            var picked = Set<Trial>()
+            let (done, most) = (tries[subject] ?? [:], settings.triesPerCandidate)
+            let next = SecondFaults.next(
+                failing: configurations(subject) { isDeterministic($0) },
+                confirmed: confirmed.filter { $0.subject == subject && !$0.intermittent }.map(\.combination),
+                intermittent: confirmed.filter { $0.subject == subject && $0.intermittent }.map(\.combination),
+                ranking: ranking, untried: { (done[Trial(combination: $0, intermittent: false)] ?? 0) < most })
+            let order = next.enumerated().sorted { a, b in
+                let (pa, pb) = (probed(a.element.probed, subject), probed(b.element.probed, subject))
+                return pa != pb ? pa < pb : a.offset < b.offset
+            }.map(\.element)
+            for n in order where draft.out.count < probeEnd {
+                let trial = Trial(combination: n.keep, intermittent: false)
+                guard picked.insert(trial).inserted else { continue }
+                ask(trial, subject: subject, ranking: ranking, salt: picked.count, probing: n.probed, draft: &draft)
+                if let c = n.probed { probeCounts[Key(subject: subject, configuration: c), default: 0] += 1 }
+            }
+        }
     }
 
     /// Asks for a follow-up that keeps `trial`'s combination in the least suspicious environment (or notes that one
@@ -167,7 +185,7 @@ public struct IsolationSession: Sendable {
         guard let config = generator.configuration(keeping: trial.combination, ranking: ranking, maxSize: settings.maxSize, seed: seed,
                                                    avoiding: earlier + (probing.map { [$0] } ?? []), confounding: confounding,
                                                    undecided: undecided),
-              probing == nil || !confirmed.contains(where: { $0.subject == subject && !$0.intermittent && $0.combination.isContained(in: config) })
+              probing == nil || !confirmed.contains(where: { $0.subject == subject && $0.combination.isContained(in: config) })
         else {
             tries[subject, default: [:]][trial] = Int.max / 2
             return
@@ -187,8 +205,14 @@ public struct IsolationSession: Sendable {
         }
         targets[key] = trial
         draft.kept[subject, default: []].append(config)
-        draft.add(FollowUp(subject: subject, configuration: config, target: trial.combination, intermittent: trial.intermittent),
+        draft.add(FollowUp(subject: subject, configuration: config, target: trial.combination, intermittent: trial.intermittent,
+                           probe: probing != nil),
                   budget: settings.budget - spent)
+    }
+
+    /// The probes asked so far of `configuration` (none for a single candidate's try: nil).
+    private func probed(_ configuration: [String: String]?, _ subject: Subject) -> Int {
+        configuration.map { probeCounts[Key(subject: subject, configuration: $0)] ?? 0 } ?? 0
     }
 
     /// Every combination a follow-up has kept so far (any subject): what the session suspected enough to test.

@@ -1,7 +1,7 @@
 /// Second faults (pure; docs/ISOLATE.md, "The algorithm", step 9): a failing configuration a confirmed combination
 /// explains may hold another failure-inducing combination that no other failing configuration shows (overlapping
 /// faults: the plan ran the second only beside the first). With every failure explained and budget left, each such
-/// configuration is **probed**: one follow-up keeps all of it but one value of the confirmation (moved to a safe
+/// configuration is **probed** (at most half the budget left a round: ``IsolationSession/nextRound()``): one follow-up keeps all of it but one value of the confirmation (moved to a safe
 /// value), so it asks of every candidate left at once whether a second fault is there. A passing probe clears them
 /// all; a failing one is a new failure to explain. Where no probe can be made, its best untried candidate that shares
 /// a value with the confirmation (a value in one interaction is the likeliest in another) is tried alone.
@@ -16,17 +16,23 @@ enum SecondFaults {
 
     /// Per deterministic failing configuration that a confirmed combination explains and that still holds a live
     /// candidate no confirmation holds whole: when a confirmation of two or more values explains it (a single value
-    /// fails every job it is in, and probing each of its configurations spends the budget for nothing), a probe that
-    /// keeps it all but an axis of each confirmation it holds
+    /// fails every job it is in, and probing each of its configurations spends the budget for nothing) — a
+    /// deterministic one of `confirmed` or, since 7 December 2026, an intermittent one of `intermittent` (a flaky
+    /// pair's failing job also held a deterministic pair that no other job showed: pairwise system 2020866) — a probe
+    /// that keeps it all but an axis of each confirmation it holds
     /// (the axes chosen so that the probe keeps the most such candidates, among keeps `untried` allows); else its best
-    /// candidate (in rank order) that `untried` allows, that shares a value with such a confirmation, and is neither a
-    /// part nor a whole of one.
-    static func next(failing: [[String: String]], confirmed: [Combination], ranking: SuspicionRanking,
-                     untried: (Combination) -> Bool) -> [Next]
+    /// candidate (in rank order) that `untried` allows, that shares a value with a deterministic such confirmation (a
+    /// single candidate beside a flaky fault proves little by failing), and is neither a part nor a whole of one.
+    static func next(failing: [[String: String]], confirmed: [Combination], intermittent: [Combination] = [],
+                     ranking: SuspicionRanking, untried: (Combination) -> Bool) -> [Next]
     {
         var out: [Next] = []
         for configuration in failing {
-            let holding = confirmed.filter { $0.isContained(in: configuration) }
+            let held = confirmed.filter { $0.isContained(in: configuration) }
+            // An intermittent confirmation of two values or more explains a configuration that failed every attempt
+            // one time in four: the rest of it is probed too. Not beside a single value, which fails wherever it is.
+            let flaky = intermittent.filter { $0.isContained(in: configuration) }
+            let holding = (held + flaky).contains { $0.count == 1 } ? held : held + flaky
             guard !holding.isEmpty else { continue }
             let open = ranking.suspects(in: configuration).map(\.combination).filter { c in
                 holding.allSatisfy { h in !h.isSubset(of: c) && !c.isSubset(of: h) }
@@ -37,7 +43,7 @@ enum SecondFaults {
                 out.append(Next(keep: keep, probed: configuration))
                 continue
             }
-            let next = open.first { c in untried(c) && holding.contains { h in h.pairs.contains { c.pairs.contains($0) } } }
+            let next = open.first { c in untried(c) && held.contains { h in h.pairs.contains { c.pairs.contains($0) } } }
             if let next { out.append(Next(keep: next, probed: nil)) }
         }
         return out

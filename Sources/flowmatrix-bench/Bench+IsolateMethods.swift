@@ -67,14 +67,15 @@ extension IsolateBench {
         return System(matrix: matrix, faults: faults, generator: generator)
     }
 
-    /// FlowMatrix's session with the CLI's default budget (20 % of the plan's jobs).
-    static func isolate(_ system: System, source: [Observation], strength: Int, oracle: inout Oracle, seed: UInt64)
+    /// FlowMatrix's session with a budget of `budget` % of the plan's jobs (the CLI's default is 20), rounded down as
+    /// the CLI rounds it.
+    static func isolate(_ system: System, source: [Observation], strength: Int, budget: Int, oracle: inout Oracle, seed: UInt64)
         -> (found: [Combination], spent: Int, diagnosis: Diagnosis)
     {
-        let settings = IsolationSession.Settings(maxSize: strength + 1, budget: max(1, Int((Double(source.count) * 0.2).rounded(.down))),
+        let settings = IsolationSession.Settings(maxSize: strength + 1, budget: max(1, source.count * budget / 100),
                                                  seed: seed)
         var session = IsolationSession(source: source, generator: system.generator, settings: settings)
-        var kinds = (repeats: 0, samples: 0, intermittent: 0, deterministic: 0)
+        var kinds = (repeats: 0, samples: 0, intermittent: 0, deterministic: 0, probes: 0)
         var intermittentTries: [Combination: Int] = [:]
         // FLOWMATRIX_BENCH_ISOLATE_TRACE=<system seed> prints that system's source failures, follow-ups and confirmations.
         let trace = UInt64(ProcessInfo.processInfo.environment["FLOWMATRIX_BENCH_ISOLATE_TRACE"] ?? "")
@@ -90,13 +91,15 @@ extension IsolateBench {
             let asks = session.nextRound()
             if asks.isEmpty { break }
             for a in asks {
-                if a.sample { kinds.samples += 1 } else if a.target == nil { kinds.repeats += 1 } else if a.intermittent { kinds.intermittent += 1 } else { kinds.deterministic += 1 }
+                if a.sample { kinds.samples += 1 } else if a.target == nil { kinds.repeats += 1 } else if a.intermittent { kinds.intermittent += 1 }
+                else if a.probe { kinds.probes += 1 } else { kinds.deterministic += 1 }
                 if let target = a.target, a.intermittent { intermittentTries[target, default: 0] += 1 }
             }
             let results = asks.map { oracle.observe($0.configuration, followUp: true) }
             if trace == seed {
                 for (a, r) in zip(asks, results) {
-                    let kind = a.sample ? "sample" : a.target == nil ? "repeat" : a.intermittent ? "intermittent \(a.target!)" : "deterministic \(a.target!)"
+                    let kind = a.sample ? "sample" : a.target == nil ? "repeat" : a.intermittent ? "intermittent \(a.target!)"
+                        : a.probe ? "probe \(a.target!)" : "deterministic \(a.target!)"
                     print("  trace: \(kind) → \(r.verdict) in \(Combination(a.configuration))")
                 }
             }

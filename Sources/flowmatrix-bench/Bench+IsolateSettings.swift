@@ -24,8 +24,9 @@ extension IsolateBench {
     struct Diagnosis {
         var tried: Set<Combination>
         var intermittentTries: [Combination: Int] = [:]
-        /// Follow-ups by kind: repeats of flaky jobs, samples around failing configurations, intermittent trials, deterministic trials (and narrowings).
-        var spending = (repeats: 0, samples: 0, intermittent: 0, deterministic: 0)
+        /// Follow-ups by kind: repeats of flaky jobs, samples around failing configurations, intermittent trials,
+        /// deterministic trials (and narrowings), probes of second faults.
+        var spending = (repeats: 0, samples: 0, intermittent: 0, deterministic: 0, probes: 0)
         var retracted: Set<Combination>
         var budgetSpent: Bool
     }
@@ -41,6 +42,9 @@ extension IsolateBench {
         // FLOWMATRIX_BENCH_ISOLATE_SEED_OFFSET moves every system's seed: other systems, to check a change is not
         // tuned to the usual ones.
         let offset = UInt64(env["FLOWMATRIX_BENCH_ISOLATE_SEED_OFFSET"] ?? "") ?? 0
+        // FLOWMATRIX_BENCH_ISOLATE_BUDGET=40 gives isolate 40 % of the plan's jobs in place of the CLI's default 20 %:
+        // how recall grows with the budget (docs/ISOLATE.md, "What a flaky fault costs").
+        let budget = min(1_000, max(1, Int(env["FLOWMATRIX_BENCH_ISOLATE_BUDGET"] ?? "") ?? 20))
         say("== bench isolate: \(systems) seeded systems per setting (\(quick ? "6 axes of 2–4" : "8–12 axes of 2–10")"
             + " values, an exclude and a constraint; 2–3 planted faults, some overlapping, about one in five flaky; retries 1)")
         for strength in strengths {
@@ -50,7 +54,8 @@ extension IsolateBench {
                 var exhaustiveJobs = 0.0, exhaustiveSkipped = 0
                 // The systems run in parallel; each is scored in order, so the lines do not depend on the cores.
                 let runs = parallelMap(0..<systems) { n in
-                    run(seed: UInt64(strength * 1_000_000 + size * 10_000 + n) &+ offset, strength: strength, size: size, quick: quick)
+                    run(seed: UInt64(strength * 1_000_000 + size * 10_000 + n) &+ offset, strength: strength, size: size, quick: quick,
+                        budget: budget)
                 }
                 for r in runs {
                     let system = r.system
@@ -68,7 +73,7 @@ extension IsolateBench {
                     }
                 }
                 say("\(strength)-wise plan, \(size)-value faults (" + String(format: "%.0f s", Date().timeIntervalSince(started)) + "):")
-                say("  flowmatrix isolate (budget 20 %)  " + ours.line)
+                say("  flowmatrix isolate (budget \(budget) %)  " + ours.line)
                 say("    " + ours.detail)
                 say("    " + ours.identifiable)
                 say("    a found part of a planted fault that fails wherever the matrix allows it counted as that fault: "
@@ -96,14 +101,14 @@ extension IsolateBench {
         var extraJobsPerFault: Double
     }
 
-    static func run(seed: UInt64, strength: Int, size: Int, quick: Bool) -> SystemRun {
+    static func run(seed: UInt64, strength: Int, size: Int, quick: Bool, budget: Int = 20) -> SystemRun {
         let system = makeSystem(seed: seed, faultSize: size, quick: quick)
         var matrix = system.matrix
         matrix.reduction = .tWise(strength)
         let plan = matrix.plan(scenarios: [], settings: planSettings).configurations.map(\.values)
         var oracle = Oracle(system: system, seed: seed)
         let source = plan.map { oracle.observe($0, followUp: false) }
-        let ours = isolate(system, source: source, strength: strength, oracle: &oracle, seed: seed)
+        let ours = isolate(system, source: source, strength: strength, budget: budget, oracle: &oracle, seed: seed)
         let ofot = oneFactorAtATime(system, source: source, oracle: &oracle)
         let space = Double(MatrixSpace(system.matrix).countStages()?.afterConstraints.uint64 ?? UInt64.max)
         let exhaustive = exhaustiveFaults(system, maxSize: strength + 1, oracle: &oracle, limit: quick ? 2_000 : 6_000)

@@ -52,7 +52,7 @@ struct IsolateScore {
                 missedFlaky += 1
                 let tries = diagnosis?.intermittentTries[fault.combination] ?? 0
                 cause = "flaky never confirmed (\(tries == 0 ? "never tried" : "tried \(tries)×") as intermittent"
-                    + "\(diagnosis.map { d in d.budgetSpent ? ", budget spent: \(d.spending.repeats) repeats, \(d.spending.samples) samples, \(d.spending.intermittent) intermittent, \(d.spending.deterministic) deterministic" : "" } ?? ""))"
+                    + "\(diagnosis.map { d in d.budgetSpent ? ", budget spent: \(d.spending.repeats) repeats, \(d.spending.samples) samples, \(d.spending.intermittent) intermittent, \(d.spending.deterministic) deterministic, \(d.spending.probes) probes" : "" } ?? ""))"
             }
             else if let d = diagnosis, !d.tried.contains(fault.combination) && !d.budgetSpent {
                 missedNeverSuspected += 1; cause = "never suspected"

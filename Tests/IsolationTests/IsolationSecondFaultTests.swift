@@ -100,4 +100,128 @@ struct IsolationSecondFaultTests {
         let label = Combination(followUps[index].configuration).pairs.map { "\($0.axis)=\($0.value)" }.joined(separator: ",")
         #expect(probed == [label])
     }
+
+    @Test("a configuration an intermittent confirmation of two values explains is probed too; beside a single value it is not")
+    func intermittentConfirmationProbed() {
+        let config = ["lang": "de", "net": "offline", "size": "wide", "theme": "dark"]
+        // Only this configuration failed and nothing passed: every combination of it is live.
+        let ranking = SuspicionRanking(candidatesFrom: [config], failing: [config], passing: [], maxSize: 3)
+        let flakyPair = Combination(["lang": "de", "net": "offline"])
+        let next = SecondFaults.next(failing: [config], confirmed: [], intermittent: [flakyPair], ranking: ranking) { _ in true }
+        #expect(next.count == 1)
+        let probe = next.first
+        #expect(probe?.probed == config)
+        // The probe keeps all of the configuration but one of the pair's axes.
+        #expect(probe.map { $0.keep.count == 3 && !flakyPair.isSubset(of: $0.keep) && $0.keep.isContained(in: config) } == true)
+        // Nothing is tried beside an intermittent single value, nor beside a deterministic one with it.
+        let flakyValue = Combination(["lang": "de"])
+        #expect(SecondFaults.next(failing: [config], confirmed: [], intermittent: [flakyValue], ranking: ranking) { _ in true }.isEmpty)
+        let beside = SecondFaults.next(failing: [config], confirmed: [Combination(["theme": "dark"])], intermittent: [flakyPair],
+                                       ranking: ranking) { _ in true }
+        #expect(beside.allSatisfy { $0.probed == nil })
+        // Without the intermittent confirmation the configuration is explained by nothing: no probe.
+        #expect(SecondFaults.next(failing: [config], confirmed: [], ranking: ranking) { _ in true }.isEmpty)
+    }
+
+    /// A flaky pair (`lang=de + net=offline`: a job holding it fails its first attempt, then passes) and a
+    /// deterministic one (`size=wide + theme=dark`) that the source runs only beside it, in a configuration that
+    /// happened to fail both attempts.
+    static func flakyBesideMasked(budget: Int) throws -> IsolationSession {
+        let flaky = Combination(["lang": "de", "net": "offline"])
+        let masked = Combination(["size": "wide", "theme": "dark"])
+        let source = Fixture.configurations(try Fixture.matrix()).filter { !masked.isContained(in: $0) || flaky.isContained(in: $0) }
+        func observe(_ c: [String: String], followUp: Bool, id: String) -> Observation {
+            let verdict: Verdict = masked.isContained(in: c) ? .failed
+                : !flaky.isContained(in: c) ? .passed
+                // In the source, two of its four other jobs are flaky and two passed.
+                : followUp || c["size"] == "narrow" ? .flaky : .passed
+            return Observation(subject: Fixture.subject, configuration: c, verdict: verdict, jobID: id, followUp: followUp)
+        }
+        var session = IsolationSession(source: source.enumerated().map { observe($1, followUp: false, id: "s\($0)") },
+                                       generator: FollowUpGenerator(matrix: try Fixture.matrix()),
+                                       settings: .init(maxSize: 3, budget: budget, seed: 7))
+        for round in 0..<20 {
+            let asks = session.nextRound()
+            if asks.isEmpty { break }
+            session.onResults(asks.enumerated().map { observe($1.configuration, followUp: true, id: "f\(round)-\($0)") })
+        }
+        return session
+    }
+
+    @Test("a deterministic fault the source ran only beside a flaky one is found by probing what the flaky one explains")
+    func maskedByIntermittent() throws {
+        let session = try Self.flakyBesideMasked(budget: 12)
+        let found = session.confirmed.map { "\($0.combination)\($0.intermittent ? " (i)" : "")" }
+        #expect(Set(found) == ["lang=de + net=offline (i)", "size=wide + theme=dark"], "confirmed \(found)")
+        // The probe: the configuration both explain, but a value of the flaky pair.
+        let (flaky, masked) = (Combination(["lang": "de", "net": "offline"]), Combination(["size": "wide", "theme": "dark"]))
+        #expect(session.observations.contains { o in
+            o.followUp && masked.isContained(in: o.configuration) && !flaky.isContained(in: o.configuration)
+                && (o.configuration["lang"] == "de" || o.configuration["net"] == "offline")
+        })
+        #expect(session.spent <= 12)
+    }
+
+    /// A pairwise plan of five axes whose first two have two values: `a=0 + b=0` fails a quarter of it, and the second
+    /// fault is a pair of `c` and `d` that the plan runs once, beside it: in the first configuration holding the first
+    /// fault, or the `last`.
+    static func manyExplained(last: Bool) throws -> (matrix: MatrixFile, source: [[String: String]], first: Combination, second: Combination) {
+        let json = """
+            {"name": "many", "corpus": ".", "registry": "noop",
+             "axes": {"a": ["0", "1"], "b": ["0", "1"], "c": ["0", "1", "2", "3", "4"], "d": ["0", "1", "2", "3", "4"],
+                      "e": ["0", "1", "2", "3", "4"]},
+             "reduction": "pairwise"}
+            """
+        let (parsed, findings) = MatrixFile.parse(Array(json.utf8), file: "many.json", directory: URL(fileURLWithPath: "/"))
+        #expect(findings.isEmpty)
+        let matrix = try #require(parsed)
+        let source = matrix.plan(scenarios: []).configurations.map(\.values)
+        let first = Combination(["a": "0", "b": "0"])
+        let cd = { (c: [String: String]) in Combination(["c": c["c"]!, "d": c["d"]!]) }
+        let masked = { (c: [String: String]) in first.isContained(in: c) && source.filter { cd($0) == cd(c) }.count == 1 }
+        let beside = try #require(last ? source.last(where: masked) : source.first(where: masked))
+        return (matrix, source, first, cd(beside))
+    }
+
+    @Test("probes take at most half the budget left a round, so a failing one keeps follow-ups to explain it",
+          arguments: [8, 10, 12])
+    func probesLeaveRoom(budget: Int) throws {
+        // All nine probes at once (before 7 December 2026) left a budget of 8 or 10 nothing to explain the failing one.
+        try Self.probe(try Self.manyExplained(last: false), budget: budget)
+    }
+
+    @Test("each failing configuration is probed once before any is probed again", arguments: [12, 16])
+    func probesBreadthFirst(budget: Int) throws {
+        // With the probes of each round taken in the configurations' order, the first ones' second probes went before
+        // the last one's first, and the budget ran out before it.
+        try Self.probe(try Self.manyExplained(last: true), budget: budget)
+    }
+
+    /// Runs the session on `system`, checks each round's probes against the budget left, and expects both faults.
+    static func probe(_ system: (matrix: MatrixFile, source: [[String: String]], first: Combination, second: Combination),
+                      budget: Int) throws {
+        let faults = [system.first, system.second]
+        func observe(_ c: [String: String], id: String, followUp: Bool) -> Observation {
+            Observation(subject: Fixture.subject, configuration: c, verdict: faults.contains { $0.isContained(in: c) } ? .failed : .passed,
+                        jobID: id, followUp: followUp)
+        }
+        var session = IsolationSession(source: system.source.enumerated().map { observe($1, id: "s\($0)", followUp: false) },
+                                       generator: FollowUpGenerator(matrix: system.matrix),
+                                       settings: .init(maxSize: 3, budget: budget, seed: 7))
+        var probeRounds = 0
+        for round in 0..<30 {
+            let before = session.spent
+            let asks = session.nextRound()
+            if asks.isEmpty { break }
+            let probes = asks.filter(\.probe)
+            if !probes.isEmpty {
+                probeRounds += 1
+                #expect(probes.count <= max(1, (budget - before) / 2), "round \(round): \(probes.count) probes of \(budget - before) left")
+            }
+            session.onResults(asks.enumerated().map { observe($1.configuration, id: "f\(round)-\($0)", followUp: true) })
+        }
+        #expect(probeRounds > 1)
+        #expect(Set(session.confirmed.map(\.combination)) == Set(faults), "confirmed \(session.confirmed.map(\.combination))")
+        #expect(session.spent <= budget)
+    }
 }
