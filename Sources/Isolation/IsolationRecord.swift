@@ -248,5 +248,17 @@ public struct IsolationRecord: Sendable, Hashable, Codable {
             }
             + (failsEverywhere ?? []).map { "everywhere: \(name($0.subject)) \(Self.everywhere($0))" }
             + retracted.map { "retracted: \(name($0.subject)) with \(label($0)) (a later job passed with it)" }
+            + budgetSpent
+    }
+
+    /// When the budget ran out with failures unexplained: how to go further. An isolation with a larger budget starts
+    /// afresh (an earlier isolation's follow-ups are not reused), and finds more — but not every fault: under a
+    /// pairwise plan a flaky three-value fault is found by none (docs/ISOLATE.md, "What the budget buys").
+    var budgetSpent: [String] {
+        guard !unresolved.isEmpty, jobsRun >= budget else { return [] }
+        let left = unresolved.map(\.configurations.count).reduce(0, +)
+        return ["budget spent: all \(budget) follow-up job\(budget == 1 ? "" : "s") ran with \(left) failing configuration"
+            + (left == 1 ? "" : "s") + " still unexplained; a larger budget explains more ('flowmatrix isolate \(source) --budget "
+            + "\(budget * 2)' starts a new isolation of the run)"]
     }
 }

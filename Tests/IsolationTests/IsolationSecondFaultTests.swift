@@ -96,6 +96,14 @@ struct IsolationSecondFaultTests {
         let probed = try #require(unresolved.foundByProbes)
         #expect(probed.count == 1 && unresolved.configurations.contains(probed[0]))
         #expect(record.lines.contains { $0.contains("(1 of them found by probes, not in the source run); ") }, "\(record.lines)")
+        // The budget ran out with a failure unexplained: the last line says so, and how to go further.
+        let budget = index + 1
+        let jobs = budget == 1 ? "1 follow-up job" : "\(budget) follow-up jobs"
+        #expect(record.lines.last == "budget spent: all \(jobs) ran with 1 failing configuration still unexplained; "
+            + "a larger budget explains more ('flowmatrix isolate s --budget \(budget * 2)' starts a new isolation of the run)",
+            "\(record.lines)")
+        // With budget left (nothing left to try), or nothing unexplained, no such line.
+        #expect(!IsolationRecord(source: "s", session: full, runs: []).lines.contains { $0.hasPrefix("budget spent") })
         // It is that probe's configuration; the source's unexplained failures (none here) would not be marked.
         let label = Combination(followUps[index].configuration).pairs.map { "\($0.axis)=\($0.value)" }.joined(separator: ",")
         #expect(probed == [label])
