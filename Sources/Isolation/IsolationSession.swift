@@ -76,10 +76,9 @@ public struct IsolationSession: Sendable {
     func isDeterministic(_ key: Key) -> Bool { ledger.isDeterministic(key) }
 
     /// The next round's follow-ups (repeats of flaky jobs first, then one per unexplained failing configuration; when
-    /// every failure is explained, the parts of intermittent confirmations still to try (``SharedParts``), then one more repeat
-    /// of each flaky job that proved noise and probes of the second faults a failing configuration may hold, within half
-    /// the budget left), within
-    /// the budget; empty when the session is over.
+    /// every failure is explained, the parts of intermittent confirmations still to try (``SharedParts``), then one more
+    /// repeat of each flaky job that proved noise and probes of the second faults a failing configuration may hold, in
+    /// at most half the budget left), within the budget; empty when the session is over.
     public mutating func nextRound() -> [FollowUp] {
         var draft = FollowUpRound()
         for key in ledger.pending.keys.sorted(by: { $0.precedes($1) }) where !explained(key.configuration, key.subject) {

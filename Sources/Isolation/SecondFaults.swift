@@ -1,8 +1,9 @@
 /// Second faults (pure; docs/ISOLATE.md, "The algorithm", step 9): a failing configuration a confirmed combination
 /// explains may hold another failure-inducing combination that no other failing configuration shows (overlapping
 /// faults: the plan ran the second only beside the first). With every failure explained and budget left, each such
-/// configuration is **probed** (at most half the budget left a round: ``IsolationSession/nextRound()``): one follow-up keeps all of it but one value of the confirmation (moved to a safe
-/// value), so it asks of every candidate left at once whether a second fault is there. A passing probe clears them
+/// configuration is **probed** (in at most half the budget left a round: ``IsolationSession/nextRound()``): one
+/// follow-up keeps all of it but one value of the confirmation (moved to a safe value), so it asks of every candidate
+/// left at once whether a second fault is there. A passing probe clears them
 /// all; a failing one is a new failure to explain. Where no probe can be made, its best untried candidate that shares
 /// a value with the confirmation (a value in one interaction is the likeliest in another) is tried alone.
 enum SecondFaults {
