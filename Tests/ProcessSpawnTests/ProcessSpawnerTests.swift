@@ -21,7 +21,10 @@ struct ProcessSpawnerTests {
         defer { close(leaked) }
         let out = try ProcessSpawner.pipe()
         let extra = try ProcessSpawner.pipe()
-        defer { for fd in [out.read, extra.read, extra.write] { close(fd) } }
+        // Not `out.read`: `readAll` closes it. Closing it twice closed whatever descriptor another test of this suite,
+        // running in parallel, had opened with that number in between: `processGroup`'s pipe, whose spawn then failed
+        // with "Bad file descriptor" (CI of 7 December 2026, 19:10 UTC).
+        defer { for fd in [extra.read, extra.write] { close(fd) } }
         // Each of 0…9 and the leaked one, probed in a subshell (a failed redirection ends only it).
         let probe = "for fd in 0 1 2 3 4 5 6 7 8 9 \(leaked); do if (true >&$fd) 2>/dev/null; then printf '%s ' $fd; fi; done"
         let spec = ChildSpec(
