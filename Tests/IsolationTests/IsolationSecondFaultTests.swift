@@ -138,22 +138,12 @@ struct IsolationSecondFaultTests {
         let flaky = Combination(["lang": "de", "net": "offline"])
         let masked = Combination(["size": "wide", "theme": "dark"])
         let source = Fixture.configurations(try Fixture.matrix()).filter { !masked.isContained(in: $0) || flaky.isContained(in: $0) }
-        func observe(_ c: [String: String], followUp: Bool, id: String) -> Observation {
-            let verdict: Verdict = masked.isContained(in: c) ? .failed
+        return try Fixture.isolate(source, budget: budget) { c, followUp in
+            masked.isContained(in: c) ? .failed
                 : !flaky.isContained(in: c) ? .passed
                 // In the source, two of its four other jobs are flaky and two passed.
                 : followUp || c["size"] == "narrow" ? .flaky : .passed
-            return Observation(subject: Fixture.subject, configuration: c, verdict: verdict, jobID: id, followUp: followUp)
         }
-        var session = IsolationSession(source: source.enumerated().map { observe($1, followUp: false, id: "s\($0)") },
-                                       generator: FollowUpGenerator(matrix: try Fixture.matrix()),
-                                       settings: .init(maxSize: 3, budget: budget, seed: 7))
-        for round in 0..<20 {
-            let asks = session.nextRound()
-            if asks.isEmpty { break }
-            session.onResults(asks.enumerated().map { observe($1.configuration, followUp: true, id: "f\(round)-\($0)") })
-        }
-        return session
     }
 
     @Test("a deterministic fault the source ran only beside a flaky one is found by probing what the flaky one explains")

@@ -37,15 +37,22 @@ struct IsolationSessionTests {
     /// Runs a session to its end against `faults`; `flaky` configurations are flaky in the source run.
     static func isolate(_ source: [[String: String]], faults: [Combination], budget: Int, seed: UInt64 = 7,
                         flaky: Set<[String: String]> = []) throws -> IsolationSession {
-        let matrix = try matrix()
+        try isolate(source, budget: budget, seed: seed) { c, followUp in
+            let verdict: Verdict = faults.contains { $0.isContained(in: c) } ? .failed : .passed
+            return flaky.contains(c) && !followUp ? .flaky : verdict
+        }
+    }
+
+    /// Runs a session on this matrix to its end (20 rounds at most), each job's verdict given by `verdict` (of its
+    /// configuration, and whether it is a follow-up).
+    static func isolate(_ source: [[String: String]], budget: Int, seed: UInt64 = 7,
+                        verdict: ([String: String], Bool) -> Verdict) throws -> IsolationSession {
         func observe(_ c: [String: String], followUp: Bool, id: String) -> Observation {
-            var verdict: Verdict = faults.contains { $0.isContained(in: c) } ? .failed : .passed
-            if flaky.contains(c) && !followUp { verdict = .flaky }
-            return Observation(subject: subject, configuration: c, verdict: verdict, jobID: id, followUp: followUp)
+            Observation(subject: subject, configuration: c, verdict: verdict(c, followUp), jobID: id, followUp: followUp)
         }
         var session = IsolationSession(
             source: source.enumerated().map { observe($1, followUp: false, id: "s\($0)") },
-            generator: FollowUpGenerator(matrix: matrix), settings: .init(maxSize: 3, budget: budget, seed: seed))
+            generator: FollowUpGenerator(matrix: try matrix()), settings: .init(maxSize: 3, budget: budget, seed: seed))
         for round in 0..<20 {
             let asks = session.nextRound()
             if asks.isEmpty { break }
