@@ -170,7 +170,7 @@ let package = Package(
             name: "EndToEndTests",
             dependencies: [
                 "FlowMatrixCLI", "Artifacts", "Coordinator", "FlowMatrixTestKit", "Journal", "UVTransport", "Wire", "DevTools",
-                "RunControl", "FlowVocabulary", "ProcessSpawn", "Isolation",
+                "RunControl", "FlowVocabulary", "ProcessSpawn", "Isolation", "MatrixPlan",
                 // The bench executable, for `bench all`'s skip rule (`@testable import flowmatrix_bench`).
                 "flowmatrix-bench",
             ],

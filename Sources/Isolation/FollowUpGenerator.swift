@@ -11,6 +11,12 @@ public struct FollowUpGenerator: Sendable {
     public let space: MatrixSpace
     /// Full configurations the search may look at per follow-up before it keeps the best one found.
     public var searchLimit = 400
+    /// What another candidate that an earlier follow-up of the same combination held (`avoiding`) counts for, against
+    /// 1 for a new one: a second follow-up that holds the candidate that kept the first from deciding decides nothing
+    /// more (what both hold besides `keep` still holds it), one holding a new candidate does (their common values no
+    /// longer hold either). Before, the fewest candidates won outright and a matrix with few values gave the second
+    /// follow-up the first one's configuration again (a made-up model of five axes, `c=true + e=e2` never confirmed).
+    static let sharedOther = 1_000
 
     public init(matrix: MatrixFile) {
         axes = matrix.axes
@@ -70,7 +76,7 @@ public struct FollowUpGenerator: Sendable {
             Combination.forEachSubset(of: c, maxSize: maxSize) { s in
                 if ranking.live.contains(s) && !s.isSubset(of: keep)
                     && !(keep.isSubset(of: s) && ranking.failingCount(s) < ranking.failingCount(keep)) {
-                    n += 1
+                    n += avoiding.contains { s.isContained(in: $0) } ? Self.sharedOther : 1
                     for p in s.pairs { if let d = depth[p.axis] { axes.insert(d) } }
                 }
                 return n < limit

@@ -9,8 +9,9 @@
 /// combinations most of whose jobs failed an attempt (``IsolationEvidence``); one is confirmed when a follow-up that
 /// keeps it in an otherwise clean configuration fails an attempt. A flaky job's failure counts once its repeat fails,
 /// or (pairwise and full plans) once other jobs corroborate it; a passing job that holds a deterministic confirmation
-/// **retracts** it. With every failure explained and budget left, the failing configurations a confirmation explains
-/// are probed for second faults (``SecondFaults``): a failing probe is one more failure to explain. A failing
+/// **retracts** it. With every failure explained and budget left, a one-value confirmation tried once is tried again
+/// (a pass retracts it), and the failing configurations a confirmation explains are probed for second faults
+/// (``SecondFaults``): a failing probe is one more failure to explain. A failing
 /// configuration nothing is left to try for is sampled around (``FailureSampling``) for its intermittent suspects' sake.
 /// The session ends when every failure is explained, the budget is spent, or nothing is left to try.
 public struct IsolationSession: Sendable {
@@ -80,6 +81,19 @@ public struct IsolationSession: Sendable {
     /// repeat of each flaky job that proved noise and probes of the second faults a failing configuration may hold, in
     /// at most half the budget left), within the budget; empty when the session is over.
     public mutating func nextRound() -> [FollowUp] {
+        while true {
+            let draft = draftRound()
+            spent += draft.out.count
+            guard draft.out.isEmpty && draft.reused else { return draft.out }
+            // Every trial of this round had run already: decide on those outcomes, then try again (each pass spent a
+            // try of every trial it asked for, so the passes end).
+            decide()
+        }
+    }
+
+    /// One pass of ``nextRound()``: the follow-ups to ask, or none with `reused` when trials were decided by jobs
+    /// that had run.
+    private mutating func draftRound() -> FollowUpRound {
         var draft = FollowUpRound()
         for key in ledger.pending.keys.sorted(by: { $0.precedes($1) }) where !explained(key.configuration, key.subject) {
             draft.add(FollowUp(subject: key.subject, configuration: key.configuration, target: nil), budget: settings.budget - spent)
@@ -122,19 +136,31 @@ public struct IsolationSession: Sendable {
                     draft.add(FollowUp(subject: key.subject, configuration: key.configuration, target: nil), budget: settings.budget - spent)
                 }
             }
+            askVerifications(&draft)
             askProbes(&draft)
         }
         if draft.out.isEmpty && !draft.reused {
             let session = self
             for f in sampling.next(around: stuck, in: session, hasRun: ledger.hasRun) { draft.add(f, budget: settings.budget - spent) }
         }
-        spent += draft.out.count
-        if draft.out.isEmpty && draft.reused {
-            // Every trial of this round had run already: decide on those outcomes, then try again.
-            decide()
-            return nextRound()
+        return draft
+    }
+
+    /// Asks for a second follow-up of each deterministic one-value confirmation tried once: a single value explains every
+    /// failing configuration holding it at once, so it wins over the pairs that may be what failed (a three-value
+    /// Boolean model with `x + y` and `!y + z` planted: `z` fails three of its four configurations, and its one
+    /// follow-up held `!y + z`). The second follow-up holds the value with other values than the first where the
+    /// matrix allows; a pass retracts it, and its failures are to explain again.
+    private mutating func askVerifications(_ draft: inout FollowUpRound) {
+        for subject in subjects {
+            let (ranking, done) = (self.ranking(subject), tries[subject] ?? [:])
+            let singles = confirmed.filter { $0.subject == subject && !$0.intermittent && $0.combination.count == 1 }
+            for (i, c) in singles.enumerated() {
+                let trial = Trial(combination: c.combination, intermittent: false)
+                guard (done[trial] ?? 0) == 1 else { continue }
+                ask(trial, subject: subject, ranking: ranking, salt: i + 1, draft: &draft)
+            }
         }
-        return draft.out
     }
 
     /// Asks for probes of second faults (``SecondFaults``), the configurations probed least so far first (each one's
@@ -176,7 +202,7 @@ public struct IsolationSession: Sendable {
         let earlier = targets.filter { $0.key.subject == subject && $0.value.combination == trial.combination }
             .map(\.key.configuration)
         var confounding = trial.intermittent ? IsolationEvidence.confounding(trial.combination, subject: subject, in: observations) : []
-        if trial.intermittent, let pair = ambiguousPair(of: trial.combination, subject: subject, ranking: ranking) {
+        if trial.intermittent, let pair = IntermittentConfirmation(session: self).ambiguousPair(of: trial.combination, subject: subject, ranking: ranking) {
             confounding.append(pair.values.filter { trial.combination[axis: $0.key] == nil })
         }
         // An intermittent suspect's earlier follow-ups that failed: they confirmed nothing (it is not confirmed yet).
@@ -199,7 +225,11 @@ public struct IsolationSession: Sendable {
         if ledger.hasRun(key) && !trial.intermittent {
             // Already run: its outcome is this trial's evidence (decided before the next round). Not for an
             // intermittent suspect: the recorded job may be one of those that made it a suspect, so it runs afresh.
-            if targets[key] == nil { targets[key] = trial; draft.reused = true }
+            // A job that is another trial's evidence decides nothing for this one, whose try is spent: the next pass
+            // moves on (the round used to end there, and the session with it, with candidates and budget left: a
+            // three-value Boolean model, whose every configuration holding `x + z` had run).
+            if targets[key] == nil { targets[key] = trial }
+            draft.reused = true
             return
         }
         targets[key] = trial
@@ -318,13 +348,13 @@ public struct IsolationSession: Sendable {
             // An intermittent suspect is confirmed only by a follow-up job that itself failed an attempt.
             if trial.intermittent && (!o.followUp || o.verdict == .passed) { continue }
             let target = trial.combination
-            if trial.intermittent, let part = intermittentPart(of: target, in: o.configuration, subject: subject, ranking: ranking) {
+            if trial.intermittent, let part = IntermittentConfirmation(session: self).intermittentPart(of: target, in: o.configuration, subject: subject, ranking: ranking) {
                 confirmed.append(Confirmation(subject: subject, combination: part, jobs: jobs(part), intermittent: true))
                 continue
             }
             // An intermittent suspect whose follow-ups failed every attempt may still be decided as deterministic.
             let intermittent = trial.intermittent
-                && isolatesIntermittent(target, in: o.configuration, subject: subject, ranking: ranking)
+                && IntermittentConfirmation(session: self).isolatesIntermittent(target, in: o.configuration, subject: subject, ranking: ranking)
             if !intermittent {
                 guard isDeterministic(key), ranking.live.contains(target), isolates(target, subject: subject, ranking: ranking)
                 else { continue }
@@ -334,6 +364,31 @@ public struct IsolationSession: Sendable {
                 }
             }
             confirmed.append(Confirmation(subject: subject, combination: target, jobs: jobs(target), intermittent: intermittent))
+        }
+        dropUnisolated(subject, ranking: ranking)
+    }
+
+    /// Withdraws the deterministic confirmations that no longer isolate their combination because a failing follow-up
+    /// they rested on holds another deterministic confirmation, made after them: one confirmed by the values its
+    /// failing follow-ups share, when one of those follow-ups failed for the other. (A three-value Boolean model with
+    /// `a + b` and `!b + c` planted: `a + c`'s follow-ups `a b c` and `a !b c` share only `a c`, and `a + c` was
+    /// confirmed just before `!b + c`, which explains the second.) It may be confirmed again on new evidence.
+    private mutating func dropUnisolated(_ subject: Subject, ranking: SuspicionRanking) {
+        var changed = true
+        while changed {
+            changed = false
+            let deterministic = confirmed.filter { $0.subject == subject && !$0.intermittent }.map(\.combination)
+            for i in confirmed.indices.reversed() where confirmed[i].subject == subject && !confirmed[i].intermittent {
+                let c = confirmed[i].combination
+                let undermined = targets.contains { key, trial in
+                    key.subject == subject && trial.combination == c && isDeterministic(key)
+                        && deterministic.contains { $0 != c && $0.isContained(in: key.configuration) }
+                }
+                guard undermined, !isolates(c, subject: subject, ranking: ranking) else { continue }
+                confirmed.remove(at: i)
+                changed = true
+                break
+            }
         }
     }
 

@@ -68,11 +68,11 @@ extension IsolateBench {
     }
 
     /// FlowMatrix's session with a budget of `budget` % of the plan's jobs (the CLI's default is 20), rounded down as
-    /// the CLI rounds it.
-    static func isolate(_ system: System, source: [Observation], strength: Int, budget: Int, oracle: inout Oracle, seed: UInt64)
-        -> (found: [Combination], spent: Int, diagnosis: Diagnosis)
+    /// the CLI rounds it, or of `jobs` follow-ups when given.
+    static func isolate(_ system: System, source: [Observation], strength: Int, budget: Int, jobs: Int? = nil,
+                        oracle: inout Oracle, seed: UInt64) -> (found: [Combination], spent: Int, diagnosis: Diagnosis)
     {
-        let settings = IsolationSession.Settings(maxSize: strength + 1, budget: max(1, source.count * budget / 100),
+        let settings = IsolationSession.Settings(maxSize: strength + 1, budget: jobs ?? max(1, source.count * budget / 100),
                                                  seed: seed)
         var session = IsolationSession(source: source, generator: system.generator, settings: settings)
         var kinds = (repeats: 0, samples: 0, intermittent: 0, deterministic: 0, probes: 0)
@@ -104,7 +104,17 @@ extension IsolateBench {
                 }
             }
             session.onResults(results)
-            if trace == seed { print("  trace: confirmed \(session.confirmed.map { "\($0.combination)\($0.intermittent ? " (i)" : "")" })") }
+            if trace == seed {
+                print("  trace: confirmed \(session.confirmed.map { "\($0.combination)\($0.intermittent ? " (i)" : "")" })")
+                // What keeps a failing follow-up of a deterministic candidate from confirming it: the other live
+                // candidates it holds.
+                let ranking = session.ranking(subject)
+                for (a, r) in zip(asks, results) where r.verdict == .failed && !a.intermittent {
+                    guard let target = a.target, !session.confirmed.contains(where: { $0.combination == target }) else { continue }
+                    let others = ranking.suspects(in: a.configuration).map(\.combination).filter { !target.isSubset(of: $0) }
+                    print("  trace:   \(target) unconfirmed; its follow-up also holds \(others.prefix(8).map(\.description))")
+                }
+            }
         }
         let diagnosis = Diagnosis(tried: session.tried, intermittentTries: intermittentTries, spending: kinds,
                                   retracted: Set(session.retracted.map(\.combination)),

@@ -45,6 +45,13 @@ extension IsolateBench {
         // FLOWMATRIX_BENCH_ISOLATE_BUDGET=40 gives isolate 40 % of the plan's jobs in place of the CLI's default 20 %:
         // how recall grows with the budget (docs/ISOLATE.md, "What a flaky fault costs").
         let budget = min(1_000, max(1, Int(env["FLOWMATRIX_BENCH_ISOLATE_BUDGET"] ?? "") ?? 20))
+        // FLOWMATRIX_BENCH_ISOLATE_CTW=<dir> runs isolate on the CTWedge models BEN's published figures come from
+        // instead (CTWBench.swift).
+        if let directory = env["FLOWMATRIX_BENCH_ISOLATE_CTW"] {
+            CTWBench.measure(directory: directory, say: say)
+            say("published BEN figures: " + publishedBEN)
+            return
+        }
         say("== bench isolate: \(systems) seeded systems per setting (\(quick ? "6 axes of 2–4" : "8–12 axes of 2–10")"
             + " values, an exclude and a constraint; 2–3 planted faults, some overlapping, about one in five flaky; retries 1)")
         for strength in strengths {

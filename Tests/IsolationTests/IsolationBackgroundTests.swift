@@ -43,7 +43,7 @@ struct IsolationBackgroundTests {
                                            generator: FollowUpGenerator(matrix: matrix), settings: .init(maxSize: 3, budget: 10, seed: 1))
             let withoutA = session.record(Fixture.subject).tallies { !a1.isContained(in: $0) }
             #expect(IsolationEvidence.suspicious(withoutA[Combination(["c": "1"])]))
-            return session.isolatesIntermittent(a1, in: Flaky.config("ac", "abcde"), subject: Fixture.subject,
+            return IntermittentConfirmation(session: session).isolatesIntermittent(a1, in: Flaky.config("ac", "abcde"), subject: Fixture.subject,
                                                 ranking: session.ranking(Fixture.subject))
         }
         // Before 7 December 2026 (15:40 UTC) the share alone blocked it under a pairwise plan.

@@ -146,7 +146,7 @@ struct IsolationFlakyEvidenceTests {
                                            generator: FollowUpGenerator(matrix: matrix), settings: .init(maxSize: 3, budget: 10, seed: 1))
             let ranking = session.ranking(Fixture.subject)
             #expect(ranking.live.contains(Combination(["b": "1", "d": "1", "e": "1"])))
-            return session.isolatesIntermittent(a1, in: Self.config("abde", "abcde"), subject: Fixture.subject, ranking: ranking)
+            return IntermittentConfirmation(session: session).isolatesIntermittent(a1, in: Self.config("abde", "abcde"), subject: Fixture.subject, ranking: ranking)
         }
         #expect(decide(jobs))
         // A failure without a=1 that holds the candidate makes it a rival.
@@ -166,7 +166,7 @@ struct IsolationFlakyEvidenceTests {
             let session = IsolationSession(source: Self.observations(jobs, axes: "abcde"),
                                            generator: FollowUpGenerator(matrix: matrix), settings: .init(maxSize: 3, budget: 10, seed: 1))
             #expect(IsolationEvidence.suspicious(session.tallies[Fixture.subject]?[Combination(["a": "1", "d": "1"])]))
-            return session.isolatesIntermittent(a1, in: Self.config("ad", "abcde"), subject: Fixture.subject,
+            return IntermittentConfirmation(session: session).isolatesIntermittent(a1, in: Self.config("ad", "abcde"), subject: Fixture.subject,
                                                 ranking: session.ranking(Fixture.subject))
         }
         #expect(decide(jobs))

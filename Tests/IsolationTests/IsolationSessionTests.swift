@@ -43,16 +43,16 @@ struct IsolationSessionTests {
         }
     }
 
-    /// Runs a session on this matrix to its end (20 rounds at most), each job's verdict given by `verdict` (of its
-    /// configuration, and whether it is a follow-up).
-    static func isolate(_ source: [[String: String]], budget: Int, seed: UInt64 = 7,
+    /// Runs a session on this matrix (or `generator`'s) to its end (20 rounds at most), each job's verdict given by
+    /// `verdict` (of its configuration, and whether it is a follow-up).
+    static func isolate(_ source: [[String: String]], budget: Int, seed: UInt64 = 7, generator: FollowUpGenerator? = nil,
                         verdict: ([String: String], Bool) -> Verdict) throws -> IsolationSession {
         func observe(_ c: [String: String], followUp: Bool, id: String) -> Observation {
             Observation(subject: subject, configuration: c, verdict: verdict(c, followUp), jobID: id, followUp: followUp)
         }
         var session = IsolationSession(
             source: source.enumerated().map { observe($1, followUp: false, id: "s\($0)") },
-            generator: FollowUpGenerator(matrix: try matrix()), settings: .init(maxSize: 3, budget: budget, seed: seed))
+            generator: try generator ?? FollowUpGenerator(matrix: matrix()), settings: .init(maxSize: 3, budget: budget, seed: seed))
         for round in 0..<20 {
             let asks = session.nextRound()
             if asks.isEmpty { break }

@@ -43,7 +43,7 @@ struct IsolationValueSetTests {
         #expect(found.candidates == Set(values.map { Combination($0.merging(["d": "pd"]) { $1 }) }), sourceLocation: sourceLocation)
         #expect(found.explain, sourceLocation: sourceLocation)
         if let followUp {
-            #expect(!session.isolatesIntermittent(pd, in: followUp, subject: Fixture.subject, ranking: session.ranking(Fixture.subject)),
+            #expect(!IntermittentConfirmation(session: session).isolatesIntermittent(pd, in: followUp, subject: Fixture.subject, ranking: session.ranking(Fixture.subject)),
                     sourceLocation: sourceLocation)
         }
     }
@@ -143,7 +143,7 @@ struct IsolationValueSetTests {
         #expect(found.candidates.isEmpty && !found.explain)
         #expect(found.ambiguous == pair)
         let ranking = session.ranking(Fixture.subject)
-        #expect(!session.isolatesIntermittent(Self.pd, in: ["d": "pd", "w": "w3", "l": "ja", "n": "lte"], subject: Fixture.subject, ranking: ranking))
+        #expect(!IntermittentConfirmation(session: session).isolatesIntermittent(Self.pd, in: ["d": "pd", "w": "w3", "l": "ja", "n": "lte"], subject: Fixture.subject, ranking: ranking))
         // The session moves the network in pd's follow-ups, and confirms the pair: a follow-up holding it fails every
         // other time, any other passes.
         var held = 0
