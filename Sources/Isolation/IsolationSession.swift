@@ -369,8 +369,8 @@ public struct IsolationSession: Sendable {
     }
 
     /// Withdraws the deterministic confirmations that no longer isolate their combination because a failing follow-up
-    /// they rested on holds another deterministic confirmation, made after them: one confirmed by the values its
-    /// failing follow-ups share, when one of those follow-ups failed for the other. (A three-value Boolean model with
+    /// they rested on holds another deterministic confirmation: one confirmed by the values its failing follow-ups
+    /// share, when one of those follow-ups failed for the other. (A three-value Boolean model with
     /// `a + b` and `!b + c` planted: `a + c`'s follow-ups `a b c` and `a !b c` share only `a c`, and `a + c` was
     /// confirmed just before `!b + c`, which explains the second.) It may be confirmed again on new evidence.
     private mutating func dropUnisolated(_ subject: Subject, ranking: SuspicionRanking) {

@@ -16,6 +16,9 @@ enum CTWBench {
     /// BEN's logged figures for one benchmark: means over its runs.
     struct LoggedRuns {
         var precision = 0.0, recall = 0.0, initial = 0.0, new = 0.0
+
+        /// The same figures as a run of ours, to print alike.
+        var score: ModelScore { ModelScore(precision: precision, recall: recall, followUps: new, plan: initial) }
     }
 
     /// Means of per-run precision and recall (a run that confirms nothing has precision 0), and of follow-ups and plan
@@ -67,9 +70,7 @@ enum CTWBench {
                 atBEN.append(s)
                 ben.append(log)
                 say("    flowmatrix isolate, BEN's new tests  " + s.line)
-                say("    BEN (run log)                      " + String(format: "precision %5.1f %%  recall %5.1f %%  new tests %4.1f on %5.1f (%3.0f %%)",
-                                                                           100 * log.precision, 100 * log.recall, log.new, log.initial,
-                                                                           100 * log.new / max(1, log.initial)))
+                say("    BEN (run log)                      " + log.score.line)
             }
             let s = ModelScore.mean(d)
             atDefault.append(s)
@@ -113,11 +114,9 @@ enum CTWBench {
     /// BEN's rows of a run log (`run,benchmark,…,process,…,initTests,askedTests,…,precision,recall,…`), averaged per benchmark.
     static func benRuns(_ csv: String) -> [String: LoggedRuns] {
         let rows = csv.split(separator: "\n").map(csvFields)
-        guard let header = rows.first,
-              let (b, p, i, a, pr, re) = Optional((header.firstIndex(of: "benchmark"), header.firstIndex(of: "process"),
-                                                   header.firstIndex(of: "initTests"), header.firstIndex(of: "askedTests"),
-                                                   header.firstIndex(of: "precision"), header.firstIndex(of: "recall"))),
-              let b, let p, let i, let a, let pr, let re else { return [:] }
+        let column = { (name: String) in rows.first?.firstIndex(of: name) }
+        guard let b = column("benchmark"), let p = column("process"), let i = column("initTests"), let a = column("askedTests"),
+              let pr = column("precision"), let re = column("recall") else { return [:] }
         var sums: [String: (LoggedRuns, Int)] = [:]
         for row in rows.dropFirst() where row.count > max(b, p, i, a, pr, re) && row[p] == "BEN" {
             var (s, n) = sums[row[b]] ?? (LoggedRuns(), 0)
