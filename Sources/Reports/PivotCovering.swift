@@ -47,7 +47,7 @@ enum PivotCovering {
             let partial = bestPartial(tallies.groups, remaining: remaining, values: values)
             let exact = space.exactCandidates(tallies.groups, remaining: remaining)
             let chosen: (pattern: Pattern, exact: Bool)
-            if let e = exact.first, exactFirst(e, over: partial?.tally) {
+            if let e = exact.first, exactFirst(e, over: partial, in: space) {
                 chosen = (e.pattern, true)
             } else if explanations.count >= AxisPivot.maxExplanations {
                 break
@@ -84,10 +84,26 @@ enum PivotCovering {
     /// or when most of the partial pattern's jobs pass (its rate among the jobs left is below
     /// ``partialPreferredRate``): "network=lte + registry=web (24 of 240 jobs fail)" explains less than the exact
     /// "scenario=cart-quantity + registry=web (9 of 9)", however many more failures it holds. A partial pattern in
-    /// which most jobs fail ("locale=ar, 95 of 100") still comes first.
-    static func exactFirst(_ exact: PatternSpace.Exact, over partial: Tally?) -> Bool {
-        guard let partial, partial.failures > exact.failures else { return true }
-        return Double(partial.failures) < partialPreferredRate * Double(partial.jobs)
+    /// which most jobs fail ("locale=ar, 95 of 100") still comes first — unless it names no scenario and the exact
+    /// pattern is a scenario with a part of its values (``narrows(_:_:in:)``).
+    static func exactFirst(_ exact: PatternSpace.Exact, over partial: (key: Key, tally: Tally)?, in space: PatternSpace) -> Bool {
+        guard let partial, partial.tally.failures > exact.failures else { return true }
+        if narrows(exact.pattern, partial.key.ids, in: space) { return true }
+        return Double(partial.tally.failures) < partialPreferredRate * Double(partial.tally.jobs)
+    }
+
+    /// Whether an exact pattern of one scenario explains its failures with fewer of a run-wide partial pattern's
+    /// values (`scenario=delivery-estimate + network=edge`, exact, against `direction=pseudo-accented + network=edge`,
+    /// 17 of 24 jobs failing). A pairwise plan runs every pair of values, so the jobs of two values that each fail
+    /// some scenario — `network=edge` fails the delivery estimate, `direction=pseudo-accented` the cart's sentences —
+    /// fail more often than either value's jobs, and the pair looked like the run's first pattern though no scenario
+    /// needs both (found on the web shop's defect scenarios under a pairwise plan of four axes, 7 December 2026).
+    /// The exact pattern goes first; the partial one comes next only if what is left of it still holds.
+    static func narrows(_ exact: Pattern, _ partial: [Int32], in space: PatternSpace) -> Bool {
+        guard partial.count >= 2, !partial.contains(where: { space.axes[Int($0)] == -1 }),
+              space.scenario(of: exact) != nil else { return false }
+        let own = exact.clauses.filter { !($0.count == 1 && space.axes[Int($0[0])] == -1) }
+        return !own.isEmpty && own.count < partial.count && own.allSatisfy { $0.count == 1 && partial.contains($0[0]) }
     }
 
     /// A partial pattern that holds more failures than the best exact one comes first only when at least this share

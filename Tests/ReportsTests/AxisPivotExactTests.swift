@@ -1,3 +1,4 @@
+import Foundation
 @testable import Reports
 import Testing
 
@@ -172,5 +173,33 @@ struct AxisPivotExactTests {
                 #expect(!AxisPivot.rankedBefore(g, last), "\(g.label) was left out")
             }
         }
+    }
+
+    /// The web shop's six defect scenarios under a pairwise plan of locale × direction × window × network, run in real
+    /// Chromium (`Fixtures/web-pairwise-defects.txt`, 144 jobs): each defect follows one value or a few, and no scenario
+    /// needs two of them, but the plan runs every pair, so `direction=pseudo-accented + network=edge` held the failures
+    /// of the delivery estimate (`network=edge`) and of the cart's sentences (`direction=pseudo-accented`) in 17 of its
+    /// 24 jobs, and led the headline. The exact patterns of one scenario with one of those values lead now.
+    @Test("a run-wide pair whose values each fail other scenarios does not lead over those scenarios' exact patterns")
+    func pairOfTwoScenariosValues() throws {
+        let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("Fixtures/web-pairwise-defects.txt")
+        let jobs = try String(contentsOf: fixture, encoding: .utf8).split(separator: "\n")
+            .filter { !$0.hasPrefix("#") }.map { line in
+                let f = line.split(separator: " ").map(String.init)
+                return input(["scenario": f[1], "locale": f[2], "direction": f[3], "window": f[4], "network": f[5]],
+                             f[0] == "passed" ? .passed : .failed)
+            }
+        #expect(jobs.count == 144)
+        let pivot = AxisPivot.compute(jobs)
+        let pair = try #require(pivot.ranked.first { $0.label == "direction=pseudo-accented + network=edge" })
+        #expect((pair.failures, pair.jobs) == (17, 24))
+        let labels = pivot.explanations.map(\.group.label)
+        #expect(!labels.contains("direction=pseudo-accented + network=edge"), "\(labels)")
+        #expect(labels.first == "scenario=delivery-estimate + network=edge", "\(labels)")
+        // Then the value itself, which fails most of what is left of its jobs (the cart's two scenarios and others).
+        #expect(labels.dropFirst().first == "direction=pseudo-accented", "\(labels)")
+        #expect(pivot.headline.hasPrefix("56 failures follow exactly scenario=delivery-estimate + network=edge (12 of 12 jobs fail)"),
+                "\(pivot.headline)")
     }
 }
