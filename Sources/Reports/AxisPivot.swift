@@ -69,16 +69,21 @@ public struct AxisPivot: Sendable, Hashable, Codable {
         public var alternatives: [Group]
         /// Follow-up jobs of `flowmatrix isolate` that confirmed the pattern (nil when none ran).
         public var confirmedBy: Int?
+        /// For a pattern that names no scenario: the scenarios whose confirmations it sums (nil otherwise). A run-wide
+        /// `direction=pseudo-accented` confirmed for two scenarios is not confirmed for the others whose jobs it holds.
+        public var confirmedIn: [String]?
 
-        public init(group: Group, explains: Int, exact: Bool = false, alternatives: [Group] = [], confirmedBy: Int? = nil) {
+        public init(group: Group, explains: Int, exact: Bool = false, alternatives: [Group] = [], confirmedBy: Int? = nil,
+                    confirmedIn: [String]? = nil) {
             self.group = group
             self.explains = explains
             self.exact = exact
             self.alternatives = alternatives
             self.confirmedBy = confirmedBy
+            self.confirmedIn = confirmedIn
         }
 
-        private enum CodingKeys: String, CodingKey { case group, explains, exact, alternatives, confirmedBy }
+        private enum CodingKeys: String, CodingKey { case group, explains, exact, alternatives, confirmedBy, confirmedIn }
 
         /// Documents written before `exact` and `alternatives` existed decode with `false` and none.
         public init(from decoder: any Decoder) throws {
@@ -88,6 +93,7 @@ public struct AxisPivot: Sendable, Hashable, Codable {
             exact = try c.decodeIfPresent(Bool.self, forKey: .exact) ?? false
             alternatives = try c.decodeIfPresent([Group].self, forKey: .alternatives) ?? []
             confirmedBy = try c.decodeIfPresent(Int.self, forKey: .confirmedBy)
+            confirmedIn = try c.decodeIfPresent([String].self, forKey: .confirmedIn)
         }
     }
 

@@ -84,7 +84,7 @@ struct IsolationSections {
                 + "<tr><th>test</th><th>failing/runs</th><th>pattern</th></tr>\n"
             for t in failing {
                 let pattern = t.patterns.first.map { p in
-                    (p.exact ? "exactly " : "") + p.group.label + (p.confirmedBy.map { ", " + IsolationRecord.evidence(followUps: $0) } ?? "")
+                    (p.exact ? "exactly " : "") + p.group.label + (PivotIsolation.note(p).map { ", " + $0 } ?? "")
                 } ?? t.headline
                 out += "<tr><td class=\"mono\">\(h(t.test))</td><td>\(t.failures)/\(t.jobs)</td><td class=\"mono\">\(h(pattern))</td></tr>\n"
             }

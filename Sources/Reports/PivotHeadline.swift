@@ -38,7 +38,7 @@ enum PivotHeadline {
     /// `, confirmed by 6 follow-up jobs` and `; can't tell locale=ar from window=narrow here`, when they apply.
     static func notes(_ e: AxisPivot.Explanation) -> String {
         var out = ""
-        if let n = e.confirmedBy { out += ", " + IsolationRecord.evidence(followUps: n) }
+        if let note = PivotIsolation.note(e) { out += ", " + note }
         if let tell = cannotTell(e) { out += " (\(tell))" }
         return out
     }

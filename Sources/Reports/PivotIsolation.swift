@@ -13,8 +13,23 @@ enum PivotIsolation {
             // A pattern that names no scenario sums the confirmations of every scenario with that combination.
             // A command job's test's confirmation is about that test, not the job's pattern.
             let matches = record.confirmed.filter { $0.test == nil && Self.matches($0, values, scenario: scenario) }
-            if !matches.isEmpty { pivot.explanations[i].confirmedBy = matches.reduce(0) { $0 + $1.followUps } }
+            if !matches.isEmpty {
+                pivot.explanations[i].confirmedBy = matches.reduce(0) { $0 + $1.followUps }
+                if scenario == nil { pivot.explanations[i].confirmedIn = Array(Set(matches.map(\.scenario))).sorted() }
+            }
         }
+    }
+
+    /// `, confirmed by 6 follow-up jobs`; for a pattern that names no scenario, where: `, confirmed in cart-summary and
+    /// cart-total by 2 follow-up jobs` (`in 26 scenarios` beyond three).
+    static func note(_ e: AxisPivot.Explanation) -> String? {
+        guard let n = e.confirmedBy else { return nil }
+        let evidence = IsolationRecord.evidence(followUps: n)
+        guard let scenarios = e.confirmedIn, !scenarios.isEmpty, n > 0 else { return evidence }
+        let names = scenarios.count > 3 ? "\(scenarios.count) scenarios"
+            : scenarios.count == 1 ? scenarios[0]
+            : scenarios.dropLast().joined(separator: ", ") + " and " + scenarios[scenarios.count - 1]
+        return evidence.replacingOccurrences(of: "confirmed by", with: "confirmed in \(names) by")
     }
 
     /// Command jobs' tests pivoted one by one, with the patterns `flowmatrix isolate` confirmed for that test marked.

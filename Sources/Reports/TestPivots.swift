@@ -22,7 +22,7 @@ public struct TestPivot: Sendable, Hashable, Codable {
         guard let first = patterns.first else { return "\(test): \(headline.hasSuffix(".") ? String(headline.dropLast()) : headline)" }
         return "\(test) fails \(first.exact ? "exactly " : "")with \(first.group.label)"
             + (first.exact ? "" : " (\(first.group.failures) of \(first.group.jobs))")
-            + (first.confirmedBy.map { ", " + IsolationRecord.evidence(followUps: $0) } ?? "")
+            + (PivotIsolation.note(first).map { ", " + $0 } ?? "")
     }
 
     /// The per-test sentences of the tests that failed, joined ("a fails with x; b fails with y"); nil when none did.

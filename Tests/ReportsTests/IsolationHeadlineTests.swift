@@ -72,4 +72,41 @@ struct IsolationHeadlineTests {
         #expect(try headline([unresolved("app", configurations: 1, followUps: 1, failing: 0)])?
             .hasSuffix("1 failing configuration left unexplained.") == true)
     }
+
+    /// The web shop under a pairwise plan (`Fixtures/web-pairwise-defects.txt`): isolation confirmed
+    /// `direction=pseudo-accented` for the cart's two sentence scenarios only, and the run-wide pattern of that value
+    /// also holds other scenarios' failures (the right-to-left ones in `ar` and `he`, the German button). Its mark says
+    /// where it was confirmed, where it said "confirmed by 2 follow-up jobs" as if every failure of it had been.
+    @Test("a run-wide pattern confirmed for some scenarios says for which")
+    func runWideConfirmedIn() throws {
+        let r = try Self.record("""
+            {"source": "r1", "jobsRun": 22, "budget": 28, "runs": ["r2"], "retracted": [], "unresolved": [],
+             "confirmed": [
+               {"scenario": "cart-summary-localized", "registry": "web", "combination": {"direction": ["pseudo-accented"]},
+                "followUps": 1, "jobs": []},
+               {"scenario": "cart-total-localized", "registry": "web", "combination": {"direction": ["pseudo-accented"]},
+                "followUps": 1, "jobs": []},
+               {"scenario": "delivery-estimate", "registry": "web", "combination": {"network": ["edge"]}, "followUps": 1, "jobs": []}]}
+            """)
+        func explanation(_ values: [(String, String)]) -> AxisPivot.Explanation {
+            AxisPivot.Explanation(group: AxisPivot.group(values.map { AxisValue(axis: $0.0, value: $0.1) }, AxisPivot.Tally(),
+                                                         totalFailures: 6), explains: 2)
+        }
+        var pivot = AxisPivot.compute([AxisPivot.Input(axes: [AxisValue(axis: "network", value: "edge")], status: .failed)])
+        pivot.explanations = [explanation([("direction", "pseudo-accented")]),
+                              explanation([(AxisPivot.scenarioAxis, "delivery-estimate"), ("network", "edge")])]
+        PivotIsolation.markConfirmed(&pivot, r)
+        let e = pivot.explanations[0]
+        #expect(e.confirmedBy == 2)
+        #expect(e.confirmedIn == ["cart-summary-localized", "cart-total-localized"])
+        #expect(PivotIsolation.note(e) == "confirmed in cart-summary-localized and cart-total-localized by 2 follow-up jobs")
+        // A pattern of one scenario says only by how many jobs.
+        let own = pivot.explanations[1]
+        #expect(own.confirmedBy == 1 && own.confirmedIn == nil)
+        #expect(PivotIsolation.note(own) == "confirmed by 1 follow-up job")
+        // Beyond three scenarios, how many.
+        var many = e
+        many.confirmedIn = ["a", "b", "c", "d"]
+        #expect(PivotIsolation.note(many) == "confirmed in 4 scenarios by 2 follow-up jobs")
+    }
 }
