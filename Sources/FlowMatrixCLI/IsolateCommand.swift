@@ -335,11 +335,14 @@ struct FollowUpJobs: PlanShard {
         // The session works on axes (``IsolateSource/axesOnly(_:matrix:)``); a job gets the keys the matrix's includes
         // add to its axis values, as every planned job of them has them (`banner=shown` wherever `network=offline`).
         let space = MatrixSpace(plan.matrix)
+        // The axes of one value, which the session leaves out, as every job has them.
+        let constants = FollowUpGenerator.constantAxes(of: plan.matrix)
         // A command job's test runs as its whole job (one job for every test that asks for the same configuration).
         plan.jobs = asks.compactMap { ask in
             guard let template = scenarios[ask.subject.job] else { return nil }
+            let values = ask.configuration.merging(constants) { own, _ in own }
             let job = Job(scenario: template.scenario, scenarioFile: template.scenarioFile,
-                          configuration: Configuration(space.withIncludes(ask.configuration)), registry: template.registry)
+                          configuration: Configuration(space.withIncludes(values)), registry: template.registry)
             return seen.insert(job.id).inserted ? job : nil
         }
         return ["source": source, "round": round, "jobs": plan.jobs.count]

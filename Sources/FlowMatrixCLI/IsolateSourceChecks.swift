@@ -89,10 +89,12 @@ extension IsolateSource {
     /// Observations with the keys only the matrix's includes add left out (`banner=shown`, which an include adds to
     /// every configuration with `network=offline`): they follow from the axes, so a combination of them is no evidence
     /// of its own. Kept, `banner=shown` and `network=offline` each held the other in every follow-up, and neither was
-    /// confirmed. Follow-ups get them back as the matrix gives them (``MatrixSpace/withIncludes(_:)``).
+    /// confirmed. Follow-ups get them back as the matrix gives them (``MatrixSpace/withIncludes(_:)``). The axes of
+    /// one value are left out too (``FollowUpGenerator/constantAxes(of:)``): every job holds them.
     static func axesOnly(_ observations: [Observation], matrix: MatrixFile) -> [Observation] {
         let axes = Set(matrix.axes.map(\.name))
         let derived = Set(matrix.include.flatMap(\.keys)).subtracting(axes)
+            .union(FollowUpGenerator.constantAxes(of: matrix).keys)
         guard !derived.isEmpty else { return observations }
         return observations.map { o in
             var o = o

@@ -70,6 +70,9 @@ struct ConfigurationLedger: Sendable {
     /// Subjects with a configuration that counts as failing, in order.
     var failingSubjects: [Subject] { Set(attempts.keys.filter(isFailing).map(\.subject)).sorted() }
 
+    /// Whether a configuration both passed and failed an attempt.
+    func isMixed(_ key: Key) -> Bool { attempts[key].map { $0.passed && $0.failed } ?? false }
+
     /// Configurations of `subject` that both passed and failed an attempt.
     func mixed(_ subject: Subject) -> Set<[String: String]> {
         Set(attempts.filter { $0.key.subject == subject && $0.value.passed && $0.value.failed }.map(\.key.configuration))

@@ -56,4 +56,12 @@ struct IntermittentConfirmation {
             return !IsolationEvidence.standsOut(t, background: background.without(t), smoothed: false)
         }
     }
+
+    /// The smallest proper part of `combination` that is an intermittent suspect not yet tried out, if any
+    /// (``IsolationEvidence/Record/suspectPart(of:untried:)``).
+    func suspectPart(of combination: Combination, subject: Subject) -> Combination? {
+        session.record(subject).suspectPart(of: combination) {
+            (session.tries[subject]?[IsolationTrial(combination: $0, intermittent: true)] ?? 0) < session.settings.intermittentTries
+        }
+    }
 }

@@ -48,6 +48,8 @@ public struct IsolationSession: Sendable {
     private var probeCounts: [Key: Int] = [:]
     /// Samples around failing configurations nothing is left to try for.
     private var sampling = FailureSampling()
+    /// Values whose jobs fail intermittently across the run's subjects (``RunNoise``).
+    private(set) var noise = RunNoise()
 
     /// Subjects that fail in every configuration they ran, with their job counts (``FailingEverywhere``).
     public let failingEverywhere: [Subject: Int]
@@ -67,6 +69,7 @@ public struct IsolationSession: Sendable {
             ledger.record(o, repeatsItself: o.followUp && (targets[key]?.intermittent == true || sampling.samples.contains(key)),
                           flakyRepeats: settings.flakyRepeats)
         }
+        noise = RunNoise(observations, ledger: ledger)
         decide()
     }
 
@@ -356,9 +359,11 @@ public struct IsolationSession: Sendable {
             let intermittent = trial.intermittent
                 && IntermittentConfirmation(session: self).isolatesIntermittent(target, in: o.configuration, subject: subject, ranking: ranking)
             if !intermittent {
-                guard isDeterministic(key), ranking.live.contains(target), isolates(target, subject: subject, ranking: ranking)
+                // A combination holding a noisy value (``RunNoise``) is never confirmed as deterministic.
+                guard isDeterministic(key), ranking.live.contains(target), noise.value(in: target.values) == nil,
+                      isolates(target, subject: subject, ranking: ranking)
                 else { continue }
-                if (intermittentJobs[subject] ?? 0) > 0, let part = suspectPart(of: target, subject: subject) {
+                if (intermittentJobs[subject] ?? 0) > 0, let part = IntermittentConfirmation(session: self).suspectPart(of: target, subject: subject) {
                     heldBack[subject, default: [:]][target] = part
                     continue
                 }
@@ -398,14 +403,6 @@ public struct IsolationSession: Sendable {
         ranking.isolates(target, failing: targets.filter { $0.key.subject == subject && $0.value.combination == target
             && isDeterministic($0.key) }.map(\.key.configuration), maxSize: settings.maxSize,
             explainedBy: confirmed.filter { $0.subject == subject && !$0.intermittent }.map(\.combination))
-    }
-
-    /// The smallest proper part of `combination` that is an intermittent suspect not yet tried out, if any
-    /// (``IsolationEvidence/Record/suspectPart(of:untried:)``).
-    private func suspectPart(of combination: Combination, subject: Subject) -> Combination? {
-        record(subject).suspectPart(of: combination) {
-            (tries[subject]?[Trial(combination: $0, intermittent: true)] ?? 0) < settings.intermittentTries
-        }
     }
 
     /// The subject's jobs, its confirmed combinations, and its configurations that both passed and failed an attempt.

@@ -12,6 +12,15 @@ struct TrialChoice {
         func untried(_ t: Trial) -> Bool {
             (done[t] ?? 0) < (t.intermittent ? session.settings.intermittentTries : session.settings.triesPerCandidate)
         }
+        // A value that fails intermittently across the run (``RunNoise``) is tried first once every failure of the
+        // subject left to explain holds one: its failure in this configuration, every attempt or not, is then likeliest
+        // its noise. (Tried first while other failures are left, it explained the one job of a planted pair of the
+        // nightly that ran on the flaky network, and the pair was lost.)
+        if let noisy = session.noise.value(in: failing),
+           session.unexplained(subject).allSatisfy({ session.noise.value(in: $0) != nil }) {
+            let t = Trial(combination: noisy, intermittent: true)
+            if untried(t) { return t }
+        }
         let deterministic = session.isDeterministic(IsolationKey(subject: subject, configuration: failing))
         let suspects = deterministic ? ranking.suspects(in: failing) : []
         // An evidenced intermittent suspect goes first unless a deterministic candidate explains more failures, or holds
@@ -25,7 +34,7 @@ struct TrialChoice {
                 let t = Trial(combination: keep, intermittent: false)
                 if untried(t) { return t }
             }
-            for s in suspects {
+            for s in suspects where session.noise.value(in: s.combination.values) == nil {
                 if let part = session.heldBack[subject]?[s.combination] {
                     let t = Trial(combination: part, intermittent: true)
                     if untried(t) { return t }

@@ -37,4 +37,27 @@ struct FollowUpSearchTests {
             #expect(generator.allows(config))
         }
     }
+
+    /// An axis of one value that no include gives another (`direction: ["auto"]`) is no evidence: every job holds it.
+    /// Follow-ups leave it out (the job a follow-up becomes gets it back), and a configuration without it is allowed.
+    @Test("axes of one value are constants: left out of follow-ups, and not when an include gives the axis another value")
+    func constantAxes() throws {
+        let axes = [Axis(name: "direction", values: ["auto"]), Axis(name: "orientation", values: ["portrait"]),
+                    Axis(name: "locale", values: ["en", "de"]), Axis(name: "size", values: ["s", "m"])]
+        let matrix = MatrixFile(name: "one", registry: "bench", seed: 1, axes: axes,
+                                include: [["direction": "pseudo-rtl", "orientation": "portrait", "locale": "en", "size": "s"]])
+        let generator = FollowUpGenerator(matrix: matrix)
+        // `direction` has another value through the include; `orientation` has one only.
+        #expect(generator.constants == ["orientation": "portrait"])
+        #expect(FollowUpGenerator.constantAxes(of: matrix) == ["orientation": "portrait"])
+        let failing = [["direction": "auto", "locale": "de", "size": "s"]]
+        let passing = [["direction": "auto", "locale": "en", "size": "s"], ["direction": "auto", "locale": "de", "size": "m"]]
+        let ranking = SuspicionRanking(candidatesFrom: failing, failing: failing, passing: passing, maxSize: 2)
+        let config = try #require(generator.configuration(keeping: Combination(["locale": "de", "size": "s"]), ranking: ranking,
+                                                           maxSize: 2, seed: 1))
+        #expect(config["orientation"] == nil && config["direction"] != nil)
+        #expect(generator.allows(config))
+        #expect(generator.allows(config.merging(["orientation": "portrait"]) { $1 }))
+        #expect(!generator.allows(config.merging(["orientation": "landscape"]) { $1 }))
+    }
 }
