@@ -188,17 +188,23 @@ public struct IsolationRecord: Sendable, Hashable, Codable {
         return " (\(failing) of its \(jobs) jobs that no confirmation explains failed an attempt)"
     }
 
-    /// What may still explain a subject's unexplained configurations `left` (at most five, as labels): the live
-    /// deterministic candidates they hold, in rank order, then the intermittent suspects they hold (most failing share
-    /// first). Never a confirmed combination, nor one that none of them holds.
+    /// What may still explain a subject's unexplained configurations `left` (at most five, as labels): the noisy
+    /// values they hold (``RunNoise``), as intermittent suspects; the live deterministic candidates they hold that hold
+    /// no noisy value, in rank order; then the intermittent suspects they hold (most failing share first). Never a
+    /// confirmed combination, nor one that none of them holds. (A deterministic candidate holding a noisy value is
+    /// never tried, and `network=flaky + window=narrow-portrait` was named as the best suspect of a scenario whose
+    /// failures were that network's.)
     static func suspects(_ left: [[String: String]], of subject: Subject, in session: IsolationSession) -> [String] {
         let confirmed = Set(session.confirmed.filter { $0.subject == subject }.map(\.combination))
         func open(_ c: Combination) -> Bool { !confirmed.contains(c) && left.contains { c.isContained(in: $0) } }
-        var out = session.ranking(subject).suspects.map(\.combination).filter(open).prefix(5).map(\.description)
+        let noisy = session.noise.values.filter(open).sorted()
+        var out = noisy.prefix(5).map { "\($0.description) (intermittent)" }
+        out += session.ranking(subject).suspects.map(\.combination)
+            .filter { open($0) && session.noise.value(in: $0.values) == nil }.prefix(max(0, 5 - out.count)).map(\.description)
         if out.count < 5, let tally = session.tallies[subject] {
             let size = session.settings.suspectSize
             let intermittent = Set(left.flatMap { Combination.subsets(of: $0, maxSize: size) })
-                .filter { open($0) && IsolationEvidence.suspicious(tally[$0]) }
+                .filter { open($0) && !noisy.contains($0) && IsolationEvidence.suspicious(tally[$0]) }
                 .sorted { a, b in
                     let (ra, rb) = (tally[a]?.rate ?? 0, tally[b]?.rate ?? 0)
                     return ra != rb ? ra > rb : a.count != b.count ? a.count < b.count : a < b

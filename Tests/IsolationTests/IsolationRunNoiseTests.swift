@@ -86,4 +86,29 @@ struct IsolationRunNoiseTests {
         #expect(confirmed.map(\.combination) == [Combination(["network": "flaky"])])
         #expect(confirmed.allSatisfy { $0.intermittent })
     }
+
+    @Test("a scenario whose noise follow-ups all passed is left unresolved with the noisy value as its best suspect, not a pair holding it")
+    func unresolvedNamesTheNoise() throws {
+        let failing = ["locale": "en", "network": "flaky", "panel": "narrow"]
+        let checkout = try Self.jobs(["checkout"]) { _, c, _ in c == failing ? .failed : .passed }
+        var session = IsolationSession(source: try Self.shopRun() + checkout, generator: FollowUpGenerator(matrix: try Self.matrix()),
+                                       settings: .init(maxSize: 3, budget: 40, seed: 1))
+        var n = 0
+        while true {
+            let asks = session.nextRound()
+            if asks.isEmpty { break }
+            // The network's noise shows again in the other scenarios (every other follow-up on it is flaky), never in
+            // `checkout`.
+            session.onResults(asks.map { ask in
+                n += 1
+                let noisy = ask.subject.scenario != "checkout" && ask.configuration["network"] == "flaky" && n % 2 == 0
+                return Observation(subject: ask.subject, configuration: ask.configuration, verdict: noisy ? .flaky : .passed,
+                                   jobID: "f\(n)", followUp: true)
+            })
+        }
+        let record = IsolationRecord(source: "r1", session: session, runs: ["r2"])
+        let unresolved = try #require(record.unresolved.first { $0.scenario == "checkout" }, "\(record.lines)")
+        #expect(unresolved.suspects.first == "network=flaky (intermittent)", "\(unresolved.suspects)")
+        #expect(!unresolved.suspects.contains { $0.contains("network=flaky +") || $0.contains("+ network=flaky") }, "\(unresolved.suspects)")
+    }
 }
