@@ -24,12 +24,11 @@ enum PivotIsolation {
     /// cart-total by 2 follow-up jobs` (`in 26 scenarios` beyond three).
     static func note(_ e: AxisPivot.Explanation) -> String? {
         guard let n = e.confirmedBy else { return nil }
-        let evidence = IsolationRecord.evidence(followUps: n)
-        guard let scenarios = e.confirmedIn, !scenarios.isEmpty, n > 0 else { return evidence }
+        guard let scenarios = e.confirmedIn, !scenarios.isEmpty, n > 0 else { return IsolationRecord.evidence(followUps: n) }
         let names = scenarios.count > 3 ? "\(scenarios.count) scenarios"
             : scenarios.count == 1 ? scenarios[0]
             : scenarios.dropLast().joined(separator: ", ") + " and " + scenarios[scenarios.count - 1]
-        return evidence.replacingOccurrences(of: "confirmed by", with: "confirmed in \(names) by")
+        return "confirmed in \(names) by \(n) follow-up job\(n == 1 ? "" : "s")"
     }
 
     /// Command jobs' tests pivoted one by one, with the patterns `flowmatrix isolate` confirmed for that test marked.
