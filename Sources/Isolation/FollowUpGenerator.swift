@@ -59,9 +59,12 @@ public struct FollowUpGenerator: Sendable {
     ///     of `avoiding` (a larger combination of theirs holding `keep` may be what failed).
     ///   - undecided: earlier follow-ups of the same intermittent suspect that failed and confirmed nothing: their
     ///     values among the confounding ones come after the other confounding values.
+    ///   - wholes: count the larger candidates holding `keep` that `avoiding` held like any other they held, though
+    ///     fewer failing configurations hold them: for the second try of a confirmation one of them may be what
+    ///     failed (``SecondTries``).
     public func configuration(keeping keep: Combination, ranking: SuspicionRanking, maxSize: Int, seed: UInt64,
                               avoiding: [[String: String]] = [], confounding: [[String: String]] = [],
-                              undecided: [[String: String]] = []) -> [String: String]?
+                              undecided: [[String: String]] = [], wholes: Bool = false) -> [String: String]?
     {
         var partial = keep.values.merging(constants) { own, _ in own }
         guard space.canComplete(space.partial(partial)) else { return nil }
@@ -94,9 +97,10 @@ public struct FollowUpGenerator: Sendable {
             var n = 0
             var axes: Set<Int> = []
             Combination.forEachSubset(of: c, maxSize: maxSize) { s in
+                let shared = avoiding.contains { s.isContained(in: $0) }
                 if ranking.live.contains(s) && !s.isSubset(of: keep)
-                    && !(keep.isSubset(of: s) && ranking.failingCount(s) < ranking.failingCount(keep)) {
-                    n += avoiding.contains { s.isContained(in: $0) } ? Self.sharedOther : 1
+                    && !(keep.isSubset(of: s) && ranking.failingCount(s) < ranking.failingCount(keep) && !(shared && wholes)) {
+                    n += shared ? Self.sharedOther : 1
                     for p in s.pairs { if let d = depth[p.axis] { axes.insert(d) } }
                 }
                 return n < limit

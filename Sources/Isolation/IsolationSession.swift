@@ -79,6 +79,9 @@ public struct IsolationSession: Sendable {
     /// Whether a deterministic failure can explain a configuration (``ConfigurationLedger/isDeterministic(_:)``).
     func isDeterministic(_ key: Key) -> Bool { ledger.isDeterministic(key) }
 
+    /// Whether no job of `subject` both failed and passed an attempt in one configuration.
+    func showsNoIntermittency(_ subject: Subject) -> Bool { ledger.mixed(subject).isEmpty }
+
     /// The next round's follow-ups (repeats of flaky jobs first, then one per unexplained failing configuration; when
     /// every failure is explained, the parts of intermittent confirmations still to try (``SharedParts``), then one more
     /// repeat of each flaky job that proved noise and probes of the second faults a failing configuration may hold, in
@@ -109,17 +112,23 @@ public struct IsolationSession: Sendable {
         // configuration, or confirms it). An intermittent suspect's try decides nothing for the others until it fails,
         // so they move on to their next trial at once, on the tries as they are.
         let choice = TrialChoice(session: self)
-        for subject in subjects {
-            let ranking = self.ranking(subject)
-            var picked = Set<Trial>()
-            for failing in unexplained(subject) {
-                // Its best trial still to make; when another failing configuration asked for it already this round,
-                // that follow-up decides for both.
-                let first = choice.next(subject, failing, ranking: ranking)
-                guard let trial = first?.intermittent == false ? first : TrialChoice(session: self).next(subject, failing, ranking: ranking)
-                else { stuck.append(Key(subject: subject, configuration: failing)); continue }
-                guard picked.insert(trial).inserted else { continue }
-                ask(trial, subject: subject, ranking: ranking, salt: picked.count, draft: &draft)
+        let focus = BudgetFocus.focused(self, left: settings.budget - spent - draft.out.count)
+        var waiting = false
+        for pass in [true, false] where pass || (waiting && draft.out.isEmpty && !draft.reused) {
+            for subject in subjects {
+                let ranking = self.ranking(subject)
+                var picked = Set<Trial>()
+                // The failing configurations the focus leaves out wait for a round whose others ask for nothing.
+                for failing in unexplained(subject) {
+                    guard focus.contains(Key(subject: subject, configuration: failing)) == pass else { waiting = true; continue }
+                    // Its best trial still to make; when another failing configuration asked for it already this round,
+                    // that follow-up decides for both.
+                    let first = choice.next(subject, failing, ranking: ranking)
+                    guard let trial = first?.intermittent == false ? first : TrialChoice(session: self).next(subject, failing, ranking: ranking)
+                    else { stuck.append(Key(subject: subject, configuration: failing)); continue }
+                    guard picked.insert(trial).inserted else { continue }
+                    ask(trial, subject: subject, ranking: ranking, salt: picked.count, draft: &draft)
+                }
             }
         }
         if draft.out.isEmpty && !draft.reused {
@@ -149,19 +158,13 @@ public struct IsolationSession: Sendable {
         return draft
     }
 
-    /// Asks for a second follow-up of each deterministic one-value confirmation tried once: a single value explains every
-    /// failing configuration holding it at once, so it wins over the pairs that may be what failed (a three-value
-    /// Boolean model with `x + y` and `!y + z` planted: `z` fails three of its four configurations, and its one
-    /// follow-up held `!y + z`). The second follow-up holds the value with other values than the first where the
-    /// matrix allows; a pass retracts it, and its failures are to explain again.
+    /// Asks for the second tries of confirmations (``SecondTries``).
     private mutating func askVerifications(_ draft: inout FollowUpRound) {
         for subject in subjects {
-            let (ranking, done) = (self.ranking(subject), tries[subject] ?? [:])
-            let singles = confirmed.filter { $0.subject == subject && !$0.intermittent && $0.combination.count == 1 }
-            for (i, c) in singles.enumerated() {
-                let trial = Trial(combination: c.combination, intermittent: false)
-                guard (done[trial] ?? 0) == 1 else { continue }
-                ask(trial, subject: subject, ranking: ranking, salt: i + 1, draft: &draft)
+            let ranking = self.ranking(subject)
+            for (i, c) in SecondTries.next(self, subject, ranking: ranking).enumerated() {
+                ask(Trial(combination: c, intermittent: false), subject: subject, ranking: ranking, salt: i + 1,
+                    wholes: c.count > 1, draft: &draft)
             }
         }
     }
@@ -196,10 +199,13 @@ public struct IsolationSession: Sendable {
 
     /// Asks for a follow-up that keeps `trial`'s combination in the least suspicious environment (or notes that one
     /// has run already: its outcome decides).
-    /// - Parameter probing: for a probe of second faults (``SecondFaults``), the failing configuration it breaks the
-    ///   confirmations of: its moved axes take other values, and its failure is one to explain like the source's.
+    /// - Parameters:
+    ///   - probing: for a probe of second faults (``SecondFaults``), the failing configuration it breaks the
+    ///     confirmations of: its moved axes take other values, and its failure is one to explain like the source's.
+    ///   - wholes: the second try of a confirmation that larger candidates holding it may explain: the generator
+    ///     avoids those its first follow-up held (``FollowUpGenerator``).
     private mutating func ask(_ trial: Trial, subject: Subject, ranking: SuspicionRanking, salt: Int,
-                              probing: [String: String]? = nil, draft: inout FollowUpRound) {
+                              probing: [String: String]? = nil, wholes: Bool = false, draft: inout FollowUpRound) {
         tries[subject, default: [:]][trial, default: 0] += 1
         let seed = settings.seed &+ UInt64(round) &* 0x9E37_79B9 &+ UInt64(salt)
         let earlier = targets.filter { $0.key.subject == subject && $0.value.combination == trial.combination }
@@ -212,7 +218,7 @@ public struct IsolationSession: Sendable {
         let undecided = trial.intermittent ? earlier.filter { ledger.failedAnAttempt(Key(subject: subject, configuration: $0)) } : []
         guard let config = generator.configuration(keeping: trial.combination, ranking: ranking, maxSize: settings.maxSize, seed: seed,
                                                    avoiding: earlier + (probing.map { [$0] } ?? []), confounding: confounding,
-                                                   undecided: undecided),
+                                                   undecided: undecided, wholes: wholes),
               probing == nil || !confirmed.contains(where: { $0.subject == subject && $0.combination.isContained(in: config) })
         else {
             tries[subject, default: [:]][trial] = Int.max / 2
