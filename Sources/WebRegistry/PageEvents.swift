@@ -29,6 +29,22 @@ final class PageEvents: Sendable {
         var fixtures: [String: Fixture] = [:]
         var occurrences: [String: Int] = [:]
         var failed: [String] = []
+        /// The resource type (`Stylesheet`) and document loader of each stylesheet and script request, by request id
+        /// (`Network.requestWillBeSent`).
+        var renderingKinds: [String: (kind: String, loader: String)] = [:]
+        /// Stylesheet and script loads cancelled before their status came: a stylesheet answered 404 ends so, its
+        /// status in a `Network.responseReceivedExtraInfo` that may come later (a navigation cancels loads too).
+        var awaitingStatus: [String: (kind: String, url: String, loader: String)] = [:]
+        /// Requests a fixture answered or the network profile failed on purpose, by network request id, and their URLs.
+        var staged = Set<String>()
+        var stagedURLs = Set<String>()
+        /// The HTTP status of stylesheet and script requests that answered 400 or more, by request id
+        /// (`Network.responseReceivedExtraInfo`: a stylesheet answered 404 gets no `responseReceived`, only a
+        /// cancelled `loadingFailed`).
+        var errorStatus: [String: Int] = [:]
+        /// Stylesheets and scripts the page lost since the last call of `takeLostResources` (`stylesheet /app.css
+        /// answered 404`).
+        var lost: [String] = []
     }
 
     private let state = Mutex(State())
@@ -68,6 +84,41 @@ final class PageEvents: Sendable {
 
     /// The requests the seeded flaky network failed so far, as `METHOD URL #n`.
     var failedRequests: [String] { state.withLock { $0.failed } }
+
+    /// The resource types whose loss leaves a page that renders or behaves otherwise than its author made it: a
+    /// layout check on a page without its stylesheet measures the browser's defaults.
+    static let renderingTypes: Set<String> = ["Stylesheet", "Script"]
+
+    /// Whether a stylesheet or script load of the document `loader` loads was cancelled and its status has not come.
+    func awaitsStatus(loader: String) -> Bool {
+        state.withLock { s in s.awaitingStatus.values.contains { $0.loader == loader } }
+    }
+
+    /// A stylesheet or script the document shows did not load: its URL, its HTTP status (0 when unknown) and its kind
+    /// (`stylesheet`, `script`).
+    struct Unloaded: Sendable {
+        var url: String
+        var status: Int
+        var kind: String
+    }
+
+    /// The stylesheets and scripts the page lost (an answer of 400 or more, or a load that failed and was not
+    /// cancelled) since the last call, leaving out those a fixture answered or the network profile failed on purpose:
+    /// `stylesheet /app.css answered 404`. `unloaded` are those the document itself shows did not load (with their
+    /// status, 0 when unknown), for those the events missed.
+    func takeLostResources(unloaded: [Unloaded] = []) -> [String] {
+        state.withLock { s in
+            defer {
+                s.lost.removeAll()
+                s.awaitingStatus.removeAll()
+            }
+            let named = s.lost
+            let more = unloaded.filter { u in
+                !s.stagedURLs.contains(u.url) && !named.contains { $0.contains(" \(short(u.url)) ") }
+            }
+            return named + more.map { u in "\(u.kind) \(short(u.url)) " + (u.status >= 400 ? "answered \(u.status)" : "did not load") }
+        }
+    }
 
     /// The uncaught page errors and failed requests since the last call (at most 20, then how many more).
     func takeTroubles() -> [String] {
@@ -162,9 +213,12 @@ final class PageEvents: Sendable {
             guard let id = params["requestId"]?.string, let request = params["request"] else { return }
             let m = request["method"]?.string ?? "GET"
             let url = request["url"]?.string ?? ""
+            let kind = params["type"]?.string
+            let loader = params["loaderId"]?.string ?? ""
             state.withLock { s in
                 s.requests[id] = (m, url, .now)
                 s.network.append("→ \(m) \(url)")
+                if let kind, Self.renderingTypes.contains(kind) { s.renderingKinds[id] = (kind, loader) }
             }
         case "Network.responseReceived":
             guard let response = params["response"] else { return }
@@ -175,11 +229,31 @@ final class PageEvents: Sendable {
                 s.network.append("← \(status) \(url)")
                 if status >= 400 && !Self.isBrowsersOwn(url) {
                     s.addTrouble("\(s.requests[id]?.method ?? "GET") \(short(url)) \(status)")
+                    s.lose(id, "\(short(url)) answered \(status)")
                 }
             }
+        case "Network.responseReceivedExtraInfo":
+            guard let id = params["requestId"]?.string, let status = params["statusCode"]?.int else { return }
+            let settled = state.withLock { s -> Bool in
+                if let a = s.awaitingStatus.removeValue(forKey: id) {
+                    if status >= 400 && !s.staged.contains(id) {
+                        s.lost.append("\(a.kind.lowercased()) \(short(a.url)) answered \(status)")
+                    }
+                    s.staged.remove(id)
+                    return true
+                }
+                if status >= 400 && s.renderingKinds[id] != nil { s.errorStatus[id] = status }
+                return false
+            }
+            if settled { networkSignal.notify() }
         case "Network.loadingFinished":
             let id = params["requestId"]?.string ?? ""
-            state.withLock { _ = $0.requests.removeValue(forKey: id) }
+            state.withLock { s in
+                _ = s.requests.removeValue(forKey: id)
+                s.renderingKinds[id] = nil
+                s.errorStatus[id] = nil
+                s.staged.remove(id)
+            }
             networkSignal.notify()
         case "Network.loadingFailed":
             let id = params["requestId"]?.string ?? ""
@@ -190,7 +264,17 @@ final class PageEvents: Sendable {
                 s.network.append("✗ \(r?.method ?? "") \(r?.url ?? id): \(error)")
                 if let r, !Self.isBrowsersOwn(r.url) {
                     s.addTrouble("\(r.method) \(short(r.url)) failed: \(error)\(canceled)")
+                    if let status = s.errorStatus[id] {
+                        s.lose(id, "\(short(r.url)) answered \(status)")
+                    } else if canceled.isEmpty {
+                        s.lose(id, "\(short(r.url)) failed: \(error)")
+                    } else if let k = s.renderingKinds[id] {
+                        s.awaitingStatus[id] = (k.kind, r.url, k.loader)
+                    }
                 }
+                s.renderingKinds[id] = nil
+                s.errorStatus[id] = nil
+                if s.awaitingStatus[id] == nil { s.staged.remove(id) }
             }
             networkSignal.notify()
         case "Fetch.requestPaused":
@@ -211,9 +295,14 @@ final class PageEvents: Sendable {
             case fail(String)
             case pass
         }
+        let networkID = params["networkId"]?.string
         let decision: Decision = state.withLock { s in
             let bare = url.split(separator: "?", maxSplits: 1).first.map(String.init) ?? url
-            if let fixture = s.fixtures[url] ?? s.fixtures[bare] { return .fulfill(fixture) }
+            if let fixture = s.fixtures[url] ?? s.fixtures[bare] {
+                if let networkID { s.staged.insert(networkID) }
+                s.stagedURLs.insert(url)
+                return .fulfill(fixture)
+            }
             // Documents are the app itself; the profile's failures apply to what the app requests.
             guard !isDocument, profile.failureRate > 0 else { return .pass }
             let key = "\(method) \(url)"
@@ -221,6 +310,8 @@ final class PageEvents: Sendable {
             s.occurrences[key] = n
             if FlakyRequests.fails(seed: seed, method: method, url: url, occurrence: n, rate: profile.failureRate) {
                 s.failed.append("\(key) #\(n)")
+                if let networkID { s.staged.insert(networkID) }
+                s.stagedURLs.insert(url)
                 return .fail(profile.failure == .notConnected ? "InternetDisconnected" : "ConnectionClosed")
             }
             return .pass
@@ -256,6 +347,12 @@ final class PageEvents: Sendable {
 }
 
 extension PageEvents.State {
+    /// Notes a stylesheet or script request that came to nothing, unless a fixture or the network profile made it so.
+    mutating func lose(_ id: String, _ what: String) {
+        guard let kind = renderingKinds.removeValue(forKey: id)?.kind, !staged.contains(id) else { return }
+        lost.append("\(kind.lowercased()) \(what)")
+    }
+
     /// Keeps a trouble line for the failure message of the running step, up to 20 (then counts the rest).
     mutating func addTrouble(_ line: String) {
         if troubles.count < 20 { troubles.append(line) } else { troublesLeftOut += 1 }

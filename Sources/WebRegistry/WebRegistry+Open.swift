@@ -6,21 +6,26 @@ import Foundation
 extension WebRegistry {
     /// `open`: navigates to the step's target (resolved against the base URL) and waits for the load event.
     ///
-    /// A document that answers 4xx or 5xx fails the step there (unless `WebSettings.openFailsOnErrorStatus` is off),
-    /// and a load that does not complete within `WebSettings.loadTimeout` fails naming the requests still pending.
+    /// A document that answers 4xx or 5xx fails the step there, and so does one that loaded without a stylesheet or
+    /// script it asked for (a 4xx or 5xx answer or a failed load, not one a fixture or the network profile made:
+    /// `PageEvents.takeLostResources`) — both unless `WebSettings.openFailsOnErrorStatus` is off; a load that does
+    /// not complete within `WebSettings.loadTimeout` fails naming the requests still pending.
     func open(_ step: Step) async throws {
         let path = settings.pageObjects?.url(opening: step.target, arg: step.arg) ?? step.target
         guard let url = URL(string: path, relativeTo: settings.baseURL)?.absoluteURL else {
             throw StepError.invalidArgument("'\(path)' is not a URL or a path")
         }
         if offline && pageOpened { try await applyNetwork(offline: false) }
+        _ = events.takeLostResources()
         let status: Int
+        let loader: String
         do {
             let navigation = try await page.send(
                 "Page.navigate", ["url": .string(url.absoluteString)], timeout: settings.loadTimeout)
             if let error = navigation["errorText"]?.string, !error.isEmpty {
                 throw StepError.failed("cannot open \(url.absoluteString): \(error)")
             }
+            loader = navigation["loaderId"]?.string ?? ""
             status = try await loaded()
         } catch let error as DevToolsError where error.code == .timedOut {
             throw stillLoading(url, error)
@@ -30,6 +35,23 @@ extension WebRegistry {
             throw StepError.failed(
                 "cannot open \(url.absoluteString): the document answered \(status) (a scenario that opens error"
                     + " pages on purpose has the tag `error-pages=allow`)")
+        }
+        if settings.openFailsOnErrorStatus {
+            // A cancelled stylesheet load's status may come after the load event: wait for it a little.
+            let events = self.events
+            if events.awaitsStatus(loader: loader) {
+                let waiter = ConditionWaiter(clock: SystemWaitClock.shared, signal: events.networkSignal)
+                try? await waiter.wait(for: "the status of cancelled loads", timeout: .seconds(1)) {
+                    !events.awaitsStatus(loader: loader)
+                }
+            }
+            let lost = events.takeLostResources(unloaded: try await unloadedResources())
+            if !lost.isEmpty {
+                let shown = lost.prefix(5).joined(separator: ", ") + (lost.count > 5 ? " and \(lost.count - 5) more" : "")
+                throw StepError.failed(
+                    "\(url.absoluteString) loaded without what it renders with: \(shown); its checks would measure"
+                        + " another page (a scenario that opens broken pages on purpose has the tag `error-pages=allow`)")
+            }
         }
         // `offline` is the app losing its connection once loaded: the document itself must load to be tested.
         if offline { try await applyNetwork(offline: true) }
@@ -64,6 +86,25 @@ extension WebRegistry {
                 "offline": .bool(goOffline), "latency": .number(Double(latency)),
                 "downloadThroughput": .number(rate), "uploadThroughput": .number(rate),
             ])
+    }
+
+    /// The document's stylesheets and scripts that did not load, as the document sees them: those its resource
+    /// timing says answered 400 or more (`responseStatus`), and stylesheet links with no style sheet. Chromium reports
+    /// a stylesheet answered 404 as a cancelled load, and the event with its status may come after the load event;
+    /// and a stylesheet answered 404 sometimes gets an empty style sheet all the same.
+    private func unloadedResources() async throws -> [PageEvents.Unloaded] {
+        let script = """
+            (() => { const status = (u) => { const e = performance.getEntriesByName(u)[0]; return e ? e.responseStatus || 0 : 0; };
+            const out = [];
+            for (const l of document.querySelectorAll('link[rel~="stylesheet"]')) { if (!l.href || l.disabled) continue;
+              const s = status(l.href); if (s >= 400 || !l.sheet) out.push([l.href, s, 'stylesheet']); }
+            for (const e of document.querySelectorAll('script[src]')) { const s = status(e.src); if (s >= 400) out.push([e.src, s, 'script']); }
+            return out; })()
+            """
+        return try await evaluate(script, timeout: settings.pageTimeout).array?.compactMap { entry in
+            guard let e = entry.array, e.count == 3, let url = e[0].string, let kind = e[2].string else { return nil }
+            return PageEvents.Unloaded(url: url, status: e[1].int ?? 0, kind: kind)
+        } ?? []
     }
 
     /// Waits for the load event; returns the document's HTTP status (0 when the browser does not say).

@@ -18,9 +18,11 @@ public struct WebSettings: Sendable {
     /// How long `open` waits for the page's load event (default 30 s). A load that does not complete in time fails
     /// naming the requests still pending.
     public var loadTimeout: Duration
-    /// Whether `open` fails when its document answers 4xx or 5xx (default true: the failure is where the page broke,
-    /// not at a later step that looks for an element of the page that never came). A scenario with the tag
-    /// `error-pages=allow` turns it off for its job (`WebHost.makeRegistry`), e.g. to test the site's own 404 page.
+    /// Whether `open` fails when its document answers 4xx or 5xx, or when the page loaded without a stylesheet or
+    /// script it asked for (default true: the failure is where the page broke, not at a later step that looks for an
+    /// element of the page that never came — or a pass of layout checks that measured the browser's default styles).
+    /// A scenario with the tag `error-pages=allow` turns it off for its job (`WebHost.makeRegistry`), e.g. to test the
+    /// site's own 404 page.
     public var openFailsOnErrorStatus: Bool
     /// Device pixels per CSS pixel for screenshots (default 1: the cheapest PNG).
     public var deviceScaleFactor: Double

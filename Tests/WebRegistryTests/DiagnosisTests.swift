@@ -56,6 +56,35 @@ extension RealChromium {
             }
         }
 
+        @Test("open fails at a page that lost its stylesheet or a script, unless the scenario allows broken pages")
+        func lostResources() async throws {
+            try await withSite { site in
+                let page = #"""
+                    <!doctype html><link rel="stylesheet" href="gone.css"><script src="missing.js"></script>
+                    <p data-testid="x">x</p>
+                    """#
+                try Data(page.utf8).write(to: site.root.appendingPathComponent("unstyled.html"))
+                let r = try await site.registry()
+                let message = try await Self.failure(r, .open, "unstyled.html")
+                #expect(message?.contains("loaded without what it renders with") == true, "\(message ?? "passed")")
+                // Its status when Chromium's event with it came before the load, else what the document shows.
+                #expect(message?.contains("stylesheet /gone.css answered 404") == true
+                        || message?.contains("stylesheet /gone.css did not load") == true, "\(message ?? "passed")")
+                #expect(message?.contains("script /missing.js answered 404") == true, "\(message ?? "passed")")
+                // A page whose resources all load opens as before, and nothing of the broken one is left over.
+                try await r.step(.open, "broken.html")
+                // A fixture that answers the stylesheet with an error is the scenario's own doing.
+                let staged = try await site.registry()
+                try await staged.step(.request, "gone.css", #"{"status": 404, "body": ""}"#)
+                try await staged.step(.request, "missing.js", #"{"status": 500, "body": ""}"#)
+                try await staged.step(.open, "unstyled.html")
+                let host = WebHost(browser: site.browser, baseURL: site.server.baseURL)
+                let allowed = try await host.makeRegistry(
+                    configuration: [:], seed: 1, scenarioTags: [WebHost.errorPagesTag])
+                try await allowed.step(.open, "unstyled.html")
+            }
+        }
+
         @Test("a load that never completes names the pending request, not a script running forever")
         func pendingRequest() async throws {
             let silent = try SilentListener()
