@@ -209,6 +209,20 @@ final class PageEvents: Sendable {
             let reason = "the page's renderer crashed"
             state.withLock { $0.crashed = reason }
             page.connection.failPending(session: page.sessionID, DevToolsError(.targetCrashed, reason))
+        case "Network.requestWillBeSent", "Network.responseReceived", "Network.responseReceivedExtraInfo",
+            "Network.loadingFinished", "Network.loadingFailed":
+            handleNetwork(method, params)
+        case "Fetch.requestPaused":
+            decide(params)
+        default:
+            break
+        }
+    }
+
+    /// Handles one `Network` event: the network log, the requests in flight, and the troubles and lost stylesheets or
+    /// scripts they leave.
+    private func handleNetwork(_ method: String, _ params: JSONValue) {
+        switch method {
         case "Network.requestWillBeSent":
             guard let id = params["requestId"]?.string, let request = params["request"] else { return }
             let m = request["method"]?.string ?? "GET"
@@ -277,8 +291,6 @@ final class PageEvents: Sendable {
                 if s.awaitingStatus[id] == nil { s.staged.remove(id) }
             }
             networkSignal.notify()
-        case "Fetch.requestPaused":
-            decide(params)
         default:
             break
         }
