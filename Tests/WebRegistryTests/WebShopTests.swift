@@ -38,9 +38,15 @@ extension RealChromium {
         /// `flowmatrix run` on a site (the shop by default) with 2 local workers; its exit status (nil, recorded as an issue, when it
         /// did not finish in 400 s).
         static func run(_ matrix: URL, store: URL, site: String = "Workers/Web/site") async throws -> Int32? {
+            try await flowmatrix(["run", matrix.path, "--workers", "2", "--store", store.path, "--quiet"], site: site)
+        }
+
+        /// `flowmatrix` with `arguments` on a site (the shop by default); its exit status (nil, recorded as an issue,
+        /// when it did not finish in 400 s).
+        static func flowmatrix(_ arguments: [String], site: String = "Workers/Web/site") async throws -> Int32? {
             let process = Process()
             process.executableURL = Self.binary
-            process.arguments = ["run", matrix.path, "--workers", "2", "--store", store.path, "--quiet"]
+            process.arguments = arguments
             var environment = ProcessInfo.processInfo.environment
             environment["FLOWMATRIX_WEB_ROOT"] = Self.repository.appendingPathComponent(site).path
             process.environment = environment
@@ -50,7 +56,7 @@ extension RealChromium {
             guard await process.exited(timeout: .seconds(400)) else {
                 kill(process.processIdentifier, SIGKILL)
                 _ = await process.exited(timeout: .seconds(30))
-                Issue.record("flowmatrix run did not finish in time")
+                Issue.record("flowmatrix \(arguments.first ?? "") did not finish in time")
                 return nil
             }
             return process.terminationStatus
@@ -121,6 +127,40 @@ extension RealChromium {
             let artifacts = failing.flatMap { ($0["artifacts"] as? [[Any]]) ?? [] }
             #expect(artifacts.contains { $0.count > 7 && $0[2] as? String == "screenshot.png" && $0[7] as? Bool == true },
                     "\(artifacts.prefix(3))")
+        }
+    
+        /// The six defects under a pairwise plan (locale × direction × network, 36 jobs), then `flowmatrix isolate` with
+        /// the default budget (7 follow-up jobs): each defect is confirmed as the one value that triggers it, and
+        /// nothing else is (docs/ISOLATE.md; about a minute in all).
+        @Test("isolate on a pairwise run of the shop's defects confirms each of them as its one value, and nothing else")
+        func isolateDefects() async throws {
+            let root = FileManager.default.temporaryDirectory.appendingPathComponent("web-isolate-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: root) }
+            let matrix = root.appendingPathComponent("isolate.json")
+            try Data(#"""
+                {"name": "web-isolate", "corpus": "\#(Self.repository.appendingPathComponent("Workers/Web/Scenarios").path)",
+                 "tags": {"include": ["defect"]}, "registry": "web",
+                 "policy": {"retries": 0, "timeout": 60, "failFast": false, "keep": "failures", "seed": 1},
+                 "axes": {"locale": ["en", "de", "ar"], "direction": ["auto", "pseudo-accented"], "orientation": ["portrait"],
+                          "window": ["regular-square"], "network": ["lte", "edge"]},
+                 "reduction": "pairwise"}
+                """#.utf8).write(to: matrix)
+            let store = root.appendingPathComponent("store")
+            #expect(try await Self.run(matrix, store: store) == 1, "failures found")
+            #expect(try await Self.flowmatrix(["isolate", "last", "--store", store.path]) == 0, "every failure explained")
+            let runs = store.appendingPathComponent("runs")
+            let isolation = try #require(try FileManager.default.contentsOfDirectory(atPath: runs.path)
+                .first { FileManager.default.fileExists(atPath: runs.appendingPathComponent("\($0)/isolation.json").path) })
+            let record = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf:
+                runs.appendingPathComponent("\(isolation)/isolation.json"))) as? [String: Any])
+            let confirmed = (record["confirmed"] as? [[String: Any]] ?? []).map { c in
+                "\(c["scenario"] as? String ?? "?"): "
+                    + (c["combination"] as? [String: [String]] ?? [:]).sorted { $0.key < $1.key }
+                    .map { "\($0.key)=\($0.value.joined(separator: ","))" }.joined(separator: " + ")
+            }
+            #expect(Set(confirmed) == Set(Self.defects.map { "\($0.scenario): \($0.axis)=\($0.value)" }), "confirmed \(confirmed)")
+            #expect((record["jobsRun"] as? Int ?? 99) <= 7)
         }
     }
 }
