@@ -89,15 +89,16 @@ extension WebRegistry {
     }
 
     /// The document's stylesheets and scripts that did not load, as the document sees them: those its resource
-    /// timing says answered 400 or more (`responseStatus`), and stylesheet links with no style sheet. Chromium reports
+    /// timing says answered 400 or more (`responseStatus`), and stylesheet links whose load ended (a resource timing
+    /// entry) with no style sheet — not one still loading, which a script may have added after the load. Chromium reports
     /// a stylesheet answered 404 as a cancelled load, and the event with its status may come after the load event;
     /// and a stylesheet answered 404 sometimes gets an empty style sheet all the same.
     private func unloadedResources() async throws -> [PageEvents.Unloaded] {
         let script = """
-            (() => { const status = (u) => { const e = performance.getEntriesByName(u)[0]; return e ? e.responseStatus || 0 : 0; };
+            (() => { const status = (u) => { const e = performance.getEntriesByName(u)[0]; return e ? e.responseStatus || 0 : -1; };
             const out = [];
             for (const l of document.querySelectorAll('link[rel~="stylesheet"]')) { if (!l.href || l.disabled) continue;
-              const s = status(l.href); if (s >= 400 || !l.sheet) out.push([l.href, s, 'stylesheet']); }
+              const s = status(l.href); if (s >= 400 || (s >= 0 && !l.sheet)) out.push([l.href, Math.max(s, 0), 'stylesheet']); }
             for (const e of document.querySelectorAll('script[src]')) { const s = status(e.src); if (s >= 400) out.push([e.src, s, 'script']); }
             return out; })()
             """

@@ -73,6 +73,17 @@ extension RealChromium {
                 #expect(message?.contains("script /missing.js answered 404") == true, "\(message ?? "passed")")
                 // A page whose resources all load opens as before, and nothing of the broken one is left over.
                 try await r.step(.open, "broken.html")
+                // A stylesheet a script adds once the page has loaded, still loading when `open` looks (its server
+                // never answers), is no loss.
+                let silent = try SilentListener()
+                defer { silent.close() }
+                let late = #"""
+                    <!doctype html><p data-testid="x">x</p><script>addEventListener('load', () => { const l =
+                    document.createElement('link'); l.rel = 'stylesheet'; l.href = 'http://127.0.0.1:\#(silent.port)/never.css';
+                    document.head.append(l); });</script>
+                    """#
+                try Data(late.utf8).write(to: site.root.appendingPathComponent("late.html"))
+                try await r.step(.open, "late.html")
                 // A fixture that answers the stylesheet with an error is the scenario's own doing.
                 let staged = try await site.registry()
                 try await staged.step(.request, "gone.css", #"{"status": 404, "body": ""}"#)
