@@ -1,16 +1,18 @@
 /// `flowmatrix isolate`'s pure core: observations in, follow-up jobs out (docs/ISOLATE.md).
 ///
 /// Per subject (a scenario under a registry) the session ranks the candidates of its failing configurations
-/// (``SuspicionRanking``), and each round asks for one follow-up per failing configuration not yet explained: its
-/// best candidate kept, the other axes on the least suspicious allowed values (``FollowUpGenerator``). A follow-up
+/// (``SuspicionRanking``), and each round asks for one follow-up per failing configuration not yet explained (the
+/// cheapest to isolate only, when the budget left is short of them all: ``BudgetFocus``): its best candidate kept, the
+/// other axes on the least suspicious allowed values (``FollowUpGenerator``). A follow-up
 /// that passes clears every combination it holds; one that fails while the kept candidate is the only candidate it
 /// holds **confirms** that candidate. Failures that no deterministic candidate can explain (a configuration that
 /// also passed an attempt, or one whose candidates were all cleared) are explained by **intermittent** suspects: the
 /// combinations most of whose jobs failed an attempt (``IsolationEvidence``); one is confirmed when a follow-up that
 /// keeps it in an otherwise clean configuration fails an attempt. A flaky job's failure counts once its repeat fails,
 /// or (pairwise and full plans) once other jobs corroborate it; a passing job that holds a deterministic confirmation
-/// **retracts** it. With every failure explained and budget left, a one-value confirmation tried once is tried again
-/// (a pass retracts it), and the failing configurations a confirmation explains are probed for second faults
+/// **retracts** it. With every failure explained and budget left, a one-value confirmation tried once is tried again,
+/// and so is a larger one whose follow-ups all held a larger candidate of it (``SecondTries``; a pass retracts it),
+/// and the failing configurations a confirmation explains are probed for second faults
 /// (``SecondFaults``): a failing probe is one more failure to explain. A failing
 /// configuration nothing is left to try for is sampled around (``FailureSampling``) for its intermittent suspects' sake.
 /// The session ends when every failure is explained, the budget is spent, or nothing is left to try.
